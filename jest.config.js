@@ -1,0 +1,13 @@
+process.env.TZ = 'UTC';
+/** Unit specs live beside the code (src/**), end-to-end specs in test/. */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/src', '<rootDir>/test'],
+  testRegex: '\\.(spec|e2e-spec)\\.ts$',
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { isolatedModules: true, tsconfig: 'tsconfig.json' }],
+  },
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  testTimeout: 30000,
+  maxWorkers: 2,
+};

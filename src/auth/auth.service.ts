@@ -1,0 +1,60 @@
+import { Injectable } from '@nestjs/common';
+import type { Principal } from '../common/auth/principal';
+import type { Role } from '../common/auth/role';
+import { ErrorMessages } from '../common/errors/error-messages';
+import { badRequest, forbidden, unauthorized } from '../common/errors/relay-exception';
+import { UsersService } from '../users/users.service';
+import { LoginThrottleService } from './login-throttle.service';
+import { ActiveSession, SessionsService } from './sessions.service';
+
+/** Sign-in, first-admin creation and password change. */
+@Injectable()
+export class AuthService {
+  /** Serialises first-admin creation so two parallel inits cannot both succeed. */
+  private initQueue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly users: UsersService,
+    private readonly sessions: SessionsService,
+    private readonly throttle: LoginThrottleService,
+  ) {}
+
+  async status(fromRelayHost: boolean): Promise<{ initialized: boolean; canInitialize: boolean }> {
+    const initialized = (await this.users.count()) > 0;
+    return { initialized, canInitialize: !initialized && fromRelayHost };
+  }
+
+  /** Creates the first Admin; 403 once any account exists. Used by /auth/init and `svc admin init`. */
+  initialize(email: string, password: string): Promise<void> {
+    const run = this.initQueue.then(async () => {
+      if ((await this.users.count()) > 0) throw forbidden(ErrorMessages.alreadyInitialized);
+      await this.users.create({ email, password, role: 'Admin' });
+    });
+    this.initQueue = run.catch(() => undefined);
+    return run;
+  }
+
+  async login(address: string, email: string, password: string): Promise<{ role: Role; session: ActiveSession }> {
+    this.throttle.assertAllowed(address, email);
+    const user = await this.users.verifyCredentials(email, password);
+    if (!user) {
+      this.throttle.recordFailure(address, email);
+      throw unauthorized(ErrorMessages.invalidCredentials);
+    }
+    this.throttle.recordSuccess(address, email);
+    return { role: user.role, session: await this.sessions.start(user.id) };
+  }
+
+  async logout(principal: Principal): Promise<void> {
+    if (principal.sessionId) await this.sessions.end(principal.sessionId, principal.userId);
+  }
+
+  /** Sets a new password, ends every session of the member and opens a fresh one for this browser. PATs survive. */
+  async changePassword(principal: Principal, currentPassword: string, newPassword: string): Promise<ActiveSession> {
+    const user = await this.users.verifyCredentials(principal.email, currentPassword);
+    if (!user || user.id !== principal.userId) throw badRequest('Current password is incorrect');
+    await this.users.setPassword(user.id, newPassword);
+    await this.sessions.endAllFor(user.id);
+    return this.sessions.start(user.id);
+  }
+}

@@ -1,0 +1,27 @@
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { TimestampColumn } from '../database/timestamp.column';
+import { UserEntity } from '../users/user.entity';
+
+/** A signed-in browser. The cookie holds a random token; only its SHA-256 is stored here. */
+@Entity('sessions')
+export class SessionEntity {
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  @Index()
+  @Column({ name: 'user_id', type: 'integer' })
+  userId: number;
+
+  @ManyToOne(() => UserEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'user_id' })
+  user?: UserEntity;
+
+  @Column({ name: 'token_hash', type: 'varchar', length: 64, unique: true })
+  tokenHash: string;
+
+  @TimestampColumn({ name: 'created_at' })
+  createdAt: Date;
+
+  @TimestampColumn({ name: 'expires_at' })
+  expiresAt: Date;
+}

@@ -1,0 +1,78 @@
+import { Injectable } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { InjectRepository } from '@nestjs/typeorm';
+import { In, Not, Repository } from 'typeorm';
+import { Clock } from '../common/clock';
+import { randomBase64Url, sha256Hex } from '../common/crypto/secret-token';
+import { DAY_MS } from '../common/time';
+import { Before } from '../database/timestamp.column';
+import { SessionsRevokedEvent } from './events/sessions-revoked.event';
+import { SessionEntity } from './session.entity';
+
+export const SESSION_TTL_MS = 7 * DAY_MS;
+
+export interface ActiveSession {
+  session: SessionEntity;
+  token: string;
+}
+
+/** Server-side browser sessions: a new random token on every sign-in, revocable at once. */
+@Injectable()
+export class SessionsService {
+  constructor(
+    @InjectRepository(SessionEntity) private readonly sessions: Repository<SessionEntity>,
+    private readonly clock: Clock,
+    private readonly events: EventEmitter2,
+  ) {}
+
+  async start(userId: number): Promise<ActiveSession> {
+    const token = randomBase64Url(32);
+    const now = this.clock.now();
+    const session = await this.sessions.save(
+      this.sessions.create({
+        userId,
+        tokenHash: sha256Hex(token),
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + SESSION_TTL_MS),
+      }),
+    );
+    return { session, token };
+  }
+
+  /** The live session for a cookie value, or null (unknown or expired; expired rows are removed). */
+  async resolve(token: string): Promise<SessionEntity | null> {
+    if (!token || token.length > 200) return null;
+    const session = await this.sessions.findOneBy({ tokenHash: sha256Hex(token) });
+    if (!session) return null;
+    if (session.expiresAt.getTime() <= this.clock.nowMs()) {
+      await this.sessions.delete({ id: session.id });
+      return null;
+    }
+    return session;
+  }
+
+  async end(sessionId: number, userId: number): Promise<void> {
+    await this.sessions.delete({ id: sessionId });
+    this.events.emit(SessionsRevokedEvent.eventName, new SessionsRevokedEvent(userId, [sessionId]));
+  }
+
+  /** Ends every session of a member, optionally keeping one (the browser that changed the password). */
+  async endAllFor(userId: number, exceptSessionId?: number): Promise<void> {
+    const where = exceptSessionId ? { userId, id: Not(exceptSessionId) } : { userId };
+    const doomed = await this.sessions.find({ where, select: { id: true } });
+    if (!doomed.length) return;
+    await this.sessions.delete({ id: In(doomed.map((s) => s.id)) });
+    this.events.emit(
+      SessionsRevokedEvent.eventName,
+      new SessionsRevokedEvent(
+        userId,
+        doomed.map((s) => s.id),
+      ),
+    );
+  }
+
+  async purgeExpired(): Promise<number> {
+    const result = await this.sessions.delete({ expiresAt: Before(this.clock.now()) });
+    return result.affected ?? 0;
+  }
+}

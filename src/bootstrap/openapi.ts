@@ -1,0 +1,21 @@
+import { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { RELAY_VERSION } from './version';
+
+/** OpenAPI generated from the controllers and DTOs: JSON at /api/v1/openapi.json, browsable at /api/docs. */
+export function setupOpenApi(app: INestApplication): void {
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('svc relay')
+      .setDescription('Build collection, review, team and device relay API (see spec.md).')
+      .setVersion(RELAY_VERSION)
+      .addCookieAuth('svc_token')
+      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'svc_pat_<token>' }, 'pat')
+      .build(),
+  );
+  SwaggerModule.setup('api/docs', app, document, {
+    jsonDocumentUrl: 'api/v1/openapi.json',
+    useGlobalPrefix: false,
+  });
+}

@@ -1,0 +1,31 @@
+import { SetMetadata, applyDecorators } from '@nestjs/common';
+import { ApiBearerAuth, ApiCookieAuth } from '@nestjs/swagger';
+import type { Role } from './role';
+import type { Scope } from './scope';
+
+export const AUTH_REQUIREMENT = 'svc:auth-requirement';
+
+/**
+ * Who may call an endpoint, declared once on the handler and enforced by the global AuthGuard.
+ * A route without @Auth is refused.
+ *
+ * - `public`: no sign-in needed.
+ * - `cookie`: the session cookie is accepted (default true unless `public`).
+ * - `pat`: a PAT with this scope is accepted too (spec §5.3); omitted = cookie only.
+ * - `roles`: the caller's current role must be one of these.
+ * - `hostOnly`: only requests from the relay host; the value is the 403 message for others.
+ */
+export interface AccessRequirement {
+  public?: boolean;
+  cookie?: boolean;
+  pat?: Scope | Scope[];
+  roles?: Role[];
+  hostOnly?: string;
+}
+
+export function Auth(requirement: AccessRequirement) {
+  const docs = requirement.public
+    ? []
+    : [ApiCookieAuth('svc_token'), ...(requirement.pat ? [ApiBearerAuth('pat')] : [])];
+  return applyDecorators(SetMetadata(AUTH_REQUIREMENT, requirement), ...docs);
+}

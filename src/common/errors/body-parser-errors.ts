@@ -1,0 +1,25 @@
+import type { NextFunction, Request, Response } from 'express';
+import { RelayException } from './relay-exception';
+
+interface BodyParserError extends Error {
+  type?: string;
+  status?: number;
+}
+
+const MESSAGES: Record<string, string> = {
+  'entity.parse.failed': 'Malformed JSON body',
+  'entity.too.large': 'Request body too large',
+  'encoding.unsupported': 'Unsupported body encoding',
+  'charset.unsupported': 'Unsupported body charset',
+  'request.aborted': 'Request aborted',
+  'request.size.invalid': 'Request body size does not match Content-Length',
+};
+
+/** Express error middleware right after the JSON parser: turns its errors into fixed-message RelayExceptions. */
+export function bodyParserErrors(err: BodyParserError, _req: Request, _res: Response, next: NextFunction): void {
+  if (err?.type && MESSAGES[err.type] && err.status && err.status < 500) {
+    next(new RelayException(err.status, MESSAGES[err.type]));
+    return;
+  }
+  next(err);
+}

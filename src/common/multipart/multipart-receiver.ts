@@ -1,0 +1,194 @@
+import busboy from 'busboy';
+import type { Request } from 'express';
+import { createWriteStream, mkdirSync, WriteStream } from 'node:fs';
+import { unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { randomHex } from '../crypto/secret-token';
+import { badRequest, payloadTooLarge, RelayException } from '../errors/relay-exception';
+
+export interface FileFieldRule {
+  maxBytes: number;
+  /** Message of the 413 when the file is larger (default names the limit in bytes). */
+  tooLargeMessage?: string;
+}
+
+export interface MultipartOptions {
+  /** Folder for the temporary files (under the data dir, so a final rename stays on one disk). */
+  tmpDir: string;
+  /** Accepted file fields by name; `'*'` accepts one file in a field of any name. Others are skipped. */
+  files: Record<string, FileFieldRule>;
+  maxFields?: number;
+  maxFieldBytes?: number;
+}
+
+export interface ReceivedFile {
+  field: string;
+  /** Temp path on disk; the caller moves it into place or calls cleanup(). */
+  path: string;
+  originalName: string;
+  mimeType: string;
+  size: number;
+  /** First bytes of the content, for magic-number checks. */
+  head: Buffer;
+}
+
+export interface ReceivedMultipart {
+  fields: Record<string, string>;
+  files: ReceivedFile[];
+  file(field: string): ReceivedFile | undefined;
+  /** Removes every temp file not yet moved away. Safe to call more than once. */
+  cleanup(): Promise<void>;
+}
+
+const HEAD_BYTES = 64;
+
+/**
+ * Streams a multipart request to temp files as it arrives (never a whole file in memory),
+ * enforcing size limits while bytes arrive. On any failure (limit, abort, malformed body) every
+ * partial file is removed before the error is thrown.
+ */
+export function receiveMultipart(req: Request, options: MultipartOptions): Promise<ReceivedMultipart> {
+  const contentType = req.headers['content-type'] ?? '';
+  if (!/^multipart\/form-data/i.test(contentType)) {
+    return Promise.reject(badRequest('Expected a multipart/form-data body'));
+  }
+  const rules = Object.values(options.files);
+  const largest = rules.length ? Math.max(...rules.map((r) => r.maxBytes)) : 0;
+  const declared = Number(req.headers['content-length']);
+  const overhead = 64 * 1024 + (options.maxFields ?? 20) * (options.maxFieldBytes ?? 64 * 1024);
+  if (rules.length && Number.isFinite(declared) && declared > largest * Math.max(1, rules.length) + overhead) {
+    const rule = rules.find((r) => r.maxBytes === largest)!;
+    refuseRest(req);
+    return Promise.reject(payloadTooLarge(tooLargeMessage(rule)));
+  }
+  mkdirSync(options.tmpDir, { recursive: true });
+
+  return new Promise((resolve, reject) => {
+    const fields: Record<string, string> = {};
+    const files: ReceivedFile[] = [];
+    const writes: Promise<void>[] = [];
+    const openStreams = new Set<WriteStream>();
+    let failed: Error | null = null;
+    let anyFieldUsed = false;
+
+    const cleanup = async () => {
+      await Promise.all(files.splice(0).map((f) => unlink(f.path).catch(() => undefined)));
+    };
+    const fail = (err: Error) => {
+      if (failed) return;
+      failed = err;
+      for (const stream of openStreams) stream.destroy();
+      req.unpipe(parser);
+      refuseRest(req);
+      Promise.allSettled(writes)
+        .then(cleanup)
+        .then(() => reject(err));
+    };
+
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({
+        headers: req.headers,
+        limits: {
+          fileSize: largest,
+          files: Object.keys(options.files).length || 0,
+          fields: options.maxFields ?? 20,
+          fieldSize: options.maxFieldBytes ?? 64 * 1024,
+          parts: (options.maxFields ?? 20) + Object.keys(options.files).length + 1,
+        },
+        defParamCharset: 'utf8',
+      });
+    } catch {
+      reject(badRequest('Malformed multipart/form-data body'));
+      return;
+    }
+
+    parser.on('field', (name, value, info) => {
+      if (info.valueTruncated) return fail(badRequest(`${name} is too long`));
+      fields[name] = value;
+    });
+
+    parser.on('file', (field, stream, info) => {
+      let rule = options.files[field];
+      if (!rule && options.files['*'] && !anyFieldUsed) {
+        rule = options.files['*'];
+        anyFieldUsed = true;
+      }
+      if (!rule || failed || files.some((f) => f.field === field)) {
+        stream.resume();
+        return;
+      }
+      const path = join(options.tmpDir, `upload-${randomHex(12)}.part`);
+      const received: ReceivedFile = {
+        field,
+        path,
+        originalName: info.filename ?? '',
+        mimeType: info.mimeType,
+        size: 0,
+        head: Buffer.alloc(0),
+      };
+      files.push(received);
+      const out = createWriteStream(path, { flags: 'wx' });
+      openStreams.add(out);
+      stream.on('data', (chunk: Buffer) => {
+        received.size += chunk.length;
+        if (received.head.length < HEAD_BYTES) {
+          received.head = Buffer.concat([received.head, chunk.subarray(0, HEAD_BYTES - received.head.length)]);
+        }
+        if (received.size > rule.maxBytes) fail(payloadTooLarge(tooLargeMessage(rule)));
+      });
+      stream.on('limit', () => fail(payloadTooLarge(tooLargeMessage(rule))));
+      writes.push(
+        new Promise<void>((done) => {
+          out.on('close', () => {
+            openStreams.delete(out);
+            done();
+          });
+          out.on('error', (err) => {
+            fail(diskError(err));
+            done();
+          });
+        }),
+      );
+      stream.pipe(out);
+    });
+
+    parser.on('filesLimit', () => undefined);
+    parser.on('fieldsLimit', () => fail(badRequest('Too many form fields')));
+    parser.on('partsLimit', () => fail(badRequest('Too many form parts')));
+    parser.on('error', () => fail(badRequest('Malformed multipart/form-data body')));
+    parser.on('close', () => {
+      Promise.all(writes).then(() => {
+        if (failed) return;
+        resolve({
+          fields,
+          files,
+          file: (field) => files.find((f) => f.field === field),
+          cleanup,
+        });
+      });
+    });
+
+    req.on('aborted', () => fail(badRequest('Upload aborted by the client')));
+    req.on('close', () => {
+      if (!req.complete) fail(badRequest('Upload aborted by the client'));
+    });
+    req.pipe(parser);
+  });
+}
+
+function tooLargeMessage(rule: FileFieldRule): string {
+  return rule.tooLargeMessage ?? `File too large (limit ${rule.maxBytes} bytes)`;
+}
+
+/** After refusing a body, close the connection once the answer is sent rather than reading the rest. */
+function refuseRest(req: Request): void {
+  req.res?.setHeader('Connection', 'close');
+}
+
+function diskError(err: NodeJS.ErrnoException): RelayException {
+  if (err.code === 'ENOSPC' || err.code === 'EDQUOT') {
+    return new RelayException(507, 'Not enough disk space on the relay to store this upload');
+  }
+  return new RelayException(500, 'Internal server error');
+}

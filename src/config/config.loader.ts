@@ -1,0 +1,219 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { ConfigError } from './config-error';
+import { ConfigFileWebhook, LogLevel, RelayConfig, SmtpConfig } from './relay-config';
+
+type Env = Record<string, string | undefined>;
+type FileValues = Record<string, unknown>;
+
+/**
+ * Reads svc.config.json (path SVC_CONFIG, default ./svc.config.json; an absent file means defaults),
+ * lets environment variables override it, and validates every value. Any bad value throws a
+ * ConfigError naming the key, so the relay never starts half-configured.
+ */
+export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): RelayConfig {
+  const configPath = resolve(cwd, env.SVC_CONFIG ?? 'svc.config.json');
+  let file: FileValues = {};
+  let configFile: string | null = null;
+  if (existsSync(configPath)) {
+    try {
+      file = JSON.parse(readFileSync(configPath, 'utf8'));
+    } catch (err) {
+      throw new ConfigError('SVC_CONFIG', `a readable JSON file (${configPath})`, String(err));
+    }
+    if (!file || typeof file !== 'object' || Array.isArray(file)) {
+      throw new ConfigError('SVC_CONFIG', 'a JSON object at the top of the file');
+    }
+    configFile = configPath;
+  } else if (env.SVC_CONFIG) {
+    throw new ConfigError('SVC_CONFIG', 'the path of an existing file', env.SVC_CONFIG);
+  }
+
+  const read = new ValueReader(env, file);
+  const dataDir = resolve(cwd, read.string('SVC_DATA_DIR', 'dataDir') ?? './data');
+  const databaseUrl = read.string('SVC_DATABASE_URL', 'database.url');
+  const tlsCert = read.path('SVC_TLS_CERT', 'tls.cert', cwd);
+  const tlsKey = read.path('SVC_TLS_KEY', 'tls.key', cwd);
+  if (!!tlsCert !== !!tlsKey) {
+    throw new ConfigError('SVC_TLS_CERT/SVC_TLS_KEY', 'both a certificate and a key, or neither');
+  }
+
+  return Object.assign(new RelayConfig(), {
+    port: read.integer('SVC_PORT', 'port', 8080, 0, 65535),
+    host: read.string('SVC_HOST', 'host') ?? '0.0.0.0',
+    dataDir,
+    database: parseDatabase(databaseUrl, dataDir),
+    relayUrl: read.url('SVC_RELAY_URL', 'relay.url'),
+    tunnelUrl: read.url('SVC_TUNNEL_URL', 'relay.tunnelUrl'),
+    buildTtlDays: read.number('SVC_BUILD_TTL_DAYS', 'builds.ttlDays', 7, 0.0001, 36500),
+    maxBuildBytes: read.integer('SVC_MAX_BUILD_BYTES', 'builds.maxBytes', 524_288_000, 1, Number.MAX_SAFE_INTEGER),
+    maxRecordingBytes: read.integer(
+      'SVC_MAX_RECORDING_BYTES',
+      'recordings.maxBytes',
+      209_715_200,
+      1,
+      Number.MAX_SAFE_INTEGER,
+    ),
+    trustProxy: read.trustProxy('SVC_TRUST_PROXY', 'trustProxy'),
+    smtp: readSmtp(read),
+    logLevel: read.oneOf<LogLevel>('SVC_LOG_LEVEL', 'log.level', ['error', 'warn', 'info', 'debug'], 'info'),
+    bcryptCost: read.integer('SVC_BCRYPT_COST', 'auth.bcryptCost', 11, 4, 15),
+    tlsCert,
+    tlsKey,
+    webhooks: readWebhooks(file.webhooks, env),
+    configFile,
+  } satisfies RelayConfig);
+}
+
+function parseDatabase(url: string | null, dataDir: string): RelayConfig['database'] {
+  if (!url) return { type: 'sqlite', path: resolve(dataDir, 'svc.sqlite') };
+  if (/^postgres(ql)?:\/\//.test(url)) return { type: 'postgres', url };
+  if (url.startsWith('sqlite:')) return { type: 'sqlite', path: resolve(dataDir, url.slice('sqlite:'.length)) };
+  throw new ConfigError('SVC_DATABASE_URL', 'postgres://user:pass@host/db or sqlite:<file>', url);
+}
+
+function readSmtp(read: ValueReader): SmtpConfig | null {
+  const host = read.string('SVC_SMTP_HOST', 'smtp.host');
+  if (!host) return null;
+  const secure = read.boolean('SVC_SMTP_SECURE', 'smtp.secure', false);
+  return {
+    host,
+    port: read.integer('SVC_SMTP_PORT', 'smtp.port', secure ? 465 : 587, 1, 65535),
+    secure,
+    user: read.string('SVC_SMTP_USER', 'smtp.user'),
+    pass: read.string('SVC_SMTP_PASS', 'smtp.pass'),
+    from: read.string('SVC_SMTP_FROM', 'smtp.from') ?? 'svc relay <svc-relay@localhost>',
+  };
+}
+
+function readWebhooks(value: unknown, env: Env): ConfigFileWebhook[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw new ConfigError('webhooks', 'an array of { url, secretEnv?, enabled? }');
+  return value.map((item, i) => {
+    const key = `webhooks[${i}]`;
+    if (!item || typeof item !== 'object') throw new ConfigError(key, 'an object { url, secretEnv?, enabled? }');
+    const { url, secretEnv, enabled } = item as Record<string, unknown>;
+    if (typeof url !== 'string' || !/^https?:\/\//i.test(url)) {
+      throw new ConfigError(`${key}.url`, 'an http:// or https:// URL', url);
+    }
+    if (secretEnv !== undefined && secretEnv !== null && (typeof secretEnv !== 'string' || !secretEnv)) {
+      throw new ConfigError(`${key}.secretEnv`, 'the name of an environment variable', secretEnv);
+    }
+    if (typeof secretEnv === 'string' && !env[secretEnv]) {
+      throw new ConfigError(`${key}.secretEnv`, `environment variable ${secretEnv} to be set`);
+    }
+    if (enabled !== undefined && typeof enabled !== 'boolean') {
+      throw new ConfigError(`${key}.enabled`, 'true or false', enabled);
+    }
+    return {
+      url,
+      secretEnv: typeof secretEnv === 'string' ? secretEnv : null,
+      secret: typeof secretEnv === 'string' ? (env[secretEnv] as string) : null,
+      enabled: enabled ?? true,
+    };
+  });
+}
+
+/** Looks a key up in the environment first, then in the file (dotted path); validates its type. */
+class ValueReader {
+  constructor(
+    private readonly env: Env,
+    private readonly file: FileValues,
+  ) {}
+
+  private raw(envKey: string, fileKey: string): { key: string; value: unknown } | null {
+    const fromEnv = this.env[envKey];
+    if (fromEnv !== undefined && fromEnv !== '') return { key: envKey, value: fromEnv };
+    let node: unknown = this.file;
+    for (const part of fileKey.split('.')) {
+      if (!node || typeof node !== 'object') return null;
+      node = (node as Record<string, unknown>)[part];
+    }
+    if (node === undefined || node === null) return null;
+    return { key: `${fileKey} (in svc.config.json)`, value: node };
+  }
+
+  string(envKey: string, fileKey: string): string | null {
+    const found = this.raw(envKey, fileKey);
+    if (!found) return null;
+    if (typeof found.value !== 'string') throw new ConfigError(found.key, 'a string', found.value);
+    return found.value.trim() || null;
+  }
+
+  path(envKey: string, fileKey: string, cwd: string): string | null {
+    const value = this.string(envKey, fileKey);
+    if (!value) return null;
+    const full = resolve(cwd, value);
+    if (!existsSync(full)) throw new ConfigError(envKey, 'the path of a readable file', value);
+    return full;
+  }
+
+  number(envKey: string, fileKey: string, fallback: number, min: number, max: number): number {
+    const found = this.raw(envKey, fileKey);
+    if (!found) return fallback;
+    const n = typeof found.value === 'number' ? found.value : Number(String(found.value).trim());
+    if (!Number.isFinite(n) || n < min || n > max || String(found.value).trim() === '') {
+      throw new ConfigError(found.key, `a number from ${min} to ${max}`, found.value);
+    }
+    return n;
+  }
+
+  integer(envKey: string, fileKey: string, fallback: number, min: number, max: number): number {
+    const n = this.number(envKey, fileKey, fallback, min, max);
+    if (!Number.isInteger(n)) throw new ConfigError(envKey, `a whole number from ${min} to ${max}`, n);
+    return n;
+  }
+
+  boolean(envKey: string, fileKey: string, fallback: boolean): boolean {
+    const found = this.raw(envKey, fileKey);
+    if (!found) return fallback;
+    if (typeof found.value === 'boolean') return found.value;
+    const text = String(found.value).trim().toLowerCase();
+    if (['true', '1', 'yes'].includes(text)) return true;
+    if (['false', '0', 'no'].includes(text)) return false;
+    throw new ConfigError(found.key, 'true or false', found.value);
+  }
+
+  oneOf<T extends string>(envKey: string, fileKey: string, allowed: T[], fallback: T): T {
+    const found = this.raw(envKey, fileKey);
+    if (!found) return fallback;
+    const value = String(found.value).trim().toLowerCase() as T;
+    if (!allowed.includes(value)) throw new ConfigError(found.key, `one of ${allowed.join(', ')}`, found.value);
+    return value;
+  }
+
+  url(envKey: string, fileKey: string): string | null {
+    const value = this.string(envKey, fileKey);
+    if (!value) return null;
+    let parsed: URL;
+    try {
+      parsed = new URL(value);
+    } catch {
+      throw new ConfigError(envKey, 'an absolute http:// or https:// URL', value);
+    }
+    if (!['http:', 'https:'].includes(parsed.protocol) || parsed.search || parsed.hash) {
+      throw new ConfigError(envKey, 'an absolute http:// or https:// URL without query or fragment', value);
+    }
+    return parsed.toString().replace(/\/+$/, '');
+  }
+
+  /** Same forms Express accepts: true/false, a hop count, or a comma list of addresses/subnets/names. */
+  trustProxy(envKey: string, fileKey: string): boolean | number | string {
+    const found = this.raw(envKey, fileKey);
+    if (!found) return false;
+    const value = found.value;
+    if (typeof value === 'boolean') return value;
+    if (typeof value === 'number' && Number.isInteger(value) && value >= 0) return value;
+    const text = String(value).trim();
+    if (/^(true|false)$/i.test(text)) return text.toLowerCase() === 'true';
+    if (/^\d+$/.test(text)) return Number(text);
+    const parts = text.split(',').map((p) => p.trim());
+    const namedOrAddress = /^(loopback|linklocal|uniquelocal|[0-9a-fA-F.:]+(\/\d{1,3})?)$/;
+    if (parts.length && parts.every((p) => namedOrAddress.test(p))) return parts.join(',');
+    throw new ConfigError(
+      found.key,
+      'true, false, a number of hops, or a comma list of addresses/subnets (loopback, linklocal, uniquelocal, 10.0.0.0/8, …)',
+      value,
+    );
+  }
+}

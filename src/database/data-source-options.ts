@@ -1,0 +1,31 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { DataSourceOptions } from 'typeorm';
+import type { RelayConfig } from '../config/relay-config';
+
+/** Every migration, found by file name so feature modules add theirs without touching this file. */
+const MIGRATIONS = [join(__dirname, 'migrations', '*.{ts,js}')];
+
+/**
+ * SQLite (embedded default, WAL + busy timeout) or PostgreSQL. Migrations always run at start-up;
+ * the schema is never synchronised from entities.
+ */
+export function dataSourceOptions(config: Pick<RelayConfig, 'database'>): DataSourceOptions {
+  if (config.database.type === 'postgres') {
+    return { type: 'postgres', url: config.database.url, migrations: MIGRATIONS, migrationsRun: true, synchronize: false };
+  }
+  mkdirSync(dirname(config.database.path), { recursive: true });
+  return {
+    type: 'better-sqlite3',
+    database: config.database.path,
+    migrations: MIGRATIONS,
+    migrationsRun: true,
+    synchronize: false,
+    prepareDatabase: (db: { pragma(sql: string): unknown }) => {
+      db.pragma('journal_mode = WAL');
+      db.pragma('busy_timeout = 5000');
+      db.pragma('foreign_keys = ON');
+      db.pragma('synchronous = NORMAL');
+    },
+  };
+}

@@ -1,0 +1,32 @@
+import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Cron, CronExpression } from '@nestjs/schedule';
+import { SessionsService } from '../auth/sessions.service';
+
+/**
+ * Every scheduled clean-up in one place: each runs once at start-up and then on its schedule.
+ * Tests call the methods directly after moving the clock. A failing purge is logged and retried
+ * on the next tick; it never takes the relay down.
+ */
+@Injectable()
+export class ScheduledPurgesService implements OnApplicationBootstrap {
+  private readonly logger = new Logger('Purge');
+
+  constructor(private readonly sessions: SessionsService) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.runAll();
+  }
+
+  @Cron(CronExpression.EVERY_MINUTE, { name: 'purge' })
+  async runAll(): Promise<void> {
+    await this.guarded('expired sessions', () => this.sessions.purgeExpired());
+  }
+
+  private async guarded(what: string, purge: () => Promise<unknown>): Promise<void> {
+    try {
+      await purge();
+    } catch (err) {
+      this.logger.error(`Purging ${what} failed: ${(err as Error).message}`, (err as Error).stack);
+    }
+  }
+}

@@ -1,0 +1,46 @@
+import { Injectable } from '@nestjs/common';
+import { RelayConfig } from '../config/relay-config';
+import { isLoopback, normalizeIp } from '../common/net/ip-address';
+
+/**
+ * The address teammates use to reach this relay (spec §4 Team, inviteUrl rules): the tunnel's
+ * public URL when `svc relay --tunnel` started one, else the configured relay URL. An http://
+ * tunnel address is skipped when the relay itself serves HTTPS; an address nobody else can open
+ * (localhost, loopback, 0.0.0.0) is never offered. Never derived from the request's Host header.
+ */
+@Injectable()
+export class PublicUrlService {
+  constructor(private readonly config: RelayConfig) {}
+
+  get servesHttps(): boolean {
+    return !!(this.config.tlsCert && this.config.tlsKey);
+  }
+
+  publicBaseUrl(): string | null {
+    const tunnel = this.config.tunnelUrl;
+    const candidates = [
+      tunnel && !(this.servesHttps && tunnel.startsWith('http://')) ? tunnel : null,
+      this.config.relayUrl,
+    ];
+    return candidates.find((url): url is string => !!url && isReachableByTeammates(url)) ?? null;
+  }
+
+  /** `<public url><path>?token=…`, or null when there is no usable public URL. */
+  link(path: string, token: string): string | null {
+    const base = this.publicBaseUrl();
+    return base ? `${base}${path}?token=${encodeURIComponent(token)}` : null;
+  }
+}
+
+export function isReachableByTeammates(url: string): boolean {
+  let host: string;
+  try {
+    host = new URL(url).hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  } catch {
+    return false;
+  }
+  if (host === 'localhost' || host.endsWith('.localhost')) return false;
+  const ip = normalizeIp(host);
+  if (!ip) return true;
+  return !isLoopback(ip) && ip !== '0.0.0.0' && ip !== '::';
+}

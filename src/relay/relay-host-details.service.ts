@@ -1,0 +1,64 @@
+import { Injectable } from '@nestjs/common';
+import { existsSync, readFileSync } from 'node:fs';
+import { networkInterfaces } from 'node:os';
+import { RelayConfig } from '../config/relay-config';
+import { PublicUrlService } from './public-url.service';
+
+/** spec §2 "Relay host details". */
+export interface RelayHostDetails {
+  lanHost: string | null;
+  port: number;
+  publicBaseUrl: string | null;
+  agentRelayUrl: string | null;
+}
+
+export const AGENT_CONNECT_PATH = '/api/v1/agent/connect';
+
+/** Where this relay can be reached from the LAN and from outside. */
+@Injectable()
+export class RelayHostDetailsService {
+  /** The port actually bound (differs from config when SVC_PORT=0). */
+  private listeningPort: number | null = null;
+
+  constructor(
+    private readonly config: RelayConfig,
+    private readonly publicUrl: PublicUrlService,
+  ) {}
+
+  setListeningPort(port: number): void {
+    this.listeningPort = port;
+  }
+
+  details(): RelayHostDetails {
+    const port = this.listeningPort ?? this.config.port;
+    const lanHost = runningInContainer() ? null : firstLanAddress();
+    const publicBaseUrl = this.publicUrl.publicBaseUrl();
+    const scheme = this.publicUrl.servesHttps ? 'wss' : 'ws';
+    const agentRelayUrl = publicBaseUrl
+      ? publicBaseUrl.replace(/^http/, 'ws') + AGENT_CONNECT_PATH
+      : lanHost
+        ? `${scheme}://${lanHost}:${port}${AGENT_CONNECT_PATH}`
+        : null;
+    return { lanHost, port, publicBaseUrl, agentRelayUrl };
+  }
+}
+
+/** First private/global IPv4 address of a non-internal interface. */
+function firstLanAddress(): string | null {
+  for (const list of Object.values(networkInterfaces())) {
+    for (const entry of list ?? []) {
+      if (entry.family === 'IPv4' && !entry.internal) return entry.address;
+    }
+  }
+  return null;
+}
+
+/** Docker, Podman and Kubernetes leave these marks; inside them the LAN address is the bridge's, not the host's. */
+export function runningInContainer(): boolean {
+  if (process.env.SVC_IN_CONTAINER === '1' || existsSync('/.dockerenv') || existsSync('/run/.containerenv')) return true;
+  try {
+    return /docker|kubepods|containerd|libpod/.test(readFileSync('/proc/1/cgroup', 'utf8'));
+  } catch {
+    return false;
+  }
+}

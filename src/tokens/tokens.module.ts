@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { PersonalAccessTokenEntity } from './personal-access-token.entity';
+import { TokensController } from './tokens.controller';
+import { TokensService } from './tokens.service';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([PersonalAccessTokenEntity])],
+  controllers: [TokensController],
+  providers: [TokensService],
+  exports: [TokensService],
+})
+export class TokensModule {}

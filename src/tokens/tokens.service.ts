@@ -1,0 +1,136 @@
+import { Injectable } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import type { Principal } from '../common/auth/principal';
+import { DEFAULT_PAT_SCOPES, Scope, isScope } from '../common/auth/scope';
+import { Clock } from '../common/clock';
+import { constantTimeEqual, randomBase64Url, sha256Hex } from '../common/crypto/secret-token';
+import { badRequest, forbidden, notFound } from '../common/errors/relay-exception';
+import { DAY_MS, MINUTE_MS } from '../common/time';
+import type { UserEntity } from '../users/user.entity';
+import { TokensRevokedEvent } from './events/tokens-revoked.event';
+import { PersonalAccessTokenEntity } from './personal-access-token.entity';
+
+export const PAT_PREFIX = 'svc_pat_';
+/** Largest time a JavaScript Date can hold (ECMA-262 §21.4.1.1). */
+const MAX_DATE_MS = 8.64e15;
+
+export interface VerifiedToken {
+  token: PersonalAccessTokenEntity;
+  user: UserEntity;
+  scopes: Scope[];
+}
+
+/** Personal access tokens: issue, list, revoke, and verify on each request. */
+@Injectable()
+export class TokensService {
+  constructor(
+    @InjectRepository(PersonalAccessTokenEntity) private readonly tokens: Repository<PersonalAccessTokenEntity>,
+    private readonly clock: Clock,
+    private readonly events: EventEmitter2,
+  ) {}
+
+  async issue(
+    principal: Principal,
+    input: { name: string; expiresInDays?: unknown; scope?: unknown },
+  ): Promise<{ token: string; entity: PersonalAccessTokenEntity }> {
+    const scopes = parseScopes(input.scope);
+    if (scopes.includes('agent') && principal.role !== 'Admin') {
+      throw forbidden('Only an Admin can issue the agent scope');
+    }
+    const now = this.clock.now();
+    const expiresAt = expiryFrom(now, input.expiresInDays);
+    const token = PAT_PREFIX + randomBase64Url(32);
+    const entity = await this.tokens.save(
+      this.tokens.create({
+        userId: principal.userId,
+        name: input.name,
+        scope: scopes.join(','),
+        tokenHash: sha256Hex(token),
+        createdAt: now,
+        lastUsedAt: now,
+        expiresAt,
+      }),
+    );
+    return { token, entity };
+  }
+
+  listFor(userId: number): Promise<PersonalAccessTokenEntity[]> {
+    return this.tokens.find({ where: { userId }, order: { id: 'ASC' } });
+  }
+
+  /** Revokes one of the caller's tokens; another member's token id is 404, never 204. */
+  async revoke(userId: number, tokenId: number): Promise<void> {
+    const result = await this.tokens.delete({ id: tokenId, userId });
+    if (!result.affected) throw notFound('Token not found');
+    this.events.emit(TokensRevokedEvent.eventName, new TokensRevokedEvent(userId, [tokenId], 'revoked'));
+  }
+
+  async revokeAllFor(userId: number, reason: TokensRevokedEvent['reason']): Promise<void> {
+    const doomed = await this.tokens.find({ where: { userId }, select: { id: true } });
+    if (!doomed.length) return;
+    await this.tokens.delete({ userId });
+    this.events.emit(
+      TokensRevokedEvent.eventName,
+      new TokensRevokedEvent(
+        userId,
+        doomed.map((t) => t.id),
+        reason,
+      ),
+    );
+  }
+
+  /** The token's row and owner when it is valid now, else null. Records use (throttled to once a minute). */
+  async verify(raw: string): Promise<VerifiedToken | null> {
+    if (!raw.startsWith(PAT_PREFIX) || raw.length < PAT_PREFIX.length + 32 || raw.length > 200) return null;
+    const hash = sha256Hex(raw);
+    const token = await this.tokens.findOne({ where: { tokenHash: hash }, relations: { user: true } });
+    if (!token || !token.user || !constantTimeEqual(token.tokenHash, hash)) return null;
+    const now = this.clock.now();
+    if (token.expiresAt && token.expiresAt.getTime() <= now.getTime()) return null;
+    const firstUse = token.lastUsedAt.getTime() === token.createdAt.getTime();
+    if (firstUse || now.getTime() - token.lastUsedAt.getTime() >= MINUTE_MS) {
+      await this.tokens.update({ id: token.id }, { lastUsedAt: now });
+      token.lastUsedAt = now;
+    }
+    return { token, user: token.user, scopes: token.scope.split(',') as Scope[] };
+  }
+
+  /** Token ids of a member, used to find agents to disconnect. */
+  async idsFor(userId: number): Promise<number[]> {
+    return (await this.tokens.find({ where: { userId }, select: { id: true } })).map((t) => t.id);
+  }
+}
+
+/** `expires_in_days`: a number ≥ 0 or a numeric string; 0 or absent = never; too far to be a date = 400. */
+export function expiryFrom(now: Date, value: unknown): Date | null {
+  if (value === undefined || value === null) return null;
+  const days =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && value.trim() !== '' && /^[0-9.eE+]+$/.test(value.trim())
+        ? Number(value.trim())
+        : NaN;
+  if (!Number.isFinite(days) || days < 0) {
+    throw badRequest('expires_in_days must be a number of days >= 0 (0 or omitted = no expiry)');
+  }
+  if (days === 0) return null;
+  const at = now.getTime() + days * DAY_MS;
+  if (!Number.isFinite(at) || at > MAX_DATE_MS) throw badRequest('expires_in_days is too large to be a date');
+  return new Date(at);
+}
+
+/** Comma-separated scopes; duplicates collapse; unknown scopes are 400. */
+export function parseScopes(value: unknown): Scope[] {
+  if (value === undefined || value === null) return [...DEFAULT_PAT_SCOPES];
+  if (typeof value !== 'string') throw badRequest('scope must be a comma-separated string');
+  const parts = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (!parts.length) throw badRequest('scope must name at least one of view, builds:write, agent');
+  const unknown = parts.find((p) => !isScope(p));
+  if (unknown) throw badRequest(`Unknown scope "${unknown}" (allowed: view, builds:write, agent)`);
+  return [...new Set(parts)] as Scope[];
+}

@@ -1,0 +1,72 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import { Clock } from '../common/clock';
+import type { Role } from '../common/auth/role';
+import { PasswordHasher } from './password-hasher';
+import { UserEntity } from './user.entity';
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+/** Member accounts: the one place other modules read or create users. */
+@Injectable()
+export class UsersService {
+  constructor(
+    @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
+    private readonly hasher: PasswordHasher,
+    private readonly clock: Clock,
+  ) {}
+
+  count(): Promise<number> {
+    return this.users.count();
+  }
+
+  findById(id: number): Promise<UserEntity | null> {
+    return this.users.findOneBy({ id });
+  }
+
+  findByEmail(email: string): Promise<UserEntity | null> {
+    return this.users.findOneBy({ email: normalizeEmail(email) });
+  }
+
+  list(): Promise<UserEntity[]> {
+    return this.users.find({ order: { id: 'ASC' } });
+  }
+
+  countByRole(role: Role): Promise<number> {
+    return this.users.countBy({ role });
+  }
+
+  async create(input: { email: string; password: string; role: Role; displayName?: string | null }): Promise<UserEntity> {
+    const user = this.users.create({
+      email: normalizeEmail(input.email),
+      passwordHash: await this.hasher.hash(input.password),
+      displayName: input.displayName?.trim() || null,
+      role: input.role,
+      avatarPath: null,
+      createdAt: this.clock.now(),
+    });
+    return this.users.save(user);
+  }
+
+  async setPassword(userId: number, password: string): Promise<void> {
+    await this.users.update({ id: userId }, { passwordHash: await this.hasher.hash(password) });
+  }
+
+  async update(userId: number, changes: Partial<Pick<UserEntity, 'displayName' | 'role' | 'avatarPath'>>): Promise<void> {
+    await this.users.update({ id: userId }, changes);
+  }
+
+  async delete(userId: number): Promise<void> {
+    await this.users.delete({ id: userId });
+  }
+
+  /** Checks a password; an unknown e-mail still costs one bcrypt comparison (no timing oracle). */
+  async verifyCredentials(email: string, password: string): Promise<UserEntity | null> {
+    const user = await this.findByEmail(email);
+    if (!user) return this.hasher.verifyDecoy(password).then(() => null);
+    return (await this.hasher.verify(password, user.passwordHash)) ? user : null;
+  }
+}
