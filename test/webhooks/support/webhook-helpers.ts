@@ -60,3 +60,14 @@ export function fakeDns(relay: TestRelay, table: Record<string, string[]>): void
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export const SQL_DATETIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
+
+/** Polls `check` every 25 ms until it returns a value (not undefined) or `timeoutMs` passes. */
+export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 4000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(25);
+  }
+}
