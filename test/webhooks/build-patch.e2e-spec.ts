@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { MemberFactory, TestMember } from '../support/factory';
 import { startTestRelay, TestRelay } from '../support/test-relay';
 import { simulatorAppZip } from './support/app-zip';
-import { canCreateNetns, LanReceiver } from './support/lan-receiver';
+import { describeUnless, LanReceiver, netnsSkipReason } from './support/lan-receiver';
 import { signatureVerifies, sleep } from './support/webhook-helpers';
 
 /**
@@ -23,23 +23,11 @@ function buildsControllerDeclared(): boolean {
   }
 }
 
-const BUILDS = buildsControllerDeclared();
-const NETNS = canCreateNetns();
-const why = !BUILDS
-  ? 'no builds controller yet (the builds branch is not merged): PATCH /api/v1/builds/:id does not exist'
-  : !NETNS.ok
-    ? `cannot create a network namespace (${NETNS.why})`
-    : null;
+const skipReason = buildsControllerDeclared()
+  ? netnsSkipReason()
+  : 'no builds controller yet (the builds branch is not merged), so PATCH /api/v1/builds/:id does not exist; the lead runs this after merging builds';
 
-if (why) {
-  describe('webhooks through PATCH /api/v1/builds/:id', () => {
-    it(`is SKIPPED: ${why}`, () => {
-      console.warn(`SKIPPED test/webhooks/build-patch.e2e-spec.ts: ${why}. The lead runs it after merging builds.`);
-    });
-  });
-}
-
-(why ? describe.skip : describe)('webhooks through PATCH /api/v1/builds/:id (spec §3 rules 1–4)', () => {
+describeUnless(skipReason, 'webhooks through PATCH /api/v1/builds/:id (spec §3 rules 1–4)', () => {
   let relay: TestRelay;
   let members: MemberFactory;
   let developer: TestMember;

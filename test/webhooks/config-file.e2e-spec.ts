@@ -4,21 +4,11 @@ import { join } from 'node:path';
 import { loadConfig } from '../../src/config/config.loader';
 import { MemberFactory } from '../support/factory';
 import { startTestRelay, TestRelay } from '../support/test-relay';
-import { canCreateNetns, LanReceiver } from './support/lan-receiver';
+import { describeUnless, LanReceiver, netnsSkipReason } from './support/lan-receiver';
 import { LoopbackListener } from './support/loopback-listener';
 import { emitStatusChange, eventually, signatureVerifies, sleep } from './support/webhook-helpers';
 
-const NETNS = canCreateNetns();
-
-if (!NETNS.ok) {
-  describe('svc.config.json webhooks', () => {
-    it(`is SKIPPED: cannot create a network namespace (${NETNS.why})`, () => {
-      console.warn(`SKIPPED config-file webhook tests: ${NETNS.why}. Run as root with CAP_NET_ADMIN to exercise them.`);
-    });
-  });
-}
-
-(NETNS.ok ? describe : describe.skip)('svc.config.json webhooks (spec §4, issue 4 item 4)', () => {
+describeUnless(netnsSkipReason(), 'svc.config.json webhooks (spec §4, issue 4 item 4)', () => {
   let relay: TestRelay;
   let lan: LanReceiver;
   let loopback: LoopbackListener;

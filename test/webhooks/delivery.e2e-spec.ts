@@ -4,20 +4,11 @@ import { WebhookDeliverySettings } from '../../src/webhooks/delivery/delivery-se
 import { WebhookEntity } from '../../src/webhooks/webhook.entity';
 import { MemberFactory, TestMember } from '../support/factory';
 import { startTestRelay, TestRelay } from '../support/test-relay';
-import { canCreateNetns, LanReceiver } from './support/lan-receiver';
+import { describeUnless, LanReceiver, netnsSkipReason } from './support/lan-receiver';
 import { LoopbackListener } from './support/loopback-listener';
 import { emitStatusChange, eventually, fakeDns, fastRetries, signatureVerifies, sleep } from './support/webhook-helpers';
 
-const NETNS = canCreateNetns();
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-
-if (!NETNS.ok) {
-  describe('webhook delivery to a LAN receiver', () => {
-    it(`is SKIPPED: cannot create a network namespace (${NETNS.why})`, () => {
-      console.warn(`SKIPPED webhook delivery tests: ${NETNS.why}. Run as root with CAP_NET_ADMIN to exercise them.`);
-    });
-  });
-}
 
 interface DeliveryItem {
   delivery_id: string;
@@ -29,7 +20,7 @@ interface DeliveryItem {
   event: string;
 }
 
-(NETNS.ok ? describe : describe.skip)('webhook delivery to a real receiver in a network namespace (spec §3, §6)', () => {
+describeUnless(netnsSkipReason(), 'webhook delivery to a real receiver in a network namespace (spec §3, §6)', () => {
   let relay: TestRelay;
   let members: MemberFactory;
   let admin: TestMember;

@@ -174,3 +174,26 @@ function cleanup(namespace: string, hostLink: string): void {
   spawnSync('ip', ['link', 'del', hostLink]);
   spawnSync('ip', ['netns', 'del', namespace]);
 }
+
+/** Why LAN-receiver tests cannot run here, or null when they can. */
+export function netnsSkipReason(): string | null {
+  const check = canCreateNetns();
+  return check.ok ? null : `cannot create a network namespace (${check.why}); run as root with CAP_NET_ADMIN`;
+}
+
+/**
+ * `describe` when `skipReason` is null; otherwise a loud skip: a test that prints the reason,
+ * and the suite's tests reported as skipped (never as passed).
+ */
+export function describeUnless(skipReason: string | null, title: string, body: () => void): void {
+  if (!skipReason) {
+    describe(title, body);
+    return;
+  }
+  describe(title, () => {
+    it(`is SKIPPED: ${skipReason}`, () => {
+      console.warn(`SKIPPED "${title}": ${skipReason}`);
+    });
+  });
+  describe.skip(title, body);
+}
