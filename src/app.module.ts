@@ -12,6 +12,7 @@ import { MaintenanceModule } from './maintenance/maintenance.module';
 import { RelayModule } from './relay/relay.module';
 import { TokensModule } from './tokens/tokens.module';
 import { UsersModule } from './users/users.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 /** The whole relay. Config and logger are built before Nest starts, so a bad config never boots anything. */
 @Module({})
@@ -31,6 +32,7 @@ export class AppModule {
         TokensModule,
         RelayModule,
         MaintenanceModule,
+        WebhooksModule,
       ],
     };
   }

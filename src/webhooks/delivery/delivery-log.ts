@@ -1,0 +1,32 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { In, Repository } from 'typeorm';
+import { WebhookDeliveryEntity } from '../webhook-delivery.entity';
+
+/** Attempts kept per webhook; older ones are dropped as new ones arrive. */
+export const DELIVERY_LOG_SIZE = 50;
+
+/** The per-webhook delivery log behind GET /webhooks/:id/deliveries. */
+@Injectable()
+export class DeliveryLog {
+  constructor(@InjectRepository(WebhookDeliveryEntity) private readonly attempts: Repository<WebhookDeliveryEntity>) {}
+
+  /** Records one attempt and trims the webhook's log to the newest DELIVERY_LOG_SIZE. */
+  async record(entry: Omit<WebhookDeliveryEntity, 'id' | 'webhook'>): Promise<void> {
+    await this.attempts.manager.transaction(async (tx) => {
+      const repo = tx.getRepository(WebhookDeliveryEntity);
+      await repo.insert(entry);
+      const stale = await repo.find({
+        where: { webhookId: entry.webhookId },
+        order: { id: 'DESC' },
+        skip: DELIVERY_LOG_SIZE,
+        select: { id: true },
+      });
+      if (stale.length) await repo.delete({ id: In(stale.map((s) => s.id)) });
+    });
+  }
+
+  latest(webhookId: number): Promise<WebhookDeliveryEntity[]> {
+    return this.attempts.find({ where: { webhookId }, order: { id: 'DESC' }, take: DELIVERY_LOG_SIZE });
+  }
+}

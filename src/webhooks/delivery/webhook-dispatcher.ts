@@ -1,0 +1,159 @@
+import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { OnEvent } from '@nestjs/event-emitter';
+import { randomUUID } from 'node:crypto';
+import { BuildStatusChangedEvent } from '../../builds/events/build-status-changed.event';
+import { RELAY_VERSION } from '../../bootstrap/version';
+import { Clock } from '../../common/clock';
+import type { DestinationPolicy } from '../destination/address-classifier';
+import { WebhooksService } from '../webhooks.service';
+import { ConfigFileWebhooks } from './config-file-webhooks';
+import { DeliveryLog } from './delivery-log';
+import { WebhookDeliverySettings } from './delivery-settings';
+import { shouldNotify, signatureFor, statusChangedBody } from './status-changed-payload';
+import { AttemptOutcome, WebhookSender } from './webhook-sender';
+
+/** Where one delivery goes; `current()` is asked before every attempt (null = stop). */
+interface DeliveryTarget {
+  label: string;
+  policy: DestinationPolicy;
+  webhookId: number | null;
+  current(): Promise<{ url: string; secret: string | null } | null>;
+}
+
+/** One event for one endpoint: the same id and the same bytes on every attempt. */
+interface Delivery {
+  id: string;
+  event: string;
+  body: Buffer;
+  target: DeliveryTarget;
+}
+
+/**
+ * Sends `build.status_changed` to every enabled endpoint (API and svc.config.json), concurrently,
+ * never making the PATCH wait: the listener only starts the work. A network error, timeout or 5xx
+ * is retried after the delays in WebhookDeliverySettings under the same X-Svc-Delivery id; retries
+ * live in memory (best-effort, spec §3 rule 4), so a restart drops pending ones.
+ */
+@Injectable()
+export class WebhookDispatcher implements OnModuleDestroy {
+  private readonly logger = new Logger('Webhooks');
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly shutdown = new AbortController();
+
+  constructor(
+    private readonly webhooks: WebhooksService,
+    private readonly configFile: ConfigFileWebhooks,
+    private readonly sender: WebhookSender,
+    private readonly deliveryLog: DeliveryLog,
+    private readonly settings: WebhookDeliverySettings,
+    private readonly clock: Clock,
+  ) {}
+
+  @OnEvent(BuildStatusChangedEvent.eventName)
+  onBuildStatusChanged(event: BuildStatusChangedEvent): void {
+    try {
+      if (!shouldNotify(event)) return;
+      void this.dispatch(event).catch((err) => this.logger.error(`Webhook dispatch failed: ${err}`, err?.stack));
+    } catch (err) {
+      this.logger.error(`Webhook dispatch failed: ${err}`);
+    }
+  }
+
+  onModuleDestroy(): void {
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    this.shutdown.abort();
+  }
+
+  private async dispatch(event: BuildStatusChangedEvent): Promise<void> {
+    const body = statusChangedBody(event);
+    const targets = [...(await this.apiTargets()), ...this.configTargets()];
+    for (const target of targets) {
+      const delivery = { id: randomUUID(), event: BuildStatusChangedEvent.eventName, body, target };
+      void this.attempt(delivery, 1).catch((err) => this.logger.error(`Webhook delivery ${delivery.id} failed: ${err}`));
+    }
+  }
+
+  private async apiTargets(): Promise<DeliveryTarget[]> {
+    return (await this.webhooks.listEnabled()).map((hook) => ({
+      label: `webhook #${hook.id}`,
+      policy: 'api' as const,
+      webhookId: hook.id,
+      // Re-read before each attempt: a webhook deleted or disabled meanwhile is not retried; a changed secret signs the retry.
+      current: async () => {
+        const now = await this.webhooks.findOne(hook.id);
+        return now && now.enabled ? { url: now.url, secret: now.secret } : null;
+      },
+    }));
+  }
+
+  private configTargets(): DeliveryTarget[] {
+    return this.configFile.endpoints().map((endpoint) => ({
+      label: endpoint.label,
+      policy: 'operator' as const,
+      webhookId: null,
+      current: async () => ({ url: endpoint.url, secret: endpoint.secret }),
+    }));
+  }
+
+  private async attempt(delivery: Delivery, attempt: number): Promise<void> {
+    if (this.shutdown.signal.aborted) return;
+    const destination = await delivery.target.current();
+    if (!destination) {
+      this.logger.log(`${delivery.target.label} delivery ${delivery.id}: stopped (webhook deleted or disabled)`);
+      return;
+    }
+    const headers: Record<string, string> = {
+      'Content-Type': 'application/json',
+      'User-Agent': `svc-relay/${RELAY_VERSION}`,
+      'X-Svc-Event': delivery.event,
+      'X-Svc-Delivery': delivery.id,
+    };
+    if (destination.secret) headers['X-Svc-Signature'] = signatureFor(destination.secret, delivery.body);
+    const attemptedAt = this.clock.now();
+    const outcome = await this.sender.send({
+      url: destination.url,
+      policy: delivery.target.policy,
+      headers,
+      body: delivery.body,
+      signal: this.shutdown.signal,
+    });
+    const willRetry = outcome.retryable && attempt < this.settings.maxAttempts && !this.shutdown.signal.aborted;
+    this.report(delivery, attempt, outcome, willRetry);
+    if (delivery.target.webhookId !== null) {
+      await this.deliveryLog
+        .record({
+          webhookId: delivery.target.webhookId,
+          deliveryId: delivery.id,
+          event: delivery.event,
+          attempt,
+          attemptedAt,
+          statusCode: outcome.statusCode,
+          error: outcome.error?.slice(0, 500) ?? null,
+          durationMs: outcome.durationMs,
+        })
+        .catch((err) => this.logger.warn(`${delivery.target.label} delivery ${delivery.id}: not logged (${err})`));
+    }
+    if (willRetry) this.retryLater(delivery, attempt);
+  }
+
+  private retryLater(delivery: Delivery, failedAttempt: number): void {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      void this.attempt(delivery, failedAttempt + 1).catch((err) =>
+        this.logger.error(`Webhook delivery ${delivery.id} failed: ${err}`),
+      );
+    }, this.settings.delayAfter(failedAttempt));
+    timer.unref();
+    this.timers.add(timer);
+  }
+
+  /** The relay log line of every attempt (what the delivery log holds, plus config-file endpoints). */
+  private report(delivery: Delivery, attempt: number, outcome: AttemptOutcome, willRetry: boolean): void {
+    const result = outcome.ok ? `HTTP ${outcome.statusCode}` : outcome.error;
+    const next = willRetry ? '; will retry' : '';
+    const line = `${delivery.target.label} delivery ${delivery.id} attempt ${attempt}/${this.settings.maxAttempts}: ${result} in ${outcome.durationMs} ms${next}`;
+    if (outcome.ok) this.logger.log(line);
+    else this.logger.warn(line);
+  }
+}

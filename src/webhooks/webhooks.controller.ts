@@ -1,0 +1,63 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Auth } from '../common/auth/auth.decorator';
+import { WRITER_ROLES } from '../common/auth/role';
+import { ParseIdPipe } from '../common/validation/parse-id.pipe';
+import { CreateWebhookDto } from './dto/create-webhook.dto';
+import { UpdateWebhookDto } from './dto/update-webhook.dto';
+import { toDeliveryItem, toWebhookResponse, WebhookDeliveryItem, WebhookResponse } from './webhooks.mapper';
+import { WebhooksService } from './webhooks.service';
+
+/** spec §4 Webhooks: cookie or PAT builds:write; a Viewer gets 403 on every one, list included. */
+const WEBHOOK_ACCESS = { cookie: true, pat: 'builds:write', roles: WRITER_ROLES } as const;
+
+@ApiTags('webhooks')
+@Controller('webhooks')
+export class WebhooksController {
+  constructor(private readonly webhooks: WebhooksService) {}
+
+  @Get()
+  @Auth(WEBHOOK_ACCESS)
+  @ApiOperation({ summary: 'List webhooks registered through the API (`has_secret`, never the secret)' })
+  async list(): Promise<{ webhooks: WebhookResponse[] }> {
+    return { webhooks: (await this.webhooks.list()).map(toWebhookResponse) };
+  }
+
+  @Post()
+  @Auth(WEBHOOK_ACCESS)
+  @ApiOperation({
+    summary: 'Register a webhook',
+    description: 'http(s) only; loopback, this host, link-local, cloud-metadata and special-purpose destinations are 400 (docs/webhooks.md).',
+  })
+  async create(@Body() dto: CreateWebhookDto): Promise<WebhookResponse> {
+    return toWebhookResponse(await this.webhooks.create(dto));
+  }
+
+  @Patch(':id')
+  @Auth(WEBHOOK_ACCESS)
+  @ApiOperation({ summary: 'Change url, secret (null removes it) or enabled; only the fields sent; 400 when none' })
+  async update(@Param('id', ParseIdPipe) id: number, @Body() dto: UpdateWebhookDto): Promise<WebhookResponse> {
+    return toWebhookResponse(await this.webhooks.update(id, dto));
+  }
+
+  @Delete(':id')
+  @HttpCode(200)
+  @Auth(WEBHOOK_ACCESS)
+  @ApiOperation({ summary: 'Delete a webhook and its delivery log' })
+  async remove(@Param('id', ParseIdPipe) id: number): Promise<{ ok: true }> {
+    await this.webhooks.remove(id);
+    return { ok: true };
+  }
+
+  /** The newest 50 delivery attempts of this webhook (beyond the spec; docs/webhooks.md). */
+  @Get(':id/deliveries')
+  @Auth(WEBHOOK_ACCESS)
+  @ApiOperation({
+    summary: 'Delivery log: the newest 50 attempts, newest first',
+    description:
+      'Each item: delivery_id (the X-Svc-Delivery header, the same on retries), event, attempt, attempted_at, status_code or null, error or null, duration_ms. The same attempts are written to the relay log (/logs).',
+  })
+  async deliveries(@Param('id', ParseIdPipe) id: number): Promise<{ deliveries: WebhookDeliveryItem[] }> {
+    return { deliveries: (await this.webhooks.deliveries(id)).map(toDeliveryItem) };
+  }
+}

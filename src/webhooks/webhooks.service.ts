@@ -1,0 +1,87 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import { Clock } from '../common/clock';
+import { badRequest, notFound } from '../common/errors/relay-exception';
+import { DeliveryLog } from './delivery/delivery-log';
+import { DestinationGuard, DestinationRefused } from './destination/destination-guard';
+import { CreateWebhookDto } from './dto/create-webhook.dto';
+import { UpdateWebhookDto } from './dto/update-webhook.dto';
+import { WebhookDeliveryEntity } from './webhook-delivery.entity';
+import { WebhookEntity } from './webhook.entity';
+
+export const WEBHOOK_NOT_FOUND = 'Webhook not found';
+
+/** Webhooks registered through the API (team-wide, like the spec's list): CRUD and the delivery log. */
+@Injectable()
+export class WebhooksService {
+  constructor(
+    @InjectRepository(WebhookEntity) private readonly webhooks: Repository<WebhookEntity>,
+    private readonly guard: DestinationGuard,
+    private readonly deliveryLog: DeliveryLog,
+    private readonly clock: Clock,
+  ) {}
+
+  list(): Promise<WebhookEntity[]> {
+    return this.webhooks.find({ order: { id: 'ASC' } });
+  }
+
+  /** Enabled webhooks, read at the time of each event. */
+  listEnabled(): Promise<WebhookEntity[]> {
+    return this.webhooks.find({ where: { enabled: true }, order: { id: 'ASC' } });
+  }
+
+  findOne(id: number): Promise<WebhookEntity | null> {
+    return this.webhooks.findOne({ where: { id } });
+  }
+
+  async create(dto: CreateWebhookDto): Promise<WebhookEntity> {
+    await this.checkDestination(dto.url);
+    return this.webhooks.save(
+      this.webhooks.create({
+        url: dto.url,
+        secret: dto.secret ?? null,
+        enabled: dto.enabled ?? true,
+        createdAt: this.clock.now(),
+      }),
+    );
+  }
+
+  async update(id: number, dto: UpdateWebhookDto): Promise<WebhookEntity> {
+    const changes: Partial<Pick<WebhookEntity, 'url' | 'secret' | 'enabled'>> = {};
+    if (dto.url !== undefined) changes.url = dto.url;
+    if (dto.secret !== undefined) changes.secret = dto.secret;
+    if (dto.enabled !== undefined) changes.enabled = dto.enabled;
+    if (!Object.keys(changes).length) throw badRequest('Nothing to update: send url, secret or enabled');
+    const webhook = await this.require(id);
+    if (changes.url !== undefined) await this.checkDestination(changes.url);
+    await this.webhooks.update({ id }, changes);
+    return { ...webhook, ...changes };
+  }
+
+  async remove(id: number): Promise<void> {
+    const result = await this.webhooks.delete({ id });
+    if (!result.affected) throw notFound(WEBHOOK_NOT_FOUND);
+  }
+
+  async deliveries(id: number): Promise<WebhookDeliveryEntity[]> {
+    await this.require(id);
+    return this.deliveryLog.latest(id);
+  }
+
+  private async require(id: number): Promise<WebhookEntity> {
+    const webhook = await this.findOne(id);
+    if (!webhook) throw notFound(WEBHOOK_NOT_FOUND);
+    return webhook;
+  }
+
+  /** The SSRF rule at registration: the same check deliveries run again on every attempt. */
+  private async checkDestination(url: string): Promise<void> {
+    try {
+      await this.guard.vet(url, 'api');
+    } catch (err) {
+      if (err instanceof DestinationRefused) throw badRequest(`Webhook URL refused: ${err.reason}`);
+      throw err;
+    }
+  }
+}
