@@ -6,9 +6,9 @@ import { RenameAppDto } from './rename-app.dto';
 /** POST /apps: name (as for a rename), bundle_id_key and platform, all required. */
 export class CreateAppDto extends RenameAppDto {
   @Trim()
-  @IsString({ message: 'bundle_id_key is required' })
-  @IsNotEmpty({ message: 'bundle_id_key is required' })
   @MaxLength(255, { message: 'bundle_id_key must be at most 255 characters' })
+  @IsNotEmpty({ message: 'bundle_id_key is required' })
+  @IsString({ message: 'bundle_id_key is required' })
   bundle_id_key: string;
 
   @IsIn(APP_PLATFORMS, { message: 'platform must be one of ios, android, both' })

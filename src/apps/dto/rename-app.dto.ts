@@ -3,8 +3,8 @@ import { Trim } from '../../common/validation/transforms';
 
 export class RenameAppDto {
   @Trim()
-  @IsString({ message: 'name is required' })
-  @IsNotEmpty({ message: 'name is required' })
   @MaxLength(200, { message: 'name must be at most 200 characters' })
+  @IsNotEmpty({ message: 'name is required' })
+  @IsString({ message: 'name is required' })
   name: string;
 }

@@ -10,22 +10,23 @@ const SORTS: BuildSortField[] = ['uploaded_at', 'version_name', 'status_label'];
 
 /** GET /builds query (spec §4). Numbers arrive as strings; anything not a plain non-negative integer is 400. */
 export class ListBuildsQuery {
+  // class-validator runs the decorators bottom-up: the type check comes last so it reports first.
   @IsOptional()
   @ToInteger()
-  @IsInt({ message: 'page must be a non-negative integer' })
-  @Min(0, { message: 'page must be a non-negative integer' })
   @Max(1_000_000_000, { message: 'page is too large' })
+  @Min(0, { message: 'page must be a non-negative integer' })
+  @IsInt({ message: 'page must be a non-negative integer' })
   page?: number;
 
   @IsOptional()
   @ToInteger()
-  @IsInt({ message: `limit must be an integer from 1 to ${MAX_PAGE_SIZE}` })
   @Min(1, { message: `limit must be an integer from 1 to ${MAX_PAGE_SIZE}` })
+  @IsInt({ message: `limit must be an integer from 1 to ${MAX_PAGE_SIZE}` })
   limit?: number;
 
   @IsOptional()
-  @IsString({ message: 'q must be a string' })
   @MaxLength(200, { message: 'q must be at most 200 characters' })
+  @IsString({ message: 'q must be a string' })
   q?: string;
 
   @IsOptional()
@@ -38,8 +39,8 @@ export class ListBuildsQuery {
 
   @IsOptional()
   @ToInteger()
-  @IsInt({ message: 'app_id must be a positive integer' })
   @Min(1, { message: 'app_id must be a positive integer' })
+  @IsInt({ message: 'app_id must be a positive integer' })
   app_id?: number;
 
   @IsOptional()

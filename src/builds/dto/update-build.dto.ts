@@ -8,7 +8,7 @@ export class UpdateBuildDto {
   status_label?: BuildStatus | null;
 
   @IsOptional()
-  @IsString({ message: 'version_label must be a string or null' })
   @MaxLength(200, { message: 'version_label must be at most 200 characters' })
+  @IsString({ message: 'version_label must be a string or null' })
   version_label?: string | null;
 }
