@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { AppsService } from '../../src/apps/apps.service';
+import { HEADERS_TIMEOUT_MS, REQUEST_IDLE_TIMEOUT_MS } from '../../src/bootstrap/http-timeouts';
 import { MemberFactory, TestMember } from '../support/factory';
 import { attachBuild, EXPECTED, fixture, storedFiles } from '../support/build-fixtures';
 import { startTestRelay, TestRelay } from '../support/test-relay';
@@ -185,6 +186,13 @@ describe('POST /builds: upload and metadata', () => {
     await waitFor(() => storedFiles(relay).tmp.length === 0);
     expect(await buildCount()).toBe(before);
     expect((await members.as(dev, 'get', '/api/v1/apps').expect(200)).body.items.length).toBe(appsBefore);
+  });
+
+  it('does not cut long uploads by total time, only by silence and slow headers', () => {
+    const server = relay.app.getHttpServer();
+    expect(server.requestTimeout).toBe(0);
+    expect(server.headersTimeout).toBe(HEADERS_TIMEOUT_MS);
+    expect(REQUEST_IDLE_TIMEOUT_MS).toBeLessThan(300_000);
   });
 
   it('keeps serving after every hostile upload', async () => {
