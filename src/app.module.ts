@@ -1,7 +1,9 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { ScheduleModule } from '@nestjs/schedule';
+import { AppsModule } from './apps/apps.module';
 import { AuthModule } from './auth/auth.module';
+import { BuildsModule } from './builds/builds.module';
 import { CommonModule } from './common/common.module';
 import { ConfigModule } from './config/config.module';
 import { RelayConfig } from './config/relay-config';
@@ -31,6 +33,8 @@ export class AppModule {
         AuthModule,
         TokensModule,
         RelayModule,
+        AppsModule,
+        BuildsModule,
         MaintenanceModule,
         WebhooksModule,
       ],

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
+import { BuildsModule } from '../builds/builds.module';
 import { ScheduledPurgesService } from './scheduled-purges.service';
 
-@Module({ providers: [ScheduledPurgesService], exports: [ScheduledPurgesService] })
+@Module({ imports: [BuildsModule], providers: [ScheduledPurgesService], exports: [ScheduledPurgesService] })
 export class MaintenanceModule {}

@@ -1,6 +1,8 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { Cron, CronExpression } from '@nestjs/schedule';
 import { SessionsService } from '../auth/sessions.service';
+import { BuildRetentionService } from '../builds/build-retention.service';
+import { HOUR_MS } from '../common/time';
 
 /**
  * Every scheduled clean-up in one place: each runs once at start-up and then on its schedule.
@@ -11,15 +13,22 @@ import { SessionsService } from '../auth/sessions.service';
 export class ScheduledPurgesService implements OnApplicationBootstrap {
   private readonly logger = new Logger('Purge');
 
-  constructor(private readonly sessions: SessionsService) {}
+  constructor(
+    private readonly sessions: SessionsService,
+    private readonly builds: BuildRetentionService,
+  ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    // Before the relay listens nothing is being uploaded, so every unreferenced build file is an orphan.
+    await this.guarded('orphan build files', () => this.builds.sweepOrphans(0));
     await this.runAll();
   }
 
   @Cron(CronExpression.EVERY_MINUTE, { name: 'purge' })
   async runAll(): Promise<void> {
     await this.guarded('expired sessions', () => this.sessions.purgeExpired());
+    await this.guarded('builds past their deletion time', () => this.builds.purgeDue());
+    await this.guarded('orphan build files', () => this.builds.sweepOrphans(HOUR_MS));
   }
 
   private async guarded(what: string, purge: () => Promise<unknown>): Promise<void> {
