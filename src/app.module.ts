@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { ScheduleModule } from '@nestjs/schedule';
+import { AgentsModule } from './agents/agents.module';
 import { AuthModule } from './auth/auth.module';
 import { CommonModule } from './common/common.module';
 import { ConfigModule } from './config/config.module';
@@ -9,7 +10,9 @@ import { DatabaseModule } from './database/database.module';
 import { LoggingModule } from './logging/logging.module';
 import { RelayLogger } from './logging/relay-logger';
 import { MaintenanceModule } from './maintenance/maintenance.module';
+import { RecordingsModule } from './recordings/recordings.module';
 import { RelayModule } from './relay/relay.module';
+import { DeviceSessionsModule } from './sessions/device-sessions.module';
 import { TokensModule } from './tokens/tokens.module';
 import { UsersModule } from './users/users.module';
 
@@ -30,6 +33,9 @@ export class AppModule {
         AuthModule,
         TokensModule,
         RelayModule,
+        AgentsModule,
+        DeviceSessionsModule,
+        RecordingsModule,
         MaintenanceModule,
       ],
     };

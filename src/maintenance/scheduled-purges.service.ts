@@ -1,6 +1,8 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { Cron, CronExpression } from '@nestjs/schedule';
+import { AgentResourcesService } from '../agents/resources/agent-resources.service';
 import { SessionsService } from '../auth/sessions.service';
+import { RecordingsService } from '../recordings/recordings.service';
 
 /**
  * Every scheduled clean-up in one place: each runs once at start-up and then on its schedule.
@@ -11,7 +13,11 @@ import { SessionsService } from '../auth/sessions.service';
 export class ScheduledPurgesService implements OnApplicationBootstrap {
   private readonly logger = new Logger('Purge');
 
-  constructor(private readonly sessions: SessionsService) {}
+  constructor(
+    private readonly sessions: SessionsService,
+    private readonly agentResources: AgentResourcesService,
+    private readonly recordings: RecordingsService,
+  ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     await this.runAll();
@@ -20,6 +26,8 @@ export class ScheduledPurgesService implements OnApplicationBootstrap {
   @Cron(CronExpression.EVERY_MINUTE, { name: 'purge' })
   async runAll(): Promise<void> {
     await this.guarded('expired sessions', () => this.sessions.purgeExpired());
+    await this.guarded('agent resource samples older than 30 days', () => this.agentResources.purgeExpired());
+    await this.guarded('recordings past 72 hours', () => this.recordings.purgeExpired());
   }
 
   private async guarded(what: string, purge: () => Promise<unknown>): Promise<void> {
