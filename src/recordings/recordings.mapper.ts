@@ -1,4 +1,3 @@
-import { API_PREFIX } from '../bootstrap/create-app';
 import { isoWithMillis } from '../common/time';
 import type { RecordingEntity } from './recording.entity';
 
@@ -14,7 +13,7 @@ export interface Recording {
 }
 
 export function recordingUrl(filename: string): string {
-  return `/${API_PREFIX}/recordings/${filename}`;
+  return `/api/v1/recordings/${filename}`;
 }
 
 export function toRecording(recording: RecordingEntity): Recording {
