@@ -4,6 +4,7 @@ import { HOUR_MS } from '../../src/common/time';
 import { ScheduledPurgesService } from '../../src/maintenance/scheduled-purges.service';
 import { MemberFactory, TestMember } from '../support/factory';
 import { startTestRelay, TestRelay } from '../support/test-relay';
+import { rawBody } from '../support/raw-body';
 
 const FIXTURES = join(__dirname, '..', 'fixtures', 'recordings');
 /** Two seconds of VP8 test pattern, made with `ffmpeg -f lavfi -i testsrc=size=64x48:rate=10 -t 2 -c:v libvpx`. */
@@ -12,11 +13,6 @@ const WEBM = readFileSync(join(FIXTURES, 'two-seconds.webm'));
 const MP4 = readFileSync(join(FIXTURES, 'one-second.mp4'));
 const LIMIT = 64 * 1024;
 
-const rawBody = (res: any, done: (err: Error | null, body: Buffer) => void) => {
-  const chunks: Buffer[] = [];
-  res.on('data', (c: Buffer) => chunks.push(c));
-  res.on('end', () => done(null, Buffer.concat(chunks)));
-};
 
 describe('recordings (spec §4 Recordings, §3 72-hour expiry)', () => {
   let relay: TestRelay;

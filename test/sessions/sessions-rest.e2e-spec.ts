@@ -4,16 +4,11 @@ import { AgentDirectory } from '../../src/agents/agent-directory.service';
 import { encodeBinaryFrame } from '../../src/agents/protocol/agent-protocol';
 import { MemberFactory, TestMember } from '../support/factory';
 import { startTestRelay, TestRelay } from '../support/test-relay';
+import { rawBody } from '../support/raw-body';
 import { agentToken, device, startFakeAgent, TestPeer, until } from '../agents/agent-kit';
 
 const JPEG_MAGIC = Buffer.from([0xff, 0xd8, 0xff]);
 
-/** Keeps supertest from parsing image bodies so the bytes can be compared. */
-const rawBody = (res: any, done: (err: Error | null, body: Buffer) => void) => {
-  const chunks: Buffer[] = [];
-  res.on('data', (c: Buffer) => chunks.push(c));
-  res.on('end', () => done(null, Buffer.concat(chunks)));
-};
 
 describe('sessions REST: screenshot and UI tree through the agent (spec §4 Sessions, agent-protocol §2.4)', () => {
   let relay: TestRelay;
