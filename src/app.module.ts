@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { ScheduleModule } from '@nestjs/schedule';
 import { AppsModule } from './apps/apps.module';
+import { AgentsModule } from './agents/agents.module';
 import { AuthModule } from './auth/auth.module';
 import { BuildsModule } from './builds/builds.module';
 import { CommonModule } from './common/common.module';
@@ -11,7 +12,9 @@ import { DatabaseModule } from './database/database.module';
 import { LoggingModule } from './logging/logging.module';
 import { RelayLogger } from './logging/relay-logger';
 import { MaintenanceModule } from './maintenance/maintenance.module';
+import { RecordingsModule } from './recordings/recordings.module';
 import { RelayModule } from './relay/relay.module';
+import { DeviceSessionsModule } from './sessions/device-sessions.module';
 import { TokensModule } from './tokens/tokens.module';
 import { UsersModule } from './users/users.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
@@ -35,6 +38,9 @@ export class AppModule {
         RelayModule,
         AppsModule,
         BuildsModule,
+        AgentsModule,
+        DeviceSessionsModule,
+        RecordingsModule,
         MaintenanceModule,
         WebhooksModule,
       ],

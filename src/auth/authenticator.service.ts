@@ -73,6 +73,7 @@ export class AuthenticatorService {
       via: 'pat',
       sessionId: null,
       tokenId: token.id,
+      tokenExpiresAt: token.expiresAt,
       scopes,
     };
   }

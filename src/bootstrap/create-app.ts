@@ -1,12 +1,12 @@
 import { RequestMethod } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { WsAdapter } from '@nestjs/platform-ws';
 import { json } from 'express';
 import { readFileSync } from 'node:fs';
 import { AppModule } from '../app.module';
 import { bodyParserErrors } from '../common/errors/body-parser-errors';
 import { HttpErrorFilter } from '../common/errors/http-error.filter';
+import { RelayWsAdapter } from '../common/net/relay-ws-adapter';
 import { createValidationPipe } from '../common/validation/validation.pipe';
 import { RelayConfig } from '../config/relay-config';
 import { RelayLogger } from '../logging/relay-logger';
@@ -44,7 +44,7 @@ export async function createRelayApp(config: RelayConfig, logger = new RelayLogg
   app.setGlobalPrefix(API_PREFIX, { exclude: ROOT_ROUTES });
   app.useGlobalFilters(new HttpErrorFilter());
   app.useGlobalPipes(createValidationPipe());
-  app.useWebSocketAdapter(new WsAdapter(app));
+  app.useWebSocketAdapter(new RelayWsAdapter(app));
   app.enableShutdownHooks();
   setupOpenApi(app);
   return app;

@@ -54,6 +54,12 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       1,
       Number.MAX_SAFE_INTEGER,
     ),
+    agents: {
+      pingIntervalMs: read.integer('SVC_AGENT_PING_INTERVAL_MS', 'agents.pingIntervalMs', 30_000, 50, 3_600_000),
+      screenshotTimeoutMs: read.integer('SVC_SCREENSHOT_TIMEOUT_MS', 'agents.screenshotTimeoutMs', 10_000, 50, 600_000),
+      uiTreeTimeoutMs: read.integer('SVC_UI_TREE_TIMEOUT_MS', 'agents.uiTreeTimeoutMs', 15_000, 50, 600_000),
+      requestTimeoutMs: read.integer('SVC_AGENT_REQUEST_TIMEOUT_MS', 'agents.requestTimeoutMs', 60_000, 50, 3_600_000),
+    },
     trustProxy: read.trustProxy('SVC_TRUST_PROXY', 'trustProxy'),
     smtp: readSmtp(read),
     logLevel: read.oneOf<LogLevel>('SVC_LOG_LEVEL', 'log.level', ['error', 'warn', 'info', 'debug'], 'info'),

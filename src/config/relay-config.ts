@@ -21,6 +21,17 @@ export type DatabaseConfig =
   | { type: 'sqlite'; path: string }
   | { type: 'postgres'; url: string };
 
+export interface AgentTimingsConfig {
+  /** Ping interval, and how long a pong may take before the agent is dropped (30 s). */
+  pingIntervalMs: number;
+  /** No screenshot answer within this → 504 (10 s, spec §8). */
+  screenshotTimeoutMs: number;
+  /** No UI tree answer within this → 504 (15 s, spec §8). */
+  uiTreeTimeoutMs: number;
+  /** Any other method forwarded from a device-session client (60 s). */
+  requestTimeoutMs: number;
+}
+
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
 
 export class RelayConfig {
@@ -34,6 +45,8 @@ export class RelayConfig {
   buildTtlDays: number;
   maxBuildBytes: number;
   maxRecordingBytes: number;
+  /** Agent WebSocket timings (agent-protocol.md §1–2); tests shorten them, operators rarely need to. */
+  agents: AgentTimingsConfig;
   /** Express `trust proxy` value; false when the relay is reached directly. */
   trustProxy: boolean | number | string;
   smtp: SmtpConfig | null;

@@ -1,8 +1,10 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { Cron, CronExpression } from '@nestjs/schedule';
+import { AgentResourcesService } from '../agents/resources/agent-resources.service';
 import { SessionsService } from '../auth/sessions.service';
 import { BuildRetentionService } from '../builds/build-retention.service';
 import { HOUR_MS } from '../common/time';
+import { RecordingsService } from '../recordings/recordings.service';
 
 /**
  * Every scheduled clean-up in one place: each runs once at start-up and then on its schedule.
@@ -16,6 +18,8 @@ export class ScheduledPurgesService implements OnApplicationBootstrap {
   constructor(
     private readonly sessions: SessionsService,
     private readonly builds: BuildRetentionService,
+    private readonly agentResources: AgentResourcesService,
+    private readonly recordings: RecordingsService,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -29,6 +33,8 @@ export class ScheduledPurgesService implements OnApplicationBootstrap {
     await this.guarded('expired sessions', () => this.sessions.purgeExpired());
     await this.guarded('builds past their deletion time', () => this.builds.purgeDue());
     await this.guarded('orphan build files', () => this.builds.sweepOrphans(HOUR_MS));
+    await this.guarded('agent resource samples older than 30 days', () => this.agentResources.purgeExpired());
+    await this.guarded('recordings past 72 hours', () => this.recordings.purgeExpired());
   }
 
   private async guarded(what: string, purge: () => Promise<unknown>): Promise<void> {

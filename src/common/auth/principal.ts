@@ -11,5 +11,7 @@ export interface Principal {
   via: 'cookie' | 'pat';
   sessionId: number | null;
   tokenId: number | null;
+  /** When the PAT stops being valid (null = never, or not a PAT); agent sockets close at this time. */
+  tokenExpiresAt?: Date | null;
   scopes: Scope[];
 }

@@ -1,0 +1,67 @@
+import { Injectable } from '@nestjs/common';
+import { AgentConnection } from './agent-connection';
+import type { DeviceInfo } from './protocol/agent-protocol';
+
+/** Where a sessionId lives: its device as last listed, the agent that listed it, and that agent's socket if open. */
+export interface SessionLocation {
+  device: DeviceInfo;
+  agentName: string;
+  connection: AgentConnection | null;
+}
+
+/**
+ * The relay's in-memory view of agents: the open socket per agent name, and the last device list
+ * of every agent seen since start-up (so a session of an agent that went away is "offline", not
+ * "unknown"). A sessionId belongs to the agent that listed it last.
+ */
+@Injectable()
+export class AgentDirectory {
+  private readonly connected = new Map<string, AgentConnection>();
+  private readonly lists = new Map<string, DeviceInfo[]>();
+  private readonly owners = new Map<string, string>();
+
+  /** Makes `connection` the agent's socket; returns the one it replaces, if any. */
+  register(connection: AgentConnection): AgentConnection | undefined {
+    const previous = this.connected.get(connection.name);
+    this.connected.set(connection.name, connection);
+    return previous;
+  }
+
+  /** Forgets a closed socket; true when the agent is now offline (it was not replaced meanwhile). */
+  unregister(connection: AgentConnection): boolean {
+    if (this.connected.get(connection.name) !== connection) return false;
+    this.connected.delete(connection.name);
+    return true;
+  }
+
+  connection(name: string): AgentConnection | undefined {
+    return this.connected.get(name);
+  }
+
+  all(): AgentConnection[] {
+    return [...this.connected.values()];
+  }
+
+  setDevices(agentName: string, devices: DeviceInfo[]): void {
+    for (const old of this.lists.get(agentName) ?? []) {
+      if (this.owners.get(old.sessionId) === agentName) this.owners.delete(old.sessionId);
+    }
+    this.lists.set(agentName, devices);
+    for (const device of devices) this.owners.set(device.sessionId, agentName);
+  }
+
+  /** The agent's sessions as it last listed them (still owned by it). */
+  sessionIdsOf(agentName: string): string[] {
+    return (this.lists.get(agentName) ?? [])
+      .map((d) => d.sessionId)
+      .filter((id) => this.owners.get(id) === agentName);
+  }
+
+  locate(sessionId: string): SessionLocation | null {
+    const agentName = this.owners.get(sessionId);
+    if (!agentName) return null;
+    const device = this.lists.get(agentName)?.find((d) => d.sessionId === sessionId);
+    if (!device) return null;
+    return { device, agentName, connection: this.connected.get(agentName) ?? null };
+  }
+}

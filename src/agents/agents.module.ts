@@ -1,0 +1,26 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AgentDirectory } from './agent-directory.service';
+import { AgentGateway } from './agent.gateway';
+import { AgentRevocationListener } from './agent-revocation.listener';
+import { AgentRpcService } from './agent-rpc.service';
+import { AgentsController } from './agents.controller';
+import { AgentResourceSampleEntity } from './resources/agent-resource-sample.entity';
+import { AgentResourcesRepository } from './resources/agent-resources.repository';
+import { AgentResourcesService } from './resources/agent-resources.service';
+
+/** Agents over WebSocket (agent-protocol.md §1–2), their revocation, and their resource history. */
+@Module({
+  imports: [TypeOrmModule.forFeature([AgentResourceSampleEntity])],
+  controllers: [AgentsController],
+  providers: [
+    AgentGateway,
+    AgentDirectory,
+    AgentRpcService,
+    AgentRevocationListener,
+    AgentResourcesRepository,
+    AgentResourcesService,
+  ],
+  exports: [AgentDirectory, AgentRpcService, AgentResourcesService],
+})
+export class AgentsModule {}

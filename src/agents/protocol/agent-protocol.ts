@@ -1,0 +1,204 @@
+/**
+ * The agent and device-session WebSocket protocol (../shared/agent-protocol.md), as data:
+ * constants, frame shapes, and the codec both the relay and the reference agent use.
+ * Parsing never throws: a frame that does not fit is `null`, and the caller logs and ignores it.
+ */
+
+export const AGENT_CONNECT_PATH = '/api/v1/agent/connect';
+export const DEVICE_SESSION_CONNECT_PATH = '/api/v1/sessions/:sessionId/connect';
+export const AGENT_NAME_HEADER = 'x-svc-agent-name';
+export const AGENT_NAME_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
+/** Messages above this close the socket with 1009 (§1). */
+export const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
+
+export const CloseCode = {
+  goingAway: 1001,
+  tooBig: 1009,
+  replaced: 4000,
+  revoked: 4001,
+  forbidden: 4003,
+  agentGone: 4502,
+} as const;
+
+export type DeviceState = 'booted' | 'shutdown';
+export type AgentErrorCode = 'not_found' | 'not_booted' | 'unsupported' | 'failed';
+
+export interface DeviceInfo {
+  sessionId: string;
+  name: string;
+  platform: string;
+  state: DeviceState;
+  osVersion: string;
+}
+
+export interface AgentHello {
+  version?: string;
+  os?: string;
+  hostname?: string;
+}
+
+export interface RequestFrame {
+  type: 'request';
+  id: string;
+  method: string;
+  params: Record<string, unknown>;
+}
+
+export interface AgentError {
+  code: string;
+  message: string;
+}
+
+/** A response, text or binary; `payload` is set for the binary form. */
+export type ResponseFrame =
+  | { type: 'response'; id: string; ok: true; result: unknown; payload: Buffer | null }
+  | { type: 'response'; id: string; ok: false; error: AgentError };
+
+export type AgentMessage =
+  | { type: 'hello'; agent: AgentHello }
+  | { type: 'devices'; devices: DeviceInfo[] }
+  | { type: 'resources'; cpuPercent: number; memPercent: number }
+  | ResponseFrame
+  | { type: 'event'; sessionId: string; event: string; data: unknown }
+  /** A well-formed frame of a type this relay does not know: ignored without complaint (additions stay compatible). */
+  | { type: 'unknown' };
+
+/** A device-session client's request (§3): the id is the client's own, echoed back unchanged. */
+export interface ClientRequest {
+  id: string | number;
+  method: string;
+  params: Record<string, unknown>;
+}
+
+const MAX_ID_LENGTH = 200;
+const MAX_DEVICES = 1000;
+
+/** `[4-byte big-endian length N][N bytes UTF-8 JSON header][payload]` (§2.4). */
+export function encodeBinaryFrame(header: object, payload: Buffer): Buffer {
+  const json = Buffer.from(JSON.stringify(header), 'utf8');
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(json.length, 0);
+  return Buffer.concat([length, json, payload]);
+}
+
+export function decodeBinaryFrame(data: Buffer): { header: unknown; payload: Buffer } | null {
+  if (data.length < 4) return null;
+  const length = data.readUInt32BE(0);
+  if (length === 0 || 4 + length > data.length) return null;
+  const header = parseJson(data.subarray(4, 4 + length));
+  return header === undefined ? null : { header, payload: data.subarray(4 + length) };
+}
+
+/** What an agent sent, validated; null when malformed. */
+export function parseAgentMessage(data: Buffer, isBinary: boolean): AgentMessage | null {
+  if (isBinary) {
+    const frame = decodeBinaryFrame(data);
+    if (!frame) return null;
+    const response = parseResponse(frame.header, frame.payload);
+    return response && response.ok ? response : null;
+  }
+  const message = parseJson(data);
+  if (!isObject(message) || typeof message.type !== 'string') return null;
+  switch (message.type) {
+    case 'hello':
+      return { type: 'hello', agent: parseHello(message.agent) };
+    case 'devices':
+      return parseDevices(message.devices);
+    case 'resources':
+      return parseResources(message);
+    case 'response':
+      return parseResponse(message, null);
+    case 'event':
+      return parseEvent(message);
+    default:
+      return { type: 'unknown' };
+  }
+}
+
+/** What a device-session client sent; null unless it is a well-formed request. */
+export function parseClientRequest(data: Buffer, isBinary: boolean): ClientRequest | null {
+  if (isBinary) return null;
+  const message = parseJson(data);
+  if (!isObject(message) || message.type !== 'request') return null;
+  const { id, method, params } = message;
+  const idOk = (typeof id === 'string' && id.length > 0 && id.length <= MAX_ID_LENGTH) || Number.isSafeInteger(id);
+  if (!idOk || !isShortString(method)) return null;
+  if (params !== undefined && !isObject(params)) return null;
+  return { id: id as string | number, method: method as string, params: (params as Record<string, unknown>) ?? {} };
+}
+
+function parseHello(value: unknown): AgentHello {
+  if (!isObject(value)) return {};
+  const hello: AgentHello = {};
+  for (const key of ['version', 'os', 'hostname'] as const) {
+    if (isShortString(value[key])) hello[key] = value[key] as string;
+  }
+  return hello;
+}
+
+function parseDevices(value: unknown): AgentMessage | null {
+  if (!Array.isArray(value) || value.length > MAX_DEVICES) return null;
+  const devices: DeviceInfo[] = [];
+  for (const item of value) {
+    if (!isObject(item)) return null;
+    const { sessionId, name, platform, state, osVersion } = item;
+    if (!isShortString(sessionId) || (state !== 'booted' && state !== 'shutdown')) return null;
+    devices.push({
+      sessionId: sessionId as string,
+      name: isShortString(name) ? (name as string) : '',
+      platform: isShortString(platform) ? (platform as string) : '',
+      state,
+      osVersion: isShortString(osVersion) ? (osVersion as string) : '',
+    });
+  }
+  return { type: 'devices', devices };
+}
+
+function parseResources(message: Record<string, unknown>): AgentMessage | null {
+  const cpu = message.cpu_percent;
+  const mem = message.mem_percent;
+  if (!isPercent(cpu) || !isPercent(mem)) return null;
+  return { type: 'resources', cpuPercent: cpu, memPercent: mem };
+}
+
+function parseResponse(message: unknown, payload: Buffer | null): ResponseFrame | null {
+  if (!isObject(message) || message.type !== 'response' || !isShortString(message.id)) return null;
+  const id = message.id as string;
+  if (message.ok === true) return { type: 'response', id, ok: true, result: message.result ?? {}, payload };
+  if (message.ok !== false || payload) return null;
+  const error = isObject(message.error) ? message.error : {};
+  return {
+    type: 'response',
+    id,
+    ok: false,
+    error: {
+      code: typeof error.code === 'string' ? error.code : 'failed',
+      message: typeof error.message === 'string' ? error.message.slice(0, 500) : '',
+    },
+  };
+}
+
+function parseEvent(message: Record<string, unknown>): AgentMessage | null {
+  if (!isShortString(message.sessionId) || !isShortString(message.event)) return null;
+  return { type: 'event', sessionId: message.sessionId as string, event: message.event as string, data: message.data ?? {} };
+}
+
+function parseJson(data: Buffer): unknown {
+  try {
+    return JSON.parse(data.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isShortString(value: unknown): boolean {
+  return typeof value === 'string' && value.length > 0 && value.length <= MAX_ID_LENGTH;
+}
+
+function isPercent(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 && value <= 100;
+}

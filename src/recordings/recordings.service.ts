@@ -1,0 +1,133 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { Request } from 'express';
+import { rename, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Repository } from 'typeorm';
+import { Clock } from '../common/clock';
+import { randomHex } from '../common/crypto/secret-token';
+import { ErrorMessages } from '../common/errors/error-messages';
+import { badRequest, notFound } from '../common/errors/relay-exception';
+import { receiveMultipart } from '../common/multipart/multipart-receiver';
+import { StoragePaths } from '../common/storage/storage-paths';
+import { HOUR_MS } from '../common/time';
+import { RelayConfig } from '../config/relay-config';
+import { After, AtOrBefore } from '../database/timestamp.column';
+import { RecordingEntity } from './recording.entity';
+import { Recording, recordingUrl, toRecording } from './recordings.mapper';
+import { detectVideo } from './video-signature';
+
+export const RECORDING_TTL_MS = 72 * HOUR_MS;
+/** The only names a recording file ever has; anything else in a URL is 404 without touching the disk. */
+const FILENAME_PATTERN = /^rec-[0-9a-f]{32}\.(webm|mkv|mp4|mov)$/;
+const MAX_SESSION_ID_LENGTH = 200;
+
+export interface UploadQuery {
+  sessionId?: unknown;
+  buildId?: unknown;
+}
+
+export interface StoredRecordingFile {
+  path: string;
+  mime: string;
+  size: number;
+}
+
+/** Screen recordings: streamed upload checked by its bytes, listing, serving until 72 hours, purge. */
+@Injectable()
+export class RecordingsService {
+  private readonly logger = new Logger('Recordings');
+
+  constructor(
+    @InjectRepository(RecordingEntity) private readonly recordings: Repository<RecordingEntity>,
+    private readonly storage: StoragePaths,
+    private readonly clock: Clock,
+    private readonly config: RelayConfig,
+  ) {}
+
+  async upload(req: Request, query: UploadQuery, uploadedBy: number): Promise<{ url: string }> {
+    const sessionId = parseSessionId(query.sessionId);
+    const buildId = parseBuildId(query.buildId);
+    const body = await receiveMultipart(req, {
+      tmpDir: this.storage.tmp,
+      files: {
+        '*': {
+          maxBytes: this.config.maxRecordingBytes,
+          tooLargeMessage: `Recording too large (limit ${this.config.maxRecordingBytes} bytes)`,
+        },
+      },
+    });
+    try {
+      const file = body.files[0];
+      if (!file || file.size === 0) throw badRequest(ErrorMessages.fileRequired);
+      const kind = detectVideo(file.head);
+      if (!kind) throw badRequest('The file is not a WebM, Matroska, MP4 or QuickTime video');
+      const filename = `rec-${randomHex(16)}.${kind.extension}`;
+      const now = this.clock.now();
+      await rename(file.path, join(this.storage.recordings, filename));
+      try {
+        await this.recordings.insert({
+          filename,
+          sessionId,
+          buildId,
+          fileSize: file.size,
+          mime: kind.mime,
+          uploadedBy,
+          createdAt: now,
+          expiresAt: new Date(now.getTime() + RECORDING_TTL_MS),
+        });
+      } catch (err) {
+        await unlink(join(this.storage.recordings, filename)).catch(() => undefined);
+        throw err;
+      }
+      return { url: recordingUrl(filename) };
+    } finally {
+      await body.cleanup();
+    }
+  }
+
+  async list(buildIdValue: unknown): Promise<Recording[]> {
+    const buildId = parseBuildId(buildIdValue);
+    const rows = await this.recordings.find({
+      where: { expiresAt: After(this.clock.now()), ...(buildId !== null ? { buildId } : {}) },
+      order: { id: 'DESC' },
+    });
+    return rows.map(toRecording);
+  }
+
+  /** The file of a live recording; 404 for anything else (unknown, malformed name, past 72 hours). */
+  async file(filename: string): Promise<StoredRecordingFile> {
+    if (!FILENAME_PATTERN.test(filename)) throw notFound('Recording not found');
+    const recording = await this.recordings.findOneBy({ filename });
+    if (!recording || recording.expiresAt.getTime() <= this.clock.nowMs()) throw notFound('Recording not found');
+    return { path: join(this.storage.recordings, recording.filename), mime: recording.mime, size: recording.fileSize };
+  }
+
+  /** Deletes recordings past their 72 hours: the row first (so it is never served), then the file. */
+  async purgeExpired(): Promise<number> {
+    const expired = await this.recordings.find({ where: { expiresAt: AtOrBefore(this.clock.now()) } });
+    for (const recording of expired) {
+      await this.recordings.delete({ id: recording.id });
+      await unlink(join(this.storage.recordings, recording.filename)).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ENOENT') this.logger.warn(`Could not remove ${recording.filename}: ${err.message}`);
+      });
+    }
+    return expired.length;
+  }
+}
+
+function parseSessionId(value: unknown): string | null {
+  if (value === undefined || value === '') return null;
+  if (typeof value !== 'string' || value.length > MAX_SESSION_ID_LENGTH) {
+    throw badRequest(`sessionId must be a string of at most ${MAX_SESSION_ID_LENGTH} characters`);
+  }
+  return value;
+}
+
+function parseBuildId(value: unknown): number | null {
+  if (value === undefined || value === '') return null;
+  if (typeof value !== 'string' || !/^[1-9][0-9]{0,9}$/.test(value) || Number(value) > 2_147_483_647) {
+    throw badRequest('buildId must be a positive integer');
+  }
+  return Number(value);
+}

@@ -1,0 +1,46 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { WebSocket } from 'ws';
+
+/** An automation client's open socket on one device session, with the credentials it opened with. */
+export interface DeviceSessionClient {
+  socket: WebSocket;
+  sessionId: string;
+  userId: number;
+  /** Browser session (cookie) that opened it, else null. */
+  authSessionId: number | null;
+  /** PAT that opened it, else null. */
+  tokenId: number | null;
+}
+
+/** The open client sockets, by device session. */
+@Injectable()
+export class DeviceSessionClients {
+  private readonly logger = new Logger('DeviceSessions');
+  private readonly bySession = new Map<string, Set<DeviceSessionClient>>();
+
+  add(client: DeviceSessionClient): void {
+    const set = this.bySession.get(client.sessionId) ?? new Set();
+    set.add(client);
+    this.bySession.set(client.sessionId, set);
+  }
+
+  remove(client: DeviceSessionClient): void {
+    const set = this.bySession.get(client.sessionId);
+    set?.delete(client);
+    if (set && !set.size) this.bySession.delete(client.sessionId);
+  }
+
+  of(sessionId: string): DeviceSessionClient[] {
+    return [...(this.bySession.get(sessionId) ?? [])];
+  }
+
+  closeWhere(match: (client: DeviceSessionClient) => boolean, code: number, reason: string): void {
+    for (const set of this.bySession.values()) {
+      for (const client of set) {
+        if (!match(client) || client.socket.readyState !== client.socket.OPEN) continue;
+        this.logger.log(`Closing a client of session ${client.sessionId} (${code}): ${reason}`);
+        client.socket.close(code, reason);
+      }
+    }
+  }
+}

@@ -1,0 +1,102 @@
+import { HttpStatus, Injectable } from '@nestjs/common';
+import { AgentConnection } from '../agents/agent-connection';
+import { AgentDirectory } from '../agents/agent-directory.service';
+import { AgentRpcService, RpcOutcome } from '../agents/agent-rpc.service';
+import { ErrorMessages } from '../common/errors/error-messages';
+import { badRequest, conflict, notFound, RelayException } from '../common/errors/relay-exception';
+import { RelayConfig } from '../config/relay-config';
+import { toUiElements, UiElement } from './ui-element.mapper';
+
+export type ScreenshotFormat = 'png' | 'jpeg';
+export const SESSION_NOT_FOUND = 'Session not found';
+const IMAGE_TYPES = ['image/png', 'image/jpeg'];
+
+export interface Screenshot {
+  mime: string;
+  payload: Buffer;
+}
+
+/** `format` of GET /sessions/:id/screenshot: png (default) or jpeg; anything else 400. */
+export function parseScreenshotFormat(value: unknown): ScreenshotFormat {
+  if (value === undefined) return 'png';
+  if (value === 'png' || value === 'jpeg') return value;
+  throw badRequest('format must be png or jpeg');
+}
+
+/**
+ * Device sessions seen from REST and from automation clients: finds the agent that owns a session,
+ * asks it through the RPC service, and maps what happened to the statuses of agent-protocol §2.4.
+ */
+@Injectable()
+export class DeviceSessionsService {
+  constructor(
+    private readonly directory: AgentDirectory,
+    private readonly rpc: AgentRpcService,
+    private readonly config: RelayConfig,
+  ) {}
+
+  async screenshot(sessionId: string, format: ScreenshotFormat): Promise<Screenshot> {
+    const outcome = await this.call(this.bootedSession(sessionId), 'screenshot', { sessionId, format });
+    const ok = this.succeeded(outcome, ErrorMessages.screenshotTimeout);
+    const mime = (ok.result as { mime?: unknown } | null)?.mime;
+    if (!ok.payload?.length || typeof mime !== 'string' || !IMAGE_TYPES.includes(mime)) {
+      throw new RelayException(HttpStatus.BAD_GATEWAY, 'Agent returned no image');
+    }
+    return { mime, payload: ok.payload };
+  }
+
+  async uiTree(sessionId: string): Promise<{ elements: UiElement[] }> {
+    const outcome = await this.call(this.bootedSession(sessionId), 'ui_tree', { sessionId });
+    const elements = toUiElements(this.succeeded(outcome, ErrorMessages.uiTreeTimeout).result);
+    if (!elements) throw new RelayException(HttpStatus.BAD_GATEWAY, 'Agent returned no UI tree');
+    return { elements };
+  }
+
+  /** For a device-session client's request: the owning agent's socket, or null when it is offline. */
+  agentFor(sessionId: string): AgentConnection | null {
+    return this.directory.locate(sessionId)?.connection ?? null;
+  }
+
+  exists(sessionId: string): boolean {
+    return this.directory.locate(sessionId) !== null;
+  }
+
+  /** Forwards any method for a session (§3); the agent decides what it supports. */
+  forward(agent: AgentConnection, sessionId: string, method: string, params: Record<string, unknown>): Promise<RpcOutcome> {
+    return this.rpc.call(agent, method, { ...params, sessionId }, this.timeoutFor(method));
+  }
+
+  private timeoutFor(method: string): number {
+    if (method === 'screenshot') return this.config.agents.screenshotTimeoutMs;
+    if (method === 'ui_tree') return this.config.agents.uiTreeTimeoutMs;
+    return this.config.agents.requestTimeoutMs;
+  }
+
+  /** 404 unknown, 409 last known shut down, 502 owner not connected. */
+  private bootedSession(sessionId: string): AgentConnection {
+    const location = this.directory.locate(sessionId);
+    if (!location) throw notFound(SESSION_NOT_FOUND);
+    if (location.device.state !== 'booted') throw conflict(ErrorMessages.deviceNotBooted);
+    if (!location.connection) throw new RelayException(HttpStatus.BAD_GATEWAY, ErrorMessages.agentOffline);
+    return location.connection;
+  }
+
+  private call(agent: AgentConnection, method: 'screenshot' | 'ui_tree', params: Record<string, unknown>) {
+    return this.rpc.call(agent, method, params, this.timeoutFor(method));
+  }
+
+  private succeeded(outcome: RpcOutcome, timeoutMessage: string): Extract<RpcOutcome, { kind: 'ok' }> {
+    switch (outcome.kind) {
+      case 'ok':
+        return outcome;
+      case 'timeout':
+        throw new RelayException(HttpStatus.GATEWAY_TIMEOUT, timeoutMessage);
+      case 'offline':
+        throw new RelayException(HttpStatus.BAD_GATEWAY, ErrorMessages.agentOffline);
+      case 'error':
+        if (outcome.code === 'not_found') throw notFound(SESSION_NOT_FOUND);
+        if (outcome.code === 'not_booted') throw conflict(ErrorMessages.deviceNotBooted);
+        throw new RelayException(HttpStatus.BAD_GATEWAY, outcome.message.trim() || ErrorMessages.agentOffline);
+    }
+  }
+}
