@@ -2,15 +2,23 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { ScheduleModule } from '@nestjs/schedule';
 import { AuthModule } from './auth/auth.module';
+import { CommentsModule } from './comments/comments.module';
 import { CommonModule } from './common/common.module';
 import { ConfigModule } from './config/config.module';
 import { RelayConfig } from './config/relay-config';
 import { DatabaseModule } from './database/database.module';
+import { InvitationsModule } from './invitations/invitations.module';
 import { LoggingModule } from './logging/logging.module';
 import { RelayLogger } from './logging/relay-logger';
+import { MailModule } from './mail/mail.module';
 import { MaintenanceModule } from './maintenance/maintenance.module';
+import { PasswordResetModule } from './password-reset/password-reset.module';
+import { ProfileModule } from './profile/profile.module';
 import { RelayModule } from './relay/relay.module';
+import { SettingsModule } from './settings/settings.module';
+import { TeamModule } from './team/team.module';
 import { TokensModule } from './tokens/tokens.module';
+import { UploadsModule } from './uploads/uploads.module';
 import { UsersModule } from './users/users.module';
 
 /** The whole relay. Config and logger are built before Nest starts, so a bad config never boots anything. */
@@ -31,6 +39,14 @@ export class AppModule {
         TokensModule,
         RelayModule,
         MaintenanceModule,
+        UploadsModule,
+        MailModule,
+        SettingsModule,
+        ProfileModule,
+        TeamModule,
+        InvitationsModule,
+        PasswordResetModule,
+        CommentsModule,
       ],
     };
   }

@@ -1,5 +1,14 @@
 import { Module } from '@nestjs/common';
+import { CommentsModule } from '../comments/comments.module';
+import { InvitationsModule } from '../invitations/invitations.module';
+import { PasswordResetModule } from '../password-reset/password-reset.module';
+import { SettingsModule } from '../settings/settings.module';
+import { UploadsModule } from '../uploads/uploads.module';
 import { ScheduledPurgesService } from './scheduled-purges.service';
 
-@Module({ providers: [ScheduledPurgesService], exports: [ScheduledPurgesService] })
+@Module({
+  imports: [InvitationsModule, PasswordResetModule, SettingsModule, CommentsModule, UploadsModule],
+  providers: [ScheduledPurgesService],
+  exports: [ScheduledPurgesService],
+})
 export class MaintenanceModule {}

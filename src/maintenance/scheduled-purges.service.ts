@@ -1,6 +1,16 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { Cron, CronExpression } from '@nestjs/schedule';
 import { SessionsService } from '../auth/sessions.service';
+import { CommentsService } from '../comments/comments.service';
+import { MINUTE_MS } from '../common/time';
+import { InvitationsService } from '../invitations/invitations.service';
+import { PasswordResetService } from '../password-reset/password-reset.service';
+import { SettingsService } from '../settings/settings.service';
+import { StoredImagesService } from '../uploads/stored-images.service';
+import { UsersService } from '../users/users.service';
+
+/** Stored files younger than this are never swept: their row may be about to be written. */
+export const ORPHAN_UPLOAD_GRACE_MS = 10 * MINUTE_MS;
 
 /**
  * Every scheduled clean-up in one place: each runs once at start-up and then on its schedule.
@@ -11,7 +21,15 @@ import { SessionsService } from '../auth/sessions.service';
 export class ScheduledPurgesService implements OnApplicationBootstrap {
   private readonly logger = new Logger('Purge');
 
-  constructor(private readonly sessions: SessionsService) {}
+  constructor(
+    private readonly sessions: SessionsService,
+    private readonly invitations: InvitationsService,
+    private readonly resets: PasswordResetService,
+    private readonly users: UsersService,
+    private readonly settings: SettingsService,
+    private readonly comments: CommentsService,
+    private readonly images: StoredImagesService,
+  ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     await this.runAll();
@@ -20,6 +38,27 @@ export class ScheduledPurgesService implements OnApplicationBootstrap {
   @Cron(CronExpression.EVERY_MINUTE, { name: 'purge' })
   async runAll(): Promise<void> {
     await this.guarded('expired sessions', () => this.sessions.purgeExpired());
+    await this.guarded('expired invitations', () => this.invitations.purgeExpired());
+    await this.guarded('used or expired reset links', () => this.resets.purgeStale());
+  }
+
+  @Cron(CronExpression.EVERY_HOUR, { name: 'sweep-uploads' })
+  async sweepUploads(): Promise<void> {
+    await this.guarded('unreferenced uploads', () => this.sweepOrphanUploads());
+  }
+
+  /**
+   * Deletes stored images no row points at: attachments of comments removed with their build
+   * (the database cascade cannot delete files), avatars and logos left by a crash between steps.
+   */
+  async sweepOrphanUploads(graceMs = ORPHAN_UPLOAD_GRACE_MS): Promise<number> {
+    const logo = await this.settings.logoPath();
+    const counts = await Promise.all([
+      this.images.sweepOrphans('comments', new Set(await this.comments.attachmentPaths()), graceMs),
+      this.images.sweepOrphans('avatars', new Set(await this.users.avatarPaths()), graceMs),
+      this.images.sweepOrphans('logos', new Set(logo ? [logo] : []), graceMs),
+    ]);
+    return counts.reduce((a, b) => a + b, 0);
   }
 
   private async guarded(what: string, purge: () => Promise<unknown>): Promise<void> {
