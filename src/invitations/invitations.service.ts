@@ -6,7 +6,7 @@ import { ActiveSession, SessionsService } from '../auth/sessions.service';
 import type { Principal } from '../common/auth/principal';
 import type { Role } from '../common/auth/role';
 import { Clock } from '../common/clock';
-import { randomHex, sha256Hex } from '../common/crypto/secret-token';
+import { linkTokenHash, newLinkToken } from '../common/crypto/link-token';
 import { ErrorMessages } from '../common/errors/error-messages';
 import { badRequest, conflict, gone } from '../common/errors/relay-exception';
 import { SerialQueue } from '../common/serial-queue';
@@ -26,7 +26,6 @@ import { InvitationEntity } from './invitation.entity';
 
 export const INVITATION_TTL_MS = 7 * DAY_MS;
 export const INVITE_PAGE_PATH = '/invite';
-const TOKEN_FORMAT = /^[0-9a-f]{64}$/;
 
 export const InvitationMessages = {
   alreadyMember: 'This e-mail already belongs to a member',
@@ -68,11 +67,11 @@ export class InvitationsService {
     const email = input.email ? normalizeEmail(input.email) : null;
     if (email && (await this.users.findByEmail(email))) throw conflict(InvitationMessages.alreadyMember);
     const role = input.role ?? 'QA';
-    const token = randomHex(32);
+    const { token, hash } = newLinkToken();
     const now = this.clock.now();
     await this.invitations.save(
       this.invitations.create({
-        tokenHash: sha256Hex(token),
+        tokenHash: hash,
         email,
         role,
         invitedBy: actor.userId,
@@ -97,14 +96,18 @@ export class InvitationsService {
     return { token, emailSent, inviteUrl };
   }
 
+  /** The open invitation for a token, or null when unknown, expired or used. */
+  async findUsable(token: unknown): Promise<InvitationEntity | null> {
+    const hash = linkTokenHash(token);
+    const invitation = hash ? await this.invitations.findOneBy({ tokenHash: hash }) : null;
+    const open = invitation && !invitation.acceptedAt && invitation.expiresAt.getTime() > this.clock.nowMs();
+    return open ? invitation : null;
+  }
+
   /** The open invitation for a token; 410 when unknown, expired or used. */
   async usable(token: unknown): Promise<InvitationEntity> {
-    const invitation = typeof token === 'string' && TOKEN_FORMAT.test(token.toLowerCase())
-      ? await this.invitations.findOneBy({ tokenHash: sha256Hex(token.toLowerCase()) })
-      : null;
-    if (!invitation || invitation.acceptedAt || invitation.expiresAt.getTime() <= this.clock.nowMs()) {
-      throw gone(ErrorMessages.invitationGone);
-    }
+    const invitation = await this.findUsable(token);
+    if (!invitation) throw gone(ErrorMessages.invitationGone);
     return invitation;
   }
 

@@ -3,7 +3,6 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Auth } from '../common/auth/auth.decorator';
 import { formSubmitScript, sendLinkPage } from '../common/html/link-page';
-import { RelayException } from '../common/errors/relay-exception';
 import { escapeHtml } from '../common/html/escape-html';
 import { InvitationsService } from './invitations.service';
 
@@ -21,10 +20,7 @@ export class InvitePageController {
   @Get()
   @Auth({ public: true })
   async page(@Query('token') token: unknown, @Res() res: Response): Promise<void> {
-    const invitation = await this.invitations.usable(token).catch((err: unknown) => {
-      if (err instanceof RelayException) return null;
-      throw err;
-    });
+    const invitation = await this.invitations.findUsable(token);
     if (!invitation) {
       sendLinkPage(res, {
         status: 410,

@@ -3,7 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, Repository } from 'typeorm';
 import { SessionsService } from '../auth/sessions.service';
 import { Clock } from '../common/clock';
-import { randomHex, sha256Hex } from '../common/crypto/secret-token';
+import { linkTokenHash, newLinkToken } from '../common/crypto/link-token';
 import { gone, notFound } from '../common/errors/relay-exception';
 import { HOUR_MS } from '../common/time';
 import { After } from '../database/timestamp.column';
@@ -19,7 +19,6 @@ import { PasswordResetEntity } from './password-reset.entity';
 
 export const RESET_TTL_MS = 2 * HOUR_MS;
 export const RESET_PAGE_PATH = '/reset-password';
-const TOKEN_FORMAT = /^[0-9a-f]{64}$/;
 
 export const ResetMessages = {
   linkGone: 'Reset link expired or not found',
@@ -56,13 +55,13 @@ export class PasswordResetService {
   async sendReset(userId: number): Promise<ResetLinkCreated> {
     const user = await this.users.findById(userId);
     if (!user) throw notFound(ResetMessages.memberNotFound);
-    const token = randomHex(32);
+    const { token, hash } = newLinkToken();
     const now = this.clock.now();
     await this.resets.manager.transaction(async (manager) => {
       await manager.delete(PasswordResetEntity, { userId });
       await manager.insert(PasswordResetEntity, {
         userId,
-        tokenHash: sha256Hex(token),
+        tokenHash: hash,
         createdAt: now,
         expiresAt: new Date(now.getTime() + RESET_TTL_MS),
         usedAt: null,
@@ -82,12 +81,17 @@ export class PasswordResetService {
     return { ok: true, emailSent, token, resetUrl };
   }
 
+  /** The open reset link for a token, or null when unknown, expired, used or replaced. */
+  async findUsable(token: unknown): Promise<PasswordResetEntity | null> {
+    const hash = linkTokenHash(token);
+    const reset = hash ? await this.resets.findOneBy({ tokenHash: hash }) : null;
+    return reset && !reset.usedAt && reset.expiresAt.getTime() > this.clock.nowMs() ? reset : null;
+  }
+
   /** The open reset link for a token; 410 when unknown, expired, used or replaced. */
   async usable(token: unknown): Promise<PasswordResetEntity> {
-    const reset = typeof token === 'string' && TOKEN_FORMAT.test(token.toLowerCase())
-      ? await this.resets.findOneBy({ tokenHash: sha256Hex(token.toLowerCase()) })
-      : null;
-    if (!reset || reset.usedAt || reset.expiresAt.getTime() <= this.clock.nowMs()) throw gone(ResetMessages.linkGone);
+    const reset = await this.findUsable(token);
+    if (!reset) throw gone(ResetMessages.linkGone);
     return reset;
   }
 

@@ -2,7 +2,6 @@ import { Controller, Get, Query, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Auth } from '../common/auth/auth.decorator';
-import { RelayException } from '../common/errors/relay-exception';
 import { escapeHtml } from '../common/html/escape-html';
 import { formSubmitScript, sendLinkPage } from '../common/html/link-page';
 import { PasswordResetService } from './password-reset.service';
@@ -21,14 +20,7 @@ export class ResetPageController {
   @Get()
   @Auth({ public: true })
   async page(@Query('token') token: unknown, @Res() res: Response): Promise<void> {
-    const usable = await this.resets.usable(token).then(
-      () => true,
-      (err: unknown) => {
-        if (err instanceof RelayException) return false;
-        throw err;
-      },
-    );
-    if (!usable) {
+    if (!(await this.resets.findUsable(token))) {
       sendLinkPage(res, {
         status: 410,
         title: 'Reset password',
