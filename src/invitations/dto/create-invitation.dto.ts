@@ -6,8 +6,8 @@ export class CreateInvitationDto {
   /** Omit to create an invitation without e-mail (the link is handed over another way). */
   @IsOptional()
   @Trim()
-  @IsEmail({}, { message: 'email must be a valid e-mail address' })
   @MaxLength(320)
+  @IsEmail({}, { message: 'email must be a valid e-mail address' })
   email?: string;
 
   @IsOptional()
