@@ -1,7 +1,9 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { ScheduleModule } from '@nestjs/schedule';
+import { AppsModule } from './apps/apps.module';
 import { AuthModule } from './auth/auth.module';
+import { BuildsModule } from './builds/builds.module';
 import { CommentsModule } from './comments/comments.module';
 import { CommonModule } from './common/common.module';
 import { ConfigModule } from './config/config.module';
@@ -38,6 +40,8 @@ export class AppModule {
         AuthModule,
         TokensModule,
         RelayModule,
+        AppsModule,
+        BuildsModule,
         MaintenanceModule,
         UploadsModule,
         MailModule,

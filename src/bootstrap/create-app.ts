@@ -10,6 +10,7 @@ import { HttpErrorFilter } from '../common/errors/http-error.filter';
 import { createValidationPipe } from '../common/validation/validation.pipe';
 import { RelayConfig } from '../config/relay-config';
 import { RelayLogger } from '../logging/relay-logger';
+import { applyServerTimeouts, requestIdleTimeout } from './http-timeouts';
 import { setupOpenApi } from './openapi';
 
 export const API_PREFIX = 'api/v1';
@@ -38,7 +39,8 @@ export async function createRelayApp(config: RelayConfig, logger = new RelayLogg
   });
   app.set('trust proxy', config.trustProxy);
   app.disable('x-powered-by');
-  app.use(json({ limit: JSON_BODY_LIMIT }), bodyParserErrors);
+  applyServerTimeouts(app.getHttpServer());
+  app.use(requestIdleTimeout, json({ limit: JSON_BODY_LIMIT }), bodyParserErrors);
   app.setGlobalPrefix(API_PREFIX, { exclude: ROOT_ROUTES });
   app.useGlobalFilters(new HttpErrorFilter());
   app.useGlobalPipes(createValidationPipe());

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { BuildsModule } from '../builds/builds.module';
 import { UploadsModule } from '../uploads/uploads.module';
-import { BuildExistence } from './build-existence';
 import { CommentAttachmentEntity } from './comment-attachment.entity';
 import { CommentEntity } from './comment.entity';
 import { CommentsController } from './comments.controller';
@@ -9,9 +9,9 @@ import { CommentsService } from './comments.service';
 
 /** Comments on builds with image attachments. */
 @Module({
-  imports: [TypeOrmModule.forFeature([CommentEntity, CommentAttachmentEntity]), UploadsModule],
+  imports: [TypeOrmModule.forFeature([CommentEntity, CommentAttachmentEntity]), BuildsModule, UploadsModule],
   controllers: [CommentsController],
-  providers: [CommentsService, BuildExistence],
+  providers: [CommentsService],
   exports: [CommentsService],
 })
 export class CommentsModule {}

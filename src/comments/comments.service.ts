@@ -1,12 +1,13 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
+import { OnEvent } from '@nestjs/event-emitter';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
+import { BuildQueryService } from '../builds/build-query.service';
+import { BuildsDeletedEvent } from '../builds/events/builds-deleted.event';
 import type { Principal } from '../common/auth/principal';
 import { Clock } from '../common/clock';
-import { ErrorMessages } from '../common/errors/error-messages';
 import { badRequest, forbidden, notFound } from '../common/errors/relay-exception';
 import { ImageForm, StoredImagesService } from '../uploads/stored-images.service';
-import { BuildExistence } from './build-existence';
 import { CommentAttachmentEntity } from './comment-attachment.entity';
 import { CommentEntity } from './comment.entity';
 import { CommentCreated, CommentListItem, toCommentCreated, toCommentListItem } from './comments.mapper';
@@ -23,10 +24,14 @@ export const CommentMessages = {
 /** Comments on builds, with at most one image attachment each. */
 @Injectable()
 export class CommentsService {
+  private readonly logger = new Logger('Comments');
+  /** Attachment files already in uploads/comments/ whose row is not committed yet (kept from sweeps). */
+  private readonly pendingFiles = new Set<string>();
+
   constructor(
     @InjectRepository(CommentEntity) private readonly comments: Repository<CommentEntity>,
     @InjectRepository(CommentAttachmentEntity) private readonly attachments: Repository<CommentAttachmentEntity>,
-    private readonly builds: BuildExistence,
+    private readonly builds: BuildQueryService,
     private readonly images: StoredImagesService,
     private readonly clock: Clock,
   ) {}
@@ -51,6 +56,7 @@ export class CommentsService {
       });
       const attachment = form.image('attachment');
       const filePath = attachment ? await this.images.keep(attachment) : null;
+      if (filePath) this.pendingFiles.add(filePath);
       try {
         return await this.comments.manager.transaction(async (manager) => {
           const comment = await manager.save(
@@ -76,6 +82,8 @@ export class CommentsService {
       } catch (err) {
         await this.images.remove(filePath);
         throw err;
+      } finally {
+        if (filePath) this.pendingFiles.delete(filePath);
       }
     } finally {
       await form.discard();
@@ -91,9 +99,24 @@ export class CommentsService {
     for (const attachment of comment.attachments ?? []) await this.images.remove(attachment.filePath);
   }
 
-  /** Every stored attachment path, for the sweep of files whose comment (or build) is gone. */
-  async attachmentPaths(): Promise<string[]> {
-    return (await this.attachments.find({ select: { filePath: true } })).map((a) => a.filePath);
+  /** Every attachment path in use (committed rows and uploads in flight), for the sweep of orphans. */
+  async attachmentPaths(): Promise<Set<string>> {
+    const rows = await this.attachments.find({ select: { filePath: true } });
+    return new Set([...rows.map((a) => a.filePath), ...this.pendingFiles]);
+  }
+
+  /**
+   * The database removed the comments of deleted builds (CASCADE) but cannot remove files: sweep
+   * attachment files no row references any more. No grace period is needed, since the references
+   * are read after the folder is listed and include uploads in flight.
+   */
+  @OnEvent(BuildsDeletedEvent.eventName, { async: true })
+  async onBuildsDeleted(): Promise<void> {
+    try {
+      await this.images.sweepOrphans('comments', () => this.attachmentPaths(), 0);
+    } catch (err) {
+      this.logger.error(`Removing attachments of deleted builds failed: ${(err as Error).message}`, (err as Error).stack);
+    }
   }
 
   /** Validates `build_id` (400), runs the other field checks, then requires the build to exist (404). */
@@ -101,8 +124,6 @@ export class CommentsService {
     const text = typeof value === 'string' ? value.trim() : '';
     if (!/^[1-9]\d{0,15}$/.test(text)) throw badRequest(CommentMessages.buildIdRequired);
     checkFields?.();
-    const buildId = Number(text);
-    if (!(await this.builds.exists(buildId))) throw notFound(ErrorMessages.buildNotFound);
-    return buildId;
+    return (await this.builds.get(Number(text))).id;
   }
 }

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { BuildsModule } from '../builds/builds.module';
 import { CommentsModule } from '../comments/comments.module';
 import { InvitationsModule } from '../invitations/invitations.module';
 import { PasswordResetModule } from '../password-reset/password-reset.module';
@@ -7,7 +8,7 @@ import { UploadsModule } from '../uploads/uploads.module';
 import { ScheduledPurgesService } from './scheduled-purges.service';
 
 @Module({
-  imports: [InvitationsModule, PasswordResetModule, SettingsModule, CommentsModule, UploadsModule],
+  imports: [BuildsModule, InvitationsModule, PasswordResetModule, SettingsModule, CommentsModule, UploadsModule],
   providers: [ScheduledPurgesService],
   exports: [ScheduledPurgesService],
 })

@@ -1,8 +1,9 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { Cron, CronExpression } from '@nestjs/schedule';
 import { SessionsService } from '../auth/sessions.service';
+import { BuildRetentionService } from '../builds/build-retention.service';
 import { CommentsService } from '../comments/comments.service';
-import { MINUTE_MS } from '../common/time';
+import { HOUR_MS, MINUTE_MS } from '../common/time';
 import { InvitationsService } from '../invitations/invitations.service';
 import { PasswordResetService } from '../password-reset/password-reset.service';
 import { SettingsService } from '../settings/settings.service';
@@ -23,6 +24,7 @@ export class ScheduledPurgesService implements OnApplicationBootstrap {
 
   constructor(
     private readonly sessions: SessionsService,
+    private readonly builds: BuildRetentionService,
     private readonly invitations: InvitationsService,
     private readonly resets: PasswordResetService,
     private readonly users: UsersService,
@@ -32,12 +34,16 @@ export class ScheduledPurgesService implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    // Before the relay listens nothing is being uploaded, so every unreferenced build file is an orphan.
+    await this.guarded('orphan build files', () => this.builds.sweepOrphans(0));
     await this.runAll();
   }
 
   @Cron(CronExpression.EVERY_MINUTE, { name: 'purge' })
   async runAll(): Promise<void> {
     await this.guarded('expired sessions', () => this.sessions.purgeExpired());
+    await this.guarded('builds past their deletion time', () => this.builds.purgeDue());
+    await this.guarded('orphan build files', () => this.builds.sweepOrphans(HOUR_MS));
     await this.guarded('expired invitations', () => this.invitations.purgeExpired());
     await this.guarded('used or expired reset links', () => this.resets.purgeStale());
   }
@@ -52,11 +58,10 @@ export class ScheduledPurgesService implements OnApplicationBootstrap {
    * (the database cascade cannot delete files), avatars and logos left by a crash between steps.
    */
   async sweepOrphanUploads(graceMs = ORPHAN_UPLOAD_GRACE_MS): Promise<number> {
-    const logo = await this.settings.logoPath();
     const counts = await Promise.all([
-      this.images.sweepOrphans('comments', new Set(await this.comments.attachmentPaths()), graceMs),
-      this.images.sweepOrphans('avatars', new Set(await this.users.avatarPaths()), graceMs),
-      this.images.sweepOrphans('logos', new Set(logo ? [logo] : []), graceMs),
+      this.images.sweepOrphans('comments', () => this.comments.attachmentPaths(), graceMs),
+      this.images.sweepOrphans('avatars', async () => new Set(await this.users.avatarPaths()), graceMs),
+      this.images.sweepOrphans('logos', async () => new Set([await this.settings.logoPath()].filter((p) => p !== null)), graceMs),
     ]);
     return counts.reduce((a, b) => a + b, 0);
   }

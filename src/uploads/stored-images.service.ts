@@ -125,14 +125,23 @@ export class StoredImagesService {
 
   /**
    * Deletes files in a folder that no row references (left by a deleted build's comments, a
-   * crash between steps). Files younger than `graceMs` are kept: they may belong to an upload in flight.
+   * crash between steps). References are read after the folder is listed, so a file stored
+   * meanwhile is never taken for an orphan. Files younger than `graceMs` are kept as well.
    */
-  async sweepOrphans(folder: UploadFolder, referenced: Set<string>, graceMs: number, nowMs = Date.now()): Promise<number> {
+  async sweepOrphans(
+    folder: UploadFolder,
+    referenced: () => Promise<Set<string>>,
+    graceMs: number,
+    nowMs = Date.now(),
+  ): Promise<number> {
     const dir = join(this.paths.uploads, folder);
+    const names = await readdir(dir).catch(() => [] as string[]);
+    if (!names.length) return 0;
+    const inUse = await referenced();
     let removed = 0;
-    for (const name of await readdir(dir).catch(() => [] as string[])) {
+    for (const name of names) {
       const relative = `${folder}/${name}`;
-      if (referenced.has(relative)) continue;
+      if (inUse.has(relative)) continue;
       const info = await stat(join(dir, name)).catch(() => null);
       if (!info?.isFile() || nowMs - info.mtimeMs < graceMs) continue;
       await unlink(join(dir, name)).catch(() => undefined);

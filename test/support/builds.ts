@@ -1,19 +1,8 @@
-import { DataSource } from 'typeorm';
-import type { TestRelay } from './test-relay';
+import { attachBuild } from './build-fixtures';
+import type { MemberFactory, TestMember } from './factory';
 
-/**
- * A build row for tests of features attached to builds (comments). The builds module is developed
- * on another branch; until it is merged here, a stand-in `builds` table with just an id is created
- * when none exists. Replace with an upload through POST /builds once builds lands.
- */
-export async function insertTestBuild(relay: TestRelay): Promise<number> {
-  const db = relay.app.get(DataSource);
-  const columns: Array<{ name: string }> = await db.query("SELECT name FROM pragma_table_info('builds')");
-  if (!columns.length) await db.query('CREATE TABLE builds (id integer PRIMARY KEY AUTOINCREMENT)');
-  const result = await db.query('INSERT INTO builds DEFAULT VALUES RETURNING id');
-  return result[0].id;
-}
-
-export async function deleteTestBuild(relay: TestRelay, id: number): Promise<void> {
-  await relay.app.get(DataSource).query('DELETE FROM builds WHERE id = ?', [id]);
+/** Uploads a real build fixture through POST /builds and returns its id and app id. */
+export async function uploadTestBuild(members: MemberFactory, uploader: TestMember): Promise<{ id: number; appId: number }> {
+  const res = await attachBuild(members.as(uploader, 'post', '/api/v1/builds'), 'string-label.apk').expect(201);
+  return { id: res.body.id, appId: res.body.app_id };
 }

@@ -14,6 +14,7 @@ export const ErrorMessages = {
   invalidCredentials: 'Invalid email or password',
   crossSite: 'Cross-site request refused',
   buildNotFound: 'Build not found',
+  appNotFound: 'App not found',
   fileRequired: 'file required',
   invitationGone: 'Invitation expired or not found',
   deviceNotBooted: 'Device is not booted',

@@ -1,6 +1,6 @@
 import busboy from 'busboy';
 import type { Request } from 'express';
-import { createWriteStream, mkdirSync, WriteStream } from 'node:fs';
+import { createWriteStream, mkdirSync, statfsSync, WriteStream } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomHex } from '../crypto/secret-token';
@@ -19,6 +19,11 @@ export interface MultipartOptions {
   files: Record<string, FileFieldRule>;
   maxFields?: number;
   maxFieldBytes?: number;
+  /**
+   * Free space to keep on the data disk. When set, a body whose Content-Length does not fit is
+   * refused (507) before any byte is written, and free space is checked again while writing.
+   */
+  minFreeBytes?: number;
 }
 
 export interface ReceivedFile {
@@ -62,6 +67,13 @@ export function receiveMultipart(req: Request, options: MultipartOptions): Promi
     return Promise.reject(payloadTooLarge(tooLargeMessage(rule)));
   }
   mkdirSync(options.tmpDir, { recursive: true });
+  if (options.minFreeBytes !== undefined) {
+    const needed = (Number.isFinite(declared) ? declared : 0) + options.minFreeBytes;
+    if (freeBytes(options.tmpDir) < needed) {
+      refuseRest(req);
+      return Promise.reject(notEnoughSpace());
+    }
+  }
 
   return new Promise((resolve, reject) => {
     const fields: Record<string, string> = {};
@@ -132,8 +144,13 @@ export function receiveMultipart(req: Request, options: MultipartOptions): Promi
       files.push(received);
       const out = createWriteStream(path, { flags: 'wx' });
       openStreams.add(out);
+      let nextSpaceCheck = SPACE_CHECK_EVERY;
       stream.on('data', (chunk: Buffer) => {
         received.size += chunk.length;
+        if (options.minFreeBytes !== undefined && received.size >= nextSpaceCheck) {
+          nextSpaceCheck += SPACE_CHECK_EVERY;
+          if (freeBytes(options.tmpDir) < options.minFreeBytes) return fail(notEnoughSpace());
+        }
         if (received.head.length < HEAD_BYTES) {
           received.head = Buffer.concat([received.head, chunk.subarray(0, HEAD_BYTES - received.head.length)]);
         }
@@ -188,9 +205,23 @@ function refuseRest(req: Request): void {
   req.res?.setHeader('Connection', 'close');
 }
 
-function diskError(err: NodeJS.ErrnoException): RelayException {
-  if (err.code === 'ENOSPC' || err.code === 'EDQUOT') {
-    return new RelayException(507, 'Not enough disk space on the relay to store this upload');
+/** While writing, free space is re-checked after every this many bytes. */
+const SPACE_CHECK_EVERY = 16 * 1024 * 1024;
+
+function freeBytes(dir: string): number {
+  try {
+    const stats = statfsSync(dir);
+    return stats.bavail * stats.bsize;
+  } catch {
+    return Number.POSITIVE_INFINITY; // statfs unsupported: rely on ENOSPC while writing
   }
+}
+
+function notEnoughSpace(): RelayException {
+  return new RelayException(507, 'Not enough disk space on the relay to store this upload');
+}
+
+function diskError(err: NodeJS.ErrnoException): RelayException {
+  if (err.code === 'ENOSPC' || err.code === 'EDQUOT') return notEnoughSpace();
   return new RelayException(500, 'Internal server error');
 }

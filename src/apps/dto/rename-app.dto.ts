@@ -1,0 +1,10 @@
+import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
+import { Trim } from '../../common/validation/transforms';
+
+export class RenameAppDto {
+  @Trim()
+  @MaxLength(200, { message: 'name must be at most 200 characters' })
+  @IsNotEmpty({ message: 'name is required' })
+  @IsString({ message: 'name is required' })
+  name: string;
+}

@@ -1,0 +1,53 @@
+import { Injectable } from '@nestjs/common';
+import type { Response } from 'express';
+import { stat } from 'node:fs/promises';
+import { ErrorMessages } from '../common/errors/error-messages';
+import { notFound } from '../common/errors/relay-exception';
+import { StoragePaths } from '../common/storage/storage-paths';
+import { BuildQueryService } from './build-query.service';
+import { BuildFiles } from './storage/build-files';
+
+const CONTENT_TYPES: [suffix: string, type: string][] = [
+  ['.apk', 'application/vnd.android.package-archive'],
+  ['.zip', 'application/zip'],
+  ['.gz', 'application/gzip'],
+  ['.tgz', 'application/gzip'],
+];
+
+/**
+ * Streams a build's file: Content-Length, Range (via Express's `send`), and a Content-Disposition
+ * carrying the original file name, RFC 6266-encoded (the name never reaches a header raw).
+ */
+@Injectable()
+export class BuildDownloadService {
+  private readonly files: BuildFiles;
+
+  constructor(
+    private readonly query: BuildQueryService,
+    paths: StoragePaths,
+  ) {
+    this.files = new BuildFiles(paths);
+  }
+
+  async send(id: number, res: Response): Promise<void> {
+    const build = await this.query.get(id);
+    const path = this.files.pathOf(build.fileName);
+    if (!(await stat(path).catch(() => null))?.isFile()) throw notFound(ErrorMessages.buildNotFound);
+    const type = CONTENT_TYPES.find(([suffix]) => build.fileName.endsWith(suffix))?.[1] ?? 'application/octet-stream';
+    await new Promise<void>((resolve) => {
+      res.download(
+        path,
+        build.originalName || `build-${build.id}${build.fileName.slice(build.fileName.indexOf('.'))}`,
+        {
+          dotfiles: 'allow',
+          lastModified: true,
+          headers: { 'Content-Type': type, 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'private, no-store' },
+        },
+        (err) => {
+          if (err && !res.headersSent) res.status(404).json({ error: ErrorMessages.buildNotFound });
+          resolve();
+        },
+      );
+    });
+  }
+}

@@ -1,0 +1,80 @@
+import { Injectable } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { Clock } from '../common/clock';
+import { ErrorMessages } from '../common/errors/error-messages';
+import { badRequest, notFound } from '../common/errors/relay-exception';
+import { DAY_MS } from '../common/time';
+import { RelayConfig } from '../config/relay-config';
+import { BuildEntity } from './build.entity';
+import type { BuildStatus } from './build-status';
+import { BuildsRepository } from './builds.repository';
+import { BuildStatusChangedEvent } from './events/build-status-changed.event';
+
+const FINAL_STATUSES: (BuildStatus | null)[] = ['Done', 'Rejected'];
+
+/**
+ * Changes people make to a build: review status and label (PATCH) and the deletion schedule.
+ * completed_at is set when the status becomes Done or Rejected (from anything else), kept while it
+ * moves between those two, and cleared when it leaves them.
+ */
+@Injectable()
+export class BuildReviewService {
+  constructor(
+    private readonly builds: BuildsRepository,
+    private readonly clock: Clock,
+    private readonly config: RelayConfig,
+    private readonly events: EventEmitter2,
+  ) {}
+
+  async update(id: number, input: { statusLabel?: BuildStatus | null; versionLabel?: string | null }): Promise<void> {
+    if (input.statusLabel === undefined && input.versionLabel === undefined) {
+      throw badRequest('Nothing to update: send status_label and/or version_label');
+    }
+    const now = this.clock.now();
+    const result = await this.builds.update(id, (build) => {
+      const changes: Partial<BuildEntity> = {};
+      if (input.versionLabel !== undefined) changes.versionLabel = input.versionLabel?.trim() || null;
+      if (input.statusLabel !== undefined && input.statusLabel !== build.statusLabel) {
+        changes.statusLabel = input.statusLabel;
+        const wasFinal = FINAL_STATUSES.includes(build.statusLabel);
+        const isFinal = FINAL_STATUSES.includes(input.statusLabel);
+        if (isFinal && !wasFinal) changes.completedAt = now;
+        if (!isFinal) changes.completedAt = null;
+      }
+      return changes;
+    });
+    if (!result) throw notFound(ErrorMessages.buildNotFound);
+    const { before, after } = result;
+    if (before.statusLabel !== after.statusLabel) {
+      this.events.emit(
+        BuildStatusChangedEvent.eventName,
+        new BuildStatusChangedEvent(
+          {
+            id: after.id,
+            platform: after.platform,
+            versionName: after.versionName,
+            buildNumber: after.buildNumber,
+            bundleId: after.bundleId,
+            appId: after.appId,
+          },
+          before.statusLabel,
+          after.statusLabel,
+          now,
+        ),
+      );
+    }
+  }
+
+  /** delete_after = now + SVC_BUILD_TTL_DAYS days (rescheduling moves it). */
+  async scheduleDeletion(id: number): Promise<Date> {
+    const deleteAfter = new Date(this.clock.nowMs() + this.config.buildTtlDays * DAY_MS);
+    const result = await this.builds.update(id, () => ({ deleteAfter }));
+    if (!result) throw notFound(ErrorMessages.buildNotFound);
+    return deleteAfter;
+  }
+
+  async cancelDeletion(id: number): Promise<void> {
+    const result = await this.builds.update(id, () => ({ deleteAfter: null }));
+    if (!result) throw notFound(ErrorMessages.buildNotFound);
+  }
+}

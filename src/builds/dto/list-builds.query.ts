@@ -1,0 +1,53 @@
+import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { ToInteger } from '../../common/validation/transforms';
+import { BUILD_STATUSES, BuildStatus, PLATFORMS, Platform } from '../build-status';
+import type { BuildSortField } from '../builds.repository';
+
+/** Largest page size (spec §8); a larger `limit` is capped, not refused. */
+export const MAX_PAGE_SIZE = 100;
+export const DEFAULT_PAGE_SIZE = 20;
+const SORTS: BuildSortField[] = ['uploaded_at', 'version_name', 'status_label'];
+
+/** GET /builds query (spec §4). Numbers arrive as strings; anything not a plain non-negative integer is 400. */
+export class ListBuildsQuery {
+  // class-validator runs the decorators bottom-up: the type check comes last so it reports first.
+  @IsOptional()
+  @ToInteger()
+  @Max(1_000_000_000, { message: 'page is too large' })
+  @Min(0, { message: 'page must be a non-negative integer' })
+  @IsInt({ message: 'page must be a non-negative integer' })
+  page?: number;
+
+  @IsOptional()
+  @ToInteger()
+  @Min(1, { message: `limit must be an integer from 1 to ${MAX_PAGE_SIZE}` })
+  @IsInt({ message: `limit must be an integer from 1 to ${MAX_PAGE_SIZE}` })
+  limit?: number;
+
+  @IsOptional()
+  @MaxLength(200, { message: 'q must be at most 200 characters' })
+  @IsString({ message: 'q must be a string' })
+  q?: string;
+
+  @IsOptional()
+  @IsIn(PLATFORMS, { message: 'platform must be one of ios, android' })
+  platform?: Platform;
+
+  @IsOptional()
+  @IsIn(BUILD_STATUSES, { message: 'status must be one of Backlog, In Progress, Done, Rejected' })
+  status?: BuildStatus;
+
+  @IsOptional()
+  @ToInteger()
+  @Min(1, { message: 'app_id must be a positive integer' })
+  @IsInt({ message: 'app_id must be a positive integer' })
+  app_id?: number;
+
+  @IsOptional()
+  @IsIn(SORTS, { message: 'sort must be one of uploaded_at, version_name, status_label' })
+  sort?: BuildSortField;
+
+  @IsOptional()
+  @IsIn(['asc', 'desc'], { message: 'dir must be asc or desc' })
+  dir?: 'asc' | 'desc';
+}

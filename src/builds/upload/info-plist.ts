@@ -1,0 +1,120 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { BuildMetadata, cleanMetadataString } from './build-metadata';
+import { MalformedBuildError } from './malformed-build.error';
+
+/** Info.plist keys we read, as strings. */
+const KEYS = [
+  'CFBundleIdentifier',
+  'CFBundleShortVersionString',
+  'CFBundleVersion',
+  'CFBundleDisplayName',
+  'CFBundleName',
+] as const;
+type InfoValues = Partial<Record<(typeof KEYS)[number], string>>;
+
+/** A plist that takes longer than this to parse is refused (cyclic or exploding object graphs). */
+const PARSE_TIME_LIMIT_MS = 2000;
+/** Heap a parse may use before the worker is stopped. */
+const PARSE_HEAP_MB = 64;
+
+/**
+ * Parsing runs in a short-lived worker thread with a heap cap and a deadline: plist parsers
+ * (`bplist-parser` for binary, `plist` for XML) trust object counts and references, so a hostile
+ * Info.plist could otherwise spin or exhaust the relay's memory. The worker returns only strings.
+ */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+(async () => {
+  const bytes = Buffer.from(workerData.bytes);
+  let root;
+  if (bytes.subarray(0, 8).toString('latin1') === 'bplist00') {
+    root = require(workerData.bplistPath).parseBuffer(bytes)[0];
+  } else {
+    const { parse } = await import(workerData.plistUrl);
+    root = parse(bytes.toString('utf8'));
+  }
+  const values = {};
+  if (root && typeof root === 'object' && !Array.isArray(root)) {
+    for (const key of workerData.keys) {
+      const v = root[key];
+      if (typeof v === 'string' || typeof v === 'number') values[key] = String(v);
+    }
+  } else {
+    throw new Error('the top level is not a dictionary');
+  }
+  parentPort.postMessage({ ok: true, values });
+})().catch((err) => parentPort.postMessage({ ok: false, message: String((err && err.message) || err) }));
+`;
+
+/** Reads an app bundle's Info.plist (XML or binary) into build metadata. */
+export async function readInfoPlist(bytes: Buffer): Promise<BuildMetadata> {
+  const isBinary = bytes.subarray(0, 8).toString('latin1') === 'bplist00';
+  if (!isBinary) refuseUnsafeXml(bytes);
+  const values = await parseInWorker(bytes);
+  const bundleId = cleanMetadataString(values.CFBundleIdentifier);
+  if (!bundleId) throw new MalformedBuildError('Info.plist has no CFBundleIdentifier');
+  return {
+    platform: 'ios',
+    bundleId,
+    name: cleanMetadataString(values.CFBundleDisplayName) ?? cleanMetadataString(values.CFBundleName) ?? bundleId,
+    versionName: cleanMetadataString(values.CFBundleShortVersionString),
+    buildNumber: cleanMetadataString(values.CFBundleVersion),
+  };
+}
+
+/** No DTD, no entities: an Info.plist never needs them, and they are how XML bombs and external fetches start. */
+function refuseUnsafeXml(bytes: Buffer): void {
+  const text = bytes.toString('utf8');
+  if (/<!ENTITY/i.test(text) || /<!DOCTYPE[^>]*\[/i.test(text)) {
+    throw new MalformedBuildError('Info.plist declares XML entities, which are not allowed');
+  }
+  if (!/<plist[\s>]/.test(text)) throw new MalformedBuildError('Info.plist is neither an XML nor a binary property list');
+}
+
+function parseInWorker(bytes: Buffer): Promise<InfoValues> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { bytes, keys: KEYS, ...parserLocations() },
+      resourceLimits: { maxOldGenerationSizeMb: PARSE_HEAP_MB, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
+      stdout: true,
+      stderr: true,
+    });
+    let settled = false;
+    const settle = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      void worker.terminate();
+      fn();
+    };
+    const timer = setTimeout(
+      () => settle(() => reject(new MalformedBuildError('Info.plist is too complex to read'))),
+      PARSE_TIME_LIMIT_MS,
+    );
+    worker.on('message', (msg: { ok: boolean; values?: InfoValues; message?: string }) =>
+      settle(() =>
+        msg.ok ? resolve(msg.values ?? {}) : reject(new MalformedBuildError(`Info.plist cannot be read (${msg.message})`)),
+      ),
+    );
+    worker.on('error', (err) => settle(() => reject(new MalformedBuildError(`Info.plist cannot be read (${err.message})`))));
+    worker.on('exit', () => settle(() => reject(new MalformedBuildError('Info.plist cannot be read'))));
+  });
+}
+
+let locations: { bplistPath: string; plistUrl: string } | null = null;
+
+/** `plist` is ESM-only (import condition only), so the worker imports it by file URL, found the way require looks up packages. */
+function parserLocations(): { bplistPath: string; plistUrl: string } {
+  if (locations) return locations;
+  const dir = (module.paths ?? []).map((p) => join(p, 'plist')).find((p) => existsSync(join(p, 'package.json')));
+  if (!dir) throw new Error('The plist package is not installed');
+  locations = {
+    bplistPath: require.resolve('bplist-parser'),
+    plistUrl: pathToFileURL(join(dir, 'dist', 'index.js')).href,
+  };
+  return locations;
+}
