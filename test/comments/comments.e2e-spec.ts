@@ -27,6 +27,17 @@ describe('comments', () => {
   };
   const list = async (m: TestMember, id = buildId) => (await members.as(m, 'get', `/api/v1/comments?build_id=${id}`).expect(200)).body;
   const attachmentFiles = () => readdirSync(join(relay.dataDir, 'uploads', 'comments'));
+  /** Posts a comment with a PNG; returns its id, the attachment's URL and its file on disk. */
+  const postWithScreenshot = async (m: TestMember, id: number) => {
+    const created = await members
+      .as(m, 'post', '/api/v1/comments')
+      .field('build_id', String(id))
+      .field('body', 'with screenshot')
+      .attach('attachment', images.png(), 'p.png')
+      .expect(201);
+    const url: string = (await list(m, id)).find((c: { id: number }) => c.id === created.body.id).attachments[0].file_path;
+    return { id: created.body.id as number, url, file: join(relay.dataDir, url) };
+  };
 
   it('every role posts, including Viewer; create answers { id, body, created_at, author } with the stored display name', async () => {
     const viewer = await members.member('Viewer', 'vera.viewer@example.com');
@@ -110,19 +121,13 @@ describe('comments', () => {
   it('DELETE: author 204, another member 403, Admin 204, missing 404; the attachment file goes too', async () => {
     const author = await members.member('QA');
     const other = await members.member('Developer');
-    const created = await members
-      .as(author, 'post', '/api/v1/comments')
-      .field('build_id', String(buildId))
-      .field('body', 'mine')
-      .attach('attachment', images.png(), 'p.png')
-      .expect(201);
-    const path = (await list(author)).find((c: { id: number }) => c.id === created.body.id).attachments[0].file_path as string;
-    expect((await members.as(other, 'delete', `/api/v1/comments/${created.body.id}`).expect(403)).body.error).toMatch(/author or an Admin/);
-    const res = await members.as(author, 'delete', `/api/v1/comments/${created.body.id}`).expect(204);
+    const created = await postWithScreenshot(author, buildId);
+    expect((await members.as(other, 'delete', `/api/v1/comments/${created.id}`).expect(403)).body.error).toMatch(/author or an Admin/);
+    const res = await members.as(author, 'delete', `/api/v1/comments/${created.id}`).expect(204);
     expect(res.text).toBe('');
-    expect(existsSync(join(relay.dataDir, path))).toBe(false);
-    await members.as(author, 'get', path).expect(404);
-    await members.as(author, 'delete', `/api/v1/comments/${created.body.id}`).expect(404);
+    expect(existsSync(created.file)).toBe(false);
+    await members.as(author, 'get', created.url).expect(404);
+    await members.as(author, 'delete', `/api/v1/comments/${created.id}`).expect(404);
 
     const second = await post(author, { build_id: String(buildId), body: 'admin removes this' }).expect(201);
     await members.as(admin, 'delete', `/api/v1/comments/${second.body.id}`).expect(204);
@@ -141,21 +146,10 @@ describe('comments', () => {
     await members.as(admin, 'delete', `/api/v1/comments/${plain.body.id}`).expect(204);
   });
 
-  const postWithScreenshot = async (id: number) => {
-    const created = await members
-      .as(admin, 'post', '/api/v1/comments')
-      .field('build_id', String(id))
-      .field('body', 'with screenshot')
-      .attach('attachment', images.png(), 'p.png')
-      .expect(201);
-    const item = (await list(admin, id)).find((c: { id: number }) => c.id === created.body.id);
-    return join(relay.dataDir, item.attachments[0].file_path);
-  };
-
   it("a build purged after its schedule takes its comments' attachment files along; other builds' stay", async () => {
     const build = await uploadTestBuild(members, admin);
-    const doomed = await postWithScreenshot(build.id);
-    const kept = await postWithScreenshot(buildId);
+    const doomed = (await postWithScreenshot(admin, build.id)).file;
+    const kept = (await postWithScreenshot(admin, buildId)).file;
 
     await members.as(admin, 'post', `/api/v1/builds/${build.id}/schedule-deletion`).expect(200);
     relay.clock.advance(8 * 24 * 3600 * 1000);
@@ -168,7 +162,7 @@ describe('comments', () => {
 
   it("deleting an app removes its builds' comments and their attachment files", async () => {
     const { appId } = await uploadTestBuild(members, admin);
-    const file = await postWithScreenshot(buildId);
+    const { file } = await postWithScreenshot(admin, buildId);
     await members.as(admin, 'delete', `/api/v1/apps/${appId}`).expect(200);
     await waitFor(() => !existsSync(file));
     await members.as(admin, 'get', `/api/v1/comments?build_id=${buildId}`).expect(404);
@@ -177,7 +171,7 @@ describe('comments', () => {
   it('the scheduled sweep removes unreferenced attachment files older than the grace period, keeps young and referenced ones', async () => {
     const dir = join(relay.dataDir, 'uploads', 'comments');
     const build = await uploadTestBuild(members, admin);
-    const referenced = await postWithScreenshot(build.id);
+    const referenced = (await postWithScreenshot(admin, build.id)).file;
     const oldOrphan = join(dir, `${'a'.repeat(32)}.png`);
     const youngOrphan = join(dir, `${'b'.repeat(32)}.png`);
     writeFileSync(oldOrphan, images.png());

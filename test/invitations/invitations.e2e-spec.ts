@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { DAY_MS } from '../../src/common/time';
 import { images } from '../support/images';
@@ -47,6 +48,10 @@ describe('invitations', () => {
     expect(page.headers['content-type']).toMatch(/^text\/html/);
     expect(page.text).toContain('action="/api/v1/invitations/accept"');
     expect(page.text).not.toContain('name="email"');
+    // The page's own script is the only one allowed, by its hash.
+    const script = /<script>([\s\S]*)<\/script>/.exec(page.text)![1];
+    const hash = createHash('sha256').update(script).digest('base64');
+    expect(page.headers['content-security-policy']).toContain(`script-src 'sha256-${hash}'`);
 
     const verify = await relay.http().get(`/api/v1/invitations/verify?token=${token}`).expect(200);
     expect(verify.body).toEqual({ role: 'Developer' });
