@@ -5,17 +5,25 @@ import { AppsModule } from './apps/apps.module';
 import { AgentsModule } from './agents/agents.module';
 import { AuthModule } from './auth/auth.module';
 import { BuildsModule } from './builds/builds.module';
+import { CommentsModule } from './comments/comments.module';
 import { CommonModule } from './common/common.module';
 import { ConfigModule } from './config/config.module';
 import { RelayConfig } from './config/relay-config';
 import { DatabaseModule } from './database/database.module';
+import { InvitationsModule } from './invitations/invitations.module';
 import { LoggingModule } from './logging/logging.module';
 import { RelayLogger } from './logging/relay-logger';
+import { MailModule } from './mail/mail.module';
 import { MaintenanceModule } from './maintenance/maintenance.module';
 import { RecordingsModule } from './recordings/recordings.module';
 import { RelayModule } from './relay/relay.module';
 import { DeviceSessionsModule } from './sessions/device-sessions.module';
+import { PasswordResetModule } from './password-reset/password-reset.module';
+import { ProfileModule } from './profile/profile.module';
+import { SettingsModule } from './settings/settings.module';
+import { TeamModule } from './team/team.module';
 import { TokensModule } from './tokens/tokens.module';
+import { UploadsModule } from './uploads/uploads.module';
 import { UsersModule } from './users/users.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
@@ -43,6 +51,14 @@ export class AppModule {
         RecordingsModule,
         MaintenanceModule,
         WebhooksModule,
+        UploadsModule,
+        MailModule,
+        SettingsModule,
+        ProfileModule,
+        TeamModule,
+        InvitationsModule,
+        PasswordResetModule,
+        CommentsModule,
       ],
     };
   }

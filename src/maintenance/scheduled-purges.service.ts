@@ -3,8 +3,17 @@ import { Cron, CronExpression } from '@nestjs/schedule';
 import { AgentResourcesService } from '../agents/resources/agent-resources.service';
 import { SessionsService } from '../auth/sessions.service';
 import { BuildRetentionService } from '../builds/build-retention.service';
-import { HOUR_MS } from '../common/time';
 import { RecordingsService } from '../recordings/recordings.service';
+import { CommentsService } from '../comments/comments.service';
+import { HOUR_MS, MINUTE_MS } from '../common/time';
+import { InvitationsService } from '../invitations/invitations.service';
+import { PasswordResetService } from '../password-reset/password-reset.service';
+import { SettingsService } from '../settings/settings.service';
+import { StoredImagesService } from '../uploads/stored-images.service';
+import { UsersService } from '../users/users.service';
+
+/** Stored files younger than this are never swept: their row may be about to be written. */
+export const ORPHAN_UPLOAD_GRACE_MS = 10 * MINUTE_MS;
 
 /**
  * Every scheduled clean-up in one place: each runs once at start-up and then on its schedule.
@@ -20,6 +29,12 @@ export class ScheduledPurgesService implements OnApplicationBootstrap {
     private readonly builds: BuildRetentionService,
     private readonly agentResources: AgentResourcesService,
     private readonly recordings: RecordingsService,
+    private readonly invitations: InvitationsService,
+    private readonly resets: PasswordResetService,
+    private readonly users: UsersService,
+    private readonly settings: SettingsService,
+    private readonly comments: CommentsService,
+    private readonly images: StoredImagesService,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -35,6 +50,26 @@ export class ScheduledPurgesService implements OnApplicationBootstrap {
     await this.guarded('orphan build files', () => this.builds.sweepOrphans(HOUR_MS));
     await this.guarded('agent resource samples older than 30 days', () => this.agentResources.purgeExpired());
     await this.guarded('recordings past 72 hours', () => this.recordings.purgeExpired());
+    await this.guarded('expired invitations', () => this.invitations.purgeExpired());
+    await this.guarded('used or expired reset links', () => this.resets.purgeStale());
+  }
+
+  @Cron(CronExpression.EVERY_HOUR, { name: 'sweep-uploads' })
+  async sweepUploads(): Promise<void> {
+    await this.guarded('unreferenced uploads', () => this.sweepOrphanUploads());
+  }
+
+  /**
+   * Deletes stored images no row points at: attachments of comments removed with their build
+   * (the database cascade cannot delete files), avatars and logos left by a crash between steps.
+   */
+  async sweepOrphanUploads(graceMs = ORPHAN_UPLOAD_GRACE_MS): Promise<number> {
+    const counts = await Promise.all([
+      this.images.sweepOrphans('comments', () => this.comments.attachmentPaths(), graceMs),
+      this.images.sweepOrphans('avatars', async () => new Set(await this.users.avatarPaths()), graceMs),
+      this.images.sweepOrphans('logos', async () => new Set([await this.settings.logoPath()].filter((p) => p !== null)), graceMs),
+    ]);
+    return counts.reduce((a, b) => a + b, 0);
   }
 
   private async guarded(what: string, purge: () => Promise<unknown>): Promise<void> {

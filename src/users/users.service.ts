@@ -1,10 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { EntityManager, IsNull, Not, Repository } from 'typeorm';
 import { Clock } from '../common/clock';
 import type { Role } from '../common/auth/role';
 import { PasswordHasher } from './password-hasher';
 import { UserEntity } from './user.entity';
+
+/** Longest display name kept (the column's size). */
+export const DISPLAY_NAME_MAX = 200;
 
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
@@ -51,8 +54,37 @@ export class UsersService {
     return this.users.save(user);
   }
 
+  /** Inserts a member whose password is already hashed, inside the caller's transaction (invitation accept). */
+  async insertHashed(
+    manager: EntityManager,
+    input: { email: string; passwordHash: string; role: Role; displayName?: string | null },
+  ): Promise<UserEntity> {
+    const repository = manager.getRepository(UserEntity);
+    return repository.save(
+      repository.create({
+        email: normalizeEmail(input.email),
+        passwordHash: input.passwordHash,
+        displayName: input.displayName?.trim() || null,
+        role: input.role,
+        avatarPath: null,
+        createdAt: this.clock.now(),
+      }),
+    );
+  }
+
+  /** Every stored avatar path, for the sweep of unreferenced files. */
+  async avatarPaths(): Promise<string[]> {
+    const rows = await this.users.find({ where: { avatarPath: Not(IsNull()) }, select: { avatarPath: true } });
+    return rows.map((r) => r.avatarPath!);
+  }
+
   async setPassword(userId: number, password: string): Promise<void> {
-    await this.users.update({ id: userId }, { passwordHash: await this.hasher.hash(password) });
+    await this.setPasswordHash(userId, await this.hasher.hash(password));
+  }
+
+  /** Stores a hash made with PasswordHasher beforehand (so the slow part runs before a claim). */
+  async setPasswordHash(userId: number, passwordHash: string): Promise<void> {
+    await this.users.update({ id: userId }, { passwordHash });
   }
 
   async update(userId: number, changes: Partial<Pick<UserEntity, 'displayName' | 'role' | 'avatarPath'>>): Promise<void> {

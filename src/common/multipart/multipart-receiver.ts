@@ -102,7 +102,9 @@ export function receiveMultipart(req: Request, options: MultipartOptions): Promi
       parser = busboy({
         headers: req.headers,
         limits: {
-          fileSize: largest,
+          // busboy reports 'limit' when a file reaches fileSize exactly, so a file of exactly the
+          // limit would be refused; one byte of headroom, and the per-rule check below is exact.
+          fileSize: largest + 1,
           files: Object.keys(options.files).length || 0,
           fields: options.maxFields ?? 20,
           fieldSize: options.maxFieldBytes ?? 64 * 1024,

@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { BuildsModule } from '../builds/builds.module';
+import { UploadsModule } from '../uploads/uploads.module';
+import { CommentAttachmentEntity } from './comment-attachment.entity';
+import { CommentEntity } from './comment.entity';
+import { CommentsController } from './comments.controller';
+import { CommentsService } from './comments.service';
+
+/** Comments on builds with image attachments. */
+@Module({
+  imports: [TypeOrmModule.forFeature([CommentEntity, CommentAttachmentEntity]), BuildsModule, UploadsModule],
+  controllers: [CommentsController],
+  providers: [CommentsService],
+  exports: [CommentsService],
+})
+export class CommentsModule {}

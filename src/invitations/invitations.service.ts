@@ -1,0 +1,186 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import { DataSource, IsNull, Repository } from 'typeorm';
+import { PASSWORD_MAX, PASSWORD_MIN, PASSWORD_RULE } from '../auth/dto/credentials.dto';
+import { ActiveSession, SessionsService } from '../auth/sessions.service';
+import type { Principal } from '../common/auth/principal';
+import type { Role } from '../common/auth/role';
+import { Clock } from '../common/clock';
+import { linkTokenHash, newLinkToken } from '../common/crypto/link-token';
+import { ErrorMessages } from '../common/errors/error-messages';
+import { badRequest, conflict, gone } from '../common/errors/relay-exception';
+import { SerialQueue } from '../common/serial-queue';
+import { DAY_MS } from '../common/time';
+import { isEmailAddress } from '../common/validation/email';
+import { After } from '../database/timestamp.column';
+import { isUniqueViolation } from '../database/unique-violation';
+import { invitationMessage } from '../mail/mail-messages';
+import { MailService } from '../mail/mail.service';
+import { PublicUrlService } from '../relay/public-url.service';
+import { SettingsService } from '../settings/settings.service';
+import { ImageForm, StoredImagesService } from '../uploads/stored-images.service';
+import { PasswordHasher } from '../users/password-hasher';
+import type { UserEntity } from '../users/user.entity';
+import { DISPLAY_NAME_MAX, UsersService, normalizeEmail } from '../users/users.service';
+import { InvitationEntity } from './invitation.entity';
+
+export const INVITATION_TTL_MS = 7 * DAY_MS;
+export const INVITE_PAGE_PATH = '/invite';
+
+export const InvitationMessages = {
+  alreadyMember: 'This e-mail already belongs to a member',
+  accountExists: 'An account with this e-mail already exists',
+  emailRequired: 'email is required: this invitation was created without an e-mail address',
+  tokenRequired: 'token is required',
+} as const;
+
+export interface InvitationCreated {
+  token: string;
+  emailSent: boolean;
+  inviteUrl: string | null;
+}
+
+/**
+ * Invitations (spec §4): a 64-hex token of 32 random bytes, stored only as its hash, valid 7 days,
+ * used once. Accepting creates the member and signs them in. An invitation created without an
+ * e-mail takes the address from the accept form's `email` field (docs/team.md).
+ */
+@Injectable()
+export class InvitationsService {
+  /** Accepts run one at a time; the conditional update in the transaction is the final word. */
+  private readonly accepts = new SerialQueue();
+
+  constructor(
+    @InjectRepository(InvitationEntity) private readonly invitations: Repository<InvitationEntity>,
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly users: UsersService,
+    private readonly hasher: PasswordHasher,
+    private readonly sessions: SessionsService,
+    private readonly images: StoredImagesService,
+    private readonly mail: MailService,
+    private readonly publicUrl: PublicUrlService,
+    private readonly settings: SettingsService,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(actor: Principal, input: { email?: string; role?: Role }): Promise<InvitationCreated> {
+    const email = input.email ? normalizeEmail(input.email) : null;
+    if (email && (await this.users.findByEmail(email))) throw conflict(InvitationMessages.alreadyMember);
+    const role = input.role ?? 'QA';
+    const { token, hash } = newLinkToken();
+    const now = this.clock.now();
+    await this.invitations.save(
+      this.invitations.create({
+        tokenHash: hash,
+        email,
+        role,
+        invitedBy: actor.userId,
+        acceptedUserId: null,
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + INVITATION_TTL_MS),
+        acceptedAt: null,
+      }),
+    );
+    const inviteUrl = this.publicUrl.link(INVITE_PAGE_PATH, token);
+    const emailSent = email
+      ? await this.mail.send(
+          email,
+          invitationMessage({
+            teamName: await this.settings.teamName(),
+            role,
+            link: inviteUrl,
+            path: `${INVITE_PAGE_PATH}?token=${token}`,
+          }),
+        )
+      : false;
+    return { token, emailSent, inviteUrl };
+  }
+
+  /** The open invitation for a token, or null when unknown, expired or used. */
+  async findUsable(token: unknown): Promise<InvitationEntity | null> {
+    const hash = linkTokenHash(token);
+    const invitation = hash ? await this.invitations.findOneBy({ tokenHash: hash }) : null;
+    const open = invitation && !invitation.acceptedAt && invitation.expiresAt.getTime() > this.clock.nowMs();
+    return open ? invitation : null;
+  }
+
+  /** The open invitation for a token; 410 when unknown, expired or used. */
+  async usable(token: unknown): Promise<InvitationEntity> {
+    const invitation = await this.findUsable(token);
+    if (!invitation) throw gone(ErrorMessages.invitationGone);
+    return invitation;
+  }
+
+  /**
+   * POST /invitations/accept. Checks run in the order: form (400), token (410), e-mail (400/409).
+   * Creates the member and consumes the invitation in one transaction; returns a new session.
+   */
+  async accept(form: ImageForm): Promise<ActiveSession> {
+    try {
+      const { token, password, display_name: displayName, email: formEmail } = form.fields;
+      if (!token) throw badRequest(InvitationMessages.tokenRequired);
+      if (!password || password.length < PASSWORD_MIN || password.length > PASSWORD_MAX) throw badRequest(PASSWORD_RULE);
+      if (displayName && displayName.trim().length > DISPLAY_NAME_MAX) {
+        throw badRequest(`display_name must be at most ${DISPLAY_NAME_MAX} characters`);
+      }
+      await this.usable(token);
+      const passwordHash = await this.hasher.hash(password);
+      const user = await this.accepts.run(async () => {
+        const invitation = await this.usable(token);
+        const email = invitation.email ?? this.formEmail(formEmail);
+        if (await this.users.findByEmail(email)) throw conflict(InvitationMessages.accountExists);
+        return this.consume(invitation, { email, passwordHash, role: invitation.role, displayName: displayName ?? null });
+      });
+      const avatar = form.image('avatar');
+      if (avatar) await this.users.update(user.id, { avatarPath: await this.images.keep(avatar) });
+      return this.sessions.start(user.id);
+    } finally {
+      await form.discard();
+    }
+  }
+
+  /** True when the member joined through an invitation that had no e-mail (send-reset then sends none). */
+  async joinedWithoutEmail(userId: number): Promise<boolean> {
+    const invitation = await this.invitations.findOneBy({ acceptedUserId: userId });
+    return !!invitation && invitation.email === null;
+  }
+
+  /** Removes invitations that can no longer be used (expired and never accepted). */
+  async purgeExpired(): Promise<number> {
+    const result = await this.invitations
+      .createQueryBuilder()
+      .delete()
+      .where('accepted_at IS NULL AND expires_at <= :now', { now: this.clock.nowMs() })
+      .execute();
+    return result.affected ?? 0;
+  }
+
+  private formEmail(value: string | undefined): string {
+    const email = value?.trim();
+    if (!email) throw badRequest(InvitationMessages.emailRequired);
+    if (!isEmailAddress(email)) throw badRequest('email must be a valid e-mail address');
+    return normalizeEmail(email);
+  }
+
+  private async consume(
+    invitation: InvitationEntity,
+    input: { email: string; passwordHash: string; role: Role; displayName: string | null },
+  ): Promise<UserEntity> {
+    try {
+      return await this.dataSource.transaction(async (manager) => {
+        const user = await this.users.insertHashed(manager, input);
+        const now = this.clock.now();
+        const claimed = await manager.update(
+          InvitationEntity,
+          { id: invitation.id, acceptedAt: IsNull(), expiresAt: After(now) },
+          { acceptedAt: now, acceptedUserId: user.id },
+        );
+        if (!claimed.affected) throw gone(ErrorMessages.invitationGone);
+        return user;
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw conflict(InvitationMessages.accountExists);
+      throw err;
+    }
+  }
+}

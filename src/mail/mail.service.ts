@@ -1,0 +1,66 @@
+import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { createTransport, Transporter } from 'nodemailer';
+import { RelayConfig } from '../config/relay-config';
+import type { MailMessage } from './mail-messages';
+
+/** How long an unresponsive SMTP server may hold up the request that sends the message. */
+const SMTP_TIMEOUT_MS = 10_000;
+
+/**
+ * Sends e-mail through the configured SMTP server (nodemailer). `send` resolves true only when
+ * the server accepted the message for the recipient; any failure is logged and resolves false, so
+ * a broken mail server never fails the request that wanted to send.
+ */
+@Injectable()
+export class MailService implements OnModuleDestroy {
+  private readonly logger = new Logger('Mail');
+  private readonly transport: Transporter | null;
+
+  constructor(private readonly config: RelayConfig) {
+    const smtp = config.smtp;
+    this.transport = smtp
+      ? createTransport({
+          host: smtp.host,
+          port: smtp.port,
+          secure: smtp.secure,
+          auth: smtp.user ? { user: smtp.user, pass: smtp.pass ?? '' } : undefined,
+          connectionTimeout: SMTP_TIMEOUT_MS,
+          greetingTimeout: SMTP_TIMEOUT_MS,
+          socketTimeout: SMTP_TIMEOUT_MS,
+        })
+      : null;
+  }
+
+  get configured(): boolean {
+    return this.transport !== null;
+  }
+
+  async send(to: string, message: MailMessage): Promise<boolean> {
+    if (!this.transport || !this.config.smtp) return false;
+    try {
+      const info = await this.transport.sendMail({
+        from: this.config.smtp.from,
+        to,
+        subject: message.subject,
+        text: message.text,
+        html: message.html,
+      });
+      const accepted = ((info.accepted ?? []) as Array<string | { address: string }>).map((a) =>
+        (typeof a === 'string' ? a : a.address).toLowerCase(),
+      );
+      if (!accepted.includes(to.toLowerCase())) {
+        this.logger.warn(`SMTP server did not accept the "${message.kind}" message for its recipient`);
+        return false;
+      }
+      this.logger.log(`Sent the "${message.kind}" message`);
+      return true;
+    } catch (err) {
+      this.logger.error(`Sending the "${message.kind}" message failed: ${(err as Error).message}`);
+      return false;
+    }
+  }
+
+  onModuleDestroy(): void {
+    this.transport?.close();
+  }
+}

@@ -1,0 +1,122 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { IsNull, Repository } from 'typeorm';
+import { SessionsService } from '../auth/sessions.service';
+import { Clock } from '../common/clock';
+import { linkTokenHash, newLinkToken } from '../common/crypto/link-token';
+import { gone, notFound } from '../common/errors/relay-exception';
+import { HOUR_MS } from '../common/time';
+import { After } from '../database/timestamp.column';
+import { InvitationsService } from '../invitations/invitations.service';
+import { passwordResetMessage } from '../mail/mail-messages';
+import { MailService } from '../mail/mail.service';
+import { PublicUrlService } from '../relay/public-url.service';
+import { SettingsService } from '../settings/settings.service';
+import { TokensService } from '../tokens/tokens.service';
+import { PasswordHasher } from '../users/password-hasher';
+import { UsersService } from '../users/users.service';
+import { PasswordResetEntity } from './password-reset.entity';
+
+export const RESET_TTL_MS = 2 * HOUR_MS;
+export const RESET_PAGE_PATH = '/reset-password';
+
+export const ResetMessages = {
+  linkGone: 'Reset link expired or not found',
+  memberNotFound: 'Member not found',
+} as const;
+
+export interface ResetLinkCreated {
+  ok: true;
+  emailSent: boolean;
+  token: string;
+  resetUrl: string | null;
+}
+
+/**
+ * Password resets (spec §4): a link an Admin sends, valid 2 hours, used once; a newer link for the
+ * member invalidates the earlier ones. A reset signs the member out everywhere and revokes every
+ * PAT (the tokens.revoked / sessions.revoked events close their agents and sockets).
+ */
+@Injectable()
+export class PasswordResetService {
+  constructor(
+    @InjectRepository(PasswordResetEntity) private readonly resets: Repository<PasswordResetEntity>,
+    private readonly users: UsersService,
+    private readonly hasher: PasswordHasher,
+    private readonly sessions: SessionsService,
+    private readonly tokens: TokensService,
+    private readonly invitations: InvitationsService,
+    private readonly mail: MailService,
+    private readonly publicUrl: PublicUrlService,
+    private readonly settings: SettingsService,
+    private readonly clock: Clock,
+  ) {}
+
+  async sendReset(userId: number): Promise<ResetLinkCreated> {
+    const user = await this.users.findById(userId);
+    if (!user) throw notFound(ResetMessages.memberNotFound);
+    const { token, hash } = newLinkToken();
+    const now = this.clock.now();
+    await this.resets.manager.transaction(async (manager) => {
+      await manager.delete(PasswordResetEntity, { userId });
+      await manager.insert(PasswordResetEntity, {
+        userId,
+        tokenHash: hash,
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + RESET_TTL_MS),
+        usedAt: null,
+      });
+    });
+    const resetUrl = this.publicUrl.link(RESET_PAGE_PATH, token);
+    const emailSent = (await this.invitations.joinedWithoutEmail(userId))
+      ? false
+      : await this.mail.send(
+          user.email,
+          passwordResetMessage({
+            teamName: await this.settings.teamName(),
+            link: resetUrl,
+            path: `${RESET_PAGE_PATH}?token=${token}`,
+          }),
+        );
+    return { ok: true, emailSent, token, resetUrl };
+  }
+
+  /** The open reset link for a token, or null when unknown, expired, used or replaced. */
+  async findUsable(token: unknown): Promise<PasswordResetEntity | null> {
+    const hash = linkTokenHash(token);
+    const reset = hash ? await this.resets.findOneBy({ tokenHash: hash }) : null;
+    return reset && !reset.usedAt && reset.expiresAt.getTime() > this.clock.nowMs() ? reset : null;
+  }
+
+  /** The open reset link for a token; 410 when unknown, expired, used or replaced. */
+  async usable(token: unknown): Promise<PasswordResetEntity> {
+    const reset = await this.findUsable(token);
+    if (!reset) throw gone(ResetMessages.linkGone);
+    return reset;
+  }
+
+  /** Sets the new password; exactly one of parallel uses wins (conditional update), the others get 410. */
+  async reset(token: string, password: string): Promise<void> {
+    const reset = await this.usable(token);
+    const passwordHash = await this.hasher.hash(password);
+    const now = this.clock.now();
+    const claimed = await this.resets.update(
+      { id: reset.id, usedAt: IsNull(), expiresAt: After(now) },
+      { usedAt: now },
+    );
+    if (!claimed.affected) throw gone(ResetMessages.linkGone);
+    await this.users.setPasswordHash(reset.userId, passwordHash);
+    await this.sessions.endAllFor(reset.userId);
+    await this.tokens.revokeAllFor(reset.userId, 'password_reset');
+  }
+
+  /** Removes links that can no longer be used. */
+  async purgeStale(): Promise<number> {
+    const result = await this.resets
+      .createQueryBuilder()
+      .delete()
+      .where('used_at IS NOT NULL OR expires_at <= :now', { now: this.clock.nowMs() })
+      .execute();
+    return result.affected ?? 0;
+  }
+}

@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { UploadsModule } from '../uploads/uploads.module';
+import { UsersModule } from '../users/users.module';
+import { ProfileController } from './profile.controller';
+import { ProfileService } from './profile.service';
+
+/** The signed-in member's display name and avatar. */
+@Module({
+  imports: [UsersModule, UploadsModule],
+  controllers: [ProfileController],
+  providers: [ProfileService],
+})
+export class ProfileModule {}

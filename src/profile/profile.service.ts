@@ -1,0 +1,41 @@
+import { Injectable } from '@nestjs/common';
+import type { Principal } from '../common/auth/principal';
+import { badRequest, unauthorized } from '../common/errors/relay-exception';
+import { ImageForm, StoredImagesService } from '../uploads/stored-images.service';
+import { DISPLAY_NAME_MAX, UsersService } from '../users/users.service';
+
+/** The signed-in member's own display name and avatar. */
+@Injectable()
+export class ProfileService {
+  constructor(
+    private readonly users: UsersService,
+    private readonly images: StoredImagesService,
+  ) {}
+
+  /** PATCH /profile: `display_name` (empty clears it) and file `avatar`; a new avatar deletes the old file. */
+  async update(principal: Principal, form: ImageForm): Promise<void> {
+    try {
+      const name = form.fields.display_name;
+      const avatar = form.image('avatar');
+      if (name === undefined && !avatar) throw badRequest('Nothing to update: send display_name or avatar');
+      if (name !== undefined && name.trim().length > DISPLAY_NAME_MAX) {
+        throw badRequest(`display_name must be at most ${DISPLAY_NAME_MAX} characters`);
+      }
+      const user = await this.users.findById(principal.userId);
+      if (!user) throw unauthorized();
+      const avatarPath = avatar ? await this.images.keep(avatar) : undefined;
+      try {
+        await this.users.update(user.id, {
+          ...(name !== undefined ? { displayName: name.trim() || null } : {}),
+          ...(avatarPath ? { avatarPath } : {}),
+        });
+      } catch (err) {
+        await this.images.remove(avatarPath);
+        throw err;
+      }
+      if (avatarPath) await this.images.remove(user.avatarPath);
+    } finally {
+      await form.discard();
+    }
+  }
+}

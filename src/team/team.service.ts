@@ -1,0 +1,76 @@
+import { Injectable } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { SessionsService } from '../auth/sessions.service';
+import type { Principal } from '../common/auth/principal';
+import type { Role } from '../common/auth/role';
+import { badRequest, conflict, notFound } from '../common/errors/relay-exception';
+import { SerialQueue } from '../common/serial-queue';
+import { TokensService } from '../tokens/tokens.service';
+import { StoredImagesService } from '../uploads/stored-images.service';
+import { MemberDeletedEvent } from '../users/events/member-deleted.event';
+import { MemberRoleChangedEvent } from '../users/events/member-role-changed.event';
+import type { UserEntity } from '../users/user.entity';
+import { UsersService } from '../users/users.service';
+import { Member, toMember } from './team.mapper';
+
+export const TeamMessages = {
+  memberNotFound: 'Member not found',
+  cannotDeleteSelf: 'You cannot delete your own account',
+  lastAdmin: 'The last Admin cannot be demoted or deleted; make another member Admin first',
+} as const;
+
+/**
+ * Members as the Admin manages them. Beyond the spec, the team cannot lock itself out: the last
+ * Admin can be neither demoted nor deleted (409). Role changes and deletions run one at a time so
+ * two Admins demoting each other cannot both succeed.
+ */
+@Injectable()
+export class TeamService {
+  private readonly changes = new SerialQueue();
+
+  constructor(
+    private readonly users: UsersService,
+    private readonly sessions: SessionsService,
+    private readonly tokens: TokensService,
+    private readonly images: StoredImagesService,
+    private readonly events: EventEmitter2,
+  ) {}
+
+  async list(): Promise<Member[]> {
+    return (await this.users.list()).map(toMember);
+  }
+
+  changeRole(id: number, role: Role): Promise<void> {
+    return this.changes.run(async () => {
+      const member = await this.existing(id);
+      if (member.role === role) return;
+      if (member.role === 'Admin') await this.assertNotLastAdmin();
+      await this.users.update(id, { role });
+      this.events.emit(MemberRoleChangedEvent.eventName, new MemberRoleChangedEvent(id, member.role, role));
+    });
+  }
+
+  /** Deletes a member: their sessions and PATs end first (events close their sockets); comments keep their name. */
+  delete(actor: Principal, id: number): Promise<void> {
+    return this.changes.run(async () => {
+      if (actor.userId === id) throw badRequest(TeamMessages.cannotDeleteSelf);
+      const member = await this.existing(id);
+      if (member.role === 'Admin') await this.assertNotLastAdmin();
+      await this.sessions.endAllFor(id);
+      await this.tokens.revokeAllFor(id, 'member_deleted');
+      await this.users.delete(id);
+      await this.images.remove(member.avatarPath);
+      this.events.emit(MemberDeletedEvent.eventName, new MemberDeletedEvent(id));
+    });
+  }
+
+  private async existing(id: number): Promise<UserEntity> {
+    const member = await this.users.findById(id);
+    if (!member) throw notFound(TeamMessages.memberNotFound);
+    return member;
+  }
+
+  private async assertNotLastAdmin(): Promise<void> {
+    if ((await this.users.countByRole('Admin')) <= 1) throw conflict(TeamMessages.lastAdmin);
+  }
+}
