@@ -1,4 +1,4 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Module, type ModuleMetadata } from '@nestjs/common';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { ScheduleModule } from '@nestjs/schedule';
 import { AuthModule } from './auth/auth.module';
@@ -13,10 +13,13 @@ import { RelayModule } from './relay/relay.module';
 import { TokensModule } from './tokens/tokens.module';
 import { UsersModule } from './users/users.module';
 
+/** Modules added next to the relay's own, e.g. a test's probe routes. */
+export type ExtraImports = NonNullable<ModuleMetadata['imports']>;
+
 /** The whole relay. Config and logger are built before Nest starts, so a bad config never boots anything. */
 @Module({})
 export class AppModule {
-  static forRoot(config: RelayConfig, logger: RelayLogger): DynamicModule {
+  static forRoot(config: RelayConfig, logger: RelayLogger, extraImports: ExtraImports = []): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -31,6 +34,7 @@ export class AppModule {
         TokensModule,
         RelayModule,
         MaintenanceModule,
+        ...extraImports,
       ],
     };
   }

@@ -4,7 +4,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { WsAdapter } from '@nestjs/platform-ws';
 import { json } from 'express';
 import { readFileSync } from 'node:fs';
-import { AppModule } from '../app.module';
+import { AppModule, type ExtraImports } from '../app.module';
 import { bodyParserErrors } from '../common/errors/body-parser-errors';
 import { HttpErrorFilter } from '../common/errors/http-error.filter';
 import { createValidationPipe } from '../common/validation/validation.pipe';
@@ -24,13 +24,20 @@ const ROOT_ROUTES = [
 /** JSON bodies are small; builds and files arrive as streamed multipart, never through this parser. */
 const JSON_BODY_LIMIT = '1mb';
 
-/** Builds the relay application (not yet listening). Shared by `npm start`, `svc relay` and the tests. */
-export async function createRelayApp(config: RelayConfig, logger = new RelayLogger(config.logLevel)) {
+/**
+ * Builds the relay application (not yet listening). Shared by `npm start`, `svc relay` and the tests;
+ * `extraImports` lets a test mount probe routes behind the same guard, filter and pipes.
+ */
+export async function createRelayApp(
+  config: RelayConfig,
+  logger = new RelayLogger(config.logLevel),
+  extraImports: ExtraImports = [],
+) {
   const httpsOptions =
     config.tlsCert && config.tlsKey
       ? { cert: readFileSync(config.tlsCert), key: readFileSync(config.tlsKey) }
       : undefined;
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, logger), {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, logger, extraImports), {
     logger,
     bodyParser: false,
     httpsOptions,

@@ -1,6 +1,6 @@
 import { ErrorMessages } from '../../src/common/errors/error-messages';
-import { MemberFactory, TEST_PASSWORD } from '../support/factory';
-import { startTestRelay, TestRelay } from '../support/test-relay';
+import { TEST_PASSWORD } from '../support/factory';
+import { useTestRelay, withTestRelay } from '../support/use-relay';
 
 /** Headers a tunnel or proxy on this machine adds; each one makes a loopback request remote. */
 const FORWARDED: Record<string, Record<string, string>> = {
@@ -16,17 +16,13 @@ const FORWARDED: Record<string, Record<string, string>> = {
 };
 
 describe('relay-host rule from loopback (no trusted proxy)', () => {
-  let relay: TestRelay;
-  beforeAll(async () => {
-    relay = await startTestRelay();
-  });
-  afterAll(() => relay.close());
+  const ctx = useTestRelay();
 
   it.each(Object.entries(FORWARDED))('%s from loopback is not the relay host', async (_name, headers) => {
-    const status = await relay.http().get('/api/v1/auth/status').set(headers).expect(200);
+    const status = await ctx.relay.http().get('/api/v1/auth/status').set(headers).expect(200);
     expect(status.body).toEqual({ initialized: false, canInitialize: false });
 
-    const init = await relay
+    const init = await ctx.relay
       .http()
       .post('/api/v1/auth/init')
       .set(headers)
@@ -35,30 +31,30 @@ describe('relay-host rule from loopback (no trusted proxy)', () => {
     expect(init.body).toEqual({ error: ErrorMessages.initNotFromHost });
     expect(init.body.error).toContain('svc admin init');
 
-    const logs = await relay.http().get('/api/v1/logs').set(headers);
+    const logs = await ctx.relay.http().get('/api/v1/logs').set(headers);
     expect(logs.status).toBe(403);
     expect(logs.body).toEqual({ error: ErrorMessages.logsNotFromHost });
   });
 
   it('plain loopback requests are the relay host: status, init once, logs', async () => {
-    expect((await relay.http().get('/api/v1/auth/status').expect(200)).body).toEqual({
+    expect((await ctx.relay.http().get('/api/v1/auth/status').expect(200)).body).toEqual({
       initialized: false,
       canInitialize: true,
     });
-    await relay.http().get('/api/v1/logs').expect(200);
+    await ctx.relay.http().get('/api/v1/logs').expect(200);
 
-    const init = await relay
+    const init = await ctx.relay
       .http()
       .post('/api/v1/auth/init')
       .send({ email: 'admin@example.com', password: TEST_PASSWORD })
       .expect(201);
     expect(init.body).toEqual({ ok: true });
-    expect((await relay.http().get('/api/v1/auth/status').expect(200)).body).toEqual({
+    expect((await ctx.relay.http().get('/api/v1/auth/status').expect(200)).body).toEqual({
       initialized: true,
       canInitialize: false,
     });
 
-    const again = await relay
+    const again = await ctx.relay
       .http()
       .post('/api/v1/auth/init')
       .send({ email: 'other@example.com', password: TEST_PASSWORD });
@@ -67,8 +63,8 @@ describe('relay-host rule from loopback (no trusted proxy)', () => {
   });
 
   it('a forwarded request with an Admin cookie still gets no logs', async () => {
-    const cookie = await new MemberFactory(relay).login('admin@example.com');
-    const logs = await relay.http().get('/api/v1/logs').set('Cookie', cookie).set('X-Forwarded-For', '203.0.113.9');
+    const cookie = await ctx.members.login('admin@example.com');
+    const logs = await ctx.relay.http().get('/api/v1/logs').set('Cookie', cookie).set('X-Forwarded-For', '203.0.113.9');
     expect(logs.status).toBe(403);
     expect(logs.body).toEqual({ error: ErrorMessages.logsNotFromHost });
   });
@@ -76,8 +72,7 @@ describe('relay-host rule from loopback (no trusted proxy)', () => {
 
 describe('/auth/init', () => {
   it('two parallel inits: exactly one 201, the other 403, one account', async () => {
-    const relay = await startTestRelay();
-    try {
+    await withTestRelay({}, async (relay) => {
       const attempts = await Promise.all(
         ['first@example.com', 'second@example.com', 'third@example.com'].map((email) =>
           relay.http().post('/api/v1/auth/init').send({ email, password: TEST_PASSWORD }),
@@ -91,14 +86,11 @@ describe('/auth/init', () => {
       const email = ['first@example.com', 'second@example.com', 'third@example.com'][winner];
       const login = await relay.http().post('/api/v1/auth/login').send({ email, password: TEST_PASSWORD }).expect(200);
       expect(login.body).toEqual({ ok: true, role: 'Admin' });
-    } finally {
-      await relay.close();
-    }
+    });
   });
 
   it('validates its body: e-mail and password of at least 8 characters', async () => {
-    const relay = await startTestRelay();
-    try {
+    await withTestRelay({}, async (relay) => {
       const cases: [unknown, string][] = [
         [{ password: TEST_PASSWORD }, 'email is required'],
         [{ email: 'not-an-email', password: TEST_PASSWORD }, 'email must be a valid e-mail address'],
@@ -115,50 +107,44 @@ describe('/auth/init', () => {
       await relay.http().post('/api/v1/auth/init').send({ email: ' Boss@Example.COM ', password: '12345678' }).expect(201);
       const login = await relay.http().post('/api/v1/auth/login').send({ email: 'boss@example.com', password: '12345678' });
       expect(login.status).toBe(200);
-    } finally {
-      await relay.close();
-    }
+    });
   });
 });
 
 describe('relay-host rule behind a trusted proxy (SVC_TRUST_PROXY=loopback)', () => {
-  let relay: TestRelay;
-  beforeAll(async () => {
-    relay = await startTestRelay({ SVC_TRUST_PROXY: 'loopback' });
-  });
-  afterAll(() => relay.close());
+  const ctx = useTestRelay({ SVC_TRUST_PROXY: 'loopback' });
 
   it('a remote client forwarded by the trusted proxy is not the relay host', async () => {
     for (const xff of ['10.231.0.2', '127.0.0.1, 10.231.0.2', '203.0.113.9']) {
-      const logs = await relay.http().get('/api/v1/logs').set('X-Forwarded-For', xff);
+      const logs = await ctx.relay.http().get('/api/v1/logs').set('X-Forwarded-For', xff);
       expect({ xff, status: logs.status, body: logs.body }).toEqual({
         xff,
         status: 403,
         body: { error: ErrorMessages.logsNotFromHost },
       });
-      const status = await relay.http().get('/api/v1/auth/status').set('X-Forwarded-For', xff).expect(200);
+      const status = await ctx.relay.http().get('/api/v1/auth/status').set('X-Forwarded-For', xff).expect(200);
       expect(status.body.canInitialize).toBe(false);
     }
   });
 
   it('headers Express does not interpret stay remote even from the trusted proxy', async () => {
     for (const headers of [FORWARDED['X-Real-IP'], FORWARDED.Forwarded, FORWARDED['CF-Connecting-IP + Cf-Ray']]) {
-      await relay.http().get('/api/v1/logs').set(headers).set('X-Forwarded-For', '127.0.0.1').expect(403);
+      await ctx.relay.http().get('/api/v1/logs').set(headers).set('X-Forwarded-For', '127.0.0.1').expect(403);
     }
     // a trusted proxy that names no client at all proves nothing
-    await relay.http().get('/api/v1/logs').set('X-Forwarded-Proto', 'https').expect(403);
+    await ctx.relay.http().get('/api/v1/logs').set('X-Forwarded-Proto', 'https').expect(403);
   });
 
   it('a client on this machine going through the trusted proxy is the relay host', async () => {
-    await relay.http().get('/api/v1/logs').set('X-Forwarded-For', '127.0.0.1').expect(200);
-    const status = await relay.http().get('/api/v1/auth/status').set('X-Forwarded-For', '::1').expect(200);
+    await ctx.relay.http().get('/api/v1/logs').set('X-Forwarded-For', '127.0.0.1').expect(200);
+    const status = await ctx.relay.http().get('/api/v1/auth/status').set('X-Forwarded-For', '::1').expect(200);
     expect(status.body).toEqual({ initialized: false, canInitialize: true });
   });
 
   it('login throttling keys on the forwarded client address', async () => {
-    await new MemberFactory(relay).admin();
+    await ctx.members.admin();
     const attempt = (xff: string, password = 'wrong password') =>
-      relay
+      ctx.relay
         .http()
         .post('/api/v1/auth/login')
         .set('X-Forwarded-For', xff)
@@ -172,22 +158,18 @@ describe('relay-host rule behind a trusted proxy (SVC_TRUST_PROXY=loopback)', ()
 
 describe('trust proxy = true does not let a client forge a local address', () => {
   it('X-Forwarded-For "127.0.0.1, <real client>" is remote', async () => {
-    const relay = await startTestRelay({ SVC_TRUST_PROXY: 'true' });
-    try {
+    await withTestRelay({ SVC_TRUST_PROXY: 'true' }, async (relay) => {
       await relay.http().get('/api/v1/logs').set('X-Forwarded-For', '127.0.0.1, 203.0.113.9').expect(403);
       await relay.http().get('/api/v1/logs').set('X-Forwarded-For', 'not-an-address').expect(403);
       await relay.http().get('/api/v1/logs').set('X-Forwarded-For', '127.0.0.1').expect(200);
-    } finally {
-      await relay.close();
-    }
+    });
   });
 });
 
 describe('without a trusted proxy, X-Forwarded-For is ignored for throttling', () => {
   it('rotating X-Forwarded-For does not escape the (address, e-mail) bucket', async () => {
-    const relay = await startTestRelay();
-    try {
-      await new MemberFactory(relay).admin();
+    await withTestRelay({}, async (relay, members) => {
+      await members.admin();
       for (let i = 0; i < 5; i++) {
         await relay
           .http()
@@ -202,8 +184,6 @@ describe('without a trusted proxy, X-Forwarded-For is ignored for throttling', (
         .set('X-Forwarded-For', '198.51.100.99')
         .send({ email: 'admin@example.com', password: TEST_PASSWORD });
       expect(res.status).toBe(429);
-    } finally {
-      await relay.close();
-    }
+    });
   });
 });

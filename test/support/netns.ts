@@ -37,6 +37,7 @@ export class RemoteClient {
 
   /** Null when a namespace can be created here, else the reason it cannot. */
   static unavailableReason(): string | null {
+    if (process.env.SVC_TEST_NETNS === 'off') return 'disabled by SVC_TEST_NETNS=off';
     try {
       execFileSync('ip', ['-V'], { stdio: 'ignore' });
     } catch {
