@@ -5,7 +5,7 @@ const run = promisify(execFile);
 
 export interface RemoteResponse {
   status: number;
-  headers: Record<string, string | string[] | undefined>;
+  headers: Record<string, string>;
   body: unknown;
   text: string;
 }
@@ -87,41 +87,34 @@ export class RemoteClient {
     }
   }
 
-  /** Sends one HTTP request from inside the namespace (a node process there) and returns the answer. */
+  /** Sends one HTTP request from inside the namespace (curl run there) and returns the answer. */
   async request(
     method: string,
     url: string,
     options: { headers?: Record<string, string>; body?: unknown } = {},
   ): Promise<RemoteResponse> {
-    const script = `
-      const [method, url, headers, body] = JSON.parse(process.argv[1]);
-      const req = require('node:http').request(url, { method, headers }, (res) => {
-        const chunks = [];
-        res.on('data', (c) => chunks.push(c));
-        res.on('end', () => process.stdout.write(JSON.stringify({
-          status: res.statusCode, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') })));
-      });
-      req.on('error', (err) => { process.stderr.write(String(err)); process.exit(2); });
-      if (body !== null) req.write(body);
-      req.end();`;
-    const headers: Record<string, string> = { ...(options.headers ?? {}) };
-    let body: string | null = null;
+    const args = ['netns', 'exec', this.ns, 'curl', '-sS', '-i', '--max-time', '10', '-X', method];
+    for (const [name, value] of Object.entries(options.headers ?? {})) args.push('-H', `${name}: ${value}`);
     if (options.body !== undefined) {
-      body = JSON.stringify(options.body);
-      headers['content-type'] = 'application/json';
+      args.push('-H', 'Content-Type: application/json', '--data-binary', JSON.stringify(options.body));
     }
-    const { stdout } = await run(
-      'ip',
-      ['netns', 'exec', this.ns, process.execPath, '-e', script, JSON.stringify([method, url, headers, body])],
-      { timeout: 10_000 },
-    );
-    const parsed = JSON.parse(stdout) as Omit<RemoteResponse, 'body'>;
-    let json: unknown = undefined;
+    args.push(url);
+    const { stdout } = await run('ip', args, { timeout: 15_000, maxBuffer: 10 * 1024 * 1024 });
+    const split = stdout.indexOf('\r\n\r\n');
+    const head = stdout.slice(0, split).split('\r\n');
+    const text = stdout.slice(split + 4);
+    const status = Number(/^HTTP\/[\d.]+ (\d{3})/.exec(head[0])?.[1]);
+    const headers: Record<string, string> = {};
+    for (const line of head.slice(1)) {
+      const colon = line.indexOf(':');
+      headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+    }
+    let body: unknown = undefined;
     try {
-      json = JSON.parse(parsed.text);
+      body = JSON.parse(text);
     } catch {
-      json = undefined;
+      body = undefined;
     }
-    return { ...parsed, body: json };
+    return { status, headers, text, body };
   }
 }
