@@ -6,7 +6,7 @@ import { Auth } from '../common/auth/auth.decorator';
 import type { Principal } from '../common/auth/principal';
 import { CurrentPrincipal } from '../common/auth/principal.decorator';
 import { ErrorMessages } from '../common/errors/error-messages';
-import { forbidden, unauthorized } from '../common/errors/relay-exception';
+import { unauthorized } from '../common/errors/relay-exception';
 import { clientAddress, isRelayHostRequest } from '../common/net/relay-host';
 import { MeResponse, toMeResponse } from '../users/users.mapper';
 import { UsersService } from '../users/users.service';
@@ -30,15 +30,13 @@ export class AuthController {
     return this.auth.status(isRelayHostRequest(req));
   }
 
+  /** The first Admin, from the relay host only (elsewhere: 403 naming `svc admin init`); 403 once any account exists. */
   @Post('init')
   @HttpCode(201)
-  @Auth({ public: true })
+  @Auth({ public: true, hostOnly: ErrorMessages.initNotFromHost })
   @ApiCreatedResponse({ type: OkResponse })
   @ApiErrors(400, 403)
-  async init(@Req() req: Request, @Body() dto: InitDto): Promise<OkResponse> {
-    const { initialized } = await this.auth.status(true);
-    if (initialized) throw forbidden(ErrorMessages.alreadyInitialized);
-    if (!isRelayHostRequest(req)) throw forbidden(ErrorMessages.initNotFromHost);
+  async init(@Body() dto: InitDto): Promise<OkResponse> {
     await this.auth.initialize(dto.email, dto.password);
     return { ok: true };
   }
