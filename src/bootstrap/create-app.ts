@@ -10,6 +10,7 @@ import { HttpErrorFilter } from '../common/errors/http-error.filter';
 import { createValidationPipe } from '../common/validation/validation.pipe';
 import { RelayConfig } from '../config/relay-config';
 import { RelayLogger } from '../logging/relay-logger';
+import { logRequests } from '../logging/request-log';
 import { setupOpenApi } from './openapi';
 
 export const API_PREFIX = 'api/v1';
@@ -45,6 +46,8 @@ export async function createRelayApp(
   });
   app.set('trust proxy', config.trustProxy);
   app.disable('x-powered-by');
+  // First, so every request gets its line: root routes, unknown paths and body-parser failures too.
+  app.use(logRequests);
   app.use(json({ limit: JSON_BODY_LIMIT }), bodyParserErrors);
   app.setGlobalPrefix(API_PREFIX, { exclude: ROOT_ROUTES });
   app.useGlobalFilters(new HttpErrorFilter());
