@@ -231,6 +231,20 @@ describe('login throttle: 5 failures per (client address, e-mail) in 15 minutes'
   });
 });
 
+describe('login throttle under a burst', () => {
+  it('parallel guesses get no more than 5 password checks before the block', async () => {
+    // a realistic bcrypt cost, so the guesses really overlap while hashing
+    await withTestRelay({ SVC_BCRYPT_COST: '10' }, async (relay, members) => {
+      const admin = await members.admin();
+      const guess = () => relay.http().post(LOGIN).send({ email: admin.email, password: 'wrong password' });
+      const statuses = (await Promise.all(Array.from({ length: 12 }, guess))).map((r) => r.status);
+      expect(statuses.filter((s) => s === 401)).toHaveLength(5);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(7);
+      await relay.http().post(LOGIN).send({ email: admin.email, password: TEST_PASSWORD }).expect(429);
+    });
+  });
+});
+
 describe('Secure cookie over HTTPS', () => {
   it('direct TLS: the login cookie is Secure', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-tls-'));
