@@ -1,4 +1,4 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Module, type ModuleMetadata } from '@nestjs/common';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { ScheduleModule } from '@nestjs/schedule';
 import { AppsModule } from './apps/apps.module';
@@ -27,10 +27,13 @@ import { UploadsModule } from './uploads/uploads.module';
 import { UsersModule } from './users/users.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
+/** Modules added next to the relay's own, e.g. a test's probe routes. */
+export type ExtraImports = NonNullable<ModuleMetadata['imports']>;
+
 /** The whole relay. Config and logger are built before Nest starts, so a bad config never boots anything. */
 @Module({})
 export class AppModule {
-  static forRoot(config: RelayConfig, logger: RelayLogger): DynamicModule {
+  static forRoot(config: RelayConfig, logger: RelayLogger, extraImports: ExtraImports = []): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -59,6 +62,7 @@ export class AppModule {
         InvitationsModule,
         PasswordResetModule,
         CommentsModule,
+        ...extraImports,
       ],
     };
   }

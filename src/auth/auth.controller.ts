@@ -1,16 +1,17 @@
 import { Body, Controller, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
+import { ApiErrors, OkResponse } from '../common/api/responses';
 import { Auth } from '../common/auth/auth.decorator';
 import type { Principal } from '../common/auth/principal';
 import { CurrentPrincipal } from '../common/auth/principal.decorator';
-import type { Role } from '../common/auth/role';
 import { ErrorMessages } from '../common/errors/error-messages';
-import { forbidden, unauthorized } from '../common/errors/relay-exception';
+import { unauthorized } from '../common/errors/relay-exception';
 import { clientAddress, isRelayHostRequest } from '../common/net/relay-host';
 import { MeResponse, toMeResponse } from '../users/users.mapper';
 import { UsersService } from '../users/users.service';
 import { AuthService } from './auth.service';
+import { AuthStatusResponse, LoginResponse } from './dto/auth-responses';
 import { ChangePasswordDto, InitDto, LoginDto } from './dto/credentials.dto';
 import { clearSessionCookie, setSessionCookie } from './session-cookie';
 
@@ -24,17 +25,18 @@ export class AuthController {
 
   @Get('status')
   @Auth({ public: true })
-  status(@Req() req: Request): Promise<{ initialized: boolean; canInitialize: boolean }> {
+  @ApiOkResponse({ type: AuthStatusResponse })
+  status(@Req() req: Request): Promise<AuthStatusResponse> {
     return this.auth.status(isRelayHostRequest(req));
   }
 
+  /** The first Admin, from the relay host only (elsewhere: 403 naming `svc admin init`); 403 once any account exists. */
   @Post('init')
   @HttpCode(201)
-  @Auth({ public: true })
-  async init(@Req() req: Request, @Body() dto: InitDto): Promise<{ ok: true }> {
-    const { initialized } = await this.auth.status(true);
-    if (initialized) throw forbidden(ErrorMessages.alreadyInitialized);
-    if (!isRelayHostRequest(req)) throw forbidden(ErrorMessages.initNotFromHost);
+  @Auth({ public: true, hostOnly: ErrorMessages.initNotFromHost })
+  @ApiCreatedResponse({ type: OkResponse })
+  @ApiErrors(400, 403)
+  async init(@Body() dto: InitDto): Promise<OkResponse> {
     await this.auth.initialize(dto.email, dto.password);
     return { ok: true };
   }
@@ -42,11 +44,13 @@ export class AuthController {
   @Post('login')
   @HttpCode(200)
   @Auth({ public: true })
+  @ApiOkResponse({ type: LoginResponse, description: 'sets the svc_token cookie (7 days)' })
+  @ApiErrors(400, 401, 403, 429)
   async login(
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
     @Body() dto: LoginDto,
-  ): Promise<{ ok: true; role: Role }> {
+  ): Promise<LoginResponse> {
     const { role, session } = await this.auth.login(clientAddress(req), dto.email, dto.password);
     setSessionCookie(req, res, session.token);
     return { ok: true, role };
@@ -55,11 +59,13 @@ export class AuthController {
   @Post('logout')
   @HttpCode(200)
   @Auth({ cookie: true })
+  @ApiOkResponse({ type: OkResponse, description: 'ends this session and clears the cookie' })
+  @ApiErrors(401, 403)
   async logout(
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
     @CurrentPrincipal() principal: Principal,
-  ): Promise<{ ok: true }> {
+  ): Promise<OkResponse> {
     await this.auth.logout(principal);
     clearSessionCookie(req, res);
     return { ok: true };
@@ -67,6 +73,8 @@ export class AuthController {
 
   @Get('me')
   @Auth({ cookie: true })
+  @ApiOkResponse({ type: MeResponse })
+  @ApiErrors(401)
   async me(@CurrentPrincipal() principal: Principal): Promise<MeResponse> {
     const user = await this.users.findById(principal.userId);
     if (!user) throw unauthorized();
@@ -76,12 +84,14 @@ export class AuthController {
   @Post('change-password')
   @HttpCode(200)
   @Auth({ cookie: true })
+  @ApiOkResponse({ type: OkResponse, description: 'sets a new svc_token cookie; every other session ends' })
+  @ApiErrors(400, 401, 403)
   async changePassword(
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
     @CurrentPrincipal() principal: Principal,
     @Body() dto: ChangePasswordDto,
-  ): Promise<{ ok: true }> {
+  ): Promise<OkResponse> {
     const session = await this.auth.changePassword(principal, dto.currentPassword, dto.newPassword);
     setSessionCookie(req, res, session.token);
     return { ok: true };

@@ -35,12 +35,9 @@ export class AuthService {
   }
 
   async login(address: string, email: string, password: string): Promise<{ role: Role; session: ActiveSession }> {
-    this.throttle.assertAllowed(address, email);
+    this.throttle.beginAttempt(address, email);
     const user = await this.users.verifyCredentials(email, password);
-    if (!user) {
-      this.throttle.recordFailure(address, email);
-      throw unauthorized(ErrorMessages.invalidCredentials);
-    }
+    if (!user) throw unauthorized(ErrorMessages.invalidCredentials);
     this.throttle.recordSuccess(address, email);
     return { role: user.role, session: await this.sessions.start(user.id) };
   }

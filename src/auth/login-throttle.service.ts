@@ -26,17 +26,22 @@ export class LoginThrottleService {
 
   constructor(private readonly clock: Clock) {}
 
-  /** Throws 429 with Retry-After while the pair is blocked. */
-  assertAllowed(address: string, email: string): void {
+  /**
+   * Starts a sign-in attempt: 429 with Retry-After while the pair is blocked; otherwise the attempt
+   * is counted as a failure right away, before the password is checked, so a burst of parallel
+   * guesses cannot all slip in while bcrypt runs. recordSuccess() clears the pair.
+   */
+  beginAttempt(address: string, email: string): void {
     const bucket = this.buckets.get(key(address, email));
     const now = this.clock.nowMs();
     if (bucket && bucket.blockedUntil > now) {
       const retryAfter = Math.max(1, Math.ceil((bucket.blockedUntil - now) / 1000));
       throw new RelayException(429, ErrorMessages.tooManyAttempts, { 'Retry-After': String(retryAfter) });
     }
+    this.recordFailure(address, email);
   }
 
-  recordFailure(address: string, email: string): void {
+  private recordFailure(address: string, email: string): void {
     const k = key(address, email);
     const now = this.clock.nowMs();
     const bucket = this.buckets.get(k) ?? { failures: [], blockedUntil: 0 };

@@ -3,13 +3,14 @@ import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { json } from 'express';
 import { readFileSync } from 'node:fs';
-import { AppModule } from '../app.module';
+import { AppModule, type ExtraImports } from '../app.module';
 import { bodyParserErrors } from '../common/errors/body-parser-errors';
 import { HttpErrorFilter } from '../common/errors/http-error.filter';
 import { RelayWsAdapter } from '../common/net/relay-ws-adapter';
 import { createValidationPipe } from '../common/validation/validation.pipe';
 import { RelayConfig } from '../config/relay-config';
 import { RelayLogger } from '../logging/relay-logger';
+import { logRequests } from '../logging/request-log';
 import { applyServerTimeouts, requestIdleTimeout } from './http-timeouts';
 import { setupOpenApi } from './openapi';
 
@@ -25,13 +26,20 @@ const ROOT_ROUTES = [
 /** JSON bodies are small; builds and files arrive as streamed multipart, never through this parser. */
 const JSON_BODY_LIMIT = '1mb';
 
-/** Builds the relay application (not yet listening). Shared by `npm start`, `svc relay` and the tests. */
-export async function createRelayApp(config: RelayConfig, logger = new RelayLogger(config.logLevel)) {
+/**
+ * Builds the relay application (not yet listening). Shared by `npm start`, `svc relay` and the tests;
+ * `extraImports` lets a test mount probe routes behind the same guard, filter and pipes.
+ */
+export async function createRelayApp(
+  config: RelayConfig,
+  logger = new RelayLogger(config.logLevel),
+  extraImports: ExtraImports = [],
+) {
   const httpsOptions =
     config.tlsCert && config.tlsKey
       ? { cert: readFileSync(config.tlsCert), key: readFileSync(config.tlsKey) }
       : undefined;
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, logger), {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, logger, extraImports), {
     logger,
     bodyParser: false,
     httpsOptions,
@@ -40,6 +48,8 @@ export async function createRelayApp(config: RelayConfig, logger = new RelayLogg
   app.set('trust proxy', config.trustProxy);
   app.disable('x-powered-by');
   applyServerTimeouts(app.getHttpServer());
+  // First, so every request gets its line: root routes, unknown paths and body-parser failures too.
+  app.use(logRequests);
   app.use(requestIdleTimeout, json({ limit: JSON_BODY_LIMIT }), bodyParserErrors);
   app.setGlobalPrefix(API_PREFIX, { exclude: ROOT_ROUTES });
   app.useGlobalFilters(new HttpErrorFilter());

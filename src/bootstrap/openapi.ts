@@ -10,8 +10,8 @@ export function setupOpenApi(app: INestApplication): void {
       .setTitle('svc relay')
       .setDescription('Build collection, review, team and device relay API (see spec.md).')
       .setVersion(RELAY_VERSION)
-      .addCookieAuth('svc_token')
-      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'svc_pat_<token>' }, 'pat')
+      .addCookieAuth('svc_token', { type: 'apiKey', in: 'cookie', description: 'session cookie (7 days)' }, 'svc_token')
+      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'svc_pat_<token>', description: 'personal access token' }, 'pat')
       .build(),
   );
   SwaggerModule.setup('api/docs', app, document, {

@@ -1,12 +1,17 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { ExtraImports } from '../app.module';
 import { RelayConfig } from '../config/relay-config';
 import { RelayLogger } from '../logging/relay-logger';
 import { RelayHostDetailsService } from '../relay/relay-host-details.service';
 import { createRelayApp } from './create-app';
 
 /** Creates the relay and starts listening on the configured host and port. */
-export async function startRelay(config: RelayConfig, logger?: RelayLogger): Promise<NestExpressApplication> {
-  const app = await createRelayApp(config, logger);
+export async function startRelay(
+  config: RelayConfig,
+  logger?: RelayLogger,
+  extraImports: ExtraImports = [],
+): Promise<NestExpressApplication> {
+  const app = await createRelayApp(config, logger, extraImports);
   await app.listen(config.port, config.host);
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.port;

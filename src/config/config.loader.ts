@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { ConfigError } from './config-error';
 import { ConfigFileWebhook, LogLevel, RelayConfig, SmtpConfig } from './relay-config';
@@ -40,7 +41,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
 
   return Object.assign(new RelayConfig(), {
     port: read.integer('SVC_PORT', 'port', 8080, 0, 65535),
-    host: read.string('SVC_HOST', 'host') ?? '0.0.0.0',
+    host: read.host('SVC_HOST', 'host') ?? '0.0.0.0',
     dataDir,
     database: parseDatabase(databaseUrl, dataDir),
     relayUrl: read.url('SVC_RELAY_URL', 'relay.url'),
@@ -146,27 +147,37 @@ class ValueReader {
     return found.value.trim() || null;
   }
 
+  /** The key a value was read from, for messages: the variable, or the file key when the file supplied it. */
+  private keyOf(envKey: string, fileKey: string): string {
+    return this.raw(envKey, fileKey)?.key ?? envKey;
+  }
+
   path(envKey: string, fileKey: string, cwd: string): string | null {
     const value = this.string(envKey, fileKey);
     if (!value) return null;
     const full = resolve(cwd, value);
-    if (!existsSync(full)) throw new ConfigError(envKey, 'the path of a readable file', value);
+    if (!existsSync(full)) throw new ConfigError(this.keyOf(envKey, fileKey), 'the path of a readable file', value);
     return full;
   }
 
   number(envKey: string, fileKey: string, fallback: number, min: number, max: number): number {
-    const found = this.raw(envKey, fileKey);
-    if (!found) return fallback;
-    const n = typeof found.value === 'number' ? found.value : Number(String(found.value).trim());
-    if (!Number.isFinite(n) || n < min || n > max || String(found.value).trim() === '') {
-      throw new ConfigError(found.key, `a number from ${min} to ${max}`, found.value);
-    }
-    return n;
+    return this.numeric(envKey, fileKey, fallback, min, max, false);
   }
 
   integer(envKey: string, fileKey: string, fallback: number, min: number, max: number): number {
-    const n = this.number(envKey, fileKey, fallback, min, max);
-    if (!Number.isInteger(n)) throw new ConfigError(envKey, `a whole number from ${min} to ${max}`, n);
+    return this.numeric(envKey, fileKey, fallback, min, max, true);
+  }
+
+  /** Plain decimal notation only: "8080", "1.5"; not "0x10", "1e3", "" or "80abc". */
+  private numeric(envKey: string, fileKey: string, fallback: number, min: number, max: number, whole: boolean): number {
+    const found = this.raw(envKey, fileKey);
+    if (!found) return fallback;
+    const text = typeof found.value === 'number' ? String(found.value) : String(found.value).trim();
+    const pattern = whole ? /^-?\d+$/ : /^-?\d+(\.\d+)?$/;
+    const n = Number(text);
+    if (!(typeof found.value === 'number' || typeof found.value === 'string') || !pattern.test(text) || n < min || n > max) {
+      throw new ConfigError(found.key, `${whole ? 'a whole number' : 'a number'} from ${min} to ${max}`, found.value);
+    }
     return n;
   }
 
@@ -195,12 +206,27 @@ class ValueReader {
     try {
       parsed = new URL(value);
     } catch {
-      throw new ConfigError(envKey, 'an absolute http:// or https:// URL', value);
+      throw new ConfigError(this.keyOf(envKey, fileKey), 'an absolute http:// or https:// URL', value);
     }
     if (!['http:', 'https:'].includes(parsed.protocol) || parsed.search || parsed.hash) {
-      throw new ConfigError(envKey, 'an absolute http:// or https:// URL without query or fragment', value);
+      throw new ConfigError(
+        this.keyOf(envKey, fileKey),
+        'an absolute http:// or https:// URL without query or fragment',
+        value,
+      );
     }
     return parsed.toString().replace(/\/+$/, '');
+  }
+
+  /** An address to listen on: an IP address or a host name (letters, digits, dots, hyphens). */
+  host(envKey: string, fileKey: string): string | null {
+    const value = this.string(envKey, fileKey);
+    if (!value) return null;
+    const hostname = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i;
+    if (!isIP(value) && !hostname.test(value)) {
+      throw new ConfigError(this.keyOf(envKey, fileKey), 'an IP address (0.0.0.0, 127.0.0.1, ::) or a host name', value);
+    }
+    return value;
   }
 
   /** Same forms Express accepts: true/false, a hop count, or a comma list of addresses/subnets/names. */

@@ -1,11 +1,11 @@
-import { DynamicModule, Global, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import { DynamicModule, Global, Module } from '@nestjs/common';
 import { LogsController } from './logs.controller';
 import { RelayLogger } from './relay-logger';
-import { RequestLoggerMiddleware } from './request-logger.middleware';
 
+/** The one logger and GET /logs. The request log line is mounted in createRelayApp, ahead of every route. */
 @Global()
 @Module({})
-export class LoggingModule implements NestModule {
+export class LoggingModule {
   static forRoot(logger: RelayLogger): DynamicModule {
     return {
       module: LoggingModule,
@@ -13,9 +13,5 @@ export class LoggingModule implements NestModule {
       providers: [{ provide: RelayLogger, useValue: logger }],
       exports: [RelayLogger],
     };
-  }
-
-  configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(RequestLoggerMiddleware).forRoutes('*');
   }
 }

@@ -1,5 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiErrors } from '../common/api/responses';
 import { Auth } from '../common/auth/auth.decorator';
 import { ErrorMessages } from '../common/errors/error-messages';
 import { RelayLogger } from './relay-logger';
@@ -12,6 +13,14 @@ export class LogsController {
   /** The newest log lines; `lines` 1–500 (non-number → 100, out of range → clamped). Relay host only. */
   @Get()
   @Auth({ public: true, hostOnly: ErrorMessages.logsNotFromHost })
+  @ApiQuery({
+    name: 'lines',
+    required: false,
+    schema: { type: 'integer', minimum: 1, maximum: 500, default: 100 },
+    description: 'non-number gives 100; out of range is clamped',
+  })
+  @ApiOkResponse({ schema: { type: 'array', items: { type: 'string' } }, description: 'newest log lines, oldest first' })
+  @ApiErrors(403)
   list(@Query('lines') lines?: string): string[] {
     return this.logger.buffer.tail(clampLines(lines));
   }

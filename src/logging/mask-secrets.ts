@@ -1,13 +1,16 @@
 /**
- * Removes credentials from anything about to be logged: PAT values, cookie values, and
- * `password`/`secret`/`token` fields in key=value or JSON form. Newlines are escaped so a
- * user-supplied value can never forge a second log line.
+ * Removes credentials from anything about to be logged: PAT values, cookie values, bearer
+ * credentials, and `password`/`secret`/`token` fields in JSON (the whole quoted value) or
+ * key=value form (up to the next separator). Newlines are escaped so a user-supplied value can
+ * never forge a second log line.
  */
+const SECRET_KEYS = '(?:password|currentPassword|newPassword|secret|token|pass|svc_token)';
 const PATTERNS: [RegExp, string][] = [
   [/svc_pat_[A-Za-z0-9_-]+/g, 'svc_pat_***'],
-  [/(svc_token=)[^;\s"]+/gi, '$1***'],
+  [/(svc_token=)[^;\s"&]+/gi, '$1***'],
   [/(bearer\s+)[^\s"]+/gi, '$1***'],
-  [/("?(?:password|currentPassword|newPassword|secret|token|pass)"?\s*[:=]\s*"?)[^"&,\s}]+/gi, '$1***'],
+  [new RegExp(`("${SECRET_KEYS}"\\s*:\\s*")(?:[^"\\\\]|\\\\.)*"`, 'gi'), '$1***"'],
+  [new RegExp(`(\\b${SECRET_KEYS}\\s*[:=]\\s*)(?!\\*\\*\\*)[^"&,\\s}]+`, 'gi'), '$1***'],
 ];
 
 export function maskSecrets(text: string): string {

@@ -1,14 +1,19 @@
 import { Injectable } from '@nestjs/common';
+import { ApiProperty } from '@nestjs/swagger';
 import { existsSync, readFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import { RelayConfig } from '../config/relay-config';
 import { PublicUrlService } from './public-url.service';
 
 /** spec §2 "Relay host details". */
-export interface RelayHostDetails {
+export class RelayHostDetails {
+  @ApiProperty({ type: String, nullable: true, description: 'LAN address; always null inside a container' })
   lanHost: string | null;
+  @ApiProperty()
   port: number;
+  @ApiProperty({ type: String, nullable: true })
   publicBaseUrl: string | null;
+  @ApiProperty({ type: String, nullable: true })
   agentRelayUrl: string | null;
 }
 

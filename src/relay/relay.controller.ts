@@ -1,5 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiErrors } from '../common/api/responses';
 import { Auth } from '../common/auth/auth.decorator';
 import { RelayHostDetails, RelayHostDetailsService } from './relay-host-details.service';
 
@@ -10,6 +11,8 @@ export class RelayController {
 
   @Get('host')
   @Auth({ cookie: true })
+  @ApiOkResponse({ type: RelayHostDetails })
+  @ApiErrors(401)
   hostDetails(): RelayHostDetails {
     return this.host.details();
   }

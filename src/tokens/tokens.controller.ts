@@ -1,11 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiErrors } from '../common/api/responses';
 import { Auth } from '../common/auth/auth.decorator';
 import type { Principal } from '../common/auth/principal';
 import { CurrentPrincipal } from '../common/auth/principal.decorator';
 import { ParseIdPipe } from '../common/validation/parse-id.pipe';
 import { CreateTokenDto } from './dto/create-token.dto';
-import { TokenListItem, toTokenListItem } from './tokens.mapper';
+import { TokenCreatedResponse, TokenListItem, toTokenListItem } from './tokens.mapper';
 import { TokensService } from './tokens.service';
 
 @ApiTags('tokens')
@@ -15,13 +16,17 @@ export class TokensController {
 
   @Get()
   @Auth({ cookie: true })
+  @ApiOkResponse({ type: [TokenListItem] })
+  @ApiErrors(401)
   async list(@CurrentPrincipal() principal: Principal): Promise<TokenListItem[]> {
     return (await this.tokens.listFor(principal.userId)).map(toTokenListItem);
   }
 
   @Post()
   @Auth({ cookie: true })
-  async create(@CurrentPrincipal() principal: Principal, @Body() dto: CreateTokenDto): Promise<{ token: string }> {
+  @ApiCreatedResponse({ type: TokenCreatedResponse, description: 'the token value, shown only once' })
+  @ApiErrors(400, 401, 403)
+  async create(@CurrentPrincipal() principal: Principal, @Body() dto: CreateTokenDto): Promise<TokenCreatedResponse> {
     const { token } = await this.tokens.issue(principal, {
       name: dto.name,
       expiresInDays: dto.expires_in_days,
@@ -33,6 +38,8 @@ export class TokensController {
   @Delete(':id')
   @HttpCode(204)
   @Auth({ cookie: true })
+  @ApiNoContentResponse({ description: 'revoked; the next request with it is 401' })
+  @ApiErrors(400, 401, 403, 404)
   async revoke(@CurrentPrincipal() principal: Principal, @Param('id', ParseIdPipe) id: number): Promise<void> {
     await this.tokens.revoke(principal.userId, id);
   }

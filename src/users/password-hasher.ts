@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import * as bcrypt from 'bcrypt';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { RelayConfig } from '../config/relay-config';
 
 /**
@@ -10,10 +10,15 @@ import { RelayConfig } from '../config/relay-config';
  */
 @Injectable()
 export class PasswordHasher {
-  /** A hash of a random password, compared against when the e-mail is unknown (equal timing). */
-  private decoyHash: Promise<string> | null = null;
+  /**
+   * A hash of a random password, compared against when the e-mail is unknown (equal timing).
+   * Computed at start-up so even the first unknown e-mail costs one comparison, not a hash too.
+   */
+  private readonly decoyHash: Promise<string>;
 
-  constructor(private readonly config: RelayConfig) {}
+  constructor(private readonly config: RelayConfig) {
+    this.decoyHash = this.hash(randomBytes(16).toString('hex'));
+  }
 
   hash(password: string): Promise<string> {
     return bcrypt.hash(prehash(password), this.config.bcryptCost);
@@ -25,7 +30,6 @@ export class PasswordHasher {
 
   /** Spends the same work as verify() for a login whose e-mail matched nobody. */
   async verifyDecoy(password: string): Promise<false> {
-    this.decoyHash ??= this.hash(`decoy-${Math.random()}`);
     await bcrypt.compare(prehash(password), await this.decoyHash);
     return false;
   }

@@ -1,12 +1,18 @@
-import type { Role } from '../common/auth/role';
+import { ApiProperty } from '@nestjs/swagger';
+import { ROLES, type Role } from '../common/auth/role';
 import type { UserEntity } from './user.entity';
 
 /** spec §2 "Current user". */
-export interface MeResponse {
+export class MeResponse {
+  @ApiProperty()
   id: number;
+  @ApiProperty()
   email: string;
+  @ApiProperty({ description: 'display name, or the part of the e-mail before @ when none' })
   displayName: string;
+  @ApiProperty({ type: String, nullable: true, description: 'null when no profile image' })
   avatarUrl: string | null;
+  @ApiProperty({ enum: ROLES })
   role: Role;
 }
 

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
+import type { ExtraImports } from '../../src/app.module';
 import { startRelay } from '../../src/bootstrap/start-relay';
 import { Clock } from '../../src/common/clock';
 import { loadConfig } from '../../src/config/config.loader';
@@ -23,11 +24,19 @@ export interface TestRelay {
   close: () => Promise<void>;
 }
 
+export interface TestRelayOptions {
+  /** Extra Nest modules mounted in the relay (e.g. ProbeModule: routes per access requirement). */
+  imports?: ExtraImports;
+}
+
 /**
  * Boots the real relay on a fresh temp data dir (real SQLite file), listening on 127.0.0.1 with a
  * random port. `env` overrides SVC_* variables, exactly as an operator would set them.
  */
-export async function startTestRelay(env: Record<string, string> = {}): Promise<TestRelay> {
+export async function startTestRelay(
+  env: Record<string, string> = {},
+  options: TestRelayOptions = {},
+): Promise<TestRelay> {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-relay-test-'));
   const config = loadConfig(
     {
@@ -41,7 +50,7 @@ export async function startTestRelay(env: Record<string, string> = {}): Promise<
     dataDir,
   );
   const logger = new RelayLogger(config.logLevel, () => undefined);
-  const app = await startRelay(config, logger);
+  const app = await startRelay(config, logger, options.imports);
   const port = (app.getHttpServer().address() as { port: number }).port;
   const url = `http://127.0.0.1:${port}`;
   return {

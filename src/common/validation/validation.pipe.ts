@@ -1,13 +1,19 @@
 import { ValidationError, ValidationPipe } from '@nestjs/common';
 import { badRequest } from '../errors/relay-exception';
 
-/** The one validation pipe: strips unknown fields, converts types, and reports the first failure by field name. */
+/**
+ * Constraints that say "missing" or "wrong type" are reported before length or format ones, so a
+ * missing field reads `email is required` rather than a complaint about its length, whatever the
+ * order the decorators were written in.
+ */
+const FIRST_CONSTRAINTS = ['isDefined', 'isNotEmpty', 'isString', 'isInt', 'isNumber', 'isBoolean', 'isEnum', 'isIn'];
+
+/** The one validation pipe: strips unknown fields, converts types, and reports one failure by field name. */
 export function createValidationPipe(): ValidationPipe {
   return new ValidationPipe({
     whitelist: true,
     transform: true,
     forbidUnknownValues: false,
-    stopAtFirstError: true,
     exceptionFactory: (errors) => badRequest(firstMessage(errors) ?? 'Invalid request'),
   });
 }
@@ -15,10 +21,16 @@ export function createValidationPipe(): ValidationPipe {
 function firstMessage(errors: ValidationError[], parent = ''): string | undefined {
   for (const error of errors) {
     const path = parent ? `${parent}.${error.property}` : error.property;
-    const constraint = error.constraints && Object.values(error.constraints)[0];
+    const constraint = pickConstraint(error.constraints);
     if (constraint) return constraint.startsWith(error.property) && parent ? `${parent}.${constraint}` : constraint;
     const nested = error.children && firstMessage(error.children, path);
     if (nested) return nested;
   }
   return undefined;
+}
+
+function pickConstraint(constraints: Record<string, string> | undefined): string | undefined {
+  if (!constraints) return undefined;
+  const preferred = FIRST_CONSTRAINTS.find((name) => name in constraints);
+  return preferred ? constraints[preferred] : Object.values(constraints)[0];
 }

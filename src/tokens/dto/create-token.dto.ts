@@ -1,18 +1,27 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import { Trim } from '../../common/validation/transforms';
 
 export class CreateTokenDto {
+  @ApiProperty({ maxLength: 200, example: 'CI uploads' })
   @Trim()
   @IsString({ message: 'name is required' })
   @IsNotEmpty({ message: 'name is required' })
-  @MaxLength(200)
+  @MaxLength(200, { message: 'name must be at most 200 characters' })
   name: string;
 
-  /** Days until the token expires; omit or 0 for no expiry. A numeric string is accepted. */
+  /** Checked by TokensService.expiryFrom: numbers and numeric strings, so the rule lives in one place. */
+  @ApiPropertyOptional({
+    oneOf: [{ type: 'number', minimum: 0 }, { type: 'string', pattern: '^[0-9.]+$' }],
+    description: 'days until the token expires; omit or 0 = no expiry; a numeric string is accepted',
+  })
   @IsOptional()
   expires_in_days?: number | string;
 
-  /** Comma-separated scopes (`view`, `builds:write`, `agent`); default `view,builds:write`. */
+  @ApiPropertyOptional({
+    example: 'view,builds:write',
+    description: 'comma-separated: view, builds:write, agent (agent: Admin only); default view,builds:write',
+  })
   @IsOptional()
   scope?: string;
 }

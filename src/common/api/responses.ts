@@ -1,0 +1,34 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiProperty, ApiResponse } from '@nestjs/swagger';
+
+/** `{ "ok": true }`: the spec's answer for actions without a result. */
+export class OkResponse {
+  @ApiProperty({ enum: [true], example: true })
+  ok: true;
+}
+
+/** Every error body (spec §7). */
+export class ErrorResponse {
+  @ApiProperty({ example: 'Unauthorized' })
+  error: string;
+}
+
+const ERROR_MEANINGS: Record<number, string> = {
+  400: 'missing field, invalid format',
+  401: 'not authenticated or session expired',
+  403: 'forbidden: role, scope, host restriction, cross-site request',
+  404: 'not found',
+  409: 'not possible in the current state',
+  410: 'token expired or not found',
+  413: 'body too large',
+  429: 'too many attempts (Retry-After header)',
+};
+
+/** Documents the `{ error }` answers an endpoint can give, one line per status. */
+export function ApiErrors(...statuses: number[]) {
+  return applyDecorators(
+    ...statuses.map((status) =>
+      ApiResponse({ status, description: ERROR_MEANINGS[status] ?? 'error', type: ErrorResponse }),
+    ),
+  );
+}

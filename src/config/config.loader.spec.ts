@@ -1,0 +1,165 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError } from './config-error';
+import { loadConfig } from './config.loader';
+
+describe('loadConfig', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'svc-config-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const writeFile = (values: unknown, name = 'svc.config.json') => {
+    writeFileSync(join(dir, name), typeof values === 'string' ? values : JSON.stringify(values));
+  };
+  const failure = (env: Record<string, string>) => {
+    try {
+      loadConfig(env, dir);
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      return (err as Error).message;
+    }
+    throw new Error('expected a ConfigError');
+  };
+
+  it('an absent file means the documented defaults', () => {
+    const config = loadConfig({}, dir);
+    expect(config).toEqual(
+      expect.objectContaining({
+        port: 8080,
+        host: '0.0.0.0',
+        dataDir: join(dir, 'data'),
+        database: { type: 'sqlite', path: join(dir, 'data', 'svc.sqlite') },
+        relayUrl: null,
+        buildTtlDays: 7,
+        maxBuildBytes: 524_288_000,
+        maxRecordingBytes: 209_715_200,
+        trustProxy: false,
+        smtp: null,
+        logLevel: 'info',
+        bcryptCost: 11,
+        tlsCert: null,
+        tlsKey: null,
+        webhooks: [],
+        configFile: null,
+      }),
+    );
+  });
+
+  it('reads svc.config.json and lets environment variables override it', () => {
+    writeFile({
+      port: 9000,
+      host: '127.0.0.1',
+      relay: { url: 'https://file.example.com' },
+      builds: { ttlDays: 3, maxBytes: 1000 },
+      log: { level: 'warn' },
+      smtp: { host: 'smtp.example.com' },
+    });
+    const fromFile = loadConfig({}, dir);
+    expect(fromFile).toEqual(
+      expect.objectContaining({
+        port: 9000,
+        host: '127.0.0.1',
+        relayUrl: 'https://file.example.com',
+        buildTtlDays: 3,
+        maxBuildBytes: 1000,
+        logLevel: 'warn',
+        configFile: join(dir, 'svc.config.json'),
+      }),
+    );
+    expect(fromFile.smtp).toEqual(expect.objectContaining({ host: 'smtp.example.com', port: 587, secure: false }));
+
+    const overridden = loadConfig(
+      { SVC_PORT: '9100', SVC_RELAY_URL: 'http://env.example.com:8080/', SVC_LOG_LEVEL: 'DEBUG', SVC_SMTP_SECURE: 'true' },
+      dir,
+    );
+    expect(overridden).toEqual(
+      expect.objectContaining({ port: 9100, relayUrl: 'http://env.example.com:8080', logLevel: 'debug', maxBuildBytes: 1000 }),
+    );
+    expect(overridden.smtp).toEqual(expect.objectContaining({ secure: true, port: 465 }));
+  });
+
+  it('SVC_CONFIG points at another file; a missing one is an error', () => {
+    writeFile({ port: 7000 }, 'other.json');
+    expect(loadConfig({ SVC_CONFIG: 'other.json' }, dir).port).toBe(7000);
+    expect(failure({ SVC_CONFIG: 'missing.json' })).toMatch(/SVC_CONFIG/);
+  });
+
+  it('a file that is not a JSON object is an error naming SVC_CONFIG', () => {
+    writeFile('{ not json');
+    expect(failure({})).toMatch(/^Invalid configuration SVC_CONFIG: expected a readable JSON file/);
+    writeFile('[1,2]');
+    expect(failure({})).toMatch(/SVC_CONFIG: expected a JSON object/);
+  });
+
+  it.each([
+    ['SVC_PORT', 'abc', /SVC_PORT: expected a whole number from 0 to 65535, got "abc"/],
+    ['SVC_PORT', '70000', /SVC_PORT: expected a whole number from 0 to 65535/],
+    ['SVC_PORT', '-1', /SVC_PORT/],
+    ['SVC_PORT', '80.5', /SVC_PORT/],
+    ['SVC_PORT', '0x50', /SVC_PORT/],
+    ['SVC_PORT', '8e3', /SVC_PORT/],
+    ['SVC_HOST', 'not a host!', /SVC_HOST: expected an IP address/],
+    ['SVC_DATABASE_URL', 'mysql://x', /SVC_DATABASE_URL: expected postgres:/],
+    ['SVC_RELAY_URL', 'relay.example.com', /SVC_RELAY_URL: expected an absolute http:\/\/ or https:\/\/ URL/],
+    ['SVC_RELAY_URL', 'ftp://relay.example.com', /SVC_RELAY_URL/],
+    ['SVC_RELAY_URL', 'https://relay.example.com/?x=1', /SVC_RELAY_URL: .*without query/],
+    ['SVC_BUILD_TTL_DAYS', 'soon', /SVC_BUILD_TTL_DAYS: expected a number/],
+    ['SVC_BUILD_TTL_DAYS', '0', /SVC_BUILD_TTL_DAYS/],
+    ['SVC_MAX_BUILD_BYTES', '0', /SVC_MAX_BUILD_BYTES: expected a whole number from 1/],
+    ['SVC_MAX_BUILD_BYTES', '500MB', /SVC_MAX_BUILD_BYTES/],
+    ['SVC_MAX_RECORDING_BYTES', '-5', /SVC_MAX_RECORDING_BYTES/],
+    ['SVC_TRUST_PROXY', 'maybe', /SVC_TRUST_PROXY: expected true, false, a number of hops/],
+    ['SVC_LOG_LEVEL', 'verbose', /SVC_LOG_LEVEL: expected one of error, warn, info, debug, got "verbose"/],
+    ['SVC_BCRYPT_COST', '3', /SVC_BCRYPT_COST: expected a whole number from 4 to 15/],
+    ['SVC_BCRYPT_COST', '16', /SVC_BCRYPT_COST/],
+    ['SVC_TLS_CERT', 'missing.pem', /SVC_TLS_CERT/],
+  ])('%s=%s is refused with a message naming the key and what is allowed', (key, value, message) => {
+    expect(failure({ [key]: value })).toMatch(message);
+  });
+
+  it('SMTP values are checked only when SMTP is configured', () => {
+    expect(failure({ SVC_SMTP_HOST: 'smtp.example.com', SVC_SMTP_PORT: 'x' })).toMatch(/SVC_SMTP_PORT/);
+    expect(failure({ SVC_SMTP_HOST: 'smtp.example.com', SVC_SMTP_SECURE: 'perhaps' })).toMatch(/SVC_SMTP_SECURE: expected true or false/);
+  });
+
+  it('file values are validated too, and the message names the file key', () => {
+    writeFile({ port: 'eighty' });
+    expect(failure({})).toMatch(/port \(in svc\.config\.json\): expected a whole number/);
+    writeFile({ relay: { url: 42 } });
+    expect(failure({})).toMatch(/relay\.url \(in svc\.config\.json\): expected a string/);
+    writeFile({ relay: { url: 'nope' } });
+    expect(failure({})).toMatch(/relay\.url \(in svc\.config\.json\): expected an absolute/);
+    writeFile({ builds: { ttlDays: 1.5 }, port: 8081.5 });
+    expect(failure({})).toMatch(/port \(in svc\.config\.json\)/);
+  });
+
+  it('SVC_TRUST_PROXY accepts the forms Express does', () => {
+    expect(loadConfig({ SVC_TRUST_PROXY: 'true' }, dir).trustProxy).toBe(true);
+    expect(loadConfig({ SVC_TRUST_PROXY: 'FALSE' }, dir).trustProxy).toBe(false);
+    expect(loadConfig({ SVC_TRUST_PROXY: '2' }, dir).trustProxy).toBe(2);
+    expect(loadConfig({ SVC_TRUST_PROXY: 'loopback, 10.0.0.0/8' }, dir).trustProxy).toBe('loopback,10.0.0.0/8');
+  });
+
+  it('TLS needs both a certificate and a key', () => {
+    writeFileSync(join(dir, 'cert.pem'), 'x');
+    expect(failure({ SVC_TLS_CERT: 'cert.pem' })).toMatch(/SVC_TLS_CERT\/SVC_TLS_KEY: expected both/);
+  });
+
+  it('config-file webhooks: secretEnv must name a set variable', () => {
+    writeFile({ webhooks: [{ url: 'https://ci.example.com/h', secretEnv: 'HOOK_SECRET' }] });
+    expect(failure({})).toMatch(/webhooks\[0\]\.secretEnv: expected environment variable HOOK_SECRET to be set/);
+    expect(loadConfig({ HOOK_SECRET: 's3' }, dir).webhooks).toEqual([
+      { url: 'https://ci.example.com/h', secretEnv: 'HOOK_SECRET', secret: 's3', enabled: true },
+    ]);
+    writeFile({ webhooks: [{ url: 'file:///etc/passwd' }] });
+    expect(failure({})).toMatch(/webhooks\[0\]\.url: expected an http:\/\/ or https:\/\/ URL/);
+  });
+
+  it('an empty variable counts as unset', () => {
+    writeFile({ port: 9000 });
+    expect(loadConfig({ SVC_PORT: '' }, dir).port).toBe(9000);
+  });
+});

@@ -1,0 +1,64 @@
+import { networkInterfaces } from 'node:os';
+import { runningInContainer } from '../../src/relay/relay-host-details.service';
+import { useTestRelay, withTestRelay } from '../support/use-relay';
+
+const HOST = '/api/v1/relay/host';
+
+describe('GET /relay/host', () => {
+  const ctx = useTestRelay();
+
+  it('200 { lanHost, port, publicBaseUrl, agentRelayUrl } for a signed-in member; port is the bound one', async () => {
+    const viewer = await ctx.members.member('Viewer');
+    const res = await ctx.members.as(viewer, 'get', HOST).expect(200);
+    expect(Object.keys(res.body).sort()).toEqual(['agentRelayUrl', 'lanHost', 'port', 'publicBaseUrl']);
+    expect(res.body.port).toBe(ctx.relay.port);
+    expect(res.body.publicBaseUrl).toBeNull();
+    if (runningInContainer()) {
+      expect(res.body.lanHost).toBeNull();
+    } else if (res.body.lanHost !== null) {
+      const own = Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((e) => e.address));
+      expect(own).toContain(res.body.lanHost);
+      expect(res.body.agentRelayUrl).toBe(`ws://${res.body.lanHost}:${ctx.relay.port}/api/v1/agent/connect`);
+    }
+  });
+
+  it('401 without a cookie; a PAT is not accepted', async () => {
+    const res = await ctx.relay.http().get(HOST);
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ error: 'Unauthorized' });
+    const admin = await ctx.members.admin();
+    await ctx.members.withPat(await ctx.members.pat(admin, 'view'), 'get', HOST).expect(401);
+  });
+});
+
+describe('relay host details from configuration', () => {
+  it('SVC_RELAY_URL gives publicBaseUrl and a wss:// agent URL', async () => {
+    await withTestRelay({ SVC_RELAY_URL: 'https://relay.example.com/' }, async (_relay, members) => {
+      const res = await members.as(await members.admin(), 'get', HOST).expect(200);
+      expect(res.body.publicBaseUrl).toBe('https://relay.example.com');
+      expect(res.body.agentRelayUrl).toBe('wss://relay.example.com/api/v1/agent/connect');
+    });
+  });
+
+  it('a relay URL teammates cannot open (localhost) is not offered', async () => {
+    await withTestRelay({ SVC_RELAY_URL: 'http://localhost:8080' }, async (_relay, members) => {
+      const res = await members.as(await members.admin(), 'get', HOST).expect(200);
+      expect(res.body.publicBaseUrl).toBeNull();
+    });
+  });
+
+  it('lanHost is null inside a container', async () => {
+    const saved = process.env.SVC_IN_CONTAINER;
+    process.env.SVC_IN_CONTAINER = '1';
+    try {
+      await withTestRelay({ SVC_RELAY_URL: 'http://relay.lan:8080' }, async (_relay, members) => {
+        const res = await members.as(await members.admin(), 'get', HOST).expect(200);
+        expect(res.body.lanHost).toBeNull();
+        expect(res.body.agentRelayUrl).toBe('ws://relay.lan:8080/api/v1/agent/connect');
+      });
+    } finally {
+      if (saved === undefined) delete process.env.SVC_IN_CONTAINER;
+      else process.env.SVC_IN_CONTAINER = saved;
+    }
+  });
+});
