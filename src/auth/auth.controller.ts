@@ -5,7 +5,6 @@ import { ApiErrors, OkResponse } from '../common/api/responses';
 import { Auth } from '../common/auth/auth.decorator';
 import type { Principal } from '../common/auth/principal';
 import { CurrentPrincipal } from '../common/auth/principal.decorator';
-import { ErrorMessages } from '../common/errors/error-messages';
 import { unauthorized } from '../common/errors/relay-exception';
 import { clientAddress, isRelayHostRequest } from '../common/net/relay-host';
 import { MeResponse, toMeResponse } from '../users/users.mapper';
@@ -33,11 +32,12 @@ export class AuthController {
   /** The first Admin, from the relay host only (elsewhere: 403 naming `svc admin init`); 403 once any account exists. */
   @Post('init')
   @HttpCode(201)
-  @Auth({ public: true, hostOnly: ErrorMessages.initNotFromHost })
+  @Auth({ public: true })
   @ApiCreatedResponse({ type: OkResponse })
   @ApiErrors(400, 403)
-  async init(@Body() dto: InitDto): Promise<OkResponse> {
-    await this.auth.initialize(dto.email, dto.password);
+  async init(@Req() req: Request, @Body() dto: InitDto): Promise<OkResponse> {
+    // "Already initialized" wins over the host rule: once an account exists the answer is the same everywhere.
+    await this.auth.initialize(dto.email, dto.password, isRelayHostRequest(req));
     return { ok: true };
   }
 

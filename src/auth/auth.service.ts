@@ -24,10 +24,14 @@ export class AuthService {
     return { initialized, canInitialize: !initialized && fromRelayHost };
   }
 
-  /** Creates the first Admin; 403 once any account exists. Used by /auth/init and `svc admin init`. */
-  initialize(email: string, password: string): Promise<void> {
+  /**
+   * Creates the first Admin; 403 once any account exists, else 403 naming the CLI command when the
+   * request is not from the relay host. Used by /auth/init and `svc admin init` (always local).
+   */
+  initialize(email: string, password: string, fromRelayHost = true): Promise<void> {
     const run = this.initQueue.then(async () => {
       if ((await this.users.count()) > 0) throw forbidden(ErrorMessages.alreadyInitialized);
+      if (!fromRelayHost) throw forbidden(ErrorMessages.initNotFromHost);
       await this.users.create({ email, password, role: 'Admin' });
     });
     this.initQueue = run.catch(() => undefined);

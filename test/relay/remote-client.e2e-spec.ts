@@ -80,12 +80,12 @@ describeRemote('requests from another machine (network namespace)', () => {
       admin = await members.admin();
     });
 
-    it('init from the remote machine is still 403 naming the CLI (the host rule comes first)', async () => {
+    it('init from the remote machine is 403 Already initialized (the account state wins over the host rule)', async () => {
       const init = await remote.request('POST', `${base}/api/v1/auth/init`, {
         body: { email: 'late@example.com', password: TEST_PASSWORD },
       });
       expect(init.status).toBe(403);
-      expect(init.body).toEqual({ error: ErrorMessages.initNotFromHost });
+      expect(init.body).toEqual({ error: ErrorMessages.alreadyInitialized });
     });
 
     it('/logs is 403 remotely even with an Admin cookie; the cookie works for everything else', async () => {

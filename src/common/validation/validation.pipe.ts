@@ -1,4 +1,4 @@
-import { ValidationError, ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
 import { badRequest } from '../errors/relay-exception';
 
 /**
@@ -8,9 +8,19 @@ import { badRequest } from '../errors/relay-exception';
  */
 const FIRST_CONSTRAINTS = ['isDefined', 'isNotEmpty', 'isString', 'isInt', 'isNumber', 'isBoolean', 'isEnum', 'isIn'];
 
+/**
+ * Path parameters keep their text: the stock pipe would turn `1e3` into 1000 before ParseIdPipe
+ * could see it. Ids are parsed by ParseIdPipe alone.
+ */
+class RelayValidationPipe extends ValidationPipe {
+  protected transformPrimitive(value: unknown, metadata: ArgumentMetadata): unknown {
+    return metadata.type === 'param' ? value : super.transformPrimitive(value, metadata);
+  }
+}
+
 /** The one validation pipe: strips unknown fields, converts types, and reports one failure by field name. */
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new RelayValidationPipe({
     whitelist: true,
     transform: true,
     forbidUnknownValues: false,
