@@ -1,6 +1,5 @@
 import WebSocket from 'ws';
 import { AgentDirectory } from '../../src/agents/agent-directory.service';
-import { UsersService } from '../../src/users/users.service';
 import { MemberFactory } from '../support/factory';
 import { startTestRelay, TestRelay } from '../support/test-relay';
 import { AGENT_PATH, agentToken, device, TestPeer, until, upgradeRefusal, wsUrl } from './agent-kit';
@@ -33,7 +32,7 @@ describe('agent gateway: handshake, replacement, liveness, frames (agent-protoco
 
     const other = await members.member('Admin');
     const otherToken = await agentToken(members, other);
-    await relay.app.get(UsersService).update(other.id, { role: 'Developer' });
+    await members.as(admin, 'patch', `/api/v1/team/members/${other.id}`).send({ role: 'Developer' }).expect(200);
     const demoted = await refuse({ Authorization: `Bearer ${otherToken}`, 'X-Svc-Agent-Name': 'a1' });
     expect(demoted.status).toBe(403);
     expect(demoted.body).toEqual({ error: expect.any(String) });
