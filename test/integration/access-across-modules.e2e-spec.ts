@@ -1,0 +1,182 @@
+import { RequestMethod } from '@nestjs/common';
+import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
+import { ModulesContainer } from '@nestjs/core';
+import { AccessRequirement, AUTH_REQUIREMENT } from '../../src/common/auth/auth.decorator';
+import { WRITER_ROLES } from '../../src/common/auth/role';
+import { MemberFactory, TestMember } from '../support/factory';
+import { startTestRelay, TestRelay } from '../support/test-relay';
+
+interface Route {
+  method: 'get' | 'post' | 'patch' | 'put' | 'delete';
+  /** As declared, e.g. `/api/v1/builds/:id`. */
+  path: string;
+  access: AccessRequirement;
+}
+
+const VERBS: Partial<Record<RequestMethod, Route['method']>> = {
+  [RequestMethod.GET]: 'get',
+  [RequestMethod.POST]: 'post',
+  [RequestMethod.PATCH]: 'patch',
+  [RequestMethod.PUT]: 'put',
+  [RequestMethod.DELETE]: 'delete',
+};
+/** Controllers served at the relay root (create-app.ts ROOT_ROUTES). */
+const ROOT_CONTROLLERS = new Set(['uploads', 'invite', 'reset-password']);
+
+/** Every HTTP route of the running relay with its declared @Auth, read from the controllers' metadata. */
+function declaredRoutes(relay: TestRelay): Route[] {
+  const routes: Route[] = [];
+  for (const module of relay.app.get(ModulesContainer).values()) {
+    for (const wrapper of module.controllers.values()) {
+      const type = wrapper.metatype as (new (...args: never[]) => object) | null;
+      if (!type) continue;
+      const base = String(Reflect.getMetadata(PATH_METADATA, type) ?? '').replace(/^\/|\/$/g, '');
+      const prefix = ROOT_CONTROLLERS.has(base) ? '' : '/api/v1';
+      for (const name of Object.getOwnPropertyNames(type.prototype)) {
+        const handler = type.prototype[name];
+        if (name === 'constructor' || typeof handler !== 'function') continue;
+        const sub = Reflect.getMetadata(PATH_METADATA, handler);
+        if (sub === undefined) continue;
+        const method = VERBS[Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod];
+        if (!method) throw new Error(`unexpected HTTP method on ${type.name}.${name}`);
+        const path = [prefix, base, String(sub).replace(/^\/|\/$/g, '')].filter(Boolean).join('/');
+        routes.push({ method, path: `/${path.replace(/^\//, '')}`, access: Reflect.getMetadata(AUTH_REQUIREMENT, handler) });
+      }
+    }
+  }
+  return routes;
+}
+
+/** A concrete URL for a declared path (ids that may or may not exist: access is decided first). */
+const concrete = (path: string) =>
+  path
+    .replace(/:(id|name|sessionId)\b/g, '1')
+    .replace(':filename', 'rec-00000000000000000000000000000000.webm')
+    .replace('*path', 'avatars/00000000000000000000000000000000.png');
+
+const key = (r: Route) => `${r.method.toUpperCase()} ${r.path}`;
+const scopes = (r: Route) => [r.access.pat ?? []].flat().sort().join(',');
+
+/**
+ * Access across modules, from the declarations of the running app (so a route added later is
+ * covered without editing this file): spec §5.3 (where a PAT is accepted, and 401 everywhere else),
+ * §5.5 (Viewer is read-only, with the same message on every write, cookie or PAT).
+ */
+describe('access across modules (spec §5)', () => {
+  let relay: TestRelay;
+  let members: MemberFactory;
+  let admin: TestMember;
+  let viewer: TestMember;
+  let adminPat: string;
+  let viewerPat: string;
+  let routes: Route[];
+
+  beforeAll(async () => {
+    relay = await startTestRelay();
+    members = new MemberFactory(relay);
+    admin = await members.admin();
+    viewer = await members.member('Viewer');
+    adminPat = await members.pat(admin, 'view,builds:write,agent');
+    viewerPat = await members.pat(viewer, 'view,builds:write');
+    routes = declaredRoutes(relay);
+  });
+  afterAll(() => relay.close());
+
+  it('every route declares its access', () => {
+    expect(routes.length).toBeGreaterThan(40);
+    expect(routes.filter((r) => !r.access).map(key)).toEqual([]);
+  });
+
+  it('PATs are accepted exactly where spec §5.3 says (plus the documented download), with those scopes', () => {
+    const withPat = Object.fromEntries(routes.filter((r) => r.access.pat).map((r) => [key(r), scopes(r)]));
+    expect(withPat).toEqual({
+      'POST /api/v1/builds': 'builds:write',
+      'GET /api/v1/builds': 'builds:write',
+      'GET /api/v1/builds/:id': 'builds:write',
+      'GET /api/v1/builds/:id/download': 'agent,builds:write,view', // docs/builds.md, beyond the spec
+      'POST /api/v1/comments': 'builds:write',
+      'GET /api/v1/webhooks': 'builds:write',
+      'POST /api/v1/webhooks': 'builds:write',
+      'PATCH /api/v1/webhooks/:id': 'builds:write',
+      'DELETE /api/v1/webhooks/:id': 'builds:write',
+      'GET /api/v1/webhooks/:id/deliveries': 'builds:write', // docs/webhooks.md, beyond the spec
+      'GET /api/v1/apps': 'view',
+      'GET /api/v1/sessions/:sessionId/screenshot': 'view',
+      'GET /api/v1/sessions/:sessionId/ui-tree': 'view',
+      'GET /uploads/*path': 'view',
+    });
+  });
+
+  it('Viewer read-only routes are exactly the writes of spec §5.5', () => {
+    const writes = routes.filter((r) => r.access.roles && WRITER_ROLES.every((role) => r.access.roles!.includes(role)) && !r.access.roles.includes('Viewer'));
+    expect(writes.map(key).sort()).toEqual(
+      [
+        'POST /api/v1/builds',
+        'PATCH /api/v1/builds/:id',
+        'POST /api/v1/builds/:id/schedule-deletion',
+        'DELETE /api/v1/builds/:id/schedule-deletion',
+        'POST /api/v1/apps',
+        'PATCH /api/v1/apps/:id',
+        'DELETE /api/v1/apps/:id',
+        'GET /api/v1/webhooks',
+        'POST /api/v1/webhooks',
+        'PATCH /api/v1/webhooks/:id',
+        'DELETE /api/v1/webhooks/:id',
+        'GET /api/v1/webhooks/:id/deliveries',
+      ].sort(),
+    );
+  });
+
+  it('every cookie-only route answers a valid full-scope PAT with 401 { error: "Unauthorized" }', async () => {
+    const cookieOnly = routes.filter((r) => r.access && !r.access.public && !r.access.pat);
+    expect(cookieOnly.length).toBeGreaterThan(25);
+    const answers: string[] = [];
+    for (const route of cookieOnly) {
+      const res = await members.withPat(adminPat, route.method, concrete(route.path)).send({});
+      answers.push(`${key(route)} → ${res.status} ${JSON.stringify(res.body)}`);
+    }
+    expect(answers).toEqual(cookieOnly.map((r) => `${key(r)} → 401 {"error":"Unauthorized"}`));
+    await members.as(admin, 'get', '/api/v1/auth/me').expect(200); // and nothing above touched the Admin
+  });
+
+  it('a PAT-accepting route takes that PAT (never 401) with any accepted scope', async () => {
+    const answers: string[] = [];
+    for (const route of routes.filter((r) => r.access.pat)) {
+      const res = await members.withPat(adminPat, route.method, concrete(route.path)).send({});
+      if (res.status === 401 || res.status === 403) answers.push(`${key(route)} → ${res.status}`);
+    }
+    expect(answers).toEqual([]);
+  });
+
+  it('a Viewer gets 403 "Viewers have read-only access" on every write, by cookie and by PAT (401 where PATs are not accepted)', async () => {
+    const writes = routes.filter((r) => r.access.roles && !r.access.roles.includes('Viewer') && WRITER_ROLES.every((role) => r.access.roles!.includes(role)));
+    const answers: string[] = [];
+    const expected: string[] = [];
+    for (const route of writes) {
+      const url = concrete(route.path);
+      const byCookie = await members.as(viewer, route.method, url).send({});
+      const byPat = await members.withPat(viewerPat, route.method, url).send({});
+      answers.push(`${key(route)}: cookie ${byCookie.status} ${byCookie.body.error}; PAT ${byPat.status} ${byPat.body.error}`);
+      const patAnswer = route.access.pat ? '403 Viewers have read-only access' : '401 Unauthorized';
+      expected.push(`${key(route)}: cookie 403 Viewers have read-only access; PAT ${patAnswer}`);
+    }
+    expect(answers).toEqual(expected);
+  });
+
+  it('a Viewer gets plain 403 "Forbidden" on Admin-only routes (not the read-only message)', async () => {
+    const adminOnly = routes.filter((r) => r.access.roles?.length === 1 && r.access.roles[0] === 'Admin');
+    expect(adminOnly.length).toBeGreaterThanOrEqual(6);
+    for (const route of adminOnly) {
+      const res = await members.as(viewer, route.method, concrete(route.path)).send({});
+      expect(`${key(route)} → ${res.status} ${res.body.error}`).toBe(`${key(route)} → 403 Forbidden`);
+    }
+  });
+
+  it('what a Viewer may do still works: read builds and apps, list recordings, edit the profile, issue a token', async () => {
+    await members.withPat(viewerPat, 'get', '/api/v1/builds').expect(200);
+    await members.withPat(viewerPat, 'get', '/api/v1/apps').expect(200);
+    await members.as(viewer, 'get', '/api/v1/recordings').expect(200);
+    await members.as(viewer, 'patch', '/api/v1/profile').field('display_name', 'Vic').expect(200);
+    await members.as(viewer, 'post', '/api/v1/tokens').send({ name: 'mine', scope: 'view' }).expect(201);
+  });
+});
