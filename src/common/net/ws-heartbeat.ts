@@ -28,6 +28,9 @@ export class WsHeartbeat {
 
   private beat(): void {
     for (const [socket, waiting] of this.awaitingPong) {
+      // A socket in its closing handshake (e.g. after a 1009) stops reading; let that close finish
+      // instead of cutting it off with a 1006.
+      if (socket.readyState !== socket.OPEN) continue;
       if (waiting) {
         this.awaitingPong.delete(socket);
         socket.terminate();
