@@ -6,6 +6,7 @@ import { CommonModule } from './common/common.module';
 import { ConfigModule } from './config/config.module';
 import { RelayConfig } from './config/relay-config';
 import { DatabaseModule } from './database/database.module';
+import { HealthModule } from './health/health.module';
 import { LoggingModule } from './logging/logging.module';
 import { RelayLogger } from './logging/relay-logger';
 import { MaintenanceModule } from './maintenance/maintenance.module';
@@ -31,6 +32,7 @@ export class AppModule {
         TokensModule,
         RelayModule,
         MaintenanceModule,
+        HealthModule,
       ],
     };
   }
