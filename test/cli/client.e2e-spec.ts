@@ -112,19 +112,28 @@ describe('svc client commands', () => {
   });
 
   describe('refusals (exit 1, the relay\'s error on stderr)', () => {
-    it('apps list, builds list/show/download print exactly what the relay answered', async () => {
-      const cases: Array<[string[], 'get', string]> = [
-        [['apps', 'list'], 'get', '/api/v1/apps'],
-        [['builds', 'show', '987654'], 'get', '/api/v1/builds/987654'],
-        [['builds', 'download', '987654', '-o', emptyDir()], 'get', '/api/v1/builds/987654/download'],
+    it('builds show/download of a missing build print exactly what the relay answered', async () => {
+      const cases: Array<[string[], string]> = [
+        [['builds', 'show', '987654'], '/api/v1/builds/987654'],
+        [['builds', 'download', '987654', '-o', emptyDir()], '/api/v1/builds/987654/download'],
       ];
-      for (const [args, method, path] of cases) {
-        const answer = await relayAnswer(method, path);
+      for (const [args, path] of cases) {
+        const answer = await relayAnswer('get', path);
         expect(answer.status).toBeGreaterThanOrEqual(400);
         expectRefusal(await svc(args), answer.error);
       }
-      const list = await relayAnswer('get', '/api/v1/builds');
-      if (list.status >= 400) expectRefusal(await svc(['builds', 'list']), list.error);
+    });
+
+    it('apps list and builds list: the relay\'s answer, refusal or not', async () => {
+      for (const [args, path] of [
+        [['apps', 'list', '--json'], '/api/v1/apps'],
+        [['builds', 'list', '--json'], '/api/v1/builds'],
+      ] as Array<[string[], string]>) {
+        const answer = await relayAnswer('get', path);
+        const result = await svc(args);
+        if (answer.status >= 400) expectRefusal(result, answer.error);
+        else expect({ code: result.code, items: Array.isArray(JSON.parse(result.stdout).items) }).toEqual({ code: 0, items: true });
+      }
     });
 
     it('an unknown or revoked token: the relay\'s refusal, exit 1', async () => {
