@@ -9,6 +9,18 @@ export function printJson(value: unknown): void {
   process.stdout.write(JSON.stringify(value) + '\n');
 }
 
+/** A list response: the relay's JSON with --json, else a table of its items and an optional footer line. */
+export function printItems<T>(
+  options: OutputOptions,
+  page: { items: T[] },
+  headers: string[],
+  row: (item: T) => Cell[],
+  footer = '',
+): void {
+  if (options.json) return printJson(page);
+  process.stdout.write(formatTable(headers, page.items.map(row)) + footer);
+}
+
 /** A plain aligned table; nulls show as `-` so columns never collapse. */
 export function formatTable(headers: string[], rows: Cell[][]): string {
   const text = rows.map((row) => row.map(cellText));

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { ClientOptions, connectionFrom, withClientOptions } from '../client/client-options';
 import { RelayClient } from '../client/relay-client';
 import type { AppListItem } from '../client/relay-types';
-import { formatTable, printJson } from '../output';
+import { printItems } from '../output';
 
 export function appsCommand(): Command {
   const apps = new Command('apps')
@@ -13,21 +13,20 @@ export function appsCommand(): Command {
       .addHelpText('after', '\nExamples:\n  $ svc apps list\n  $ svc apps list --json | jq \'.items[].bundle_id_key\'')
       .action(async (options: ClientOptions) => {
         const page = await new RelayClient(connectionFrom(options)).getJson<{ items: AppListItem[] }>('/apps');
-        if (options.json) return printJson(page);
-        process.stdout.write(
-          formatTable(
-            ['ID', 'NAME', 'BUNDLE ID', 'PLATFORM', 'LATEST BUILD', 'VERSION', 'STATUS', 'UPLOADED'],
-            page.items.map((a) => [
-              a.id,
-              a.name,
-              a.bundle_id_key,
-              a.platform,
-              a.latest_build_id,
-              a.version_name ? `${a.version_name} (${a.build_number ?? '-'})` : null,
-              a.status_label,
-              a.latest_uploaded_at,
-            ]),
-          ),
+        printItems(
+          options,
+          page,
+          ['ID', 'NAME', 'BUNDLE ID', 'PLATFORM', 'LATEST BUILD', 'VERSION', 'STATUS', 'UPLOADED'],
+          (a) => [
+            a.id,
+            a.name,
+            a.bundle_id_key,
+            a.platform,
+            a.latest_build_id,
+            a.version_name ? `${a.version_name} (${a.build_number ?? '-'})` : null,
+            a.status_label,
+            a.latest_uploaded_at,
+          ],
         );
       }),
   );

@@ -15,7 +15,7 @@ import {
 import { ProgressBar } from '../client/progress-bar';
 import { RelayClient } from '../client/relay-client';
 import type { Build, BuildPage } from '../client/relay-types';
-import { formatBytes, formatRecord, formatTable, printJson } from '../output';
+import { formatBytes, formatRecord, printItems, printJson } from '../output';
 import { VERDICT_IS_A_PERSONS_DECISION } from './verdict-note';
 
 interface ListOptions extends ClientOptions {
@@ -88,21 +88,12 @@ Examples:
         sort: options.sort,
         dir: options.dir,
       });
-      if (options.json) return printJson(page);
-      process.stdout.write(
-        formatTable(
-          ['ID', 'APP', 'NAME', 'VERSION', 'PLATFORM', 'STATUS', 'LABEL', 'UPLOADED'],
-          page.items.map((b) => [
-            b.id,
-            b.app_id,
-            b.name,
-            `${b.version_name} (${b.build_number})`,
-            b.platform,
-            b.status_label,
-            b.version_label,
-            b.uploaded_at,
-          ]),
-        ) + `${page.items.length} of ${page.total} build(s)\n`,
+      printItems(
+        options,
+        page,
+        ['ID', 'APP', 'NAME', 'VERSION', 'PLATFORM', 'STATUS', 'LABEL', 'UPLOADED'],
+        (b) => [b.id, b.app_id, b.name, `${b.version_name} (${b.build_number})`, b.platform, b.status_label, b.version_label, b.uploaded_at],
+        `${page.items.length} of ${page.total} build(s)\n`,
       );
     });
 }

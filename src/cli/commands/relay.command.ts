@@ -63,9 +63,7 @@ Examples:
       say(`svc relay listening on ${scheme}://${config.host}:${port} (data: ${config.dataDir})`);
 
       let tunnel: RunningTunnel | null = null;
-      const stopAll = stopper(app, () => tunnel?.stop());
-      process.once('SIGINT', stopAll);
-      process.once('SIGTERM', stopAll);
+      const shutdown = stopOnSignals(app, () => tunnel?.stop());
       if (!options.tunnel) return;
 
       const { isUsableTunnelUrl } = await import('../../relay/public-url.service');
@@ -98,7 +96,7 @@ Examples:
       say(config.tunnelUrl ? `Public URL: ${config.tunnelUrl}` : 'No usable public URL; links fall back to SVC_RELAY_URL.');
 
       tunnel?.process.on('exit', (code, signal) => {
-        if (stopping) return;
+        if (shutdown.stopping) return;
         candidates.splice(candidates.indexOf(tunnel!.publicUrl), 1);
         config.tunnelUrl = choose();
         warn(`${program!.name} stopped (${signal ?? `code ${code}`}); public URL is now ${config.tunnelUrl ?? 'unset'}.`);
@@ -106,19 +104,21 @@ Examples:
     });
 }
 
-let stopping = false;
-
-/** Stops the tunnel first (so nobody reaches a closing relay), then the relay. */
-function stopper(app: NestExpressApplication, stopTunnel: () => void) {
-  return () => {
-    if (stopping) return;
-    stopping = true;
+/** On SIGINT/SIGTERM: stop the tunnel first (so nobody reaches a closing relay), then the relay. */
+function stopOnSignals(app: NestExpressApplication, stopTunnel: () => void): { stopping: boolean } {
+  const state = { stopping: false };
+  const stop = () => {
+    if (state.stopping) return;
+    state.stopping = true;
     stopTunnel();
     app.close().then(
       () => process.exit(0),
       () => process.exit(1),
     );
   };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  return state;
 }
 
 function say(line: string): void {
