@@ -8,11 +8,11 @@ import { UsersService } from '../../users/users.service';
 /**
  * What `svc admin reset-password` needs from password resets (spec §4 "Password reset"): create a
  * reset for a member (2 hours, single use, earlier links invalidated) and return its token and link.
- * The team module's PasswordResetService provides it under this token once it is merged
- * (`{ provide: PASSWORD_RESET_ISSUER, useExisting: PasswordResetService }`).
+ * The team branch's PasswordResetService has exactly this method (`sendReset`); once merged,
+ * `registeredIssuer` below should return `app.get(PasswordResetService, { strict: false })`.
  */
 export interface PasswordResetIssuer {
-  issueReset(userId: number): Promise<{ token: string; resetUrl: string | null }>;
+  sendReset(userId: number): Promise<{ token: string; resetUrl: string | null }>;
 }
 
 export const PASSWORD_RESET_ISSUER = 'PasswordResetIssuer';
@@ -30,7 +30,7 @@ export type ResetOutcome =
 export async function resetPassword(app: INestApplicationContext, user: UserEntity, localRelayUrl: string): Promise<ResetOutcome> {
   const issuer = registeredIssuer(app);
   if (issuer) {
-    const { token, resetUrl } = await issuer.issueReset(user.id);
+    const { token, resetUrl } = await issuer.sendReset(user.id);
     return { kind: 'link', resetUrl: resetUrl ?? `${localRelayUrl}/reset-password?token=${encodeURIComponent(token)}` };
   }
   const password = randomBase64Url(18);
