@@ -11,6 +11,7 @@ import { ConfigModule } from './config/config.module';
 import { RelayConfig } from './config/relay-config';
 import { DatabaseModule } from './database/database.module';
 import { InvitationsModule } from './invitations/invitations.module';
+import { HealthModule } from './health/health.module';
 import { LoggingModule } from './logging/logging.module';
 import { RelayLogger } from './logging/relay-logger';
 import { MailModule } from './mail/mail.module';
@@ -62,6 +63,7 @@ export class AppModule {
         InvitationsModule,
         PasswordResetModule,
         CommentsModule,
+        HealthModule,
         ...extraImports,
       ],
     };

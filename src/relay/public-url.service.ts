@@ -18,11 +18,9 @@ export class PublicUrlService {
 
   publicBaseUrl(): string | null {
     const tunnel = this.config.tunnelUrl;
-    const candidates = [
-      tunnel && !(this.servesHttps && tunnel.startsWith('http://')) ? tunnel : null,
-      this.config.relayUrl,
-    ];
-    return candidates.find((url): url is string => !!url && isReachableByTeammates(url)) ?? null;
+    if (tunnel && isUsableTunnelUrl(tunnel, this.servesHttps)) return tunnel;
+    const configured = this.config.relayUrl;
+    return configured && isReachableByTeammates(configured) ? configured : null;
   }
 
   /** `<public url><path>?token=…`, or null when there is no usable public URL. */
@@ -30,6 +28,11 @@ export class PublicUrlService {
     const base = this.publicBaseUrl();
     return base ? `${base}${path}?token=${encodeURIComponent(token)}` : null;
   }
+}
+
+/** A tunnel address is used unless it is http:// while the relay serves HTTPS, or nobody else can open it. */
+export function isUsableTunnelUrl(url: string, relayServesHttps: boolean): boolean {
+  return !(relayServesHttps && url.startsWith('http://')) && isReachableByTeammates(url);
 }
 
 export function isReachableByTeammates(url: string): boolean {

@@ -1,0 +1,155 @@
+import Database from 'better-sqlite3';
+import { createReadStream, createWriteStream, existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
+import * as tar from 'tar-stream';
+import type { RelayConfig } from '../../config/relay-config';
+import { CliError } from '../cli-error';
+import {
+  BACKUP_FORMAT,
+  BackupManifest,
+  DATABASE_ENTRY,
+  FILES_PREFIX,
+  HashingStream,
+  MANIFEST_ENTRY,
+  safeRelativePath,
+} from './backup-manifest';
+
+/** Folders the relay keeps its stored files in; replaced as a whole by `restore --force`. */
+const STORED_DIRS = ['builds', 'uploads', 'recordings', 'tmp'];
+
+/**
+ * Restores a backup archive into the configured data dir. Everything is first extracted into a
+ * staging folder inside the data dir and checked against the manifest (sizes, SHA-256) and by
+ * SQLite's integrity check; only then are the database and files moved into place. Refuses a data
+ * dir that already holds a database unless `force` (the relay must be stopped for that).
+ */
+export async function restoreBackup(config: RelayConfig, archive: string, force: boolean): Promise<BackupManifest> {
+  if (config.database.type !== 'sqlite') throw new CliError('svc restore restores into SQLite; the configured database is PostgreSQL');
+  if (!existsSync(archive)) throw new CliError(`${archive}: no such file`);
+  const dbPath = config.database.path;
+  if (existsSync(dbPath) && !force) {
+    throw new CliError(
+      `${config.dataDir} already holds a relay database. Stop the relay and pass --force to replace it, or restore into another --data-dir.`,
+    );
+  }
+  mkdirSync(config.dataDir, { recursive: true });
+  const staging = join(config.dataDir, `.restore-${process.pid}-${Date.now()}`);
+  mkdirSync(staging);
+  try {
+    const { manifest, sums } = await extract(archive, staging);
+    verify(manifest, sums, staging);
+    if (force) clearDataDir(config, dbPath);
+    for (const file of manifest.files) {
+      const dest = join(config.dataDir, file.path);
+      mkdirSync(dirname(dest), { recursive: true });
+      renameSync(join(staging, 'files', file.path), dest);
+    }
+    mkdirSync(dirname(dbPath), { recursive: true });
+    renameSync(join(staging, DATABASE_ENTRY), dbPath);
+    return manifest;
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+}
+
+interface Sum {
+  bytes: number;
+  sha256: string;
+}
+
+async function extract(archive: string, staging: string): Promise<{ manifest: BackupManifest; sums: Map<string, Sum> }> {
+  const extractor = tar.extract();
+  const sums = new Map<string, Sum>();
+  let manifest: BackupManifest | null = null;
+  const input = await maybeGunzip(archive);
+  const feeding = pipeline(input, extractor).catch((err) => {
+    throw new CliError(`${archive} is not a readable svc backup (${err.message})`);
+  });
+  for await (const entry of extractor) {
+    const name = entry.header.name;
+    if (entry.header.type !== 'file') {
+      entry.resume();
+      continue;
+    }
+    if (name === MANIFEST_ENTRY) {
+      manifest = parseManifest(await readAll(entry as unknown as Readable));
+      continue;
+    }
+    const relativePath =
+      name === DATABASE_ENTRY ? DATABASE_ENTRY : name.startsWith(FILES_PREFIX) ? safeRelativePath(name.slice(FILES_PREFIX.length)) : null;
+    if (!relativePath) throw new CliError(`Unexpected entry in backup: ${name}`);
+    const dest = name === DATABASE_ENTRY ? join(staging, DATABASE_ENTRY) : join(staging, 'files', relativePath);
+    mkdirSync(dirname(dest), { recursive: true });
+    const hashing = new HashingStream();
+    await pipeline(entry, hashing, createWriteStream(dest));
+    sums.set(name, { bytes: hashing.bytes, sha256: hashing.digest() });
+  }
+  await feeding;
+  if (!manifest) throw new CliError(`${archive} has no ${MANIFEST_ENTRY}: not an svc backup, or cut short`);
+  return { manifest, sums };
+}
+
+function verify(manifest: BackupManifest, sums: Map<string, Sum>, staging: string): void {
+  const expected: Array<[string, Sum]> = [
+    [DATABASE_ENTRY, manifest.database],
+    ...manifest.files.map((f): [string, Sum] => [FILES_PREFIX + f.path, f]),
+  ];
+  for (const [name, want] of expected) {
+    const got = sums.get(name);
+    if (!got) throw new CliError(`Backup is incomplete: ${name} is listed in the manifest but missing`);
+    if (got.bytes !== want.bytes || got.sha256 !== want.sha256) throw new CliError(`Backup is damaged: ${name} does not match its checksum`);
+  }
+  const db = new Database(join(staging, DATABASE_ENTRY), { readonly: true, fileMustExist: true });
+  try {
+    const result = db.pragma('integrity_check', { simple: true });
+    if (result !== 'ok') throw new CliError(`The database in the backup fails SQLite's integrity check: ${result}`);
+  } finally {
+    db.close();
+  }
+}
+
+function parseManifest(text: string): BackupManifest {
+  try {
+    const manifest = JSON.parse(text) as BackupManifest;
+    if (manifest.format === BACKUP_FORMAT && Array.isArray(manifest.files) && manifest.database) {
+      for (const file of manifest.files) {
+        if (!safeRelativePath(file.path)) throw new Error(`bad path ${file.path}`);
+      }
+      return manifest;
+    }
+  } catch {
+    // reported below
+  }
+  throw new CliError(`${MANIFEST_ENTRY} is not an svc backup manifest`);
+}
+
+/** Replaces the relay's current data (restore --force): database files and stored-file folders. */
+function clearDataDir(config: RelayConfig, dbPath: string): void {
+  for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(dbPath + suffix, { force: true });
+  for (const name of readdirSync(config.dataDir)) {
+    if (STORED_DIRS.includes(name)) rmSync(join(config.dataDir, name), { recursive: true, force: true });
+  }
+}
+
+/** Archives may have been gzipped by hand (`gzip svc-backup.tar`); both forms restore. */
+async function maybeGunzip(archive: string): Promise<Readable> {
+  const head = await new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    createReadStream(archive, { start: 0, end: 1 })
+      .on('data', (c) => chunks.push(c as Buffer))
+      .on('end', () => resolve(Buffer.concat(chunks)))
+      .on('error', reject);
+  });
+  const file = createReadStream(archive);
+  if (head[0] === 0x1f && head[1] === 0x8b) return file.pipe(createGunzip());
+  return file.pipe(new PassThrough());
+}
+
+async function readAll(stream: Readable): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk);
+  return Buffer.concat(chunks).toString('utf8');
+}

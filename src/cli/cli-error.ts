@@ -1,0 +1,32 @@
+/** Exit codes of every `svc` command (docs/cli.md). */
+export const ExitCode = {
+  ok: 0,
+  /** The relay refused the request (its `error` message is printed), or an operator action failed. */
+  refused: 1,
+  /** The command line was wrong: unknown option, missing argument, bad value, missing SVC_URL/SVC_TOKEN. */
+  usage: 2,
+} as const;
+
+/** An error the CLI reports as one line on stderr and turns into an exit code. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number = ExitCode.refused,
+  ) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
+export const usageError = (message: string) => new CliError(message, ExitCode.usage);
+
+/** The relay answered with an error status; `message` is its `{ error }` text. */
+export class RelayRefusedError extends CliError {
+  constructor(
+    readonly status: number,
+    readonly relayMessage: string,
+  ) {
+    super(relayMessage, ExitCode.refused);
+    this.name = 'RelayRefusedError';
+  }
+}

@@ -1,0 +1,71 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { usageError } from '../cli-error';
+import type { Connection } from './relay-client';
+import { BUILD_PLATFORMS, BUILD_STATUSES, BuildStatus } from './relay-types';
+
+export interface ClientOptions {
+  url?: string;
+  token?: string;
+  json?: boolean;
+}
+
+/** The options every client command shares: where the relay is, the PAT, and --json. */
+export function withClientOptions(command: Command): Command {
+  return command
+    .option('--url <url>', 'relay base URL (default: $SVC_URL), e.g. https://relay.example.com')
+    .option('--token <pat>', 'personal access token svc_pat_… (default: $SVC_TOKEN)')
+    .option('--json', 'print JSON instead of a table');
+}
+
+/** --url/--token win over SVC_URL/SVC_TOKEN; a missing or malformed one is a usage error (exit 2). */
+export function connectionFrom(options: ClientOptions, env: NodeJS.ProcessEnv = process.env): Connection {
+  const rawUrl = options.url ?? env.SVC_URL;
+  const token = options.token ?? env.SVC_TOKEN;
+  if (!rawUrl) throw usageError('No relay URL: set SVC_URL or pass --url https://relay.example.com');
+  if (!token) throw usageError('No token: set SVC_TOKEN or pass --token svc_pat_… (create one under Profile → Tokens)');
+  let url: URL;
+  try {
+    url = new URL(rawUrl);
+  } catch {
+    throw usageError(`Invalid relay URL "${rawUrl}": expected http://… or https://…`);
+  }
+  if (!['http:', 'https:'].includes(url.protocol)) {
+    throw usageError(`Invalid relay URL "${rawUrl}": expected http://… or https://…`);
+  }
+  // Accept the URL people copy from the browser, with or without the API prefix.
+  const baseUrl = `${url.origin}${url.pathname}`.replace(/\/+$/, '').replace(/\/api\/v1$/, '');
+  return { baseUrl, token };
+}
+
+/** Commander argument parsers: a bad value is a usage error (exit 2) naming what is allowed. */
+export function parseStatus(value: string): BuildStatus {
+  const wanted = value.trim().toLowerCase().replace(/[-_]/g, ' ');
+  const found = BUILD_STATUSES.find((s) => s.toLowerCase() === wanted);
+  if (!found) throw new InvalidArgumentError(`expected one of ${BUILD_STATUSES.join(', ')}`);
+  return found;
+}
+
+export function parsePlatform(value: string): string {
+  const wanted = value.trim().toLowerCase();
+  if (!(BUILD_PLATFORMS as readonly string[]).includes(wanted)) {
+    throw new InvalidArgumentError(`expected one of ${BUILD_PLATFORMS.join(', ')}`);
+  }
+  return wanted;
+}
+
+export function parsePositiveInt(value: string): number {
+  if (!/^\d+$/.test(value.trim()) || Number(value) < 1) throw new InvalidArgumentError('expected a whole number ≥ 1');
+  return Number(value);
+}
+
+export function parseNonNegativeInt(value: string): number {
+  if (!/^\d+$/.test(value.trim())) throw new InvalidArgumentError('expected a whole number ≥ 0');
+  return Number(value);
+}
+
+export function parseChoice(allowed: readonly string[]) {
+  return (value: string): string => {
+    if (!allowed.includes(value)) throw new InvalidArgumentError(`expected one of ${allowed.join(', ')}`);
+    return value;
+  };
+}

@@ -1,0 +1,161 @@
+import { createReadStream, createWriteStream, renameSync, rmSync } from 'node:fs';
+import http, { IncomingMessage } from 'node:http';
+import https from 'node:https';
+import { pipeline } from 'node:stream/promises';
+import { CliError, RelayRefusedError } from '../cli-error';
+import { MultipartFile, MultipartStream } from './multipart-stream';
+
+/** Where the relay is and who is calling: SVC_URL/SVC_TOKEN or --url/--token. */
+export interface Connection {
+  /** The relay's base URL (`https://relay.example.com`), without /api/v1. */
+  baseUrl: string;
+  token: string;
+}
+
+export type Query = Record<string, string | number | undefined>;
+
+const ERROR_BODY_LIMIT = 64 * 1024;
+
+/**
+ * The REST API of one relay, spoken with node:http so bodies stream both ways: an upload is read
+ * from disk as it is sent (never held in memory) and a download is written to disk as it arrives.
+ * Any status >= 400 becomes a RelayRefusedError carrying the relay's `{ error }` message.
+ */
+export class RelayClient {
+  constructor(private readonly connection: Connection) {}
+
+  async getJson<T>(path: string, query: Query = {}): Promise<T> {
+    const res = await this.send('GET', path, query, { Accept: 'application/json' });
+    return (await readJson(res)) as T;
+  }
+
+  /** Streams a multipart upload (fields first, then the file) with an exact Content-Length. */
+  async postMultipart<T>(
+    path: string,
+    fields: Record<string, string | undefined>,
+    file: MultipartFile,
+    onProgress?: (bytes: number) => void,
+  ): Promise<T> {
+    const body = new MultipartStream(fields, file);
+    const res = await this.send(
+      'POST',
+      path,
+      {},
+      { 'Content-Type': body.contentType, 'Content-Length': String(body.length), Accept: 'application/json' },
+      (req) => body.pipeTo(req, createReadStream(file.path), onProgress),
+    );
+    return (await readJson(res)) as T;
+  }
+
+  /** Streams a response body to `<dest>.part`, then renames it into place. */
+  async download(
+    path: string,
+    chooseDestination: (suggestedName: string | null) => string,
+    onStart?: (totalBytes: number | null) => void,
+    onProgress?: (bytes: number) => void,
+  ): Promise<{ path: string; bytes: number }> {
+    const res = await this.send('GET', path, {}, {});
+    const dest = chooseDestination(filenameFrom(res.headers['content-disposition']));
+    const length = Number(res.headers['content-length']);
+    onStart?.(Number.isFinite(length) ? length : null);
+    const partial = `${dest}.part`;
+    let bytes = 0;
+    res.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+      onProgress?.(chunk.length);
+    });
+    try {
+      await pipeline(res, createWriteStream(partial));
+      renameSync(partial, dest);
+    } catch (err) {
+      rmSync(partial, { force: true });
+      throw new CliError(`Download interrupted: ${err.message}`);
+    }
+    return { path: dest, bytes };
+  }
+
+  private send(
+    method: string,
+    path: string,
+    query: Query,
+    headers: Record<string, string>,
+    writeBody?: (req: http.ClientRequest) => void,
+  ): Promise<IncomingMessage> {
+    const url = new URL(`${this.connection.baseUrl}/api/v1${path}`);
+    for (const [key, value] of Object.entries(query)) {
+      if (value !== undefined && value !== '') url.searchParams.set(key, String(value));
+    }
+    const transport = url.protocol === 'https:' ? https : http;
+    return new Promise((resolve, reject) => {
+      const req = transport.request(url, {
+        method,
+        headers: { ...headers, Authorization: `Bearer ${this.connection.token}`, 'User-Agent': 'svc-cli' },
+      });
+      let answered = false;
+      req.on('response', (res) => {
+        answered = true;
+        if ((res.statusCode ?? 500) < 400) return resolve(res);
+        // The relay may refuse before the whole upload was sent (401, 413, 404): stop sending, read why.
+        readError(res).then(
+          (err) => {
+            req.destroy();
+            reject(err);
+          },
+          reject,
+        );
+      });
+      req.on('error', (err: NodeJS.ErrnoException) => {
+        if (answered) return; // EPIPE/ECONNRESET after the relay already answered
+        reject(new CliError(`Cannot reach the relay at ${this.connection.baseUrl}: ${err.code ?? err.message}`));
+      });
+      if (writeBody) writeBody(req);
+      else req.end();
+    });
+  }
+}
+
+async function readBody(res: IncomingMessage, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of res) {
+    size += chunk.length;
+    if (size <= limit) chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function readJson(res: IncomingMessage): Promise<unknown> {
+  const text = await readBody(res, 16 * 1024 * 1024);
+  try {
+    return text ? JSON.parse(text) : null;
+  } catch {
+    throw new CliError(`The relay answered ${res.statusCode} with a body that is not JSON`);
+  }
+}
+
+async function readError(res: IncomingMessage): Promise<RelayRefusedError> {
+  const status = res.statusCode ?? 500;
+  let message = `HTTP ${status} ${res.statusMessage ?? ''}`.trim();
+  try {
+    const body = JSON.parse(await readBody(res, ERROR_BODY_LIMIT));
+    if (body && typeof body.error === 'string') message = body.error;
+  } catch {
+    // not a relay error body (a proxy's HTML page, say): keep the status line
+  }
+  return new RelayRefusedError(status, message);
+}
+
+/** The file name a Content-Disposition header suggests, reduced to a safe base name. */
+export function filenameFrom(header: string | undefined): string | null {
+  if (!header) return null;
+  const extended = /filename\*\s*=\s*(?:UTF-8|utf-8)''([^;]+)/.exec(header);
+  const plain = /filename\s*=\s*"?([^";]+)"?/.exec(header);
+  let name: string | undefined;
+  try {
+    name = extended ? decodeURIComponent(extended[1].trim()) : plain?.[1].trim();
+  } catch {
+    name = plain?.[1].trim();
+  }
+  const base = name?.split(/[\\/]/).pop()?.replace(/^\.+/, '');
+  return base || null;
+}

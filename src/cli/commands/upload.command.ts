@@ -1,0 +1,87 @@
+import { Command } from 'commander';
+import { statSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
+import { RelayRefusedError, usageError } from '../cli-error';
+import { ClientOptions, connectionFrom, parsePlatform, parsePositiveInt, parseStatus, withClientOptions } from '../client/client-options';
+import { ProgressBar } from '../client/progress-bar';
+import { RelayClient } from '../client/relay-client';
+import type { BuildStatus, BuildSummary } from '../client/relay-types';
+import { formatRecord, printJson } from '../output';
+import { VERDICT_IS_A_PERSONS_DECISION } from './verdict-note';
+
+interface UploadOptions extends ClientOptions {
+  status?: BuildStatus;
+  label?: string;
+  platform?: string;
+  appId?: number;
+}
+
+export function uploadCommand(): Command {
+  return withClientOptions(
+    new Command('upload')
+      .description('Upload a build (.apk, .app.zip, .tar.gz, .tgz) to the relay; the file is streamed, never loaded whole')
+      .argument('<file>', 'the build file')
+      .option('--status <status>', 'initial review status: Backlog, "In Progress", Done or Rejected (omit = unset)', parseStatus)
+      .option('--label <text>', 'free-text label, e.g. the branch name')
+      .option('--platform <platform>', 'ios or android (default: from the file type)', parsePlatform)
+      .option('--app-id <id>', 'attach to this existing app instead of resolving it from the bundle id', parsePositiveInt),
+  )
+    .addHelpText(
+      'after',
+      `
+Prints the build summary (one JSON line with --json). Shows a progress bar when stderr is a terminal.
+
+Examples:
+  $ export SVC_URL=https://relay.example.com SVC_TOKEN=svc_pat_…
+  $ svc upload app-release.apk --status Backlog --label "$BRANCH" --json
+  $ svc upload build/MyApp.app.zip --platform ios --app-id 3`,
+    )
+    .action(async (file: string, options: UploadOptions) => {
+      const path = resolve(file);
+      let size: number;
+      try {
+        const stat = statSync(path);
+        if (!stat.isFile()) throw usageError(`${file} is not a file`);
+        size = stat.size;
+      } catch (err) {
+        if (err.code === 'ENOENT') throw usageError(`${file}: no such file`);
+        throw err;
+      }
+      const client = new RelayClient(connectionFrom(options));
+      const progress = ProgressBar.forTerminal(`Uploading ${basename(path)}`, size, options.json);
+      let summary: BuildSummary;
+      try {
+        summary = await client.postMultipart<BuildSummary>(
+          '/builds',
+          {
+            status: options.status,
+            label: options.label,
+            platform: options.platform,
+            app_id: options.appId === undefined ? undefined : String(options.appId),
+          },
+          { field: 'file', path, name: basename(path), size },
+          (bytes) => progress?.advance(bytes),
+        );
+      } catch (err) {
+        // Only when the relay's refusal is about the status itself (not a Viewer or scope refusal).
+        if (err instanceof RelayRefusedError && err.status === 403 && options.status && /status|verdict/i.test(err.relayMessage)) {
+          throw new RelayRefusedError(err.status, `${err.relayMessage}\n${VERDICT_IS_A_PERSONS_DECISION}`);
+        }
+        throw err;
+      } finally {
+        progress?.finish();
+      }
+      if (options.json) return printJson(summary);
+      process.stdout.write(
+        `Uploaded build #${summary.id} of ${summary.name}\n` +
+          formatRecord({
+            app_id: summary.app_id,
+            version: `${summary.version_name} (${summary.build_number})`,
+            bundle_id: summary.bundle_id,
+            platform: summary.platform,
+            status: summary.status_label,
+            uploaded_at: summary.uploaded_at,
+          }),
+      );
+    });
+}

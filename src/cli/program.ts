@@ -1,0 +1,47 @@
+import { Command } from 'commander';
+import { RELAY_VERSION } from '../bootstrap/version';
+import { adminCommand } from './commands/admin.command';
+import { appsCommand } from './commands/apps.command';
+import { backupCommand, restoreCommand } from './commands/backup.command';
+import { buildsCommand } from './commands/builds.command';
+import { relayCommand } from './commands/relay.command';
+import { uploadCommand } from './commands/upload.command';
+
+/** The whole `svc` command tree. Heavy modules (Nest, the database) load only inside operator commands. */
+export function buildProgram(): Command {
+  const program = new Command('svc')
+    .description('svc relay: run the relay, administer it, and talk to it from CI')
+    .version(RELAY_VERSION, '-V, --version')
+    .showHelpAfterError('(run with --help for usage and examples)')
+    .addHelpText(
+      'after',
+      `
+Client commands talk to a relay over its API: set SVC_URL and SVC_TOKEN (a PAT) or pass --url/--token.
+Operator commands (relay, admin, backup, restore) run on the relay host and use its data dir.
+Exit codes: 0 success, 1 the relay refused (its message on stderr), 2 usage error.
+
+Examples:
+  $ svc relay --tunnel cloudflared
+  $ svc admin init --email you@example.com
+  $ svc upload app-release.apk --status Backlog --label "$BRANCH" --json
+  $ svc builds list --status Done
+  $ svc backup /backups/svc.tar`,
+    );
+  const commands = [
+    relayCommand(),
+    adminCommand(),
+    backupCommand(),
+    restoreCommand(),
+    uploadCommand(),
+    buildsCommand(),
+    appsCommand(),
+  ];
+  for (const command of commands) program.addCommand(command);
+  applyToTree(program, (cmd) => cmd.exitOverride().showHelpAfterError('(run with --help for usage and examples)'));
+  return program;
+}
+
+function applyToTree(command: Command, apply: (cmd: Command) => void): void {
+  apply(command);
+  for (const sub of command.commands) applyToTree(sub, apply);
+}

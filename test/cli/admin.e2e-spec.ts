@@ -1,0 +1,83 @@
+import request from 'supertest';
+import { MemberFactory, sessionCookieFrom } from '../support/factory';
+import { startTestRelay, TestRelay } from '../support/test-relay';
+import { runCli } from './cli-process';
+
+const PASSWORD = 'first admin passphrase';
+
+/** `svc admin …` on the data dir of a running relay, checked through the relay's own HTTP API. */
+describe('svc admin', () => {
+  let relay: TestRelay;
+  beforeEach(async () => {
+    relay = await startTestRelay();
+  });
+  afterEach(() => relay.close());
+
+  const admin = (args: string[], env: Record<string, string | undefined> = {}) =>
+    runCli(['admin', ...args, '--data-dir', relay.dataDir], { env: { SVC_ADMIN_PASSWORD: PASSWORD, ...env } });
+
+  const login = (email: string, password: string) => request(relay.url).post('/api/v1/auth/login').send({ email, password });
+
+  it('init creates the first Admin while the relay runs; it signs in; a second init is refused', async () => {
+    expect((await relay.http().get('/api/v1/auth/status')).body.initialized).toBe(false);
+    const first = await admin(['init', '--email', ' Owner@Example.com ']);
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain('Created the first Admin owner@example.com');
+
+    expect((await relay.http().get('/api/v1/auth/status')).body).toEqual({ initialized: true, canInitialize: false });
+    const signedIn = await login('owner@example.com', PASSWORD).expect(200);
+    expect(signedIn.body).toEqual({ ok: true, role: 'Admin' });
+
+    const second = await admin(['init', '--email', 'other@example.com']);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toMatch(/^svc: Already initialized: this relay already has an account/);
+    await login('other@example.com', PASSWORD).expect(401);
+  });
+
+  it('init: a short password, a bad e-mail, or no password and no terminal are usage errors', async () => {
+    const short = await admin(['init', '--email', 'a@example.com'], { SVC_ADMIN_PASSWORD: 'short' });
+    expect(short.code).toBe(2);
+    expect(short.stderr).toContain('at least 8 characters');
+    const badEmail = await admin(['init', '--email', 'not-an-email']);
+    expect(badEmail.code).toBe(2);
+    const noPassword = await admin(['init', '--email', 'a@example.com'], { SVC_ADMIN_PASSWORD: undefined });
+    expect(noPassword.code).toBe(2);
+    expect(noPassword.stderr).toContain('set SVC_ADMIN_PASSWORD');
+    const missingEmail = await admin(['init']);
+    expect(missingEmail.code).toBe(2);
+    expect((await relay.http().get('/api/v1/auth/status')).body.initialized).toBe(false);
+  });
+
+  it('reset-password prints a working link that lets a locked-out Admin back in and ends their sessions and tokens', async () => {
+    const members = new MemberFactory(relay);
+    const owner = await members.admin();
+    await members.pat(owner);
+    const result = await admin(['reset-password', owner.email]);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const link = /https?:\/\/\S+\/reset-password\?token=([0-9a-f]{64})\s*$/.exec(result.stdout);
+    expect(link).not.toBeNull();
+    const token = link![1];
+
+    await request(relay.url).get('/api/v1/auth/reset-password/verify').query({ token }).expect(200);
+    await request(relay.url).post('/api/v1/auth/reset-password').send({ token, password: 'brand new passphrase' }).expect(200);
+    // The reset (done by the relay) signs the member out everywhere and revokes their tokens.
+    await members.as(owner, 'get', '/api/v1/auth/me').expect(401);
+    await login(owner.email, owner.password).expect(401);
+    const cookie = sessionCookieFrom((await login(owner.email, 'brand new passphrase').expect(200)).headers['set-cookie']);
+    const tokens = await request(relay.url).get('/api/v1/tokens').set('Cookie', cookie).expect(200);
+    expect(tokens.body).toEqual([]);
+    // Single use.
+    await request(relay.url).post('/api/v1/auth/reset-password').send({ token, password: 'another passphrase' }).expect(410);
+  });
+
+  it('reset-password for an unknown e-mail is exit 1 and changes nothing', async () => {
+    const members = new MemberFactory(relay);
+    const owner = await members.admin();
+    const result = await admin(['reset-password', 'nobody@example.com']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('No member with the e-mail nobody@example.com');
+    await members.as(owner, 'get', '/api/v1/auth/me').expect(200);
+  });
+});

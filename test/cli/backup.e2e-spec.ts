@@ -1,0 +1,130 @@
+import { createReadStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as tar from 'tar-stream';
+import { MemberFactory } from '../support/factory';
+import { startTestRelay, TestRelay } from '../support/test-relay';
+import { simulatorBuild } from './build-fixtures';
+import { emptyDir, runCli } from './cli-process';
+
+/**
+ * `svc backup` while the relay runs and takes writes, then `svc restore` into a fresh data dir and a
+ * new relay started on it: the same members, tokens, stored files (and builds, with the builds API).
+ */
+describe('svc backup / svc restore', () => {
+  let relay: TestRelay;
+  let members: MemberFactory;
+  const restored: TestRelay[] = [];
+  beforeAll(async () => {
+    relay = await startTestRelay();
+    members = new MemberFactory(relay);
+  });
+  afterAll(async () => {
+    await Promise.all(restored.map((r) => r.close()));
+    await relay.close();
+  });
+
+  it('backs up while writes and uploads run; restore brings the same data back', async () => {
+    const owner = await members.admin();
+    const dev = await members.member('Developer');
+    const devPat = await members.pat(dev);
+    mkdirSync(join(relay.dataDir, 'uploads', 'avatars'), { recursive: true });
+    writeFileSync(join(relay.dataDir, 'uploads', 'avatars', 'owner.png'), Buffer.from('not really a png'));
+    const buildsApi = (await members.withPat(devPat, 'post', '/api/v1/builds')).status !== 404;
+    const uploaded: number[] = [];
+    if (buildsApi) {
+      const build = await simulatorBuild({ bundleId: 'com.example.backup' });
+      const res = await members.withPat(devPat, 'post', '/api/v1/builds').attach('file', build.path).expect(201);
+      uploaded.push(res.body.id);
+    }
+
+    // Keep the relay busy while the backup runs: new tokens (and uploads) committing concurrently.
+    let writing = true;
+    const writes = (async () => {
+      let n = 0;
+      while (writing) {
+        await members.pat(owner);
+        if (buildsApi && n++ % 5 === 0) {
+          const build = await simulatorBuild({ bundleId: 'com.example.backup', buildNumber: String(100 + n) });
+          await members.withPat(devPat, 'post', '/api/v1/builds').attach('file', build.path).expect(201);
+        }
+      }
+    })();
+    const archive = join(emptyDir(), 'svc-backup.tar');
+    const backup = await runCli(['backup', archive, '--data-dir', relay.dataDir, '--json']);
+    writing = false;
+    await writes;
+    expect(backup.stderr).toBe('');
+    expect(backup.code).toBe(0);
+    const manifest = JSON.parse(backup.stdout);
+    expect(manifest).toMatchObject({ format: 'svc-relay-backup', formatVersion: 1, skipped: [] });
+    expect(manifest.files).toContainEqual({ path: 'uploads/avatars/owner.png', bytes: 16, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(await entryNames(archive)).toEqual(expect.arrayContaining(['svc.sqlite', 'files/uploads/avatars/owner.png', 'manifest.json']));
+
+    const freshDir = join(emptyDir(), 'restored-data');
+    const restore = await runCli(['restore', archive, '--data-dir', freshDir]);
+    expect(restore.stderr).toBe('');
+    expect(restore.code).toBe(0);
+
+    const copy = await startTestRelay({ SVC_DATA_DIR: freshDir });
+    restored.push(copy);
+    const copyMembers = new MemberFactory(copy);
+    const cookie = await copyMembers.login(owner.email);
+    // A consistent snapshot: the owner's tokens are exactly the first N the live relay committed.
+    const original = (await members.as(owner, 'get', '/api/v1/tokens').expect(200)).body as Array<{ id: number; name: string }>;
+    const copied = (await copy.http().get('/api/v1/tokens').set('Cookie', cookie).expect(200)).body as Array<{ id: number; name: string }>;
+    expect(copied.length).toBeGreaterThanOrEqual(1);
+    expect(copied.map((t) => [t.id, t.name])).toEqual(original.slice(0, copied.length).map((t) => [t.id, t.name]));
+    const devTokens = await copy.http().get('/api/v1/tokens').set('Cookie', await copyMembers.login(dev.email)).expect(200);
+    expect(devTokens.body).toHaveLength(1);
+    expect(readFileSync(join(freshDir, 'uploads', 'avatars', 'owner.png'), 'utf8')).toBe('not really a png');
+    if (buildsApi) {
+      for (const id of uploaded) {
+        const build = await copy.http().get(`/api/v1/builds/${id}`).set('Authorization', `Bearer ${devPat}`).expect(200);
+        expect(build.body.bundle_id).toBe('com.example.backup');
+        await copy.http().get(`/api/v1/builds/${id}/download`).set('Authorization', `Bearer ${devPat}`).expect(200);
+      }
+    }
+  }, 60_000);
+
+  it('restore refuses a data dir that has a database unless --force, and rejects a damaged archive', async () => {
+    await members.admin();
+    const archive = join(emptyDir(), 'b.tar');
+    expect((await runCli(['backup', archive, '--data-dir', relay.dataDir])).code).toBe(0);
+
+    const target = emptyDir();
+    expect((await runCli(['restore', archive, '--data-dir', target])).code).toBe(0);
+    const again = await runCli(['restore', archive, '--data-dir', target]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('already holds a relay database');
+    expect((await runCli(['restore', archive, '--data-dir', target, '--force'])).code).toBe(0);
+
+    const damaged = join(emptyDir(), 'damaged.tar');
+    const bytes = readFileSync(archive);
+    bytes[bytes.indexOf(Buffer.from('SQLite format 3')) + 4000] ^= 0xff;
+    writeFileSync(damaged, bytes);
+    const broken = await runCli(['restore', damaged, '--data-dir', emptyDir()]);
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toContain('Backup is damaged: svc.sqlite does not match its checksum');
+
+    const notBackup = join(emptyDir(), 'x.tar');
+    writeFileSync(notBackup, 'hello');
+    expect((await runCli(['restore', notBackup, '--data-dir', emptyDir()])).code).toBe(1);
+  });
+
+  it('backup of a data dir without a relay database is exit 1 naming the path', async () => {
+    const result = await runCli(['backup', join(emptyDir(), 'x.tar'), '--data-dir', emptyDir()]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('No relay database at');
+  });
+});
+
+async function entryNames(archive: string): Promise<string[]> {
+  const extract = tar.extract();
+  createReadStream(archive).pipe(extract);
+  const names: string[] = [];
+  for await (const entry of extract) {
+    names.push(entry.header.name);
+    entry.resume();
+  }
+  return names;
+}

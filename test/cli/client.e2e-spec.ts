@@ -1,0 +1,262 @@
+import { ChildProcess } from 'node:child_process';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { MemberFactory } from '../support/factory';
+import { startTestRelay, TestRelay } from '../support/test-relay';
+import { simulatorBuild } from './build-fixtures';
+import { CliResult, emptyDir, runCli, spawnCli } from './cli-process';
+
+/**
+ * The client commands (upload, builds, apps) against a real relay, as CI runs them: SVC_URL and a
+ * PAT in SVC_TOKEN. Where the relay refuses, the CLI must exit 1 and print exactly the relay's
+ * `error` message, so each refusal is compared with what the relay itself answers.
+ */
+describe('svc client commands', () => {
+  let relay: TestRelay;
+  let members: MemberFactory;
+  let devPat: string;
+  let viewerPat: string;
+  /** The builds API comes from another branch; its happy paths run once POST /api/v1/builds exists. */
+  let buildsApi = false;
+
+  beforeAll(async () => {
+    relay = await startTestRelay();
+    members = new MemberFactory(relay);
+    devPat = await members.pat(await members.member('Developer'));
+    viewerPat = await members.pat(await members.member('Viewer'));
+    const probe = await members.withPat(devPat, 'post', '/api/v1/builds');
+    buildsApi = probe.status !== 404;
+  });
+  afterAll(() => relay.close());
+
+  const svc = (args: string[], env: Record<string, string | undefined> = {}) =>
+    runCli(args, { env: { SVC_URL: relay.url, SVC_TOKEN: devPat, ...env } });
+
+  /** What the relay itself answers to the request a command makes. */
+  async function relayAnswer(method: 'get' | 'post', path: string, token = devPat) {
+    const res = await members.withPat(token, method, path);
+    return { status: res.status, error: res.body?.error as string | undefined };
+  }
+
+  function expectRefusal(result: CliResult, error: string | undefined) {
+    expect(error).toBeTruthy();
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(`svc: ${error}\n`);
+    expect(result.stdout).toBe('');
+  }
+
+  const whenBuildsApi = (name: string, test: () => Promise<void>, timeout?: number) =>
+    it(
+      name,
+      async () => {
+        if (!buildsApi) {
+          console.warn(`skipped "${name}": POST /api/v1/builds answers 404 on this branch (builds API not merged yet)`);
+          return;
+        }
+        await test();
+      },
+      timeout,
+    );
+
+  describe('usage (exit 2) and --help (exit 0)', () => {
+    it('--help on every command shows usage and examples', async () => {
+      const commands = [
+        [], ['relay'], ['admin'], ['admin', 'init'], ['admin', 'reset-password'], ['backup'], ['restore'],
+        ['upload'], ['builds'], ['builds', 'list'], ['builds', 'show'], ['builds', 'download'], ['apps'], ['apps', 'list'],
+      ];
+      const results = await Promise.all(commands.map((c) => runCli([...c, '--help'])));
+      results.forEach((result, i) => {
+        expect({ command: commands[i], code: result.code }).toEqual({ command: commands[i], code: 0 });
+        expect(result.stdout).toContain(`Usage: svc ${commands[i].join(' ')}`.trimEnd());
+        expect(result.stdout).toMatch(/Examples:\n(?: {2}\$ .*\n)* {2}\$ svc /);
+      });
+    });
+
+    it('a missing relay URL or token is a usage error naming the variable', async () => {
+      const noUrl = await svc(['apps', 'list'], { SVC_URL: undefined });
+      expect(noUrl.code).toBe(2);
+      expect(noUrl.stderr).toContain('set SVC_URL or pass --url');
+      const noToken = await svc(['builds', 'list'], { SVC_TOKEN: undefined });
+      expect(noToken.code).toBe(2);
+      expect(noToken.stderr).toContain('set SVC_TOKEN or pass --token');
+      const badUrl = await svc(['apps', 'list'], { SVC_URL: 'relay.example.com' });
+      expect(badUrl.code).toBe(2);
+    });
+
+    it('bad values, unknown commands and options exit 2 before anything is sent', async () => {
+      const build = await simulatorBuild();
+      for (const args of [
+        ['upload', build.path, '--status', 'Approved'],
+        ['upload', build.path, '--platform', 'windows'],
+        ['upload', build.path, '--app-id', 'x'],
+        ['upload', join(emptyDir(), 'missing.apk')],
+        ['upload'],
+        ['builds', 'list', '--limit', '500'],
+        ['builds', 'list', '--sort', 'size'],
+        ['builds', 'show', 'abc'],
+        ['builds', 'frobnicate'],
+        ['apps', 'list', '--colour'],
+      ]) {
+        const result = await svc(args, { SVC_URL: 'http://127.0.0.1:1' });
+        expect({ args, code: result.code }).toEqual({ args, code: 2 });
+        expect(result.stderr).not.toBe('');
+      }
+    });
+
+    it('there is no status-changing command: the CLI says why (a verdict is a person\'s decision)', async () => {
+      const result = await svc(['builds', 'set-status', '1', 'Done']);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain("A review verdict is a person's decision");
+      expect(result.stderr).toContain('cannot change the status of an existing build');
+    });
+  });
+
+  describe('refusals (exit 1, the relay\'s error on stderr)', () => {
+    it('builds show/download of a missing build print exactly what the relay answered', async () => {
+      const cases: Array<[string[], string]> = [
+        [['builds', 'show', '987654'], '/api/v1/builds/987654'],
+        [['builds', 'download', '987654', '-o', emptyDir()], '/api/v1/builds/987654/download'],
+      ];
+      for (const [args, path] of cases) {
+        const answer = await relayAnswer('get', path);
+        expect(answer.status).toBeGreaterThanOrEqual(400);
+        expectRefusal(await svc(args), answer.error);
+      }
+    });
+
+    it('apps list and builds list: the relay\'s answer, refusal or not', async () => {
+      for (const [args, path] of [
+        [['apps', 'list', '--json'], '/api/v1/apps'],
+        [['builds', 'list', '--json'], '/api/v1/builds'],
+      ] as Array<[string[], string]>) {
+        const answer = await relayAnswer('get', path);
+        const result = await svc(args);
+        if (answer.status >= 400) expectRefusal(result, answer.error);
+        else expect({ code: result.code, items: Array.isArray(JSON.parse(result.stdout).items) }).toEqual({ code: 0, items: true });
+      }
+    });
+
+    it('an unknown or revoked token: the relay\'s refusal, exit 1', async () => {
+      const bogus = 'svc_pat_' + 'x'.repeat(43);
+      const answer = await relayAnswer('get', '/api/v1/builds', bogus);
+      expect(answer.status).toBeGreaterThanOrEqual(400);
+      expectRefusal(await svc(['builds', 'list'], { SVC_TOKEN: bogus }), answer.error);
+    });
+
+    it('upload refused by the relay (Viewer, or no builds API yet): exit 1 with its message', async () => {
+      const build = await simulatorBuild();
+      const answer = await relayAnswer('post', '/api/v1/builds', viewerPat);
+      expect(answer.status).toBeGreaterThanOrEqual(400);
+      expectRefusal(await svc(['upload', build.path, '--json'], { SVC_TOKEN: viewerPat }), answer.error);
+      if (buildsApi) expect(answer.error).toBe('Viewers have read-only access');
+    });
+
+    it('an unreachable relay is exit 1 with a plain message', async () => {
+      const result = await svc(['apps', 'list'], { SVC_URL: 'http://127.0.0.1:1' });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe('svc: Cannot reach the relay at http://127.0.0.1:1: ECONNREFUSED\n');
+    });
+
+    it('--url and --token override SVC_URL and SVC_TOKEN', async () => {
+      const answer = await relayAnswer('get', '/api/v1/apps');
+      const result = await runCli(['apps', 'list', '--url', `${relay.url}/api/v1/`, '--token', devPat], {
+        env: { SVC_URL: 'http://127.0.0.1:1', SVC_TOKEN: 'svc_pat_wrong' },
+      });
+      if (answer.status >= 400) expectRefusal(result, answer.error);
+      else expect(result.code).toBe(0);
+    });
+  });
+
+  describe('with the builds API', () => {
+    whenBuildsApi('upload --status --label --json prints one JSON line: the build summary', async () => {
+      const build = await simulatorBuild({ bundleId: 'com.example.cli', version: '2.0.1', buildNumber: '77' });
+      const result = await svc(['upload', build.path, '--status', 'Backlog', '--label', 'feature/cli', '--json']);
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      const lines = result.stdout.trimEnd().split('\n');
+      expect(lines).toHaveLength(1);
+      const summary = JSON.parse(lines[0]);
+      expect(summary).toEqual({
+        id: expect.any(Number),
+        app_id: expect.any(Number),
+        name: expect.any(String),
+        version_name: '2.0.1',
+        build_number: '77',
+        bundle_id: 'com.example.cli',
+        status_label: 'Backlog',
+        platform: 'ios',
+        uploaded_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      });
+
+      const list = await svc(['builds', 'list', '--status', 'Backlog', '--json']);
+      expect(list.code).toBe(0);
+      const page = JSON.parse(list.stdout);
+      expect(page.total).toBeGreaterThanOrEqual(1);
+      expect(page.items.find((b: { id: number }) => b.id === summary.id)).toMatchObject({ version_label: 'feature/cli', status_label: 'Backlog' });
+      const none = JSON.parse((await svc(['builds', 'list', '--status', 'Rejected', '--json'])).stdout);
+      expect(none.items.find((b: { id: number }) => b.id === summary.id)).toBeUndefined();
+
+      const table = await svc(['builds', 'list']);
+      expect(table.stdout).toMatch(/^ID\s+APP\s+NAME\s+VERSION\s+PLATFORM\s+STATUS\s+LABEL\s+UPLOADED\n/);
+      expect(table.stdout).toContain('2.0.1 (77)');
+
+      const shown = await svc(['builds', 'show', String(summary.id), '--json']);
+      expect(JSON.parse(shown.stdout)).toMatchObject({ ...summary, version_label: 'feature/cli' });
+      expect((await svc(['builds', 'show', String(summary.id)])).stdout).toMatch(/^bundle_id:\s+com\.example\.cli$/m);
+
+      const dir = emptyDir();
+      const saved = await svc(['builds', 'download', String(summary.id), '-o', `${dir}/`, '--json']);
+      expect(saved.code).toBe(0);
+      const { path, bytes } = JSON.parse(saved.stdout);
+      expect(bytes).toBe(statSync(build.path).size);
+      expect(readFileSync(path).equals(readFileSync(build.path))).toBe(true);
+
+      const apps = JSON.parse((await svc(['apps', 'list', '--json'])).stdout);
+      expect(apps.items.some((a: { bundle_id_key: string }) => a.bundle_id_key === 'com.example.cli')).toBe(true);
+    });
+
+    whenBuildsApi('builds show of a missing build: exit 1, "Build not found"', async () => {
+      expectRefusal(await svc(['builds', 'show', '987654']), 'Build not found');
+    });
+
+    whenBuildsApi(
+      'a 300 MB upload streams: the CLI\'s memory stays far below the file size',
+      async () => {
+        const size = 300 * 1024 * 1024;
+        const build = await simulatorBuild({ bundleId: 'com.example.large', paddingBytes: size });
+        expect(statSync(build.path).size).toBeGreaterThan(size);
+        const child = spawnCli(['upload', build.path, '--json'], { env: { SVC_URL: relay.url, SVC_TOKEN: devPat } });
+        const [result, peakKb] = await Promise.all([collect(child), peakRss(child)]);
+        expect(result.stderr).toBe('');
+        expect(result.code).toBe(0);
+        expect(JSON.parse(result.stdout).bundle_id).toBe('com.example.large');
+        expect(peakKb).toBeGreaterThan(0);
+        expect(peakKb * 1024).toBeLessThan(160 * 1024 * 1024);
+      },
+      120_000,
+    );
+  });
+});
+
+function collect(child: ChildProcess): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (c) => (stdout += c));
+  child.stderr!.on('data', (c) => (stderr += c));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+/** The child's peak resident memory (VmHWM, kB), sampled from /proc until it exits. */
+async function peakRss(child: ChildProcess): Promise<number> {
+  let peak = 0;
+  while (child.exitCode === null && child.signalCode === null) {
+    try {
+      const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+      if (match) peak = Math.max(peak, Number(match[1]));
+    } catch {
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return peak;
+}
