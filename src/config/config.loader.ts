@@ -106,16 +106,15 @@ function readWebhooks(value: unknown, env: Env): ConfigFileWebhook[] {
     if (secretEnv !== undefined && secretEnv !== null && (typeof secretEnv !== 'string' || !secretEnv)) {
       throw new ConfigError(`${key}.secretEnv`, 'the name of an environment variable', secretEnv);
     }
-    if (typeof secretEnv === 'string' && !env[secretEnv]) {
-      throw new ConfigError(`${key}.secretEnv`, `environment variable ${secretEnv} to be set`);
-    }
+    // An unset secret variable does not stop the relay: the webhooks module warns at start-up,
+    // naming the endpoint, and never sends to it (never unsigned).
     if (enabled !== undefined && typeof enabled !== 'boolean') {
       throw new ConfigError(`${key}.enabled`, 'true or false', enabled);
     }
     return {
       url,
       secretEnv: typeof secretEnv === 'string' ? secretEnv : null,
-      secret: typeof secretEnv === 'string' ? (env[secretEnv] as string) : null,
+      secret: typeof secretEnv === 'string' ? env[secretEnv] || null : null,
       enabled: enabled ?? true,
     };
   });

@@ -102,9 +102,21 @@ describeUnless(netnsSkipReason(), 'svc.config.json webhooks (spec §4, issue 4 i
     expect(log).not.toContain('lan-file-secret');
   });
 
-  it('a secretEnv naming an unset variable stops the relay at start-up, naming the key (never sent unsigned)', () => {
-    expect(() => loadConfig({ SVC_CONFIG: configPath, SVC_TEST_HOOK_SECRET_LAN: 'x' }, configDir)).toThrow(
-      /webhooks\[1\]\.secretEnv.*SVC_TEST_HOOK_SECRET_BOT/,
-    );
+  it('a secretEnv naming an unset variable is a start-up warning naming it, and that endpoint is never sent to (never unsigned)', async () => {
+    const config = loadConfig({ SVC_CONFIG: configPath, SVC_TEST_HOOK_SECRET_LAN: 'x' }, configDir);
+    expect(config.webhooks[1]).toEqual(expect.objectContaining({ secretEnv: 'SVC_TEST_HOOK_SECRET_BOT', secret: null }));
+    const second = await startTestRelay({ SVC_CONFIG: configPath, SVC_TEST_HOOK_SECRET_LAN: 'lan-file-secret' });
+    try {
+      const warnings = second.logger.buffer.tail(500).join('\n');
+      expect(warnings).toContain(
+        'webhooks[1] (127.0.0.1:' + loopback.port + ') is not used: environment variable SVC_TEST_HOOK_SECRET_BOT (its secretEnv) is not set',
+      );
+      const before = loopback.hits.length;
+      emitStatusChange(second, 'In Progress', 'Done');
+      await sleep(500);
+      expect(loopback.hits.length).toBe(before);
+    } finally {
+      await second.close();
+    }
   });
 });
