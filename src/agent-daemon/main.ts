@@ -5,27 +5,47 @@ import { RELAY_VERSION } from '../bootstrap/version';
 import { AgentDaemon } from './agent-daemon';
 import { selectBackend } from './backends/select-backend';
 
+interface AgentOptions {
+  relay: string;
+  token?: string;
+  name: string;
+  fake: boolean;
+}
+
 /**
  * `svc agent --relay <url> --token <svc_pat_…> --name <name> [--fake]`: the reference agent.
  * The token may come from SVC_AGENT_TOKEN instead, which keeps it out of the process list.
  * Runs until SIGINT/SIGTERM (exit 0) or until the relay refuses it for good (exit 1).
  */
-export async function runAgentCommand(argv: string[]): Promise<void> {
-  const program = new Command('svc agent')
-    .description('Connect this machine’s simulators and emulators to a relay')
+export function agentCommand(name = 'agent'): Command {
+  return new Command(name)
+    .description('Connect this machine’s simulators and emulators to a relay (the reference agent)')
     .requiredOption('--relay <url>', 'relay base URL, e.g. https://relay.example.com')
-    .option('--token <token>', 'PAT with the agent scope (or set SVC_AGENT_TOKEN)')
+    .option('--token <token>', 'PAT with the agent scope, issued by an Admin (or set SVC_AGENT_TOKEN)')
     .option('--name <name>', 'agent name, 1-64 of [A-Za-z0-9._-]', defaultName())
     .option('--fake', 'serve deterministic fake devices instead of adb / simctl', false)
-    .parse(argv, { from: 'user' });
-  const opts = program.opts<{ relay: string; token?: string; name: string; fake: boolean }>();
-  const token = opts.token ?? process.env.SVC_AGENT_TOKEN;
-  if (!token) program.error('a token is required: --token <svc_pat_…> or SVC_AGENT_TOKEN');
-  if (!AGENT_NAME_PATTERN.test(opts.name)) program.error('--name must be 1-64 characters of A-Z a-z 0-9 . _ -');
-  if (!/^(https?|wss?):\/\//i.test(opts.relay)) program.error('--relay must be an http(s):// URL');
+    .addHelpText(
+      'after',
+      `
+Backends: Android through adb and iOS simulators through xcrun simctl, whichever is installed;
+--fake serves deterministic devices, screenshots and UI trees for tests and demos.
 
+Examples:
+  $ SVC_AGENT_TOKEN=svc_pat_… svc agent --relay https://relay.example.com --name mac-mini-3
+  $ svc agent --relay http://127.0.0.1:8080 --token svc_pat_… --fake`,
+    )
+    .action(async (opts: AgentOptions, command: Command) => {
+      const token = opts.token ?? process.env.SVC_AGENT_TOKEN;
+      if (!token) command.error('a token is required: --token <svc_pat_…> or SVC_AGENT_TOKEN');
+      if (!AGENT_NAME_PATTERN.test(opts.name)) command.error('--name must be 1-64 characters of A-Z a-z 0-9 . _ -');
+      if (!/^(https?|wss?):\/\//i.test(opts.relay)) command.error('--relay must be an http(s):// URL');
+      await runAgent({ ...opts, token: token! });
+    });
+}
+
+async function runAgent(opts: AgentOptions & { token: string }): Promise<void> {
   const backend = await selectBackend({ fake: opts.fake, agentName: opts.name });
-  const daemon = new AgentDaemon({ relayUrl: opts.relay, token: token!, name: opts.name, backend, version: RELAY_VERSION });
+  const daemon = new AgentDaemon({ relayUrl: opts.relay, token: opts.token, name: opts.name, backend, version: RELAY_VERSION });
   daemon.on('fatal', () => process.exit(1));
   const shutdown = () => {
     daemon.stop().then(() => process.exit(0));
@@ -40,8 +60,10 @@ function defaultName(): string {
 }
 
 if (require.main === module) {
-  runAgentCommand(process.argv.slice(2)).catch((err) => {
-    process.stderr.write(`svc agent: ${(err as Error).message}\n`);
-    process.exit(1);
-  });
+  agentCommand('svc agent')
+    .parseAsync(process.argv.slice(2), { from: 'user' })
+    .catch((err) => {
+      process.stderr.write(`svc agent: ${(err as Error).message}\n`);
+      process.exit(1);
+    });
 }

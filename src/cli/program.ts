@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { agentCommand } from '../agent-daemon/main';
 import { RELAY_VERSION } from '../bootstrap/version';
 import { adminCommand } from './commands/admin.command';
 import { appsCommand } from './commands/apps.command';
@@ -18,6 +19,7 @@ export function buildProgram(): Command {
       `
 Client commands talk to a relay over its API: set SVC_URL and SVC_TOKEN (a PAT) or pass --url/--token.
 Operator commands (relay, admin, backup, restore) run on the relay host and use its data dir.
+svc agent runs the reference agent on a machine that hosts simulators or emulators.
 Exit codes: 0 success, 1 the relay refused (its message on stderr), 2 usage error.
 
 Examples:
@@ -25,7 +27,8 @@ Examples:
   $ svc admin init --email you@example.com
   $ svc upload app-release.apk --status Backlog --label "$BRANCH" --json
   $ svc builds list --status Done
-  $ svc backup /backups/svc.tar`,
+  $ svc backup /backups/svc.tar
+  $ svc agent --relay https://relay.example.com --name mac-mini-3 --fake`,
     );
   const commands = [
     relayCommand(),
@@ -35,6 +38,7 @@ Examples:
     uploadCommand(),
     buildsCommand(),
     appsCommand(),
+    agentCommand(),
   ];
   for (const command of commands) program.addCommand(command);
   applyToTree(program, (cmd) => cmd.exitOverride().showHelpAfterError('(run with --help for usage and examples)'));
