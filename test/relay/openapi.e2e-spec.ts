@@ -30,7 +30,12 @@ function snapshotApiRoutes(): string[] {
 
 /** 2xx bodies that are files, not JSON: the content types each one declares. */
 const BINARY_RESPONSES: Record<string, string[]> = {
-  'GET /api/v1/builds/{id}/download': ['application/vnd.android.package-archive', 'application/zip', 'application/gzip', 'application/octet-stream'],
+  'GET /api/v1/builds/{id}/download': [
+    'application/vnd.android.package-archive',
+    'application/zip',
+    'application/gzip',
+    'application/octet-stream',
+  ],
   'GET /api/v1/recordings/{filename}': ['video/webm', 'video/x-matroska', 'video/mp4', 'video/quicktime'],
   'GET /api/v1/sessions/{sessionId}/screenshot': ['image/png', 'image/jpeg'],
   'GET /uploads/{path}': ['image/png', 'image/jpeg', 'image/webp'],
@@ -193,11 +198,14 @@ describe('OpenAPI', () => {
   });
 
   it('carries the spec’s build shapes and list filters', () => {
-    const buildFields = ['app_id', 'build_number', 'bundle_id', 'completed_at', 'delete_after', 'id', 'name', 'platform',
-      'status_label', 'uploaded_at', 'version_label', 'version_name'];
+    const summaryFields = ['app_id', 'build_number', 'bundle_id', 'id', 'name', 'platform', 'status_label', 'uploaded_at', 'version_name'];
+    const buildFields = [...summaryFields, 'completed_at', 'delete_after', 'version_label'].sort();
     const build = responseSchema('get', '/api/v1/builds/{id}', '200');
     expect(propertiesOf(build)).toEqual(buildFields);
-    expect(build.properties!.status_label).toMatchObject({ enum: ['Backlog', 'In Progress', 'Done', 'Rejected'], nullable: true });
+    expect(build.properties!.status_label).toMatchObject({
+      enum: ['Backlog', 'In Progress', 'Done', 'Rejected'],
+      nullable: true,
+    });
     expect(build.properties!.platform.enum).toEqual(['ios', 'android']);
     expect(build.properties!.uploaded_at.format).toBe('date-time');
     expect(build.properties!.delete_after).toMatchObject({ format: 'date-time', nullable: true });
@@ -205,12 +213,12 @@ describe('OpenAPI', () => {
     expect(propertiesOf(list)).toEqual(['items', 'total']);
     expect(propertiesOf(resolve(list.properties!.items.items!))).toEqual(buildFields);
     const summary = responseSchema('post', '/api/v1/builds', '201');
-    expect(propertiesOf(summary)).toEqual(['app_id', 'build_number', 'bundle_id', 'id', 'name', 'platform', 'status_label',
-      'uploaded_at', 'version_name']);
+    expect(propertiesOf(summary)).toEqual(summaryFields);
     const query = doc.paths['/api/v1/builds'].get.parameters!.filter((p) => p.in === 'query');
     expect(query.map((p) => p.name).sort()).toEqual(['app_id', 'dir', 'limit', 'page', 'platform', 'q', 'sort', 'status']);
     expect(query.find((p) => p.name === 'sort')!.schema!.enum).toEqual(['uploaded_at', 'version_name', 'status_label']);
-    expect(propertiesOf(responseSchema('post', '/api/v1/builds/{id}/schedule-deletion', '200'))).toEqual(['delete_after', 'ok']);
+    const scheduled = responseSchema('post', '/api/v1/builds/{id}/schedule-deletion', '200');
+    expect(propertiesOf(scheduled)).toEqual(['delete_after', 'ok']);
     expect(propertiesOf(responseSchema('get', '/api/v1/apps', '200'))).toEqual(['items']);
     expect(propertiesOf(objectOf(responseSchema('get', '/api/v1/apps', '200').properties!.items))).toEqual([
       'build_number', 'bundle_id_key', 'created_at', 'id', 'latest_build_id', 'latest_uploaded_at', 'name', 'platform',
@@ -258,7 +266,10 @@ describe('OpenAPI', () => {
       const content = doc.paths[path][method.toLowerCase()].requestBody?.content ?? {};
       expect({ key, types: Object.keys(content) }).toEqual({ key, types: ['multipart/form-data'] });
       const form = resolve(content['multipart/form-data'].schema);
-      expect({ key, file: form.properties![fileField] }).toEqual({ key, file: expect.objectContaining({ type: 'string', format: 'binary' }) });
+      expect({ key, file: form.properties![fileField] }).toEqual({
+        key,
+        file: expect.objectContaining({ type: 'string', format: 'binary' }),
+      });
     }
     const form = (key: string) => {
       const [method, path] = key.split(' ');

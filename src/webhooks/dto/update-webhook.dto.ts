@@ -9,7 +9,7 @@ export class UpdateWebhookDto {
   @WebhookUrlField('url must be a non-empty string')
   url?: string;
 
-  @ApiPropertyOptional({ type: String, nullable: true, maxLength: MAX_SECRET_LENGTH, description: 'null removes the secret' })
+  @ApiPropertyOptional({ type: String, nullable: true, maxLength: MAX_SECRET_LENGTH, description: 'null removes it' })
   @WebhookSecretField()
   secret?: string | null;
 
