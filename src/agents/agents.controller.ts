@@ -1,5 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiErrors } from '../common/api/responses';
 import { Auth } from '../common/auth/auth.decorator';
 import { AgentResourceSample } from './resources/agent-resources.mapper';
 import { AgentResourcesService } from './resources/agent-resources.service';
@@ -13,12 +14,20 @@ export class AgentsController {
 
   @Get()
   @Auth({ cookie: true })
+  @ApiOkResponse({
+    schema: { type: 'array', items: { type: 'string' } },
+    description: 'names of agents with resource samples on record (samples are kept 30 days)',
+  })
+  @ApiErrors(401)
   list(): Promise<string[]> {
     return this.resources.agentNames();
   }
 
   @Get(':name/resources')
   @Auth({ cookie: true })
+  @ApiQuery({ name: 'range', required: false, enum: ['1h', '6h', '24h', '7d'], schema: { default: '1h' } })
+  @ApiOkResponse({ type: [AgentResourceSample], description: 'one sample a minute, oldest first' })
+  @ApiErrors(400, 401)
   history(@Param('name') name: string, @Query('range') range: unknown): Promise<AgentResourceSample[]> {
     return this.resources.history(name, parseResourceRange(range));
   }

@@ -1,19 +1,44 @@
+import { ApiProperty } from '@nestjs/swagger';
 import { isoWithMillis } from '../common/time';
-import type { AppEntity } from './app.entity';
+import { APP_PLATFORMS, type AppPlatform } from './app.entity';
 import type { AppWithLatestBuild } from './apps.repository';
 
 /** spec §2 App, as listed by GET /apps (with the latest-build summary). */
-export interface AppListItem {
+export class AppListItem {
+  @ApiProperty()
   id: number;
+  @ApiProperty()
   name: string;
+  @ApiProperty({ example: 'com.example.app' })
   bundle_id_key: string;
-  platform: AppEntity['platform'];
+  @ApiProperty({ enum: APP_PLATFORMS })
+  platform: AppPlatform;
+  @ApiProperty({ format: 'date-time' })
   created_at: string;
+  @ApiProperty({ type: Number, nullable: true, description: 'null when the app has no build' })
   latest_build_id: number | null;
+  @ApiProperty({ type: String, nullable: true, description: 'of the latest build' })
   version_name: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'of the latest build' })
   build_number: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'review status of the latest build' })
   status_label: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'upload time of the latest build' })
   latest_uploaded_at: string | null;
+}
+
+/** GET /apps. */
+export class AppList {
+  @ApiProperty({ type: [AppListItem] })
+  items: AppListItem[];
+}
+
+/** POST /apps. */
+export class AppCreated {
+  @ApiProperty()
+  id: number;
+  @ApiProperty({ enum: [true], example: true })
+  ok: true;
 }
 
 export function toAppListItem({ app, latest }: AppWithLatestBuild): AppListItem {

@@ -8,7 +8,10 @@ export function setupOpenApi(app: INestApplication): void {
     app,
     new DocumentBuilder()
       .setTitle('svc relay')
-      .setDescription('Build collection, review, team and device relay API (see spec.md).')
+      .setDescription(
+        'Build collection, review, team and device relay API (see spec.md). The WebSocket endpoints ' +
+          '(agent connection, device sessions) are not described here: see agent-protocol.md and docs/agents.md.',
+      )
       .setVersion(RELAY_VERSION)
       .addCookieAuth('svc_token', { type: 'apiKey', in: 'cookie', description: 'session cookie (7 days)' }, 'svc_token')
       .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'svc_pat_<token>', description: 'personal access token' }, 'pat')

@@ -1,6 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiConsumes, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
+import { ApiFileResponse, ApiMultipartBody, binaryFile } from '../common/api/files';
+import { ApiErrors, OkResponse } from '../common/api/responses';
 import { Auth } from '../common/auth/auth.decorator';
 import { WRITER_ROLES } from '../common/auth/role';
 import { sqlDateTime } from '../common/time';
@@ -9,7 +11,8 @@ import { BuildDownloadService } from './build-download.service';
 import { BuildIntakeService } from './build-intake.service';
 import { BuildQueryService } from './build-query.service';
 import { BuildReviewService } from './build-review.service';
-import { BuildResponse, BuildSummary, toBuildResponse, toBuildSummary } from './builds.mapper';
+import { BUILD_STATUSES, PLATFORMS } from './build-status';
+import { Build, BuildList, BuildSummary, DeletionScheduled, toBuildResponse, toBuildSummary } from './builds.mapper';
 import { ListBuildsQuery } from './dto/list-builds.query';
 import { UpdateBuildDto } from './dto/update-build.dto';
 
@@ -24,28 +27,45 @@ export class BuildsController {
   ) {}
 
   @Post()
-  @ApiConsumes('multipart/form-data')
+  @ApiMultipartBody(
+    {
+      file: binaryFile('iOS simulator build (.app.zip, .tar.gz, .tgz) or Android .apk; .ipa and .aab are refused'),
+      status: { type: 'string', enum: [...BUILD_STATUSES], description: 'omitted = unset' },
+      label: { type: 'string', maxLength: 200, description: 'free-text label, e.g. a branch name' },
+      platform: { type: 'string', enum: [...PLATFORMS], description: 'derived from the file type when omitted' },
+      app_id: { type: 'integer', minimum: 1, description: 'attach to this app; otherwise resolved from the bundle id' },
+    },
+    ['file'],
+  )
   @Auth({ cookie: true, pat: 'builds:write', roles: WRITER_ROLES })
+  @ApiCreatedResponse({ type: BuildSummary })
+  @ApiErrors(400, 401, 403, 404, 413)
   async upload(@Req() req: Request): Promise<BuildSummary> {
     return toBuildSummary(await this.intake.receive(req));
   }
 
   @Get()
   @Auth({ cookie: true, pat: 'builds:write' })
-  async list(@Query() query: ListBuildsQuery): Promise<{ items: BuildResponse[]; total: number }> {
+  @ApiOkResponse({ type: BuildList })
+  @ApiErrors(400, 401, 403)
+  async list(@Query() query: ListBuildsQuery): Promise<BuildList> {
     const page = await this.query.list(query);
     return { items: page.items.map(toBuildResponse), total: page.total };
   }
 
   @Get(':id')
   @Auth({ cookie: true, pat: 'builds:write' })
-  async get(@Param('id', ParseIdPipe) id: number): Promise<BuildResponse> {
+  @ApiOkResponse({ type: Build })
+  @ApiErrors(400, 401, 403, 404)
+  async get(@Param('id', ParseIdPipe) id: number): Promise<Build> {
     return toBuildResponse(await this.query.get(id));
   }
 
   @Patch(':id')
   @Auth({ cookie: true, roles: WRITER_ROLES })
-  async update(@Param('id', ParseIdPipe) id: number, @Body() dto: UpdateBuildDto): Promise<{ ok: true }> {
+  @ApiOkResponse({ type: OkResponse, description: 'a change to Done or Rejected notifies the webhooks' })
+  @ApiErrors(400, 401, 403, 404)
+  async update(@Param('id', ParseIdPipe) id: number, @Body() dto: UpdateBuildDto): Promise<OkResponse> {
     await this.review.update(id, { statusLabel: dto.status_label, versionLabel: dto.version_label });
     return { ok: true };
   }
@@ -53,14 +73,18 @@ export class BuildsController {
   @Post(':id/schedule-deletion')
   @HttpCode(200)
   @Auth({ cookie: true, roles: WRITER_ROLES })
-  async scheduleDeletion(@Param('id', ParseIdPipe) id: number): Promise<{ ok: true; delete_after: string }> {
+  @ApiOkResponse({ type: DeletionScheduled, description: 'files and record are purged after SVC_BUILD_TTL_DAYS days' })
+  @ApiErrors(400, 401, 403, 404)
+  async scheduleDeletion(@Param('id', ParseIdPipe) id: number): Promise<DeletionScheduled> {
     return { ok: true, delete_after: sqlDateTime(await this.review.scheduleDeletion(id)) };
   }
 
   @Delete(':id/schedule-deletion')
   @HttpCode(200)
   @Auth({ cookie: true, roles: WRITER_ROLES })
-  async cancelDeletion(@Param('id', ParseIdPipe) id: number): Promise<{ ok: true }> {
+  @ApiOkResponse({ type: OkResponse })
+  @ApiErrors(400, 401, 403, 404)
+  async cancelDeletion(@Param('id', ParseIdPipe) id: number): Promise<OkResponse> {
     await this.review.cancelDeletion(id);
     return { ok: true };
   }
@@ -68,6 +92,11 @@ export class BuildsController {
   /** Beyond the spec: the stored file, for agents that install builds and for people (Range supported). */
   @Get(':id/download')
   @Auth({ cookie: true, pat: ['builds:write', 'view', 'agent'] })
+  @ApiFileResponse(
+    ['application/vnd.android.package-archive', 'application/zip', 'application/gzip', 'application/octet-stream'],
+    'the uploaded build file (Range requests answered 206)',
+  )
+  @ApiErrors(400, 401, 403, 404)
   async downloadFile(@Param('id', ParseIdPipe) id: number, @Res() res: Response): Promise<void> {
     await this.download.send(id, res);
   }

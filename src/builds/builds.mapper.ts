@@ -1,25 +1,59 @@
+import { ApiProperty, OmitType } from '@nestjs/swagger';
 import { isoWithMillis, nullableIso } from '../common/time';
 import type { BuildEntity } from './build.entity';
-import type { BuildStatus, Platform } from './build-status';
+import { BUILD_STATUSES, PLATFORMS, type BuildStatus, type Platform } from './build-status';
 
 /** spec §2 Build. */
-export interface BuildResponse {
+export class Build {
+  @ApiProperty()
   id: number;
+  @ApiProperty()
   app_id: number;
+  @ApiProperty({ description: 'app name' })
   name: string;
+  @ApiProperty({ type: String, nullable: true, example: '1.4.0' })
   version_name: string | null;
+  @ApiProperty({ type: String, nullable: true, example: '42' })
   build_number: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'free-text label', example: 'feature/login' })
   version_label: string | null;
+  @ApiProperty({ enum: BUILD_STATUSES, nullable: true, description: 'null when no status was given' })
   status_label: BuildStatus | null;
+  @ApiProperty({ enum: PLATFORMS })
   platform: Platform;
+  @ApiProperty({ example: 'com.example.app' })
   bundle_id: string;
+  @ApiProperty({ format: 'date-time' })
   uploaded_at: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
   completed_at: string | null;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'when the build files are purged; null when no deletion is scheduled',
+  })
   delete_after: string | null;
 }
 
 /** spec §4 POST /builds response: the summary (no version_label, completed_at, delete_after). */
-export type BuildSummary = Omit<BuildResponse, 'version_label' | 'completed_at' | 'delete_after'>;
+export class BuildSummary extends OmitType(Build, ['version_label', 'completed_at', 'delete_after'] as const) {}
+
+/** GET /builds: one page and the count of every match. */
+export class BuildList {
+  @ApiProperty({ type: [Build] })
+  items: Build[];
+  @ApiProperty({ description: 'builds matching the filters, over all pages' })
+  total: number;
+}
+
+/** POST /builds/:id/schedule-deletion. */
+export class DeletionScheduled {
+  @ApiProperty({ enum: [true], example: true })
+  ok: true;
+  @ApiProperty({ description: 'format YYYY-MM-DD HH:MM:SS', example: '2025-01-08 12:00:00' })
+  delete_after: string;
+}
 
 export function toBuildSummary(build: BuildEntity): BuildSummary {
   // eslint-disable-next-line @typescript-eslint/no-unused-vars
@@ -27,7 +61,7 @@ export function toBuildSummary(build: BuildEntity): BuildSummary {
   return summary;
 }
 
-export function toBuildResponse(build: BuildEntity): BuildResponse {
+export function toBuildResponse(build: BuildEntity): Build {
   return {
     id: build.id,
     app_id: build.appId,

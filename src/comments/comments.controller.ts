@@ -1,11 +1,13 @@
 import { Controller, Delete, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
-import { ApiConsumes, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
+import { ApiMultipartBody, binaryFile } from '../common/api/files';
+import { ApiErrors } from '../common/api/responses';
 import { Auth } from '../common/auth/auth.decorator';
 import type { Principal } from '../common/auth/principal';
 import { CurrentPrincipal } from '../common/auth/principal.decorator';
 import { ParseIdPipe } from '../common/validation/parse-id.pipe';
-import { StoredImagesService } from '../uploads/stored-images.service';
+import { IMAGE_RULES, StoredImagesService } from '../uploads/stored-images.service';
 import { CommentCreated, CommentListItem } from './comments.mapper';
 import { CommentsService } from './comments.service';
 
@@ -19,14 +21,26 @@ export class CommentsController {
 
   @Get()
   @Auth({ cookie: true })
+  @ApiQuery({ name: 'build_id', required: true, schema: { type: 'integer', minimum: 1 } })
+  @ApiOkResponse({ type: [CommentListItem], description: 'oldest first' })
+  @ApiErrors(400, 401, 404)
   list(@Query('build_id') buildId: unknown): Promise<CommentListItem[]> {
     return this.comments.list(buildId);
   }
 
   @Post()
   @HttpCode(201)
-  @ApiConsumes('multipart/form-data')
+  @ApiMultipartBody(
+    {
+      build_id: { type: 'integer', minimum: 1 },
+      body: { type: 'string' },
+      attachment: binaryFile(`optional; ${IMAGE_RULES.attachment.describe}`),
+    },
+    ['build_id', 'body'],
+  )
   @Auth({ cookie: true, pat: 'builds:write' })
+  @ApiCreatedResponse({ type: CommentCreated })
+  @ApiErrors(400, 401, 403, 404, 413)
   async create(@Req() req: Request, @CurrentPrincipal() principal: Principal): Promise<CommentCreated> {
     return this.comments.create(principal, await this.images.receive(req, { attachment: 'attachment' }));
   }
@@ -34,6 +48,8 @@ export class CommentsController {
   @Delete(':id')
   @HttpCode(204)
   @Auth({ cookie: true })
+  @ApiNoContentResponse({ description: 'deleted with its attachments' })
+  @ApiErrors(400, 401, 403, 404)
   async delete(@CurrentPrincipal() principal: Principal, @Param('id', ParseIdPipe) id: number): Promise<void> {
     await this.comments.delete(principal, id);
   }

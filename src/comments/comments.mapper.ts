@@ -1,22 +1,43 @@
+import { ApiProperty } from '@nestjs/swagger';
 import { isoWithMillis } from '../common/time';
 import { shownName, uploadUrl } from '../users/users.mapper';
 import type { CommentEntity } from './comment.entity';
 
-/** spec §2 "Comment", list shape. */
-export interface CommentListItem {
+/** An image attached to a comment (spec §2 "Comment", list only). */
+export class CommentAttachment {
+  @ApiProperty()
   id: number;
+  @ApiProperty({ example: '/uploads/comments/3f2a….png', description: 'under /uploads/comments/' })
+  file_path: string;
+  @ApiProperty({ example: 'image/png' })
+  mime: string;
+}
+
+/** spec §2 "Comment", list shape. */
+export class CommentListItem {
+  @ApiProperty()
+  id: number;
+  @ApiProperty()
   body: string;
+  @ApiProperty({ format: 'date-time' })
   created_at: string;
+  @ApiProperty({ description: 'display name, or the part of the e-mail before @ when none' })
   author: string;
+  @ApiProperty({ type: String, nullable: true, description: 'null when no profile image' })
   authorAvatarUrl: string | null;
-  attachments: { id: number; file_path: string; mime: string }[];
+  @ApiProperty({ type: [CommentAttachment] })
+  attachments: CommentAttachment[];
 }
 
 /** spec §4 POST /comments response: `author` is the display name as stored, null when none. */
-export interface CommentCreated {
+export class CommentCreated {
+  @ApiProperty()
   id: number;
+  @ApiProperty()
   body: string;
+  @ApiProperty({ format: 'date-time' })
   created_at: string;
+  @ApiProperty({ type: String, nullable: true, description: 'display name as stored; null when none' })
   author: string | null;
 }
 

@@ -1,15 +1,17 @@
 import { Body, Controller, Get, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiConsumes, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
+import { ApiMultipartBody, binaryFile } from '../common/api/files';
+import { ApiErrors, OkResponse } from '../common/api/responses';
 import { setSessionCookie } from '../auth/session-cookie';
 import { Auth } from '../common/auth/auth.decorator';
 import type { Principal } from '../common/auth/principal';
 import { CurrentPrincipal } from '../common/auth/principal.decorator';
-import { ADMIN_ONLY, Role } from '../common/auth/role';
+import { ADMIN_ONLY } from '../common/auth/role';
 import { badRequest } from '../common/errors/relay-exception';
-import { StoredImagesService } from '../uploads/stored-images.service';
+import { IMAGE_RULES, StoredImagesService } from '../uploads/stored-images.service';
 import { CreateInvitationDto } from './dto/create-invitation.dto';
-import { InvitationCreated, InvitationMessages, InvitationsService } from './invitations.service';
+import { InvitationMessages, InvitationRole, InvitationsService, InviteResponse } from './invitations.service';
 
 @ApiTags('invitations')
 @Controller()
@@ -22,13 +24,18 @@ export class InvitationsController {
   @Post('team/invite')
   @HttpCode(201)
   @Auth({ cookie: true, roles: ADMIN_ONLY })
-  create(@CurrentPrincipal() principal: Principal, @Body() dto: CreateInvitationDto): Promise<InvitationCreated> {
+  @ApiCreatedResponse({ type: InviteResponse, description: 'the invitation expires after 7 days' })
+  @ApiErrors(400, 401, 403, 409)
+  create(@CurrentPrincipal() principal: Principal, @Body() dto: CreateInvitationDto): Promise<InviteResponse> {
     return this.invitations.create(principal, { email: dto.email, role: dto.role });
   }
 
   @Get('invitations/verify')
   @Auth({ public: true })
-  async verify(@Query('token') token: unknown): Promise<{ role: Role }> {
+  @ApiQuery({ name: 'token', required: true, schema: { type: 'string', pattern: '^[0-9a-fA-F]{64}$' } })
+  @ApiOkResponse({ type: InvitationRole, description: 'the role the invitation grants' })
+  @ApiErrors(400, 410)
+  async verify(@Query('token') token: unknown): Promise<InvitationRole> {
     if (typeof token !== 'string' || !token) throw badRequest(InvitationMessages.tokenRequired);
     const invitation = await this.invitations.usable(token);
     return { role: invitation.role };
@@ -36,9 +43,20 @@ export class InvitationsController {
 
   @Post('invitations/accept')
   @HttpCode(200)
-  @ApiConsumes('multipart/form-data')
+  @ApiMultipartBody(
+    {
+      token: { type: 'string', description: 'the invitation token (64 hex characters)' },
+      password: { type: 'string', minLength: 8 },
+      display_name: { type: 'string' },
+      email: { type: 'string', format: 'email', description: 'only for an invitation created without an e-mail' },
+      avatar: binaryFile(`optional; ${IMAGE_RULES.avatar.describe}`),
+    },
+    ['token', 'password'],
+  )
   @Auth({ public: true })
-  async accept(@Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<{ ok: true }> {
+  @ApiOkResponse({ type: OkResponse, description: 'creates the member and sets the svc_token cookie' })
+  @ApiErrors(400, 403, 409, 410, 413)
+  async accept(@Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<OkResponse> {
     const session = await this.invitations.accept(await this.images.receive(req, { avatar: 'avatar' }));
     setSessionCookie(req, res, session.token);
     return { ok: true };

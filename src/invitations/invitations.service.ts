@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
+import { ApiProperty } from '@nestjs/swagger';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, IsNull, Repository } from 'typeorm';
 import { PASSWORD_MAX, PASSWORD_MIN, PASSWORD_RULE } from '../auth/dto/credentials.dto';
 import { ActiveSession, SessionsService } from '../auth/sessions.service';
 import type { Principal } from '../common/auth/principal';
-import type { Role } from '../common/auth/role';
+import { ROLES, type Role } from '../common/auth/role';
 import { Clock } from '../common/clock';
 import { linkTokenHash, newLinkToken } from '../common/crypto/link-token';
 import { ErrorMessages } from '../common/errors/error-messages';
@@ -34,10 +35,24 @@ export const InvitationMessages = {
   tokenRequired: 'token is required',
 } as const;
 
-export interface InvitationCreated {
+/** POST /team/invite (spec §4 Team). */
+export class InviteResponse {
+  @ApiProperty({ description: '64 hex characters; the invitation link carries it' })
   token: string;
+  @ApiProperty({ description: 'false when SMTP is not configured or no e-mail was given' })
   emailSent: boolean;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'the link the e-mail carries; null when no address a teammate can open is known',
+  })
   inviteUrl: string | null;
+}
+
+/** GET /invitations/verify. */
+export class InvitationRole {
+  @ApiProperty({ enum: ROLES })
+  role: Role;
 }
 
 /**
@@ -63,7 +78,7 @@ export class InvitationsService {
     private readonly clock: Clock,
   ) {}
 
-  async create(actor: Principal, input: { email?: string; role?: Role }): Promise<InvitationCreated> {
+  async create(actor: Principal, input: { email?: string; role?: Role }): Promise<InviteResponse> {
     const email = input.email ? normalizeEmail(input.email) : null;
     if (email && (await this.users.findByEmail(email))) throw conflict(InvitationMessages.alreadyMember);
     const role = input.role ?? 'QA';

@@ -1,11 +1,12 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiErrors, OkResponse } from '../common/api/responses';
 import { Auth } from '../common/auth/auth.decorator';
 import { ADMIN_ONLY } from '../common/auth/role';
 import { badRequest } from '../common/errors/relay-exception';
 import { ParseIdPipe } from '../common/validation/parse-id.pipe';
 import { ResetPasswordDto } from './dto/reset-password.dto';
-import { PasswordResetService, ResetLinkCreated } from './password-reset.service';
+import { PasswordResetService, SendResetResponse } from './password-reset.service';
 
 @ApiTags('password-reset')
 @Controller()
@@ -15,13 +16,18 @@ export class PasswordResetController {
   @Post('team/members/:id/send-reset')
   @HttpCode(200)
   @Auth({ cookie: true, roles: ADMIN_ONLY })
-  sendReset(@Param('id', ParseIdPipe) id: number): Promise<ResetLinkCreated> {
+  @ApiOkResponse({ type: SendResetResponse, description: 'earlier links for this member stop working' })
+  @ApiErrors(400, 401, 403, 404)
+  sendReset(@Param('id', ParseIdPipe) id: number): Promise<SendResetResponse> {
     return this.resets.sendReset(id);
   }
 
   @Get('auth/reset-password/verify')
   @Auth({ public: true })
-  async verify(@Query('token') token: unknown): Promise<{ ok: true }> {
+  @ApiQuery({ name: 'token', required: true, type: String })
+  @ApiOkResponse({ type: OkResponse, description: 'the link is still usable' })
+  @ApiErrors(400, 410)
+  async verify(@Query('token') token: unknown): Promise<OkResponse> {
     if (typeof token !== 'string' || !token) throw badRequest('token is required');
     await this.resets.usable(token);
     return { ok: true };
@@ -30,7 +36,12 @@ export class PasswordResetController {
   @Post('auth/reset-password')
   @HttpCode(200)
   @Auth({ public: true })
-  async reset(@Body() dto: ResetPasswordDto): Promise<{ ok: true }> {
+  @ApiOkResponse({
+    type: OkResponse,
+    description: "the user is signed out everywhere; the user's PATs are revoked and their agents disconnected",
+  })
+  @ApiErrors(400, 403, 410)
+  async reset(@Body() dto: ResetPasswordDto): Promise<OkResponse> {
     await this.resets.reset(dto.token, dto.password);
     return { ok: true };
   }

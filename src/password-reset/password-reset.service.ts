@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { ApiProperty } from '@nestjs/swagger';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, Repository } from 'typeorm';
 import { SessionsService } from '../auth/sessions.service';
@@ -25,10 +26,19 @@ export const ResetMessages = {
   memberNotFound: 'Member not found',
 } as const;
 
-export interface ResetLinkCreated {
+/** POST /team/members/:id/send-reset (spec §4 Password reset). */
+export class SendResetResponse {
+  @ApiProperty({ enum: [true], example: true })
   ok: true;
+  @ApiProperty({ description: 'false when SMTP is not configured or the member has no e-mail' })
   emailSent: boolean;
+  @ApiProperty({ description: 'works once, for 2 hours' })
   token: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'the link the e-mail carries; null when no address a teammate can open is known',
+  })
   resetUrl: string | null;
 }
 
@@ -52,7 +62,7 @@ export class PasswordResetService {
     private readonly clock: Clock,
   ) {}
 
-  async sendReset(userId: number): Promise<ResetLinkCreated> {
+  async sendReset(userId: number): Promise<SendResetResponse> {
     const user = await this.users.findById(userId);
     if (!user) throw notFound(ResetMessages.memberNotFound);
     const { token, hash } = newLinkToken();

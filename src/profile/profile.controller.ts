@@ -1,10 +1,13 @@
 import { Controller, HttpCode, Patch, Req } from '@nestjs/common';
-import { ApiConsumes, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
+import { ApiMultipartBody, binaryFile } from '../common/api/files';
+import { ApiErrors, OkResponse } from '../common/api/responses';
 import { Auth } from '../common/auth/auth.decorator';
 import type { Principal } from '../common/auth/principal';
 import { CurrentPrincipal } from '../common/auth/principal.decorator';
-import { StoredImagesService } from '../uploads/stored-images.service';
+import { IMAGE_RULES, StoredImagesService } from '../uploads/stored-images.service';
+import { DISPLAY_NAME_MAX } from '../users/users.service';
 import { ProfileService } from './profile.service';
 
 @ApiTags('profile')
@@ -17,9 +20,14 @@ export class ProfileController {
 
   @Patch()
   @HttpCode(200)
-  @ApiConsumes('multipart/form-data')
+  @ApiMultipartBody({
+    display_name: { type: 'string', maxLength: DISPLAY_NAME_MAX, description: 'empty clears it' },
+    avatar: binaryFile(`optional; ${IMAGE_RULES.avatar.describe}`),
+  })
   @Auth({ cookie: true })
-  async update(@Req() req: Request, @CurrentPrincipal() principal: Principal): Promise<{ ok: true }> {
+  @ApiOkResponse({ type: OkResponse, description: 'at least one of display_name and avatar must be sent' })
+  @ApiErrors(400, 401, 403, 413)
+  async update(@Req() req: Request, @CurrentPrincipal() principal: Principal): Promise<OkResponse> {
     await this.profile.update(principal, await this.images.receive(req, { avatar: 'avatar' }));
     return { ok: true };
   }

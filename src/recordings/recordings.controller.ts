@@ -1,10 +1,12 @@
 import { Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiFileResponse, ApiMultipartBody, binaryFile } from '../common/api/files';
+import { ApiErrors } from '../common/api/responses';
 import type { Request, Response } from 'express';
 import { Auth } from '../common/auth/auth.decorator';
 import type { Principal } from '../common/auth/principal';
 import { CurrentPrincipal } from '../common/auth/principal.decorator';
-import { Recording } from './recordings.mapper';
+import { Recording, RecordingUploaded } from './recordings.mapper';
 import { RecordingsService, UploadQuery } from './recordings.service';
 
 /** spec §4 Recordings. Session cookie only (§5.3 gives recordings no PAT scope). */
@@ -16,16 +18,27 @@ export class RecordingsController {
   @Post('upload')
   @HttpCode(200)
   @Auth({ cookie: true })
+  @ApiQuery({ name: 'sessionId', required: false, schema: { type: 'string', maxLength: 200 } })
+  @ApiQuery({ name: 'buildId', required: false, schema: { type: 'integer', minimum: 1 } })
+  @ApiMultipartBody(
+    { file: binaryFile('one WebM, Matroska, MP4 or QuickTime video, in a field of any name') },
+    ['file'],
+  )
+  @ApiOkResponse({ type: RecordingUploaded, description: 'the file is deleted 72 hours after upload' })
+  @ApiErrors(400, 401, 403, 413)
   upload(
     @Req() req: Request,
     @Query() query: UploadQuery,
     @CurrentPrincipal() principal: Principal,
-  ): Promise<{ url: string }> {
+  ): Promise<RecordingUploaded> {
     return this.recordings.upload(req, query, principal.userId);
   }
 
   @Get()
   @Auth({ cookie: true })
+  @ApiQuery({ name: 'buildId', required: false, schema: { type: 'integer', minimum: 1 } })
+  @ApiOkResponse({ type: [Recording], description: 'live recordings, newest first' })
+  @ApiErrors(400, 401)
   list(@Query('buildId') buildId: unknown): Promise<Recording[]> {
     return this.recordings.list(buildId);
   }
@@ -33,6 +46,11 @@ export class RecordingsController {
   /** The file, with Range support (206 / 416) so browsers can seek. */
   @Get(':filename')
   @Auth({ cookie: true })
+  @ApiFileResponse(
+    ['video/webm', 'video/x-matroska', 'video/mp4', 'video/quicktime'],
+    'the recording (Range requests answered 206, or 416)',
+  )
+  @ApiErrors(401, 404)
   async download(@Param('filename') filename: string, @Res() res: Response): Promise<void> {
     const file = await this.recordings.file(filename);
     const headers = {

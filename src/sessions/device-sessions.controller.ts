@@ -1,8 +1,10 @@
 import { Controller, Get, Header, Param, Query, StreamableFile } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiFileResponse } from '../common/api/files';
+import { ApiErrors } from '../common/api/responses';
 import { Auth } from '../common/auth/auth.decorator';
 import { DeviceSessionsService, parseScreenshotFormat } from './device-sessions.service';
-import { UiElement } from './ui-element.mapper';
+import { UiTree } from './ui-element.mapper';
 
 /** spec §4 Sessions: a device's screenshot and UI tree through its agent. Cookie or PAT(view). */
 @ApiTags('sessions')
@@ -14,6 +16,9 @@ export class DeviceSessionsController {
   @Header('Cache-Control', 'no-store')
   @Header('X-Content-Type-Options', 'nosniff')
   @Auth({ cookie: true, pat: 'view' })
+  @ApiQuery({ name: 'format', required: false, enum: ['png', 'jpeg'], schema: { default: 'png' } })
+  @ApiFileResponse(['image/png', 'image/jpeg'], 'the device screen, in the requested format')
+  @ApiErrors(400, 401, 403, 404, 409, 502, 504)
   async screenshot(@Param('sessionId') sessionId: string, @Query('format') format: unknown): Promise<StreamableFile> {
     const shot = await this.sessions.screenshot(sessionId, parseScreenshotFormat(format));
     return new StreamableFile(shot.payload, { type: shot.mime, length: shot.payload.length });
@@ -22,7 +27,9 @@ export class DeviceSessionsController {
   @Get(':sessionId/ui-tree')
   @Header('Cache-Control', 'no-store')
   @Auth({ cookie: true, pat: 'view' })
-  uiTree(@Param('sessionId') sessionId: string): Promise<{ elements: UiElement[] }> {
+  @ApiOkResponse({ type: UiTree, description: 'the agent has 15 seconds to answer' })
+  @ApiErrors(401, 403, 404, 409, 502, 504)
+  uiTree(@Param('sessionId') sessionId: string): Promise<UiTree> {
     return this.sessions.uiTree(sessionId);
   }
 }

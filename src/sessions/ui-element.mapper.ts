@@ -1,10 +1,35 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+/** Position and size as fractions 0–1 of the screen size. */
+export class UiFrame {
+  @ApiProperty({ minimum: 0, maximum: 1 })
+  x: number;
+  @ApiProperty({ minimum: 0, maximum: 1 })
+  y: number;
+  @ApiProperty({ minimum: 0, maximum: 1 })
+  width: number;
+  @ApiProperty({ minimum: 0, maximum: 1 })
+  height: number;
+}
+
 /** spec §2 "UI element"; frame values are fractions 0–1 of the screen. */
-export interface UiElement {
+export class UiElement {
+  @ApiProperty({ example: 'button' })
   role: string;
+  @ApiProperty({ example: 'Sign in' })
   label: string;
+  @ApiProperty({ example: 'login.submit' })
   identifier: string;
-  frame: { x: number; y: number; width: number; height: number };
+  @ApiProperty({ type: UiFrame })
+  frame: UiFrame;
+  @ApiProperty()
   enabled: boolean;
+}
+
+/** GET /sessions/:sessionId/ui-tree. */
+export class UiTree {
+  @ApiProperty({ type: [UiElement] })
+  elements: UiElement[];
 }
 
 /**

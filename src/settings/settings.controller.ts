@@ -1,10 +1,12 @@
 import { Controller, Get, HttpCode, Patch, Req } from '@nestjs/common';
-import { ApiConsumes, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
+import { ApiMultipartBody, binaryFile } from '../common/api/files';
+import { ApiErrors, OkResponse } from '../common/api/responses';
 import { Auth } from '../common/auth/auth.decorator';
 import { ADMIN_ONLY } from '../common/auth/role';
-import { StoredImagesService } from '../uploads/stored-images.service';
-import { SettingsService, TeamSettings } from './settings.service';
+import { IMAGE_RULES, StoredImagesService } from '../uploads/stored-images.service';
+import { SettingsService, TEAM_NAME_MAX, TeamSettings } from './settings.service';
 
 @ApiTags('settings')
 @Controller('settings')
@@ -16,15 +18,22 @@ export class SettingsController {
 
   @Get()
   @Auth({ cookie: true })
+  @ApiOkResponse({ type: TeamSettings })
+  @ApiErrors(401)
   read(): Promise<TeamSettings> {
     return this.settings.read();
   }
 
   @Patch()
   @HttpCode(200)
-  @ApiConsumes('multipart/form-data')
+  @ApiMultipartBody({
+    team_name: { type: 'string', minLength: 1, maxLength: TEAM_NAME_MAX },
+    logo: binaryFile(`optional; ${IMAGE_RULES.logo.describe}`),
+  })
   @Auth({ cookie: true, roles: ADMIN_ONLY })
-  async update(@Req() req: Request): Promise<{ ok: true }> {
+  @ApiOkResponse({ type: OkResponse, description: 'at least one of team_name and logo must be sent' })
+  @ApiErrors(400, 401, 403, 413)
+  async update(@Req() req: Request): Promise<OkResponse> {
     await this.settings.update(await this.images.receive(req, { logo: 'logo' }));
     return { ok: true };
   }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { ApiProperty } from '@nestjs/swagger';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { badRequest } from '../common/errors/relay-exception';
@@ -10,8 +11,10 @@ const SETTINGS_ID = 1;
 export const TEAM_NAME_MAX = 200;
 
 /** spec §2 "Team settings". */
-export interface TeamSettings {
+export class TeamSettings {
+  @ApiProperty()
   team_name: string;
+  @ApiProperty({ type: String, nullable: true, description: 'null when there is no logo' })
   logo_url: string | null;
 }
 

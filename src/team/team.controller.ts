@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiErrors, OkResponse } from '../common/api/responses';
 import { Auth } from '../common/auth/auth.decorator';
 import type { Principal } from '../common/auth/principal';
 import { CurrentPrincipal } from '../common/auth/principal.decorator';
@@ -17,6 +18,8 @@ export class TeamController {
 
   @Get()
   @Auth({ cookie: true, roles: ADMIN_ONLY })
+  @ApiOkResponse({ type: [Member] })
+  @ApiErrors(401, 403)
   list(): Promise<Member[]> {
     return this.team.list();
   }
@@ -24,7 +27,9 @@ export class TeamController {
   @Patch(':id')
   @HttpCode(200)
   @Auth({ cookie: true, roles: ADMIN_ONLY })
-  async changeRole(@Param('id', ParseIdPipe) id: number, @Body() dto: ChangeRoleDto): Promise<{ ok: true }> {
+  @ApiOkResponse({ type: OkResponse })
+  @ApiErrors(400, 401, 403, 404, 409)
+  async changeRole(@Param('id', ParseIdPipe) id: number, @Body() dto: ChangeRoleDto): Promise<OkResponse> {
     await this.team.changeRole(id, dto.role);
     return { ok: true };
   }
@@ -32,6 +37,8 @@ export class TeamController {
   @Delete(':id')
   @HttpCode(204)
   @Auth({ cookie: true, roles: ADMIN_ONLY })
+  @ApiNoContentResponse({ description: 'the member is removed; a member cannot delete themself (400)' })
+  @ApiErrors(400, 401, 403, 404, 409)
   async delete(@CurrentPrincipal() principal: Principal, @Param('id', ParseIdPipe) id: number): Promise<void> {
     await this.team.delete(principal, id);
   }

@@ -1,14 +1,20 @@
-import type { Role } from '../common/auth/role';
+import { ApiProperty } from '@nestjs/swagger';
+import { ROLES, type Role } from '../common/auth/role';
 import { isoWithMillis } from '../common/time';
 import type { UserEntity } from '../users/user.entity';
 import { shownName } from '../users/users.mapper';
 
 /** spec §2 "Member (team list)". */
-export interface Member {
+export class Member {
+  @ApiProperty()
   id: number;
+  @ApiProperty()
   email: string;
+  @ApiProperty({ description: 'display name, or the part of the e-mail before @ when none' })
   display_name: string;
+  @ApiProperty({ enum: ROLES })
   role: Role;
+  @ApiProperty({ format: 'date-time' })
   joined_at: string;
 }
 

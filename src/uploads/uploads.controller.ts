@@ -1,9 +1,12 @@
 import { Controller, Get, Param, Res } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiFileResponse } from '../common/api/files';
+import { ApiErrors } from '../common/api/responses';
 import type { Response } from 'express';
 import { createReadStream } from 'node:fs';
 import { Auth } from '../common/auth/auth.decorator';
 import { notFound } from '../common/errors/relay-exception';
+import { IMAGE_MIME } from './image-type';
 import { StoredImagesService } from './stored-images.service';
 
 /**
@@ -17,6 +20,9 @@ export class UploadsController {
 
   @Get('*path')
   @Auth({ cookie: true, pat: 'view' })
+  @ApiParam({ name: 'path', type: String, example: 'avatars/0123abcd.png', description: 'path under /uploads/' })
+  @ApiFileResponse(Object.values(IMAGE_MIME), 'a stored avatar, team logo or comment attachment')
+  @ApiErrors(401, 403, 404)
   async serve(@Param('path') path: string[] | string, @Res() res: Response): Promise<void> {
     const relative = Array.isArray(path) ? path.join('/') : path;
     const file = await this.images.resolveServed(relative);

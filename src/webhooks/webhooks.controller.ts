@@ -1,11 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiErrors, OkResponse } from '../common/api/responses';
 import { Auth } from '../common/auth/auth.decorator';
 import { WRITER_ROLES } from '../common/auth/role';
 import { ParseIdPipe } from '../common/validation/parse-id.pipe';
 import { CreateWebhookDto } from './dto/create-webhook.dto';
 import { UpdateWebhookDto } from './dto/update-webhook.dto';
-import { toDeliveryItem, toWebhookResponse, WebhookDeliveryItem, WebhookResponse } from './webhooks.mapper';
+import { toDeliveryItem, toWebhookResponse, Webhook, WebhookDeliveryList, WebhookList } from './webhooks.mapper';
 import { WebhooksService } from './webhooks.service';
 
 /** spec §4 Webhooks: cookie or PAT builds:write; a Viewer gets 403 on every one, list included. */
@@ -19,7 +20,9 @@ export class WebhooksController {
   @Get()
   @Auth(WEBHOOK_ACCESS)
   @ApiOperation({ summary: 'List webhooks registered through the API (`has_secret`, never the secret)' })
-  async list(): Promise<{ webhooks: WebhookResponse[] }> {
+  @ApiOkResponse({ type: WebhookList })
+  @ApiErrors(401, 403)
+  async list(): Promise<WebhookList> {
     return { webhooks: (await this.webhooks.list()).map(toWebhookResponse) };
   }
 
@@ -29,14 +32,18 @@ export class WebhooksController {
     summary: 'Register a webhook',
     description: 'http(s) only; loopback, this host, link-local, cloud-metadata and special-purpose destinations are 400 (docs/webhooks.md).',
   })
-  async create(@Body() dto: CreateWebhookDto): Promise<WebhookResponse> {
+  @ApiCreatedResponse({ type: Webhook })
+  @ApiErrors(400, 401, 403)
+  async create(@Body() dto: CreateWebhookDto): Promise<Webhook> {
     return toWebhookResponse(await this.webhooks.create(dto));
   }
 
   @Patch(':id')
   @Auth(WEBHOOK_ACCESS)
   @ApiOperation({ summary: 'Change url, secret (null removes it) or enabled; only the fields sent; 400 when none' })
-  async update(@Param('id', ParseIdPipe) id: number, @Body() dto: UpdateWebhookDto): Promise<WebhookResponse> {
+  @ApiOkResponse({ type: Webhook, description: 'the updated webhook' })
+  @ApiErrors(400, 401, 403, 404)
+  async update(@Param('id', ParseIdPipe) id: number, @Body() dto: UpdateWebhookDto): Promise<Webhook> {
     return toWebhookResponse(await this.webhooks.update(id, dto));
   }
 
@@ -44,7 +51,9 @@ export class WebhooksController {
   @HttpCode(200)
   @Auth(WEBHOOK_ACCESS)
   @ApiOperation({ summary: 'Delete a webhook and its delivery log' })
-  async remove(@Param('id', ParseIdPipe) id: number): Promise<{ ok: true }> {
+  @ApiOkResponse({ type: OkResponse })
+  @ApiErrors(400, 401, 403, 404)
+  async remove(@Param('id', ParseIdPipe) id: number): Promise<OkResponse> {
     await this.webhooks.remove(id);
     return { ok: true };
   }
@@ -57,7 +66,9 @@ export class WebhooksController {
     description:
       'Each item: delivery_id (the X-Svc-Delivery header, the same on retries), event, attempt, attempted_at, status_code or null, error or null, duration_ms. The same attempts are written to the relay log (/logs).',
   })
-  async deliveries(@Param('id', ParseIdPipe) id: number): Promise<{ deliveries: WebhookDeliveryItem[] }> {
+  @ApiOkResponse({ type: WebhookDeliveryList })
+  @ApiErrors(400, 401, 403, 404)
+  async deliveries(@Param('id', ParseIdPipe) id: number): Promise<WebhookDeliveryList> {
     return { deliveries: (await this.webhooks.deliveries(id)).map(toDeliveryItem) };
   }
 }

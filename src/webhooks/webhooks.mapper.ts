@@ -1,28 +1,53 @@
+import { ApiProperty } from '@nestjs/swagger';
 import { isoWithMillis, sqlDateTime } from '../common/time';
 import type { WebhookDeliveryEntity } from './webhook-delivery.entity';
 import type { WebhookEntity } from './webhook.entity';
 
 /** spec §2 "Webhook": `has_secret`, never the secret. */
-export interface WebhookResponse {
+export class Webhook {
+  @ApiProperty()
   id: number;
+  @ApiProperty({ example: 'https://ci.example.com/hooks/svc' })
   url: string;
+  @ApiProperty()
   enabled: boolean;
+  @ApiProperty({ description: 'a signing secret is set; the secret itself is never returned' })
   has_secret: boolean;
+  @ApiProperty({ description: 'format YYYY-MM-DD HH:MM:SS', example: '2025-01-01 12:00:00' })
   created_at: string;
 }
 
+/** GET /webhooks. */
+export class WebhookList {
+  @ApiProperty({ type: [Webhook] })
+  webhooks: Webhook[];
+}
+
 /** One attempt in GET /webhooks/:id/deliveries (beyond the spec; see docs/webhooks.md). */
-export interface WebhookDeliveryItem {
+export class WebhookDeliveryItem {
+  @ApiProperty({ description: 'the X-Svc-Delivery header, the same on retries' })
   delivery_id: string;
+  @ApiProperty({ example: 'build.status_changed' })
   event: string;
+  @ApiProperty({ description: '1 for the first try' })
   attempt: number;
+  @ApiProperty({ format: 'date-time' })
   attempted_at: string;
+  @ApiProperty({ type: Number, nullable: true, description: 'HTTP status of the answer; null when none came' })
   status_code: number | null;
+  @ApiProperty({ type: String, nullable: true })
   error: string | null;
+  @ApiProperty()
   duration_ms: number;
 }
 
-export function toWebhookResponse(webhook: WebhookEntity): WebhookResponse {
+/** GET /webhooks/:id/deliveries. */
+export class WebhookDeliveryList {
+  @ApiProperty({ type: [WebhookDeliveryItem], description: 'the newest 50 attempts, newest first' })
+  deliveries: WebhookDeliveryItem[];
+}
+
+export function toWebhookResponse(webhook: WebhookEntity): Webhook {
   return {
     id: webhook.id,
     url: webhook.url,

@@ -1,3 +1,4 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { ToInteger } from '../../common/validation/transforms';
 import { BUILD_STATUSES, BuildStatus, PLATFORMS, Platform } from '../build-status';
@@ -11,6 +12,7 @@ const SORTS: BuildSortField[] = ['uploaded_at', 'version_name', 'status_label'];
 /** GET /builds query (spec §4). Numbers arrive as strings; anything not a plain non-negative integer is 400. */
 export class ListBuildsQuery {
   // class-validator runs the decorators bottom-up: the type check comes last so it reports first.
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, default: 0, description: 'page index, from 0' })
   @IsOptional()
   @ToInteger()
   @Max(1_000_000_000, { message: 'page is too large' })
@@ -18,35 +20,48 @@ export class ListBuildsQuery {
   @IsInt({ message: 'page must be a non-negative integer' })
   page?: number;
 
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_PAGE_SIZE,
+    default: DEFAULT_PAGE_SIZE,
+    description: `a larger value is capped at ${MAX_PAGE_SIZE}`,
+  })
   @IsOptional()
   @ToInteger()
   @Min(1, { message: `limit must be an integer from 1 to ${MAX_PAGE_SIZE}` })
   @IsInt({ message: `limit must be an integer from 1 to ${MAX_PAGE_SIZE}` })
   limit?: number;
 
+  @ApiPropertyOptional({ maxLength: 200, description: 'searches the version name' })
   @IsOptional()
   @MaxLength(200, { message: 'q must be at most 200 characters' })
   @IsString({ message: 'q must be a string' })
   q?: string;
 
+  @ApiPropertyOptional({ enum: PLATFORMS })
   @IsOptional()
   @IsIn(PLATFORMS, { message: 'platform must be one of ios, android' })
   platform?: Platform;
 
+  @ApiPropertyOptional({ enum: BUILD_STATUSES })
   @IsOptional()
   @IsIn(BUILD_STATUSES, { message: 'status must be one of Backlog, In Progress, Done, Rejected' })
   status?: BuildStatus;
 
+  @ApiPropertyOptional({ type: 'integer', minimum: 1 })
   @IsOptional()
   @ToInteger()
   @Min(1, { message: 'app_id must be a positive integer' })
   @IsInt({ message: 'app_id must be a positive integer' })
   app_id?: number;
 
+  @ApiPropertyOptional({ enum: SORTS, default: 'uploaded_at' })
   @IsOptional()
   @IsIn(SORTS, { message: 'sort must be one of uploaded_at, version_name, status_label' })
   sort?: BuildSortField;
 
+  @ApiPropertyOptional({ enum: ['asc', 'desc'], default: 'desc' })
   @IsOptional()
   @IsIn(['asc', 'desc'], { message: 'dir must be asc or desc' })
   dir?: 'asc' | 'desc';

@@ -22,6 +22,8 @@ const ERROR_MEANINGS: Record<number, string> = {
   410: 'token expired or not found',
   413: 'body too large',
   429: 'too many attempts (Retry-After header)',
+  502: 'agent unreachable or returned an error',
+  504: 'agent did not answer in time',
 };
 
 /** Documents the `{ error }` answers an endpoint can give, one line per status. */
