@@ -1,5 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiErrors } from '../common/api/responses';
 import { Auth } from '../common/auth/auth.decorator';
 import { HealthResponse, HealthService } from './health.service';
 
@@ -10,8 +11,8 @@ export class HealthController {
 
   @Get()
   @Auth({ public: true })
-  @ApiOkResponse({ description: '{ status: "ok", version, uptimeSeconds } when the database answers' })
-  @ApiServiceUnavailableResponse({ description: '{ error: "Database unavailable" }' })
+  @ApiOkResponse({ type: HealthResponse, description: 'the database answers' })
+  @ApiErrors(503)
   check(): Promise<HealthResponse> {
     return this.health.check();
   }

@@ -1,3 +1,4 @@
+import { ApiProperty } from '@nestjs/swagger';
 import { HttpStatus, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { RELAY_VERSION } from '../bootstrap/version';
@@ -5,9 +6,15 @@ import { Clock } from '../common/clock';
 import { RelayException } from '../common/errors/relay-exception';
 
 /** GET /health body when the relay can serve (beyond the spec; what orchestrators probe). */
-export interface HealthResponse {
+/** `GET /health` when the database answers (beyond the spec, for orchestrators). */
+export class HealthResponse {
+  @ApiProperty({ enum: ['ok'], example: 'ok' })
   status: 'ok';
+
+  @ApiProperty({ example: '0.1.0' })
   version: string;
+
+  @ApiProperty({ example: 3600, description: 'whole seconds since the relay started' })
   uptimeSeconds: number;
 }
 

@@ -23,6 +23,7 @@ const ERROR_MEANINGS: Record<number, string> = {
   413: 'body too large',
   429: 'too many attempts (Retry-After header)',
   502: 'agent unreachable or returned an error',
+  503: 'the database does not answer (health)',
   504: 'agent did not answer in time',
 };
 
