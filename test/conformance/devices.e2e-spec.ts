@@ -42,6 +42,9 @@ describe('conformance: §4 Recordings, Agents, Sessions', () => {
       expect(all.body.length).toBeGreaterThanOrEqual(1);
       const file = await ctx.members.as(viewer, 'get', res.body.url).buffer(true).parse(rawBody).expect(200);
       expect(Buffer.compare(file.body, WEBM)).toBe(0);
+      const past = await ctx.members.as(viewer, 'get', res.body.url).set('Range', `bytes=${WEBM.length + 10}-`);
+      expectError(past, 416);
+      expect(past.headers['content-range']).toBe(`bytes */${WEBM.length}`);
       expectError(await ctx.members.as(qa, 'post', '/api/v1/recordings/upload').field('x', 'y'), 400, 'file required');
       ctx.relay.clock.advance(72 * HOUR + 1000);
       expectError(await ctx.members.as(viewer, 'get', res.body.url), 404);

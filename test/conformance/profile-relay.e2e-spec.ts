@@ -1,4 +1,5 @@
 import type { TestMember } from '../support/factory';
+import { uploadTestBuild } from '../support/builds';
 import { images, MB } from '../support/images';
 import { useTestRelay } from '../support/use-relay';
 import { expectError, expectOk, expectShape, ME_SHAPE, RELAY_HOST_SHAPE, TEAM_SETTINGS_SHAPE } from './support';
@@ -88,6 +89,23 @@ describe('conformance: §4 Profile and settings, Relay, Other surfaces, §7 erro
     it('malformed JSON: 400 { error } JSON', async () => {
       const res = await ctx.members.as(qa, 'post', '/api/v1/auth/change-password').set('Content-Type', 'application/json').send('{"a":');
       expectError(res, 400);
+    });
+
+    it('a body declared gzip that is not gzip is the client\'s error: 400 { error }, not 500', async () => {
+      const res = await ctx.members
+        .as(qa, 'post', '/api/v1/tokens')
+        .set('Content-Type', 'application/json')
+        .set('Content-Encoding', 'gzip')
+        .send('{"name":"x"}');
+      expectError(res, 400);
+    });
+
+    it('a file response that fails (Range past the end) is still JSON { error }, not labelled as the file', async () => {
+      const { id } = await uploadTestBuild(ctx.members, qa);
+      const res = await ctx.members.as(qa, 'get', `/api/v1/builds/${id}/download`).set('Range', 'bytes=999999999-');
+      expectError(res, 416);
+      expect(res.headers['content-disposition']).toBeUndefined();
+      expect(res.headers['content-range']).toMatch(/^bytes \*\/\d+$/);
     });
 
     it('/uploads/ unknown file: 404 { error }; without credentials 401', async () => {
