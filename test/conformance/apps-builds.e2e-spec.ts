@@ -1,6 +1,7 @@
 import { attachBuild, EXPECTED } from '../support/build-fixtures';
 import type { TestMember } from '../support/factory';
-import { useTestRelay } from '../support/use-relay';
+import { ScheduledPurgesService } from '../../src/maintenance/scheduled-purges.service';
+import { useTestRelay, withTestRelay } from '../support/use-relay';
 import {
   APP_LIST_ITEM_SHAPE,
   BUILD_SHAPE,
@@ -173,6 +174,14 @@ describe('conformance: §4 Apps and Builds', () => {
     });
   });
 
+  it('a build over SVC_MAX_BUILD_BYTES is refused with a JSON { error }', async () => {
+    await withTestRelay({ SVC_MAX_BUILD_BYTES: '1024' }, async (_relay, members) => {
+      const admin = await members.admin();
+      const res = await attachBuild(members.as(admin, 'post', '/api/v1/builds'), 'string-label.apk');
+      expectError(res, 413);
+    });
+  });
+
   describe('Apps', () => {
     it('GET /apps: { items } with the latest-build summary; PAT view accepted, builds:write-only 403', async () => {
       const res = await ctx.members.as(viewer, 'get', '/api/v1/apps').expect(200);
@@ -224,5 +233,17 @@ describe('conformance: §4 Apps and Builds', () => {
       const pat = await ctx.members.pat(dev, 'view,builds:write');
       expectError(await ctx.members.withPat(pat, 'post', '/api/v1/apps').send({ name: 'P', bundle_id_key: 'p', platform: 'ios' }), 401, 'Unauthorized');
     });
+  });
+
+  // Last: moves the clock past every session above.
+  it('§3: a build past delete_after is purged (files and record): GET 404 `Build not found`', async () => {
+    const { body } = await upload(dev, 'string-label.apk').expect(201);
+    await ctx.members.as(dev, 'post', `/api/v1/builds/${body.id}/schedule-deletion`).expect(200);
+    await ctx.relay.app.get(ScheduledPurgesService).runAll();
+    await ctx.members.as(dev, 'get', `/api/v1/builds/${body.id}`).expect(200);
+    ctx.relay.clock.advance(7 * DAY + 60_000);
+    await ctx.relay.app.get(ScheduledPurgesService).runAll();
+    const cookie = await ctx.members.login(dev.email);
+    expectError(await ctx.relay.http().get(`/api/v1/builds/${body.id}`).set('Cookie', cookie), 404, 'Build not found');
   });
 });

@@ -1,6 +1,20 @@
 import { sessionCookieFrom, TEST_PASSWORD } from '../support/factory';
-import { useTestRelay } from '../support/use-relay';
+import { useTestRelay, withTestRelay } from '../support/use-relay';
 import { DAY, expectError, expectOk, expectShape, ME_SHAPE } from './support';
+
+describe('conformance: §4 Auth on a relay with no account', () => {
+  it('init from the relay host: 201 exactly { ok: true }; from elsewhere 403 naming the admin init command', async () => {
+    await withTestRelay({}, async (relay) => {
+      const remote = () => relay.http().post('/api/v1/auth/init').set('X-Forwarded-For', '203.0.113.5');
+      expectError(await remote().send({ email: 'a@example.com', password: TEST_PASSWORD }), 403, /svc admin init/);
+      const status = await relay.http().get('/api/v1/auth/status').set('X-Forwarded-For', '203.0.113.5').expect(200);
+      expect(status.body).toEqual({ initialized: false, canInitialize: false });
+      const res = await relay.http().post('/api/v1/auth/init').send({ email: 'first@example.com', password: TEST_PASSWORD });
+      expect({ status: res.status, body: res.body }).toEqual({ status: 201, body: { ok: true } });
+      expectError(await remote().send({ email: 'b@example.com', password: TEST_PASSWORD }), 403, 'Already initialized');
+    });
+  });
+});
 
 describe('conformance: §4 Auth', () => {
   const ctx = useTestRelay();

@@ -55,6 +55,18 @@ describe('conformance: §4 Tokens, §5.3 PAT rules', () => {
     await create(admin, { name: 'agent', scope: 'agent' }).expect(201);
   });
 
+  it('§5.4: a PAT is held to its owner\'s current role, read on every request', async () => {
+    const owner = await ctx.members.member('Developer');
+    const admin = await ctx.members.admin();
+    const pat = (await create(owner, { name: 'role', scope: 'builds:write' }).expect(201)).body.token;
+    const write = () => ctx.members.withPat(pat, 'post', '/api/v1/webhooks').send({ url: 'http://10.9.9.9/x' });
+    await write().expect(201);
+    await ctx.members.as(admin, 'patch', `/api/v1/team/members/${owner.id}`).send({ role: 'Viewer' }).expect(200);
+    expectError(await write(), 403, 'Viewers have read-only access');
+    await ctx.members.as(admin, 'patch', `/api/v1/team/members/${owner.id}`).send({ role: 'QA' }).expect(200);
+    await write().expect(201);
+  });
+
   it('an expired PAT is 401 `Unauthorized`', async () => {
     const { body } = await create(dev, { name: 'short', scope: 'view', expires_in_days: 1 }).expect(201);
     await ctx.members.withPat(body.token, 'get', '/api/v1/apps').expect(200);
