@@ -3,6 +3,7 @@ import type { Response } from 'express';
 import { stat } from 'node:fs/promises';
 import { ErrorMessages } from '../common/errors/error-messages';
 import { notFound } from '../common/errors/relay-exception';
+import { sendFileFailure, type SendFileError } from '../common/errors/send-file-failure';
 import { StoragePaths } from '../common/storage/storage-paths';
 import { BuildQueryService } from './build-query.service';
 import { BuildFiles } from './storage/build-files';
@@ -43,8 +44,8 @@ export class BuildDownloadService {
           lastModified: true,
           headers: { 'Content-Type': type, 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'private, no-store' },
         },
-        (err) => {
-          if (err && !res.headersSent) res.status(404).json({ error: ErrorMessages.buildNotFound });
+        (err?: SendFileError) => {
+          if (err && !res.headersSent) sendFileFailure(res, err, ErrorMessages.buildNotFound);
           resolve();
         },
       );

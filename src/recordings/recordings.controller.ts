@@ -6,6 +6,7 @@ import type { Request, Response } from 'express';
 import { Auth } from '../common/auth/auth.decorator';
 import type { Principal } from '../common/auth/principal';
 import { CurrentPrincipal } from '../common/auth/principal.decorator';
+import { sendFileFailure, type SendFileError } from '../common/errors/send-file-failure';
 import { Recording, RecordingUploaded } from './recordings.mapper';
 import { RecordingsService, UploadQuery } from './recordings.service';
 
@@ -60,23 +61,10 @@ export class RecordingsController {
       'Cache-Control': 'private, no-cache',
     };
     await new Promise<void>((done) => {
-      res.sendFile(file.path, { acceptRanges: true, dotfiles: 'deny', headers }, (err?: SendError) => {
-        if (err && !res.headersSent) sendFailure(res, err);
+      res.sendFile(file.path, { acceptRanges: true, dotfiles: 'deny', headers }, (err?: SendFileError) => {
+        if (err && !res.headersSent) sendFileFailure(res, err, 'Recording not found');
         done();
       });
     });
   }
-}
-
-interface SendError extends Error {
-  status?: number;
-  headers?: Record<string, string>;
-}
-
-/** `send` leaves errors to us: 416 keeps its Content-Range, a file gone from disk is 404. */
-function sendFailure(res: Response, err: SendError): void {
-  for (const [name, value] of Object.entries(err.headers ?? {})) res.setHeader(name, value);
-  if (err.status === 416) res.status(416).json({ error: 'Range not satisfiable' });
-  else if (err.status === 404) res.status(404).json({ error: 'Recording not found' });
-  else res.status(500).json({ error: 'Internal server error' });
 }

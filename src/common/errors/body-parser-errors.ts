@@ -15,10 +15,14 @@ const MESSAGES: Record<string, string> = {
   'request.size.invalid': 'Request body size does not match Content-Length',
 };
 
-/** Express error middleware right after the JSON parser: turns its errors into fixed-message RelayExceptions. */
+/**
+ * Express error middleware right after the JSON parser: turns its errors into fixed-message
+ * RelayExceptions. A client error without a known type (a `Content-Encoding: gzip` body that is not
+ * gzip: zlib's error carries no type) is still the client's: 400, not the filter's 500.
+ */
 export function bodyParserErrors(err: BodyParserError, _req: Request, _res: Response, next: NextFunction): void {
-  if (err?.type && MESSAGES[err.type] && err.status && err.status < 500) {
-    next(new RelayException(err.status, MESSAGES[err.type]));
+  if (err?.status && err.status >= 400 && err.status < 500) {
+    next(new RelayException(err.status, (err.type && MESSAGES[err.type]) || 'Malformed request body'));
     return;
   }
   next(err);
