@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, In, Repository } from 'typeorm';
 import type { BuildStatus, Platform } from '../builds/build-status';
 import { BuildEntity } from '../builds/build.entity';
+import { TransactionRunner } from '../database/transaction-runner';
 import { AppEntity, AppPlatform } from './app.entity';
 
 /** An app with the summary of its latest build (null fields when it has none). */
@@ -32,7 +33,10 @@ interface LatestRow {
 
 @Injectable()
 export class AppsRepository {
-  constructor(@InjectRepository(AppEntity) private readonly apps: Repository<AppEntity>) {}
+  constructor(
+    @InjectRepository(AppEntity) private readonly apps: Repository<AppEntity>,
+    private readonly transactions: TransactionRunner,
+  ) {}
 
   findById(id: number, manager?: EntityManager): Promise<AppEntity | null> {
     return (manager?.getRepository(AppEntity) ?? this.apps).findOne({ where: { id } });
@@ -110,7 +114,7 @@ export class AppsRepository {
 
   /** Deletes the app and its builds in one transaction; returns the deleted builds (for their files), or null when no such app. */
   deleteWithBuilds(id: number): Promise<Pick<BuildEntity, 'id' | 'fileName'>[] | null> {
-    return this.apps.manager.transaction(async (manager) => {
+    return this.transactions.run(async (manager) => {
       if (!(await manager.getRepository(AppEntity).exists({ where: { id } }))) return null;
       const builds = await manager.getRepository(BuildEntity).find({ where: { appId: id }, select: { id: true, fileName: true } });
       await manager.getRepository(BuildEntity).delete({ appId: id });

@@ -1,6 +1,4 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { readdir, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { Clock } from '../common/clock';
 import { StoragePaths } from '../common/storage/storage-paths';
@@ -26,7 +24,7 @@ export class BuildRetentionService {
     private readonly builds: BuildsRepository,
     private readonly clock: Clock,
     private readonly events: EventEmitter2,
-    private readonly paths: StoragePaths,
+    paths: StoragePaths,
   ) {
     this.files = new BuildFiles(paths);
   }
@@ -63,7 +61,6 @@ export class BuildRetentionService {
     // A row inserted after the listing above has its file by now; re-check before deleting.
     const stillMissing = (await this.builds.allFiles()).filter((r) => missing.includes(r.id));
     const nowPresent = new Set((await this.files.list()).map((f) => f.name));
-    await this.removeStaleTempUploads(cutoff);
     const deleted = await this.builds.deleteByIds(stillMissing.filter((r) => !nowPresent.has(r.fileName)).map((r) => r.id));
     if (deleted.length) {
       this.events.emit(BuildsDeletedEvent.eventName, new BuildsDeletedEvent(deleted.map((b) => b.id), 'file_missing'));
@@ -72,15 +69,5 @@ export class BuildRetentionService {
       this.logger.warn(`Orphan sweep removed ${unreferenced.length} unreferenced file(s) and ${deleted.length} row(s) without a file`);
     }
     return { files: unreferenced.length, rows: deleted.length };
-  }
-
-  /** Temp files of uploads interrupted by a crash (a live upload keeps its file's mtime fresh). */
-  private async removeStaleTempUploads(cutoff: number): Promise<void> {
-    const names = await readdir(this.paths.tmp).catch(() => [] as string[]);
-    for (const name of names.filter((n) => /^upload-[0-9a-f]+\.part$/.test(n))) {
-      const path = join(this.paths.tmp, name);
-      const info = await stat(path).catch(() => null);
-      if (info && info.mtimeMs <= cutoff) await rm(path, { force: true });
-    }
   }
 }

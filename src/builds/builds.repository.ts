@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, EntityManager, In, Repository } from 'typeorm';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, In, Repository } from 'typeorm';
 import { AtOrBefore } from '../database/timestamp.column';
+import { TransactionRunner } from '../database/transaction-runner';
 import { BuildEntity } from './build.entity';
 import type { BuildStatus, Platform } from './build-status';
 
@@ -24,25 +25,17 @@ const SORT_COLUMNS: Record<BuildSortField, string> = {
   status_label: 'b.status_label',
 };
 
-/**
- * Builds' rows. Multi-step writes run one at a time: the relay's SQLite connection is shared, and
- * TypeORM nests concurrent transactions on it as savepoints, so two uploads resolving the same new
- * app must not interleave.
- */
+/** Builds' rows. Multi-step writes go through the shared TransactionRunner (one at a time on SQLite). */
 @Injectable()
 export class BuildsRepository {
-  private writes: Promise<unknown> = Promise.resolve();
-
   constructor(
     @InjectRepository(BuildEntity) private readonly builds: Repository<BuildEntity>,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly transactions: TransactionRunner,
   ) {}
 
-  /** Runs `work` in a transaction, after every earlier write of this repository has finished. */
+  /** Runs `work` in a transaction of the shared runner. */
   inWriteTransaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    const run = this.writes.then(() => this.dataSource.transaction(work));
-    this.writes = run.catch(() => undefined);
-    return run;
+    return this.transactions.run(work);
   }
 
   insert(values: Omit<BuildEntity, 'id' | 'app'>, manager: EntityManager): Promise<BuildEntity> {

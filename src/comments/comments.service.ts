@@ -7,6 +7,7 @@ import { BuildsDeletedEvent } from '../builds/events/builds-deleted.event';
 import type { Principal } from '../common/auth/principal';
 import { Clock } from '../common/clock';
 import { badRequest, forbidden, notFound } from '../common/errors/relay-exception';
+import { TransactionRunner } from '../database/transaction-runner';
 import { ImageForm, StoredImagesService } from '../uploads/stored-images.service';
 import { CommentAttachmentEntity } from './comment-attachment.entity';
 import { CommentEntity } from './comment.entity';
@@ -34,6 +35,7 @@ export class CommentsService {
     private readonly builds: BuildQueryService,
     private readonly images: StoredImagesService,
     private readonly clock: Clock,
+    private readonly transactions: TransactionRunner,
   ) {}
 
   async list(buildIdValue: unknown): Promise<CommentListItem[]> {
@@ -58,7 +60,7 @@ export class CommentsService {
       const filePath = attachment ? await this.images.keep(attachment) : null;
       if (filePath) this.pendingFiles.add(filePath);
       try {
-        return await this.comments.manager.transaction(async (manager) => {
+        return await this.transactions.run(async (manager) => {
           const comment = await manager.save(
             manager.create(CommentEntity, {
               buildId,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
-import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, IsNull, Repository } from 'typeorm';
+import { InjectRepository } from '@nestjs/typeorm';
+import { IsNull, Repository } from 'typeorm';
 import { PASSWORD_MAX, PASSWORD_MIN, PASSWORD_RULE } from '../auth/dto/credentials.dto';
 import { ActiveSession, SessionsService } from '../auth/sessions.service';
 import type { Principal } from '../common/auth/principal';
@@ -23,6 +23,7 @@ import { ImageForm, StoredImagesService } from '../uploads/stored-images.service
 import { PasswordHasher } from '../users/password-hasher';
 import type { UserEntity } from '../users/user.entity';
 import { DISPLAY_NAME_MAX, UsersService, normalizeEmail } from '../users/users.service';
+import { TransactionRunner } from '../database/transaction-runner';
 import { InvitationEntity } from './invitation.entity';
 
 export const INVITATION_TTL_MS = 7 * DAY_MS;
@@ -67,7 +68,7 @@ export class InvitationsService {
 
   constructor(
     @InjectRepository(InvitationEntity) private readonly invitations: Repository<InvitationEntity>,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly transactions: TransactionRunner,
     private readonly users: UsersService,
     private readonly hasher: PasswordHasher,
     private readonly sessions: SessionsService,
@@ -182,7 +183,7 @@ export class InvitationsService {
     input: { email: string; passwordHash: string; role: Role; displayName: string | null },
   ): Promise<UserEntity> {
     try {
-      return await this.dataSource.transaction(async (manager) => {
+      return await this.transactions.run(async (manager) => {
         const user = await this.users.insertHashed(manager, input);
         const now = this.clock.now();
         const claimed = await manager.update(

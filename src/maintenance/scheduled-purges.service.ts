@@ -5,6 +5,8 @@ import { SessionsService } from '../auth/sessions.service';
 import { BuildRetentionService } from '../builds/build-retention.service';
 import { RecordingsService } from '../recordings/recordings.service';
 import { CommentsService } from '../comments/comments.service';
+import { sweepTempUploads } from '../common/multipart/multipart-receiver';
+import { StoragePaths } from '../common/storage/storage-paths';
 import { HOUR_MS, MINUTE_MS } from '../common/time';
 import { InvitationsService } from '../invitations/invitations.service';
 import { PasswordResetService } from '../password-reset/password-reset.service';
@@ -35,12 +37,25 @@ export class ScheduledPurgesService implements OnApplicationBootstrap {
     private readonly settings: SettingsService,
     private readonly comments: CommentsService,
     private readonly images: StoredImagesService,
+    private readonly paths: StoragePaths,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    // Before the relay listens nothing is being uploaded, so every unreferenced build file is an orphan.
-    await this.guarded('orphan build files', () => this.builds.sweepOrphans(0));
+    await this.sweepAfterCrash();
     await this.runAll();
+  }
+
+  /**
+   * The start-up sweep. Before the relay listens nothing is being uploaded or committed, so
+   * whatever a crash (kill -9, power loss) left half-done is removed without a grace period:
+   * partial temp files of every uploader, build files, images and recordings no row points at.
+   */
+  async sweepAfterCrash(): Promise<void> {
+    const now = Date.now();
+    await this.guarded('partial uploads', () => sweepTempUploads(this.paths.tmp, now));
+    await this.guarded('orphan build files', () => this.builds.sweepOrphans(0));
+    await this.guarded('unreferenced uploads', () => this.sweepOrphanUploads(0));
+    await this.guarded('orphan recordings', () => this.recordings.sweepOrphans(0));
   }
 
   @Cron(CronExpression.EVERY_MINUTE, { name: 'purge' })
@@ -48,6 +63,7 @@ export class ScheduledPurgesService implements OnApplicationBootstrap {
     await this.guarded('expired sessions', () => this.sessions.purgeExpired());
     await this.guarded('builds past their deletion time', () => this.builds.purgeDue());
     await this.guarded('orphan build files', () => this.builds.sweepOrphans(HOUR_MS));
+    await this.guarded('partial uploads idle for an hour', () => sweepTempUploads(this.paths.tmp, Date.now() - HOUR_MS));
     await this.guarded('agent resource samples older than 30 days', () => this.agentResources.purgeExpired());
     await this.guarded('recordings past 72 hours', () => this.recordings.purgeExpired());
     await this.guarded('expired invitations', () => this.invitations.purgeExpired());
@@ -57,6 +73,7 @@ export class ScheduledPurgesService implements OnApplicationBootstrap {
   @Cron(CronExpression.EVERY_HOUR, { name: 'sweep-uploads' })
   async sweepUploads(): Promise<void> {
     await this.guarded('unreferenced uploads', () => this.sweepOrphanUploads());
+    await this.guarded('orphan recordings', () => this.recordings.sweepOrphans(ORPHAN_UPLOAD_GRACE_MS));
   }
 
   /**

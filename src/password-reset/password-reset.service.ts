@@ -16,6 +16,7 @@ import { SettingsService } from '../settings/settings.service';
 import { TokensService } from '../tokens/tokens.service';
 import { PasswordHasher } from '../users/password-hasher';
 import { UsersService } from '../users/users.service';
+import { TransactionRunner } from '../database/transaction-runner';
 import { PasswordResetEntity } from './password-reset.entity';
 
 export const RESET_TTL_MS = 2 * HOUR_MS;
@@ -51,6 +52,7 @@ export class SendResetResponse {
 export class PasswordResetService {
   constructor(
     @InjectRepository(PasswordResetEntity) private readonly resets: Repository<PasswordResetEntity>,
+    private readonly transactions: TransactionRunner,
     private readonly users: UsersService,
     private readonly hasher: PasswordHasher,
     private readonly sessions: SessionsService,
@@ -67,7 +69,7 @@ export class PasswordResetService {
     if (!user) throw notFound(ResetMessages.memberNotFound);
     const { token, hash } = newLinkToken();
     const now = this.clock.now();
-    await this.resets.manager.transaction(async (manager) => {
+    await this.transactions.run(async (manager) => {
       await manager.delete(PasswordResetEntity, { userId });
       await manager.insert(PasswordResetEntity, {
         userId,

@@ -21,11 +21,10 @@ export class ProfileService {
       if (name !== undefined && name.trim().length > DISPLAY_NAME_MAX) {
         throw badRequest(`display_name must be at most ${DISPLAY_NAME_MAX} characters`);
       }
-      const user = await this.users.findById(principal.userId);
-      if (!user) throw unauthorized();
       const avatarPath = avatar ? await this.images.keep(avatar) : undefined;
+      let updated: { previousAvatar: string | null } | null;
       try {
-        await this.users.update(user.id, {
+        updated = await this.users.updateReturningAvatar(principal.userId, {
           ...(name !== undefined ? { displayName: name.trim() || null } : {}),
           ...(avatarPath ? { avatarPath } : {}),
         });
@@ -33,7 +32,11 @@ export class ProfileService {
         await this.images.remove(avatarPath);
         throw err;
       }
-      if (avatarPath) await this.images.remove(user.avatarPath);
+      if (!updated) {
+        await this.images.remove(avatarPath);
+        throw unauthorized();
+      }
+      if (avatarPath) await this.images.remove(updated.previousAvatar);
     } finally {
       await form.discard();
     }

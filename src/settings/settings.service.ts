@@ -3,6 +3,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { badRequest } from '../common/errors/relay-exception';
+import { TransactionRunner } from '../database/transaction-runner';
 import { ImageForm, StoredImagesService } from '../uploads/stored-images.service';
 import { uploadUrl } from '../users/users.mapper';
 import { TeamSettingsEntity } from './team-settings.entity';
@@ -23,6 +24,7 @@ export class SettingsService {
   constructor(
     @InjectRepository(TeamSettingsEntity) private readonly settings: Repository<TeamSettingsEntity>,
     private readonly images: StoredImagesService,
+    private readonly transactions: TransactionRunner,
   ) {}
 
   async read(): Promise<TeamSettings> {
@@ -51,15 +53,20 @@ export class SettingsService {
         if (teamName.length > TEAM_NAME_MAX) throw badRequest(`team_name must be at most ${TEAM_NAME_MAX} characters`);
         changes.teamName = teamName;
       }
-      const previousLogo = logo ? (await this.row()).logoPath : null;
       if (logo) changes.logoPath = await this.images.keep(logo);
+      let previousLogo: string | null;
       try {
-        await this.settings.update({ id: SETTINGS_ID }, changes);
+        // Read and replace in one transaction, so two logos sent at once each delete the other's file.
+        previousLogo = await this.transactions.run(async (manager) => {
+          const before = await manager.getRepository(TeamSettingsEntity).findOneBy({ id: SETTINGS_ID });
+          await manager.getRepository(TeamSettingsEntity).update({ id: SETTINGS_ID }, changes);
+          return before?.logoPath ?? null;
+        });
       } catch (err) {
         await this.images.remove(changes.logoPath);
         throw err;
       }
-      await this.images.remove(previousLogo);
+      if (logo) await this.images.remove(previousLogo);
     } finally {
       await form.discard();
     }

@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, IsNull, Not, Repository } from 'typeorm';
 import { Clock } from '../common/clock';
 import type { Role } from '../common/auth/role';
+import { TransactionRunner } from '../database/transaction-runner';
 import { PasswordHasher } from './password-hasher';
 import { UserEntity } from './user.entity';
 
@@ -20,6 +21,7 @@ export class UsersService {
     @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
     private readonly hasher: PasswordHasher,
     private readonly clock: Clock,
+    private readonly transactions: TransactionRunner,
   ) {}
 
   count(): Promise<number> {
@@ -89,6 +91,24 @@ export class UsersService {
 
   async update(userId: number, changes: Partial<Pick<UserEntity, 'displayName' | 'role' | 'avatarPath'>>): Promise<void> {
     await this.users.update({ id: userId }, changes);
+  }
+
+  /**
+   * Applies `changes` and returns the avatar path the member had before, read in the same
+   * transaction: two replacements at once each get the other's file to delete, never the same one.
+   * Null when there is no such member.
+   */
+  updateReturningAvatar(
+    userId: number,
+    changes: Partial<Pick<UserEntity, 'displayName' | 'avatarPath'>>,
+  ): Promise<{ previousAvatar: string | null } | null> {
+    return this.transactions.run(async (manager) => {
+      const repository = manager.getRepository(UserEntity);
+      const user = await repository.findOne({ where: { id: userId }, select: { id: true, avatarPath: true } });
+      if (!user) return null;
+      await repository.update({ id: userId }, changes);
+      return { previousAvatar: user.avatarPath };
+    });
   }
 
   async delete(userId: number): Promise<void> {

@@ -1,7 +1,7 @@
 import busboy from 'busboy';
 import type { Request } from 'express';
 import { createWriteStream, mkdirSync, statfsSync, WriteStream } from 'node:fs';
-import { unlink } from 'node:fs/promises';
+import { readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomHex } from '../crypto/secret-token';
 import { badRequest, payloadTooLarge, RelayException } from '../errors/relay-exception';
@@ -46,6 +46,26 @@ export interface ReceivedMultipart {
 }
 
 const HEAD_BYTES = 64;
+const TEMP_PREFIX = 'upload-';
+const TEMP_SUFFIX = '.part';
+const TEMP_NAME = /^upload-[0-9a-f]+\.part$/;
+
+/**
+ * Removes temp files of uploads interrupted by a crash: every uploader (builds, recordings,
+ * images) streams through receiveMultipart, so its temp names are the only ones to look for.
+ * Files modified after `cutoffMs` are kept (a live upload keeps its file's mtime fresh).
+ */
+export async function sweepTempUploads(tmpDir: string, cutoffMs: number): Promise<number> {
+  const names = await readdir(tmpDir).catch(() => [] as string[]);
+  let removed = 0;
+  for (const name of names.filter((n) => TEMP_NAME.test(n))) {
+    const info = await stat(join(tmpDir, name)).catch(() => null);
+    if (!info || info.mtimeMs > cutoffMs) continue;
+    await unlink(join(tmpDir, name)).catch(() => undefined);
+    removed++;
+  }
+  return removed;
+}
 
 /**
  * Streams a multipart request to temp files as it arrives (never a whole file in memory),
@@ -123,6 +143,9 @@ export function receiveMultipart(req: Request, options: MultipartOptions): Promi
     });
 
     parser.on('file', (field, stream, info) => {
+      // busboy destroys the file stream with "Unexpected end of form" when the body ends inside a
+      // part; unlistened, that 'error' event would take the whole process down.
+      stream.on('error', () => fail(badRequest('Malformed multipart/form-data body')));
       let rule = options.files[field];
       if (!rule && options.files['*'] && !anyFieldUsed) {
         rule = options.files['*'];
@@ -132,7 +155,7 @@ export function receiveMultipart(req: Request, options: MultipartOptions): Promi
         stream.resume();
         return;
       }
-      const path = join(options.tmpDir, `upload-${randomHex(12)}.part`);
+      const path = join(options.tmpDir, `${TEMP_PREFIX}${randomHex(12)}${TEMP_SUFFIX}`);
       const received: ReceivedFile = {
         field,
         path,

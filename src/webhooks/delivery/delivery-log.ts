@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, Repository } from 'typeorm';
+import { TransactionRunner } from '../../database/transaction-runner';
 import { WebhookDeliveryEntity } from '../webhook-delivery.entity';
 
 /** Attempts kept per webhook; older ones are dropped as new ones arrive. */
@@ -9,11 +10,14 @@ export const DELIVERY_LOG_SIZE = 50;
 /** The per-webhook delivery log behind GET /webhooks/:id/deliveries. */
 @Injectable()
 export class DeliveryLog {
-  constructor(@InjectRepository(WebhookDeliveryEntity) private readonly attempts: Repository<WebhookDeliveryEntity>) {}
+  constructor(
+    @InjectRepository(WebhookDeliveryEntity) private readonly attempts: Repository<WebhookDeliveryEntity>,
+    private readonly transactions: TransactionRunner,
+  ) {}
 
   /** Records one attempt and trims the webhook's log to the newest DELIVERY_LOG_SIZE. */
   async record(entry: Omit<WebhookDeliveryEntity, 'id' | 'webhook'>): Promise<void> {
-    await this.attempts.manager.transaction(async (tx) => {
+    await this.transactions.run(async (tx) => {
       const repo = tx.getRepository(WebhookDeliveryEntity);
       await repo.insert(entry);
       const stale = await repo.find({

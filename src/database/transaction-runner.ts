@@ -1,0 +1,109 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { DataSource, EntityManager, QueryRunner } from 'typeorm';
+
+/** Owner of the SQLite connection while TypeORM runs a transaction it started on its own (save()). */
+const IMPLICIT = Symbol('implicit transaction');
+
+/**
+ * The one way to run a multi-statement write (docs/architecture.md, "Transactions").
+ *
+ * On SQLite TypeORM sends every statement of every request over ONE connection (one query
+ * runner). Left alone, two transactions started by two requests nest as savepoints of each
+ * other, and a statement of a third request issued while one is open becomes part of it and is
+ * rolled back with it. The runner hands the connection to one transaction at a time (FIFO);
+ * statements from outside the running transaction wait at the connection until it ends. Inside
+ * `run()`, every statement of the same async call chain belongs to the transaction, and a nested
+ * `run()` becomes a savepoint of it. On PostgreSQL each transaction has a pooled connection of
+ * its own, so `run()` is a plain transaction.
+ */
+@Injectable()
+export class TransactionRunner {
+  private readonly gate: SqliteConnectionGate | null;
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    this.gate = SqliteConnectionGate.for(dataSource);
+  }
+
+  run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.gate ? this.gate.run(work) : this.dataSource.transaction(work);
+  }
+}
+
+/** Serialises use of the shared SQLite query runner; installed once per data source. */
+class SqliteConnectionGate {
+  private static readonly gates = new WeakMap<DataSource, SqliteConnectionGate>();
+  private readonly context = new AsyncLocalStorage<symbol>();
+  private owner: symbol | null = null;
+  private released: Promise<void> = Promise.resolve();
+  private release: () => void = () => undefined;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  static for(dataSource: DataSource): SqliteConnectionGate | null {
+    const type = dataSource.options.type;
+    if (type !== 'better-sqlite3' && type !== 'sqlite') return null;
+    let gate = this.gates.get(dataSource);
+    if (!gate) this.gates.set(dataSource, (gate = new SqliteConnectionGate(dataSource)));
+    return gate;
+  }
+
+  private constructor(private readonly dataSource: DataSource) {
+    // The SQLite driver returns the same query runner to everyone: wrap that one.
+    this.wrap(dataSource.driver.createQueryRunner('master'));
+  }
+
+  run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    const current = this.context.getStore();
+    if (current && current === this.owner) return this.dataSource.transaction(work); // nested: a savepoint
+    const result = this.queue.then(async () => {
+      const token = Symbol('transaction');
+      await this.acquire(token);
+      try {
+        return await this.context.run(token, () => this.dataSource.transaction(work));
+      } finally {
+        this.free();
+      }
+    });
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  private wrap(runner: QueryRunner): void {
+    const query = runner.query.bind(runner) as (...args: unknown[]) => Promise<unknown>;
+    const start = runner.startTransaction.bind(runner);
+    const commit = runner.commitTransaction.bind(runner);
+    const rollback = runner.rollbackTransaction.bind(runner);
+    const inOwnTransaction = () => this.owner !== null && (this.owner === IMPLICIT || this.context.getStore() === this.owner);
+
+    (runner as { query: unknown }).query = async (...args: unknown[]) => {
+      while (this.owner !== null && !inOwnTransaction()) await this.released;
+      return query(...args);
+    };
+    // A transaction TypeORM opens by itself (save() outside run()) also takes the connection.
+    runner.startTransaction = async (isolation) => {
+      if (!inOwnTransaction()) await this.acquire(IMPLICIT);
+      return start(isolation);
+    };
+    const ending = (end: () => Promise<void>) => async () => {
+      try {
+        await end();
+      } finally {
+        if (this.owner === IMPLICIT && !runner.isTransactionActive) this.free();
+      }
+    };
+    runner.commitTransaction = ending(commit);
+    runner.rollbackTransaction = ending(rollback);
+  }
+
+  private async acquire(owner: symbol): Promise<void> {
+    while (this.owner !== null) await this.released;
+    this.owner = owner;
+    this.released = new Promise((resolve) => (this.release = resolve));
+  }
+
+  private free(): void {
+    this.owner = null;
+    this.release();
+  }
+}

@@ -1,0 +1,119 @@
+import { readdirSync, statSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { join, relative } from 'node:path';
+
+/** A response read in full, whatever its status or content type. */
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+export interface RawRequest {
+  method: string;
+  /** Sent as-is on the request line (already percent-encoded where needed). */
+  path: string;
+  headers?: Record<string, string>;
+  body?: Buffer | string;
+}
+
+/**
+ * Plain node:http, so tests can send what supertest would refuse or fix up: raw paths, wrong
+ * content types, bodies on GET, malformed multipart.
+ */
+export function send(baseUrl: string, req: RawRequest, timeoutMs = 10_000): Promise<RawResponse> {
+  const url = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const body = req.body === undefined ? undefined : Buffer.isBuffer(req.body) ? req.body : Buffer.from(req.body);
+    const headers: Record<string, string> = { ...(req.headers ?? {}) };
+    if (body) headers['content-length'] = String(body.length);
+    const r = httpRequest(
+      { host: url.hostname, port: url.port, method: req.method, path: req.path, headers, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
+    r.setTimeout(timeoutMs, () => r.destroy(new Error(`${req.method} ${req.path} got no answer within ${timeoutMs} ms`)));
+    r.on('error', reject);
+    r.end(body);
+  });
+}
+
+/**
+ * The relay's error contract (spec §1/§7): never a 5xx; every non-2xx answer is JSON
+ * `{ "error": "<non-empty message>" }` and nothing else. Returns a description of the breach, or null.
+ */
+export function contractBreach(res: RawResponse, what: string): string | null {
+  if (res.status >= 500) return `${what} → ${res.status} ${res.text.slice(0, 300)}`;
+  if (res.status < 300) return null;
+  if (res.status === 304) return null;
+  const type = String(res.headers['content-type'] ?? '');
+  if (!/^application\/json\b/i.test(type)) return `${what} → ${res.status} with content type "${type}": ${res.text.slice(0, 200)}`;
+  let body: unknown;
+  try {
+    body = JSON.parse(res.text);
+  } catch {
+    return `${what} → ${res.status} with a body that is not JSON: ${res.text.slice(0, 200)}`;
+  }
+  const keys = body && typeof body === 'object' && !Array.isArray(body) ? Object.keys(body) : null;
+  const message = (body as { error?: unknown })?.error;
+  if (!keys || keys.length !== 1 || keys[0] !== 'error' || typeof message !== 'string' || !message.trim()) {
+    return `${what} → ${res.status} with body ${res.text.slice(0, 200)} (expected exactly { error: "<message>" })`;
+  }
+  return null;
+}
+
+/** Every file under `dir` (relative paths, sorted), for before/after comparisons of the data dir. */
+export function filesUnder(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    let names: string[];
+    try {
+      names = readdirSync(d);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const full = join(d, name);
+      const info = statSync(full, { throwIfNoEntry: false });
+      if (info?.isDirectory()) walk(full);
+      else if (info) out.push(relative(dir, full));
+    }
+  };
+  walk(dir);
+  return out.sort();
+}
+
+/** Stored files of a relay's data dir: everything but the database and its WAL sidecars. */
+export function storedFiles(dataDir: string): string[] {
+  return filesUnder(dataDir).filter((f) => !/^svc\.sqlite(-wal|-shm|-journal)?$/.test(f));
+}
+
+/** Polls `check` until it returns true (or gives up after `ms`); for clean-ups that finish after the answer. */
+export async function eventually(check: () => boolean | Promise<boolean>, ms = 3000): Promise<boolean> {
+  const until = Date.now() + ms;
+  for (;;) {
+    if (await check()) return true;
+    if (Date.now() > until) return false;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** A multipart/form-data body built by hand, so tests control every byte (including malformed ones). */
+export function multipartBody(
+  boundary: string,
+  parts: { name: string; value: string | Buffer; filename?: string; type?: string }[],
+  close = true,
+): Buffer {
+  const chunks: Buffer[] = [];
+  for (const p of parts) {
+    const disposition = `form-data; name="${p.name}"${p.filename !== undefined ? `; filename="${p.filename}"` : ''}`;
+    const head = `--${boundary}\r\nContent-Disposition: ${disposition}\r\n${p.type ? `Content-Type: ${p.type}\r\n` : ''}\r\n`;
+    chunks.push(Buffer.from(head), Buffer.isBuffer(p.value) ? p.value : Buffer.from(p.value), Buffer.from('\r\n'));
+  }
+  if (close) chunks.push(Buffer.from(`--${boundary}--\r\n`));
+  return Buffer.concat(chunks);
+}
