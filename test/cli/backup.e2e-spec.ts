@@ -1,7 +1,8 @@
-import { createReadStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createReadStream, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tar from 'tar-stream';
 import { MemberFactory } from '../support/factory';
+import { images } from '../support/images';
 import { startTestRelay, TestRelay } from '../support/test-relay';
 import { simulatorBuild } from './build-fixtures';
 import { emptyDir, runCli } from './cli-process';
@@ -27,8 +28,10 @@ describe('svc backup / svc restore', () => {
     const owner = await members.admin();
     const dev = await members.member('Developer');
     const devPat = await members.pat(dev);
-    mkdirSync(join(relay.dataDir, 'uploads', 'avatars'), { recursive: true });
-    writeFileSync(join(relay.dataDir, 'uploads', 'avatars', 'owner.png'), Buffer.from('not really a png'));
+    const avatarBytes = images.png(300);
+    await members.as(owner, 'patch', '/api/v1/profile').attach('avatar', avatarBytes, 'owner.png').expect(200);
+    const avatarUrl: string = (await members.as(owner, 'get', '/api/v1/auth/me').expect(200)).body.avatarUrl;
+    const avatarPath = avatarUrl.replace(/^\/uploads\//, 'uploads/');
     const buildsApi = (await members.withPat(devPat, 'post', '/api/v1/builds')).status !== 404;
     const uploaded: number[] = [];
     if (buildsApi) {
@@ -57,8 +60,8 @@ describe('svc backup / svc restore', () => {
     expect(backup.code).toBe(0);
     const manifest = JSON.parse(backup.stdout);
     expect(manifest).toMatchObject({ format: 'svc-relay-backup', formatVersion: 1, skipped: [] });
-    expect(manifest.files).toContainEqual({ path: 'uploads/avatars/owner.png', bytes: 16, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
-    expect(await entryNames(archive)).toEqual(expect.arrayContaining(['svc.sqlite', 'files/uploads/avatars/owner.png', 'manifest.json']));
+    expect(manifest.files).toContainEqual({ path: avatarPath, bytes: 300, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(await entryNames(archive)).toEqual(expect.arrayContaining(['svc.sqlite', `files/${avatarPath}`, 'manifest.json']));
 
     const freshDir = join(emptyDir(), 'restored-data');
     const restore = await runCli(['restore', archive, '--data-dir', freshDir]);
@@ -76,7 +79,10 @@ describe('svc backup / svc restore', () => {
     expect(copied.map((t) => [t.id, t.name])).toEqual(original.slice(0, copied.length).map((t) => [t.id, t.name]));
     const devTokens = await copy.http().get('/api/v1/tokens').set('Cookie', await copyMembers.login(dev.email)).expect(200);
     expect(devTokens.body).toHaveLength(1);
-    expect(readFileSync(join(freshDir, 'uploads', 'avatars', 'owner.png'), 'utf8')).toBe('not really a png');
+    // The restored avatar is referenced by the restored row, so the start-up orphan sweep keeps it.
+    expect(readFileSync(join(freshDir, avatarPath)).equals(avatarBytes)).toBe(true);
+    const served = await copy.http().get(avatarUrl).set('Cookie', cookie).buffer(true).expect(200);
+    expect(Buffer.from(served.body).equals(avatarBytes)).toBe(true);
     if (buildsApi) {
       for (const id of uploaded) {
         const build = await copy.http().get(`/api/v1/builds/${id}`).set('Authorization', `Bearer ${devPat}`).expect(200);
