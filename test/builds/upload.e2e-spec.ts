@@ -5,6 +5,7 @@ import { HEADERS_TIMEOUT_MS, REQUEST_IDLE_TIMEOUT_MS } from '../../src/bootstrap
 import { MemberFactory, TestMember } from '../support/factory';
 import { attachBuild, EXPECTED, fixture, storedFiles } from '../support/build-fixtures';
 import { startTestRelay, TestRelay } from '../support/test-relay';
+import { uploadedBuild } from './uploaded-build';
 
 const MAX_BYTES = 300_000;
 
@@ -30,17 +31,7 @@ describe('POST /builds: upload and metadata', () => {
   it.each(Object.keys(EXPECTED))('reads the real metadata of %s', async (name) => {
     const res = await upload(name).expect(201);
     const expected = EXPECTED[name];
-    expect(res.body).toEqual({
-      id: expect.any(Number),
-      app_id: expect.any(Number),
-      name: expected.name,
-      version_name: expected.version_name,
-      build_number: expected.build_number,
-      bundle_id: expected.bundle_id,
-      status_label: null,
-      platform: expected.platform,
-      uploaded_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
-    });
+    expect(res.body).toEqual(uploadedBuild(expected));
     const stored = await members.as(dev, 'get', `/api/v1/builds/${res.body.id}`).expect(200);
     expect(stored.body).toMatchObject({ ...expected, version_label: null, completed_at: null, delete_after: null });
     expect(storedFiles(relay).tmp).toEqual([]);

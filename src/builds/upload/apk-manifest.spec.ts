@@ -4,9 +4,11 @@ import { ZipArchive } from './zip-archive';
 import { readApkManifest } from './apk-manifest';
 import { ResourceTable } from './arsc';
 import { decodeBinaryXml } from './binary-xml';
+import { decodePoolUtf8 } from './res-chunks';
 import { MalformedBuildError } from './malformed-build.error';
 
 const FIXTURES = join(__dirname, '..', '..', '..', 'test', 'fixtures', 'builds');
+const REAL_WORLD = 'real-world';
 
 async function entryOf(apk: string, name: string): Promise<Buffer> {
   const zip = await ZipArchive.open(join(FIXTURES, apk));
@@ -111,6 +113,30 @@ describe('Android binary XML and resources.arsc', () => {
         expect(err).toBeInstanceOf(MalformedBuildError);
       }
     }
+  });
+
+  it('survives every truncation of sparse and offset16/compact tables', async () => {
+    for (const apk of ['aapt2-sparse.apk', 'offset16-compact.apk']) {
+      const table = await entryOf(join(REAL_WORLD, apk), 'resources.arsc');
+      const label = apk === 'aapt2-sparse.apk' ? 'Größe 📏' : 'Météo ☀️ Pro';
+      // Strings are type 1 (weather) or 2 (sparse: colors first): the first 64 entries of each hold the label.
+      const ids = [0x7f010000, 0x7f020000].flatMap((type) => [...Array(64).keys()].map((e) => type + e));
+      expect(ids.map((i) => new ResourceTable(table).resolveString(i))).toContain(label);
+      for (let length = 0; length < table.length; length += 17) {
+        try {
+          for (const i of ids) new ResourceTable(table.subarray(0, length)).resolveString(i);
+        } catch (err) {
+          expect(err).toBeInstanceOf(MalformedBuildError);
+        }
+      }
+    }
+  });
+
+  it('decodes pool UTF-8 as aapt2 writes it: supplementary characters as surrogate pairs (CESU-8) or 4-byte sequences', () => {
+    expect(decodePoolUtf8(Buffer.from('47 72 c3 b6 c3 9f 65 20 ed a0 bd ed b3 8f'.replace(/ /g, ''), 'hex'))).toBe('Größe 📏');
+    expect(decodePoolUtf8(Buffer.from('Größe 📏 ☀️'))).toBe('Größe 📏 ☀️');
+    expect(decodePoolUtf8(Buffer.from('61 ed a0 bd 62'.replace(/ /g, ''), 'hex'))).toBe('a\ufffdb'); // half a pair
+    expect(decodePoolUtf8(Buffer.from('ed b3 8f ff 63'.replace(/ /g, ''), 'hex'))).toBe('\ufffd\ufffdc');
   });
 
   it('stops on a self-referencing resource', () => {

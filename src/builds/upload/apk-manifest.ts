@@ -1,17 +1,28 @@
 import { ResourceTable } from './arsc';
-import { decodeBinaryXml, XmlAttribute } from './binary-xml';
+import { decodeBinaryXml, XmlAttribute, XmlElement } from './binary-xml';
 import { BuildMetadata, cleanMetadataString } from './build-metadata';
 import { MalformedBuildError } from './malformed-build.error';
 import { ValueType } from './res-chunks';
 
 const ANDROID_NS = 'http://schemas.android.com/apk/res/android';
-/** android.R.attr ids, used when a shrunk manifest left the attribute names empty. */
-const ATTR = { label: 0x01010001, versionCode: 0x0101021b, versionName: 0x0101021c } as const;
+/** android.R.attr ids, used when a shrunk or obfuscated manifest left the attribute names empty. */
+const ATTR = {
+  label: 0x01010001,
+  name: 0x01010003,
+  versionCode: 0x0101021b,
+  versionName: 0x0101021c,
+  versionCodeMajor: 0x01010576,
+} as const;
+const MAIN_ACTION = 'android.intent.action.MAIN';
+const LAUNCHER_CATEGORY = 'android.intent.category.LAUNCHER';
 
 /**
- * Reads package → bundleId, versionName, versionCode → buildNumber and the application label
- * (resolved through resources.arsc when it is a reference) from a compiled AndroidManifest.xml.
- * `loadResources` is called only when the label is a reference.
+ * Reads package → bundleId, versionName, versionCode (with versionCodeMajor) → buildNumber and the
+ * app name from a compiled AndroidManifest.xml. References (`@string/…`) are resolved through
+ * resources.arsc, which `loadResources` reads only when a value needs it.
+ *
+ * Name: `<application android:label>`, else the label of the launcher activity (what the home
+ * screen shows when the application has none), else the package name.
  */
 export async function readApkManifest(
   manifest: Buffer,
@@ -27,24 +38,29 @@ export async function readApkManifest(
 
   const bundleId = cleanMetadataString(attr(root.attributes, 'package', null)?.stringValue);
   if (!bundleId) throw new MalformedBuildError('AndroidManifest.xml has no package name');
-  const versionCode = attr(root.attributes, 'versionCode', ATTR.versionCode);
-  const versionName = attr(root.attributes, 'versionName', ATTR.versionName);
-  const label = application && attr(application.attributes, 'label', ATTR.label);
 
-  let name: string | null = null;
-  if (label?.type === ValueType.Reference && label.data !== 0) {
-    const table = await loadResources();
-    name = table ? new ResourceTable(table).resolveString(label.data) : null;
-  } else if (label) {
-    name = label.stringValue;
-  }
+  let table: ResourceTable | null | undefined;
+  const resolve = async (a: XmlAttribute | undefined): Promise<string | null> => {
+    if (!a) return null;
+    if (!isReference(a)) return cleanMetadataString(valueText(a));
+    if (table === undefined) {
+      const bytes = await loadResources();
+      table = bytes ? new ResourceTable(bytes) : null;
+    }
+    return cleanMetadataString(table?.resolveString(a.data) ?? null);
+  };
+
+  const name =
+    (await resolve(application && attr(application.attributes, 'label', ATTR.label))) ??
+    (await resolve(launcherActivityLabel(elements, application))) ??
+    bundleId;
 
   return {
     platform: 'android',
     bundleId,
-    name: cleanMetadataString(name) ?? bundleId,
-    versionName: cleanMetadataString(versionName && valueText(versionName)),
-    buildNumber: cleanMetadataString(versionCode && valueText(versionCode)),
+    name,
+    versionName: await resolve(attr(root.attributes, 'versionName', ATTR.versionName)),
+    buildNumber: versionCodeText(root.attributes),
   };
 }
 
@@ -53,6 +69,57 @@ function attr(attributes: XmlAttribute[], name: string, resourceId: number | nul
     attributes.find((a) => a.name === name && (resourceId === null ? !a.namespace : a.namespace === ANDROID_NS)) ??
     (resourceId === null ? undefined : attributes.find((a) => a.resourceId === resourceId))
   );
+}
+
+/** A resource reference (`@string/x`), including the dynamic references of shared libraries. */
+function isReference(a: XmlAttribute): boolean {
+  return (a.type === ValueType.Reference || a.type === ValueType.DynamicReference) && a.data !== 0;
+}
+
+/**
+ * The label of the first `<activity>` / `<activity-alias>` of the application with an intent filter
+ * for MAIN + LAUNCHER, when it declares one.
+ */
+function launcherActivityLabel(elements: XmlElement[], application: XmlElement | undefined): XmlAttribute | undefined {
+  if (!application) return undefined;
+  const start = elements.indexOf(application);
+  for (let i = start + 1; i < elements.length && elements[i].depth > application.depth; i++) {
+    const activity = elements[i];
+    if (activity.depth !== application.depth + 1 || (activity.name !== 'activity' && activity.name !== 'activity-alias')) {
+      continue;
+    }
+    let main = false;
+    let launcher = false;
+    for (let j = i + 1; j < elements.length && elements[j].depth > activity.depth; j++) {
+      const value = attr(elements[j].attributes, 'name', ATTR.name)?.stringValue;
+      if (elements[j].name === 'action' && value === MAIN_ACTION) main = true;
+      if (elements[j].name === 'category' && value === LAUNCHER_CATEGORY) launcher = true;
+    }
+    if (main && launcher) return attr(activity.attributes, 'label', ATTR.label);
+  }
+  return undefined;
+}
+
+/**
+ * versionCode as Android's `PackageInfo.getLongVersionCode()` has it: versionCodeMajor in the high
+ * 32 bits when declared and non-zero, versionCode (unsigned) in the low ones, in decimal.
+ */
+function versionCodeText(attributes: XmlAttribute[]): string | null {
+  const code = attr(attributes, 'versionCode', ATTR.versionCode);
+  const major = attr(attributes, 'versionCodeMajor', ATTR.versionCodeMajor);
+  const low = code && integerValue(code);
+  if (low === null || low === undefined) return cleanMetadataString(code && valueText(code));
+  const high = (major && integerValue(major)) ?? 0;
+  return ((BigInt(high >>> 0) << 32n) | BigInt(low >>> 0)).toString();
+}
+
+function integerValue(a: XmlAttribute): number | null {
+  if (a.type === ValueType.IntDec || a.type === ValueType.IntHex) return a.data;
+  if (a.raw !== null && /^\s*(0x[0-9a-f]+|\d+)\s*$/i.test(a.raw)) {
+    const n = Number(a.raw.trim());
+    return Number.isSafeInteger(n) && n <= 0xffffffff ? n : null;
+  }
+  return null;
 }
 
 /** The text of a value: its string, or its integer rendered the way `aapt dump badging` does. */

@@ -67,7 +67,8 @@ export class ResourceTable {
       const value = this.lookup(id);
       if (!value) return null;
       if (value.type === ValueType.String) return this.globalStrings.get(value.data);
-      if (value.type !== ValueType.Reference || value.data === 0) return null;
+      const isReference = value.type === ValueType.Reference || value.type === ValueType.DynamicReference;
+      if (!isReference || value.data === 0) return null;
       id = value.data;
     }
     throw new MalformedBuildError('resources.arsc is corrupt (reference loop)');

@@ -30,11 +30,11 @@ const { parentPort, workerData } = require('node:worker_threads');
 (async () => {
   const bytes = Buffer.from(workerData.bytes);
   let root;
-  if (bytes.subarray(0, 8).toString('latin1') === 'bplist00') {
+  if (workerData.xml === null) {
     root = require(workerData.bplistPath).parseBuffer(bytes)[0];
   } else {
     const { parse } = await import(workerData.plistUrl);
-    root = parse(bytes.toString('utf8'));
+    root = parse(workerData.xml);
   }
   const values = {};
   if (root && typeof root === 'object' && !Array.isArray(root)) {
@@ -49,36 +49,58 @@ const { parentPort, workerData } = require('node:worker_threads');
 })().catch((err) => parentPort.postMessage({ ok: false, message: String((err && err.message) || err) }));
 `;
 
-/** Reads an app bundle's Info.plist (XML or binary) into build metadata. */
-export async function readInfoPlist(bytes: Buffer): Promise<BuildMetadata> {
+/**
+ * Reads an app bundle's Info.plist (XML or binary) into build metadata. `bundleFolder` is the name
+ * of the `.app` folder it came from (`Foo.app`): the name when the plist names none.
+ */
+export async function readInfoPlist(bytes: Buffer, bundleFolder?: string): Promise<BuildMetadata> {
   const isBinary = bytes.subarray(0, 8).toString('latin1') === 'bplist00';
-  if (!isBinary) refuseUnsafeXml(bytes);
-  const values = await parseInWorker(bytes);
+  const xml = isBinary ? null : xmlText(bytes);
+  if (xml !== null) refuseUnsafeXml(xml);
+  const values = await parseInWorker(bytes, xml);
   const bundleId = cleanMetadataString(values.CFBundleIdentifier);
   if (!bundleId) throw new MalformedBuildError('Info.plist has no CFBundleIdentifier');
+  const folderName = bundleFolder && cleanMetadataString(bundleFolder.replace(/\.app$/i, ''));
   return {
     platform: 'ios',
     bundleId,
-    name: cleanMetadataString(values.CFBundleDisplayName) ?? cleanMetadataString(values.CFBundleName) ?? bundleId,
+    name:
+      cleanMetadataString(values.CFBundleDisplayName) ??
+      cleanMetadataString(values.CFBundleName) ??
+      folderName ??
+      bundleId,
     versionName: cleanMetadataString(values.CFBundleShortVersionString),
     buildNumber: cleanMetadataString(values.CFBundleVersion),
   };
 }
 
-/** No DTD, no entities: an Info.plist never needs them, and they are how XML bombs and external fetches start. */
-function refuseUnsafeXml(bytes: Buffer): void {
+/**
+ * The text of an XML plist: UTF-8 (a byte-order mark, which editors add, is dropped), or UTF-16 when
+ * it starts with a UTF-16 byte-order mark (`plutil` and older tools can write that).
+ */
+function xmlText(bytes: Buffer): string {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return bytes.subarray(2, bytes.length & ~1).toString('utf16le');
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) {
+    const swapped = Buffer.from(bytes.subarray(2, bytes.length & ~1));
+    return swapped.swap16().toString('utf16le');
+  }
   const text = bytes.toString('utf8');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/** No DTD, no entities: an Info.plist never needs them, and they are how XML bombs and external fetches start. */
+function refuseUnsafeXml(text: string): void {
   if (/<!ENTITY/i.test(text) || /<!DOCTYPE[^>]*\[/i.test(text)) {
     throw new MalformedBuildError('Info.plist declares XML entities, which are not allowed');
   }
   if (!/<plist[\s>]/.test(text)) throw new MalformedBuildError('Info.plist is neither an XML nor a binary property list');
 }
 
-function parseInWorker(bytes: Buffer): Promise<InfoValues> {
+function parseInWorker(bytes: Buffer, xml: string | null): Promise<InfoValues> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { bytes, keys: KEYS, ...parserLocations() },
+      workerData: { bytes: xml === null ? bytes : Buffer.alloc(0), xml, keys: KEYS, ...parserLocations() },
       resourceLimits: { maxOldGenerationSizeMb: PARSE_HEAP_MB, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
       stdout: true,
       stderr: true,

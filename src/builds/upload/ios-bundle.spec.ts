@@ -72,4 +72,25 @@ describe('iOS bundle reading', () => {
     await expect(readInfoPlist(Buffer.from('not a plist'))).rejects.toThrow(/neither an XML nor a binary/);
     await expect(readInfoPlist(Buffer.from('<plist><dict><key>a</key></dict>'))).rejects.toBeInstanceOf(MalformedBuildError);
   });
+
+  describe('XML plist encodings and the name fallback', () => {
+    const xml = (dict: string) =>
+      `<?xml version="1.0" encoding="UTF-8"?>\r\n<plist version="1.0">\r\n<dict>${dict}</dict>\r\n</plist>\r\n`;
+    const id = '<key>CFBundleIdentifier</key><string>com.example.enc</string>';
+    const named = xml(`${id}<key>CFBundleName</key><string>Café ☕</string>`);
+
+    it('reads UTF-8 with a byte-order mark, and UTF-16 (either byte order) with one', async () => {
+      const le = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(named, 'utf16le')]);
+      const be = Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(named, 'utf16le').swap16()]);
+      for (const bytes of [Buffer.from(`\ufeff${named}`, 'utf8'), le, be]) {
+        expect(await readInfoPlist(bytes)).toMatchObject({ bundleId: 'com.example.enc', name: 'Café ☕' });
+      }
+    });
+
+    it('names the build after the .app folder when the plist names nothing, else after the bundle id', async () => {
+      const bytes = Buffer.from(xml(`${id}<key>CFBundleDisplayName</key><string>  </string>`));
+      expect((await readInfoPlist(bytes, 'Ma Appli.app')).name).toBe('Ma Appli');
+      expect((await readInfoPlist(bytes)).name).toBe('com.example.enc');
+    });
+  });
 });

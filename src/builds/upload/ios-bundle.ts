@@ -17,6 +17,29 @@ const GZIP_FLOOR_BYTES = 64 * 1024 * 1024;
 
 const NO_BUNDLE = 'The archive contains no app bundle (expected Name.app/Info.plist at the top level or one folder down)';
 
+/** The 400 for an archive without a bundle at an accepted depth; names a deeper .app when there is one. */
+function noBundle(deeper: string | null): MalformedBuildError {
+  if (!deeper) return new MalformedBuildError(NO_BUNDLE);
+  return new MalformedBuildError(
+    `The archive contains no app bundle at the top level or one folder down (found ${deeper}; zip or tar the .app folder itself, or its parent folder)`,
+  );
+}
+
+/** `a/b/Foo.app` for `a/b/Foo.app/Info.plist` when no folder above it is a bundle (a bundle too deep to accept). */
+function deepBundle(name: string): string | null {
+  const parts = name.split('/');
+  if (parts.length < 4 || parts[parts.length - 1] !== 'Info.plist' || !parts[parts.length - 2].endsWith('.app')) return null;
+  const above = parts.slice(0, -2);
+  if (above[0] === '__MACOSX' || above.some((p) => /\.(app|appex|framework|bundle|xctest)$/i.test(p))) return null;
+  return parts.slice(0, -1).join('/');
+}
+
+/** `Foo.app` for `Foo.app/Info.plist` or `folder/Foo.app/Info.plist`. */
+function bundleFolderOf(name: string): string {
+  const parts = name.split('/');
+  return parts[parts.length - 2];
+}
+
 /**
  * Depth of the app bundle's own Info.plist: `Name.app/Info.plist` → 0, `folder/Name.app/Info.plist` → 1,
  * anything else (nested frameworks, extensions, macOS resource forks) → null.
@@ -34,14 +57,17 @@ export async function readIosZip(path: string): Promise<BuildMetadata> {
   const zip = await ZipArchive.open(path);
   try {
     let best: { ref: Parameters<ZipArchive['read']>[0]; depth: number } | null = null;
+    let deeper: string | null = null;
     await zip.scan((ref) => {
       const depth = bundlePlistDepth(ref.name);
       if (depth !== null && (!best || depth < best.depth)) best = { ref, depth };
+      if (depth === null && !deeper) deeper = deepBundle(ref.name);
       return best?.depth === 0;
     });
     const found = best as { ref: Parameters<ZipArchive['read']>[0]; depth: number } | null;
-    if (!found) throw new MalformedBuildError(NO_BUNDLE);
-    return await readInfoPlist(await zip.read(found.ref, MAX_INFO_PLIST_BYTES, 'Info.plist'));
+    if (!found) throw noBundle(deeper);
+    const bytes = await zip.read(found.ref, MAX_INFO_PLIST_BYTES, 'Info.plist');
+    return await readInfoPlist(bytes, bundleFolderOf(found.ref.name));
   } finally {
     zip.close();
   }
@@ -59,6 +85,8 @@ export async function readIosTarball(path: string, compressedSize: number): Prom
   let inflated = 0;
   let entries = 0;
   let plist: Buffer | null = null;
+  let plistName = '';
+  let deeper: string | null = null;
   const stop = new Error('stop');
   let refusal: MalformedBuildError | null = null;
   const refuse = (err: MalformedBuildError) => {
@@ -76,6 +104,7 @@ export async function readIosTarball(path: string, compressedSize: number): Prom
     const name = safeEntryName(header.name);
     const isFile = header.type === 'file' || header.type === 'contiguous-file';
     if (!name || !isFile || bundlePlistDepth(name) === null) {
+      if (name && isFile && !deeper) deeper = deepBundle(name);
       stream.on('end', () => next());
       stream.resume();
       return;
@@ -87,6 +116,7 @@ export async function readIosTarball(path: string, compressedSize: number): Prom
     stream.on('data', (c: unknown) => chunks.push(c as Buffer));
     stream.on('end', () => {
       plist = Buffer.concat(chunks);
+      plistName = name;
       tar.destroy(stop);
     });
   });
@@ -102,6 +132,6 @@ export async function readIosTarball(path: string, compressedSize: number): Prom
     gunzip.destroy();
   }
   if (refusal) throw refusal;
-  if (!plist) throw new MalformedBuildError(NO_BUNDLE);
-  return readInfoPlist(plist);
+  if (!plist) throw noBundle(deeper);
+  return readInfoPlist(plist, bundleFolderOf(plistName));
 }

@@ -21,7 +21,15 @@ export const ChunkType = {
 } as const;
 
 /** Res_value data types we interpret. */
-export const ValueType = { Null: 0x00, Reference: 0x01, String: 0x03, IntDec: 0x10, IntHex: 0x11, Boolean: 0x12 } as const;
+export const ValueType = {
+  Null: 0x00,
+  Reference: 0x01,
+  String: 0x03,
+  DynamicReference: 0x07,
+  IntDec: 0x10,
+  IntHex: 0x11,
+  Boolean: 0x12,
+} as const;
 
 export interface Chunk {
   type: number;
@@ -103,7 +111,7 @@ export class StringPool {
       p += 1;
     }
     if (p + length > this.chunk.end) this.r.fail('string runs past its pool');
-    return this.r.slice(p, length).toString('utf8');
+    return decodePoolUtf8(this.r.slice(p, length));
   }
 
   private readUtf16(at: number): string {
@@ -118,4 +126,42 @@ export class StringPool {
     if (p + length * 2 > this.chunk.end) this.r.fail('string runs past its pool');
     return this.r.slice(p, length * 2).toString('utf16le');
   }
+}
+
+/**
+ * UTF-8 as aapt and aapt2 write it into string pools: characters outside the BMP are often two
+ * 3-byte surrogate sequences (CESU-8, libutils' utf16_to_utf8) instead of one 4-byte sequence, which
+ * Node's decoder would turn into U+FFFD. Both forms decode to the same string; anything else
+ * invalid becomes U+FFFD.
+ */
+export function decodePoolUtf8(bytes: Buffer): string {
+  if (!bytes.includes(0xed)) return bytes.toString('utf8');
+  const units: number[] = [];
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i];
+    const cont = (k: number) => i + k < bytes.length && (bytes[i + k] & 0xc0) === 0x80;
+    if (b < 0x80) {
+      units.push(b);
+      i += 1;
+    } else if (b >= 0xc0 && b < 0xe0 && cont(1)) {
+      units.push(((b & 0x1f) << 6) | (bytes[i + 1] & 0x3f));
+      i += 2;
+    } else if (b >= 0xe0 && b < 0xf0 && cont(1) && cont(2)) {
+      units.push(((b & 0x0f) << 12) | ((bytes[i + 1] & 0x3f) << 6) | (bytes[i + 2] & 0x3f));
+      i += 3;
+    } else if (b >= 0xf0 && b < 0xf8 && cont(1) && cont(2) && cont(3)) {
+      const cp = ((b & 0x07) << 18) | ((bytes[i + 1] & 0x3f) << 12) | ((bytes[i + 2] & 0x3f) << 6) | (bytes[i + 3] & 0x3f);
+      if (cp > 0xffff && cp <= 0x10ffff) units.push(0xd800 + ((cp - 0x10000) >> 10), 0xdc00 + ((cp - 0x10000) & 0x3ff));
+      else units.push(0xfffd);
+      i += 4;
+    } else {
+      units.push(0xfffd);
+      i += 1;
+    }
+  }
+  // Lone surrogates (a half pair) are not text: replace them as a UTF-8 decoder would.
+  let text = '';
+  for (let k = 0; k < units.length; k += 4096) text += String.fromCharCode(...units.slice(k, k + 4096));
+  return text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
 }

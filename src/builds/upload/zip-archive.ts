@@ -103,8 +103,19 @@ export class ZipArchive {
   }
 }
 
-/** Names are UTF-8 when flag bit 11 says so; otherwise CP437, which we read as latin1 (ASCII names are the same). */
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Names are UTF-8 when flag bit 11 says so. Without it the format says CP437, but macOS (ditto,
+ * Finder) and most current zippers write UTF-8 without setting the flag: a name that is valid UTF-8
+ * is read as UTF-8, anything else as latin1 (ASCII names are the same either way).
+ */
 function decodeName(entry: Entry): string {
   const raw = entry.fileName as unknown as Buffer;
-  return raw.toString(entry.generalPurposeBitFlag & 0x800 ? 'utf8' : 'latin1');
+  if (entry.generalPurposeBitFlag & 0x800) return raw.toString('utf8');
+  try {
+    return strictUtf8.decode(raw);
+  } catch {
+    return raw.toString('latin1');
+  }
 }
