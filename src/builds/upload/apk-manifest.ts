@@ -11,13 +11,12 @@ const ATTR = {
   name: 0x01010003,
   versionCode: 0x0101021b,
   versionName: 0x0101021c,
-  versionCodeMajor: 0x01010576,
 } as const;
 const MAIN_ACTION = 'android.intent.action.MAIN';
 const LAUNCHER_CATEGORY = 'android.intent.category.LAUNCHER';
 
 /**
- * Reads package → bundleId, versionName, versionCode (with versionCodeMajor) → buildNumber and the
+ * Reads package → bundleId, versionName, versionCode → buildNumber and the
  * app name from a compiled AndroidManifest.xml. References (`@string/…`) are resolved through
  * resources.arsc, which `loadResources` reads only when a value needs it.
  *
@@ -101,16 +100,15 @@ function launcherActivityLabel(elements: XmlElement[], application: XmlElement |
 }
 
 /**
- * versionCode as Android's `PackageInfo.getLongVersionCode()` has it: versionCodeMajor in the high
- * 32 bits when declared and non-zero, versionCode (unsigned) in the low ones, in decimal.
+ * versionCode exactly as `aapt dump badging` prints it (the issue's yardstick), in decimal.
+ * versionCodeMajor is deliberately not folded in: badging shows only versionCode, and so do CI
+ * scripts that compare against it (docs/builds.md).
  */
 function versionCodeText(attributes: XmlAttribute[]): string | null {
   const code = attr(attributes, 'versionCode', ATTR.versionCode);
-  const major = attr(attributes, 'versionCodeMajor', ATTR.versionCodeMajor);
-  const low = code && integerValue(code);
-  if (low === null || low === undefined) return cleanMetadataString(code && valueText(code));
-  const high = (major && integerValue(major)) ?? 0;
-  return ((BigInt(high >>> 0) << 32n) | BigInt(low >>> 0)).toString();
+  const value = code && integerValue(code);
+  if (value === null || value === undefined) return cleanMetadataString(code && valueText(code));
+  return String(value >>> 0);
 }
 
 function integerValue(a: XmlAttribute): number | null {
