@@ -50,12 +50,17 @@ cleanup() {
 }
 trap cleanup EXIT
 
-"${as_owner[@]}" "$bindir/initdb" -D "$dir/data" -U svc -A trust -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 \
+# ICU en-US ordering (PostgreSQL 15+), as many installs have, so locale-dependent queries show up;
+# older servers get their default libc locale.
+initdb=("${as_owner[@]}" "$bindir/initdb" -D "$dir/data" -U svc -A trust -E UTF8 --locale=C.UTF-8)
+"${initdb[@]}" --locale-provider=icu --icu-locale=en-US >"$dir/initdb.log" 2>&1 \
+  || { rm -rf "$dir/data"; "${initdb[@]}" >"$dir/initdb.log" 2>&1; } \
   || { cat "$dir/initdb.log" >&2; exit 1; }
 "${as_owner[@]}" "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start \
   -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \
   >/dev/null || { cat "$dir/server.log" >&2; exit 1; }
-echo "test:postgres: $("$bindir/postgres" --version) on 127.0.0.1:$port ($dir)"
+locale="$(sed -n 's/^ *\(provider\|ICU locale\|LC_COLLATE\): *//p' "$dir/initdb.log" | paste -sd ' ')"
+echo "test:postgres: $("$bindir/postgres" --version) on 127.0.0.1:$port, locale $locale ($dir)"
 
 export SVC_TEST_DATABASE_URL="postgres://svc@127.0.0.1:$port/postgres"
 run_jest "$@"
