@@ -49,7 +49,8 @@ export class BuildsRepository {
 
   async findPage(query: BuildPageQuery): Promise<{ items: BuildEntity[]; total: number }> {
     const qb = this.builds.createQueryBuilder('b');
-    if (query.q) qb.andWhere("LOWER(b.version_name) LIKE :q ESCAPE '\\'", { q: `%${escapeLike(query.q.toLowerCase())}%` });
+    // LOWER() folds ASCII letters only on SQLite (and on PostgreSQL's COLLATE "C" column): fold the term the same way.
+    if (query.q) qb.andWhere("LOWER(b.version_name) LIKE :q ESCAPE '\\'", { q: `%${escapeLike(asciiLowerCase(query.q))}%` });
     if (query.platform) qb.andWhere('b.platform = :platform', { platform: query.platform });
     if (query.status) qb.andWhere('b.status_label = :status', { status: query.status });
     if (query.appId !== undefined) qb.andWhere('b.app_id = :appId', { appId: query.appId });
@@ -94,6 +95,10 @@ export class BuildsRepository {
       return present;
     });
   }
+}
+
+function asciiLowerCase(text: string): string {
+  return text.replace(/[A-Z]/g, (c) => c.toLowerCase());
 }
 
 function escapeLike(text: string): string {

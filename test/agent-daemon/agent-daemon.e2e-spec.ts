@@ -1,5 +1,4 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
@@ -8,18 +7,15 @@ import { startRelay } from '../../src/bootstrap/start-relay';
 import { loadConfig } from '../../src/config/config.loader';
 import { RelayLogger } from '../../src/logging/relay-logger';
 import { MemberFactory } from '../support/factory';
-import { startTestRelay } from '../support/test-relay';
+import { startTestRelay, TestRelay } from '../support/test-relay';
 import { rawBody } from '../support/raw-body';
 import { agentToken } from '../agents/agent-kit';
 
 const ROOT = join(__dirname, '..', '..');
 
-/** The same relay again: same data directory (so the same tokens) on the same port. */
-async function restartRelay(dataDir: string, port: number): Promise<NestExpressApplication> {
-  const config = loadConfig(
-    { SVC_DATA_DIR: dataDir, SVC_PORT: String(port), SVC_HOST: '127.0.0.1', SVC_BCRYPT_COST: '4' },
-    dataDir,
-  );
+/** The same relay again: same data directory and database (so the same tokens) on the same port. */
+async function restartRelay(relay: TestRelay): Promise<NestExpressApplication> {
+  const config = loadConfig({ ...relay.env, SVC_PORT: String(relay.port) }, relay.dataDir);
   return startRelay(config, new RelayLogger(config.logLevel, () => undefined));
 }
 
@@ -33,7 +29,7 @@ describe('reference agent as a process (svc agent --fake)', () => {
     const members = new MemberFactory(first);
     const token = await agentToken(members);
     const view = await members.pat(await members.member('Viewer'), 'view');
-    const { dataDir, port, url } = first;
+    const { url } = first;
 
     daemon = spawn(
       process.execPath,
@@ -59,7 +55,7 @@ describe('reference agent as a process (svc agent --fake)', () => {
     expect(Buffer.compare((await served()).body, fakePng('fake-ios-proc'))).toBe(0);
 
     await first.app.close();
-    const second = await restartRelay(dataDir, port);
+    const second = await restartRelay(first);
     try {
       // a fresh relay knows no devices: this works only once the agent reconnected and re-sent hello and devices
       expect(Buffer.compare((await served()).body, fakePng('fake-ios-proc'))).toBe(0);
@@ -76,7 +72,7 @@ describe('reference agent as a process (svc agent --fake)', () => {
       expect(status).toBe(502); // the agent said goodbye: its sessions are offline
     } finally {
       await second.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      await first.discard();
     }
   }, 60_000);
 });

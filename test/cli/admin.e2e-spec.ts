@@ -14,7 +14,10 @@ describe('svc admin', () => {
   afterEach(() => relay.close());
 
   const admin = (args: string[], env: Record<string, string | undefined> = {}) =>
-    runCli(['admin', ...args, '--data-dir', relay.dataDir], { env: { SVC_ADMIN_PASSWORD: PASSWORD, ...env } });
+    runCli(['admin', ...args, '--data-dir', relay.dataDir], {
+      // The relay's database: its SQLite file in the data dir, or its PostgreSQL test database.
+      env: { SVC_ADMIN_PASSWORD: PASSWORD, SVC_DATABASE_URL: relay.env.SVC_DATABASE_URL, ...env },
+    });
 
   const login = (email: string, password: string) => request(relay.url).post('/api/v1/auth/login').send({ email, password });
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import * as tar from 'tar-stream';
 import { MemberFactory } from '../support/factory';
 import { images } from '../support/images';
-import { startTestRelay, TestRelay } from '../support/test-relay';
+import { describeSqliteOnly, startTestRelay, TestRelay } from '../support/test-relay';
 import { simulatorBuild } from './build-fixtures';
 import { emptyDir, runCli } from './cli-process';
 
@@ -11,7 +11,7 @@ import { emptyDir, runCli } from './cli-process';
  * `svc backup` while the relay runs and takes writes, then `svc restore` into a fresh data dir and a
  * new relay started on it: the same members, tokens, stored files (and builds, with the builds API).
  */
-describe('svc backup / svc restore', () => {
+describeSqliteOnly('the archive holds a VACUUM INTO copy of svc.sqlite; on PostgreSQL back up with pg_dump')('svc backup / svc restore', () => {
   let relay: TestRelay;
   let members: MemberFactory;
   const restored: TestRelay[] = [];
@@ -121,6 +121,20 @@ describe('svc backup / svc restore', () => {
     const result = await runCli(['backup', join(emptyDir(), 'x.tar'), '--data-dir', emptyDir()]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('No relay database at');
+  });
+});
+
+describe('svc backup / svc restore with PostgreSQL configured', () => {
+  // Refused before any connection is made, so this runs on every test dialect.
+  const env = { SVC_DATABASE_URL: 'postgres://svc@127.0.0.1:1/svc' };
+
+  it('backup is exit 1 and points to pg_dump; restore is exit 1', async () => {
+    const backup = await runCli(['backup', join(emptyDir(), 'x.tar'), '--data-dir', emptyDir()], { env });
+    expect(backup.code).toBe(1);
+    expect(backup.stderr).toContain('for PostgreSQL back up with pg_dump');
+    const restore = await runCli(['restore', join(emptyDir(), 'x.tar'), '--data-dir', emptyDir()], { env });
+    expect(restore.code).toBe(1);
+    expect(restore.stderr).toContain('svc restore restores into SQLite; the configured database is PostgreSQL');
   });
 });
 

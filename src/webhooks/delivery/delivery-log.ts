@@ -7,6 +7,12 @@ import { WebhookDeliveryEntity } from '../webhook-delivery.entity';
 /** Attempts kept per webhook; older ones are dropped as new ones arrive. */
 export const DELIVERY_LOG_SIZE = 50;
 
+/**
+ * Newest attempt first. By attempt time, not by id: attempts finish (and are inserted) in any
+ * order, and on PostgreSQL concurrent inserts take ids in no particular order either.
+ */
+const NEWEST_FIRST = { attemptedAt: 'DESC', id: 'DESC' } as const;
+
 /** The per-webhook delivery log behind GET /webhooks/:id/deliveries. */
 @Injectable()
 export class DeliveryLog {
@@ -22,7 +28,7 @@ export class DeliveryLog {
       await repo.insert(entry);
       const stale = await repo.find({
         where: { webhookId: entry.webhookId },
-        order: { id: 'DESC' },
+        order: NEWEST_FIRST,
         skip: DELIVERY_LOG_SIZE,
         select: { id: true },
       });
@@ -31,6 +37,6 @@ export class DeliveryLog {
   }
 
   latest(webhookId: number): Promise<WebhookDeliveryEntity[]> {
-    return this.attempts.find({ where: { webhookId }, order: { id: 'DESC' }, take: DELIVERY_LOG_SIZE });
+    return this.attempts.find({ where: { webhookId }, order: NEWEST_FIRST, take: DELIVERY_LOG_SIZE });
   }
 }
