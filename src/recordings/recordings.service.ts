@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Request } from 'express';
-import { readdir, rename, stat, unlink } from 'node:fs/promises';
+import { rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Repository } from 'typeorm';
 import { Clock } from '../common/clock';
@@ -10,6 +10,7 @@ import { ErrorMessages } from '../common/errors/error-messages';
 import { badRequest, notFound } from '../common/errors/relay-exception';
 import { receiveMultipart } from '../common/multipart/multipart-receiver';
 import { StoragePaths } from '../common/storage/storage-paths';
+import { removeUnreferencedFiles } from '../common/storage/unreferenced-files';
 import { HOUR_MS } from '../common/time';
 import { RelayConfig } from '../config/relay-config';
 import { After, AtOrBefore } from '../database/timestamp.column';
@@ -114,23 +115,15 @@ export class RecordingsService {
     }
     return expired.length;
   }
-  /**
-   * Files in the recordings folder no row references (a crash between the move and the insert,
-   * or between a purge's row delete and its unlink). References are read after the folder is
-   * listed; files younger than `graceMs` are kept, since their row may be about to be written.
-   */
-  async sweepOrphans(graceMs: number, nowMs = Date.now()): Promise<number> {
-    const names = await readdir(this.storage.recordings).catch(() => [] as string[]);
-    if (!names.length) return 0;
-    const referenced = new Set((await this.recordings.find({ select: { filename: true } })).map((r) => r.filename));
-    let removed = 0;
-    for (const name of names.filter((n) => !referenced.has(n))) {
-      const info = await stat(join(this.storage.recordings, name)).catch(() => null);
-      if (!info?.isFile() || nowMs - info.mtimeMs < graceMs) continue;
-      await unlink(join(this.storage.recordings, name)).catch(() => undefined);
-      removed++;
-    }
-    return removed;
+
+  /** Removes files in the recordings folder that no row references (see removeUnreferencedFiles). */
+  sweepOrphans(graceMs: number, nowMs = Date.now()): Promise<number> {
+    return removeUnreferencedFiles(
+      this.storage.recordings,
+      async () => new Set((await this.recordings.find({ select: { filename: true } })).map((r) => r.filename)),
+      graceMs,
+      nowMs,
+    );
   }
 }
 
