@@ -1,9 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import { rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Repository } from 'typeorm';
+import { sendStoredFile } from '../common/api/send-stored-file';
 import { Clock } from '../common/clock';
 import { randomHex } from '../common/crypto/secret-token';
 import { ErrorMessages } from '../common/errors/error-messages';
@@ -22,16 +23,11 @@ export const RECORDING_TTL_MS = 72 * HOUR_MS;
 /** The only names a recording file ever has; anything else in a URL is 404 without touching the disk. */
 const FILENAME_PATTERN = /^rec-[0-9a-f]{32}\.(webm|mkv|mp4|mov)$/;
 const MAX_SESSION_ID_LENGTH = 200;
+const RECORDING_NOT_FOUND = 'Recording not found';
 
 export interface UploadQuery {
   sessionId?: unknown;
   buildId?: unknown;
-}
-
-export interface StoredRecordingFile {
-  path: string;
-  mime: string;
-  size: number;
 }
 
 /** Screen recordings: streamed upload checked by its bytes, listing, serving until 72 hours, purge. */
@@ -96,12 +92,19 @@ export class RecordingsService {
     return rows.map(toRecording);
   }
 
-  /** The file of a live recording; 404 for anything else (unknown, malformed name, past 72 hours). */
-  async file(filename: string): Promise<StoredRecordingFile> {
-    if (!FILENAME_PATTERN.test(filename)) throw notFound('Recording not found');
+  /** Streams a live recording with Range support (206 / 416); 404 for an unknown or malformed name, or past 72 hours. */
+  async send(filename: string, res: Response): Promise<void> {
+    if (!FILENAME_PATTERN.test(filename)) throw notFound(RECORDING_NOT_FOUND);
     const recording = await this.recordings.findOneBy({ filename });
-    if (!recording || recording.expiresAt.getTime() <= this.clock.nowMs()) throw notFound('Recording not found');
-    return { path: join(this.storage.recordings, recording.filename), mime: recording.mime, size: recording.fileSize };
+    if (!recording || recording.expiresAt.getTime() <= this.clock.nowMs()) throw notFound(RECORDING_NOT_FOUND);
+    const headers = {
+      'Content-Type': recording.mime,
+      'X-Content-Type-Options': 'nosniff',
+      'Content-Security-Policy': "default-src 'none'; sandbox",
+      'Cache-Control': 'private, no-cache',
+    };
+    const path = join(this.storage.recordings, recording.filename);
+    await sendStoredFile(res, path, { dotfiles: 'deny', headers }, RECORDING_NOT_FOUND);
   }
 
   /** Deletes recordings past their 72 hours: the row first (so it is never served), then the file. */
