@@ -3,7 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import type { Request, Response } from 'express';
 import { rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Repository } from 'typeorm';
+import { In, Repository } from 'typeorm';
 import { sendStoredFile } from '../common/api/send-stored-file';
 import { Clock } from '../common/clock';
 import { randomHex } from '../common/crypto/secret-token';
@@ -24,6 +24,8 @@ export const RECORDING_TTL_MS = 72 * HOUR_MS;
 const FILENAME_PATTERN = /^rec-[0-9a-f]{32}\.(webm|mkv|mp4|mov)$/;
 const MAX_SESSION_ID_LENGTH = 200;
 const RECORDING_NOT_FOUND = 'Recording not found';
+/** Rows deleted per statement by the purge (well under SQLite's bound-parameter limit). */
+const PURGE_BATCH = 500;
 
 export interface UploadQuery {
   sessionId?: unknown;
@@ -109,12 +111,18 @@ export class RecordingsService {
 
   /** Deletes recordings past their 72 hours: the row first (so it is never served), then the file. */
   async purgeExpired(): Promise<number> {
-    const expired = await this.recordings.find({ where: { expiresAt: AtOrBefore(this.clock.now()) } });
-    for (const recording of expired) {
-      await this.recordings.delete({ id: recording.id });
-      await unlink(join(this.storage.recordings, recording.filename)).catch((err: NodeJS.ErrnoException) => {
-        if (err.code !== 'ENOENT') this.logger.warn(`Could not remove ${recording.filename}: ${err.message}`);
-      });
+    const expired = await this.recordings.find({
+      where: { expiresAt: AtOrBefore(this.clock.now()) },
+      select: { id: true, filename: true },
+    });
+    for (let i = 0; i < expired.length; i += PURGE_BATCH) {
+      const batch = expired.slice(i, i + PURGE_BATCH);
+      await this.recordings.delete({ id: In(batch.map((r) => r.id)) });
+      for (const recording of batch) {
+        await unlink(join(this.storage.recordings, recording.filename)).catch((err: NodeJS.ErrnoException) => {
+          if (err.code !== 'ENOENT') this.logger.warn(`Could not remove ${recording.filename}: ${err.message}`);
+        });
+      }
     }
     return expired.length;
   }
