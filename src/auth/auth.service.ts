@@ -3,6 +3,7 @@ import type { Principal } from '../common/auth/principal';
 import type { Role } from '../common/auth/role';
 import { ErrorMessages } from '../common/errors/error-messages';
 import { badRequest, forbidden, unauthorized } from '../common/errors/relay-exception';
+import { SerialQueue } from '../common/serial-queue';
 import { UsersService } from '../users/users.service';
 import { LoginThrottleService } from './login-throttle.service';
 import { ActiveSession, SessionsService } from './sessions.service';
@@ -11,7 +12,7 @@ import { ActiveSession, SessionsService } from './sessions.service';
 @Injectable()
 export class AuthService {
   /** Serialises first-admin creation so two parallel inits cannot both succeed. */
-  private initQueue: Promise<unknown> = Promise.resolve();
+  private readonly initQueue = new SerialQueue();
 
   constructor(
     private readonly users: UsersService,
@@ -29,13 +30,11 @@ export class AuthService {
    * request is not from the relay host. Used by /auth/init and `svc admin init` (always local).
    */
   initialize(email: string, password: string, fromRelayHost = true): Promise<void> {
-    const run = this.initQueue.then(async () => {
+    return this.initQueue.run(async () => {
       if ((await this.users.count()) > 0) throw forbidden(ErrorMessages.alreadyInitialized);
       if (!fromRelayHost) throw forbidden(ErrorMessages.initNotFromHost);
       await this.users.create({ email, password, role: 'Admin' });
     });
-    this.initQueue = run.catch(() => undefined);
-    return run;
   }
 
   async login(address: string, email: string, password: string): Promise<{ role: Role; session: ActiveSession }> {

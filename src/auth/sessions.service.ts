@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectRepository } from '@nestjs/typeorm';
-import { In, Not, Repository } from 'typeorm';
+import { In, Repository } from 'typeorm';
 import { Clock } from '../common/clock';
 import { randomBase64Url, sha256Hex } from '../common/crypto/secret-token';
 import { DAY_MS } from '../common/time';
@@ -56,10 +56,9 @@ export class SessionsService {
     this.events.emit(SessionsRevokedEvent.eventName, new SessionsRevokedEvent(userId, [sessionId]));
   }
 
-  /** Ends every session of a member, optionally keeping one (the browser that changed the password). */
-  async endAllFor(userId: number, exceptSessionId?: number): Promise<void> {
-    const where = exceptSessionId ? { userId, id: Not(exceptSessionId) } : { userId };
-    const doomed = await this.sessions.find({ where, select: { id: true } });
+  /** Ends every session of a member (password change or reset, member deletion). */
+  async endAllFor(userId: number): Promise<void> {
+    const doomed = await this.sessions.find({ where: { userId }, select: { id: true } });
     if (!doomed.length) return;
     await this.sessions.delete({ id: In(doomed.map((s) => s.id)) });
     this.events.emit(

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { Response } from 'express';
 import { stat } from 'node:fs/promises';
+import { sendStoredFile } from '../common/api/send-stored-file';
 import { ErrorMessages } from '../common/errors/error-messages';
 import { notFound } from '../common/errors/relay-exception';
-import { sendFileFailure, type SendFileError } from '../common/errors/send-file-failure';
 import { StoragePaths } from '../common/storage/storage-paths';
 import { BuildQueryService } from './build-query.service';
 import { BuildFiles } from './storage/build-files';
@@ -35,20 +35,16 @@ export class BuildDownloadService {
     const path = this.files.pathOf(build.fileName);
     if (!(await stat(path).catch(() => null))?.isFile()) throw notFound(ErrorMessages.buildNotFound);
     const type = CONTENT_TYPES.find(([suffix]) => build.fileName.endsWith(suffix))?.[1] ?? 'application/octet-stream';
-    await new Promise<void>((resolve) => {
-      res.download(
-        path,
-        build.originalName || `build-${build.id}${build.fileName.slice(build.fileName.indexOf('.'))}`,
-        {
-          dotfiles: 'allow',
-          lastModified: true,
-          headers: { 'Content-Type': type, 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'private, no-store' },
-        },
-        (err?: SendFileError) => {
-          if (err && !res.headersSent) sendFileFailure(res, err, ErrorMessages.buildNotFound);
-          resolve();
-        },
-      );
-    });
+    const downloadName = build.originalName || `build-${build.id}${build.fileName.slice(build.fileName.indexOf('.'))}`;
+    await sendStoredFile(
+      res,
+      path,
+      {
+        downloadName,
+        dotfiles: 'allow',
+        headers: { 'Content-Type': type, 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'private, no-store' },
+      },
+      ErrorMessages.buildNotFound,
+    );
   }
 }

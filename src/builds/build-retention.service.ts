@@ -57,9 +57,9 @@ export class BuildRetentionService {
     await this.files.remove(unreferenced);
 
     const onDisk = new Set(present.map((f) => f.name));
-    const missing = rows.filter((r) => !onDisk.has(r.fileName)).map((r) => r.id);
+    const missing = new Set(rows.filter((r) => !onDisk.has(r.fileName)).map((r) => r.id));
     // A row inserted after the listing above has its file by now; re-check before deleting.
-    const stillMissing = (await this.builds.allFiles()).filter((r) => missing.includes(r.id));
+    const stillMissing = (await this.builds.allFiles()).filter((r) => missing.has(r.id));
     const nowPresent = new Set((await this.files.list()).map((f) => f.name));
     const deleted = await this.builds.deleteByIds(stillMissing.filter((r) => !nowPresent.has(r.fileName)).map((r) => r.id));
     if (deleted.length) {

@@ -7,6 +7,7 @@ import { BuildsDeletedEvent } from '../builds/events/builds-deleted.event';
 import type { Principal } from '../common/auth/principal';
 import { Clock } from '../common/clock';
 import { badRequest, forbidden, notFound } from '../common/errors/relay-exception';
+import { isPositiveId } from '../common/validation/parse-id.pipe';
 import { TransactionRunner } from '../database/transaction-runner';
 import { ImageForm, StoredImagesService } from '../uploads/stored-images.service';
 import { CommentAttachmentEntity } from './comment-attachment.entity';
@@ -124,7 +125,7 @@ export class CommentsService {
   /** Validates `build_id` (400), runs the other field checks, then requires the build to exist (404). */
   private async existingBuild(value: unknown, checkFields?: () => void): Promise<number> {
     const text = typeof value === 'string' ? value.trim() : '';
-    if (!/^[1-9]\d{0,15}$/.test(text)) throw badRequest(CommentMessages.buildIdRequired);
+    if (!isPositiveId(text)) throw badRequest(CommentMessages.buildIdRequired);
     checkFields?.();
     return (await this.builds.get(Number(text))).id;
   }

@@ -13,13 +13,9 @@ export class RelayLogger implements LoggerService {
   readonly buffer = new LogBuffer(500);
 
   constructor(
-    private level: LogLevel = 'info',
+    private readonly level: LogLevel = 'info',
     private readonly write: (line: string, level: LogLevel) => void = defaultWrite,
   ) {}
-
-  setLevel(level: LogLevel): void {
-    this.level = level;
-  }
 
   log(message: unknown, context?: string): void {
     this.record('info', message, context);

@@ -6,7 +6,6 @@ import type { Request, Response } from 'express';
 import { Auth } from '../common/auth/auth.decorator';
 import type { Principal } from '../common/auth/principal';
 import { CurrentPrincipal } from '../common/auth/principal.decorator';
-import { sendFileFailure, type SendFileError } from '../common/errors/send-file-failure';
 import { Recording, RecordingUploaded } from './recordings.mapper';
 import { RecordingsService, UploadQuery } from './recordings.service';
 
@@ -52,19 +51,7 @@ export class RecordingsController {
     'the recording (Range requests answered 206, or 416)',
   )
   @ApiErrors(401, 404)
-  async download(@Param('filename') filename: string, @Res() res: Response): Promise<void> {
-    const file = await this.recordings.file(filename);
-    const headers = {
-      'Content-Type': file.mime,
-      'X-Content-Type-Options': 'nosniff',
-      'Content-Security-Policy': "default-src 'none'; sandbox",
-      'Cache-Control': 'private, no-cache',
-    };
-    await new Promise<void>((done) => {
-      res.sendFile(file.path, { acceptRanges: true, dotfiles: 'deny', headers }, (err?: SendFileError) => {
-        if (err && !res.headersSent) sendFileFailure(res, err, 'Recording not found');
-        done();
-      });
-    });
+  download(@Param('filename') filename: string, @Res() res: Response): Promise<void> {
+    return this.recordings.send(filename, res);
   }
 }

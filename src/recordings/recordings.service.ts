@@ -1,15 +1,17 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import type { Request } from 'express';
-import { readdir, rename, stat, unlink } from 'node:fs/promises';
+import type { Request, Response } from 'express';
+import { rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Repository } from 'typeorm';
+import { In, Repository } from 'typeorm';
+import { sendStoredFile } from '../common/api/send-stored-file';
 import { Clock } from '../common/clock';
 import { randomHex } from '../common/crypto/secret-token';
 import { ErrorMessages } from '../common/errors/error-messages';
 import { badRequest, notFound } from '../common/errors/relay-exception';
 import { receiveMultipart } from '../common/multipart/multipart-receiver';
 import { StoragePaths } from '../common/storage/storage-paths';
+import { removeUnreferencedFiles } from '../common/storage/unreferenced-files';
 import { HOUR_MS } from '../common/time';
 import { RelayConfig } from '../config/relay-config';
 import { After, AtOrBefore } from '../database/timestamp.column';
@@ -21,16 +23,13 @@ export const RECORDING_TTL_MS = 72 * HOUR_MS;
 /** The only names a recording file ever has; anything else in a URL is 404 without touching the disk. */
 const FILENAME_PATTERN = /^rec-[0-9a-f]{32}\.(webm|mkv|mp4|mov)$/;
 const MAX_SESSION_ID_LENGTH = 200;
+const RECORDING_NOT_FOUND = 'Recording not found';
+/** Rows deleted per statement by the purge (well under SQLite's bound-parameter limit). */
+const PURGE_BATCH = 500;
 
 export interface UploadQuery {
   sessionId?: unknown;
   buildId?: unknown;
-}
-
-export interface StoredRecordingFile {
-  path: string;
-  mime: string;
-  size: number;
 }
 
 /** Screen recordings: streamed upload checked by its bytes, listing, serving until 72 hours, purge. */
@@ -95,42 +94,47 @@ export class RecordingsService {
     return rows.map(toRecording);
   }
 
-  /** The file of a live recording; 404 for anything else (unknown, malformed name, past 72 hours). */
-  async file(filename: string): Promise<StoredRecordingFile> {
-    if (!FILENAME_PATTERN.test(filename)) throw notFound('Recording not found');
+  /** Streams a live recording with Range support (206 / 416); 404 for an unknown or malformed name, or past 72 hours. */
+  async send(filename: string, res: Response): Promise<void> {
+    if (!FILENAME_PATTERN.test(filename)) throw notFound(RECORDING_NOT_FOUND);
     const recording = await this.recordings.findOneBy({ filename });
-    if (!recording || recording.expiresAt.getTime() <= this.clock.nowMs()) throw notFound('Recording not found');
-    return { path: join(this.storage.recordings, recording.filename), mime: recording.mime, size: recording.fileSize };
+    if (!recording || recording.expiresAt.getTime() <= this.clock.nowMs()) throw notFound(RECORDING_NOT_FOUND);
+    const headers = {
+      'Content-Type': recording.mime,
+      'X-Content-Type-Options': 'nosniff',
+      'Content-Security-Policy': "default-src 'none'; sandbox",
+      'Cache-Control': 'private, no-cache',
+    };
+    const path = join(this.storage.recordings, recording.filename);
+    await sendStoredFile(res, path, { dotfiles: 'deny', headers }, RECORDING_NOT_FOUND);
   }
 
   /** Deletes recordings past their 72 hours: the row first (so it is never served), then the file. */
   async purgeExpired(): Promise<number> {
-    const expired = await this.recordings.find({ where: { expiresAt: AtOrBefore(this.clock.now()) } });
-    for (const recording of expired) {
-      await this.recordings.delete({ id: recording.id });
-      await unlink(join(this.storage.recordings, recording.filename)).catch((err: NodeJS.ErrnoException) => {
-        if (err.code !== 'ENOENT') this.logger.warn(`Could not remove ${recording.filename}: ${err.message}`);
-      });
+    const expired = await this.recordings.find({
+      where: { expiresAt: AtOrBefore(this.clock.now()) },
+      select: { id: true, filename: true },
+    });
+    for (let i = 0; i < expired.length; i += PURGE_BATCH) {
+      const batch = expired.slice(i, i + PURGE_BATCH);
+      await this.recordings.delete({ id: In(batch.map((r) => r.id)) });
+      for (const recording of batch) {
+        await unlink(join(this.storage.recordings, recording.filename)).catch((err: NodeJS.ErrnoException) => {
+          if (err.code !== 'ENOENT') this.logger.warn(`Could not remove ${recording.filename}: ${err.message}`);
+        });
+      }
     }
     return expired.length;
   }
-  /**
-   * Files in the recordings folder no row references (a crash between the move and the insert,
-   * or between a purge's row delete and its unlink). References are read after the folder is
-   * listed; files younger than `graceMs` are kept, since their row may be about to be written.
-   */
-  async sweepOrphans(graceMs: number, nowMs = Date.now()): Promise<number> {
-    const names = await readdir(this.storage.recordings).catch(() => [] as string[]);
-    if (!names.length) return 0;
-    const referenced = new Set((await this.recordings.find({ select: { filename: true } })).map((r) => r.filename));
-    let removed = 0;
-    for (const name of names.filter((n) => !referenced.has(n))) {
-      const info = await stat(join(this.storage.recordings, name)).catch(() => null);
-      if (!info?.isFile() || nowMs - info.mtimeMs < graceMs) continue;
-      await unlink(join(this.storage.recordings, name)).catch(() => undefined);
-      removed++;
-    }
-    return removed;
+
+  /** Removes files in the recordings folder that no row references (see removeUnreferencedFiles). */
+  sweepOrphans(graceMs: number, nowMs = Date.now()): Promise<number> {
+    return removeUnreferencedFiles(
+      this.storage.recordings,
+      async () => new Set((await this.recordings.find({ select: { filename: true } })).map((r) => r.filename)),
+      graceMs,
+      nowMs,
+    );
   }
 }
 

@@ -24,6 +24,8 @@ export const AGENT_CONNECT_PATH = '/api/v1/agent/connect';
 export class RelayHostDetailsService {
   /** The port actually bound (differs from config when SVC_PORT=0). */
   private listeningPort: number | null = null;
+  /** Read once: whether the process runs in a container does not change while it runs. */
+  private readonly inContainer = runningInContainer();
 
   constructor(
     private readonly config: RelayConfig,
@@ -36,7 +38,7 @@ export class RelayHostDetailsService {
 
   details(): RelayHostDetails {
     const port = this.listeningPort ?? this.config.port;
-    const lanHost = runningInContainer() ? null : firstLanAddress();
+    const lanHost = this.inContainer ? null : firstLanAddress();
     const publicBaseUrl = this.publicUrl.publicBaseUrl();
     const scheme = this.publicUrl.servesHttps ? 'wss' : 'ws';
     const agentRelayUrl = publicBaseUrl

@@ -96,11 +96,6 @@ export class TokensService {
     }
     return { token, user: token.user, scopes: token.scope.split(',') as Scope[] };
   }
-
-  /** Token ids of a member, used to find agents to disconnect. */
-  async idsFor(userId: number): Promise<number[]> {
-    return (await this.tokens.find({ where: { userId }, select: { id: true } })).map((t) => t.id);
-  }
 }
 
 /** `expires_in_days`: a number ≥ 0 or a numeric string; 0 or absent = never; too far to be a date = 400. */

@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import { mkdirSync } from 'node:fs';
-import { readdir, rename, stat, unlink } from 'node:fs/promises';
+import { rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomHex } from '../common/crypto/secret-token';
 import { badRequest } from '../common/errors/relay-exception';
 import { FileFieldRule, receiveMultipart } from '../common/multipart/multipart-receiver';
 import { StoragePaths } from '../common/storage/storage-paths';
+import { removeUnreferencedFiles } from '../common/storage/unreferenced-files';
 import { IMAGE_EXTENSION, IMAGE_MIME, ImageType, imageTypeOfStoredName, sniffImageType } from './image-type';
 
 const MB = 1024 * 1024;
@@ -124,29 +125,18 @@ export class StoredImagesService {
   }
 
   /**
-   * Deletes files in a folder that no row references (left by a deleted build's comments, a
-   * crash between steps). References are read after the folder is listed, so a file stored
-   * meanwhile is never taken for an orphan. Files younger than `graceMs` are kept as well.
+   * Deletes files in a folder that no row references (left by a deleted build's comments, a crash
+   * between steps); `referenced` returns paths relative to uploads (`comments/<name>.png`).
    */
-  async sweepOrphans(
+  sweepOrphans(
     folder: UploadFolder,
     referenced: () => Promise<Set<string>>,
     graceMs: number,
     nowMs = Date.now(),
   ): Promise<number> {
-    const dir = join(this.paths.uploads, folder);
-    const names = await readdir(dir).catch(() => [] as string[]);
-    if (!names.length) return 0;
-    const inUse = await referenced();
-    let removed = 0;
-    for (const name of names) {
-      const relative = `${folder}/${name}`;
-      if (inUse.has(relative)) continue;
-      const info = await stat(join(dir, name)).catch(() => null);
-      if (!info?.isFile() || nowMs - info.mtimeMs < graceMs) continue;
-      await unlink(join(dir, name)).catch(() => undefined);
-      removed++;
-    }
-    return removed;
+    const prefix = `${folder}/`;
+    const namesInUse = async () =>
+      new Set([...(await referenced())].filter((p) => p.startsWith(prefix)).map((p) => p.slice(prefix.length)));
+    return removeUnreferencedFiles(join(this.paths.uploads, folder), namesInUse, graceMs, nowMs);
   }
 }

@@ -45,15 +45,8 @@ export class UsersService {
   }
 
   async create(input: { email: string; password: string; role: Role; displayName?: string | null }): Promise<UserEntity> {
-    const user = this.users.create({
-      email: normalizeEmail(input.email),
-      passwordHash: await this.hasher.hash(input.password),
-      displayName: input.displayName?.trim() || null,
-      role: input.role,
-      avatarPath: null,
-      createdAt: this.clock.now(),
-    });
-    return this.users.save(user);
+    const { password, ...member } = input;
+    return this.insertHashed(this.users.manager, { ...member, passwordHash: await this.hasher.hash(password) });
   }
 
   /** Inserts a member whose password is already hashed, inside the caller's transaction (invitation accept). */

@@ -32,13 +32,10 @@ describeSqliteOnly('the archive holds a VACUUM INTO copy of svc.sqlite; on Postg
     await members.as(owner, 'patch', '/api/v1/profile').attach('avatar', avatarBytes, 'owner.png').expect(200);
     const avatarUrl: string = (await members.as(owner, 'get', '/api/v1/auth/me').expect(200)).body.avatarUrl;
     const avatarPath = avatarUrl.replace(/^\/uploads\//, 'uploads/');
-    const buildsApi = (await members.withPat(devPat, 'post', '/api/v1/builds')).status !== 404;
     const uploaded: number[] = [];
-    if (buildsApi) {
-      const build = await simulatorBuild({ bundleId: 'com.example.backup' });
-      const res = await members.withPat(devPat, 'post', '/api/v1/builds').attach('file', build.path).expect(201);
-      uploaded.push(res.body.id);
-    }
+    const build = await simulatorBuild({ bundleId: 'com.example.backup' });
+    const res = await members.withPat(devPat, 'post', '/api/v1/builds').attach('file', build.path).expect(201);
+    uploaded.push(res.body.id);
 
     // Keep the relay busy while the backup runs: new tokens (and uploads) committing concurrently.
     let writing = true;
@@ -46,7 +43,7 @@ describeSqliteOnly('the archive holds a VACUUM INTO copy of svc.sqlite; on Postg
       let n = 0;
       while (writing) {
         await members.pat(owner);
-        if (buildsApi && n++ % 5 === 0) {
+        if (n++ % 5 === 0) {
           const build = await simulatorBuild({ bundleId: 'com.example.backup', buildNumber: String(100 + n) });
           await members.withPat(devPat, 'post', '/api/v1/builds').attach('file', build.path).expect(201);
         }
@@ -83,12 +80,10 @@ describeSqliteOnly('the archive holds a VACUUM INTO copy of svc.sqlite; on Postg
     expect(readFileSync(join(freshDir, avatarPath)).equals(avatarBytes)).toBe(true);
     const served = await copy.http().get(avatarUrl).set('Cookie', cookie).buffer(true).expect(200);
     expect(Buffer.from(served.body).equals(avatarBytes)).toBe(true);
-    if (buildsApi) {
-      for (const id of uploaded) {
-        const build = await copy.http().get(`/api/v1/builds/${id}`).set('Authorization', `Bearer ${devPat}`).expect(200);
-        expect(build.body.bundle_id).toBe('com.example.backup');
-        await copy.http().get(`/api/v1/builds/${id}/download`).set('Authorization', `Bearer ${devPat}`).expect(200);
-      }
+    for (const id of uploaded) {
+      const build = await copy.http().get(`/api/v1/builds/${id}`).set('Authorization', `Bearer ${devPat}`).expect(200);
+      expect(build.body.bundle_id).toBe('com.example.backup');
+      await copy.http().get(`/api/v1/builds/${id}/download`).set('Authorization', `Bearer ${devPat}`).expect(200);
     }
   }, 60_000);
 

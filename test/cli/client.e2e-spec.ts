@@ -16,16 +16,12 @@ describe('svc client commands', () => {
   let members: MemberFactory;
   let devPat: string;
   let viewerPat: string;
-  /** The builds API comes from another branch; its happy paths run once POST /api/v1/builds exists. */
-  let buildsApi = false;
 
   beforeAll(async () => {
     relay = await startTestRelay();
     members = new MemberFactory(relay);
     devPat = await members.pat(await members.member('Developer'));
     viewerPat = await members.pat(await members.member('Viewer'));
-    const probe = await members.withPat(devPat, 'post', '/api/v1/builds');
-    buildsApi = probe.status !== 404;
   });
   afterAll(() => relay.close());
 
@@ -44,19 +40,6 @@ describe('svc client commands', () => {
     expect(result.stderr).toBe(`svc: ${error}\n`);
     expect(result.stdout).toBe('');
   }
-
-  const whenBuildsApi = (name: string, test: () => Promise<void>, timeout?: number) =>
-    it(
-      name,
-      async () => {
-        if (!buildsApi) {
-          console.warn(`skipped "${name}": POST /api/v1/builds answers 404 on this branch (builds API not merged yet)`);
-          return;
-        }
-        await test();
-      },
-      timeout,
-    );
 
   describe('usage (exit 2) and --help (exit 0)', () => {
     it('--help on every command shows usage and examples', async () => {
@@ -143,12 +126,12 @@ describe('svc client commands', () => {
       expectRefusal(await svc(['builds', 'list'], { SVC_TOKEN: bogus }), answer.error);
     });
 
-    it('upload refused by the relay (Viewer, or no builds API yet): exit 1 with its message', async () => {
+    it('upload refused by the relay (Viewer): exit 1 with its message', async () => {
       const build = await simulatorBuild();
       const answer = await relayAnswer('post', '/api/v1/builds', viewerPat);
       expect(answer.status).toBeGreaterThanOrEqual(400);
       expectRefusal(await svc(['upload', build.path, '--json'], { SVC_TOKEN: viewerPat }), answer.error);
-      if (buildsApi) expect(answer.error).toBe('Viewers have read-only access');
+      expect(answer.error).toBe('Viewers have read-only access');
     });
 
     it('an unreachable relay is exit 1 with a plain message', async () => {
@@ -168,7 +151,7 @@ describe('svc client commands', () => {
   });
 
   describe('with the builds API', () => {
-    whenBuildsApi('upload --status --label --json prints one JSON line: the build summary', async () => {
+    it('upload --status --label --json prints one JSON line: the build summary', async () => {
       const build = await simulatorBuild({ bundleId: 'com.example.cli', version: '2.0.1', buildNumber: '77' });
       const result = await svc(['upload', build.path, '--status', 'Backlog', '--label', 'feature/cli', '--json']);
       expect(result.stderr).toBe('');
@@ -215,11 +198,11 @@ describe('svc client commands', () => {
       expect(apps.items.some((a: { bundle_id_key: string }) => a.bundle_id_key === 'com.example.cli')).toBe(true);
     });
 
-    whenBuildsApi('builds show of a missing build: exit 1, "Build not found"', async () => {
+    it('builds show of a missing build: exit 1, "Build not found"', async () => {
       expectRefusal(await svc(['builds', 'show', '987654']), 'Build not found');
     });
 
-    whenBuildsApi(
+    it(
       'a 300 MB upload streams: the CLI\'s memory stays far below the file size',
       async () => {
         const size = 300 * 1024 * 1024;

@@ -1,4 +1,5 @@
 import { badRequest } from '../../common/errors/relay-exception';
+import { isPositiveId } from '../../common/validation/parse-id.pipe';
 import { BUILD_STATUSES, BuildStatus, PLATFORMS, Platform } from '../build-status';
 
 /** The optional text fields of POST /builds (multipart), validated (spec §4). */
@@ -26,7 +27,7 @@ export function parseUploadFields(fields: Record<string, string>): UploadBuildFi
     throw badRequest('platform must be ios or android');
   }
   const appId = text('app_id');
-  if (appId !== null && !/^[1-9]\d{0,15}$/.test(appId)) throw badRequest('app_id must be a positive integer');
+  if (appId !== null && !isPositiveId(appId)) throw badRequest('app_id must be a positive integer');
   const label = text('label');
   if (label !== null && label.length > LABEL_MAX) throw badRequest(`label must be at most ${LABEL_MAX} characters`);
   return {
