@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { In, Repository } from 'typeorm';
 import type { Principal } from '../common/auth/principal';
 import { DEFAULT_PAT_SCOPES, Scope, isScope } from '../common/auth/scope';
 import { Clock } from '../common/clock';
@@ -67,18 +67,20 @@ export class TokensService {
     this.events.emit(TokensRevokedEvent.eventName, new TokensRevokedEvent(userId, [tokenId], 'revoked'));
   }
 
+  /**
+   * Revokes every token of a member. Deletes exactly the ids it read, and reads again until none
+   * are left, so a token issued meanwhile is revoked too and every revoked id is in the event
+   * (agents using it are closed).
+   */
   async revokeAllFor(userId: number, reason: TokensRevokedEvent['reason']): Promise<void> {
-    const doomed = await this.tokens.find({ where: { userId }, select: { id: true } });
-    if (!doomed.length) return;
-    await this.tokens.delete({ userId });
-    this.events.emit(
-      TokensRevokedEvent.eventName,
-      new TokensRevokedEvent(
-        userId,
-        doomed.map((t) => t.id),
-        reason,
-      ),
-    );
+    const revoked: number[] = [];
+    for (;;) {
+      const ids = (await this.tokens.find({ where: { userId }, select: { id: true } })).map((t) => t.id);
+      if (!ids.length) break;
+      await this.tokens.delete({ id: In(ids) });
+      revoked.push(...ids);
+    }
+    if (revoked.length) this.events.emit(TokensRevokedEvent.eventName, new TokensRevokedEvent(userId, revoked, reason));
   }
 
   /** The token's row and owner when it is valid now, else null. Records use (throttled to once a minute). */
