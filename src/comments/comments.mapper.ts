@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, PickType } from '@nestjs/swagger';
 import { isoWithMillis } from '../common/time';
 import { shownName, uploadUrl } from '../users/users.mapper';
 import type { CommentEntity } from './comment.entity';
@@ -30,13 +30,7 @@ export class CommentListItem {
 }
 
 /** spec §4 POST /comments response: `author` is the display name as stored, null when none. */
-export class CommentCreated {
-  @ApiProperty()
-  id: number;
-  @ApiProperty()
-  body: string;
-  @ApiProperty({ format: 'date-time' })
-  created_at: string;
+export class CommentCreated extends PickType(CommentListItem, ['id', 'body', 'created_at'] as const) {
   @ApiProperty({ type: String, nullable: true, description: 'display name as stored; null when none' })
   author: string | null;
 }

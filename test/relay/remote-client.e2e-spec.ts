@@ -1,6 +1,7 @@
 import { ErrorMessages } from '../../src/common/errors/error-messages';
 import { MemberFactory, TEST_PASSWORD, TestMember } from '../support/factory';
 import { RemoteClient } from '../support/netns';
+import { describeUnless } from '../support/describe-unless';
 import { startTestRelay, TestRelay } from '../support/test-relay';
 
 /**
@@ -8,19 +9,8 @@ import { startTestRelay, TestRelay } from '../support/test-relay';
  * veth pair. Without CAP_NET_ADMIN these tests are reported as skipped, with the reason, never passed.
  */
 const unavailable = RemoteClient.unavailableReason();
-if (unavailable) {
-  // eslint-disable-next-line no-console
-  console.warn(`SKIPPING non-loopback relay-host tests: ${unavailable}`);
-}
-const describeRemote = unavailable ? describe.skip : describe;
 
-describe(`non-loopback client${unavailable ? ` — SKIPPED: ${unavailable}` : ''}`, () => {
-  if (unavailable) {
-    it.skip(`SKIPPED: ${unavailable}`, () => undefined);
-  }
-});
-
-describeRemote('requests from another machine (network namespace)', () => {
+describeUnless(unavailable, 'requests from another machine (network namespace)', () => {
   let remote: RemoteClient;
   let relay: TestRelay;
   let members: MemberFactory;

@@ -181,19 +181,4 @@ export function netnsSkipReason(): string | null {
   return check.ok ? null : `cannot create a network namespace (${check.why}); run as root with CAP_NET_ADMIN`;
 }
 
-/**
- * `describe` when `skipReason` is null; otherwise a loud skip: a test that prints the reason,
- * and the suite's tests reported as skipped (never as passed).
- */
-export function describeUnless(skipReason: string | null, title: string, body: () => void): void {
-  if (!skipReason) {
-    describe(title, body);
-    return;
-  }
-  describe(title, () => {
-    it(`is SKIPPED: ${skipReason}`, () => {
-      console.warn(`SKIPPED "${title}": ${skipReason}`);
-    });
-  });
-  describe.skip(title, body);
-}
+export { describeUnless } from '../../support/describe-unless';
