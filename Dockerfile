@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# svc relay: build stage compiles TypeScript; the runtime stage holds dist/ and production
+# svc relay: build stage compiles TypeScript and the dashboard; the runtime stage holds dist/, web/dist/ and production
 # dependencies only, runs as the unprivileged `node` user and keeps everything in the /data volume.
 ARG NODE_VERSION=20.20
 
@@ -13,7 +13,10 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY src ./src
+COPY web ./web
+# The relay (dist/) and the dashboard (web/dist, Vite); then only production dependencies remain.
 RUN npm run build \
+ && npm run build:web \
  && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:${NODE_VERSION}-bookworm-slim AS runtime
@@ -27,6 +30,7 @@ WORKDIR /app
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+COPY --from=build /app/web/dist ./web/dist
 COPY bin ./bin
 RUN mkdir -p /data && chown node:node /data
 USER node

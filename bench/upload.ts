@@ -8,20 +8,19 @@
  * Targets: ratio within 1.5x of the copy; peak RSS under 200 MB whatever the size.
  * Run: npm run bench:upload   (not part of npm test)
  */
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { ChildProcess, spawn } from 'node:child_process';
 import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { request } from 'node:http';
-import { AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import yauzl from 'yauzl';
+import { buildRelay, issuePat, peakRssKb, ROOT, startRelay } from './support/relay';
 
 const MB = 1024 * 1024;
 const SIZE_MB = Number(process.env.BENCH_MB ?? 500);
-const ROOT = join(__dirname, '..');
 
 async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'svc-bench-'));
@@ -34,24 +33,11 @@ async function main(): Promise<void> {
     const bytes = statSync(buildPath).size;
     process.stdout.write('done\n');
 
-    const port = await freePort();
     // The relay as `npm start` runs it: compiled once into dist/, then plain node (no TypeScript in memory).
-    execFileSync(process.execPath, [join(ROOT, 'scripts', 'build-if-needed.js')], { cwd: ROOT, stdio: 'inherit' });
-    relay = spawn(process.execPath, [join(ROOT, 'dist', 'main.js')], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        SVC_DATA_DIR: dataDir,
-        SVC_PORT: String(port),
-        SVC_HOST: '127.0.0.1',
-        SVC_BCRYPT_COST: '4',
-        SVC_LOG_LEVEL: 'warn',
-        SVC_MAX_BUILD_BYTES: String(bytes + MB),
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    await waitForListening(relay);
-    const base = `http://127.0.0.1:${port}/api/v1`;
+    buildRelay();
+    const running = await startRelay(dataDir, { SVC_LOG_LEVEL: 'warn', SVC_MAX_BUILD_BYTES: String(bytes + MB) });
+    relay = running.child;
+    const base = running.base;
     const pat = await issuePat(base);
 
     // Baseline: the same bytes streamed to a file on the same disk as the relay's data dir.
@@ -173,40 +159,6 @@ function uploadFile(url: string, pat: string, path: string, size: number): Promi
   });
 }
 
-async function issuePat(base: string): Promise<string> {
-  const email = 'bench@example.com';
-  const password = 'bench-password-1';
-  await json(`${base}/auth/init`, 'POST', { email, password });
-  const login = await fetch(`${base}/auth/login`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ email, password }),
-  });
-  const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
-  const token = await json(`${base}/tokens`, 'POST', { name: 'bench', scope: 'builds:write' }, cookie);
-  return (token as { token: string }).token;
-}
-
-async function json(url: string, method: string, body: unknown, cookie?: string): Promise<unknown> {
-  const res = await fetch(url, {
-    method,
-    headers: { 'Content-Type': 'application/json', ...(cookie ? { Cookie: cookie } : {}) },
-    body: JSON.stringify(body),
-  });
-  if (res.status >= 300) throw new Error(`${method} ${url} answered ${res.status}: ${await res.text()}`);
-  return res.json();
-}
-
-/** VmHWM ("high water mark" = peak resident set size) of a Linux process, in kB; null elsewhere. */
-function peakRssKb(pid: number): number | null {
-  try {
-    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) : null;
-  } catch {
-    return null;
-  }
-}
-
 /** Samples the child's current RSS every 100 ms (for systems without /proc). */
 class RssSampler {
   maxKb = 0;
@@ -225,26 +177,6 @@ class RssSampler {
   stop(): void {
     clearInterval(this.timer);
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function waitForListening(child: ChildProcess): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += d;
-      if (out.includes('listening on')) resolve();
-    });
-    child.on('exit', (code) => reject(new Error(`relay exited with ${code}`)));
-  });
 }
 
 main().catch((err) => {

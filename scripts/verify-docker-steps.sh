@@ -12,12 +12,14 @@ echo "== build stage (in $work/build)"
 mkdir -p "$work/build"
 cp "$root/package.json" "$root/package-lock.json" "$root/tsconfig.json" "$root/tsconfig.build.json" "$root/nest-cli.json" "$work/build/"
 cp -r "$root/src" "$work/build/src"
-(cd "$work/build" && npm ci --no-audit --no-fund && npm run build && npm prune --omit=dev --no-audit --no-fund)
+cp -r "$root/web" "$work/build/web" && rm -rf "$work/build/web/dist"
+(cd "$work/build" && npm ci --no-audit --no-fund && npm run build && npm run build:web && npm prune --omit=dev --no-audit --no-fund)
 
 echo "== runtime stage (in $work/app)"
 mkdir -p "$work/app" "$work/data"
 cp "$work/build/package.json" "$work/app/"
 cp -r "$work/build/node_modules" "$work/build/dist" "$work/app/"
+mkdir -p "$work/app/web" && cp -r "$work/build/web/dist" "$work/app/web/dist"
 cp -r "$root/bin" "$work/app/bin"
 test ! -e "$work/app/src" && test ! -e "$work/app/node_modules/typescript" && test ! -e "$work/app/node_modules/@nestjs/cli"
 
@@ -33,5 +35,7 @@ SVC_PORT="$port" node "$work/app/bin/healthcheck.js"
 echo "== HEALTHCHECK passed on port $port"
 (cd "$work/app" && SVC_DATA_DIR="$work/data" SVC_ADMIN_PASSWORD='docker steps check' node bin/svc.js admin init --email admin@example.com)
 curl -fsS "http://127.0.0.1:$port/api/v1/auth/status"; echo
+curl -fsS "http://127.0.0.1:$port/" | grep -q '<div id="root">'
+echo "== the dashboard is served at /"
 test -f "$work/data/svc.sqlite"
 echo "== OK: build, prune, runtime start, healthcheck, admin init all worked outside Docker"

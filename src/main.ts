@@ -1,7 +1,9 @@
 import 'reflect-metadata';
+import { stopOnSignals } from './bootstrap/graceful-shutdown';
 import { startRelay } from './bootstrap/start-relay';
 import { ConfigError } from './config/config-error';
 import { loadConfig } from './config/config.loader';
+import { JsonLogger } from './logging/json-logger';
 
 /** `npm start`: the relay on the configuration from svc.config.json and SVC_* variables. */
 async function main(): Promise<void> {
@@ -15,7 +17,9 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const app = await startRelay(config);
+  const logger = new JsonLogger(config.logLevel);
+  const app = await startRelay(config, logger);
+  stopOnSignals(app, config.limits.shutdownTimeoutMs, logger);
   const scheme = config.tlsCert ? 'https' : 'http';
   const port = (app.getHttpServer().address() as { port: number }).port;
   process.stdout.write(`svc relay listening on ${scheme}://${config.host}:${port} (data: ${config.dataDir})\n`);

@@ -8,7 +8,9 @@ import {
   MAX_MESSAGE_BYTES,
   RequestFrame,
 } from '../agents/protocol/agent-protocol';
-import { BackendError, DeviceBackend } from './backends/device-backend';
+import { parseDeviceAction } from './backends/device-actions';
+import { BackendError, DeviceBackend, unsupported } from './backends/device-backend';
+import { buildDownloadUrl, downloadBuild } from './build-download';
 import { ResourceUsage } from './resource-usage';
 
 export interface AgentDaemonOptions {
@@ -160,15 +162,34 @@ export class AgentDaemon extends EventEmitter {
         if (socket.readyState === WebSocket.OPEN) socket.send(encodeBinaryFrame(header, shot.data));
         return;
       }
-      const result =
-        frame.method === 'ui_tree'
-          ? { elements: await backend.uiTree(sessionId) }
-          : await backend.perform(sessionId, frame.method, params);
+      const result = await this.perform(frame.method, sessionId, params);
       this.send({ type: 'response', id: frame.id, ok: true, result: result ?? {} });
     } catch (err) {
       const code = err instanceof BackendError ? err.code : 'failed';
       this.send({ type: 'response', id: frame.id, ok: false, error: { code, message: (err as Error).message } });
     }
+  }
+
+  /** Every method but screenshot: its JSON result, or a BackendError. */
+  private async perform(method: string, sessionId: string, params: Record<string, unknown>): Promise<unknown> {
+    const { backend } = this.options;
+    if (method === 'ui_tree') return { elements: await backend.uiTree(sessionId) };
+    if (method === 'install_build') {
+      const url = buildDownloadUrl(this.options.relayUrl, params.url);
+      let discard = async () => undefined as void;
+      try {
+        return await backend.install(sessionId, async () => {
+          const downloaded = await downloadBuild(url, this.options.token);
+          discard = downloaded.discard;
+          return downloaded.build;
+        });
+      } finally {
+        await discard();
+      }
+    }
+    const action = parseDeviceAction(method, params);
+    if (!action) throw unsupported(method);
+    return backend.perform(sessionId, action);
   }
 
   private async sendDevices(): Promise<void> {

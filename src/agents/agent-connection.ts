@@ -1,11 +1,13 @@
 import type { WebSocket } from 'ws';
 import type { AgentHello } from './protocol/agent-protocol';
 
+/** Back-pressure: past this much unsent data on a socket, the relay sends it nothing more for now. */
+export const MAX_UNSENT_BYTES = 8 * 1024 * 1024;
+
 /** Who opened an agent socket: the PAT and its issuer, as verified at the upgrade. */
 export interface AgentIssuer {
   userId: number;
   tokenId: number;
-  tokenExpiresAt: Date | null;
 }
 
 /** One open agent socket. Replaced connections and closed ones are distinct objects, never reused. */
@@ -22,11 +24,16 @@ export class AgentConnection {
     return this.socket.readyState === this.socket.OPEN;
   }
 
-  /** Sends a text (object) or binary frame; false when the socket is no longer open. */
-  send(frame: object | Buffer): boolean {
-    if (!this.open) return false;
+  /**
+   * Sends a text (object) or binary frame: `closed` when the socket is no longer open, `busy` when
+   * the agent is not reading (more than MAX_UNSENT_BYTES still waiting in the send buffer), so one
+   * stalled agent cannot make the relay buffer without bound.
+   */
+  send(frame: object | Buffer): 'sent' | 'closed' | 'busy' {
+    if (!this.open) return 'closed';
+    if (this.socket.bufferedAmount > MAX_UNSENT_BYTES) return 'busy';
     this.socket.send(Buffer.isBuffer(frame) ? frame : JSON.stringify(frame));
-    return true;
+    return 'sent';
   }
 
   close(code: number, reason: string): void {

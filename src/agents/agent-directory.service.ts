@@ -57,6 +57,18 @@ export class AgentDirectory {
       .filter((id) => this.owners.get(id) === agentName);
   }
 
+  /** Every device of every agent seen since start-up (as each last listed it), with where it lives. */
+  allDevices(): SessionLocation[] {
+    const found: SessionLocation[] = [];
+    for (const agentName of this.lists.keys()) {
+      for (const sessionId of this.sessionIdsOf(agentName)) {
+        const location = this.locate(sessionId);
+        if (location) found.push(location);
+      }
+    }
+    return found;
+  }
+
   locate(sessionId: string): SessionLocation | null {
     const agentName = this.owners.get(sessionId);
     if (!agentName) return null;

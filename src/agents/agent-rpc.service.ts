@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { AgentConnection } from './agent-connection';
+import { RelayMetrics } from '../metrics/relay-metrics';
 import type { ResponseFrame } from './protocol/agent-protocol';
 
 /** How a request to an agent ended. */
@@ -8,7 +9,21 @@ export type RpcOutcome =
   | { kind: 'ok'; result: unknown; payload: Buffer | null }
   | { kind: 'error'; code: string; message: string }
   | { kind: 'offline' }
+  /** The agent is not reading its socket (back-pressure): nothing was sent. */
+  | { kind: 'busy' }
   | { kind: 'timeout' };
+
+/** Methods named in metrics; any other a client forwards counts as `other`, so the series stay few. */
+const KNOWN_METHODS = new Set([
+  'screenshot',
+  'ui_tree',
+  'tap',
+  'swipe',
+  'type_text',
+  'press_button',
+  'launch_app',
+  'install_build',
+]);
 
 interface Pending {
   connection: AgentConnection;
@@ -26,12 +41,23 @@ export class AgentRpcService implements OnModuleDestroy {
   private readonly logger = new Logger('AgentRpc');
   private readonly pending = new Map<string, Pending>();
 
-  call(connection: AgentConnection, method: string, params: Record<string, unknown>, timeoutMs: number): Promise<RpcOutcome> {
+  constructor(private readonly metrics: RelayMetrics) {}
+
+  async call(connection: AgentConnection, method: string, params: Record<string, unknown>, timeoutMs: number): Promise<RpcOutcome> {
+    const started = process.hrtime.bigint();
+    const outcome = await this.request(connection, method, params, timeoutMs);
+    const label = KNOWN_METHODS.has(method) ? method : 'other';
+    this.metrics.agentRequest(label, outcome.kind, Number(process.hrtime.bigint() - started) / 1e9);
+    return outcome;
+  }
+
+  private request(connection: AgentConnection, method: string, params: Record<string, unknown>, timeoutMs: number): Promise<RpcOutcome> {
     const id = randomUUID();
     return new Promise<RpcOutcome>((resolve) => {
       const timer = setTimeout(() => this.finish(id, { kind: 'timeout' }), timeoutMs);
       this.pending.set(id, { connection, timer, resolve });
-      if (!connection.send({ type: 'request', id, method, params })) this.finish(id, { kind: 'offline' });
+      const sent = connection.send({ type: 'request', id, method, params });
+      if (sent !== 'sent') this.finish(id, { kind: sent === 'busy' ? 'busy' : 'offline' });
     });
   }
 

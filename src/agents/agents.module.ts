@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AgentDirectory } from './agent-directory.service';
+import { AgentMetrics } from './agent-metrics';
 import { AgentGateway } from './agent.gateway';
 import { AgentRevocationListener } from './agent-revocation.listener';
 import { AgentRpcService } from './agent-rpc.service';
@@ -20,6 +21,7 @@ import { AgentResourcesService } from './resources/agent-resources.service';
     AgentRevocationListener,
     AgentResourcesRepository,
     AgentResourcesService,
+    AgentMetrics,
   ],
   exports: [AgentDirectory, AgentRpcService, AgentResourcesService],
 })

@@ -1,8 +1,12 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Res } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { BuildIconsService } from '../builds/build-icons.service';
+import { ApiFileResponse } from '../common/api/files';
 import { ApiErrors, OkResponse } from '../common/api/responses';
 import { Auth } from '../common/auth/auth.decorator';
 import { WRITER_ROLES } from '../common/auth/role';
+import { ErrorMessages } from '../common/errors/error-messages';
 import { ParseIdPipe } from '../common/validation/parse-id.pipe';
 import { AppCreated, AppList, toAppListItem } from './apps.mapper';
 import { AppsService } from './apps.service';
@@ -12,7 +16,10 @@ import { RenameAppDto } from './dto/rename-app.dto';
 @ApiTags('apps')
 @Controller('apps')
 export class AppsController {
-  constructor(private readonly apps: AppsService) {}
+  constructor(
+    private readonly apps: AppsService,
+    private readonly icons: BuildIconsService,
+  ) {}
 
   @Get()
   @Auth({ cookie: true, pat: 'view' })
@@ -25,7 +32,7 @@ export class AppsController {
   @Post()
   @Auth({ cookie: true, roles: WRITER_ROLES })
   @ApiCreatedResponse({ type: AppCreated })
-  @ApiErrors(400, 401, 403)
+  @ApiErrors(400, 401, 403, 409)
   async create(@Body() dto: CreateAppDto): Promise<AppCreated> {
     const app = await this.apps.create({ name: dto.name, bundleIdKey: dto.bundle_id_key, platform: dto.platform });
     return { id: app.id, ok: true };
@@ -35,7 +42,7 @@ export class AppsController {
   @Auth({ cookie: true, roles: WRITER_ROLES })
   @ApiOkResponse({ type: OkResponse })
   @ApiErrors(400, 401, 403, 404)
-  async rename(@Param('id', ParseIdPipe) id: number, @Body() dto: RenameAppDto): Promise<OkResponse> {
+  async rename(@Param('id', new ParseIdPipe(ErrorMessages.appNotFound)) id: number, @Body() dto: RenameAppDto): Promise<OkResponse> {
     await this.apps.rename(id, dto.name);
     return { ok: true };
   }
@@ -45,8 +52,18 @@ export class AppsController {
   @Auth({ cookie: true, roles: WRITER_ROLES })
   @ApiOkResponse({ type: OkResponse, description: 'the app is removed with its builds and comments' })
   @ApiErrors(400, 401, 403, 404)
-  async remove(@Param('id', ParseIdPipe) id: number): Promise<OkResponse> {
+  async remove(@Param('id', new ParseIdPipe(ErrorMessages.appNotFound)) id: number): Promise<OkResponse> {
     await this.apps.delete(id);
     return { ok: true };
+  }
+
+  /** Beyond the spec: the launcher icon of the app's newest build that has one (docs/builds.md "App icons"). */
+  @Get(':id/icon')
+  @Auth({ cookie: true, pat: 'view' })
+  @ApiFileResponse(['image/png', 'image/webp'], 'the icon of the newest build that has one; revalidated with its ETag (no-cache)')
+  @ApiResponse({ status: 304, description: 'If-None-Match matched the ETag' })
+  @ApiErrors(400, 401, 403, 404)
+  async icon(@Param('id', new ParseIdPipe(ErrorMessages.appNotFound)) id: number, @Res() res: Response): Promise<void> {
+    await this.icons.sendAppIcon(id, res);
   }
 }

@@ -1,7 +1,14 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { isoWithMillis } from '../common/time';
-import { APP_PLATFORMS, type AppPlatform } from './app.entity';
-import type { AppWithLatestBuild } from './apps.repository';
+import { APP_PLATFORMS, type AppPlatform } from '../app-catalogue/app.entity';
+import type { AppEntity } from '../app-catalogue/app.entity';
+import type { LatestBuild } from '../builds/builds.repository';
+
+/** An app with its latest build (null when it has none). */
+export interface AppWithLatestBuild {
+  app: AppEntity;
+  latest: LatestBuild | null;
+}
 
 /** spec §2 App, as listed by GET /apps (with the latest-build summary). */
 export class AppListItem {

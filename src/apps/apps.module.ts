@@ -1,16 +1,13 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import { BuildEntity } from '../builds/build.entity';
-import { AppEntity } from './app.entity';
+import { AppCatalogueModule } from '../app-catalogue/app-catalogue.module';
+import { BuildsModule } from '../builds/builds.module';
 import { AppsController } from './apps.controller';
-import { AppsRepository } from './apps.repository';
 import { AppsService } from './apps.service';
 
-/** Apps that builds are filed under. The builds feature resolves a build's app through AppsService. */
+/** GET/POST/PATCH/DELETE /apps: the catalogue's apps with their builds. Owns no table. */
 @Module({
-  imports: [TypeOrmModule.forFeature([AppEntity, BuildEntity])],
+  imports: [AppCatalogueModule, BuildsModule],
   controllers: [AppsController],
-  providers: [AppsRepository, AppsService],
-  exports: [AppsService],
+  providers: [AppsService],
 })
 export class AppsModule {}

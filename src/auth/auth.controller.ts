@@ -5,11 +5,12 @@ import { ApiErrors, OkResponse } from '../common/api/responses';
 import { Auth } from '../common/auth/auth.decorator';
 import type { Principal } from '../common/auth/principal';
 import { CurrentPrincipal } from '../common/auth/principal.decorator';
-import { unauthorized } from '../common/errors/relay-exception';
-import { clientAddress, isRelayHostRequest } from '../common/net/relay-host';
+import { unauthorized } from '../common/errors/http-error';
+import { clientAddress } from '../common/net/relay-host';
 import { MeResponse, toMeResponse } from '../users/users.mapper';
 import { UsersService } from '../users/users.service';
 import { AuthService } from './auth.service';
+import { AuthenticatorService } from './authenticator.service';
 import { AuthStatusResponse, LoginResponse } from './dto/auth-responses';
 import { ChangePasswordDto, InitDto, LoginDto } from './dto/credentials.dto';
 import { clearSessionCookie, setSessionCookie } from './session-cookie';
@@ -20,13 +21,14 @@ export class AuthController {
   constructor(
     private readonly auth: AuthService,
     private readonly users: UsersService,
+    private readonly authenticator: AuthenticatorService,
   ) {}
 
   @Get('status')
   @Auth({ public: true })
   @ApiOkResponse({ type: AuthStatusResponse })
   status(@Req() req: Request): Promise<AuthStatusResponse> {
-    return this.auth.status(isRelayHostRequest(req));
+    return this.auth.status(this.authenticator.isFromRelayHost(req));
   }
 
   /** The first Admin, from the relay host only (elsewhere: 403 naming `svc admin init`); 403 once any account exists. */
@@ -37,7 +39,7 @@ export class AuthController {
   @ApiErrors(400, 403)
   async init(@Req() req: Request, @Body() dto: InitDto): Promise<OkResponse> {
     // "Already initialized" wins over the host rule: once an account exists the answer is the same everywhere.
-    await this.auth.initialize(dto.email, dto.password, isRelayHostRequest(req));
+    await this.auth.initialize(dto.email, dto.password, this.authenticator.isFromRelayHost(req));
     return { ok: true };
   }
 
@@ -85,14 +87,14 @@ export class AuthController {
   @HttpCode(200)
   @Auth({ cookie: true })
   @ApiOkResponse({ type: OkResponse, description: 'sets a new svc_token cookie; every other session ends' })
-  @ApiErrors(400, 401, 403)
+  @ApiErrors(400, 401, 403, 429)
   async changePassword(
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
     @CurrentPrincipal() principal: Principal,
     @Body() dto: ChangePasswordDto,
   ): Promise<OkResponse> {
-    const session = await this.auth.changePassword(principal, dto.currentPassword, dto.newPassword);
+    const session = await this.auth.changePassword(clientAddress(req), principal, dto.currentPassword, dto.newPassword);
     setSessionCookie(req, res, session.token);
     return { ok: true };
   }

@@ -2,7 +2,7 @@ import { CanActivate, ExecutionContext, Injectable, Logger } from '@nestjs/commo
 import { Reflector } from '@nestjs/core';
 import { AccessRequirement, AUTH_REQUIREMENT } from '../common/auth/auth.decorator';
 import type { AuthenticatedRequest } from '../common/auth/principal.decorator';
-import { forbidden } from '../common/errors/relay-exception';
+import { forbidden } from '../common/errors/http-error';
 import { AuthenticatorService } from './authenticator.service';
 
 /** The global guard: every HTTP route must declare @Auth; a route without one is refused. */

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Principal } from '../common/auth/principal';
 import type { Role } from '../common/auth/role';
 import { ErrorMessages } from '../common/errors/error-messages';
-import { badRequest, forbidden, unauthorized } from '../common/errors/relay-exception';
+import { badRequest, forbidden, unauthorized } from '../common/errors/http-error';
 import { SerialQueue } from '../common/serial-queue';
 import { UsersService } from '../users/users.service';
 import { LoginThrottleService } from './login-throttle.service';
@@ -49,10 +49,16 @@ export class AuthService {
     if (principal.sessionId) await this.sessions.end(principal.sessionId, principal.userId);
   }
 
-  /** Sets a new password, ends every session of the member and opens a fresh one for this browser. PATs survive. */
-  async changePassword(principal: Principal, currentPassword: string, newPassword: string): Promise<ActiveSession> {
+  /**
+   * Sets a new password, ends every session of the member and opens a fresh one for this browser.
+   * PATs survive. The current password is a password guess like a sign-in (a stolen cookie must not
+   * become an unthrottled oracle for it): same brake, same (address, e-mail) bucket, 429 when blocked.
+   */
+  async changePassword(address: string, principal: Principal, currentPassword: string, newPassword: string): Promise<ActiveSession> {
+    this.throttle.beginAttempt(address, principal.email);
     const user = await this.users.verifyCredentials(principal.email, currentPassword);
     if (!user || user.id !== principal.userId) throw badRequest('Current password is incorrect');
+    this.throttle.recordSuccess(address, principal.email);
     await this.users.setPassword(user.id, newPassword);
     await this.sessions.endAllFor(user.id);
     return this.sessions.start(user.id);

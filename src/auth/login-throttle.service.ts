@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { ErrorMessages } from '../common/errors/error-messages';
-import { RelayException } from '../common/errors/relay-exception';
+import { HttpError } from '../common/errors/http-error';
 import { MINUTE_MS } from '../common/time';
 
 /** 5 failed sign-ins for one (client address, e-mail) within 15 minutes block that pair for 15 minutes. */
@@ -36,7 +36,7 @@ export class LoginThrottleService {
     const now = this.clock.nowMs();
     if (bucket && bucket.blockedUntil > now) {
       const retryAfter = Math.max(1, Math.ceil((bucket.blockedUntil - now) / 1000));
-      throw new RelayException(429, ErrorMessages.tooManyAttempts, { 'Retry-After': String(retryAfter) });
+      throw new HttpError(429, ErrorMessages.tooManyAttempts, { 'Retry-After': String(retryAfter) });
     }
     this.recordFailure(address, email);
   }

@@ -1,10 +1,11 @@
 import type { Request, Response } from 'express';
+import type { IncomingMessage } from 'node:http';
 import { parse } from 'cookie';
 import { SESSION_TTL_MS } from './sessions.service';
 
 export const SESSION_COOKIE = 'svc_token';
 
-export function readSessionCookie(req: Request): string | null {
+export function readSessionCookie(req: Pick<IncomingMessage, 'headers'>): string | null {
   const header = req.headers.cookie;
   if (!header) return null;
   return parse(header)[SESSION_COOKIE] ?? null;

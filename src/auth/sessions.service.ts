@@ -39,10 +39,13 @@ export class SessionsService {
     return { session, token };
   }
 
-  /** The live session for a cookie value, or null (unknown or expired; expired rows are removed). */
+  /**
+   * The live session for a cookie value, with its member (one query), or null (unknown or expired;
+   * expired rows are removed).
+   */
   async resolve(token: string): Promise<SessionEntity | null> {
     if (!token || token.length > 200) return null;
-    const session = await this.sessions.findOneBy({ tokenHash: sha256Hex(token) });
+    const session = await this.sessions.findOne({ where: { tokenHash: sha256Hex(token) }, relations: { user: true } });
     if (!session) return null;
     if (session.expiresAt.getTime() <= this.clock.nowMs()) {
       await this.sessions.delete({ id: session.id });

@@ -5,22 +5,38 @@ import { json } from 'express';
 import { readFileSync } from 'node:fs';
 import { AppModule, type ExtraImports } from '../app.module';
 import { bodyParserErrors } from '../common/errors/body-parser-errors';
-import { HttpErrorFilter } from '../common/errors/http-error.filter';
-import { RelayWsAdapter } from '../common/net/relay-ws-adapter';
-import { createValidationPipe } from '../common/validation/validation.pipe';
+import { AuthenticatorService } from '../auth/authenticator.service';
+import { Clock } from '../common/clock';
+import { CredentialExpiry } from '../common/net/credential-expiry';
+import { requestDeadline } from '../common/net/request-deadline';
+import { UpgradeRoutingWsAdapter } from '../common/net/upgrade-routing-ws-adapter';
+import { rejectMalformedJson } from '../common/validation/well-formed-input';
 import { RelayConfig } from '../config/relay-config';
-import { RelayLogger } from '../logging/relay-logger';
+import { JsonLogger } from '../logging/json-logger';
 import { logRequests } from '../logging/request-log';
+import { recordHttpMetrics } from '../metrics/http-metrics.middleware';
+import { RelayMetrics } from '../metrics/relay-metrics';
 import { applyServerTimeouts, requestIdleTimeout } from './http-timeouts';
+import { serveDashboard } from '../dashboard/dashboard';
 import { setupOpenApi } from './openapi';
 
 export const API_PREFIX = 'api/v1';
 
-/** Routes served at the relay root rather than under /api/v1 (spec §1: files under /uploads/; link pages). */
+const wsAdapters = new WeakMap<object, UpgradeRoutingWsAdapter>();
+
+/** The WebSocket adapter of a relay app (graceful shutdown closes its sockets first). */
+export function wsAdapterOf(app: object): UpgradeRoutingWsAdapter | undefined {
+  return wsAdapters.get(app);
+}
+
+/**
+ * Routes served at the relay root rather than under /api/v1 (spec §1: files under /uploads/;
+ * /metrics where Prometheus looks by default). The
+ * pages the e-mailed links open (/invite, /reset-password) are dashboard routes (src/dashboard).
+ */
 const ROOT_ROUTES = [
   { path: 'uploads/*path', method: RequestMethod.ALL },
-  { path: 'invite', method: RequestMethod.GET },
-  { path: 'reset-password', method: RequestMethod.GET },
+  { path: 'metrics', method: RequestMethod.GET },
 ];
 
 /** JSON bodies are small; builds and files arrive as streamed multipart, never through this parser. */
@@ -32,7 +48,7 @@ const JSON_BODY_LIMIT = '1mb';
  */
 export async function createRelayApp(
   config: RelayConfig,
-  logger = new RelayLogger(config.logLevel),
+  logger = new JsonLogger(config.logLevel),
   extraImports: ExtraImports = [],
 ) {
   const httpsOptions =
@@ -47,15 +63,30 @@ export async function createRelayApp(
   });
   app.set('trust proxy', config.trustProxy);
   app.disable('x-powered-by');
-  applyServerTimeouts(app.getHttpServer());
+  applyServerTimeouts(app.getHttpServer(), config.limits);
   // First, so every request gets its line: root routes, unknown paths and body-parser failures too.
-  app.use(logRequests);
-  app.use(requestIdleTimeout, json({ limit: JSON_BODY_LIMIT }), bodyParserErrors);
+  app.use(logRequests, recordHttpMetrics(app.get(RelayMetrics)));
+  app.use(
+    requestIdleTimeout,
+    requestDeadline(config.limits.requestTimeoutMs),
+    json({ limit: JSON_BODY_LIMIT }),
+    bodyParserErrors,
+    rejectMalformedJson,
+  );
+  // Before Nest's routes: the dashboard owns every extension-less GET outside /api/ and /uploads/.
+  app.use(serveDashboard(config.webDir));
   app.setGlobalPrefix(API_PREFIX, { exclude: ROOT_ROUTES });
-  app.useGlobalFilters(new HttpErrorFilter());
-  app.useGlobalPipes(createValidationPipe());
-  app.useWebSocketAdapter(new RelayWsAdapter(app));
-  app.enableShutdownHooks();
+  // WebSocket upgrades go through the same authenticator as HTTP routes, with the gateway's @Auth.
+  const authenticator = app.get(AuthenticatorService);
+  const clock = app.get(Clock);
+  const wsAdapter = new UpgradeRoutingWsAdapter(
+    app,
+    (req, requirement) => authenticator.authenticate(req, requirement),
+    new CredentialExpiry(() => clock.nowMs()),
+  );
+  app.useWebSocketAdapter(wsAdapter);
+  wsAdapters.set(app, wsAdapter);
+  // No enableShutdownHooks(): signals are handled by stopOnSignals (graceful-shutdown.ts), once.
   setupOpenApi(app);
   return app;
 }

@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Server } from 'node:http';
+import type { LimitsConfig } from '../config/relay-config';
 
 /**
  * Node's default `requestTimeout` (300 s for the whole request) would cut off a 500 MB build
@@ -8,13 +9,19 @@ import type { Server } from 'node:http';
  * so a slow upload that keeps sending is never cut, while a stalled one (or a slowloris body) is.
  * Headers must still arrive within HEADERS_TIMEOUT_MS, and idle keep-alive connections still
  * close after Node's keepAliveTimeout. WebSocket upgrades do not pass through Express, so this
- * idle timer never applies to them.
+ * idle timer never applies to them. Routes that are not streamed uploads also have a whole-request
+ * deadline (`requestDeadline`, SVC_REQUEST_TIMEOUT_MS), so a body trickling in a byte at a time
+ * cannot hold a connection for ever.
+ *
+ * `maxConnections` (SVC_MAX_CONNECTIONS) caps open TCP connections, WebSockets included: Node
+ * closes a connection past the cap as soon as it is accepted.
  */
 export const REQUEST_IDLE_TIMEOUT_MS = 120_000;
 export const HEADERS_TIMEOUT_MS = 60_000;
 
-export function applyServerTimeouts(server: Server): void {
+export function applyServerTimeouts(server: Server, limits: Pick<LimitsConfig, 'maxConnections'>): void {
   server.requestTimeout = 0;
+  server.maxConnections = limits.maxConnections;
   server.headersTimeout = HEADERS_TIMEOUT_MS;
 }
 

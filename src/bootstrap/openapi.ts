@@ -1,10 +1,10 @@
 import { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { RELAY_VERSION } from './version';
 
-/** OpenAPI generated from the controllers and DTOs: JSON at /api/v1/openapi.json, browsable at /api/docs. */
-export function setupOpenApi(app: INestApplication): void {
-  const document = SwaggerModule.createDocument(
+/** The OpenAPI document generated from the controllers and DTOs (also read by scripts/generate-api-types.js). */
+export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
+  return SwaggerModule.createDocument(
     app,
     new DocumentBuilder()
       .setTitle('svc relay')
@@ -17,6 +17,11 @@ export function setupOpenApi(app: INestApplication): void {
       .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'svc_pat_<token>', description: 'personal access token' }, 'pat')
       .build(),
   );
+}
+
+/** OpenAPI JSON at /api/v1/openapi.json, browsable at /api/docs. */
+export function setupOpenApi(app: INestApplication): void {
+  const document = createOpenApiDocument(app);
   SwaggerModule.setup('api/docs', app, document, {
     jsonDocumentUrl: 'api/v1/openapi.json',
     useGlobalPrefix: false,

@@ -1,14 +1,14 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { ExtraImports } from '../app.module';
 import { RelayConfig } from '../config/relay-config';
-import { RelayLogger } from '../logging/relay-logger';
+import { JsonLogger } from '../logging/json-logger';
 import { RelayHostDetailsService } from '../relay/relay-host-details.service';
 import { createRelayApp } from './create-app';
 
 /** Creates the relay and starts listening on the configured host and port. */
 export async function startRelay(
   config: RelayConfig,
-  logger?: RelayLogger,
+  logger?: JsonLogger,
   extraImports: ExtraImports = [],
 ): Promise<NestExpressApplication> {
   const app = await createRelayApp(config, logger, extraImports);

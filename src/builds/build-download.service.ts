@@ -3,8 +3,7 @@ import type { Response } from 'express';
 import { stat } from 'node:fs/promises';
 import { sendStoredFile } from '../common/api/send-stored-file';
 import { ErrorMessages } from '../common/errors/error-messages';
-import { notFound } from '../common/errors/relay-exception';
-import { StoragePaths } from '../common/storage/storage-paths';
+import { notFound } from '../common/errors/http-error';
 import { BuildQueryService } from './build-query.service';
 import { BuildFiles } from './storage/build-files';
 
@@ -21,14 +20,10 @@ const CONTENT_TYPES: [suffix: string, type: string][] = [
  */
 @Injectable()
 export class BuildDownloadService {
-  private readonly files: BuildFiles;
-
   constructor(
     private readonly query: BuildQueryService,
-    paths: StoragePaths,
-  ) {
-    this.files = new BuildFiles(paths);
-  }
+    private readonly files: BuildFiles,
+  ) {}
 
   async send(id: number, res: Response): Promise<void> {
     const build = await this.query.get(id);

@@ -1,24 +1,33 @@
 import { Injectable } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import type { Request } from 'express';
+import { createHash } from 'node:crypto';
 import { rename, rm } from 'node:fs/promises';
-import { AppsService } from '../apps/apps.service';
+import { AppCatalogue } from '../app-catalogue/app-catalogue.service';
 import { Clock } from '../common/clock';
 import { ErrorMessages } from '../common/errors/error-messages';
-import { badRequest } from '../common/errors/relay-exception';
-import { receiveMultipart, ReceivedFile } from '../common/multipart/multipart-receiver';
+import { badRequest, notFound } from '../common/errors/http-error';
+import { DISK_RESERVE_BYTES, receiveMultipart, ReceivedFile } from '../common/multipart/multipart-receiver';
 import { StoragePaths } from '../common/storage/storage-paths';
+import { validateFields } from '../common/validation/form-fields';
+import { MAX_ID } from '../common/validation/parse-id.pipe';
 import { RelayConfig } from '../config/relay-config';
+import { isForeignKeyViolation } from '../database/unique-violation';
+import { RelayMetrics } from '../metrics/relay-metrics';
 import { BuildEntity } from './build.entity';
+import { BuildIconEntity } from './build-icon.entity';
+import type { BuildIcon } from './inspection/build-icon';
+import { isFinalStatus } from './build-status';
+import type { StatusActor } from './build-status';
+import { BuildUploadedEvent } from './events/build-uploaded.event';
 import { BuildsRepository } from './builds.repository';
-import { parseUploadFields, UploadBuildFields } from './dto/upload-build.fields';
+import { UploadBuildFields } from './dto/upload-build.dto';
 import { BuildFiles } from './storage/build-files';
-import { archiveTypeOf, ArchiveType } from './upload/archive-type';
-import type { BuildMetadata } from './upload/build-metadata';
-import { MalformedBuildError } from './upload/malformed-build.error';
-import { readBuildMetadata } from './upload/read-build-metadata';
+import { archiveTypeOf, ArchiveType } from './inspection/archive-type';
+import type { BuildMetadata } from './inspection/build-metadata';
+import { MalformedBuildError } from './inspection/malformed-build.error';
+import { readBuildMetadata } from './inspection/read-build-metadata';
 
-/** Free space kept on the data disk: an upload that would eat into it is refused with 507. */
-const DISK_RESERVE_BYTES = 64 * 1024 * 1024;
 const ORIGINAL_NAME_MAX = 255;
 
 /**
@@ -29,19 +38,32 @@ const ORIGINAL_NAME_MAX = 255;
  */
 @Injectable()
 export class BuildIntakeService {
-  private readonly files: BuildFiles;
-
   constructor(
     private readonly config: RelayConfig,
     private readonly paths: StoragePaths,
     private readonly clock: Clock,
     private readonly builds: BuildsRepository,
-    private readonly apps: AppsService,
-  ) {
-    this.files = new BuildFiles(paths);
+    private readonly apps: AppCatalogue,
+    private readonly files: BuildFiles,
+    private readonly metrics: RelayMetrics,
+    private readonly events: EventEmitter2,
+  ) {}
+
+  /** Receives and files one upload, timing it for the metrics (a refused one counts its declared length). */
+  async receive(req: Request, uploader: StatusActor): Promise<BuildEntity> {
+    const started = process.hrtime.bigint();
+    const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+    try {
+      const build = await this.intake(req, uploader);
+      this.metrics.buildUpload('stored', build.fileSize, seconds());
+      return build;
+    } catch (err) {
+      this.metrics.buildUpload('refused', Number(req.headers['content-length']) || 0, seconds());
+      throw err;
+    }
   }
 
-  async receive(req: Request): Promise<BuildEntity> {
+  private async intake(req: Request, uploader: StatusActor): Promise<BuildEntity> {
     const maxBytes = this.config.maxBuildBytes;
     const upload = await receiveMultipart(req, {
       tmpDir: this.paths.tmp,
@@ -53,14 +75,21 @@ export class BuildIntakeService {
     try {
       const file = upload.file('file');
       if (!file) throw badRequest(ErrorMessages.fileRequired);
-      const fields = parseUploadFields(upload.fields);
+      const fields = validateFields(UploadBuildFields, upload.fields);
+      // A well-formed id past MAX_ID names no app (readId's rule): 404 without asking the database.
+      if (fields.app_id !== undefined && fields.app_id > MAX_ID) throw notFound(ErrorMessages.appNotFound);
       const originalName = cleanFileName(file.originalName);
       const type = await asBadRequest(async () => archiveTypeOf(originalName, file.head));
       if (fields.platform && fields.platform !== type.platform) {
         throw badRequest(`platform ${fields.platform} does not match the uploaded file (${describe(type)})`);
       }
       const metadata = await asBadRequest(() => readBuildMetadata(file.path, type, file.size));
-      return await this.store(file, originalName, type, metadata, fields);
+      const build = await this.againIfAppDeleted(fields.app_id ?? null, () =>
+        this.store(file, originalName, type, metadata, fields, uploader),
+      );
+      upload.moved(file);
+      this.events.emit(BuildUploadedEvent.eventName, new BuildUploadedEvent(build.id, build.appId, uploader));
+      return build;
     } finally {
       await upload.cleanup();
     }
@@ -72,16 +101,19 @@ export class BuildIntakeService {
     type: ArchiveType,
     metadata: BuildMetadata,
     fields: UploadBuildFields,
+    uploader: StatusActor,
   ): Promise<BuildEntity> {
     const fileName = this.files.newName(type.extension);
     const finalPath = this.files.pathOf(fileName);
     let moved = false;
     try {
       return await this.builds.inWriteTransaction(async (manager) => {
-        const app = await this.apps.resolveForBuild(
-          { appId: fields.appId, bundleId: metadata.bundleId, platform: metadata.platform, name: metadata.name },
-          manager,
-        );
+        const app = await this.apps.resolveForBuild({
+          appId: fields.app_id ?? null,
+          bundleId: metadata.bundleId,
+          platform: metadata.platform,
+          name: metadata.name,
+        });
         const now = this.clock.now();
         const build = await this.builds.insert(
           {
@@ -89,19 +121,21 @@ export class BuildIntakeService {
             name: metadata.name,
             versionName: metadata.versionName,
             buildNumber: metadata.buildNumber,
-            versionLabel: fields.label,
-            statusLabel: fields.status,
+            versionLabel: fields.label ?? null,
+            statusLabel: fields.status ?? null,
             platform: metadata.platform,
             bundleId: metadata.bundleId,
             fileName,
             originalName,
             fileSize: file.size,
             uploadedAt: now,
-            completedAt: fields.status === 'Done' || fields.status === 'Rejected' ? now : null,
+            completedAt: isFinalStatus(fields.status) ? now : null,
             deleteAfter: null,
           },
           manager,
         );
+        await this.builds.recordStatus({ buildId: build.id, from: null, to: build.statusLabel, by: uploader, at: now }, manager);
+        if (metadata.icon) await this.builds.insertIcon(toIconEntity(build.id, metadata.icon), manager);
         // Last step before the commit: a failed move rolls the row (and a new app) back.
         await rename(file.path, finalPath);
         moved = true;
@@ -112,6 +146,32 @@ export class BuildIntakeService {
       throw err;
     }
   }
+
+  /**
+   * The app can be deleted between its resolution and the build's insert (PostgreSQL: the
+   * deletion holds the app's row; the insert's foreign key waits, then fails). An upload that named
+   * its app gets 404 as if the app had been missing from the start; one resolved by bundle id is
+   * filed again (under a new app).
+   */
+  private async againIfAppDeleted<T>(appId: number | null, store: () => Promise<T>): Promise<T> {
+    try {
+      return await store();
+    } catch (err) {
+      if (!isForeignKeyViolation(err)) throw err;
+      if (appId === null) return store();
+      if (await this.apps.findById(appId)) throw err;
+      throw notFound(ErrorMessages.appNotFound);
+    }
+  }
+}
+
+function toIconEntity(buildId: number, icon: BuildIcon): BuildIconEntity {
+  return {
+    buildId,
+    mime: icon.type === 'png' ? 'image/png' : 'image/webp',
+    sha256: createHash('sha256').update(icon.data).digest('hex'),
+    dataBase64: icon.data.toString('base64'),
+  };
 }
 
 /** The client's file name, base name only, without control characters, at most 255 characters. */

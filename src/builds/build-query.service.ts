@@ -1,8 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { ErrorMessages } from '../common/errors/error-messages';
-import { notFound } from '../common/errors/relay-exception';
+import { notFound } from '../common/errors/http-error';
+import { MAX_ID } from '../common/validation/parse-id.pipe';
 import { BuildEntity } from './build.entity';
-import { BuildsRepository } from './builds.repository';
+import type { BuildStatusChangeEntity } from './build-status-change.entity';
+import { BuildsRepository, LatestBuild } from './builds.repository';
 import { DEFAULT_PAGE_SIZE, ListBuildsQuery, MAX_PAGE_SIZE } from './dto/list-builds.query';
 
 /** Reading builds: one by id, or a filtered, sorted page with the total count. */
@@ -16,7 +18,20 @@ export class BuildQueryService {
     return build;
   }
 
-  list(query: ListBuildsQuery): Promise<{ items: BuildEntity[]; total: number }> {
+  /** Each app's latest build (apps without builds are absent). */
+  latestPerApp(): Promise<LatestBuild[]> {
+    return this.builds.latestPerApp();
+  }
+
+  /** The build's status history, oldest first; 404 when there is no such build. */
+  async history(id: number): Promise<BuildStatusChangeEntity[]> {
+    await this.get(id);
+    return this.builds.historyOf(id);
+  }
+
+  async list(query: ListBuildsQuery): Promise<{ items: BuildEntity[]; total: number }> {
+    // An app id no row can have (readId's rule) filters everything out, without asking the database.
+    if (query.app_id !== undefined && query.app_id > MAX_ID) return { items: [], total: 0 };
     return this.builds.findPage({
       page: query.page ?? 0,
       limit: Math.min(query.limit ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE),

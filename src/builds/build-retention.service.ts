@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { Clock } from '../common/clock';
-import { StoragePaths } from '../common/storage/storage-paths';
+import { TransactionRunner } from '../database/transaction-runner';
 import { BuildsRepository } from './builds.repository';
 import { BuildsDeletedEvent } from './events/builds-deleted.event';
 import { BuildFiles } from './storage/build-files';
@@ -18,16 +18,13 @@ const PURGE_BATCH = 500;
 @Injectable()
 export class BuildRetentionService {
   private readonly logger = new Logger('Builds');
-  private readonly files: BuildFiles;
-
   constructor(
     private readonly builds: BuildsRepository,
     private readonly clock: Clock,
     private readonly events: EventEmitter2,
-    paths: StoragePaths,
-  ) {
-    this.files = new BuildFiles(paths);
-  }
+    private readonly files: BuildFiles,
+    private readonly transactions: TransactionRunner,
+  ) {}
 
   /** Deletes every build whose delete_after has passed: rows, then files. Returns how many. */
   async purgeDue(): Promise<number> {
@@ -45,23 +42,46 @@ export class BuildRetentionService {
   }
 
   /**
+   * Deletes every build of an app, inside the caller's transaction (the app's deletion): rows now;
+   * the event and the files once that transaction has committed, so a rollback keeps both.
+   */
+  async deleteAllOfApp(appId: number): Promise<number> {
+    const deleted = await this.builds.deleteByApp(appId);
+    if (deleted.length) {
+      await this.transactions.afterCommit(async () => {
+        this.events.emit(BuildsDeletedEvent.eventName, new BuildsDeletedEvent(deleted.map((b) => b.id), 'app_deleted'));
+        await this.files.remove(deleted.map((b) => b.fileName));
+      });
+    }
+    return deleted.length;
+  }
+
+  /**
    * Files in the builds folder that no row references (older than `graceMs`) are removed; rows
    * whose file is missing are deleted (they could never be downloaded or installed again).
    */
   async sweepOrphans(graceMs: number): Promise<{ files: number; rows: number }> {
+    // Rows first, then the folder: a build committed in between has its file in place already.
+    // Only names no row references are stat-ed (for their age), so a sweep costs one directory
+    // read and one index scan however many builds there are.
     const rows = await this.builds.allFiles();
     const referenced = new Set(rows.map((r) => r.fileName));
-    const present = await this.files.list();
+    const present = await this.files.names();
     const cutoff = Date.now() - graceMs;
-    const unreferenced = present.filter((f) => !referenced.has(f.name) && f.modifiedMs <= cutoff).map((f) => f.name);
+    const unreferenced: string[] = [];
+    for (const name of present) {
+      if (referenced.has(name)) continue;
+      const modifiedMs = await this.files.modifiedMs(name);
+      if (modifiedMs !== null && modifiedMs <= cutoff) unreferenced.push(name);
+    }
     await this.files.remove(unreferenced);
 
-    const onDisk = new Set(present.map((f) => f.name));
-    const missing = new Set(rows.filter((r) => !onDisk.has(r.fileName)).map((r) => r.id));
-    // A row inserted after the listing above has its file by now; re-check before deleting.
-    const stillMissing = (await this.builds.allFiles()).filter((r) => missing.has(r.id));
-    const nowPresent = new Set((await this.files.list()).map((f) => f.name));
-    const deleted = await this.builds.deleteByIds(stillMissing.filter((r) => !nowPresent.has(r.fileName)).map((r) => r.id));
+    // A row whose file was not listed: look again for that one file before deleting the row.
+    const stillMissing: number[] = [];
+    for (const row of rows) {
+      if (!present.has(row.fileName) && (await this.files.modifiedMs(row.fileName)) === null) stillMissing.push(row.id);
+    }
+    const deleted = await this.builds.deleteByIds(stillMissing);
     if (deleted.length) {
       this.events.emit(BuildsDeletedEvent.eventName, new BuildsDeletedEvent(deleted.map((b) => b.id), 'file_missing'));
     }

@@ -2,15 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { Clock } from '../common/clock';
 import { ErrorMessages } from '../common/errors/error-messages';
-import { badRequest, notFound } from '../common/errors/relay-exception';
+import { badRequest, notFound } from '../common/errors/http-error';
 import { DAY_MS } from '../common/time';
 import { RelayConfig } from '../config/relay-config';
 import { BuildEntity } from './build.entity';
-import type { BuildStatus } from './build-status';
+import { isFinalStatus, type BuildStatus, type StatusActor } from './build-status';
 import { BuildsRepository } from './builds.repository';
 import { BuildStatusChangedEvent } from './events/build-status-changed.event';
-
-const FINAL_STATUSES: (BuildStatus | null)[] = ['Done', 'Rejected'];
+import { BuildUpdatedEvent } from './events/build-updated.event';
 
 /**
  * Changes people make to a build: review status and label (PATCH) and the deletion schedule.
@@ -26,7 +25,11 @@ export class BuildReviewService {
     private readonly events: EventEmitter2,
   ) {}
 
-  async update(id: number, input: { statusLabel?: BuildStatus | null; versionLabel?: string | null }): Promise<void> {
+  async update(
+    id: number,
+    input: { statusLabel?: BuildStatus | null; versionLabel?: string | null },
+    actor: StatusActor,
+  ): Promise<void> {
     if (input.statusLabel === undefined && input.versionLabel === undefined) {
       throw badRequest('Nothing to update: send status_label and/or version_label');
     }
@@ -36,15 +39,19 @@ export class BuildReviewService {
       if (input.versionLabel !== undefined) changes.versionLabel = input.versionLabel?.trim() || null;
       if (input.statusLabel !== undefined && input.statusLabel !== build.statusLabel) {
         changes.statusLabel = input.statusLabel;
-        const wasFinal = FINAL_STATUSES.includes(build.statusLabel);
-        const isFinal = FINAL_STATUSES.includes(input.statusLabel);
-        if (isFinal && !wasFinal) changes.completedAt = now;
-        if (!isFinal) changes.completedAt = null;
+        if (!isFinalStatus(input.statusLabel)) changes.completedAt = null;
+        else if (!isFinalStatus(build.statusLabel)) changes.completedAt = now;
       }
       return changes;
+    }, async (manager, before, after) => {
+      if (before.statusLabel === after.statusLabel) return;
+      await this.builds.recordStatus({ buildId: id, from: before.statusLabel, to: after.statusLabel, by: actor, at: now }, manager);
     });
     if (!result) throw notFound(ErrorMessages.buildNotFound);
     const { before, after } = result;
+    if (before.versionLabel !== after.versionLabel) {
+      this.events.emit(BuildUpdatedEvent.eventName, new BuildUpdatedEvent(id));
+    }
     if (before.statusLabel !== after.statusLabel) {
       this.events.emit(
         BuildStatusChangedEvent.eventName,
@@ -60,6 +67,7 @@ export class BuildReviewService {
           before.statusLabel,
           after.statusLabel,
           now,
+          actor,
         ),
       );
     }
@@ -68,13 +76,17 @@ export class BuildReviewService {
   /** delete_after = now + SVC_BUILD_TTL_DAYS days (rescheduling moves it). */
   async scheduleDeletion(id: number): Promise<Date> {
     const deleteAfter = new Date(this.clock.nowMs() + this.config.buildTtlDays * DAY_MS);
-    const result = await this.builds.update(id, () => ({ deleteAfter }));
-    if (!result) throw notFound(ErrorMessages.buildNotFound);
+    await this.setDeleteAfter(id, deleteAfter);
     return deleteAfter;
   }
 
   async cancelDeletion(id: number): Promise<void> {
-    const result = await this.builds.update(id, () => ({ deleteAfter: null }));
+    await this.setDeleteAfter(id, null);
+  }
+
+  private async setDeleteAfter(id: number, deleteAfter: Date | null): Promise<void> {
+    const result = await this.builds.update(id, () => ({ deleteAfter }));
     if (!result) throw notFound(ErrorMessages.buildNotFound);
+    this.events.emit(BuildUpdatedEvent.eventName, new BuildUpdatedEvent(id));
   }
 }

@@ -1,5 +1,5 @@
 import { Column, Entity, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
-import { AppEntity } from '../apps/app.entity';
+import { AppEntity } from '../app-catalogue/app.entity';
 import { TimestampColumn } from '../database/timestamp.column';
 import type { BuildStatus, Platform } from './build-status';
 

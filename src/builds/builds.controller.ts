@@ -1,18 +1,31 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { ApiFileResponse, ApiMultipartBody, binaryFile } from '../common/api/files';
 import { ApiErrors, OkResponse } from '../common/api/responses';
 import { Auth } from '../common/auth/auth.decorator';
+import type { Principal } from '../common/auth/principal';
+import { CurrentPrincipal } from '../common/auth/principal.decorator';
 import { WRITER_ROLES } from '../common/auth/role';
+import { ErrorMessages } from '../common/errors/error-messages';
 import { sqlDateTime } from '../common/time';
 import { ParseIdPipe } from '../common/validation/parse-id.pipe';
 import { BuildDownloadService } from './build-download.service';
+import { BuildIconsService } from './build-icons.service';
 import { BuildIntakeService } from './build-intake.service';
 import { BuildQueryService } from './build-query.service';
 import { BuildReviewService } from './build-review.service';
 import { BUILD_STATUSES, PLATFORMS } from './build-status';
-import { Build, BuildList, BuildSummary, DeletionScheduled, toBuildResponse, toBuildSummary } from './builds.mapper';
+import {
+  Build,
+  BuildList,
+  BuildStatusChange,
+  BuildSummary,
+  DeletionScheduled,
+  toBuildResponse,
+  toBuildStatusChange,
+  toBuildSummary,
+} from './builds.mapper';
 import { ListBuildsQuery } from './dto/list-builds.query';
 import { UpdateBuildDto } from './dto/update-build.dto';
 
@@ -24,6 +37,7 @@ export class BuildsController {
     private readonly query: BuildQueryService,
     private readonly review: BuildReviewService,
     private readonly download: BuildDownloadService,
+    private readonly icons: BuildIconsService,
   ) {}
 
   @Post()
@@ -40,8 +54,8 @@ export class BuildsController {
   @Auth({ cookie: true, pat: 'builds:write', roles: WRITER_ROLES })
   @ApiCreatedResponse({ type: BuildSummary })
   @ApiErrors(400, 401, 403, 404, 413)
-  async upload(@Req() req: Request): Promise<BuildSummary> {
-    return toBuildSummary(await this.intake.receive(req));
+  async upload(@Req() req: Request, @CurrentPrincipal() principal: Principal): Promise<BuildSummary> {
+    return toBuildSummary(await this.intake.receive(req, principal));
   }
 
   @Get()
@@ -57,16 +71,28 @@ export class BuildsController {
   @Auth({ cookie: true, pat: 'builds:write' })
   @ApiOkResponse({ type: Build })
   @ApiErrors(400, 401, 403, 404)
-  async get(@Param('id', ParseIdPipe) id: number): Promise<Build> {
+  async get(@Param('id', new ParseIdPipe(ErrorMessages.buildNotFound)) id: number): Promise<Build> {
     return toBuildResponse(await this.query.get(id));
+  }
+
+  @Get(':id/history')
+  @Auth({ cookie: true, pat: 'builds:write' })
+  @ApiOkResponse({ type: [BuildStatusChange], description: 'beyond the spec: who set the status, from what, to what, when; oldest first, the first entry is the upload' })
+  @ApiErrors(400, 401, 403, 404)
+  async history(@Param('id', new ParseIdPipe(ErrorMessages.buildNotFound)) id: number): Promise<BuildStatusChange[]> {
+    return (await this.query.history(id)).map(toBuildStatusChange);
   }
 
   @Patch(':id')
   @Auth({ cookie: true, roles: WRITER_ROLES })
   @ApiOkResponse({ type: OkResponse, description: 'a change to Done or Rejected notifies the webhooks' })
   @ApiErrors(400, 401, 403, 404)
-  async update(@Param('id', ParseIdPipe) id: number, @Body() dto: UpdateBuildDto): Promise<OkResponse> {
-    await this.review.update(id, { statusLabel: dto.status_label, versionLabel: dto.version_label });
+  async update(
+    @Param('id', new ParseIdPipe(ErrorMessages.buildNotFound)) id: number,
+    @Body() dto: UpdateBuildDto,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<OkResponse> {
+    await this.review.update(id, { statusLabel: dto.status_label, versionLabel: dto.version_label }, principal);
     return { ok: true };
   }
 
@@ -75,7 +101,7 @@ export class BuildsController {
   @Auth({ cookie: true, roles: WRITER_ROLES })
   @ApiOkResponse({ type: DeletionScheduled, description: 'files and record are purged after SVC_BUILD_TTL_DAYS days' })
   @ApiErrors(400, 401, 403, 404)
-  async scheduleDeletion(@Param('id', ParseIdPipe) id: number): Promise<DeletionScheduled> {
+  async scheduleDeletion(@Param('id', new ParseIdPipe(ErrorMessages.buildNotFound)) id: number): Promise<DeletionScheduled> {
     return { ok: true, delete_after: sqlDateTime(await this.review.scheduleDeletion(id)) };
   }
 
@@ -84,7 +110,7 @@ export class BuildsController {
   @Auth({ cookie: true, roles: WRITER_ROLES })
   @ApiOkResponse({ type: OkResponse })
   @ApiErrors(400, 401, 403, 404)
-  async cancelDeletion(@Param('id', ParseIdPipe) id: number): Promise<OkResponse> {
+  async cancelDeletion(@Param('id', new ParseIdPipe(ErrorMessages.buildNotFound)) id: number): Promise<OkResponse> {
     await this.review.cancelDeletion(id);
     return { ok: true };
   }
@@ -97,7 +123,17 @@ export class BuildsController {
     'the uploaded build file (Range requests answered 206)',
   )
   @ApiErrors(400, 401, 403, 404)
-  async downloadFile(@Param('id', ParseIdPipe) id: number, @Res() res: Response): Promise<void> {
+  async downloadFile(@Param('id', new ParseIdPipe(ErrorMessages.buildNotFound)) id: number, @Res() res: Response): Promise<void> {
     await this.download.send(id, res);
+  }
+
+  /** Beyond the spec: the launcher icon read at upload (docs/builds.md "App icons"); same access as the download. */
+  @Get(':id/icon')
+  @Auth({ cookie: true, pat: ['builds:write', 'view'] })
+  @ApiFileResponse(['image/png', 'image/webp'], 'the launcher icon; cached for a year (a build\'s icon never changes), with an ETag')
+  @ApiResponse({ status: 304, description: 'If-None-Match matched the ETag' })
+  @ApiErrors(400, 401, 403, 404)
+  async icon(@Param('id', new ParseIdPipe(ErrorMessages.buildNotFound)) id: number, @Res() res: Response): Promise<void> {
+    await this.icons.sendBuildIcon(id, res);
   }
 }

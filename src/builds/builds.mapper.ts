@@ -1,6 +1,8 @@
 import { ApiProperty, OmitType } from '@nestjs/swagger';
 import { isoWithMillis, nullableIso } from '../common/time';
+import { shownName, uploadUrl } from '../users/users.mapper';
 import type { BuildEntity } from './build.entity';
+import type { BuildStatusChangeEntity } from './build-status-change.entity';
 import { BUILD_STATUSES, PLATFORMS, type BuildStatus, type Platform } from './build-status';
 
 /** spec §2 Build. */
@@ -75,5 +77,37 @@ export function toBuildResponse(build: BuildEntity): Build {
     uploaded_at: isoWithMillis(build.uploadedAt),
     completed_at: nullableIso(build.completedAt),
     delete_after: nullableIso(build.deleteAfter),
+  };
+}
+
+/** Beyond the spec: one entry of GET /builds/:id/history (the first is the status at upload). */
+export class BuildStatusChange {
+  @ApiProperty()
+  id: number;
+  @ApiProperty({ enum: BUILD_STATUSES, nullable: true, description: 'null on the first entry (the upload) and when the status was unset' })
+  from_status: BuildStatus | null;
+  @ApiProperty({ enum: BUILD_STATUSES, nullable: true, description: 'null when the status was cleared (or the upload gave none)' })
+  to_status: BuildStatus | null;
+  @ApiProperty({ format: 'date-time' })
+  changed_at: string;
+  @ApiProperty({ type: Number, nullable: true, description: 'the member; null once their account was deleted' })
+  changed_by_id: number | null;
+  @ApiProperty({ description: 'display name, or the part of the e-mail before @ when none (kept after the account is deleted)' })
+  changed_by: string;
+  @ApiProperty({ type: String, nullable: true, description: 'null when no profile image' })
+  changed_by_avatar_url: string | null;
+}
+
+export function toBuildStatusChange(entry: BuildStatusChangeEntity): BuildStatusChange {
+  // The live account while it exists (a renamed member shows the new name), else what was kept.
+  const who = entry.changedBy ?? { displayName: entry.changedByDisplayName, email: entry.changedByEmail };
+  return {
+    id: entry.id,
+    from_status: entry.fromStatus,
+    to_status: entry.toStatus,
+    changed_at: isoWithMillis(entry.changedAt),
+    changed_by_id: entry.changedById,
+    changed_by: shownName(who),
+    changed_by_avatar_url: uploadUrl(entry.changedBy?.avatarPath ?? null),
   };
 }

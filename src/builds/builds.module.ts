@@ -1,18 +1,23 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AppsModule } from '../apps/apps.module';
+import { AppCatalogueModule } from '../app-catalogue/app-catalogue.module';
 import { BuildDownloadService } from './build-download.service';
+import { BuildIconsService } from './build-icons.service';
+import { BuildMetrics } from './build-metrics';
 import { BuildEntity } from './build.entity';
+import { BuildIconEntity } from './build-icon.entity';
+import { BuildStatusChangeEntity } from './build-status-change.entity';
 import { BuildIntakeService } from './build-intake.service';
 import { BuildQueryService } from './build-query.service';
 import { BuildRetentionService } from './build-retention.service';
 import { BuildReviewService } from './build-review.service';
 import { BuildsController } from './builds.controller';
 import { BuildsRepository } from './builds.repository';
+import { BuildFiles } from './storage/build-files';
 
 /** Builds: upload and metadata, listing, review status, deletion schedule, purge, download. */
 @Module({
-  imports: [TypeOrmModule.forFeature([BuildEntity]), AppsModule],
+  imports: [TypeOrmModule.forFeature([BuildEntity, BuildStatusChangeEntity, BuildIconEntity]), AppCatalogueModule],
   controllers: [BuildsController],
   providers: [
     BuildsRepository,
@@ -21,7 +26,10 @@ import { BuildsRepository } from './builds.repository';
     BuildReviewService,
     BuildRetentionService,
     BuildDownloadService,
+    BuildFiles,
+    BuildMetrics,
+    BuildIconsService,
   ],
-  exports: [BuildQueryService, BuildRetentionService],
+  exports: [BuildQueryService, BuildRetentionService, BuildIconsService],
 })
 export class BuildsModule {}

@@ -1,10 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, In, Repository } from 'typeorm';
+import { SqlParameters } from '../database/sql-parameters';
 import { AtOrBefore } from '../database/timestamp.column';
+import { forUpdate } from '../database/row-lock';
 import { TransactionRunner } from '../database/transaction-runner';
 import { BuildEntity } from './build.entity';
-import type { BuildStatus, Platform } from './build-status';
+import type { BuildStatus, Platform, StatusActor } from './build-status';
+import { BuildStatusChangeEntity } from './build-status-change.entity';
+import { BuildIconEntity } from './build-icon.entity';
 
 export type BuildSortField = 'uploaded_at' | 'version_name' | 'status_label';
 
@@ -19,11 +23,80 @@ export interface BuildPageQuery {
   dir: 'asc' | 'desc';
 }
 
-const SORT_COLUMNS: Record<BuildSortField, string> = {
-  uploaded_at: 'b.uploaded_at',
-  version_name: 'b.version_name',
-  status_label: 'b.status_label',
-};
+/** The summary of an app's latest build that GET /apps shows. */
+export type LatestBuild = Pick<BuildEntity, 'id' | 'appId' | 'versionName' | 'buildNumber' | 'statusLabel' | 'uploadedAt'>;
+
+interface LatestRow {
+  id: number;
+  app_id: number;
+  version_name: string | null;
+  build_number: string | null;
+  status_label: BuildStatus | null;
+  uploaded_at: string | number;
+}
+
+/** From this many skipped rows on, a page reads its ids first (see findPage). */
+const DEFERRED_LOOKUP_OFFSET = 2000;
+
+/** A builds row as the driver returns it (PostgreSQL gives bigint columns as strings). */
+interface BuildRow {
+  id: number | string;
+  app_id: number | string;
+  name: string;
+  version_name: string | null;
+  build_number: string | null;
+  version_label: string | null;
+  status_label: BuildStatus | null;
+  platform: Platform;
+  bundle_id: string;
+  file_name: string;
+  original_name: string;
+  file_size: number | string;
+  uploaded_at: number | string;
+  completed_at: number | string | null;
+  delete_after: number | string | null;
+}
+
+const BUILD_COLUMNS = [
+  'id',
+  'app_id',
+  'name',
+  'version_name',
+  'build_number',
+  'version_label',
+  'status_label',
+  'platform',
+  'bundle_id',
+  'file_name',
+  'original_name',
+  'file_size',
+  'uploaded_at',
+  'completed_at',
+  'delete_after',
+]
+  .map((column) => `b.${column}`)
+  .join(', ');
+
+function buildFromRow(row: BuildRow): BuildEntity {
+  const build = new BuildEntity();
+  build.id = Number(row.id);
+  build.appId = Number(row.app_id);
+  build.name = row.name;
+  build.versionName = row.version_name;
+  build.buildNumber = row.build_number;
+  build.versionLabel = row.version_label;
+  build.statusLabel = row.status_label;
+  build.platform = row.platform;
+  build.bundleId = row.bundle_id;
+  build.fileName = row.file_name;
+  build.originalName = row.original_name;
+  build.fileSize = Number(row.file_size);
+  build.uploadedAt = new Date(Number(row.uploaded_at));
+  build.completedAt = row.completed_at == null ? null : new Date(Number(row.completed_at));
+  build.deleteAfter = row.delete_after == null ? null : new Date(Number(row.delete_after));
+  return build;
+}
+
 
 /** Builds' rows. Multi-step writes go through the shared TransactionRunner (one at a time on SQLite). */
 @Injectable()
@@ -43,46 +116,198 @@ export class BuildsRepository {
     return repo.save(repo.create(values));
   }
 
+  /** Appends one entry to a build's status history, inside the caller's transaction. */
+  async recordStatus(
+    entry: { buildId: number; from: BuildStatus | null; to: BuildStatus | null; by: StatusActor; at: Date },
+    manager: EntityManager,
+  ): Promise<void> {
+    await manager.getRepository(BuildStatusChangeEntity).insert({
+      buildId: entry.buildId,
+      fromStatus: entry.from,
+      toStatus: entry.to,
+      changedById: entry.by.userId,
+      changedByDisplayName: entry.by.displayName,
+      changedByEmail: entry.by.email,
+      changedAt: entry.at,
+    });
+  }
+
+  async insertIcon(icon: BuildIconEntity, manager: EntityManager): Promise<void> {
+    await manager.getRepository(BuildIconEntity).insert(icon);
+  }
+
+  iconOf(buildId: number): Promise<BuildIconEntity | null> {
+    return this.builds.manager.getRepository(BuildIconEntity).findOneBy({ buildId });
+  }
+
+  /** The icon of the app's most recently uploaded build that has one. */
+  latestIconOfApp(appId: number): Promise<BuildIconEntity | null> {
+    return this.builds.manager
+      .getRepository(BuildIconEntity)
+      .createQueryBuilder('i')
+      .innerJoin(BuildEntity, 'b', 'b.id = i.build_id')
+      .where('b.app_id = :appId', { appId })
+      .orderBy('b.uploaded_at', 'DESC')
+      .addOrderBy('b.id', 'DESC')
+      .getOne();
+  }
+
+  /** A build's status history, oldest first, with the live account of each author where it still exists. */
+  historyOf(buildId: number): Promise<BuildStatusChangeEntity[]> {
+    return this.builds.manager.getRepository(BuildStatusChangeEntity).find({
+      where: { buildId },
+      relations: { changedBy: true },
+      order: { id: 'ASC' },
+    });
+  }
+
   findById(id: number): Promise<BuildEntity | null> {
     return this.builds.findOne({ where: { id } });
   }
 
+  /**
+   * One page of builds and the count of every match (docs/performance.md). The total comes from
+   * `build_counts` (kept by triggers) unless a search term makes the rows themselves the only
+   * answer. A page past the first few thousand rows is read in two steps: its ids from an index
+   * alone (stepping over index entries, never rows), then those rows by primary key. Rows are read
+   * as plain values, not through the entity hydrator, which cost more than the queries.
+   */
   async findPage(query: BuildPageQuery): Promise<{ items: BuildEntity[]; total: number }> {
-    const qb = this.builds.createQueryBuilder('b');
+    const sql = SqlParameters.for(this.builds.manager);
+    const where: string[] = [];
+    const counted: string[] = [];
     // LOWER() folds ASCII letters only on SQLite (and on PostgreSQL's COLLATE "C" column): fold the term the same way.
-    if (query.q) qb.andWhere("LOWER(b.version_name) LIKE :q ESCAPE '\\'", { q: `%${escapeLike(asciiLowerCase(query.q))}%` });
-    if (query.platform) qb.andWhere('b.platform = :platform', { platform: query.platform });
-    if (query.status) qb.andWhere('b.status_label = :status', { status: query.status });
-    if (query.appId !== undefined) qb.andWhere('b.app_id = :appId', { appId: query.appId });
+    if (query.q) where.push(`LOWER(b.version_name) LIKE ${sql.add(`%${escapeLike(asciiLowerCase(query.q))}%`)} ESCAPE '\\'`);
+    if (query.platform) where.push(`b.platform = ${sql.add(query.platform)}`), counted.push(`c.platform = ${sql.last()}`);
+    if (query.status) where.push(`b.status_label = ${sql.add(query.status)}`), counted.push(`c.status_key = ${sql.last()}`);
+    if (query.appId !== undefined) where.push(`b.app_id = ${sql.add(query.appId)}`), counted.push(`c.app_id = ${sql.last()}`);
+    const filter = where.length ? ` WHERE ${where.join(' AND ')}` : '';
     const dir = query.dir === 'asc' ? 'ASC' : 'DESC';
-    // Unset values sort last either way, on SQLite and PostgreSQL alike; id breaks ties so pages are stable.
-    qb.orderBy(SORT_COLUMNS[query.sort], dir, 'NULLS LAST').addOrderBy('b.id', dir);
-    qb.skip(query.page * query.limit).take(query.limit);
-    const [items, total] = await qb.getManyAndCount();
-    return { items, total };
+    // Unset values sort last either way, on SQLite and PostgreSQL alike; id breaks ties so pages are
+    // stable. uploaded_at is never null, so it needs no NULLS clause (and keeps to its index).
+    const nulls = query.sort === 'uploaded_at' ? '' : ' NULLS LAST';
+    const filterParameters = sql.values();
+    const offset = query.page * query.limit;
+    const pageSql = ` ORDER BY b.${query.sort} ${dir}${nulls}, b.id ${dir} LIMIT ${sql.add(query.limit)} OFFSET ${sql.add(offset)}`;
+    const total = query.q
+      ? await this.countRows(filter, filterParameters)
+      : await this.countFromTotals(counted.length ? ` WHERE ${counted.join(' AND ')}` : '', filterParameters);
+    if (offset < DEFERRED_LOOKUP_OFFSET) {
+      const rows: BuildRow[] = await this.builds.query(`SELECT ${BUILD_COLUMNS} FROM builds b${filter}${pageSql}`, sql.values());
+      return { items: rows.map(buildFromRow), total };
+    }
+    // A deep page: step over the skipped entries in the index alone, then read only the page's rows.
+    const idRows: { id: number | string }[] = await this.builds.query(`SELECT b.id FROM builds b${filter}${pageSql}`, sql.values());
+    const ids = idRows.map((r) => Number(r.id));
+    if (!ids.length) return { items: [], total };
+    const byId = new Map<number, BuildEntity>();
+    const rows: BuildRow[] = await this.builds.query(
+      `SELECT ${BUILD_COLUMNS} FROM builds b WHERE b.id IN (${ids.map((_, i) => sql.placeholder(i + 1)).join(', ')})`,
+      ids,
+    );
+    for (const row of rows) byId.set(Number(row.id), buildFromRow(row));
+    return { items: ids.map((id) => byId.get(id)).filter((b): b is BuildEntity => b !== undefined), total };
   }
 
-  /** Applies `changes` and returns the row before and after, or null when there is no such build. */
+  private async countRows(filter: string, parameters: unknown[]): Promise<number> {
+    const [row] = await this.builds.query(`SELECT COUNT(*) AS total FROM builds b${filter}`, parameters);
+    return Number(row.total);
+  }
+
+  private async countFromTotals(filter: string, parameters: unknown[]): Promise<number> {
+    const [row] = await this.builds.query(`SELECT COALESCE(SUM(c.n), 0) AS total FROM build_counts c${filter}`, parameters);
+    return Number(row.total);
+  }
+
+  /**
+   * Applies `changes` and returns the row before and after, or null when there is no such build.
+   * `alongside` runs in the same transaction (the status history is written with the change).
+   */
   update(
     id: number,
     change: (build: BuildEntity) => Partial<BuildEntity>,
+    alongside?: (manager: EntityManager, before: BuildEntity, after: BuildEntity) => Promise<void>,
   ): Promise<{ before: BuildEntity; after: BuildEntity } | null> {
     return this.inWriteTransaction(async (manager) => {
       const repo = manager.getRepository(BuildEntity);
-      const before = await repo.findOne({ where: { id } });
+      const before = await repo.findOne({ where: { id }, ...forUpdate(manager) });
       if (!before) return null;
       const values = change(before);
       if (Object.keys(values).length) await repo.update({ id }, values);
-      return { before, after: Object.assign(new BuildEntity(), before, values) };
+      const after = Object.assign(new BuildEntity(), before, values);
+      await alongside?.(manager, before, after);
+      return { before, after };
     });
+  }
+
+  /** Each app's latest build (by upload time, then id), in one query. */
+  async latestPerApp(): Promise<LatestBuild[]> {
+    const latestId = this.builds
+      .createQueryBuilder()
+      .subQuery()
+      .select('b2.id')
+      .from(BuildEntity, 'b2')
+      .where('b2.app_id = x.app_id')
+      .orderBy('b2.uploaded_at', 'DESC')
+      .addOrderBy('b2.id', 'DESC')
+      .limit(1)
+      .getQuery();
+    const rows = await this.builds.manager
+      .createQueryBuilder()
+      .from((qb) => qb.select('DISTINCT b1.app_id', 'app_id').from(BuildEntity, 'b1'), 'x')
+      .innerJoin(BuildEntity, 'b', `b.id = ${latestId}`)
+      .select([
+        'b.id AS id',
+        'b.app_id AS app_id',
+        'b.version_name AS version_name',
+        'b.build_number AS build_number',
+        'b.status_label AS status_label',
+        'b.uploaded_at AS uploaded_at',
+      ])
+      .getRawMany<LatestRow>();
+    return rows.map((row) => ({
+      id: Number(row.id),
+      appId: Number(row.app_id),
+      versionName: row.version_name,
+      buildNumber: row.build_number,
+      statusLabel: row.status_label,
+      uploadedAt: new Date(Number(row.uploaded_at)),
+    }));
   }
 
   dueForPurge(now: Date): Promise<Pick<BuildEntity, 'id' | 'fileName'>[]> {
     return this.builds.find({ where: { deleteAfter: AtOrBefore(now) }, select: { id: true, fileName: true } });
   }
 
-  allFiles(): Promise<Pick<BuildEntity, 'id' | 'fileName'>[]> {
-    return this.builds.find({ select: { id: true, fileName: true } });
+  /** Every build's id and stored file name, as plain rows (the orphan sweep reads all of them). */
+  /** How many builds have each review status (null = none set), for the metrics gauge. */
+  async countByStatus(): Promise<{ status: BuildStatus | null; count: number }[]> {
+    const rows = await this.builds
+      .createQueryBuilder('b')
+      .select('b.status_label', 'status')
+      .addSelect('COUNT(*)', 'count')
+      .groupBy('b.status_label')
+      .getRawMany<{ status: BuildStatus | null; count: string | number }>();
+    return rows.map((r) => ({ status: r.status, count: Number(r.count) }));
+  }
+
+  async allFiles(): Promise<Pick<BuildEntity, 'id' | 'fileName'>[]> {
+    const rows = await this.builds
+      .createQueryBuilder('b')
+      .select('b.id', 'id')
+      .addSelect('b.file_name', 'fileName')
+      .getRawMany<{ id: number | string; fileName: string }>();
+    return rows.map((r) => ({ id: Number(r.id), fileName: r.fileName }));
+  }
+
+  /** Deletes every build of an app (joining the caller's transaction); returns what was deleted. */
+  deleteByApp(appId: number): Promise<Pick<BuildEntity, 'id' | 'fileName'>[]> {
+    return this.inWriteTransaction(async (manager) => {
+      const repo = manager.getRepository(BuildEntity);
+      const builds = await repo.find({ where: { appId }, select: { id: true, fileName: true } });
+      if (builds.length) await repo.delete({ appId });
+      return builds;
+    });
   }
 
   /** Deletes these rows in one transaction; returns the ones that were still there. */

@@ -5,6 +5,7 @@ import { adminCommand } from './commands/admin.command';
 import { appsCommand } from './commands/apps.command';
 import { backupCommand, restoreCommand } from './commands/backup.command';
 import { buildsCommand } from './commands/builds.command';
+import { mcpCommand } from './commands/mcp.command';
 import { relayCommand } from './commands/relay.command';
 import { uploadCommand } from './commands/upload.command';
 
@@ -20,6 +21,7 @@ export function buildProgram(): Command {
 Client commands talk to a relay over its API: set SVC_URL and SVC_TOKEN (a PAT) or pass --url/--token.
 Operator commands (relay, admin, backup, restore) run on the relay host and use its data dir.
 svc agent runs the reference agent on a machine that hosts simulators or emulators.
+svc mcp serves the relay to an AI agent over the Model Context Protocol (stdio).
 Exit codes: 0 success, 1 the relay refused (its message on stderr), 2 usage error.
 
 Examples:
@@ -38,6 +40,7 @@ Examples:
     uploadCommand(),
     buildsCommand(),
     appsCommand(),
+    mcpCommand(),
     agentCommand(),
   ];
   for (const command of commands) program.addCommand(command);

@@ -7,9 +7,11 @@ import { Auth } from '../common/auth/auth.decorator';
 import type { Principal } from '../common/auth/principal';
 import { CurrentPrincipal } from '../common/auth/principal.decorator';
 import { ParseIdPipe } from '../common/validation/parse-id.pipe';
-import { IMAGE_RULES, StoredImagesService } from '../uploads/stored-images.service';
+import { IMAGE_RULES, StoredImagesService } from '../images/stored-images.service';
 import { CommentCreated, CommentListItem } from './comments.mapper';
+import { CommentMessages } from './comment-messages';
 import { CommentsService } from './comments.service';
+import { CreateCommentFields } from './dto/create-comment.dto';
 
 @ApiTags('comments')
 @Controller('comments')
@@ -42,7 +44,7 @@ export class CommentsController {
   @ApiCreatedResponse({ type: CommentCreated })
   @ApiErrors(400, 401, 403, 404, 413)
   async create(@Req() req: Request, @CurrentPrincipal() principal: Principal): Promise<CommentCreated> {
-    return this.comments.create(principal, await this.images.receive(req, { attachment: 'attachment' }));
+    return this.comments.create(principal, await this.images.receive(req, { attachment: 'attachment' }, CreateCommentFields));
   }
 
   @Delete(':id')
@@ -50,7 +52,7 @@ export class CommentsController {
   @Auth({ cookie: true })
   @ApiNoContentResponse({ description: 'deleted with its attachments' })
   @ApiErrors(400, 401, 403, 404)
-  async delete(@CurrentPrincipal() principal: Principal, @Param('id', ParseIdPipe) id: number): Promise<void> {
+  async delete(@CurrentPrincipal() principal: Principal, @Param('id', new ParseIdPipe(CommentMessages.notFound)) id: number): Promise<void> {
     await this.comments.delete(principal, id);
   }
 }

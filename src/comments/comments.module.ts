@@ -1,7 +1,8 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { BuildsModule } from '../builds/builds.module';
-import { UploadsModule } from '../uploads/uploads.module';
+import { ImagesModule } from '../images/images.module';
+import { CommentsBuildsDeletedListener } from './builds-deleted.listener';
 import { CommentAttachmentEntity } from './comment-attachment.entity';
 import { CommentEntity } from './comment.entity';
 import { CommentsController } from './comments.controller';
@@ -9,9 +10,9 @@ import { CommentsService } from './comments.service';
 
 /** Comments on builds with image attachments. */
 @Module({
-  imports: [TypeOrmModule.forFeature([CommentEntity, CommentAttachmentEntity]), BuildsModule, UploadsModule],
+  imports: [TypeOrmModule.forFeature([CommentEntity, CommentAttachmentEntity]), BuildsModule, ImagesModule],
   controllers: [CommentsController],
-  providers: [CommentsService],
+  providers: [CommentsService, CommentsBuildsDeletedListener],
   exports: [CommentsService],
 })
 export class CommentsModule {}

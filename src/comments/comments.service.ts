@@ -1,32 +1,27 @@
-import { Injectable, Logger } from '@nestjs/common';
-import { OnEvent } from '@nestjs/event-emitter';
+import { Injectable } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { BuildQueryService } from '../builds/build-query.service';
-import { BuildsDeletedEvent } from '../builds/events/builds-deleted.event';
 import type { Principal } from '../common/auth/principal';
 import { Clock } from '../common/clock';
-import { badRequest, forbidden, notFound } from '../common/errors/relay-exception';
-import { isPositiveId } from '../common/validation/parse-id.pipe';
+import { ErrorMessages } from '../common/errors/error-messages';
+import { badRequest, forbidden, notFound } from '../common/errors/http-error';
+import { MAX_ID, readId } from '../common/validation/parse-id.pipe';
 import { TransactionRunner } from '../database/transaction-runner';
-import { ImageForm, StoredImagesService } from '../uploads/stored-images.service';
+import { isForeignKeyViolation } from '../database/unique-violation';
+import { ImageForm, StoredImagesService } from '../images/stored-images.service';
 import { CommentAttachmentEntity } from './comment-attachment.entity';
+import { CommentMessages } from './comment-messages';
 import { CommentEntity } from './comment.entity';
+import { CommentDeletedEvent } from './events/comment-deleted.event';
+import { CommentPostedEvent } from './events/comment-posted.event';
 import { CommentCreated, CommentListItem, toCommentCreated, toCommentListItem } from './comments.mapper';
-
-export const COMMENT_BODY_MAX = 10_000;
-
-export const CommentMessages = {
-  notFound: 'Comment not found',
-  notAuthor: 'Only the author or an Admin can delete this comment',
-  bodyRequired: 'body is required',
-  buildIdRequired: 'build_id must be a positive integer',
-} as const;
+import type { CreateCommentFields } from './dto/create-comment.dto';
 
 /** Comments on builds, with at most one image attachment each. */
 @Injectable()
 export class CommentsService {
-  private readonly logger = new Logger('Comments');
   /** Attachment files already in uploads/comments/ whose row is not committed yet (kept from sweeps). */
   private readonly pendingFiles = new Set<string>();
 
@@ -37,6 +32,7 @@ export class CommentsService {
     private readonly images: StoredImagesService,
     private readonly clock: Clock,
     private readonly transactions: TransactionRunner,
+    private readonly events: EventEmitter2,
   ) {}
 
   async list(buildIdValue: unknown): Promise<CommentListItem[]> {
@@ -50,25 +46,24 @@ export class CommentsService {
   }
 
   /** POST /comments: fields `build_id`, `body`, optional file `attachment` (every role may post). */
-  async create(principal: Principal, form: ImageForm): Promise<CommentCreated> {
+  async create(principal: Principal, form: ImageForm<CreateCommentFields>): Promise<CommentCreated> {
     try {
-      const body = form.fields.body?.trim();
-      const buildId = await this.existingBuild(form.fields.build_id, () => {
-        if (!body) throw badRequest(CommentMessages.bodyRequired);
-        if (body.length > COMMENT_BODY_MAX) throw badRequest(`body must be at most ${COMMENT_BODY_MAX} characters`);
-      });
+      const { body } = form.fields;
+      // A well-formed id past MAX_ID names no build (readId's rule): 404 without asking the database.
+      if (form.fields.build_id > MAX_ID) throw notFound(ErrorMessages.buildNotFound);
+      const buildId = (await this.builds.get(form.fields.build_id)).id;
       const attachment = form.image('attachment');
       const filePath = attachment ? await this.images.keep(attachment) : null;
       if (filePath) this.pendingFiles.add(filePath);
       try {
-        return await this.transactions.run(async (manager) => {
+        const created = await this.transactions.run(async (manager) => {
           const comment = await manager.save(
             manager.create(CommentEntity, {
               buildId,
               authorId: principal.userId,
               authorDisplayName: principal.displayName,
               authorEmail: principal.email,
-              body: body!,
+              body,
               createdAt: this.clock.now(),
             }),
           );
@@ -82,8 +77,13 @@ export class CommentsService {
           }
           return toCommentCreated(comment);
         });
+        this.events.emit(CommentPostedEvent.eventName, new CommentPostedEvent(created.id, buildId));
+        return created;
       } catch (err) {
         await this.images.remove(filePath);
+        // The build was deleted between the check above and the insert: the same 404 as before the
+        // check, and no file or row is left (its comments and files went with it anyway).
+        if (isForeignKeyViolation(err)) await this.builds.get(buildId);
         throw err;
       } finally {
         if (filePath) this.pendingFiles.delete(filePath);
@@ -99,6 +99,7 @@ export class CommentsService {
     if (!comment) throw notFound(CommentMessages.notFound);
     if (comment.authorId !== principal.userId && principal.role !== 'Admin') throw forbidden(CommentMessages.notAuthor);
     await this.comments.delete({ id });
+    this.events.emit(CommentDeletedEvent.eventName, new CommentDeletedEvent(id, comment.buildId));
     for (const attachment of comment.attachments ?? []) await this.images.remove(attachment.filePath);
   }
 
@@ -108,25 +109,10 @@ export class CommentsService {
     return new Set([...rows.map((a) => a.filePath), ...this.pendingFiles]);
   }
 
-  /**
-   * The database removed the comments of deleted builds (CASCADE) but cannot remove files: sweep
-   * attachment files no row references any more. No grace period is needed, since the references
-   * are read after the folder is listed and include uploads in flight.
-   */
-  @OnEvent(BuildsDeletedEvent.eventName, { async: true })
-  async onBuildsDeleted(): Promise<void> {
-    try {
-      await this.images.sweepOrphans('comments', () => this.attachmentPaths(), 0);
-    } catch (err) {
-      this.logger.error(`Removing attachments of deleted builds failed: ${(err as Error).message}`, (err as Error).stack);
-    }
-  }
-
-  /** Validates `build_id` (400), runs the other field checks, then requires the build to exist (404). */
-  private async existingBuild(value: unknown, checkFields?: () => void): Promise<number> {
-    const text = typeof value === 'string' ? value.trim() : '';
-    if (!isPositiveId(text)) throw badRequest(CommentMessages.buildIdRequired);
-    checkFields?.();
-    return (await this.builds.get(Number(text))).id;
+  /** Validates `build_id` by readId's rule (400), then requires the build to exist (404). */
+  private async existingBuild(value: unknown): Promise<number> {
+    const buildId = readId(typeof value === 'string' ? value.trim() : '', 'build_id');
+    if (buildId === null) throw notFound(ErrorMessages.buildNotFound);
+    return (await this.builds.get(buildId)).id;
   }
 }

@@ -1,8 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { ConfigError } from './config-error';
 import { ConfigFileWebhook, LogLevel, RelayConfig, SmtpConfig } from './relay-config';
+
+/** web/dist of this install: the same from src/config (tests) and dist/config (built). */
+const DEFAULT_WEB_DIR = join(__dirname, '..', '..', 'web', 'dist');
 
 type Env = Record<string, string | undefined>;
 type FileValues = Record<string, unknown>;
@@ -60,6 +63,13 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       screenshotTimeoutMs: read.integer('SVC_SCREENSHOT_TIMEOUT_MS', 'agents.screenshotTimeoutMs', 10_000, 50, 600_000),
       uiTreeTimeoutMs: read.integer('SVC_UI_TREE_TIMEOUT_MS', 'agents.uiTreeTimeoutMs', 15_000, 50, 600_000),
       requestTimeoutMs: read.integer('SVC_AGENT_REQUEST_TIMEOUT_MS', 'agents.requestTimeoutMs', 60_000, 50, 3_600_000),
+      installTimeoutMs: read.integer('SVC_AGENT_INSTALL_TIMEOUT_MS', 'agents.installTimeoutMs', 600_000, 50, 3_600_000),
+    },
+    limits: {
+      maxConnections: read.integer('SVC_MAX_CONNECTIONS', 'limits.maxConnections', 1000, 1, 1_000_000),
+      requestTimeoutMs: read.integer('SVC_REQUEST_TIMEOUT_MS', 'limits.requestTimeoutMs', 30_000, 50, 3_600_000),
+      deviceSessionInFlight: read.integer('SVC_DEVICE_SESSION_IN_FLIGHT', 'limits.deviceSessionInFlight', 16, 1, 10_000),
+      shutdownTimeoutMs: read.integer('SVC_SHUTDOWN_TIMEOUT_MS', 'limits.shutdownTimeoutMs', 10_000, 100, 600_000),
     },
     trustProxy: read.trustProxy('SVC_TRUST_PROXY', 'trustProxy'),
     smtp: readSmtp(read),
@@ -68,6 +78,12 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     tlsCert,
     tlsKey,
     webhooks: readWebhooks(file.webhooks, env),
+    webDir: resolve(cwd, read.string('SVC_WEB_DIR', 'web.dir') ?? DEFAULT_WEB_DIR),
+    metrics: {
+      enabled: read.boolean('SVC_METRICS', 'metrics.enabled', false),
+      port: read.optionalInteger('SVC_METRICS_PORT', 'metrics.port', 0, 65535),
+      host: read.host('SVC_METRICS_HOST', 'metrics.host') ?? '127.0.0.1',
+    },
     configFile,
   } satisfies RelayConfig);
 }
@@ -165,6 +181,11 @@ class ValueReader {
 
   integer(envKey: string, fileKey: string, fallback: number, min: number, max: number): number {
     return this.numeric(envKey, fileKey, fallback, min, max, true);
+  }
+
+  /** A whole number when set, null when absent. */
+  optionalInteger(envKey: string, fileKey: string, min: number, max: number): number | null {
+    return this.raw(envKey, fileKey) ? this.numeric(envKey, fileKey, 0, min, max, true) : null;
   }
 
   /** Plain decimal notation only: "8080", "1.5"; not "0x10", "1e3", "" or "80abc". */

@@ -30,9 +30,32 @@ export interface AgentTimingsConfig {
   uiTreeTimeoutMs: number;
   /** Any other method forwarded from a device-session client (60 s). */
   requestTimeoutMs: number;
+  /** install_build forwarded from a device-session client: the agent downloads the build, then installs it (10 min). */
+  installTimeoutMs: number;
+}
+
+/** Prometheus exposition (docs/metrics.md). */
+export interface MetricsConfig {
+  /** GET /metrics answers only when true (SVC_METRICS=1); off by default. */
+  enabled: boolean;
+  /** When set, /metrics is served on this port only (not on the relay's), on `host`. */
+  port: number | null;
+  host: string;
 }
 
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
+
+/** What one client can hold, and how long the relay waits when it stops (docs/robustness.md "Limits"). */
+export interface LimitsConfig {
+  /** Open TCP connections (HTTP and WebSocket together); past it new connections are closed at once. */
+  maxConnections: number;
+  /** Whole-request deadline for every route that is not a streamed upload (headers + body + answer). */
+  requestTimeoutMs: number;
+  /** Requests one device-session client may have waiting on the agent; past it: `busy`. */
+  deviceSessionInFlight: number;
+  /** SIGTERM/SIGINT to exit: uploads may finish within it, then everything is cut. */
+  shutdownTimeoutMs: number;
+}
 
 export class RelayConfig {
   port: number;
@@ -47,6 +70,7 @@ export class RelayConfig {
   maxRecordingBytes: number;
   /** Agent WebSocket timings (agent-protocol.md §1–2); tests shorten them, operators rarely need to. */
   agents: AgentTimingsConfig;
+  limits: LimitsConfig;
   /** Express `trust proxy` value; false when the relay is reached directly. */
   trustProxy: boolean | number | string;
   smtp: SmtpConfig | null;
@@ -55,6 +79,9 @@ export class RelayConfig {
   tlsCert: string | null;
   tlsKey: string | null;
   webhooks: ConfigFileWebhook[];
+  /** Folder of the built dashboard (Vite output; default web/dist of this install). */
+  webDir: string;
+  metrics: MetricsConfig;
   /** Path of the file the values came from, or null when none was found. */
   configFile: string | null;
 }

@@ -6,6 +6,17 @@ import { DataSource, EntityManager, QueryRunner } from 'typeorm';
 /** Owner of the SQLite connection while TypeORM runs a transaction it started on its own (save()). */
 const IMPLICIT = Symbol('implicit transaction');
 
+/** One open transaction as the code inside it sees it: its manager and what runs after the commit. */
+interface TransactionScope {
+  manager: EntityManager;
+  afterCommit: (() => Promise<void> | void)[];
+  /** False once the transaction has ended: work it left running (a listener) starts its own. */
+  open: boolean;
+}
+
+/** The transaction the current async call chain runs in; shared by every runner of the process. */
+const currentScope = new AsyncLocalStorage<TransactionScope>();
+
 /**
  * The one way to run a multi-statement write (docs/architecture.md, "Transactions").
  *
@@ -13,10 +24,13 @@ const IMPLICIT = Symbol('implicit transaction');
  * runner). Left alone, two transactions started by two requests nest as savepoints of each
  * other, and a statement of a third request issued while one is open becomes part of it and is
  * rolled back with it. The runner hands the connection to one transaction at a time (FIFO);
- * statements from outside the running transaction wait at the connection until it ends. Inside
- * `run()`, every statement of the same async call chain belongs to the transaction, and a nested
- * `run()` becomes a savepoint of it. On PostgreSQL each transaction has a pooled connection of
- * its own, so `run()` is a plain transaction.
+ * statements from outside the running transaction wait at the connection until it ends. On
+ * PostgreSQL each transaction has a pooled connection of its own, so `run()` is a plain transaction.
+ *
+ * Modules never hand an EntityManager to each other: a `run()` called while another is open in
+ * the same async call chain (a module calling another module's service inside its transaction)
+ * joins it as a savepoint of the same connection, and `afterCommit()` defers work (events, file
+ * removal) until the outermost transaction has committed.
  */
 @Injectable()
 export class TransactionRunner {
@@ -26,8 +40,38 @@ export class TransactionRunner {
     this.gate = SqliteConnectionGate.for(dataSource);
   }
 
-  run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.gate ? this.gate.run(work) : this.dataSource.transaction(work);
+  async run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    const outer = currentScope.getStore();
+    if (outer?.open) {
+      // Joined: a savepoint of the open transaction; its after-commit work waits for the outer commit.
+      const afterCommit: TransactionScope['afterCommit'] = [];
+      const result = await outer.manager.transaction((manager) => this.inScope({ manager, afterCommit, open: true }, work));
+      outer.afterCommit.push(...afterCommit);
+      return result;
+    }
+    const afterCommit: TransactionScope['afterCommit'] = [];
+    const scoped = (manager: EntityManager) => this.inScope({ manager, afterCommit, open: true }, work);
+    const result = await (this.gate ? this.gate.run(scoped) : this.dataSource.transaction(scoped));
+    for (const task of afterCommit) await task();
+    return result;
+  }
+
+  private async inScope<T>(scope: TransactionScope, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    try {
+      return await currentScope.run(scope, () => work(scope.manager));
+    } finally {
+      scope.open = false;
+    }
+  }
+
+  /**
+   * Runs `task` once the transaction the caller is in has committed (at once outside a
+   * transaction); dropped when it rolls back. The outermost `run()` awaits it before it returns.
+   */
+  async afterCommit(task: () => Promise<void> | void): Promise<void> {
+    const scope = currentScope.getStore();
+    if (scope?.open) scope.afterCommit.push(task);
+    else await task();
   }
 }
 
@@ -54,8 +98,6 @@ class SqliteConnectionGate {
   }
 
   run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    const current = this.context.getStore();
-    if (current && current === this.owner) return this.dataSource.transaction(work); // nested: a savepoint
     const result = this.queue.then(async () => {
       const token = Symbol('transaction');
       await this.acquire(token);

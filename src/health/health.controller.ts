@@ -2,7 +2,8 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../common/api/responses';
 import { Auth } from '../common/auth/auth.decorator';
-import { HealthResponse, HealthService } from './health.service';
+import { HealthResponse } from './health.mapper';
+import { HealthService } from './health.service';
 
 @ApiTags('health')
 @Controller('health')

@@ -8,10 +8,11 @@ import { Auth } from '../common/auth/auth.decorator';
 import type { Principal } from '../common/auth/principal';
 import { CurrentPrincipal } from '../common/auth/principal.decorator';
 import { ADMIN_ONLY } from '../common/auth/role';
-import { badRequest } from '../common/errors/relay-exception';
-import { IMAGE_RULES, StoredImagesService } from '../uploads/stored-images.service';
+import { IMAGE_RULES, StoredImagesService } from '../images/stored-images.service';
+import { AcceptInvitationFields } from './dto/accept-invitation.dto';
 import { CreateInvitationDto } from './dto/create-invitation.dto';
-import { InvitationMessages, InvitationRole, InvitationsService, InviteResponse } from './invitations.service';
+import { InvitationRole, InviteResponse } from './invitations.mapper';
+import { InvitationsService } from './invitations.service';
 
 @ApiTags('invitations')
 @Controller()
@@ -36,7 +37,6 @@ export class InvitationsController {
   @ApiOkResponse({ type: InvitationRole, description: 'the role the invitation grants' })
   @ApiErrors(400, 410)
   async verify(@Query('token') token: unknown): Promise<InvitationRole> {
-    if (typeof token !== 'string' || !token) throw badRequest(InvitationMessages.tokenRequired);
     const invitation = await this.invitations.usable(token);
     return { role: invitation.role };
   }
@@ -57,7 +57,7 @@ export class InvitationsController {
   @ApiOkResponse({ type: OkResponse, description: 'creates the member and sets the svc_token cookie' })
   @ApiErrors(400, 403, 409, 410, 413)
   async accept(@Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<OkResponse> {
-    const session = await this.invitations.accept(await this.images.receive(req, { avatar: 'avatar' }));
+    const session = await this.invitations.accept(await this.images.receive(req, { avatar: 'avatar' }, AcceptInvitationFields));
     setSessionCookie(req, res, session.token);
     return { ok: true };
   }

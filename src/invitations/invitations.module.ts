@@ -1,17 +1,27 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuthModule } from '../auth/auth.module';
 import { MailModule } from '../mail/mail.module';
+import { RelayModule } from '../relay/relay.module';
+import { UsersModule } from '../users/users.module';
 import { SettingsModule } from '../settings/settings.module';
-import { UploadsModule } from '../uploads/uploads.module';
+import { ImagesModule } from '../images/images.module';
 import { InvitationEntity } from './invitation.entity';
 import { InvitationsController } from './invitations.controller';
 import { InvitationsService } from './invitations.service';
-import { InvitePageController } from './invite-page.controller';
 
-/** Invitations: create (Admin), verify, accept; the `/invite` page. */
+/** Invitations: create (Admin), verify, accept (the `/invite` page is the dashboard's). */
 @Module({
-  imports: [TypeOrmModule.forFeature([InvitationEntity]), MailModule, SettingsModule, UploadsModule],
-  controllers: [InvitationsController, InvitePageController],
+  imports: [
+    TypeOrmModule.forFeature([InvitationEntity]),
+    UsersModule,
+    AuthModule,
+    RelayModule,
+    MailModule,
+    SettingsModule,
+    ImagesModule,
+  ],
+  controllers: [InvitationsController],
   providers: [InvitationsService],
   exports: [InvitationsService],
 })

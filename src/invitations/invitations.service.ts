@@ -1,15 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { ApiProperty } from '@nestjs/swagger';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, Repository } from 'typeorm';
-import { PASSWORD_MAX, PASSWORD_MIN, PASSWORD_RULE } from '../auth/dto/credentials.dto';
 import { ActiveSession, SessionsService } from '../auth/sessions.service';
 import type { Principal } from '../common/auth/principal';
 import { ROLES, type Role } from '../common/auth/role';
 import { Clock } from '../common/clock';
 import { linkTokenHash, newLinkToken } from '../common/crypto/link-token';
 import { ErrorMessages } from '../common/errors/error-messages';
-import { badRequest, conflict, gone } from '../common/errors/relay-exception';
+import { badRequest, conflict, gone } from '../common/errors/http-error';
 import { SerialQueue } from '../common/serial-queue';
 import { DAY_MS } from '../common/time';
 import { isEmailAddress } from '../common/validation/email';
@@ -19,42 +17,18 @@ import { invitationMessage } from '../mail/mail-messages';
 import { MailService } from '../mail/mail.service';
 import { PublicUrlService } from '../relay/public-url.service';
 import { SettingsService } from '../settings/settings.service';
-import { ImageForm, StoredImagesService } from '../uploads/stored-images.service';
+import { ImageForm, StoredImagesService } from '../images/stored-images.service';
 import { PasswordHasher } from '../users/password-hasher';
 import type { UserEntity } from '../users/user.entity';
-import { DISPLAY_NAME_MAX, UsersService, normalizeEmail } from '../users/users.service';
+import { UsersService, normalizeEmail } from '../users/users.service';
 import { TransactionRunner } from '../database/transaction-runner';
+import type { AcceptInvitationFields } from './dto/accept-invitation.dto';
 import { InvitationEntity } from './invitation.entity';
+import { InvitationMessages } from './invitation-messages';
+import type { InviteResponse } from './invitations.mapper';
 
 export const INVITATION_TTL_MS = 7 * DAY_MS;
 export const INVITE_PAGE_PATH = '/invite';
-
-export const InvitationMessages = {
-  alreadyMember: 'This e-mail already belongs to a member',
-  accountExists: 'An account with this e-mail already exists',
-  emailRequired: 'email is required: this invitation was created without an e-mail address',
-  tokenRequired: 'token is required',
-} as const;
-
-/** POST /team/invite (spec §4 Team). */
-export class InviteResponse {
-  @ApiProperty({ description: '64 hex characters; the invitation link carries it' })
-  token: string;
-  @ApiProperty({ description: 'false when SMTP is not configured or no e-mail was given' })
-  emailSent: boolean;
-  @ApiProperty({
-    type: String,
-    nullable: true,
-    description: 'the link the e-mail carries; null when no address a teammate can open is known',
-  })
-  inviteUrl: string | null;
-}
-
-/** GET /invitations/verify. */
-export class InvitationRole {
-  @ApiProperty({ enum: ROLES })
-  role: Role;
-}
 
 /**
  * Invitations (spec §4): a 64-hex token of 32 random bytes, stored only as its hash, valid 7 days,
@@ -120,8 +94,9 @@ export class InvitationsService {
     return open ? invitation : null;
   }
 
-  /** The open invitation for a token; 410 when unknown, expired or used. */
+  /** The open invitation for a token; 400 without one, 410 when unknown, expired or used. */
   async usable(token: unknown): Promise<InvitationEntity> {
+    if (typeof token !== 'string' || !token) throw badRequest(InvitationMessages.tokenRequired);
     const invitation = await this.findUsable(token);
     if (!invitation) throw gone(ErrorMessages.invitationGone);
     return invitation;
@@ -131,14 +106,9 @@ export class InvitationsService {
    * POST /invitations/accept. Checks run in the order: form (400), token (410), e-mail (400/409).
    * Creates the member and consumes the invitation in one transaction; returns a new session.
    */
-  async accept(form: ImageForm): Promise<ActiveSession> {
+  async accept(form: ImageForm<AcceptInvitationFields>): Promise<ActiveSession> {
     try {
       const { token, password, display_name: displayName, email: formEmail } = form.fields;
-      if (!token) throw badRequest(InvitationMessages.tokenRequired);
-      if (!password || password.length < PASSWORD_MIN || password.length > PASSWORD_MAX) throw badRequest(PASSWORD_RULE);
-      if (displayName && displayName.trim().length > DISPLAY_NAME_MAX) {
-        throw badRequest(`display_name must be at most ${DISPLAY_NAME_MAX} characters`);
-      }
       await this.usable(token);
       const passwordHash = await this.hasher.hash(password);
       const user = await this.accepts.run(async () => {
@@ -184,7 +154,7 @@ export class InvitationsService {
   ): Promise<UserEntity> {
     try {
       return await this.transactions.run(async (manager) => {
-        const user = await this.users.insertHashed(manager, input);
+        const user = await this.users.insertHashed(input);
         const now = this.clock.now();
         const claimed = await manager.update(
           InvitationEntity,

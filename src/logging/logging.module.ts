@@ -1,17 +1,17 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { LogsController } from './logs.controller';
-import { RelayLogger } from './relay-logger';
+import { JsonLogger } from './json-logger';
 
 /** The one logger and GET /logs. The request log line is mounted in createRelayApp, ahead of every route. */
 @Global()
 @Module({})
 export class LoggingModule {
-  static forRoot(logger: RelayLogger): DynamicModule {
+  static forRoot(logger: JsonLogger): DynamicModule {
     return {
       module: LoggingModule,
       controllers: [LogsController],
-      providers: [{ provide: RelayLogger, useValue: logger }],
-      exports: [RelayLogger],
+      providers: [{ provide: JsonLogger, useValue: logger }],
+      exports: [JsonLogger],
     };
   }
 }

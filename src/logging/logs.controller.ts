@@ -3,12 +3,12 @@ import { ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../common/api/responses';
 import { Auth } from '../common/auth/auth.decorator';
 import { ErrorMessages } from '../common/errors/error-messages';
-import { RelayLogger } from './relay-logger';
+import { JsonLogger } from './json-logger';
 
 @ApiTags('relay')
 @Controller('logs')
 export class LogsController {
-  constructor(private readonly logger: RelayLogger) {}
+  constructor(private readonly logger: JsonLogger) {}
 
   /** The newest log lines; `lines` 1–500 (non-number → 100, out of range → clamped). Relay host only. */
   @Get()

@@ -1,16 +1,20 @@
 import { Module } from '@nestjs/common';
 import { AgentsModule } from '../agents/agents.module';
+import { AuthModule } from '../auth/auth.module';
 import { BuildsModule } from '../builds/builds.module';
 import { CommentsModule } from '../comments/comments.module';
 import { InvitationsModule } from '../invitations/invitations.module';
 import { PasswordResetModule } from '../password-reset/password-reset.module';
 import { RecordingsModule } from '../recordings/recordings.module';
 import { SettingsModule } from '../settings/settings.module';
-import { UploadsModule } from '../uploads/uploads.module';
+import { ImagesModule } from '../images/images.module';
+import { UsersModule } from '../users/users.module';
 import { ScheduledPurgesService } from './scheduled-purges.service';
 
 @Module({
   imports: [
+    UsersModule,
+    AuthModule,
     BuildsModule,
     AgentsModule,
     RecordingsModule,
@@ -18,7 +22,7 @@ import { ScheduledPurgesService } from './scheduled-purges.service';
     PasswordResetModule,
     SettingsModule,
     CommentsModule,
-    UploadsModule,
+    ImagesModule,
   ],
   providers: [ScheduledPurgesService],
   exports: [ScheduledPurgesService],

@@ -11,8 +11,9 @@ import { HOUR_MS, MINUTE_MS } from '../common/time';
 import { InvitationsService } from '../invitations/invitations.service';
 import { PasswordResetService } from '../password-reset/password-reset.service';
 import { SettingsService } from '../settings/settings.service';
-import { StoredImagesService } from '../uploads/stored-images.service';
+import { StoredImagesService } from '../images/stored-images.service';
 import { UsersService } from '../users/users.service';
+import { RelayMetrics } from '../metrics/relay-metrics';
 
 /** Stored files younger than this are never swept: their row may be about to be written. */
 export const ORPHAN_UPLOAD_GRACE_MS = 10 * MINUTE_MS;
@@ -38,6 +39,7 @@ export class ScheduledPurgesService implements OnApplicationBootstrap {
     private readonly comments: CommentsService,
     private readonly images: StoredImagesService,
     private readonly paths: StoragePaths,
+    private readonly metrics: RelayMetrics,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -90,10 +92,18 @@ export class ScheduledPurgesService implements OnApplicationBootstrap {
   }
 
   private async guarded(what: string, purge: () => Promise<unknown>): Promise<void> {
+    const job = jobName(what);
     try {
       await purge();
+      this.metrics.maintenanceRun(job, 'ok');
     } catch (err) {
+      this.metrics.maintenanceRun(job, 'failed');
       this.logger.error(`Purging ${what} failed: ${(err as Error).message}`, (err as Error).stack);
     }
   }
+}
+
+/** The metrics label of a purge: its description as snake_case ("expired sessions" → expired_sessions). */
+export function jobName(what: string): string {
+  return what.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '');
 }

@@ -3,10 +3,10 @@ import { ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { ApiErrors, OkResponse } from '../common/api/responses';
 import { Auth } from '../common/auth/auth.decorator';
 import { ADMIN_ONLY } from '../common/auth/role';
-import { badRequest } from '../common/errors/relay-exception';
 import { ParseIdPipe } from '../common/validation/parse-id.pipe';
 import { ResetPasswordDto } from './dto/reset-password.dto';
-import { PasswordResetService, SendResetResponse } from './password-reset.service';
+import { SendResetResponse } from './password-reset.mapper';
+import { PasswordResetService, ResetMessages } from './password-reset.service';
 
 @ApiTags('password-reset')
 @Controller()
@@ -18,7 +18,7 @@ export class PasswordResetController {
   @Auth({ cookie: true, roles: ADMIN_ONLY })
   @ApiOkResponse({ type: SendResetResponse, description: 'earlier links for this member stop working' })
   @ApiErrors(400, 401, 403, 404)
-  sendReset(@Param('id', ParseIdPipe) id: number): Promise<SendResetResponse> {
+  sendReset(@Param('id', new ParseIdPipe(ResetMessages.memberNotFound)) id: number): Promise<SendResetResponse> {
     return this.resets.sendReset(id);
   }
 
@@ -28,7 +28,6 @@ export class PasswordResetController {
   @ApiOkResponse({ type: OkResponse, description: 'the link is still usable' })
   @ApiErrors(400, 410)
   async verify(@Query('token') token: unknown): Promise<OkResponse> {
-    if (typeof token !== 'string' || !token) throw badRequest('token is required');
     await this.resets.usable(token);
     return { ok: true };
   }

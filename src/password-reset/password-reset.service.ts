@@ -1,11 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { ApiProperty } from '@nestjs/swagger';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, Repository } from 'typeorm';
 import { SessionsService } from '../auth/sessions.service';
 import { Clock } from '../common/clock';
 import { linkTokenHash, newLinkToken } from '../common/crypto/link-token';
-import { gone, notFound } from '../common/errors/relay-exception';
+import { badRequest, gone, notFound } from '../common/errors/http-error';
 import { HOUR_MS } from '../common/time';
 import { After } from '../database/timestamp.column';
 import { InvitationsService } from '../invitations/invitations.service';
@@ -18,30 +17,16 @@ import { PasswordHasher } from '../users/password-hasher';
 import { UsersService } from '../users/users.service';
 import { TransactionRunner } from '../database/transaction-runner';
 import { PasswordResetEntity } from './password-reset.entity';
+import type { SendResetResponse } from './password-reset.mapper';
 
 export const RESET_TTL_MS = 2 * HOUR_MS;
 export const RESET_PAGE_PATH = '/reset-password';
 
 export const ResetMessages = {
   linkGone: 'Reset link expired or not found',
+  tokenRequired: 'token is required',
   memberNotFound: 'Member not found',
 } as const;
-
-/** POST /team/members/:id/send-reset (spec §4 Password reset). */
-export class SendResetResponse {
-  @ApiProperty({ enum: [true], example: true })
-  ok: true;
-  @ApiProperty({ description: 'false when SMTP is not configured or the member has no e-mail' })
-  emailSent: boolean;
-  @ApiProperty({ description: 'works once, for 2 hours' })
-  token: string;
-  @ApiProperty({
-    type: String,
-    nullable: true,
-    description: 'the link the e-mail carries; null when no address a teammate can open is known',
-  })
-  resetUrl: string | null;
-}
 
 /**
  * Password resets (spec §4): a link an Admin sends, valid 2 hours, used once; a newer link for the
@@ -100,8 +85,9 @@ export class PasswordResetService {
     return reset && !reset.usedAt && reset.expiresAt.getTime() > this.clock.nowMs() ? reset : null;
   }
 
-  /** The open reset link for a token; 410 when unknown, expired, used or replaced. */
+  /** The open reset link for a token; 400 without one, 410 when unknown, expired, used or replaced. */
   async usable(token: unknown): Promise<PasswordResetEntity> {
+    if (typeof token !== 'string' || !token) throw badRequest(ResetMessages.tokenRequired);
     const reset = await this.findUsable(token);
     if (!reset) throw gone(ResetMessages.linkGone);
     return reset;

@@ -6,8 +6,9 @@ import { ApiErrors, OkResponse } from '../common/api/responses';
 import { Auth } from '../common/auth/auth.decorator';
 import type { Principal } from '../common/auth/principal';
 import { CurrentPrincipal } from '../common/auth/principal.decorator';
-import { IMAGE_RULES, StoredImagesService } from '../uploads/stored-images.service';
+import { IMAGE_RULES, StoredImagesService } from '../images/stored-images.service';
 import { DISPLAY_NAME_MAX } from '../users/users.service';
+import { UpdateProfileFields } from './dto/update-profile.dto';
 import { ProfileService } from './profile.service';
 
 @ApiTags('profile')
@@ -28,7 +29,7 @@ export class ProfileController {
   @ApiOkResponse({ type: OkResponse, description: 'at least one of display_name and avatar must be sent' })
   @ApiErrors(400, 401, 403, 413)
   async update(@Req() req: Request, @CurrentPrincipal() principal: Principal): Promise<OkResponse> {
-    await this.profile.update(principal, await this.images.receive(req, { avatar: 'avatar' }));
+    await this.profile.update(principal, await this.images.receive(req, { avatar: 'avatar' }, UpdateProfileFields));
     return { ok: true };
   }
 }

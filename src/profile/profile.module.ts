@@ -1,12 +1,12 @@
 import { Module } from '@nestjs/common';
-import { UploadsModule } from '../uploads/uploads.module';
+import { ImagesModule } from '../images/images.module';
 import { UsersModule } from '../users/users.module';
 import { ProfileController } from './profile.controller';
 import { ProfileService } from './profile.service';
 
 /** The signed-in member's display name and avatar. */
 @Module({
-  imports: [UsersModule, UploadsModule],
+  imports: [UsersModule, ImagesModule],
   controllers: [ProfileController],
   providers: [ProfileService],
 })

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { Principal } from '../common/auth/principal';
-import { badRequest, unauthorized } from '../common/errors/relay-exception';
-import { ImageForm, StoredImagesService } from '../uploads/stored-images.service';
-import { DISPLAY_NAME_MAX, UsersService } from '../users/users.service';
+import { badRequest, unauthorized } from '../common/errors/http-error';
+import { ImageForm, StoredImagesService } from '../images/stored-images.service';
+import { UsersService } from '../users/users.service';
+import type { UpdateProfileFields } from './dto/update-profile.dto';
 
 /** The signed-in member's own display name and avatar. */
 @Injectable()
@@ -13,19 +14,16 @@ export class ProfileService {
   ) {}
 
   /** PATCH /profile: `display_name` (empty clears it) and file `avatar`; a new avatar deletes the old file. */
-  async update(principal: Principal, form: ImageForm): Promise<void> {
+  async update(principal: Principal, form: ImageForm<UpdateProfileFields>): Promise<void> {
     try {
       const name = form.fields.display_name;
       const avatar = form.image('avatar');
       if (name === undefined && !avatar) throw badRequest('Nothing to update: send display_name or avatar');
-      if (name !== undefined && name.trim().length > DISPLAY_NAME_MAX) {
-        throw badRequest(`display_name must be at most ${DISPLAY_NAME_MAX} characters`);
-      }
       const avatarPath = avatar ? await this.images.keep(avatar) : undefined;
       let updated: { previousAvatar: string | null } | null;
       try {
         updated = await this.users.updateReturningAvatar(principal.userId, {
-          ...(name !== undefined ? { displayName: name.trim() || null } : {}),
+          ...(name !== undefined ? { displayName: name || null } : {}),
           ...(avatarPath ? { avatarPath } : {}),
         });
       } catch (err) {

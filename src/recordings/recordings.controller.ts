@@ -7,7 +7,8 @@ import { Auth } from '../common/auth/auth.decorator';
 import type { Principal } from '../common/auth/principal';
 import { CurrentPrincipal } from '../common/auth/principal.decorator';
 import { Recording, RecordingUploaded } from './recordings.mapper';
-import { RecordingsService, UploadQuery } from './recordings.service';
+import { UploadRecordingQuery } from './dto/upload-recording.query';
+import { RecordingsService } from './recordings.service';
 
 /** spec §4 Recordings. Session cookie only (§5.3 gives recordings no PAT scope). */
 @ApiTags('recordings')
@@ -28,7 +29,7 @@ export class RecordingsController {
   @ApiErrors(400, 401, 403, 413)
   upload(
     @Req() req: Request,
-    @Query() query: UploadQuery,
+    @Query() query: UploadRecordingQuery,
     @CurrentPrincipal() principal: Principal,
   ): Promise<RecordingUploaded> {
     return this.recordings.upload(req, query, principal.userId);

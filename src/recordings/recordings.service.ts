@@ -8,13 +8,15 @@ import { sendStoredFile } from '../common/api/send-stored-file';
 import { Clock } from '../common/clock';
 import { randomHex } from '../common/crypto/secret-token';
 import { ErrorMessages } from '../common/errors/error-messages';
-import { badRequest, notFound } from '../common/errors/relay-exception';
-import { receiveMultipart } from '../common/multipart/multipart-receiver';
+import { badRequest, notFound } from '../common/errors/http-error';
+import { DISK_RESERVE_BYTES, receiveMultipart } from '../common/multipart/multipart-receiver';
 import { StoragePaths } from '../common/storage/storage-paths';
 import { removeUnreferencedFiles } from '../common/storage/unreferenced-files';
 import { HOUR_MS } from '../common/time';
+import { MAX_ID, readId } from '../common/validation/parse-id.pipe';
 import { RelayConfig } from '../config/relay-config';
 import { After, AtOrBefore } from '../database/timestamp.column';
+import type { UploadRecordingQuery } from './dto/upload-recording.query';
 import { RecordingEntity } from './recording.entity';
 import { Recording, recordingUrl, toRecording } from './recordings.mapper';
 import { detectVideo } from './video-signature';
@@ -22,15 +24,9 @@ import { detectVideo } from './video-signature';
 export const RECORDING_TTL_MS = 72 * HOUR_MS;
 /** The only names a recording file ever has; anything else in a URL is 404 without touching the disk. */
 const FILENAME_PATTERN = /^rec-[0-9a-f]{32}\.(webm|mkv|mp4|mov)$/;
-const MAX_SESSION_ID_LENGTH = 200;
 const RECORDING_NOT_FOUND = 'Recording not found';
 /** Rows deleted per statement by the purge (well under SQLite's bound-parameter limit). */
 const PURGE_BATCH = 500;
-
-export interface UploadQuery {
-  sessionId?: unknown;
-  buildId?: unknown;
-}
 
 /** Screen recordings: streamed upload checked by its bytes, listing, serving until 72 hours, purge. */
 @Injectable()
@@ -44,8 +40,8 @@ export class RecordingsService {
     private readonly config: RelayConfig,
   ) {}
 
-  async upload(req: Request, query: UploadQuery, uploadedBy: number): Promise<{ url: string }> {
-    const sessionId = parseSessionId(query.sessionId);
+  async upload(req: Request, query: UploadRecordingQuery, uploadedBy: number): Promise<{ url: string }> {
+    const sessionId = query.sessionId ?? null;
     const buildId = parseBuildId(query.buildId);
     const body = await receiveMultipart(req, {
       tmpDir: this.storage.tmp,
@@ -55,6 +51,7 @@ export class RecordingsService {
           tooLargeMessage: `Recording too large (limit ${this.config.maxRecordingBytes} bytes)`,
         },
       },
+      minFreeBytes: DISK_RESERVE_BYTES,
     });
     try {
       const file = body.files[0];
@@ -86,7 +83,9 @@ export class RecordingsService {
   }
 
   async list(buildIdValue: unknown): Promise<Recording[]> {
-    const buildId = parseBuildId(buildIdValue);
+    const filtered = buildIdValue !== undefined && buildIdValue !== '';
+    const buildId = filtered ? readId(buildIdValue, 'buildId') : null;
+    if (filtered && buildId === null) return []; // an id no recording can carry (past MAX_ID)
     const rows = await this.recordings.find({
       where: { expiresAt: After(this.clock.now()), ...(buildId !== null ? { buildId } : {}) },
       order: { id: 'DESC' },
@@ -138,18 +137,10 @@ export class RecordingsService {
   }
 }
 
-function parseSessionId(value: unknown): string | null {
-  if (value === undefined || value === '') return null;
-  if (typeof value !== 'string' || value.length > MAX_SESSION_ID_LENGTH) {
-    throw badRequest(`sessionId must be a string of at most ${MAX_SESSION_ID_LENGTH} characters`);
-  }
-  return value;
-}
-
+/** The optional `buildId` an upload is tagged with (no such build needs to exist): readId's rule; past MAX_ID it cannot be stored, 400. */
 function parseBuildId(value: unknown): number | null {
   if (value === undefined || value === '') return null;
-  if (typeof value !== 'string' || !/^[1-9][0-9]{0,9}$/.test(value) || Number(value) > 2_147_483_647) {
-    throw badRequest('buildId must be a positive integer');
-  }
-  return Number(value);
+  const id = readId(value, 'buildId');
+  if (id === null) throw badRequest(`buildId must be at most ${MAX_ID}`);
+  return id;
 }

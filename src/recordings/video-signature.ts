@@ -10,7 +10,8 @@ const DOCTYPE_ID = 0x4282;
 /**
  * WebM / Matroska (an EBML header whose DocType is "webm" or "matroska") and MP4 / QuickTime (an
  * `ftyp` box first; major brand "qt  " is QuickTime). Anything else is null. `head` is the first
- * bytes of the file (the multipart receiver keeps 64, enough for both headers).
+ * bytes of the file (the multipart receiver keeps HEAD_BYTES, 4 KiB): the whole EBML header must be
+ * in it, and a writer may spend 8 bytes on every element size (about 90 bytes for a usual header).
  */
 export function detectVideo(head: Buffer): VideoKind | null {
   const docType = ebmlDocType(head);

@@ -1,8 +1,10 @@
 import { RelayConfig } from '../config/relay-config';
+import { TunnelUrl } from '../config/tunnel-url';
 import { PublicUrlService } from './public-url.service';
 
 function service(values: Partial<RelayConfig>): PublicUrlService {
-  return new PublicUrlService(Object.assign(new RelayConfig(), { relayUrl: null, tunnelUrl: null, tlsCert: null, tlsKey: null }, values));
+  const config = Object.assign(new RelayConfig(), { relayUrl: null, tunnelUrl: null, tlsCert: null, tlsKey: null }, values);
+  return new PublicUrlService(config, new TunnelUrl(config));
 }
 
 /** The https rule needs a relay serving TLS; checked here rather than by booting one with a certificate. */

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { RelayConfig } from '../config/relay-config';
+import { TunnelUrl } from '../config/tunnel-url';
 import { isLoopback, normalizeIp } from '../common/net/ip-address';
 
 /**
@@ -10,14 +11,17 @@ import { isLoopback, normalizeIp } from '../common/net/ip-address';
  */
 @Injectable()
 export class PublicUrlService {
-  constructor(private readonly config: RelayConfig) {}
+  constructor(
+    private readonly config: RelayConfig,
+    private readonly tunnelUrl: TunnelUrl,
+  ) {}
 
   get servesHttps(): boolean {
     return !!(this.config.tlsCert && this.config.tlsKey);
   }
 
   publicBaseUrl(): string | null {
-    const tunnel = this.config.tunnelUrl;
+    const tunnel = this.tunnelUrl.current();
     if (tunnel && isUsableTunnelUrl(tunnel, this.servesHttps)) return tunnel;
     const configured = this.config.relayUrl;
     return configured && isReachableByTeammates(configured) ? configured : null;

@@ -1,21 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { ApiProperty } from '@nestjs/swagger';
 import { existsSync, readFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import { RelayConfig } from '../config/relay-config';
 import { PublicUrlService } from './public-url.service';
-
-/** spec §2 "Relay host details". */
-export class RelayHostDetails {
-  @ApiProperty({ type: String, nullable: true, description: 'LAN address; always null inside a container' })
-  lanHost: string | null;
-  @ApiProperty()
-  port: number;
-  @ApiProperty({ type: String, nullable: true })
-  publicBaseUrl: string | null;
-  @ApiProperty({ type: String, nullable: true })
-  agentRelayUrl: string | null;
-}
+import type { RelayHostDetails } from './relay.mapper';
 
 export const AGENT_CONNECT_PATH = '/api/v1/agent/connect';
 

@@ -2,7 +2,8 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../common/api/responses';
 import { Auth } from '../common/auth/auth.decorator';
-import { RelayHostDetails, RelayHostDetailsService } from './relay-host-details.service';
+import { RelayHostDetailsService } from './relay-host-details.service';
+import { RelayHostDetails } from './relay.mapper';
 
 @ApiTags('relay')
 @Controller('relay')

@@ -1,5 +1,6 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import type { WebSocket } from 'ws';
+import { RelayMetrics } from '../metrics/relay-metrics';
 
 /** An automation client's open socket on one device session, with the credentials it opened with. */
 export interface DeviceSessionClient {
@@ -10,13 +11,23 @@ export interface DeviceSessionClient {
   authSessionId: number | null;
   /** PAT that opened it, else null. */
   tokenId: number | null;
+  /** Its requests still waiting on the agent (capped by limits.deviceSessionInFlight). */
+  inFlight: number;
 }
 
 /** The open client sockets, by device session. */
 @Injectable()
-export class DeviceSessionClients {
+export class DeviceSessionClients implements OnModuleInit {
   private readonly logger = new Logger('DeviceSessions');
   private readonly bySession = new Map<string, Set<DeviceSessionClient>>();
+
+  constructor(private readonly metrics: RelayMetrics) {}
+
+  onModuleInit(): void {
+    this.metrics.gauge('svc_device_session_clients', 'Automation clients with an open device-session socket', [], () =>
+      [...this.bySession.values()].reduce((sum, set) => sum + set.size, 0),
+    );
+  }
 
   add(client: DeviceSessionClient): void {
     const set = this.bySession.get(client.sessionId) ?? new Set();

@@ -1,8 +1,8 @@
 import { BeforeApplicationShutdown, Logger } from '@nestjs/common';
 import { OnGatewayConnection, OnGatewayInit, WebSocketGateway } from '@nestjs/websockets';
-import type { Request } from 'express';
 import type { IncomingMessage } from 'node:http';
 import type { RawData, WebSocket, WebSocketServer } from 'ws';
+import { MAX_UNSENT_BYTES } from '../agents/agent-connection';
 import { RpcOutcome } from '../agents/agent-rpc.service';
 import {
   ClientRequest,
@@ -12,15 +12,15 @@ import {
   MAX_MESSAGE_BYTES,
   parseClientRequest,
 } from '../agents/protocol/agent-protocol';
-import { AuthenticatorService, bearerToken } from '../auth/authenticator.service';
-import { readSessionCookie } from '../auth/session-cookie';
+import { Auth } from '../common/auth/auth.decorator';
 import type { Principal } from '../common/auth/principal';
 import { ErrorMessages } from '../common/errors/error-messages';
-import { authorizeUpgrades, UpgradeRefusal, upgradeContext } from '../common/net/relay-ws-adapter';
+import { notFound, HttpError } from '../common/errors/http-error';
+import { authorizeUpgrades, upgradeContext } from '../common/net/upgrade-routing-ws-adapter';
 import { WsHeartbeat } from '../common/net/ws-heartbeat';
 import { RelayConfig } from '../config/relay-config';
 import { DeviceSessionClient, DeviceSessionClients } from './device-session-clients.service';
-import { DeviceSessionsService, SESSION_NOT_FOUND } from './device-sessions.service';
+import { AGENT_BUSY, DeviceSessionsService, SESSION_NOT_FOUND } from './device-sessions.service';
 
 interface ClientUpgrade {
   sessionId: string;
@@ -31,24 +31,25 @@ interface ClientUpgrade {
 const MAX_CLIENT_MESSAGE_BYTES = 1024 * 1024;
 
 /**
- * Automation clients' sockets (agent-protocol §3): authenticated at the upgrade like REST sessions
- * routes (cookie or PAT(view)), then each request is forwarded to the owning agent under a fresh id
+ * Automation clients' sockets (agent-protocol §3): authenticated at the upgrade by UpgradeRoutingWsAdapter
+ * like the REST sessions routes (cookie or PAT(view), the one Origin rule for cookies), admitted
+ * when the session is known and its agent connected, then each request is forwarded to the owning agent under a fresh id
  * and answered under the client's own id. Fan-out of events and the closes live in the listener.
  */
+@Auth({ cookie: true, pat: 'view' })
 @WebSocketGateway({ path: DEVICE_SESSION_CONNECT_PATH, maxPayload: MAX_CLIENT_MESSAGE_BYTES, perMessageDeflate: false })
 export class DeviceSessionGateway implements OnGatewayInit, OnGatewayConnection, BeforeApplicationShutdown {
   private readonly logger = new Logger('DeviceSessions');
   private heartbeat: WsHeartbeat | null = null;
 
   constructor(
-    private readonly authenticator: AuthenticatorService,
     private readonly sessions: DeviceSessionsService,
     private readonly clients: DeviceSessionClients,
     private readonly config: RelayConfig,
   ) {}
 
   afterInit(server: WebSocketServer): void {
-    authorizeUpgrades(server, (req, params) => this.authorize(req, params.sessionId));
+    authorizeUpgrades(server, this, (_req, params, principal) => this.admit(params.sessionId, principal));
     this.heartbeat = new WsHeartbeat(this.config.agents.pingIntervalMs);
   }
 
@@ -62,58 +63,51 @@ export class DeviceSessionGateway implements OnGatewayInit, OnGatewayConnection,
       userId: principal.userId,
       authSessionId: principal.sessionId,
       tokenId: principal.tokenId,
+      inFlight: 0,
     };
     this.clients.add(client);
     this.heartbeat?.track(socket);
     socket.on('message', (data: RawData, isBinary: boolean) => {
       const request = parseClientRequest(data as Buffer, isBinary);
       if (!request) return this.logger.warn(`Ignored a malformed frame from a client of session ${sessionId}`);
-      void this.forward(client, request);
+      this.receive(client, request);
     });
     socket.on('close', () => this.clients.remove(client));
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
+  /** The sockets themselves are closed with 1001 by the adapter (every socket, registered or not). */
+  beforeApplicationShutdown(): void {
     this.heartbeat?.stop();
-    this.clients.closeWhere(() => true, CloseCode.goingAway, 'relay shutting down');
   }
 
-  private async authorize(req: IncomingMessage, sessionId: string): Promise<ClientUpgrade> {
-    const principal = await this.principal(req);
-    if (!this.sessions.exists(sessionId)) throw new UpgradeRefusal(404, SESSION_NOT_FOUND);
-    if (!this.sessions.agentFor(sessionId)) throw new UpgradeRefusal(502, ErrorMessages.agentOffline);
+  /** After the credential: 404 for a session no agent listed, 502 when its agent is not connected. */
+  private admit(sessionId: string, principal: Principal): ClientUpgrade {
+    if (!this.sessions.exists(sessionId)) throw notFound(SESSION_NOT_FOUND);
+    if (!this.sessions.agentFor(sessionId)) throw new HttpError(502, ErrorMessages.agentOffline);
     return { sessionId, principal };
   }
 
-  /** Cookie (from this relay's own pages only), then PAT with the view scope. */
-  private async principal(req: IncomingMessage): Promise<Principal> {
-    const cookie = readSessionCookie(req as Request);
-    const fromCookie = cookie ? await this.authenticator.principalFromSessionToken(cookie) : null;
-    if (fromCookie) {
-      if (this.crossSite(req)) throw new UpgradeRefusal(403, ErrorMessages.crossSite);
-      return fromCookie;
+  /**
+   * Limits (docs/robustness.md): a client not reading its answers (over MAX_UNSENT_BYTES unsent)
+   * gets nothing more, not even a refusal; one with `deviceSessionInFlight` requests waiting is
+   * answered `busy` at once and nothing is forwarded.
+   */
+  private receive(client: DeviceSessionClient, request: ClientRequest): void {
+    if (client.socket.bufferedAmount > MAX_UNSENT_BYTES) return;
+    const limit = this.config.limits.deviceSessionInFlight;
+    if (client.inFlight >= limit) {
+      client.socket.send(
+        JSON.stringify({
+          type: 'response',
+          id: request.id,
+          ok: false,
+          error: { code: 'busy', message: `Too many requests in flight (at most ${limit}); wait for answers` },
+        }),
+      );
+      return;
     }
-    const raw = bearerToken(req);
-    const fromPat = raw ? await this.authenticator.principalFromPat(raw) : null;
-    if (!fromPat) throw new UpgradeRefusal(401, ErrorMessages.unauthorized);
-    if (!fromPat.scopes.includes('view')) throw new UpgradeRefusal(403, ErrorMessages.insufficientScope);
-    return fromPat;
-  }
-
-  /** Browsers always send Origin on WebSocket handshakes; a cookie socket from another site is hijacking (CSWSH). */
-  private crossSite(req: IncomingMessage): boolean {
-    const origin = req.headers.origin;
-    if (origin === undefined) return false;
-    const allowed = [this.config.relayUrl, this.config.tunnelUrl]
-      .filter((u): u is string => !!u)
-      .map((u) => new URL(u).origin.toLowerCase());
-    let host: string;
-    try {
-      host = new URL(origin).host.toLowerCase();
-    } catch {
-      return true;
-    }
-    return host !== (req.headers.host ?? '').toLowerCase() && !allowed.includes(origin.toLowerCase());
+    client.inFlight++;
+    void this.forward(client, request).finally(() => client.inFlight--);
   }
 
   private async forward(client: DeviceSessionClient, request: ClientRequest): Promise<void> {
@@ -138,6 +132,8 @@ function toClientFrame(id: string | number, outcome: RpcOutcome): string | Buffe
       return JSON.stringify({ type: 'response', id, ok: false, error: { code: outcome.code, message: outcome.message } });
     case 'offline':
       return JSON.stringify({ type: 'response', id, ok: false, error: { code: 'failed', message: ErrorMessages.agentOffline } });
+    case 'busy':
+      return JSON.stringify({ type: 'response', id, ok: false, error: { code: 'busy', message: AGENT_BUSY } });
     case 'timeout':
       return JSON.stringify({
         type: 'response',

@@ -18,7 +18,7 @@ export class DeviceSessionsController {
   @Auth({ cookie: true, pat: 'view' })
   @ApiQuery({ name: 'format', required: false, enum: ['png', 'jpeg'], schema: { default: 'png' } })
   @ApiFileResponse(['image/png', 'image/jpeg'], 'the device screen, in the requested format')
-  @ApiErrors(400, 401, 403, 404, 409, 502, 504)
+  @ApiErrors(400, 401, 403, 404, 409, 502, 503, 504)
   async screenshot(@Param('sessionId') sessionId: string, @Query('format') format: unknown): Promise<StreamableFile> {
     const shot = await this.sessions.screenshot(sessionId, parseScreenshotFormat(format));
     return new StreamableFile(shot.payload, { type: shot.mime, length: shot.payload.length });
@@ -28,7 +28,7 @@ export class DeviceSessionsController {
   @Header('Cache-Control', 'no-store')
   @Auth({ cookie: true, pat: 'view' })
   @ApiOkResponse({ type: UiTree, description: 'the agent has 15 seconds to answer' })
-  @ApiErrors(401, 403, 404, 409, 502, 504)
+  @ApiErrors(401, 403, 404, 409, 502, 503, 504)
   uiTree(@Param('sessionId') sessionId: string): Promise<UiTree> {
     return this.sessions.uiTree(sessionId);
   }

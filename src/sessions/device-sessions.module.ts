@@ -5,11 +5,12 @@ import { DeviceSessionGateway } from './device-session.gateway';
 import { DeviceSessionListener } from './device-session.listener';
 import { DeviceSessionsController } from './device-sessions.controller';
 import { DeviceSessionsService } from './device-sessions.service';
+import { DevicesController } from './devices.controller';
 
-/** Device sessions: REST screenshot / UI tree and automation clients' sockets, through the owning agent. */
+/** Device sessions: the device list, REST screenshot / UI tree and automation clients' sockets, through the owning agent. */
 @Module({
   imports: [AgentsModule],
-  controllers: [DeviceSessionsController],
+  controllers: [DeviceSessionsController, DevicesController],
   providers: [DeviceSessionsService, DeviceSessionGateway, DeviceSessionClients, DeviceSessionListener],
 })
 export class DeviceSessionsModule {}

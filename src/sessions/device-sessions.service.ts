@@ -3,12 +3,14 @@ import { AgentConnection } from '../agents/agent-connection';
 import { AgentDirectory } from '../agents/agent-directory.service';
 import { AgentRpcService, RpcOutcome } from '../agents/agent-rpc.service';
 import { ErrorMessages } from '../common/errors/error-messages';
-import { badRequest, conflict, notFound, RelayException } from '../common/errors/relay-exception';
+import { badRequest, conflict, notFound, HttpError } from '../common/errors/http-error';
 import { RelayConfig } from '../config/relay-config';
+import { DeviceListItem, toDeviceListItem } from './device.mapper';
 import { toUiElements, UiElement } from './ui-element.mapper';
 
 export type ScreenshotFormat = 'png' | 'jpeg';
 export const SESSION_NOT_FOUND = 'Session not found';
+export const AGENT_BUSY = 'Agent is busy (it is not reading its connection); try again';
 const IMAGE_TYPES = ['image/png', 'image/jpeg'];
 
 export interface Screenshot {
@@ -40,7 +42,7 @@ export class DeviceSessionsService {
     const ok = this.succeeded(outcome, ErrorMessages.screenshotTimeout);
     const mime = (ok.result as { mime?: unknown } | null)?.mime;
     if (!ok.payload?.length || typeof mime !== 'string' || !IMAGE_TYPES.includes(mime)) {
-      throw new RelayException(HttpStatus.BAD_GATEWAY, 'Agent returned no image');
+      throw new HttpError(HttpStatus.BAD_GATEWAY, 'Agent returned no image');
     }
     return { mime, payload: ok.payload };
   }
@@ -48,8 +50,16 @@ export class DeviceSessionsService {
   async uiTree(sessionId: string): Promise<{ elements: UiElement[] }> {
     const outcome = await this.call(this.bootedSession(sessionId), 'ui_tree', { sessionId });
     const elements = toUiElements(this.succeeded(outcome, ErrorMessages.uiTreeTimeout).result);
-    if (!elements) throw new RelayException(HttpStatus.BAD_GATEWAY, 'Agent returned no UI tree');
+    if (!elements) throw new HttpError(HttpStatus.BAD_GATEWAY, 'Agent returned no UI tree');
     return { elements };
+  }
+
+  /** Every known device, ordered by agent name, then device name, then session id (case-insensitively). */
+  devices(): DeviceListItem[] {
+    return this.directory
+      .allDevices()
+      .map(toDeviceListItem)
+      .sort((a, b) => byText(a.agent, b.agent) || byText(a.name, b.name) || byText(a.session_id, b.session_id));
   }
 
   /** For a device-session client's request: the owning agent's socket, or null when it is offline. */
@@ -68,6 +78,7 @@ export class DeviceSessionsService {
 
   private timeoutFor(method: string): number {
     if (method === 'screenshot') return this.config.agents.screenshotTimeoutMs;
+    if (method === 'install_build') return this.config.agents.installTimeoutMs;
     if (method === 'ui_tree') return this.config.agents.uiTreeTimeoutMs;
     return this.config.agents.requestTimeoutMs;
   }
@@ -77,7 +88,7 @@ export class DeviceSessionsService {
     const location = this.directory.locate(sessionId);
     if (!location) throw notFound(SESSION_NOT_FOUND);
     if (location.device.state !== 'booted') throw conflict(ErrorMessages.deviceNotBooted);
-    if (!location.connection) throw new RelayException(HttpStatus.BAD_GATEWAY, ErrorMessages.agentOffline);
+    if (!location.connection) throw new HttpError(HttpStatus.BAD_GATEWAY, ErrorMessages.agentOffline);
     return location.connection;
   }
 
@@ -90,13 +101,18 @@ export class DeviceSessionsService {
       case 'ok':
         return outcome;
       case 'timeout':
-        throw new RelayException(HttpStatus.GATEWAY_TIMEOUT, timeoutMessage);
+        throw new HttpError(HttpStatus.GATEWAY_TIMEOUT, timeoutMessage);
       case 'offline':
-        throw new RelayException(HttpStatus.BAD_GATEWAY, ErrorMessages.agentOffline);
+        throw new HttpError(HttpStatus.BAD_GATEWAY, ErrorMessages.agentOffline);
+      case 'busy':
+        throw new HttpError(HttpStatus.SERVICE_UNAVAILABLE, AGENT_BUSY);
       case 'error':
         if (outcome.code === 'not_found') throw notFound(SESSION_NOT_FOUND);
         if (outcome.code === 'not_booted') throw conflict(ErrorMessages.deviceNotBooted);
-        throw new RelayException(HttpStatus.BAD_GATEWAY, outcome.message.trim() || ErrorMessages.agentOffline);
+        throw new HttpError(HttpStatus.BAD_GATEWAY, outcome.message.trim() || ErrorMessages.agentOffline);
     }
   }
 }
+
+/** Case-insensitive, as people read a list ("iPad" before "Pixel"). */
+const byText = (a: string, b: string) => a.localeCompare(b, 'en', { sensitivity: 'base' }) || (a < b ? -1 : a > b ? 1 : 0);

@@ -5,8 +5,10 @@ import { ApiMultipartBody, binaryFile } from '../common/api/files';
 import { ApiErrors, OkResponse } from '../common/api/responses';
 import { Auth } from '../common/auth/auth.decorator';
 import { ADMIN_ONLY } from '../common/auth/role';
-import { IMAGE_RULES, StoredImagesService } from '../uploads/stored-images.service';
-import { SettingsService, TEAM_NAME_MAX, TeamSettings } from './settings.service';
+import { IMAGE_RULES, StoredImagesService } from '../images/stored-images.service';
+import { TeamSettings } from './settings.mapper';
+import { TEAM_NAME_MAX, UpdateSettingsFields } from './dto/update-settings.dto';
+import { SettingsService } from './settings.service';
 
 @ApiTags('settings')
 @Controller('settings')
@@ -34,7 +36,7 @@ export class SettingsController {
   @ApiOkResponse({ type: OkResponse, description: 'at least one of team_name and logo must be sent' })
   @ApiErrors(400, 401, 403, 413)
   async update(@Req() req: Request): Promise<OkResponse> {
-    await this.settings.update(await this.images.receive(req, { logo: 'logo' }));
+    await this.settings.update(await this.images.receive(req, { logo: 'logo' }, UpdateSettingsFields));
     return { ok: true };
   }
 }

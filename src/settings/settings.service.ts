@@ -1,23 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import { ApiProperty } from '@nestjs/swagger';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import { badRequest } from '../common/errors/relay-exception';
+import { badRequest } from '../common/errors/http-error';
+import { forUpdate } from '../database/row-lock';
 import { TransactionRunner } from '../database/transaction-runner';
-import { ImageForm, StoredImagesService } from '../uploads/stored-images.service';
-import { uploadUrl } from '../users/users.mapper';
+import { ImageForm, StoredImagesService } from '../images/stored-images.service';
+import { toTeamSettings, type TeamSettings } from './settings.mapper';
+import type { UpdateSettingsFields } from './dto/update-settings.dto';
 import { TeamSettingsEntity } from './team-settings.entity';
 
 const SETTINGS_ID = 1;
-export const TEAM_NAME_MAX = 200;
-
-/** spec §2 "Team settings". */
-export class TeamSettings {
-  @ApiProperty()
-  team_name: string;
-  @ApiProperty({ type: String, nullable: true, description: 'null when there is no logo' })
-  logo_url: string | null;
-}
 
 @Injectable()
 export class SettingsService {
@@ -28,8 +20,7 @@ export class SettingsService {
   ) {}
 
   async read(): Promise<TeamSettings> {
-    const row = await this.row();
-    return { team_name: row.teamName, logo_url: uploadUrl(row.logoPath) };
+    return toTeamSettings(await this.row());
   }
 
   async teamName(): Promise<string> {
@@ -41,24 +32,19 @@ export class SettingsService {
   }
 
   /** PATCH /settings (multipart `team_name`, file `logo`); a new logo replaces and deletes the old file. */
-  async update(form: ImageForm): Promise<void> {
+  async update(form: ImageForm<UpdateSettingsFields>): Promise<void> {
     try {
       const name = form.fields.team_name;
       const logo = form.image('logo');
       if (name === undefined && !logo) throw badRequest('Nothing to update: send team_name or logo');
       const changes: Partial<TeamSettingsEntity> = {};
-      if (name !== undefined) {
-        const teamName = name.trim();
-        if (!teamName) throw badRequest('team_name must not be empty');
-        if (teamName.length > TEAM_NAME_MAX) throw badRequest(`team_name must be at most ${TEAM_NAME_MAX} characters`);
-        changes.teamName = teamName;
-      }
+      if (name !== undefined) changes.teamName = name;
       if (logo) changes.logoPath = await this.images.keep(logo);
       let previousLogo: string | null;
       try {
         // Read and replace in one transaction, so two logos sent at once each delete the other's file.
         previousLogo = await this.transactions.run(async (manager) => {
-          const before = await manager.getRepository(TeamSettingsEntity).findOneBy({ id: SETTINGS_ID });
+          const before = await manager.getRepository(TeamSettingsEntity).findOne({ where: { id: SETTINGS_ID }, ...forUpdate(manager) });
           await manager.getRepository(TeamSettingsEntity).update({ id: SETTINGS_ID }, changes);
           return before?.logoPath ?? null;
         });

@@ -8,7 +8,7 @@ import { ADMIN_ONLY } from '../common/auth/role';
 import { ParseIdPipe } from '../common/validation/parse-id.pipe';
 import { ChangeRoleDto } from './dto/change-role.dto';
 import { Member } from './team.mapper';
-import { TeamService } from './team.service';
+import { TeamMessages, TeamService } from './team.service';
 
 /** Team members (Admin only). Invitations and send-reset live in their own modules. */
 @ApiTags('team')
@@ -29,7 +29,7 @@ export class TeamController {
   @Auth({ cookie: true, roles: ADMIN_ONLY })
   @ApiOkResponse({ type: OkResponse })
   @ApiErrors(400, 401, 403, 404, 409)
-  async changeRole(@Param('id', ParseIdPipe) id: number, @Body() dto: ChangeRoleDto): Promise<OkResponse> {
+  async changeRole(@Param('id', new ParseIdPipe(TeamMessages.memberNotFound)) id: number, @Body() dto: ChangeRoleDto): Promise<OkResponse> {
     await this.team.changeRole(id, dto.role);
     return { ok: true };
   }
@@ -39,7 +39,7 @@ export class TeamController {
   @Auth({ cookie: true, roles: ADMIN_ONLY })
   @ApiNoContentResponse({ description: 'the member is removed; a member cannot delete themself (400)' })
   @ApiErrors(400, 401, 403, 404, 409)
-  async delete(@CurrentPrincipal() principal: Principal, @Param('id', ParseIdPipe) id: number): Promise<void> {
+  async delete(@CurrentPrincipal() principal: Principal, @Param('id', new ParseIdPipe(TeamMessages.memberNotFound)) id: number): Promise<void> {
     await this.team.delete(principal, id);
   }
 }

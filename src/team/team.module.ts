@@ -1,11 +1,14 @@
 import { Module } from '@nestjs/common';
-import { UploadsModule } from '../uploads/uploads.module';
+import { AuthModule } from '../auth/auth.module';
+import { ImagesModule } from '../images/images.module';
+import { TokensModule } from '../tokens/tokens.module';
+import { UsersModule } from '../users/users.module';
 import { TeamController } from './team.controller';
 import { TeamService } from './team.service';
 
-/** Team members: list, role change, deletion (Admin only). Users, sessions and tokens come from the global AuthModule. */
+/** Team members: list, role change, deletion (Admin only). */
 @Module({
-  imports: [UploadsModule],
+  imports: [UsersModule, AuthModule, TokensModule, ImagesModule],
   controllers: [TeamController],
   providers: [TeamService],
 })

@@ -7,7 +7,7 @@ import { CurrentPrincipal } from '../common/auth/principal.decorator';
 import { ParseIdPipe } from '../common/validation/parse-id.pipe';
 import { CreateTokenDto } from './dto/create-token.dto';
 import { TokenCreatedResponse, TokenListItem, toTokenListItem } from './tokens.mapper';
-import { TokensService } from './tokens.service';
+import { TOKEN_NOT_FOUND, TokensService } from './tokens.service';
 
 @ApiTags('tokens')
 @Controller('tokens')
@@ -40,7 +40,7 @@ export class TokensController {
   @Auth({ cookie: true })
   @ApiNoContentResponse({ description: 'revoked; the next request with it is 401' })
   @ApiErrors(400, 401, 403, 404)
-  async revoke(@CurrentPrincipal() principal: Principal, @Param('id', ParseIdPipe) id: number): Promise<void> {
+  async revoke(@CurrentPrincipal() principal: Principal, @Param('id', new ParseIdPipe(TOKEN_NOT_FOUND)) id: number): Promise<void> {
     await this.tokens.revoke(principal.userId, id);
   }
 }

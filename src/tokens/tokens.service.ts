@@ -6,13 +6,15 @@ import type { Principal } from '../common/auth/principal';
 import { DEFAULT_PAT_SCOPES, Scope, isScope } from '../common/auth/scope';
 import { Clock } from '../common/clock';
 import { constantTimeEqual, randomBase64Url, sha256Hex } from '../common/crypto/secret-token';
-import { badRequest, forbidden, notFound } from '../common/errors/relay-exception';
+import { badRequest, forbidden, notFound } from '../common/errors/http-error';
 import { DAY_MS, MINUTE_MS } from '../common/time';
-import type { UserEntity } from '../users/user.entity';
+import { SqlParameters } from '../database/sql-parameters';
+import { UserEntity } from '../users/user.entity';
 import { TokensRevokedEvent } from './events/tokens-revoked.event';
 import { PersonalAccessTokenEntity } from './personal-access-token.entity';
 
 export const PAT_PREFIX = 'svc_pat_';
+export const TOKEN_NOT_FOUND = 'Token not found';
 /** Largest time a JavaScript Date can hold (ECMA-262 §21.4.1.1). */
 const MAX_DATE_MS = 8.64e15;
 
@@ -63,7 +65,7 @@ export class TokensService {
   /** Revokes one of the caller's tokens; another member's token id is 404, never 204. */
   async revoke(userId: number, tokenId: number): Promise<void> {
     const result = await this.tokens.delete({ id: tokenId, userId });
-    if (!result.affected) throw notFound('Token not found');
+    if (!result.affected) throw notFound(TOKEN_NOT_FOUND);
     this.events.emit(TokensRevokedEvent.eventName, new TokensRevokedEvent(userId, [tokenId], 'revoked'));
   }
 
@@ -87,7 +89,7 @@ export class TokensService {
   async verify(raw: string): Promise<VerifiedToken | null> {
     if (!raw.startsWith(PAT_PREFIX) || raw.length < PAT_PREFIX.length + 32 || raw.length > 200) return null;
     const hash = sha256Hex(raw);
-    const token = await this.tokens.findOne({ where: { tokenHash: hash }, relations: { user: true } });
+    const token = await this.findWithOwner(hash);
     if (!token || !token.user || !constantTimeEqual(token.tokenHash, hash)) return null;
     const now = this.clock.now();
     if (token.expiresAt && token.expiresAt.getTime() <= now.getTime()) return null;
@@ -98,7 +100,62 @@ export class TokensService {
     }
     return { token, user: token.user, scopes: token.scope.split(',') as Scope[] };
   }
+  /**
+   * The token and its owner in one hand-written join: this runs on every PAT request, and the
+   * query builder behind findOne(relations) cost several times the query itself.
+   */
+  private async findWithOwner(hash: string): Promise<PersonalAccessTokenEntity | null> {
+    const sql = SqlParameters.for(this.tokens.manager);
+    const [row]: TokenWithOwnerRow[] = await this.tokens.query(
+      `SELECT t.id, t.user_id, t.name, t.scope, t.token_hash, t.created_at, t.last_used_at, t.expires_at,
+         u.email, u.password_hash, u.display_name, u.role, u.avatar_path, u.created_at AS user_created_at
+       FROM personal_access_tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = ${sql.add(hash)}`,
+      sql.values(),
+    );
+    if (!row) return null;
+    const user = Object.assign(new UserEntity(), {
+      id: Number(row.user_id),
+      email: row.email,
+      passwordHash: row.password_hash,
+      displayName: row.display_name,
+      role: row.role,
+      avatarPath: row.avatar_path,
+      createdAt: epochDate(row.user_created_at),
+    });
+    return Object.assign(new PersonalAccessTokenEntity(), {
+      id: Number(row.id),
+      userId: user.id,
+      user,
+      name: row.name,
+      scope: row.scope,
+      tokenHash: row.token_hash,
+      createdAt: epochDate(row.created_at),
+      lastUsedAt: epochDate(row.last_used_at),
+      expiresAt: row.expires_at == null ? null : epochDate(row.expires_at),
+    });
+  }
+
 }
+
+/** One PAT row joined with its owner, as the driver returns it (bigint columns may be strings). */
+interface TokenWithOwnerRow {
+  id: number | string;
+  user_id: number | string;
+  name: string;
+  scope: string;
+  token_hash: string;
+  created_at: number | string;
+  last_used_at: number | string;
+  expires_at: number | string | null;
+  email: string;
+  password_hash: string;
+  display_name: string | null;
+  role: UserEntity['role'];
+  avatar_path: string | null;
+  user_created_at: number | string;
+}
+
+const epochDate = (value: number | string) => new Date(Number(value));
 
 /** `expires_in_days`: a number ≥ 0 or a numeric string; 0 or absent = never; too far to be a date = 400. */
 export function expiryFrom(now: Date, value: unknown): Date | null {

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, IsNull, Not, Repository } from 'typeorm';
+import { IsNull, Not, Repository } from 'typeorm';
 import { Clock } from '../common/clock';
 import type { Role } from '../common/auth/role';
+import { forUpdate } from '../database/row-lock';
 import { TransactionRunner } from '../database/transaction-runner';
 import { PasswordHasher } from './password-hasher';
 import { UserEntity } from './user.entity';
@@ -46,25 +47,24 @@ export class UsersService {
 
   async create(input: { email: string; password: string; role: Role; displayName?: string | null }): Promise<UserEntity> {
     const { password, ...member } = input;
-    return this.insertHashed(this.users.manager, { ...member, passwordHash: await this.hasher.hash(password) });
+    return this.insertHashed({ ...member, passwordHash: await this.hasher.hash(password) });
   }
 
-  /** Inserts a member whose password is already hashed, inside the caller's transaction (invitation accept). */
-  async insertHashed(
-    manager: EntityManager,
-    input: { email: string; passwordHash: string; role: Role; displayName?: string | null },
-  ): Promise<UserEntity> {
-    const repository = manager.getRepository(UserEntity);
-    return repository.save(
-      repository.create({
-        email: normalizeEmail(input.email),
-        passwordHash: input.passwordHash,
-        displayName: input.displayName?.trim() || null,
-        role: input.role,
-        avatarPath: null,
-        createdAt: this.clock.now(),
-      }),
-    );
+  /** Inserts a member whose password is already hashed; joins the caller's open transaction (invitation accept). */
+  insertHashed(input: { email: string; passwordHash: string; role: Role; displayName?: string | null }): Promise<UserEntity> {
+    return this.transactions.run((manager) => {
+      const repository = manager.getRepository(UserEntity);
+      return repository.save(
+        repository.create({
+          email: normalizeEmail(input.email),
+          passwordHash: input.passwordHash,
+          displayName: input.displayName?.trim() || null,
+          role: input.role,
+          avatarPath: null,
+          createdAt: this.clock.now(),
+        }),
+      );
+    });
   }
 
   /** Every stored avatar path, for the sweep of unreferenced files. */
@@ -97,7 +97,7 @@ export class UsersService {
   ): Promise<{ previousAvatar: string | null } | null> {
     return this.transactions.run(async (manager) => {
       const repository = manager.getRepository(UserEntity);
-      const user = await repository.findOne({ where: { id: userId }, select: { id: true, avatarPath: true } });
+      const user = await repository.findOne({ where: { id: userId }, select: { id: true, avatarPath: true }, ...forUpdate(manager) });
       if (!user) return null;
       await repository.update({ id: userId }, changes);
       return { previousAvatar: user.avatarPath };

@@ -7,7 +7,7 @@ import { ParseIdPipe } from '../common/validation/parse-id.pipe';
 import { CreateWebhookDto } from './dto/create-webhook.dto';
 import { UpdateWebhookDto } from './dto/update-webhook.dto';
 import { toDeliveryItem, toWebhookResponse, Webhook, WebhookDeliveryList, WebhookList } from './webhooks.mapper';
-import { WebhooksService } from './webhooks.service';
+import { WEBHOOK_NOT_FOUND, WebhooksService } from './webhooks.service';
 
 /** spec §4 Webhooks: cookie or PAT builds:write; a Viewer gets 403 on every one, list included. */
 const WEBHOOK_ACCESS = { cookie: true, pat: 'builds:write', roles: WRITER_ROLES } as const;
@@ -43,7 +43,7 @@ export class WebhooksController {
   @ApiOperation({ summary: 'Change url, secret (null removes it) or enabled; only the fields sent; 400 when none' })
   @ApiOkResponse({ type: Webhook, description: 'the updated webhook' })
   @ApiErrors(400, 401, 403, 404)
-  async update(@Param('id', ParseIdPipe) id: number, @Body() dto: UpdateWebhookDto): Promise<Webhook> {
+  async update(@Param('id', new ParseIdPipe(WEBHOOK_NOT_FOUND)) id: number, @Body() dto: UpdateWebhookDto): Promise<Webhook> {
     return toWebhookResponse(await this.webhooks.update(id, dto));
   }
 
@@ -53,7 +53,7 @@ export class WebhooksController {
   @ApiOperation({ summary: 'Delete a webhook and its delivery log' })
   @ApiOkResponse({ type: OkResponse })
   @ApiErrors(400, 401, 403, 404)
-  async remove(@Param('id', ParseIdPipe) id: number): Promise<OkResponse> {
+  async remove(@Param('id', new ParseIdPipe(WEBHOOK_NOT_FOUND)) id: number): Promise<OkResponse> {
     await this.webhooks.remove(id);
     return { ok: true };
   }
@@ -68,7 +68,7 @@ export class WebhooksController {
   })
   @ApiOkResponse({ type: WebhookDeliveryList })
   @ApiErrors(400, 401, 403, 404)
-  async deliveries(@Param('id', ParseIdPipe) id: number): Promise<WebhookDeliveryList> {
+  async deliveries(@Param('id', new ParseIdPipe(WEBHOOK_NOT_FOUND)) id: number): Promise<WebhookDeliveryList> {
     return { deliveries: (await this.webhooks.deliveries(id)).map(toDeliveryItem) };
   }
 }

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { BuildStatusChangedListener } from './delivery/build-status-changed.listener';
 import { ConfigFileWebhooks } from './delivery/config-file-webhooks';
 import { DeliveryLog } from './delivery/delivery-log';
 import { WebhookDeliverySettings } from './delivery/delivery-settings';
@@ -25,6 +26,7 @@ import { WebhooksService } from './webhooks.service';
     DeliveryLog,
     ConfigFileWebhooks,
     WebhookDispatcher,
+    BuildStatusChangedListener,
   ],
 })
 export class WebhooksModule {}

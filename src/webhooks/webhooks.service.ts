@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { Clock } from '../common/clock';
-import { badRequest, notFound } from '../common/errors/relay-exception';
+import { badRequest, notFound } from '../common/errors/http-error';
 import { DeliveryLog } from './delivery/delivery-log';
 import { DestinationGuard, DestinationRefused } from './destination/destination-guard';
 import { CreateWebhookDto } from './dto/create-webhook.dto';

@@ -1,6 +1,7 @@
 import { RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { MetadataScanner, ModulesContainer } from '@nestjs/core';
+import { GATEWAY_METADATA, GATEWAY_OPTIONS } from '@nestjs/websockets/constants';
 import { API_PREFIX } from '../../src/bootstrap/create-app';
 import { AccessRequirement, AUTH_REQUIREMENT } from '../../src/common/auth/auth.decorator';
 import { useTestRelay } from '../support/use-relay';
@@ -55,6 +56,20 @@ function declaredRoutes(modules: ModulesContainer, servedPaths: Set<string>): De
   return routes.sort((a, b) => a.route.localeCompare(b.route));
 }
 
+/** Every WebSocket gateway (`WS /path`), with the @Auth on its class that UpgradeRoutingWsAdapter applies to the upgrade. */
+function declaredGateways(modules: ModulesContainer): DeclaredRoute[] {
+  const routes: DeclaredRoute[] = [];
+  for (const module of modules.values()) {
+    for (const wrapper of module.providers.values()) {
+      const gateway = wrapper.metatype as (new (...args: unknown[]) => object) | null;
+      if (!gateway || !wrapper.instance || !Reflect.getMetadata(GATEWAY_METADATA, gateway)) continue;
+      const { path } = Reflect.getMetadata(GATEWAY_OPTIONS, gateway) as { path: string };
+      routes.push({ route: `WS ${path}`, requirement: Reflect.getMetadata(AUTH_REQUIREMENT, gateway) });
+    }
+  }
+  return routes.sort((a, b) => a.route.localeCompare(b.route));
+}
+
 /** `METHOD /path` of every route Express actually serves. */
 function servedRoutes(app: ReturnType<typeof useTestRelay>['relay']['app']): Set<string> {
   const router = (app.getHttpAdapter().getInstance() as { router: { stack: { route?: { path: string; methods: Record<string, boolean> } }[] } })
@@ -88,10 +103,12 @@ function describeAccess(requirement: AccessRequirement | undefined): string {
 describe('route access (STYLE rule 5): every route and who may call it', () => {
   const ctx = useTestRelay();
   let routes: DeclaredRoute[];
+  let gateways: DeclaredRoute[];
   let served: Set<string>;
   beforeAll(() => {
     served = servedRoutes(ctx.relay.app);
     routes = declaredRoutes(ctx.relay.app.get(ModulesContainer), served);
+    gateways = declaredGateways(ctx.relay.app.get(ModulesContainer));
   });
 
   it('finds the routes the relay serves (and no others)', () => {
@@ -109,19 +126,20 @@ describe('route access (STYLE rule 5): every route and who may call it', () => {
     }
   });
 
-  it('every route declares @Auth', () => {
-    expect(routes.filter((r) => !r.requirement).map((r) => r.route)).toEqual([]);
+  it('every route and every WebSocket gateway declares @Auth', () => {
+    expect(gateways.map((g) => g.route)).toEqual(['WS /api/v1/agent/connect', 'WS /api/v1/sessions/:sessionId/connect']);
+    expect([...routes, ...gateways].filter((r) => !r.requirement).map((r) => r.route)).toEqual([]);
   });
 
   it('every non-public route accepts at least one credential', () => {
-    const unreachable = routes.filter(
+    const unreachable = [...routes, ...gateways].filter(
       (r) => r.requirement && !r.requirement.public && r.requirement.cookie === false && !r.requirement.pat,
     );
     expect(unreachable.map((r) => r.route)).toEqual([]);
   });
 
   it('matches the reviewed snapshot (a diff here is a permission change: review it, then `npx jest -u`)', () => {
-    const table = routes.map((r) => `${r.route.padEnd(48)} ${describeAccess(r.requirement)}`).join('\n');
+    const table = [...routes, ...gateways].map((r) => `${r.route.padEnd(48)} ${describeAccess(r.requirement)}`).join('\n');
     expect(`\n${table}\n`).toMatchSnapshot();
   });
 });

@@ -5,7 +5,7 @@ import request from 'supertest';
 import { fakePng } from '../../src/agent-daemon/backends/fake-backend';
 import { startRelay } from '../../src/bootstrap/start-relay';
 import { loadConfig } from '../../src/config/config.loader';
-import { RelayLogger } from '../../src/logging/relay-logger';
+import { JsonLogger } from '../../src/logging/json-logger';
 import { MemberFactory } from '../support/factory';
 import { startTestRelay, TestRelay } from '../support/test-relay';
 import { rawBody } from '../support/raw-body';
@@ -16,7 +16,7 @@ const ROOT = join(__dirname, '..', '..');
 /** The same relay again: same data directory and database (so the same tokens) on the same port. */
 async function restartRelay(relay: TestRelay): Promise<NestExpressApplication> {
   const config = loadConfig({ ...relay.env, SVC_PORT: String(relay.port) }, relay.dataDir);
-  return startRelay(config, new RelayLogger(config.logLevel, () => undefined));
+  return startRelay(config, new JsonLogger(config.logLevel, () => undefined));
 }
 
 

@@ -223,6 +223,28 @@ describe('login throttle: 5 failures per (client address, e-mail) in 15 minutes'
     await login(member.email, TEST_PASSWORD).expect(200);
   });
 
+  it('change-password: wrong current passwords are throttled like sign-ins, in the same bucket', async () => {
+    const member = await ctx.members.member('Developer');
+    const change = (currentPassword: string) =>
+      ctx.members.as(member, 'post', '/api/v1/auth/change-password').send({ currentPassword, newPassword: 'a brand new passphrase' });
+    for (let i = 0; i < 5; i++) await change('wrong password').expect(400);
+    const blocked = await change(TEST_PASSWORD);
+    expect(blocked.status).toBe(429);
+    expect(blocked.body).toEqual(TOO_MANY);
+    expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(15 * 60 - 10);
+    expect(blocked.headers['set-cookie']).toBeUndefined();
+    // the same guesses count against sign-in from this address, and the other way round
+    await login(member.email, TEST_PASSWORD).expect(429);
+    ctx.relay.clock.advance(15 * MINUTE_MS + 1000);
+    await fail(member.email, 5);
+    await change(TEST_PASSWORD).expect(429);
+    ctx.relay.clock.advance(15 * MINUTE_MS + 1000);
+    // a right current password clears the count and changes it
+    await change('wrong password').expect(400);
+    await change(TEST_PASSWORD).expect(200);
+    await login(member.email, 'a brand new passphrase').expect(200);
+  });
+
   it('unknown e-mails are throttled like known ones (no enumeration through 429)', async () => {
     await fail('ghost@example.com', 5);
     const res = await login('ghost@example.com', 'anything at all');

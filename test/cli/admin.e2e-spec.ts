@@ -1,4 +1,8 @@
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { join } from 'node:path';
 import request from 'supertest';
+import { fixture } from '../support/build-fixtures';
 import { MemberFactory, sessionCookieFrom } from '../support/factory';
 import { startTestRelay, TestRelay } from '../support/test-relay';
 import { runCli } from './cli-process';
@@ -83,4 +87,55 @@ describe('svc admin', () => {
     expect(result.stderr).toContain('No member with the e-mail nobody@example.com');
     await members.as(owner, 'get', '/api/v1/auth/me').expect(200);
   });
+
+  it('neither command sweeps the running relay: an upload in flight and a build file not yet committed survive', async () => {
+    const members = new MemberFactory(relay);
+    const owner = await members.admin();
+    const pat = await members.pat(owner, 'view,builds:write');
+    const apk = readFileSync(fixture('string-label.apk'));
+    const boundary = 'inflightboundary';
+    const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.apk"\r\n\r\n`);
+    const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+    let finishUpload = (): unknown => undefined;
+    const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const upload = httpRequest(`${relay.url}/api/v1/builds`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${pat}`,
+          'content-type': `multipart/form-data; boundary=${boundary}`,
+          'content-length': String(head.length + apk.length + tail.length),
+        },
+      });
+      upload.on('response', (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      upload.on('error', reject);
+      upload.write(head);
+      upload.write(apk);
+      finishUpload = () => upload.end(tail);
+    });
+    const tmp = join(relay.dataDir, 'tmp');
+    const partial = () => readdirSync(tmp).filter((f) => f.endsWith('.part') && statSync(join(tmp, f)).size >= apk.length);
+    for (const deadline = Date.now() + 15_000; partial().length === 0; ) {
+      if (Date.now() > deadline) throw new Error('the upload never reached the disk');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const [inFlight] = partial();
+    // a build file between its rename into builds/ and the commit of its row
+    const uncommitted = join(relay.dataDir, 'builds', '0123456789abcdef0123456789abcdef.apk');
+    writeFileSync(uncommitted, apk);
+
+    expect((await admin(['reset-password', owner.email])).code).toBe(0);
+    expect((await admin(['init', '--email', 'late@example.com'])).code).toBe(1); // already initialized, but it booted
+    expect(existsSync(join(tmp, inFlight))).toBe(true);
+    expect(existsSync(uncommitted)).toBe(true);
+
+    finishUpload();
+    const done = await answer;
+    expect(done.status).toBe(201);
+    expect(JSON.parse(done.body).id).toEqual(expect.any(Number));
+  });
 });
+

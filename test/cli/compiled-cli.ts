@@ -12,9 +12,10 @@ import * as ts from 'typescript';
  */
 export function compiledCliMain(repoRoot: string): string {
   const srcDir = join(repoRoot, 'src');
-  const files = listTs(srcDir);
+  const files = listFiles(srcDir, '.ts');
+  const scripts = listFiles(srcDir, '.js');
   const key = createHash('sha256')
-    .update(files.map((f) => `${f}:${statSync(f).size}:${statSync(f).mtimeMs}`).join('\n'))
+    .update([...files, ...scripts].map((f) => `${f}:${statSync(f).size}:${statSync(f).mtimeMs}`).join('\n'))
     .update(readFileSync(join(repoRoot, 'package.json')))
     .digest('hex')
     .slice(0, 16);
@@ -38,6 +39,12 @@ export function compiledCliMain(repoRoot: string): string {
     mkdirSync(dirname(out), { recursive: true });
     writeFileSync(out, ts.transpileModule(readFileSync(file, 'utf8'), { compilerOptions: options, fileName: file }).outputText);
   }
+  // JavaScript in src/ (the plist worker) runs as it is, as nest build copies it (an asset).
+  for (const file of scripts) {
+    const out = join(staging, 'dist', relative(srcDir, file));
+    mkdirSync(dirname(out), { recursive: true });
+    copyFileSync(file, out);
+  }
   // version.ts reads package.json two levels above dist/<module>/.
   copyFileSync(join(repoRoot, 'package.json'), join(staging, 'package.json'));
   try {
@@ -48,8 +55,8 @@ export function compiledCliMain(repoRoot: string): string {
   return main;
 }
 
-function listTs(dir: string): string[] {
+function listFiles(dir: string, extension: string): string[] {
   return readdirSync(dir, { withFileTypes: true })
-    .flatMap((e) => (e.isDirectory() ? listTs(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []))
+    .flatMap((e) => (e.isDirectory() ? listFiles(join(dir, e.name), extension) : e.name.endsWith(extension) ? [join(dir, e.name)] : []))
     .sort();
 }

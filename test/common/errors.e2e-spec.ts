@@ -28,7 +28,7 @@ describe('errors are { "error": message } with the spec status', () => {
       ['get', '/api/v1/nowhere'],
       ['post', '/api/v1/nowhere'],
       ['get', '/api/v2/auth/status'],
-      ['get', '/nowhere'],
+      ['get', '/nowhere.txt'], // a file path: extension-less GETs outside /api belong to the dashboard
       ['put', '/api/v1/auth/login'],
       ['delete', '/api/v1/auth/me'],
     ] as const) {

@@ -18,6 +18,9 @@ function startMain(env: Record<string, string>): { child: ChildProcess; output: 
   return { child, output: () => output, exited };
 }
 
+/** Each test compiles the whole relay with ts-node (type-checked) first: over a minute on a busy 2-core machine. */
+const SPAWNED_RELAY_TIMEOUT_MS = 180_000;
+
 describe('starting the relay process', () => {
   let dir: string;
   beforeAll(() => {
@@ -30,7 +33,7 @@ describe('starting the relay process', () => {
     expect(await run.exited).toBe(1);
     expect(run.output()).toContain('svc relay: Invalid configuration SVC_PORT: expected a whole number from 0 to 65535, got "eighty"');
     expect(existsSync(join(dir, 'bad'))).toBe(false);
-  });
+  }, SPAWNED_RELAY_TIMEOUT_MS);
 
   it('starts on the environment’s port and data dir, migrates, and answers', async () => {
     const dataDir = join(dir, 'data');
@@ -62,5 +65,5 @@ describe('starting the relay process', () => {
       run.child.kill('SIGTERM');
       await run.exited;
     }
-  });
+  }, SPAWNED_RELAY_TIMEOUT_MS);
 });

@@ -7,8 +7,8 @@ import { useTestRelay } from '../support/use-relay';
 
 /**
  * What SQLite and PostgreSQL must answer alike (docs/database.md). Run on both: `npx jest` (SQLite)
- * and `npm run test:postgres` (whose throwaway cluster sorts with ICU en-US by default, as many
- * installs do, so a locale-dependent query shows up here).
+ * and `npm run test:postgres` (whose test databases sort with ICU en-US, as many installs do, so a
+ * locale-dependent query shows up here).
  */
 describe('the same answers on SQLite and PostgreSQL', () => {
   const ctx = useTestRelay();
@@ -22,7 +22,8 @@ describe('the same answers on SQLite and PostgreSQL', () => {
     pat = await ctx.members.pat(qa, 'builds:write');
     for (const [i, version] of versions.entries()) {
       const build = await simulatorBuild({ bundleId: 'com.example.dialects', version, buildNumber: String(i + 1) });
-      const res = await ctx.members.withPat(pat, 'post', '/api/v1/builds').attach('file', build.path).expect(201);
+      const res = await ctx.members.withPat(pat, 'post', '/api/v1/builds').attach('file', build.path);
+      expect({ version, status: res.status, error: res.body.error }).toEqual({ version, status: 201, error: undefined });
       ids[version] = res.body.id;
     }
   });

@@ -19,9 +19,10 @@ const runtime = instructions.slice(instructions.lastIndexOf(stages[stages.length
 describe('Dockerfile', () => {
   it('is multi-stage: a build stage, then a slim runtime stage that copies from it', () => {
     expect(stages).toEqual([expect.stringMatching(/^FROM node:\S+-slim AS build$/), expect.stringMatching(/^FROM node:\S+-slim AS runtime$/)]);
-    expect(runtime.filter((l) => l.startsWith('COPY --from=build'))).toHaveLength(3);
+    expect(runtime.filter((l) => l.startsWith('COPY --from=build'))).toHaveLength(4);
+    expect(runtime).toContain('COPY --from=build /app/web/dist ./web/dist'); // the dashboard, built by Vite
     expect(runtime.some((l) => /npm (ci|install)/.test(l))).toBe(false); // no dev toolchain in the runtime
-    expect(instructions).toContain('RUN npm run build && npm prune --omit=dev --no-audit --no-fund');
+    expect(instructions).toContain('RUN npm run build && npm run build:web && npm prune --omit=dev --no-audit --no-fund');
   });
 
   it('runs as a non-root user with SVC_DATA_DIR=/data on a /data volume', () => {
@@ -47,7 +48,7 @@ describe('Dockerfile', () => {
     const copied = instructions
       .filter((l) => l.startsWith('COPY ') && !l.includes('--from='))
       .flatMap((l) => l.split(/\s+/).slice(1, -1));
-    expect(copied).toEqual(expect.arrayContaining(['package.json', 'package-lock.json', 'src', 'bin']));
+    expect(copied).toEqual(expect.arrayContaining(['package.json', 'package-lock.json', 'src', 'web', 'bin']));
     for (const path of copied) {
       expect(() => readFileSync(join(root, path))).not.toThrow(/ENOENT/);
       expect(ignored).not.toContain(path);

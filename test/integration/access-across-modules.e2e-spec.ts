@@ -87,13 +87,14 @@ describe('access across modules (spec §5)', () => {
     expect(routes.filter((r) => !r.access).map(key)).toEqual([]);
   });
 
-  it('PATs are accepted exactly where spec §5.3 says (plus the documented download), with those scopes', () => {
+  it('PATs are accepted exactly where spec §5.3 says (plus the documented beyond-spec routes), with those scopes', () => {
     const withPat = Object.fromEntries(routes.filter((r) => r.access.pat).map((r) => [key(r), scopes(r)]));
     expect(withPat).toEqual({
       'POST /api/v1/builds': 'builds:write',
       'GET /api/v1/builds': 'builds:write',
       'GET /api/v1/builds/:id': 'builds:write',
       'GET /api/v1/builds/:id/download': 'agent,builds:write,view', // docs/builds.md, beyond the spec
+      'GET /api/v1/builds/:id/history': 'builds:write', // docs/builds.md, beyond the spec: GET build's access
       'POST /api/v1/comments': 'builds:write',
       'GET /api/v1/webhooks': 'builds:write',
       'POST /api/v1/webhooks': 'builds:write',
@@ -104,6 +105,13 @@ describe('access across modules (spec §5)', () => {
       'GET /api/v1/sessions/:sessionId/screenshot': 'view',
       'GET /api/v1/sessions/:sessionId/ui-tree': 'view',
       'GET /uploads/*path': 'view',
+      'GET /api/v1/builds/:id/icon': 'builds:write,view', // docs/builds.md "App icons", like the download
+      'GET /api/v1/apps/:id/icon': 'view', // like GET /apps
+      'GET /api/v1/devices': 'view', // docs/agents.md, like the sessions routes
+      // docs/mcp.md: the endpoint takes either scope; each tool is then held to its own route's
+      'POST /api/v1/mcp': 'builds:write,view',
+      'GET /api/v1/mcp': 'builds:write,view',
+      'DELETE /api/v1/mcp': 'builds:write,view',
     });
   });
 

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { DAY_MS } from '../../src/common/time';
 import { images } from '../support/images';
@@ -43,15 +42,12 @@ describe('invitations', () => {
     expect(mail.raw).toContain('Content-Type: text/html');
     const token = new URL(link).searchParams.get('token')!;
 
-    const page = await relay.http().get(`/invite?token=${token}`).expect(200);
+    // The link opens a dashboard page (served from web/dist, or the "not built" page in a bare
+    // checkout): never cached, and the token in its URL is never sent on as a Referer.
+    const page = await relay.http().get(`/invite?token=${token}`);
     expect(page.headers['referrer-policy']).toBe('no-referrer');
+    expect(page.headers['cache-control']).toBe('no-store');
     expect(page.headers['content-type']).toMatch(/^text\/html/);
-    expect(page.text).toContain('action="/api/v1/invitations/accept"');
-    expect(page.text).not.toContain('name="email"');
-    // The page's own script is the only one allowed, by its hash.
-    const script = /<script>([\s\S]*)<\/script>/.exec(page.text)![1];
-    const hash = createHash('sha256').update(script).digest('base64');
-    expect(page.headers['content-security-policy']).toContain(`script-src 'sha256-${hash}'`);
 
     const verify = await relay.http().get(`/api/v1/invitations/verify?token=${token}`).expect(200);
     expect(verify.body).toEqual({ role: 'Developer' });
@@ -66,8 +62,6 @@ describe('invitations', () => {
     const again = await accept({ token, password: 'another password' }).expect(410);
     expect(again.body).toEqual({ error: 'Invitation expired or not found' });
     await relay.http().get(`/api/v1/invitations/verify?token=${token}`).expect(410);
-    const gonePage = await relay.http().get(`/invite?token=${token}`).expect(410);
-    expect(gonePage.headers['referrer-policy']).toBe('no-referrer');
   });
 
   it('stores only a hash of the token', async () => {
@@ -110,7 +104,6 @@ describe('invitations', () => {
     expect((await relay.http().get('/api/v1/invitations/verify').expect(400)).body).toEqual({ error: 'token is required' });
     await relay.http().get(`/api/v1/invitations/verify?token=${'a'.repeat(64)}`).expect(410);
     await relay.http().get('/api/v1/invitations/verify?token=../../etc').expect(410);
-    await relay.http().get('/invite').expect(410);
   });
 
   it('accept validates the form (400) before anything is used', async () => {
@@ -134,8 +127,6 @@ describe('invitations', () => {
     const res = await invite({ role: 'Viewer' }).expect(201);
     expect(res.body.emailSent).toBe(false);
     const token = res.body.token;
-    const page = await relay.http().get(`/invite?token=${token}`).expect(200);
-    expect(page.text).toContain('name="email"');
     expect((await accept({ token, password: 'long enough' }).expect(400)).body.error).toMatch(/email is required/);
     await accept({ token, password: 'long enough', email: 'nope' }).expect(400);
     await accept({ token, password: 'long enough', email: 'Admin@Example.com' }).expect(409);

@@ -21,10 +21,10 @@ describe('GET /logs', () => {
   });
 
   it('every request gets its line: root paths, unknown routes, body-parser failures', async () => {
-    await ctx.relay.http().get('/nowhere/at/all').expect(404);
+    await ctx.relay.http().get('/nowhere/at/all.txt').expect(404);
     await ctx.relay.http().post('/api/v1/auth/login').set('Content-Type', 'application/json').send('{bad').expect(400);
     const msgs = (await ctx.relay.http().get(`${LOGS}?lines=20`).expect(200)).body.map((l: string) => JSON.parse(l).msg);
-    expect(msgs).toContainEqual(expect.stringMatching(/^GET \/nowhere\/at\/all 404 /));
+    expect(msgs).toContainEqual(expect.stringMatching(/^GET \/nowhere\/at\/all\.txt 404 /));
     expect(msgs).toContainEqual(expect.stringMatching(/^POST \/api\/v1\/auth\/login 400 /));
   });
 

@@ -11,6 +11,8 @@ const FIXTURES = join(__dirname, '..', 'fixtures', 'recordings');
 const WEBM = readFileSync(join(FIXTURES, 'two-seconds.webm'));
 /** One second of H.264 in MP4, made the same way with libx264. */
 const MP4 = readFileSync(join(FIXTURES, 'one-second.mp4'));
+/** two-seconds.webm with its EBML header re-encoded as libebml writers do: every element size in 8 bytes. */
+const LONG_HEADER_WEBM = readFileSync(join(FIXTURES, 'long-header-sizes.webm'));
 const LIMIT = 64 * 1024;
 
 
@@ -40,6 +42,14 @@ describe('recordings (spec §4 Recordings, §3 72-hour expiry)', () => {
     expect(Buffer.compare(file.body, WEBM)).toBe(0);
     expect(stored()).toContain(res.body.url.split('/').pop());
     expect(tmpFiles()).toEqual([]);
+  });
+
+  it('takes a WebM whose EBML header spends 8 bytes on every element size', async () => {
+    const res = await upload('', 'video', LONG_HEADER_WEBM, 'recorded.webm').expect(200);
+    expect(res.body.url).toMatch(/\.webm$/);
+    const file = await members.as(qa, 'get', res.body.url).buffer(true).parse(rawBody).expect(200);
+    expect(file.headers['content-type']).toBe('video/webm');
+    expect(Buffer.compare(file.body, LONG_HEADER_WEBM)).toBe(0);
   });
 
   it('lists recordings, filtered by buildId, in the spec shape', async () => {

@@ -64,6 +64,37 @@ describeUnless(unavailable, 'requests from another machine (network namespace)',
     expect(await res.json()).toHaveLength(1);
   });
 
+  describe.each(['true', '1', '10.231.0.0/16'])('behind SVC_TRUST_PROXY=%s (issue 16 item 1)', (trustProxy) => {
+    let proxied: TestRelay;
+    let proxiedBase: string;
+    beforeAll(async () => {
+      proxied = await startTestRelay({ SVC_HOST: '0.0.0.0', SVC_TRUST_PROXY: trustProxy });
+      proxiedBase = `http://${remote.hostAddress}:${proxied.port}`;
+    });
+    afterAll(() => proxied?.close());
+
+    it('a remote client connecting directly with X-Forwarded-For: 127.0.0.1 is not the relay host', async () => {
+      for (const forged of ['127.0.0.1', '::1', `127.0.0.1, ${remote.hostAddress}`]) {
+        const headers = { 'X-Forwarded-For': forged };
+        const logs = await remote.request('GET', `${proxiedBase}/api/v1/logs`, { headers });
+        expect({ forged, status: logs.status, body: logs.body }).toEqual({
+          forged,
+          status: 403,
+          body: { error: ErrorMessages.logsNotFromHost },
+        });
+        const status = await remote.request('GET', `${proxiedBase}/api/v1/auth/status`, { headers });
+        expect(status.body).toEqual({ initialized: false, canInitialize: false });
+        const init = await remote.request('POST', `${proxiedBase}/api/v1/auth/init`, {
+          headers,
+          body: { email: 'intruder@example.com', password: TEST_PASSWORD },
+        });
+        expect(init.status).toBe(403);
+        expect(init.body).toEqual({ error: ErrorMessages.initNotFromHost });
+      }
+      expect((await proxied.http().get('/api/v1/auth/status')).body).toEqual({ initialized: false, canInitialize: true });
+    });
+  });
+
   describe('after initialisation', () => {
     let admin: TestMember;
     beforeAll(async () => {

@@ -10,3 +10,13 @@ export function describeUnless(skipReason: string | null, title: string, body: (
   console.warn(`SKIPPED "${title}": ${skipReason}`);
   describe.skip(`${title} — SKIPPED: ${skipReason}`, body);
 }
+
+/** `it` when `skipReason` is null; otherwise skipped the same loud way: reason in the title and on the console. */
+export function itUnless(skipReason: string | null, title: string, body: jest.ProvidesCallback, timeout?: number): void {
+  if (!skipReason) {
+    it(title, body, timeout);
+    return;
+  }
+  console.warn(`SKIPPED "${title}": ${skipReason}`);
+  it.skip(`${title} — SKIPPED: ${skipReason}`, body, timeout);
+}

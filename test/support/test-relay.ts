@@ -10,7 +10,7 @@ import { startRelay } from '../../src/bootstrap/start-relay';
 import { Clock } from '../../src/common/clock';
 import { loadConfig } from '../../src/config/config.loader';
 import { RelayConfig } from '../../src/config/relay-config';
-import { RelayLogger } from '../../src/logging/relay-logger';
+import { JsonLogger } from '../../src/logging/json-logger';
 
 export interface TestRelay {
   app: NestExpressApplication;
@@ -22,7 +22,7 @@ export interface TestRelay {
   /** The SVC_* variables the relay was configured with (to start the same relay again). */
   env: Record<string, string>;
   clock: Clock;
-  logger: RelayLogger;
+  logger: JsonLogger;
   /** supertest bound to the running relay (paths are relative to the root, e.g. /api/v1/auth/status). */
   http: () => ReturnType<typeof request>;
   close: () => Promise<void>;
@@ -41,7 +41,7 @@ export interface TestRelayOptions {
  *
  * With SVC_TEST_DATABASE_URL set (an admin URL of a PostgreSQL server, see
  * scripts/test-postgres.sh), each relay gets a database of its own on that server instead, created
- * here and dropped by close(), so parallel jest workers never share tables.
+ * here and dropped by close(), so parallel jest workers and concurrent runs never share tables.
  */
 export async function startTestRelay(
   env: Record<string, string> = {},
@@ -55,6 +55,9 @@ export async function startTestRelay(
     SVC_HOST: '127.0.0.1',
     SVC_BCRYPT_COST: '4',
     SVC_LOG_LEVEL: 'info',
+    // No dashboard unless a test asks for one (SVC_WEB_DIR): whether web/dist happens to be built in
+    // this checkout (the browser tests build it) must not change what unknown paths answer.
+    SVC_WEB_DIR: join(dataDir, 'no-dashboard'),
     ...(database ? { SVC_DATABASE_URL: database.url } : {}),
     ...env,
   };
@@ -63,7 +66,7 @@ export async function startTestRelay(
     rmSync(dataDir, { recursive: true, force: true });
   };
   const config = loadConfig(relayEnv, dataDir);
-  const logger = new RelayLogger(config.logLevel, () => undefined);
+  const logger = new JsonLogger(config.logLevel, () => undefined);
   let app: NestExpressApplication;
   try {
     app = await startRelay(config, logger, options.imports);
@@ -102,19 +105,39 @@ export function describeSqliteOnly(reason: string): jest.Describe {
 }
 
 /** `it` for tests that read SQLite internals (PRAGMAs, EXPLAIN QUERY PLAN, the file); skipped on PostgreSQL. */
-export function itSqliteOnly(reason: string): jest.It {
-  if (testDialect === 'sqlite') return it;
+export const itSqliteOnly = (reason: string): jest.It => itOnlyOn('sqlite', reason);
+
+/** `it` for races only PostgreSQL's concurrent transactions can produce (SQLite serialises every write); skipped on SQLite. */
+export const itPostgresOnly = (reason: string): jest.It => itOnlyOn('postgres', reason);
+
+/** `it` on one dialect; on the other the test is reported as skipped with the reason in its name. */
+function itOnlyOn(dialect: typeof testDialect, reason: string): jest.It {
+  if (testDialect === dialect) return it;
+  const label = dialect === 'sqlite' ? 'SQLite only' : 'PostgreSQL only';
   const skip = ((name: string, fn?: jest.ProvidesCallback, timeout?: number) =>
-    it.skip(`${name} [SQLite only: ${reason}]`, fn, timeout)) as jest.It;
+    it.skip(`${name} [${label}: ${reason}]`, fn, timeout)) as jest.It;
   return Object.assign(skip, it);
 }
 
-/** A fresh database on the SVC_TEST_DATABASE_URL server, or null when the tests run on SQLite. */
+/** Names this process's test databases: svc_test_<run>_<random> (scripts/test-postgres.sh drops a run's leftovers). */
+const RUN_ID = /^[a-z0-9]+$/.test(process.env.SVC_TEST_RUN_ID ?? '') ? process.env.SVC_TEST_RUN_ID! : randomBytes(5).toString('hex');
+
+/**
+ * A fresh database on the SVC_TEST_DATABASE_URL server, or null when the tests run on SQLite. It
+ * sorts with ICU en-US, as many installs do, so a locale-dependent query shows up in the tests
+ * whatever the server's default (plain CREATE DATABASE on a server without ICU).
+ */
 async function createTestDatabase(): Promise<{ url: string; drop: () => Promise<void> } | null> {
   const adminUrl = process.env.SVC_TEST_DATABASE_URL;
   if (!adminUrl) return null;
-  const name = `svc_test_${randomBytes(6).toString('hex')}`;
-  await withAdmin(adminUrl, (admin) => admin.query(`CREATE DATABASE ${name}`));
+  const name = `svc_test_${RUN_ID}_${randomBytes(6).toString('hex')}`;
+  await withAdmin(adminUrl, async (admin) => {
+    try {
+      await admin.query(`CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8' LOCALE_PROVIDER icu ICU_LOCALE 'en-US'`);
+    } catch {
+      await admin.query(`CREATE DATABASE ${name}`);
+    }
+  });
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return {

@@ -1,10 +1,15 @@
 import type { DeviceInfo } from '../../agents/protocol/agent-protocol';
 import type { UiElement } from '../../sessions/ui-element.mapper';
 import { parseAdbDevices, parseUiAutomatorDump, parseWmSize } from './adb-output';
-import { BackendError, Capture, DeviceBackend, unsupported } from './device-backend';
+import { DeviceAction, DeviceButton } from './device-actions';
+import { BackendError, Capture, DeviceBackend, DownloadedBuild, unsupported } from './device-backend';
 import { runTool } from './run-tool';
 
 const PREFIX = 'android-';
+/** What adb prints as a serial (USB, emulator-5554, host:port, mDNS names); never an option, never shell syntax. */
+const ADB_SERIAL = /^[A-Za-z0-9][A-Za-z0-9._:@[\]%-]*$/;
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
 
 /** Android devices and emulators through `adb`. Session ids are `android-<serial>`. */
 export class AdbBackend implements DeviceBackend {
@@ -32,57 +37,116 @@ export class AdbBackend implements DeviceBackend {
 
   async screenshot(sessionId: string, format: 'png' | 'jpeg'): Promise<Capture> {
     if (format !== 'png') throw unsupported('JPEG capture through adb');
-    const data = await runTool(this.adb, ['-s', this.serial(sessionId), 'exec-out', 'screencap', '-p']);
+    const data = await this.onDevice(this.serial(sessionId), 'exec-out', ['screencap', '-p']);
     if (data.length < 8 || data.readUInt32BE(0) !== 0x89504e47) throw new BackendError('failed', 'screencap returned no PNG');
     return { mime: 'image/png', data };
   }
 
   async uiTree(sessionId: string): Promise<UiElement[]> {
     const serial = this.serial(sessionId);
-    const xml = (await runTool(this.adb, ['-s', serial, 'exec-out', 'uiautomator', 'dump', '/dev/tty'], 30_000)).toString(
+    const xml = (await this.onDevice(serial, 'exec-out', ['uiautomator', 'dump', '/dev/tty'], 30_000)).toString(
       'utf8',
     );
     if (!xml.includes('<hierarchy')) throw new BackendError('failed', 'uiautomator dump returned no hierarchy');
     return parseUiAutomatorDump(xml, await this.screenSize(serial));
   }
 
-  async perform(sessionId: string, method: string, params: Record<string, unknown>): Promise<unknown> {
+  async perform(sessionId: string, action: DeviceAction): Promise<unknown> {
     const serial = this.serial(sessionId);
-    if (method === 'tap') {
-      const size = await this.screenSize(serial);
-      const x = Number(params.x);
-      const y = Number(params.y);
-      if (!size || !Number.isFinite(x) || !Number.isFinite(y)) throw new BackendError('failed', 'tap needs x and y');
-      await runTool(this.adb, ['-s', serial, 'shell', 'input', 'tap', px(x, size.width), px(y, size.height)]);
-      return {};
+    const input = (...args: string[]) => this.onDevice(serial, 'shell', ['input', ...args]);
+    switch (action.method) {
+      case 'tap': {
+        const size = await this.requireScreenSize(serial);
+        await input('tap', px(action.x, size.width), px(action.y, size.height));
+        break;
+      }
+      case 'swipe': {
+        const size = await this.requireScreenSize(serial);
+        await input(
+          'swipe',
+          px(action.fromX, size.width),
+          px(action.fromY, size.height),
+          px(action.toX, size.width),
+          px(action.toY, size.height),
+          String(action.durationMs),
+        );
+        break;
+      }
+      case 'type_text':
+        if (CONTROL_CHARACTER.test(action.text)) throw new BackendError('unsupported', 'type_text cannot type control characters');
+        // `input text` reads %s as a space; a quoted space would end the word on older Androids
+        await input('text', action.text.replace(/ /g, '%s'));
+        break;
+      case 'press_button':
+        await input('keyevent', ANDROID_KEYCODES[action.button]);
+        break;
+      case 'launch_app':
+        await this.onDevice(serial, 'shell', ['monkey', '-p', action.bundleId, '-c', 'android.intent.category.LAUNCHER', '1']);
+        break;
     }
-    if (method === 'type_text' && typeof params.text === 'string') {
-      await runTool(this.adb, ['-s', serial, 'shell', 'input', 'text', params.text.replace(/ /g, '%s')]);
-      return {};
-    }
-    throw unsupported(method);
+    return {};
+  }
+
+  /** `adb install -r`: only APKs (the relay accepts no other Android format). */
+  async install(sessionId: string, download: () => Promise<DownloadedBuild>): Promise<Record<string, unknown>> {
+    const serial = this.serial(sessionId);
+    const build = await download();
+    if (!build.fileName.toLowerCase().endsWith('.apk')) throw unsupported(`Installing ${build.fileName} on Android`);
+    await runTool(this.adb, ['-s', serial, 'install', '-r', build.path], 300_000);
+    return { installed: true, fileName: build.fileName, bytes: build.bytes, sha256: build.sha256 };
   }
 
   private serial(sessionId: string): string {
-    if (!this.owns(sessionId)) throw new BackendError('not_found', `No device ${sessionId}`);
-    return sessionId.slice(PREFIX.length);
+    const serial = sessionId.slice(PREFIX.length);
+    if (!this.owns(sessionId) || !ADB_SERIAL.test(serial)) throw new BackendError('not_found', `No device ${sessionId}`);
+    return serial;
+  }
+
+  /**
+   * `adb shell` and `adb exec-out` join their arguments with spaces and the device runs the result
+   * through `sh -c`, so every argument is quoted for that shell here: nothing a client sends is
+   * ever shell syntax. The only way this backend runs anything on a device.
+   */
+  private onDevice(serial: string, service: 'shell' | 'exec-out', args: string[], timeoutMs?: number): Promise<Buffer> {
+    return runTool(this.adb, ['-s', serial, service, args.map(quoteForDeviceShell).join(' ')], timeoutMs);
   }
 
   private async osVersion(serial: string): Promise<string> {
     if (!this.osVersions.has(serial)) {
-      const out = await runTool(this.adb, ['-s', serial, 'shell', 'getprop', 'ro.build.version.release']).catch(() => null);
+      const out = await this.onDevice(serial, 'shell', ['getprop', 'ro.build.version.release']).catch(() => null);
       if (!out) return '';
       this.osVersions.set(serial, out.toString('utf8').trim());
     }
     return this.osVersions.get(serial)!;
   }
 
+  private async requireScreenSize(serial: string): Promise<{ width: number; height: number }> {
+    const size = await this.screenSize(serial);
+    if (!size) throw new BackendError('failed', 'wm size gave no screen size');
+    return size;
+  }
+
   private async screenSize(serial: string): Promise<{ width: number; height: number } | null> {
-    const out = await runTool(this.adb, ['-s', serial, 'shell', 'wm', 'size']).catch(() => null);
+    const out = await this.onDevice(serial, 'shell', ['wm', 'size']).catch(() => null);
     return out ? parseWmSize(out.toString('utf8')) : null;
   }
 }
 
+/** KeyEvent codes for `input keyevent`. */
+const ANDROID_KEYCODES: Record<DeviceButton, string> = {
+  home: '3',
+  back: '4',
+  enter: '66',
+  volume_up: '24',
+  volume_down: '25',
+  lock: '26',
+};
+
 function px(fraction: number, total: number): string {
   return String(Math.round(Math.min(Math.max(fraction, 0), 1) * (total - 1)));
+}
+
+/** One argument for a POSIX shell (the device's `sh -c`): single-quoted, each `'` written as `'\''`. */
+export function quoteForDeviceShell(arg: string): string {
+  return `'${arg.replace(/'/g, `'\\''`)}'`;
 }

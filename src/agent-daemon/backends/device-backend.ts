@@ -1,9 +1,19 @@
 import type { AgentErrorCode, DeviceInfo } from '../../agents/protocol/agent-protocol';
 import type { UiElement } from '../../sessions/ui-element.mapper';
+import type { DeviceAction } from './device-actions';
 
 export interface Capture {
   mime: 'image/png' | 'image/jpeg';
   data: Buffer;
+}
+
+/** A build the agent downloaded from its relay for install_build, in a temp folder removed afterwards. */
+export interface DownloadedBuild {
+  path: string;
+  /** As the relay named it (Content-Disposition): tells an .apk from an .app.zip or .tar.gz. */
+  fileName: string;
+  bytes: number;
+  sha256: string;
 }
 
 /** Where a backend sends `{ type: "event" }` messages about its sessions. */
@@ -16,8 +26,13 @@ export interface DeviceBackend {
   listDevices(): Promise<DeviceInfo[]>;
   screenshot(sessionId: string, format: 'png' | 'jpeg'): Promise<Capture>;
   uiTree(sessionId: string): Promise<UiElement[]>;
-  /** Any other method (tap, swipe, …); `unsupported` when the backend cannot. */
-  perform(sessionId: string, method: string, params: Record<string, unknown>): Promise<unknown>;
+  /** An input action (tap, swipe, type_text, press_button, launch_app); `unsupported` when the backend cannot. */
+  perform(sessionId: string, action: DeviceAction): Promise<unknown>;
+  /**
+   * install_build: checks the session first, then calls `download` (the daemon fetches the build from
+   * the relay) and installs what it got. Answers `{ installed: true, … }`.
+   */
+  install(sessionId: string, download: () => Promise<DownloadedBuild>): Promise<Record<string, unknown>>;
   onEvent?(sink: DeviceEventSink): void;
 }
 

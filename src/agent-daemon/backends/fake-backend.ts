@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { DeviceInfo } from '../../agents/protocol/agent-protocol';
 import type { UiElement } from '../../sessions/ui-element.mapper';
-import { BackendError, Capture, DeviceBackend, DeviceEventSink, unsupported } from './device-backend';
+import type { DeviceAction } from './device-actions';
+import { BackendError, Capture, DeviceBackend, DeviceEventSink, DownloadedBuild } from './device-backend';
 import { solidPng } from './png-image';
 
 /** An 8×8 baseline JPEG (made with ffmpeg from a solid colour); the same bytes every time. */
@@ -46,11 +47,21 @@ export class FakeBackend implements DeviceBackend {
     return fakeUiTree();
   }
 
-  async perform(sessionId: string, method: string, params: Record<string, unknown>): Promise<unknown> {
+  /** Every input action succeeds on a booted device and is echoed as an event named after it (`tapped` for tap). */
+  async perform(sessionId: string, action: DeviceAction): Promise<unknown> {
     this.booted(sessionId);
-    if (method !== 'tap') throw unsupported(method);
-    this.sink(sessionId, 'tapped', { x: params.x, y: params.y });
+    const { method, ...data } = action;
+    this.sink(sessionId, method === 'tap' ? 'tapped' : method, data);
     return {};
+  }
+
+  /** Downloads the build for real and answers with its size and SHA-256, so a test can compare bytes end to end. */
+  async install(sessionId: string, download: () => Promise<DownloadedBuild>): Promise<Record<string, unknown>> {
+    this.booted(sessionId);
+    const build = await download();
+    const result = { installed: true, fileName: build.fileName, bytes: build.bytes, sha256: build.sha256 };
+    this.sink(sessionId, 'installed', result);
+    return result;
   }
 
   onEvent(sink: DeviceEventSink): void {

@@ -1,7 +1,8 @@
 import type { DeviceInfo } from '../../agents/protocol/agent-protocol';
 import type { UiElement } from '../../sessions/ui-element.mapper';
 import { AdbBackend } from './adb-backend';
-import { BackendError, Capture, DeviceBackend, DeviceEventSink } from './device-backend';
+import type { DeviceAction } from './device-actions';
+import { BackendError, Capture, DeviceBackend, DeviceEventSink, DownloadedBuild } from './device-backend';
 import { FakeBackend } from './fake-backend';
 import { onPath } from './run-tool';
 import { SimctlBackend } from './simctl-backend';
@@ -41,8 +42,12 @@ export class CombinedBackend implements DeviceBackend {
     return this.owner(sessionId).uiTree(sessionId);
   }
 
-  perform(sessionId: string, method: string, params: Record<string, unknown>): Promise<unknown> {
-    return this.owner(sessionId).perform(sessionId, method, params);
+  perform(sessionId: string, action: DeviceAction): Promise<unknown> {
+    return this.owner(sessionId).perform(sessionId, action);
+  }
+
+  install(sessionId: string, download: () => Promise<DownloadedBuild>): Promise<Record<string, unknown>> {
+    return this.owner(sessionId).install(sessionId, download);
   }
 
   onEvent(sink: DeviceEventSink): void {

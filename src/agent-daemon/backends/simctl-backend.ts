@@ -1,9 +1,10 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DeviceInfo } from '../../agents/protocol/agent-protocol';
 import type { UiElement } from '../../sessions/ui-element.mapper';
-import { BackendError, Capture, DeviceBackend, unsupported } from './device-backend';
+import type { DeviceAction } from './device-actions';
+import { BackendError, Capture, DeviceBackend, DownloadedBuild, unsupported } from './device-backend';
 import { runTool } from './run-tool';
 
 const PREFIX = 'ios-';
@@ -63,12 +64,37 @@ export class SimctlBackend implements DeviceBackend {
     throw unsupported('The UI tree of an iOS simulator');
   }
 
-  async perform(_sessionId: string, method: string): Promise<unknown> {
-    throw unsupported(method);
+  /** simctl has no touch or key input; it can open an app (`simctl launch`). */
+  async perform(sessionId: string, action: DeviceAction): Promise<unknown> {
+    const udid = this.udid(sessionId);
+    if (action.method !== 'launch_app') throw unsupported(`${action.method} on an iOS simulator`);
+    await runTool('xcrun', ['simctl', 'launch', udid, action.bundleId]);
+    return {};
   }
 
+  /** Unpacks the .app.zip (ditto) or .tar.gz (tar) and `simctl install`s the .app inside. */
+  async install(sessionId: string, download: () => Promise<DownloadedBuild>): Promise<Record<string, unknown>> {
+    const udid = this.udid(sessionId);
+    const build = await download();
+    const name = build.fileName.toLowerCase();
+    const dir = await mkdtemp(join(tmpdir(), 'svc-agent-app-'));
+    try {
+      if (name.endsWith('.zip')) await runTool('ditto', ['-x', '-k', build.path, dir], 300_000);
+      else if (name.endsWith('.tar.gz') || name.endsWith('.tgz')) await runTool('tar', ['-xzf', build.path, '-C', dir], 300_000);
+      else throw unsupported(`Installing ${build.fileName} on an iOS simulator`);
+      const app = (await readdir(dir)).find((entry) => entry.endsWith('.app'));
+      if (!app) throw new BackendError('failed', `${build.fileName} holds no .app folder at its top level`);
+      await runTool('xcrun', ['simctl', 'install', udid, join(dir, app)], 300_000);
+      return { installed: true, fileName: build.fileName, bytes: build.bytes, sha256: build.sha256 };
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  /** simctl takes its arguments without a shell; a UDID is still held to its form so it can never read as an option. */
   private udid(sessionId: string): string {
-    if (!this.owns(sessionId)) throw new BackendError('not_found', `No device ${sessionId}`);
-    return sessionId.slice(PREFIX.length);
+    const udid = sessionId.slice(PREFIX.length);
+    if (!this.owns(sessionId) || !/^[0-9A-Fa-f][0-9A-Fa-f-]*$/.test(udid)) throw new BackendError('not_found', `No device ${sessionId}`);
+    return udid;
   }
 }

@@ -1,4 +1,4 @@
-import { badRequest } from '../../common/errors/relay-exception';
+import { badRequest } from '../../common/errors/http-error';
 import { DAY_MS, HOUR_MS } from '../../common/time';
 
 const RANGES: Record<string, number> = { '1h': HOUR_MS, '6h': 6 * HOUR_MS, '24h': DAY_MS, '7d': 7 * DAY_MS };

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsIn, IsNotEmpty, IsString, MaxLength } from 'class-validator';
 import { Trim } from '../../common/validation/transforms';
-import { APP_PLATFORMS, AppPlatform } from '../app.entity';
+import { APP_PLATFORMS, AppPlatform } from '../../app-catalogue/app.entity';
 import { RenameAppDto } from './rename-app.dto';
 
 /** POST /apps: name (as for a rename), bundle_id_key and platform, all required. */

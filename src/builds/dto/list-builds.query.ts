@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
-import { ToInteger } from '../../common/validation/transforms';
+import { ToId, ToInteger } from '../../common/validation/transforms';
 import { BUILD_STATUSES, BuildStatus, PLATFORMS, Platform } from '../build-status';
 import type { BuildSortField } from '../builds.repository';
 
@@ -49,9 +49,9 @@ export class ListBuildsQuery {
   @IsIn(BUILD_STATUSES, { message: 'status must be one of Backlog, In Progress, Done, Rejected' })
   status?: BuildStatus;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 1 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, description: 'an id past 2147483647 matches no build' })
   @IsOptional()
-  @ToInteger()
+  @ToId()
   @Min(1, { message: 'app_id must be a positive integer' })
   @IsInt({ message: 'app_id must be a positive integer' })
   app_id?: number;

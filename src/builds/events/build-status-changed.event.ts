@@ -1,4 +1,8 @@
-import type { BuildStatus } from '../build-status';
+import type { BuildEntity } from '../build.entity';
+import type { BuildStatus, StatusActor } from '../build-status';
+
+/** The build as the event carries it: the fields listeners (webhook payload, live events) read. */
+export type StatusChangedBuild = Pick<BuildEntity, 'id' | 'platform' | 'versionName' | 'buildNumber' | 'bundleId' | 'appId'>;
 
 /**
  * A build's review status changed (PATCH /builds/:id). Emitted after the change is committed;
@@ -7,16 +11,11 @@ import type { BuildStatus } from '../build-status';
 export class BuildStatusChangedEvent {
   static readonly eventName = 'build.status_changed';
   constructor(
-    readonly build: {
-      id: number;
-      platform: 'ios' | 'android';
-      versionName: string | null;
-      buildNumber: string | null;
-      bundleId: string;
-      appId: number;
-    },
+    readonly build: StatusChangedBuild,
     readonly previousStatus: BuildStatus | null,
     readonly status: BuildStatus | null,
     readonly changedAt: Date,
+    /** Who made the change (null when not known, e.g. a test-built event). */
+    readonly changedBy: StatusActor | null = null,
   ) {}
 }

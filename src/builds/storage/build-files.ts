@@ -1,12 +1,13 @@
+import { Injectable } from '@nestjs/common';
 import { readdir, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
 import { randomHex } from '../../common/crypto/secret-token';
-import type { StoragePaths } from '../../common/storage/storage-paths';
+import { StoragePaths } from '../../common/storage/storage-paths';
 
 /**
- * Where build files live: `<data>/builds/<generated name>`, never a client-chosen name. Shared by
- * the builds feature (upload, purge, sweep) and app deletion, which removes its builds' files.
+ * Where build files live: `<data>/builds/<generated name>`, never a client-chosen name. Only the
+ * builds module touches them (upload, download, purge, sweep, deletion with an app).
  */
+@Injectable()
 export class BuildFiles {
   constructor(private readonly paths: StoragePaths) {}
 
@@ -26,15 +27,15 @@ export class BuildFiles {
     await Promise.all(fileNames.map((name) => rm(this.pathOf(name), { force: true })));
   }
 
-  /** Names in the builds folder with their modification time (for the orphan sweep). */
-  async list(): Promise<{ name: string; modifiedMs: number }[]> {
-    const names = await readdir(this.paths.builds);
-    const found = await Promise.all(
-      names.map(async (name) => {
-        const info = await stat(join(this.paths.builds, name)).catch(() => null);
-        return info?.isFile() ? { name, modifiedMs: info.mtimeMs } : null;
-      }),
-    );
-    return found.filter((f): f is { name: string; modifiedMs: number } => f !== null);
+  /** Names of the files in the builds folder (one directory read, no stat per file). */
+  async names(): Promise<Set<string>> {
+    const entries = await readdir(this.paths.builds, { withFileTypes: true });
+    return new Set(entries.filter((e) => e.isFile()).map((e) => e.name));
+  }
+
+  /** A stored file's modification time, or null when it is not (or no longer) a file. */
+  async modifiedMs(fileName: string): Promise<number | null> {
+    const info = await stat(this.pathOf(fileName)).catch(() => null);
+    return info?.isFile() ? info.mtimeMs : null;
   }
 }

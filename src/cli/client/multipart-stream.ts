@@ -22,16 +22,19 @@ export class MultipartStream {
   private readonly head: Buffer;
   private readonly tail: Buffer;
 
-  constructor(fields: Record<string, string | undefined>, private readonly file: MultipartFile) {
+  /** Without a file, the body is the text fields alone (a comment without attachment). */
+  constructor(fields: Record<string, string | undefined>, private readonly file: MultipartFile | null) {
     const parts = Object.entries(fields)
       .filter((entry): entry is [string, string] => entry[1] !== undefined)
       .map(([name, value]) => `--${this.boundary}\r\nContent-Disposition: form-data; name="${quote(name)}"\r\n\r\n${value}\r\n`);
-    parts.push(
-      `--${this.boundary}\r\nContent-Disposition: form-data; name="${quote(file.field)}"; filename="${quote(file.name)}"\r\n` +
-        'Content-Type: application/octet-stream\r\n\r\n',
-    );
+    if (file) {
+      parts.push(
+        `--${this.boundary}\r\nContent-Disposition: form-data; name="${quote(file.field)}"; filename="${quote(file.name)}"\r\n` +
+          'Content-Type: application/octet-stream\r\n\r\n',
+      );
+    }
     this.head = Buffer.from(parts.join(''), 'utf8');
-    this.tail = Buffer.from(`\r\n--${this.boundary}--\r\n`, 'utf8');
+    this.tail = Buffer.from(`${file ? '\r\n' : ''}--${this.boundary}--\r\n`, 'utf8');
   }
 
   get contentType(): string {
@@ -39,12 +42,16 @@ export class MultipartStream {
   }
 
   get length(): number {
-    return this.head.length + this.file.size + this.tail.length;
+    return this.head.length + (this.file?.size ?? 0) + this.tail.length;
   }
 
   /** Writes the body into the request with backpressure; stops reading the file if the request ends early. */
-  pipeTo(req: ClientRequest, fileStream: Readable, onProgress?: (bytes: number) => void): void {
+  pipeTo(req: ClientRequest, fileStream: Readable | null, onProgress?: (bytes: number) => void): void {
     req.write(this.head);
+    if (!fileStream) {
+      req.end(this.tail);
+      return;
+    }
     fileStream.on('data', (chunk: Buffer) => onProgress?.(chunk.length));
     fileStream.on('end', () => req.end(this.tail));
     fileStream.on('error', (err) => req.destroy(err));

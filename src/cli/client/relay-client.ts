@@ -10,6 +10,11 @@ export interface Connection {
   /** The relay's base URL (`https://relay.example.com`), without /api/v1. */
   baseUrl: string;
   token: string;
+  /**
+   * Skip TLS certificate checks. Only for the relay calling its own listener on the loopback (the MCP
+   * endpoint), where the certificate names the public host, not 127.0.0.1.
+   */
+  loopbackTls?: boolean;
 }
 
 export type Query = Record<string, string | number | undefined>;
@@ -29,11 +34,27 @@ export class RelayClient {
     return (await readJson(res)) as T;
   }
 
-  /** Streams a multipart upload (fields first, then the file) with an exact Content-Length. */
+  /** A small binary answer (a screenshot) held in memory, with its Content-Type; refused past `limit` bytes. */
+  async getBinary(path: string, query: Query = {}, limit = 32 * 1024 * 1024): Promise<{ data: Buffer; mime: string }> {
+    const res = await this.send('GET', path, query, {});
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of res) {
+      size += chunk.length;
+      if (size > limit) {
+        res.destroy();
+        throw new CliError(`The relay's answer is larger than ${limit} bytes`);
+      }
+      chunks.push(chunk);
+    }
+    return { data: Buffer.concat(chunks), mime: String(res.headers['content-type'] ?? 'application/octet-stream').split(';')[0] };
+  }
+
+  /** Streams a multipart upload (fields first, then the file if any) with an exact Content-Length. */
   async postMultipart<T>(
     path: string,
     fields: Record<string, string | undefined>,
-    file: MultipartFile,
+    file: MultipartFile | null,
     onProgress?: (bytes: number) => void,
   ): Promise<T> {
     const body = new MultipartStream(fields, file);
@@ -42,7 +63,7 @@ export class RelayClient {
       path,
       {},
       { 'Content-Type': body.contentType, 'Content-Length': String(body.length), Accept: 'application/json' },
-      (req) => body.pipeTo(req, createReadStream(file.path), onProgress),
+      (req) => body.pipeTo(req, file ? createReadStream(file.path) : null, onProgress),
     );
     return (await readJson(res)) as T;
   }
@@ -90,6 +111,7 @@ export class RelayClient {
       const req = transport.request(url, {
         method,
         headers: { ...headers, Authorization: `Bearer ${this.connection.token}`, 'User-Agent': 'svc-cli' },
+        ...(this.connection.loopbackTls ? { rejectUnauthorized: false } : {}),
       });
       let answered = false;
       req.on('response', (res) => {

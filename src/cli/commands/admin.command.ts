@@ -45,12 +45,12 @@ Examples:
       const password = await adminPassword();
       const { withRelayContext } = await import('../admin/relay-context');
       const { AuthService } = await import('../../auth/auth.service');
-      const { RelayException } = await import('../../common/errors/relay-exception');
+      const { HttpError } = await import('../../common/errors/http-error');
       await withRelayContext(config, async (app) => {
         try {
           await app.get(AuthService, { strict: false }).initialize(email, password);
         } catch (err) {
-          if (err instanceof RelayException) {
+          if (err instanceof HttpError) {
             throw new CliError(`${err.message}: this relay already has an account, so no first Admin was created. ` +
               'Ask an Admin for an invitation, or use `svc admin reset-password <email>` if you are locked out.');
           }

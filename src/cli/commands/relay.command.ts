@@ -1,5 +1,4 @@
 import { Command, Option } from 'commander';
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import { CliError } from '../cli-error';
 import { parseNonNegativeInt } from '../client/client-options';
 import { operatorConfig, OperatorOptions, withOperatorOptions } from '../operator-config';
@@ -56,14 +55,18 @@ Examples:
       }
 
       const { startRelay } = await import('../../bootstrap/start-relay');
-      const app = await startRelay(config);
+      const { stopOnSignals } = await import('../../bootstrap/graceful-shutdown');
+      const { JsonLogger } = await import('../../logging/json-logger');
+      const logger = new JsonLogger(config.logLevel);
+      const app = await startRelay(config, logger);
       const servesHttps = !!(config.tlsCert && config.tlsKey);
       const port = (app.getHttpServer().address() as { port: number }).port;
       const scheme = servesHttps ? 'https' : 'http';
       say(`svc relay listening on ${scheme}://${config.host}:${port} (data: ${config.dataDir})`);
 
       let tunnel: RunningTunnel | null = null;
-      const shutdown = stopOnSignals(app, () => tunnel?.stop());
+      // Stop the tunnel first (so nobody reaches a closing relay), then the relay.
+      const shutdown = stopOnSignals(app, config.limits.shutdownTimeoutMs, logger, () => tunnel?.stop());
       if (!options.tunnel) return;
 
       const { isUsableTunnelUrl } = await import('../../relay/public-url.service');
@@ -88,37 +91,22 @@ Examples:
         throw new CliError('Tailscale is installed but not connected: run `tailscale up` and try again.');
       }
       const choose = () => candidates.find((url) => isUsableTunnelUrl(url, servesHttps)) ?? null;
-      // PublicUrlService reads config.tunnelUrl on every call, so links follow this from now on.
-      config.tunnelUrl = choose();
+      // PublicUrlService and the Origin rule read TunnelUrl on every call: links follow it from now on.
+      const { TunnelUrl } = await import('../../config/tunnel-url');
+      const tunnelUrl = app.get(TunnelUrl);
+      tunnelUrl.set(choose());
       for (const url of candidates) {
         if (!isUsableTunnelUrl(url, servesHttps)) say(`Not using ${url}: the relay serves HTTPS, so an http:// address would downgrade links.`);
       }
-      say(config.tunnelUrl ? `Public URL: ${config.tunnelUrl}` : 'No usable public URL; links fall back to SVC_RELAY_URL.');
+      say(tunnelUrl.current() ? `Public URL: ${tunnelUrl.current()}` : 'No usable public URL; links fall back to SVC_RELAY_URL.');
 
       tunnel?.process.on('exit', (code, signal) => {
         if (shutdown.stopping) return;
         candidates.splice(candidates.indexOf(tunnel!.publicUrl), 1);
-        config.tunnelUrl = choose();
-        warn(`${program!.name} stopped (${signal ?? `code ${code}`}); public URL is now ${config.tunnelUrl ?? 'unset'}.`);
+        tunnelUrl.set(choose());
+        warn(`${program!.name} stopped (${signal ?? `code ${code}`}); public URL is now ${tunnelUrl.current() ?? 'unset'}.`);
       });
     });
-}
-
-/** On SIGINT/SIGTERM: stop the tunnel first (so nobody reaches a closing relay), then the relay. */
-function stopOnSignals(app: NestExpressApplication, stopTunnel: () => void): { stopping: boolean } {
-  const state = { stopping: false };
-  const stop = () => {
-    if (state.stopping) return;
-    state.stopping = true;
-    stopTunnel();
-    app.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  return state;
 }
 
 function say(line: string): void {

@@ -13,13 +13,17 @@ export const AUTH_REQUIREMENT = 'svc:auth-requirement';
  * - `cookie`: the session cookie is accepted (default true unless `public`).
  * - `pat`: a PAT with this scope is accepted too (spec §5.3); omitted = cookie only.
  * - `roles`: the caller's current role must be one of these.
+ * - `roleRefusal`: the 403 message when the role does not match (default `Forbidden`).
  * - `hostOnly`: only requests from the relay host; the value is the 403 message for others.
+ *
+ * Also on WebSocket gateway classes: UpgradeRoutingWsAdapter authenticates their upgrades with it.
  */
 export interface AccessRequirement {
   public?: boolean;
   cookie?: boolean;
   pat?: Scope | Scope[];
   roles?: Role[];
+  roleRefusal?: string;
   hostOnly?: string;
 }
 

@@ -11,7 +11,7 @@ export interface Principal {
   via: 'cookie' | 'pat';
   sessionId: number | null;
   tokenId: number | null;
-  /** When the PAT stops being valid (null = never, or not a PAT); agent sockets close at this time. */
-  tokenExpiresAt?: Date | null;
+  /** When the credential stops being valid (the session's or the PAT's expiry; null = never); sockets close then. */
+  expiresAt: Date | null;
   scopes: Scope[];
 }

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { RelayException } from './relay-exception';
+import { HttpError } from './http-error';
 
 interface BodyParserError extends Error {
   type?: string;
@@ -17,12 +17,12 @@ const MESSAGES: Record<string, string> = {
 
 /**
  * Express error middleware right after the JSON parser: turns its errors into fixed-message
- * RelayExceptions. A client error without a known type (a `Content-Encoding: gzip` body that is not
+ * HttpErrors. A client error without a known type (a `Content-Encoding: gzip` body that is not
  * gzip: zlib's error carries no type) is still the client's: 400, not the filter's 500.
  */
 export function bodyParserErrors(err: BodyParserError, _req: Request, _res: Response, next: NextFunction): void {
   if (err?.status && err.status >= 400 && err.status < 500) {
-    next(new RelayException(err.status, (err.type && MESSAGES[err.type]) || 'Malformed request body'));
+    next(new HttpError(err.status, (err.type && MESSAGES[err.type]) || 'Malformed request body'));
     return;
   }
   next(err);

@@ -1,7 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ErrorMessages } from './error-messages';
-import { RelayException } from './relay-exception';
+import { HttpError } from './http-error';
 
 /**
  * The one place an error becomes a response: always `{ "error": "<message>" }`.
@@ -30,7 +30,7 @@ export class HttpErrorFilter implements ExceptionFilter {
     exception: unknown,
     req: Request,
   ): { status: number; message: string; headers: Record<string, string> } {
-    if (exception instanceof RelayException) {
+    if (exception instanceof HttpError) {
       return { status: exception.getStatus(), message: String(exception.getResponse()), headers: exception.headers };
     }
     if (exception instanceof HttpException) {
@@ -42,9 +42,14 @@ export class HttpErrorFilter implements ExceptionFilter {
     return { status: HttpStatus.INTERNAL_SERVER_ERROR, message: ErrorMessages.internal, headers: {} };
   }
 
+  /**
+   * Our code throws only HttpError; an HttpException that is not one comes from the framework (the
+   * router's "Cannot GET /x" for an unknown route, a pipe's complaint). Its status decides, never its
+   * text: 5xx is the internal message, 404 the fixed "Not found"; other 4xx keep their message.
+   */
   private httpExceptionMessage(exception: HttpException, status: number): string {
     if (status >= 500) return ErrorMessages.internal;
-    if (status === HttpStatus.NOT_FOUND && /^Cannot [A-Z]+ /.test(exception.message)) return ErrorMessages.notFound;
+    if (status === HttpStatus.NOT_FOUND) return ErrorMessages.notFound;
     const body = exception.getResponse();
     if (typeof body === 'string') return body;
     const message = (body as { message?: unknown }).message;

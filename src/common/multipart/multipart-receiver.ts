@@ -4,7 +4,8 @@ import { createWriteStream, mkdirSync, statfsSync, WriteStream } from 'node:fs';
 import { readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomHex } from '../crypto/secret-token';
-import { badRequest, payloadTooLarge, RelayException } from '../errors/relay-exception';
+import { badRequest, payloadTooLarge, HttpError } from '../errors/http-error';
+import { leaveRequestDeadline } from '../net/request-deadline';
 
 export interface FileFieldRule {
   maxBytes: number;
@@ -20,8 +21,9 @@ export interface MultipartOptions {
   maxFields?: number;
   maxFieldBytes?: number;
   /**
-   * Free space to keep on the data disk. When set, a body whose Content-Length does not fit is
-   * refused (507) before any byte is written, and free space is checked again while writing.
+   * Free space to keep on the data disk (`DISK_RESERVE_BYTES` for builds and recordings). When set,
+   * a body whose Content-Length does not fit is refused (507) before any byte is written, and free
+   * space is checked again while writing.
    */
   minFreeBytes?: number;
 }
@@ -33,7 +35,7 @@ export interface ReceivedFile {
   originalName: string;
   mimeType: string;
   size: number;
-  /** First bytes of the content, for magic-number checks. */
+  /** First bytes of the content (up to HEAD_BYTES), for magic-number and container-header checks. */
   head: Buffer;
 }
 
@@ -43,9 +45,17 @@ export interface ReceivedMultipart {
   file(field: string): ReceivedFile | undefined;
   /** Removes every temp file not yet moved away. Safe to call more than once. */
   cleanup(): Promise<void>;
+  /** The caller moved this file into place: cleanup() leaves its former path alone (no wasted unlink). */
+  moved(file: ReceivedFile): void;
 }
 
-const HEAD_BYTES = 64;
+/** Free space kept on the data disk by the large uploads (builds, recordings): eating into it is a 507. */
+export const DISK_RESERVE_BYTES = 64 * 1024 * 1024;
+/**
+ * Bytes of each file kept in memory for content checks: enough for a whole EBML header even when a
+ * writer spends 8 bytes on every element size (libebml does), not just a magic number.
+ */
+export const HEAD_BYTES = 4 * 1024;
 const TEMP_PREFIX = 'upload-';
 const TEMP_SUFFIX = '.part';
 const TEMP_NAME = /^upload-[0-9a-f]+\.part$/;
@@ -207,6 +217,10 @@ export function receiveMultipart(req: Request, options: MultipartOptions): Promi
           files,
           file: (field) => files.find((f) => f.field === field),
           cleanup,
+          moved: (file) => {
+            const index = files.indexOf(file);
+            if (index >= 0) files.splice(index, 1);
+          },
         });
       });
     });
@@ -215,6 +229,7 @@ export function receiveMultipart(req: Request, options: MultipartOptions): Promi
     req.on('close', () => {
       if (!req.complete) fail(badRequest('Upload aborted by the client'));
     });
+    leaveRequestDeadline(req);
     req.pipe(parser);
   });
 }
@@ -240,11 +255,11 @@ function freeBytes(dir: string): number {
   }
 }
 
-function notEnoughSpace(): RelayException {
-  return new RelayException(507, 'Not enough disk space on the relay to store this upload');
+function notEnoughSpace(): HttpError {
+  return new HttpError(507, 'Not enough disk space on the relay to store this upload');
 }
 
-function diskError(err: NodeJS.ErrnoException): RelayException {
+function diskError(err: NodeJS.ErrnoException): HttpError {
   if (err.code === 'ENOSPC' || err.code === 'EDQUOT') return notEnoughSpace();
-  return new RelayException(500, 'Internal server error');
+  return new HttpError(500, 'Internal server error');
 }

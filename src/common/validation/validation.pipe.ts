@@ -1,5 +1,6 @@
 import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
-import { badRequest } from '../errors/relay-exception';
+import { badRequest, HttpError } from '../errors/http-error';
+import { malformedInputProblem } from './well-formed-input';
 
 /**
  * Constraints that say "missing" or "wrong type" are reported before length or format ones, so a
@@ -10,22 +11,39 @@ const FIRST_CONSTRAINTS = ['isDefined', 'isNotEmpty', 'isString', 'isInt', 'isNu
 
 /**
  * Path parameters keep their text: the stock pipe would turn `1e3` into 1000 before ParseIdPipe
- * could see it. Ids are parsed by ParseIdPipe alone.
+ * could see it. Ids are parsed by ParseIdPipe alone. Every body, query and parameter (JSON or query
+ * string; multipart fields get the same in validateFields) is first held to malformedInputProblem:
+ * lone surrogates and runaway nesting are a 400 naming the field, never a validator's 500.
  */
-class RelayValidationPipe extends ValidationPipe {
+class ParamTextValidationPipe extends ValidationPipe {
+  async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type !== 'custom') {
+      const problem = malformedInputProblem(value, metadata.data ?? '');
+      if (problem) throw badRequest(problem);
+    }
+    return super.transform(value, metadata);
+  }
+
   protected transformPrimitive(value: unknown, metadata: ArgumentMetadata): unknown {
     return metadata.type === 'param' ? value : super.transformPrimitive(value, metadata);
   }
 }
 
+/** What the pipe and validateFields() both pass to class-validator. */
+export const VALIDATOR_OPTIONS = { whitelist: true, forbidUnknownValues: false } as const;
+
 /** The one validation pipe: strips unknown fields, converts types, and reports one failure by field name. */
 export function createValidationPipe(): ValidationPipe {
-  return new RelayValidationPipe({
-    whitelist: true,
+  return new ParamTextValidationPipe({
+    ...VALIDATOR_OPTIONS,
     transform: true,
-    forbidUnknownValues: false,
-    exceptionFactory: (errors) => badRequest(firstMessage(errors) ?? 'Invalid request'),
+    exceptionFactory: (errors) => validationFailure(errors),
   });
+}
+
+/** The 400 for failed validation: the first failing field's most basic complaint. */
+export function validationFailure(errors: ValidationError[]): HttpError {
+  return badRequest(firstMessage(errors) ?? 'Invalid request');
 }
 
 function firstMessage(errors: ValidationError[], parent = ''): string | undefined {

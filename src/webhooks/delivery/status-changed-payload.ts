@@ -1,15 +1,14 @@
 import { createHmac } from 'node:crypto';
+import { changedToFinal } from '../../builds/build-status';
 import { BuildStatusChangedEvent } from '../../builds/events/build-status-changed.event';
 import { isoWithMillis } from '../../common/time';
-
-const NOTIFIED_STATUSES = new Set(['Done', 'Rejected']);
 
 /**
  * Spec §3 firing rules: only a change to Done or Rejected notifies; the same value again
  * (Done → Done), Backlog, In Progress, clearing the status, or an edit of other fields does not.
  */
 export function shouldNotify(event: BuildStatusChangedEvent): boolean {
-  return event.status !== null && NOTIFIED_STATUSES.has(event.status) && event.status !== event.previousStatus;
+  return changedToFinal(event.previousStatus, event.status);
 }
 
 /**

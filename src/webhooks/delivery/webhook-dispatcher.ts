@@ -1,5 +1,4 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import { OnEvent } from '@nestjs/event-emitter';
 import { randomUUID } from 'node:crypto';
 import { BuildStatusChangedEvent } from '../../builds/events/build-status-changed.event';
 import { RELAY_VERSION } from '../../bootstrap/version';
@@ -9,8 +8,9 @@ import { WebhooksService } from '../webhooks.service';
 import { ConfigFileWebhooks } from './config-file-webhooks';
 import { DeliveryLog } from './delivery-log';
 import { WebhookDeliverySettings } from './delivery-settings';
-import { shouldNotify, signatureFor, statusChangedBody } from './status-changed-payload';
+import { signatureFor, statusChangedBody } from './status-changed-payload';
 import { AttemptOutcome, WebhookSender } from './webhook-sender';
+import { RelayMetrics } from '../../metrics/relay-metrics';
 
 /** Where one delivery goes; `current()` is asked before every attempt (null = stop). */
 interface DeliveryTarget {
@@ -30,7 +30,7 @@ interface Delivery {
 
 /**
  * Sends `build.status_changed` to every enabled endpoint (API and svc.config.json), concurrently,
- * never making the PATCH wait: the listener only starts the work. A network error, timeout or 5xx
+ * never making the PATCH wait: BuildStatusChangedListener only starts the work. A network error, timeout or 5xx
  * is retried after the delays in WebhookDeliverySettings under the same X-Svc-Delivery id; retries
  * live in memory (best-effort, spec §3 rule 4), so a restart drops pending ones.
  */
@@ -47,17 +47,8 @@ export class WebhookDispatcher implements OnModuleDestroy {
     private readonly deliveryLog: DeliveryLog,
     private readonly settings: WebhookDeliverySettings,
     private readonly clock: Clock,
+    private readonly metrics: RelayMetrics,
   ) {}
-
-  @OnEvent(BuildStatusChangedEvent.eventName)
-  onBuildStatusChanged(event: BuildStatusChangedEvent): void {
-    try {
-      if (!shouldNotify(event)) return;
-      void this.dispatch(event).catch((err) => this.logger.error(`Webhook dispatch failed: ${err}`, err?.stack));
-    } catch (err) {
-      this.logger.error(`Webhook dispatch failed: ${err}`);
-    }
-  }
 
   onModuleDestroy(): void {
     for (const timer of this.timers) clearTimeout(timer);
@@ -65,7 +56,8 @@ export class WebhookDispatcher implements OnModuleDestroy {
     this.shutdown.abort();
   }
 
-  private async dispatch(event: BuildStatusChangedEvent): Promise<void> {
+  /** Starts delivery of one status change to every enabled endpoint; resolves once every first attempt is under way. */
+  async dispatch(event: BuildStatusChangedEvent): Promise<void> {
     const body = statusChangedBody(event);
     const targets = [...(await this.apiTargets()), ...this.configTargets()];
     for (const target of targets) {
@@ -120,6 +112,7 @@ export class WebhookDispatcher implements OnModuleDestroy {
     });
     const willRetry = outcome.retryable && attempt < this.settings.maxAttempts && !this.shutdown.signal.aborted;
     this.report(delivery, attempt, outcome, willRetry);
+    this.metrics.webhookAttempt(outcome.ok ? 'delivered' : willRetry ? 'retrying' : 'failed', outcome.durationMs / 1000);
     if (delivery.target.webhookId !== null) {
       await this.deliveryLog
         .record({

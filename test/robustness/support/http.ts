@@ -19,7 +19,8 @@ export interface RawRequest {
 
 /**
  * Plain node:http, so tests can send what supertest would refuse or fix up: raw paths, wrong
- * content types, bodies on GET, malformed multipart.
+ * content types, bodies on GET, malformed multipart. A `text/event-stream` answer resolves with
+ * its status and headers (and an empty text) as soon as they arrive, and the stream is closed.
  */
 export function send(baseUrl: string, req: RawRequest, timeoutMs = 10_000): Promise<RawResponse> {
   const url = new URL(baseUrl);
@@ -30,6 +31,12 @@ export function send(baseUrl: string, req: RawRequest, timeoutMs = 10_000): Prom
     const r = httpRequest(
       { host: url.hostname, port: url.port, method: req.method, path: req.path, headers, agent: false },
       (res) => {
+        if (/^text\/event-stream\b/i.test(String(res.headers['content-type'] ?? ''))) {
+          // a server-sent-event stream never ends by itself: answered once its headers are in
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text: '' });
+          r.destroy();
+          return;
+        }
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
@@ -45,8 +52,10 @@ export function send(baseUrl: string, req: RawRequest, timeoutMs = 10_000): Prom
 /**
  * The relay's error contract (spec §1/§7): never a 5xx; every non-2xx answer is JSON
  * `{ "error": "<non-empty message>" }` and nothing else. Returns a description of the breach, or null.
+ * `json-rpc`: the MCP endpoint, whose transport refuses in JSON-RPC 2.0 (`{ jsonrpc, error: { code,
+ * message }, id }`) as the MCP specification requires; `{ error }` is accepted there too.
  */
-export function contractBreach(res: RawResponse, what: string): string | null {
+export function contractBreach(res: RawResponse, what: string, shape: 'relay' | 'json-rpc' = 'relay'): string | null {
   if (res.status >= 500) return `${what} → ${res.status} ${res.text.slice(0, 300)}`;
   if (res.status < 300) return null;
   if (res.status === 304) return null;
@@ -58,12 +67,24 @@ export function contractBreach(res: RawResponse, what: string): string | null {
   } catch {
     return `${what} → ${res.status} with a body that is not JSON: ${res.text.slice(0, 200)}`;
   }
+  if (shape === 'json-rpc' && isJsonRpcError(body)) return null;
   const keys = body && typeof body === 'object' && !Array.isArray(body) ? Object.keys(body) : null;
   const message = (body as { error?: unknown })?.error;
   if (!keys || keys.length !== 1 || keys[0] !== 'error' || typeof message !== 'string' || !message.trim()) {
     return `${what} → ${res.status} with body ${res.text.slice(0, 200)} (expected exactly { error: "<message>" })`;
   }
   return null;
+}
+
+/** A JSON-RPC 2.0 error answer: what the MCP transport sends for its own refusals (docs/mcp.md). */
+function isJsonRpcError(body: unknown): boolean {
+  const error = (body as { jsonrpc?: unknown; error?: { code?: unknown; message?: unknown } } | null)?.error;
+  return (
+    (body as { jsonrpc?: unknown }).jsonrpc === '2.0' &&
+    typeof error?.code === 'number' &&
+    typeof error.message === 'string' &&
+    error.message.trim() !== ''
+  );
 }
 
 /** Every file under `dir` (relative paths, sorted), for before/after comparisons of the data dir. */

@@ -1,0 +1,70 @@
+/**
+ * bench/startup: cold start and idle memory of the relay as `npm start` runs it (plain node on dist/).
+ *   - time from spawning the process to the first 200 from GET /api/v1/health, on an empty data
+ *     folder (migrations run) and then on the same folder again (the usual restart), BENCH_STARTS
+ *     (default 5) restarts, median;
+ *   - resident memory after the relay has sat idle for BENCH_IDLE_SECONDS (default 5) s.
+ * Targets: ready in < 1.5 s; idle RSS < 120 MB.
+ * Run: npm run bench:startup   (not part of npm test)
+ */
+import { ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildRelay, freePort, median, ROOT, rssKb, stopChild } from './support/relay';
+
+const STARTS = Number(process.env.BENCH_STARTS ?? 5);
+const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 5);
+
+async function startUntilHealthy(dataDir: string): Promise<{ child: ChildProcess; ms: number }> {
+  const port = await freePort();
+  const started = performance.now();
+  const child = spawn(process.execPath, [join(ROOT, 'dist', 'main.js')], {
+    cwd: ROOT,
+    env: { ...process.env, SVC_DATA_DIR: dataDir, SVC_PORT: String(port), SVC_HOST: '127.0.0.1' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`relay exited with ${child.exitCode}`);
+    const ok = await fetch(`http://127.0.0.1:${port}/api/v1/health`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
+    if (ok) return { child, ms: performance.now() - started };
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+async function main(): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), 'svc-bench-start-'));
+  const dataDir = join(work, 'data');
+  try {
+    buildRelay();
+    const first = await startUntilHealthy(dataDir);
+    await stopChild(first.child);
+    const times: number[] = [];
+    let idleKb = 0;
+    for (let i = 0; i < STARTS; i++) {
+      const run = await startUntilHealthy(dataDir);
+      times.push(run.ms);
+      if (i === STARTS - 1) {
+        await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
+        idleKb = rssKb(run.child.pid!) ?? NaN;
+      }
+      await stopChild(run.child);
+    }
+    const ready = median(times);
+    console.log(`first start (empty folder, migrations): ${first.ms.toFixed(0)} ms to a healthy GET /api/v1/health`);
+    console.log(
+      `restart: median ${ready.toFixed(0)} ms of ${STARTS} (${times.map((t) => t.toFixed(0)).join(', ')}) (target < 1500 ms) ${ready < 1500 ? 'OK' : 'MISS'}`,
+    );
+    console.log(`idle RSS after ${IDLE_SECONDS} s: ${(idleKb / 1024).toFixed(0)} MB (target < 120 MB) ${idleKb / 1024 < 120 ? 'OK' : 'MISS'}`);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,184 @@
+/** Shared by the benchmarks: the relay as a child process, a PAT, free ports, RSS, load runs. */
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { AddressInfo, createServer } from 'node:net';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+
+export const ROOT = join(__dirname, '..', '..');
+export const MB = 1024 * 1024;
+
+export interface RunningRelay {
+  child: ChildProcess;
+  port: number;
+  base: string;
+  /** ms from spawn to the "listening" line. */
+  startMs: number;
+  stop(): Promise<void>;
+}
+
+/** Compiles the relay once into dist/ (as `npm start` does). */
+export function buildRelay(): void {
+  execFileSync(process.execPath, [join(ROOT, 'scripts', 'build-if-needed.js'), 'relay'], { cwd: ROOT, stdio: 'inherit' });
+}
+
+/** The relay as `npm start` runs it (plain node on dist/, default log level), on a free port, with `env` added. */
+export async function startRelay(dataDir: string, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<RunningRelay> {
+  const port = await freePort();
+  const started = performance.now();
+  const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'dist', 'main.js')], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      SVC_DATA_DIR: dataDir,
+      SVC_PORT: String(port),
+      SVC_HOST: '127.0.0.1',
+      SVC_BCRYPT_COST: '4',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await waitForListening(child);
+  const startMs = performance.now() - started;
+  return {
+    child,
+    port,
+    base: `http://127.0.0.1:${port}/api/v1`,
+    startMs,
+    stop: () => stopChild(child),
+  };
+}
+
+export function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export function waitForListening(child: ChildProcess, marker = 'listening on'): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const onData = (d: Buffer) => {
+      out += d;
+      if (!out.includes(marker)) return;
+      // From here on the output is drained unread (the request log at the default level is busy).
+      child.stdout!.off('data', onData);
+      child.stdout!.resume();
+      resolve();
+    };
+    child.stdout!.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`child exited with ${code}`)));
+  });
+}
+
+/** First admin, signed in, and a PAT with `scope`. */
+export async function issuePat(base: string, scope = 'builds:write'): Promise<string> {
+  const email = 'bench@example.com';
+  const password = 'bench-password-1';
+  await json(`${base}/auth/init`, 'POST', { email, password });
+  const login = await fetch(`${base}/auth/login`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
+  const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
+  const token = await json(`${base}/tokens`, 'POST', { name: 'bench', scope }, cookie);
+  return (token as { token: string }).token;
+}
+
+export async function json(url: string, method: string, body: unknown, cookie?: string): Promise<unknown> {
+  const res = await fetch(url, {
+    method,
+    headers: { 'Content-Type': 'application/json', ...(cookie ? { Cookie: cookie } : {}) },
+    body: JSON.stringify(body),
+  });
+  if (res.status >= 300) throw new Error(`${method} ${url} answered ${res.status}: ${await res.text()}`);
+  return res.json();
+}
+
+/** VmHWM ("high water mark" = peak resident set size) of a Linux process, in kB; null elsewhere. */
+export function peakRssKb(pid: number): number | null {
+  return procStatusKb(pid, 'VmHWM');
+}
+
+export function rssKb(pid: number): number | null {
+  return procStatusKb(pid, 'VmRSS');
+}
+
+function procStatusKb(pid: number, field: string): number | null {
+  try {
+    const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+export interface LoadResult {
+  requests: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  max: number;
+  statuses: Record<string, number>;
+  errors: number;
+  /** Answers over the whole run, warm-up included. */
+  completed: number;
+  /** CPU time (user + system) the server process spent per answer over the whole run, in ms. */
+  cpuMsPerRequest: number;
+}
+
+/**
+ * Closed-loop GET load from a worker thread (bench/support/load-worker.js). With `serverPid`, also
+ * the server's CPU time per answer: on a machine shared with other work, throughput and latency
+ * follow whoever else is running, while CPU time per request barely moves.
+ */
+export async function runLoad(options: {
+  serverPid?: number;
+  port: number;
+  paths: string[];
+  headers?: Record<string, string>;
+  connections: number;
+  seconds: number;
+  warmupSeconds?: number;
+}): Promise<LoadResult> {
+  const { serverPid, ...workerData } = options;
+  const cpuBefore = serverPid ? cpuMs(serverPid) : 0;
+  const result = await new Promise<LoadResult>((resolve, reject) => {
+    const worker = new Worker(join(__dirname, 'load-worker.js'), { workerData });
+    worker.once('message', (message: LoadResult) => {
+      resolve(message);
+      void worker.terminate();
+    });
+    worker.once('error', reject);
+  });
+  result.cpuMsPerRequest = serverPid ? (cpuMs(serverPid) - cpuBefore) / Math.max(1, result.completed) : NaN;
+  return result;
+}
+
+/** User + system CPU time of a Linux process so far, in ms (/proc/<pid>/stat, clock ticks of 10 ms). */
+export function cpuMs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return NaN;
+  }
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}

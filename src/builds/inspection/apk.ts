@@ -1,0 +1,59 @@
+import { launcherIconId, readApkIcon } from './apk-icon';
+import { readApkManifest } from './apk-manifest';
+import { ResourceTable } from './arsc';
+import type { BuildIcon } from './build-icon';
+import type { BuildMetadata } from './build-metadata';
+import { MalformedBuildError } from './malformed-build.error';
+import { ZipArchive, ZipEntryRef } from './zip-archive';
+
+/** Real manifests are a few KB to a few hundred KB. */
+const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
+/** resources.arsc of large apps reaches tens of MB; it is read only when the label or the icon is a reference. */
+const MAX_RESOURCES_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Reads an APK's metadata from its central directory: AndroidManifest.xml, resources.arsc when
+ * needed, and the launcher icon's best-density bitmap (apk-icon.ts).
+ */
+export async function readApk(path: string): Promise<BuildMetadata> {
+  const zip = await ZipArchive.open(path);
+  try {
+    let manifest: ZipEntryRef | null = null;
+    let resources: ZipEntryRef | null = null;
+    // One pass over the central directory (yauzl cannot rewind): the two files, and the bitmaps an icon may be.
+    const bitmaps = new Map<string, ZipEntryRef>();
+    await zip.scan((ref) => {
+      if (ref.name === 'AndroidManifest.xml') manifest ??= ref;
+      else if (ref.name === 'resources.arsc') resources ??= ref;
+      else if (ref.name.startsWith('res/') && /\.(png|webp)$/i.test(ref.name)) bitmaps.set(ref.name, ref);
+    });
+    const manifestRef = manifest as ZipEntryRef | null;
+    const resourcesRef = resources as ZipEntryRef | null;
+    if (!manifestRef) throw new MalformedBuildError('The APK contains no AndroidManifest.xml');
+    const bytes = await zip.read(manifestRef, MAX_MANIFEST_BYTES, 'AndroidManifest.xml');
+    let resourceBytes: Promise<Buffer | null> | null = null;
+    const loadResources = () =>
+      (resourceBytes ??= resourcesRef ? zip.read(resourcesRef, MAX_RESOURCES_BYTES, 'resources.arsc') : Promise.resolve(null));
+    const metadata = await readApkManifest(bytes, loadResources);
+    const iconId = launcherIconId(bytes);
+    return { ...metadata, icon: iconId === null ? null : await optionalIcon(zip, bitmaps, iconId, loadResources) };
+  } finally {
+    zip.close();
+  }
+}
+
+/** The icon is a nicety: a table or file the icon reader cannot use leaves the build without one, never refused. */
+async function optionalIcon(
+  zip: ZipArchive,
+  bitmaps: Map<string, ZipEntryRef>,
+  iconId: number,
+  loadResources: () => Promise<Buffer | null>,
+): Promise<BuildIcon | null> {
+  try {
+    const resources = await loadResources();
+    return resources ? await readApkIcon(zip, bitmaps, new ResourceTable(resources), iconId) : null;
+  } catch (err) {
+    if (err instanceof MalformedBuildError) return null;
+    throw err;
+  }
+}

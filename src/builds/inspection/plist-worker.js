@@ -1,0 +1,97 @@
+// @ts-check
+'use strict';
+/**
+ * The Info.plist parser's thread (started by info-plist.ts with a heap cap and a deadline): parses
+ * one plist and posts back only the string values of the keys it was asked for, and the icon file
+ * base names it declares.
+ *
+ * Plain JavaScript, type-checked (`// @ts-check`; part of `npm run typecheck`), because it must run
+ * as it is both from the sources (tests) and from dist/ (copied there as a Nest asset), with no
+ * TypeScript loader in the thread, and because the ESM-only `plist` package needs a native
+ * `import()`, which TypeScript's CommonJS output would rewrite into a failing `require()`.
+ */
+const { existsSync, readFileSync } = require('node:fs');
+const { join } = require('node:path');
+const { pathToFileURL } = require('node:url');
+const { parentPort, workerData } = require('node:worker_threads');
+
+/**
+ * @typedef {object} PlistJob
+ * @property {Uint8Array} bytes the binary plist (empty for XML)
+ * @property {string | null} xml the XML plist's text, or null for a binary one
+ * @property {readonly string[]} keys the keys to read
+ */
+/** @typedef {{ ok: true, values: Record<string, string>, iconNames: string[] } | { ok: false, message: string }} PlistAnswer */
+
+/** @param {PlistJob} job @returns {Promise<unknown>} */
+async function parseRoot(job) {
+  if (job.xml === null) return require('bplist-parser').parseBuffer(Buffer.from(job.bytes))[0];
+  /** @type {{ parse: (xml: string) => unknown }} */
+  const plist = await import(plistEntryUrl());
+  return plist.parse(job.xml);
+}
+
+/**
+ * `plist` exports only an `import` condition, so require.resolve() cannot name it: look for its
+ * folder along the paths require itself searches (node_modules upward, NODE_PATH) and import its
+ * declared entry by file URL.
+ * @returns {string}
+ */
+function plistEntryUrl() {
+  for (const dir of require.resolve.paths('plist') ?? []) {
+    const manifest = join(dir, 'plist', 'package.json');
+    if (!existsSync(manifest)) continue;
+    const entry = JSON.parse(readFileSync(manifest, 'utf8')).exports?.['.']?.import?.default ?? './dist/index.js';
+    return pathToFileURL(join(dir, 'plist', entry)).href;
+  }
+  throw new Error('the plist package is not installed');
+}
+
+/** @param {PlistJob} job @returns {Promise<{ values: Record<string, string>, iconNames: string[] }>} */
+async function readValues(job) {
+  const root = await parseRoot(job);
+  if (!root || typeof root !== 'object' || Array.isArray(root)) throw new Error('the top level is not a dictionary');
+  const dict = /** @type {Record<string, unknown>} */ (root);
+  /** @type {Record<string, string>} */
+  const values = {};
+  for (const key of job.keys) {
+    const value = dict[key];
+    if (typeof value === 'string' || typeof value === 'number') values[key] = String(value);
+  }
+  return { values, iconNames: iconNamesOf(dict) };
+}
+
+/**
+ * Icon file base names: CFBundleIcons.CFBundlePrimaryIcon.CFBundleIconFiles (iOS 5+) and its
+ * CFBundleIconName, then the older CFBundleIconFiles and CFBundleIconFile. At most 32, strings only.
+ * @param {Record<string, unknown>} root @returns {string[]}
+ */
+function iconNamesOf(root) {
+  /** @type {string[]} */
+  const names = [];
+  /** @param {unknown} v */
+  const add = (v) => {
+    if (typeof v === 'string' && v && names.length < 32) names.push(v);
+  };
+  /** @param {unknown} v */
+  const addAll = (v) => {
+    if (Array.isArray(v)) v.slice(0, 32).forEach(add);
+  };
+  const icons = /** @type {Record<string, unknown> | undefined} */ (root.CFBundleIcons);
+  const primary = icons && typeof icons === 'object' ? /** @type {Record<string, unknown>} */ (icons.CFBundlePrimaryIcon) : undefined;
+  if (primary && typeof primary === 'object') {
+    addAll(primary.CFBundleIconFiles);
+    add(primary.CFBundleIconName);
+  }
+  addAll(root.CFBundleIconFiles);
+  add(root.CFBundleIconFile);
+  return names;
+}
+
+/** @param {PlistAnswer} answer */
+const answer = (answer) => parentPort?.postMessage(answer);
+
+readValues(/** @type {PlistJob} */ (workerData)).then(
+  ({ values, iconNames }) => answer({ ok: true, values, iconNames }),
+  (err) => answer({ ok: false, message: String((err && err.message) || err) }),
+);

@@ -1,0 +1,111 @@
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/**
+ * The dashboard (web/, built by Vite into web/dist) served at the relay root:
+ * - `/assets/*` are content-hashed: cached for a year, immutable;
+ * - other files of the build (favicon…) are revalidated on every use;
+ * - any other GET/HEAD that is not under /api/ or /uploads/ and has no file extension gets
+ *   index.html, never cached, so client-side routes (/builds/12, /invite?token=…) load the app;
+ * - everything else falls through to Nest, which keeps its JSON 404.
+ * WebSocket upgrades never pass through Express, so their paths are unaffected.
+ */
+export const DASHBOARD_ASSET_PREFIX = '/assets/';
+
+/**
+ * index.html may carry this placeholder (Vite `html.cspNonce`); each response replaces it with a
+ * fresh nonce that the CSP's style-src allows, so libraries that inject <style> elements (Radix's
+ * scroll lock) can tag them without 'unsafe-inline'. Scripts never need it: script-src is 'self'.
+ */
+export const CSP_NONCE_PLACEHOLDER = '__SVC_CSP_NONCE__';
+
+const YEAR_SECONDS = 365 * 24 * 60 * 60;
+
+export function dashboardCsp(nonce: string): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    `style-src 'self' 'nonce-${nonce}'`,
+    "img-src 'self' data: blob:",
+    "media-src 'self' blob:",
+    "font-src 'self'",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+/** The API, stored files and /metrics: never the dashboard's (neither a route nor a file of its build). */
+function isServerPath(path: string): boolean {
+  return /^\/(api|uploads)(\/|$)/.test(path) || path === '/metrics';
+}
+
+/** True for paths the single-page app owns: not the API, not stored files, not /metrics, not a file name. */
+export function isDashboardRoute(path: string): boolean {
+  if (isServerPath(path)) return false;
+  const lastSegment = path.slice(path.lastIndexOf('/') + 1);
+  return !lastSegment.includes('.');
+}
+
+export function serveDashboard(webDir: string): RequestHandler[] {
+  const files = express.static(webDir, {
+    index: false,
+    fallthrough: true,
+    redirect: false,
+    setHeaders: (res, _path) => {
+      res.setHeader('X-Content-Type-Options', 'nosniff');
+      const url = (res.req as Request).path;
+      res.setHeader(
+        'Cache-Control',
+        url.startsWith(DASHBOARD_ASSET_PREFIX) ? `public, max-age=${YEAR_SECONDS}, immutable` : 'no-cache',
+      );
+    },
+  });
+  const onlyFiles: RequestHandler = (req, res, next) => {
+    // index.html is only ever served through the route below (with its headers), never as a file.
+    // API calls skip the file lookup (a stat per request otherwise).
+    if (req.path === '/index.html' || isServerPath(req.path) || isDashboardRoute(req.path)) return next();
+    return files(req, res, next);
+  };
+  return [onlyFiles, indexPage(join(webDir, 'index.html'))];
+}
+
+function indexPage(indexPath: string): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || !isDashboardRoute(req.path)) return next();
+    readFile(indexPath, 'utf8').then(
+      (html) => {
+        const nonce = randomBytes(16).toString('base64');
+        sendDocument(res, 200, html.replaceAll(CSP_NONCE_PLACEHOLDER, nonce), dashboardCsp(nonce));
+      },
+      (err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ENOENT') return next(err);
+        sendDocument(res, 503, NOT_BUILT_PAGE, dashboardCsp(randomBytes(16).toString('base64')));
+      },
+    );
+  };
+}
+
+/** Security headers of every dashboard document (the token links open these pages too). */
+function sendDocument(res: Response, status: number, html: string, csp: string): void {
+  res.status(status);
+  res.setHeader('Content-Type', 'text/html; charset=utf-8');
+  res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('Content-Security-Policy', csp);
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('X-Frame-Options', 'DENY');
+  res.setHeader('Referrer-Policy', 'no-referrer');
+  res.setHeader('Cross-Origin-Opener-Policy', 'same-origin');
+  res.send(html);
+}
+
+const NOT_BUILT_PAGE =
+  '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>svc relay: dashboard not built</title></head>' +
+  '<body><h1>The dashboard is not built</h1><p>The relay is running and its API answers (see ' +
+  '<a href="/api/docs">/api/docs</a>), but the dashboard\'s files (web/dist) are missing. ' +
+  '<code>npm start</code> builds them before starting the relay; <code>npm run build:web</code> builds them alone.</p>' +
+  '</body></html>';

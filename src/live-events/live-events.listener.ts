@@ -1,0 +1,90 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { OnEvent } from '@nestjs/event-emitter';
+import { SessionsRevokedEvent } from '../auth/events/sessions-revoked.event';
+import { BuildStatusChangedEvent } from '../builds/events/build-status-changed.event';
+import { BuildUpdatedEvent } from '../builds/events/build-updated.event';
+import { BuildUploadedEvent } from '../builds/events/build-uploaded.event';
+import { BuildsDeletedEvent } from '../builds/events/builds-deleted.event';
+import { isoWithMillis } from '../common/time';
+import { CommentDeletedEvent } from '../comments/events/comment-deleted.event';
+import { CommentPostedEvent } from '../comments/events/comment-posted.event';
+import { MemberDeletedEvent } from '../users/events/member-deleted.event';
+import { MemberRoleChangedEvent } from '../users/events/member-role-changed.event';
+import { shownName } from '../users/users.mapper';
+import { LiveEventsService } from './live-events.service';
+
+/**
+ * The domain events the dashboard's live stream carries, turned into its payloads and handed to
+ * LiveEventsService. Never throws: a failure is logged, the emitter's caller never sees it.
+ */
+@Injectable()
+export class LiveEventsListener {
+  private readonly logger = new Logger('LiveEvents');
+
+  constructor(private readonly live: LiveEventsService) {}
+
+  @OnEvent(BuildUploadedEvent.eventName)
+  onBuildUploaded(event: BuildUploadedEvent): void {
+    this.guard(() =>
+      this.live.broadcast('build.created', { build_id: event.buildId, app_id: event.appId, uploaded_by_id: event.uploadedBy.userId }),
+    );
+  }
+
+  @OnEvent(BuildStatusChangedEvent.eventName)
+  onStatusChanged(event: BuildStatusChangedEvent): void {
+    this.guard(() =>
+      this.live.broadcast('build.status_changed', {
+        build_id: event.build.id,
+        app_id: event.build.appId,
+        from_status: event.previousStatus,
+        to_status: event.status,
+        changed_by_id: event.changedBy?.userId ?? null,
+        changed_by: event.changedBy ? shownName(event.changedBy) : null,
+        changed_at: isoWithMillis(event.changedAt),
+      }),
+    );
+  }
+
+  @OnEvent(BuildUpdatedEvent.eventName)
+  onBuildUpdated(event: BuildUpdatedEvent): void {
+    this.guard(() => this.live.broadcast('build.updated', { build_id: event.buildId }));
+  }
+
+  @OnEvent(BuildsDeletedEvent.eventName)
+  onBuildsDeleted(event: BuildsDeletedEvent): void {
+    this.guard(() => this.live.broadcast('builds.deleted', { build_ids: event.buildIds }));
+  }
+
+  @OnEvent(CommentPostedEvent.eventName)
+  onCommentPosted(event: CommentPostedEvent): void {
+    this.guard(() => this.live.broadcast('comment.created', { comment_id: event.commentId, build_id: event.buildId }));
+  }
+
+  @OnEvent(CommentDeletedEvent.eventName)
+  onCommentDeleted(event: CommentDeletedEvent): void {
+    this.guard(() => this.live.broadcast('comment.deleted', { comment_id: event.commentId, build_id: event.buildId }));
+  }
+
+  @OnEvent(SessionsRevokedEvent.eventName)
+  onSessionsRevoked(event: SessionsRevokedEvent): void {
+    this.guard(() => this.live.endSessions(event.sessionIds));
+  }
+
+  @OnEvent(MemberRoleChangedEvent.eventName)
+  onRoleChanged(event: MemberRoleChangedEvent): void {
+    this.guard(() => this.live.memberRoleChanged(event.userId, event.role));
+  }
+
+  @OnEvent(MemberDeletedEvent.eventName)
+  onMemberDeleted(event: MemberDeletedEvent): void {
+    this.guard(() => this.live.memberDeleted(event.userId));
+  }
+
+  private guard(work: () => void): void {
+    try {
+      work();
+    } catch (err) {
+      this.logger.error(`Live event not delivered: ${(err as Error).message}`, (err as Error).stack);
+    }
+  }
+}

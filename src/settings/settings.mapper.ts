@@ -1,0 +1,15 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { uploadUrl } from '../users/users.mapper';
+import type { TeamSettingsEntity } from './team-settings.entity';
+
+/** spec §2 "Team settings". */
+export class TeamSettings {
+  @ApiProperty()
+  team_name: string;
+  @ApiProperty({ type: String, nullable: true, description: 'null when there is no logo' })
+  logo_url: string | null;
+}
+
+export function toTeamSettings(row: TeamSettingsEntity): TeamSettings {
+  return { team_name: row.teamName, logo_url: uploadUrl(row.logoPath) };
+}

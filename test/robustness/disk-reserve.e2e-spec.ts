@@ -1,0 +1,54 @@
+/**
+ * The data disk's free-space reserve: builds and recordings (the two large uploads) are both
+ * refused with 507 when the declared body would eat into the last 64 MB, before a byte is written.
+ * The limits are raised so that the size limit (413) is not what answers.
+ */
+import { readdirSync, statfsSync } from 'node:fs';
+import { join } from 'node:path';
+import { DISK_RESERVE_BYTES } from '../../src/common/multipart/multipart-receiver';
+import { MemberFactory } from '../support/factory';
+import { startTestRelay, TestRelay } from '../support/test-relay';
+import { send } from './support/http';
+
+const HUGE = String(2 ** 52);
+
+describe('free-disk reserve on the large uploads (507)', () => {
+  let relay: TestRelay;
+  let credentials: Record<string, Record<string, string>>;
+
+  beforeAll(async () => {
+    relay = await startTestRelay({ SVC_MAX_BUILD_BYTES: HUGE, SVC_MAX_RECORDING_BYTES: HUGE });
+    const members = new MemberFactory(relay);
+    const developer = await members.member('Developer');
+    credentials = {
+      build: { authorization: `Bearer ${await members.pat(developer, 'view,builds:write')}` },
+      recording: { cookie: developer.cookie }, // recordings take a session cookie
+    };
+  });
+  afterAll(() => relay.close());
+
+  const free = () => {
+    const stats = statfsSync(join(relay.dataDir, 'tmp'));
+    return stats.bavail * stats.bsize;
+  };
+
+  it.each([
+    ['build', '/api/v1/builds'],
+    ['recording', '/api/v1/recordings/upload'],
+  ])('a %s that would leave less than the reserve free is refused before any byte is written', async (what, path) => {
+    const declared = free() - DISK_RESERVE_BYTES + 1024 * 1024; // fits on the disk, not beside the reserve
+    expect(declared).toBeGreaterThan(0);
+    const res = await send(relay.url, {
+      method: 'POST',
+      path,
+      headers: {
+        ...credentials[what],
+        'content-type': 'multipart/form-data; boundary=reserve',
+        'content-length': String(declared),
+      },
+    });
+    expect(res.status).toBe(507);
+    expect(JSON.parse(res.text)).toEqual({ error: 'Not enough disk space on the relay to store this upload' });
+    expect(readdirSync(join(relay.dataDir, 'tmp'))).toEqual([]);
+  });
+});

@@ -1,0 +1,104 @@
+import { useState, type FormEvent } from 'react';
+import { Navigate, useNavigate, useSearchParams } from 'react-router';
+import { Button } from '../ui/Button';
+import { FormError, formClass } from '../ui/Field';
+import { splitError } from '../ui/form-errors';
+import { Loading } from '../ui/States';
+import { AuthFrame, authStyles } from './AuthFrame';
+import { EmailField, PasswordField } from './CredentialFields';
+import { useAuthStatus, useInit, useLogin, useMe } from './queries';
+
+const FIELDS = { email: /^email\b/i, password: /^password\b/i };
+
+/** Where a signed-out visitor lands: the first-run form, how to initialise, or sign-in. */
+export function SignInPage() {
+  const status = useAuthStatus();
+  const me = useMe();
+  const [params] = useSearchParams();
+  const next = safeNext(params.get('next'));
+  if (status.isPending || me.isPending) return <Loading />;
+  if (me.data) return <Navigate to={next} replace />;
+  if (status.isError) {
+    return (
+      <AuthFrame title="Sign in">
+        <FormError error={status.error} />
+        <Button onClick={() => status.refetch()}>Try again</Button>
+      </AuthFrame>
+    );
+  }
+  if (!status.data.initialized) {
+    return status.data.canInitialize ? <FirstRunForm next={next} /> : <NotInitialised />;
+  }
+  return <SignInForm next={next} />;
+}
+
+/** Only same-site paths are followed after sign-in (no open redirect through ?next=). */
+export function safeNext(next: string | null): string {
+  return next && next.startsWith('/') && !next.startsWith('//') ? next : '/builds';
+}
+
+function SignInForm({ next }: { next: string }) {
+  const login = useLogin();
+  const navigate = useNavigate();
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const { field, message } = splitError(login.error, FIELDS);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    login.mutate({ email, password }, { onSuccess: () => navigate(next, { replace: true }) });
+  };
+  return (
+    <AuthFrame title="Sign in">
+      <form className={formClass} onSubmit={submit} noValidate>
+        <EmailField value={email} onChange={setEmail} error={field === 'email' ? message : null} autoFocus />
+        <PasswordField value={password} onChange={setPassword} error={field === 'password' ? message : null} />
+        {field === null && <FormError error={login.error} />}
+        <Button type="submit" variant="primary" disabled={login.isPending}>
+          {login.isPending ? 'Signing in…' : 'Sign in'}
+        </Button>
+      </form>
+      <p className={authStyles.lead}>Forgot your password? Ask an Admin of your team for a reset link.</p>
+    </AuthFrame>
+  );
+}
+
+function FirstRunForm({ next }: { next: string }) {
+  const init = useInit();
+  const navigate = useNavigate();
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const error = init.error;
+  const { field, message } = splitError(error, FIELDS);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    init.mutate({ email, password }, { onSuccess: () => navigate(next, { replace: true }) });
+  };
+  const pending = init.isPending;
+  return (
+    <AuthFrame title="Welcome to svc relay">
+      <p className={authStyles.lead}>
+        No account exists yet. Create the first Admin: you can invite the rest of the team afterwards.
+      </p>
+      <form className={formClass} onSubmit={submit} noValidate>
+        <EmailField value={email} onChange={setEmail} error={field === 'email' ? message : null} autoFocus />
+        <PasswordField isNew value={password} onChange={setPassword} error={field === 'password' ? message : null} />
+        {field === null && <FormError error={error} />}
+        <Button type="submit" variant="primary" disabled={pending}>
+          {pending ? 'Creating…' : 'Create Admin account'}
+        </Button>
+      </form>
+    </AuthFrame>
+  );
+}
+
+function NotInitialised() {
+  return (
+    <AuthFrame title="This relay is not set up yet">
+      <p className={authStyles.lead}>
+        The first Admin account can only be created on the machine the relay runs on. There, run:
+      </p>
+      <code className={authStyles.command}>npx svc admin init --email you@example.com</code>
+      <p className={authStyles.lead}>Then reload this page and sign in.</p>
+    </AuthFrame>
+  );
+}

@@ -1,0 +1,107 @@
+import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { api, ApiError, call, type Role, type Schemas } from '../api/client';
+
+export const authKeys = {
+  status: ['auth', 'status'] as const,
+  me: ['auth', 'me'] as const,
+  settings: ['settings'] as const,
+};
+
+export function useAuthStatus() {
+  return useQuery({ queryKey: authKeys.status, queryFn: () => call(api.GET('/api/v1/auth/status')) });
+}
+
+/** The signed-in member, or null when signed out (401 is an answer here, not an error). */
+export function useMe() {
+  return useQuery({
+    queryKey: authKeys.me,
+    queryFn: async (): Promise<Schemas['MeResponse'] | null> => {
+      try {
+        return await call(api.GET('/api/v1/auth/me'));
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 401) return null;
+        throw err;
+      }
+    },
+    staleTime: 60_000,
+  });
+}
+
+export function useSettings(enabled: boolean) {
+  return useQuery({
+    queryKey: authKeys.settings,
+    queryFn: () => call(api.GET('/api/v1/settings')),
+    enabled,
+    staleTime: 5 * 60_000,
+  });
+}
+
+/** Roles that may change builds and apps (spec §5: a Viewer is read-only). */
+export function canWrite(role: Role | undefined): boolean {
+  return role === 'Admin' || role === 'Developer' || role === 'QA';
+}
+
+/**
+ * Forgets every cached resource but the auth state itself. Only those: removing a query that a
+ * mounted page is still fetching (the sign-in page's /auth/status) would leave that page waiting
+ * forever, and a sign-out can arrive by the event stream before its own answer.
+ */
+function forgetResources(client: QueryClient) {
+  client.removeQueries({ predicate: (query) => query.queryKey[0] !== 'auth' });
+}
+
+/** After signing in: forget whatever was cached for the previous member and load who we are. */
+export function useSignedIn() {
+  const client = useQueryClient();
+  return async () => {
+    forgetResources(client);
+    void client.invalidateQueries({ queryKey: authKeys.status });
+    // staleTime 0: the cached answer is the signed-out visitor's null.
+    await client.fetchQuery({ queryKey: authKeys.me, queryFn: () => call(api.GET('/api/v1/auth/me')), staleTime: 0 });
+  };
+}
+
+export function useLogin() {
+  const signedIn = useSignedIn();
+  return useMutation({
+    mutationFn: (body: Schemas['LoginDto']) => call(api.POST('/api/v1/auth/login', { body })),
+    onSuccess: signedIn,
+  });
+}
+
+/**
+ * The session ended (signed out here, or elsewhere: the live stream's `session.ended` may arrive
+ * before the logout answer). The auth queries stay (`me` becomes null in place): the sign-in gate
+ * and page observe them, and an observer of a removed query waits for it forever. Everything else
+ * cached belonged to the member who left.
+ */
+export function signedOut(client: QueryClient): void {
+  client.setQueryData(authKeys.me, null);
+  forgetResources(client);
+}
+
+export function useLogout() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: () => call(api.POST('/api/v1/auth/logout')),
+    onSettled: () => signedOut(client),
+  });
+}
+
+/** First run: creates the first Admin, then signs in with the same credentials (one step for the user). */
+export function useInit() {
+  const signedIn = useSignedIn();
+  return useMutation({
+    mutationFn: async (body: Schemas['InitDto']) => {
+      await call(api.POST('/api/v1/auth/init', { body }));
+      return call(api.POST('/api/v1/auth/login', { body }));
+    },
+    onSuccess: signedIn,
+  });
+}
+
+export function useChangePassword() {
+  return useMutation({
+    mutationFn: (body: Schemas['ChangePasswordDto']) => call(api.POST('/api/v1/auth/change-password', { body })),
+  });
+}

@@ -1,0 +1,302 @@
+import { useCurrentMember } from '../app/RequireAuth';
+import { useQuery } from '@tanstack/react-query';
+import { useEffect, useState, type FormEvent } from 'react';
+import { Link, useLocation, useParams } from 'react-router';
+import { api, ApiError, call, type Build, type BuildStatus } from '../api/client';
+import { useShortcuts } from '../app/ShortcutsDialog';
+import { canWrite } from '../auth/queries';
+import { Button } from '../ui/Button';
+import { ConfirmDialog } from '../ui/ConfirmDialog';
+import { FormError, TextField, cardClass } from '../ui/Field';
+import { StatusBadge } from '../ui/StatusBadge';
+import { CenterMessage, Empty, Loading } from '../ui/States';
+import { useToast } from '../ui/Toast';
+import { Comments } from './Comments';
+import { absoluteTime, countdown, fileSize, relativeTime, versionText } from './format';
+import { StatusHistory } from './StatusHistory';
+import { QrCode } from './QrCode';
+import { useBuild, useBuildHistory, useDeletionSchedule, useRecordings, useUpdateBuild } from './queries';
+import { notifiesWebhooks, STATUS_KEYS, StatusMenu } from './StatusMenu';
+import styles from './build-page.module.css';
+
+
+export function BuildPage() {
+  const id = Number(useParams().id);
+  const build = useBuild(id);
+  if (!Number.isInteger(id) || id < 1) return <NotFound />;
+  if (build.isPending) return <Loading label="Loading the build…" />;
+  if (build.isError) {
+    if (build.error instanceof ApiError && build.error.status === 404) return <NotFound />;
+    return <FormError error={build.error} />;
+  }
+  return <BuildView build={build.data} />;
+}
+
+function NotFound() {
+  return (
+    <CenterMessage>
+      <div>
+        <h1>Build not found</h1>
+        <p>It may have been deleted. <Link to="/builds">Back to the builds</Link></p>
+      </div>
+    </CenterMessage>
+  );
+}
+
+function BuildView({ build }: { build: Build }) {
+  const me = useCurrentMember();
+  const writer = canWrite(me.role);
+  const update = useUpdateBuild();
+  const toast = useToast();
+  const location = useLocation();
+  // The history's first entry is the upload: it names the uploader.
+  const uploader = useBuildHistory(build.id).data?.[0]?.changed_by ?? null;
+  const setStatus = (status: BuildStatus | null) => {
+    if (status === build.status_label) return;
+    update.mutate(
+      { id: build.id, status_label: status },
+      {
+        onSuccess: () => toast(`Status: ${status ?? 'no status'}${notifiesWebhooks(status) ? ' (webhooks notified)' : ''}`),
+      },
+    );
+  };
+  useShortcuts({
+    c: () => document.getElementById('comment')?.focus(),
+    ...(writer
+      ? Object.fromEntries(Object.entries(STATUS_KEYS).map(([key, status]) => [key, () => setStatus(status)]))
+      : {}),
+  });
+  useEffect(() => {
+    if (location.hash === '#comment') document.getElementById('comment')?.focus();
+  }, [location.hash]);
+
+  return (
+    <article className={styles.page} aria-labelledby="build-title">
+      <nav aria-label="Breadcrumb" className={styles.breadcrumb}>
+        <Link to="/builds">Builds</Link> <span aria-hidden="true">›</span> {build.name}
+      </nav>
+      <header className={styles.header}>
+        <div>
+          <h1 id="build-title">
+            {build.name} <span className={styles.version}>{versionText(build.version_name, build.build_number)}</span>
+          </h1>
+          <p className={styles.sub}>
+            {build.platform === 'ios' ? 'iOS' : 'Android'} · uploaded{' '}
+            <time dateTime={build.uploaded_at} title={absoluteTime(build.uploaded_at)}>
+              {relativeTime(build.uploaded_at)}
+            </time>
+            {uploader && <> by {uploader}</>}
+          </p>
+        </div>
+        <div className={styles.statusBox}>
+          <span className={styles.statusLabel} id="status-label">
+            Review status
+          </span>
+          {writer ? (
+            <StatusMenu status={build.status_label} onChange={setStatus} label="Review status" />
+          ) : (
+            <StatusBadge status={build.status_label} />
+          )}
+          {writer && (
+            <span className={styles.note}>
+              <kbd>1</kbd>–<kbd>4</kbd> set it. Done and Rejected notify the team's webhooks.
+            </span>
+          )}
+          <FormError error={update.error} />
+        </div>
+      </header>
+
+      <div className={styles.grid}>
+        <div className={styles.main}>
+          <Recordings buildId={build.id} />
+          <Comments buildId={build.id} me={me} />
+        </div>
+        <aside className={styles.side}>
+          <section className={cardClass} aria-labelledby="details-title">
+            <h2 id="details-title">Details</h2>
+            <dl className={styles.meta}>
+              <dt>Platform</dt>
+              <dd>{build.platform === 'ios' ? 'iOS (simulator)' : 'Android'}</dd>
+              <dt>Bundle id</dt>
+              <dd>
+                <code>{build.bundle_id}</code>
+              </dd>
+              <dt>Version</dt>
+              <dd>{build.version_name ?? '–'}</dd>
+              <dt>Build number</dt>
+              <dd>{build.build_number ?? '–'}</dd>
+              <dt>Uploaded</dt>
+              <dd>
+                {absoluteTime(build.uploaded_at)}
+                {uploader && <> by {uploader}</>}
+              </dd>
+              {build.completed_at && (
+                <>
+                  <dt>Completed</dt>
+                  <dd>{absoluteTime(build.completed_at)}</dd>
+                </>
+              )}
+            </dl>
+            <LabelEditor build={build} writer={writer} />
+          </section>
+          <Download build={build} />
+          <DeletionSchedule build={build} writer={writer} />
+          <StatusHistory buildId={build.id} />
+        </aside>
+      </div>
+    </article>
+  );
+}
+
+function LabelEditor({ build, writer }: { build: Build; writer: boolean }) {
+  const update = useUpdateBuild();
+  const [editing, setEditing] = useState(false);
+  const [value, setValue] = useState(build.version_label ?? '');
+  if (!editing) {
+    return (
+      <div className={styles.labelRow}>
+        <span className={styles.metaTerm}>Label</span>
+        <span className={styles.labelValue}>{build.version_label ?? <span className={styles.muted}>none</span>}</span>
+        {writer && (
+          <Button
+            size="small"
+            onClick={() => {
+              setValue(build.version_label ?? '');
+              setEditing(true);
+            }}
+          >
+            Edit label
+          </Button>
+        )}
+      </div>
+    );
+  }
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    update.mutate({ id: build.id, version_label: value.trim() === '' ? null : value.trim() }, { onSuccess: () => setEditing(false) });
+  };
+  return (
+    <form onSubmit={submit} className={styles.labelForm}>
+      <TextField label="Label" value={value} onChange={(e) => setValue(e.target.value)} maxLength={200} hint="Empty removes the label." autoFocus />
+      <FormError error={update.error} />
+      <div className={styles.actions}>
+        <Button type="submit" variant="primary" size="small" disabled={update.isPending}>
+          Save label
+        </Button>
+        <Button size="small" onClick={() => setEditing(false)}>
+          Cancel
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+/** Where a phone on the LAN reaches this relay: its public URL, else its LAN address, else this page's origin. */
+function useReachableOrigin(): string {
+  const host = useQuery({ queryKey: ['relay', 'host'], queryFn: () => call(api.GET('/api/v1/relay/host')), staleTime: Infinity });
+  const h = host.data;
+  if (h?.publicBaseUrl) return h.publicBaseUrl.replace(/\/$/, '');
+  const local = ['localhost', '127.0.0.1', '[::1]'].includes(window.location.hostname);
+  if (h?.lanHost && local) return `${window.location.protocol}//${h.lanHost}:${h.port}`;
+  return window.location.origin;
+}
+
+function Download({ build }: { build: Build }) {
+  const origin = useReachableOrigin();
+  const path = `/api/v1/builds/${build.id}/download`;
+  return (
+    <section className={cardClass} aria-labelledby="download-title">
+      <h2 id="download-title">Download</h2>
+      <p>
+        <a href={path} download className={styles.download}>
+          Download {build.platform === 'ios' ? 'the simulator build' : 'the APK'}
+        </a>
+      </p>
+      <div className={styles.qr}>
+        <QrCode value={origin + path} label={`QR code of the download link ${origin + path}`} />
+        <p className={styles.note}>
+          Scan with a phone on the same network (signed in to the dashboard in its browser): <code>{origin + path}</code>
+        </p>
+      </div>
+    </section>
+  );
+}
+
+function DeletionSchedule({ build, writer }: { build: Build; writer: boolean }) {
+  const { schedule, cancel } = useDeletionSchedule(build.id);
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    if (!build.delete_after) return;
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, [build.delete_after]);
+  return (
+    <section className={cardClass} aria-labelledby="deletion-title">
+      <h2 id="deletion-title">Deletion</h2>
+      {build.delete_after ? (
+        <>
+          <p>
+            Files and record are deleted in{' '}
+            <strong className={styles.countdown} role="timer" aria-live="off">
+              {countdown(build.delete_after, now)}
+            </strong>{' '}
+            ({absoluteTime(build.delete_after)}).
+          </p>
+          {writer && (
+            <Button onClick={() => cancel.mutate()} disabled={cancel.isPending}>
+              Cancel deletion
+            </Button>
+          )}
+          <FormError error={cancel.error} />
+        </>
+      ) : (
+        <>
+          <p className={styles.muted}>Not scheduled: the build is kept.</p>
+          {writer && (
+            <ConfirmDialog
+              trigger={<Button>Schedule deletion…</Button>}
+              title="Schedule this build's deletion?"
+              description={
+                <p>
+                  {build.name} {versionText(build.version_name, build.build_number)} and its file will be deleted after the
+                  relay's retention delay. Until then you can cancel.
+                </p>
+              }
+              confirmLabel="Schedule deletion"
+              onConfirm={() => schedule.mutateAsync()}
+            />
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
+function Recordings({ buildId }: { buildId: number }) {
+  const recordings = useRecordings(buildId);
+  return (
+    <section className={cardClass} aria-labelledby="recordings-title">
+      <h2 id="recordings-title">Recordings</h2>
+      {recordings.isPending ? (
+        <Loading label="Loading recordings…" />
+      ) : recordings.isError ? (
+        <FormError error={recordings.error} />
+      ) : recordings.data.length === 0 ? (
+        <Empty>No recordings of this build yet. Recordings are kept 72 hours.</Empty>
+      ) : (
+        <ul className={styles.recordings}>
+          {recordings.data.map((recording) => (
+            <li key={recording.id}>
+              <video controls preload="metadata" src={recording.url} className={styles.video} aria-label={`Recording from ${absoluteTime(recording.createdAt)}`}>
+                <a href={recording.url}>Download the recording</a>
+              </video>
+              <p className={styles.note}>
+                {absoluteTime(recording.createdAt)} · {fileSize(recording.fileSize)} · expires {relativeTime(recording.expiresAt)}
+              </p>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,365 @@
+import { useCurrentMember } from '../app/RequireAuth';
+import { useEffect, useRef, useState, type DragEvent } from 'react';
+import { Link, useNavigate, useSearchParams } from 'react-router';
+import type { Build, BuildStatus } from '../api/client';
+import { useApps } from '../apps/queries';
+import { useShortcuts } from '../app/ShortcutsDialog';
+import { canWrite } from '../auth/queries';
+import { Button } from '../ui/Button';
+import { FormError, SelectField, TextField } from '../ui/Field';
+import { STATUSES, StatusBadge } from '../ui/StatusBadge';
+import { Empty, Loading, Spinner } from '../ui/States';
+import { useToast } from '../ui/Toast';
+import { DEFAULT_FILTERS, filtersFromSearch, PAGE_SIZES, searchFromFilters, withChange, type BuildFilters } from './filters';
+import { absoluteTime, relativeTime, versionText } from './format';
+import { useBuilds, useUpdateBuild } from './queries';
+import { notifiesWebhooks, STATUS_KEYS, StatusMenu } from './StatusMenu';
+import { droppedFile, UploadPanel } from './UploadPanel';
+import styles from './builds.module.css';
+
+/** The builds inbox: filters in the URL, keyboard triage, upload, live updates. */
+export function InboxPage() {
+  const [params, setParams] = useSearchParams();
+  const filters = filtersFromSearch(params);
+  const selectedId = Number(params.get('selected')) || null;
+  const me = useCurrentMember();
+  const writer = canWrite(me.role);
+  const builds = useBuilds(filters);
+  const update = useUpdateBuild();
+  const toast = useToast();
+  const navigate = useNavigate();
+  const search = useRef<HTMLInputElement>(null);
+  const [file, setFile] = useState<File | null>(null);
+  const [dragging, setDragging] = useState(false);
+
+  const setFilters = (next: BuildFilters, selected: number | null = null) => {
+    const search = searchFromFilters(next);
+    if (selected) search.set('selected', String(selected));
+    setParams(search, { replace: true });
+  };
+  const change = (patch: Partial<BuildFilters>) => setFilters(withChange(filters, patch));
+  // Shortcuts act on the selection at once, even before the URL change has re-rendered the page.
+  const selection = useRef<number | null>(selectedId);
+  selection.current = selectedId;
+  const select = (id: number | null) => {
+    selection.current = id;
+    setFilters(filters, id);
+  };
+
+  const items = builds.data?.items ?? [];
+  const current = () => {
+    const index = items.findIndex((b) => b.id === selection.current);
+    return { index, build: index >= 0 ? items[index] : null };
+  };
+
+  const setStatus = (build: Build, status: BuildStatus | null) => {
+    if (build.status_label === status) return;
+    update.mutate(
+      { id: build.id, status_label: status },
+      {
+        onSuccess: () =>
+          toast(
+            `${build.name} ${versionText(build.version_name, build.build_number)}: ${status ?? 'no status'}` +
+              (notifiesWebhooks(status) ? ', webhooks notified' : ''),
+          ),
+        onError: (err) => toast(`Could not change the status: ${err.message}`, 'error'),
+      },
+    );
+  };
+
+  const move = (step: number) => {
+    if (items.length === 0) return;
+    const { index } = current();
+    const next = index < 0 ? (step > 0 ? 0 : items.length - 1) : Math.min(items.length - 1, Math.max(0, index + step));
+    select(items[next].id);
+  };
+  useShortcuts({
+    j: () => move(1),
+    k: () => move(-1),
+    Enter: () => {
+      const { build } = current();
+      if (build) navigate(`/builds/${build.id}`);
+    },
+    c: () => {
+      const { build } = current();
+      if (build) navigate(`/builds/${build.id}#comment`);
+    },
+    '/': () => search.current?.focus(),
+    ...(writer
+      ? {
+          ...Object.fromEntries(
+            Object.entries(STATUS_KEYS).map(([key, status]) => [
+              key,
+              () => {
+                const { build } = current();
+                if (build) setStatus(build, status);
+              },
+            ]),
+          ),
+          u: () => document.getElementById('upload-file')?.click(),
+        }
+      : {}),
+  });
+
+  // Keyboard selection moves focus to the selected row's link, so it is visible and announced.
+  useEffect(() => {
+    if (selectedId === null) return;
+    const link = document.querySelector<HTMLAnchorElement>(`[data-build-link="${selectedId}"]`);
+    if (link && document.activeElement !== link && !isTyping()) link.focus({ preventScroll: false });
+  }, [selectedId, builds.data]);
+
+  const dropHandlers = writer
+    ? {
+        onDragOver: (event: DragEvent) => {
+          if (!event.dataTransfer?.types.includes('Files')) return;
+          event.preventDefault();
+          setDragging(true);
+        },
+        onDragLeave: (event: DragEvent) => {
+          if (event.currentTarget === event.target) setDragging(false);
+        },
+        onDrop: (event: DragEvent) => {
+          event.preventDefault();
+          setDragging(false);
+          const dropped = droppedFile(event);
+          if (dropped) setFile(dropped);
+        },
+      }
+    : {};
+
+  return (
+    <section className={styles.inbox} aria-labelledby="inbox-title" {...dropHandlers}>
+      <div className={styles.titleRow}>
+        <h1 id="inbox-title">Builds</h1>
+        {builds.data && (
+          <span className={styles.count}>
+            {builds.data.total} {builds.data.total === 1 ? 'build' : 'builds'}
+          </span>
+        )}
+        {builds.isFetching && !builds.isPending && <Spinner label="Refreshing" />}
+        <span className={styles.hintKeys}>
+          <kbd>j</kbd>/<kbd>k</kbd> move · <kbd>Enter</kbd> open{writer && <> · <kbd>1</kbd>–<kbd>4</kbd> status</>} · <kbd>?</kbd> all
+        </span>
+      </div>
+      {writer && <UploadPanel file={file} onFile={setFile} dragging={dragging} />}
+      <Filters filters={filters} onChange={change} searchRef={search} />
+      {builds.isPending ? (
+        <Loading label="Loading builds…" />
+      ) : builds.isError ? (
+        <FormError error={builds.error} />
+      ) : items.length === 0 ? (
+        <Empty>
+          {!filters.q && !filters.status && !filters.platform && !filters.app_id ? (
+            writer ? (
+              <>No builds yet. Drop an .apk or a simulator build here, or upload one from CI with <code>npx svc upload</code>.</>
+            ) : (
+              <>No builds yet.</>
+            )
+          ) : (
+            <>
+              No build matches these filters. <Button size="small" onClick={() => setFilters(DEFAULT_FILTERS)}>Clear filters</Button>
+            </>
+          )}
+        </Empty>
+      ) : (
+        <>
+          <div className={styles.tableWrap}>
+            <table className={styles.table}>
+              <caption className="visually-hidden">Builds, {builds.data.total} in all</caption>
+              <thead>
+                <tr>
+                  <th scope="col">App</th>
+                  <th scope="col" className={styles.wideOnly}>Version</th>
+                  <th scope="col">Status</th>
+                  <th scope="col" className={styles.optional}>Label</th>
+                  <th scope="col">Age</th>
+                  <th scope="col" className={styles.optional}>Expires</th>
+                </tr>
+              </thead>
+              <tbody>
+                {items.map((build) => (
+                  <BuildRow
+                    key={build.id}
+                    build={build}
+                    selected={build.id === selectedId}
+                    writer={writer}
+                    onSelect={() => select(build.id)}
+                    onStatus={(status) => setStatus(build, status)}
+                  />
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <Pagination filters={filters} total={builds.data.total} onChange={(patch) => setFilters({ ...filters, ...patch })} />
+        </>
+      )}
+    </section>
+  );
+}
+
+function isTyping() {
+  const active = document.activeElement;
+  return !!active && ['INPUT', 'TEXTAREA', 'SELECT'].includes(active.tagName);
+}
+
+function BuildRow({
+  build,
+  selected,
+  writer,
+  onSelect,
+  onStatus,
+}: {
+  build: Build;
+  selected: boolean;
+  writer: boolean;
+  onSelect: () => void;
+  onStatus: (status: BuildStatus | null) => void;
+}) {
+  return (
+    <tr className={selected ? styles.selectedRow : undefined} aria-current={selected ? 'true' : undefined} onClick={onSelect}>
+      <td>
+        <span className={styles.platform} title={build.platform === 'ios' ? 'iOS' : 'Android'}>
+          {build.platform === 'ios' ? 'iOS' : 'And'}
+        </span>{' '}
+        <Link to={`/builds/${build.id}`} data-build-link={build.id} className={styles.buildLink} onFocus={onSelect}>
+          {build.name}
+        </Link>
+        <span className={styles.narrowOnly}>{versionText(build.version_name, build.build_number)}</span>
+      </td>
+      <td className={`${styles.nowrap} ${styles.wideOnly}`}>{versionText(build.version_name, build.build_number)}</td>
+      <td onClick={(e) => e.stopPropagation()}>
+        {writer ? (
+          <StatusMenu status={build.status_label} onChange={onStatus} label={`Status of ${build.name} ${build.version_name ?? ''}`} />
+        ) : (
+          <StatusBadge status={build.status_label} />
+        )}
+      </td>
+      <td className={styles.optional}>{build.version_label ? <span className={styles.label}>{build.version_label}</span> : <span className={styles.muted}>–</span>}</td>
+      <td className={styles.nowrap}>
+        <time dateTime={build.uploaded_at} title={absoluteTime(build.uploaded_at)}>
+          {relativeTime(build.uploaded_at)}
+        </time>
+      </td>
+      <td className={`${styles.optional} ${styles.nowrap}`}>
+        {build.delete_after ? (
+          <time dateTime={build.delete_after} title={absoluteTime(build.delete_after)} className={styles.expiry}>
+            {relativeTime(build.delete_after)}
+          </time>
+        ) : (
+          <span className={styles.muted}>–</span>
+        )}
+      </td>
+    </tr>
+  );
+}
+
+function Filters({
+  filters,
+  onChange,
+  searchRef,
+}: {
+  filters: BuildFilters;
+  onChange: (patch: Partial<BuildFilters>) => void;
+  searchRef: React.RefObject<HTMLInputElement | null>;
+}) {
+  const apps = useApps();
+  const [q, setQ] = useState(filters.q);
+  useEffect(() => setQ(filters.q), [filters.q]);
+  // Search as you type, without a request per key.
+  useEffect(() => {
+    if (q === filters.q) return;
+    const timer = setTimeout(() => onChange({ q }), 250);
+    return () => clearTimeout(timer);
+  });
+  return (
+    <form className={styles.filters} role="search" aria-label="Filter builds" onSubmit={(e) => e.preventDefault()}>
+      <TextField
+        ref={searchRef}
+        label="Search versions"
+        type="search"
+        placeholder="Search versions (press /)"
+        value={q}
+        onChange={(e) => setQ(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === 'Escape') (e.target as HTMLInputElement).blur();
+        }}
+        hideLabel
+        aria-keyshortcuts="/"
+      />
+      <SelectField label="App" hideLabel value={filters.app_id ?? ''} onChange={(e) => onChange({ app_id: e.target.value ? Number(e.target.value) : null })}>
+        <option value="">All apps</option>
+        {apps.data?.items.map((app) => (
+          <option key={app.id} value={app.id}>
+            {app.name}
+          </option>
+        ))}
+      </SelectField>
+      <SelectField label="Status" hideLabel value={filters.status} onChange={(e) => onChange({ status: e.target.value as BuildFilters['status'] })}>
+        <option value="">Any status</option>
+        {STATUSES.map((s) => (
+          <option key={s} value={s}>
+            {s}
+          </option>
+        ))}
+      </SelectField>
+      <SelectField label="Platform" hideLabel value={filters.platform} onChange={(e) => onChange({ platform: e.target.value as BuildFilters['platform'] })}>
+        <option value="">Any platform</option>
+        <option value="ios">iOS</option>
+        <option value="android">Android</option>
+      </SelectField>
+      <SelectField
+        label="Sort"
+        hideLabel
+        value={`${filters.sort}:${filters.dir}`}
+        onChange={(e) => {
+          const [sort, dir] = e.target.value.split(':') as [BuildFilters['sort'], BuildFilters['dir']];
+          onChange({ sort, dir });
+        }}
+      >
+        <option value="uploaded_at:desc">Newest first</option>
+        <option value="uploaded_at:asc">Oldest first</option>
+        <option value="version_name:desc">Version, high to low</option>
+        <option value="version_name:asc">Version, low to high</option>
+        <option value="status_label:asc">Status, A to Z</option>
+        <option value="status_label:desc">Status, Z to A</option>
+      </SelectField>
+    </form>
+  );
+}
+
+function Pagination({
+  filters,
+  total,
+  onChange,
+}: {
+  filters: BuildFilters;
+  total: number;
+  onChange: (patch: Partial<BuildFilters>) => void;
+}) {
+  const pages = Math.max(1, Math.ceil(total / filters.limit));
+  const first = filters.page * filters.limit + 1;
+  const last = Math.min(total, (filters.page + 1) * filters.limit);
+  return (
+    <nav className={styles.pagination} aria-label="Pages">
+      <span>
+        {first}–{last} of {total}
+      </span>
+      <Button size="small" disabled={filters.page === 0} onClick={() => onChange({ page: filters.page - 1 })}>
+        Previous
+      </Button>
+      <span aria-current="page">
+        Page {filters.page + 1} of {pages}
+      </span>
+      <Button size="small" disabled={filters.page + 1 >= pages} onClick={() => onChange({ page: filters.page + 1 })}>
+        Next
+      </Button>
+      <SelectField label="Per page" value={filters.limit} onChange={(e) => onChange({ limit: Number(e.target.value), page: 0 })}>
+        {PAGE_SIZES.map((size) => (
+          <option key={size} value={size}>
+            {size}
+          </option>
+        ))}
+      </SelectField>
+    </nav>
+  );
+}

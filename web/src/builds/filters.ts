@@ -1,0 +1,84 @@
+import type { BuildStatus } from '../api/client';
+
+/** GET /builds query (spec §4), kept in the URL so every view of the inbox can be linked and reloaded. */
+export interface BuildFilters {
+  page: number;
+  limit: number;
+  q: string;
+  platform: 'ios' | 'android' | '';
+  status: BuildStatus | '';
+  app_id: number | null;
+  sort: 'uploaded_at' | 'version_name' | 'status_label';
+  dir: 'asc' | 'desc';
+}
+
+export const DEFAULT_FILTERS: BuildFilters = {
+  page: 0,
+  limit: 20,
+  q: '',
+  platform: '',
+  status: '',
+  app_id: null,
+  sort: 'uploaded_at',
+  dir: 'desc',
+};
+
+export const PAGE_SIZES = [20, 50, 100];
+const STATUSES: BuildStatus[] = ['Backlog', 'In Progress', 'Done', 'Rejected'];
+const SORTS: BuildFilters['sort'][] = ['uploaded_at', 'version_name', 'status_label'];
+
+function whole(value: string | null, min: number, max: number): number | null {
+  if (value === null || !/^\d+$/.test(value)) return null;
+  const n = Number(value);
+  return n >= min && n <= max ? n : null;
+}
+
+/** Reads the filters from the URL; anything unknown or out of range falls back to its default. */
+export function filtersFromSearch(params: URLSearchParams): BuildFilters {
+  const platform = params.get('platform');
+  const status = params.get('status');
+  const sort = params.get('sort');
+  const dir = params.get('dir');
+  return {
+    page: whole(params.get('page'), 0, 1_000_000) ?? DEFAULT_FILTERS.page,
+    limit: whole(params.get('limit'), 1, 100) ?? DEFAULT_FILTERS.limit,
+    q: params.get('q') ?? '',
+    platform: platform === 'ios' || platform === 'android' ? platform : '',
+    status: STATUSES.includes(status as BuildStatus) ? (status as BuildStatus) : '',
+    app_id: whole(params.get('app_id'), 1, Number.MAX_SAFE_INTEGER),
+    sort: SORTS.includes(sort as BuildFilters['sort']) ? (sort as BuildFilters['sort']) : DEFAULT_FILTERS.sort,
+    dir: dir === 'asc' || dir === 'desc' ? dir : DEFAULT_FILTERS.dir,
+  };
+}
+
+/** Writes only what differs from the defaults, so the plain inbox is just /builds. */
+export function searchFromFilters(filters: BuildFilters): URLSearchParams {
+  const params = new URLSearchParams();
+  for (const key of Object.keys(DEFAULT_FILTERS) as (keyof BuildFilters)[]) {
+    const value = filters[key];
+    if (value === DEFAULT_FILTERS[key] || value === null || value === '') continue;
+    params.set(key, String(value));
+  }
+  return params;
+}
+
+/** The API query for these filters (empty ones left out). */
+export function apiQuery(filters: BuildFilters) {
+  return {
+    page: filters.page,
+    limit: filters.limit,
+    sort: filters.sort,
+    dir: filters.dir,
+    ...(filters.q.trim() ? { q: filters.q.trim() } : {}),
+    ...(filters.platform ? { platform: filters.platform } : {}),
+    ...(filters.status ? { status: filters.status } : {}),
+    ...(filters.app_id ? { app_id: filters.app_id } : {}),
+  };
+}
+
+/** A change of any filter other than the page goes back to the first page. */
+export function withChange(filters: BuildFilters, change: Partial<BuildFilters>): BuildFilters {
+  const next = { ...filters, ...change };
+  if (!('page' in change)) next.page = 0;
+  return next;
+}

@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { countdown, fileSize, relativeTime, versionText } from './format';
+
+const now = Date.parse('2026-01-10T12:00:00.000Z');
+
+describe('format', () => {
+  it('says how long ago or until', () => {
+    expect(relativeTime('2026-01-10T09:00:00.000Z', now)).toBe('3 hours ago');
+    expect(relativeTime('2026-01-12T12:00:00.000Z', now)).toBe('in 2 days');
+    expect(relativeTime('2026-01-10T11:59:30.000Z', now)).toBe('just now');
+  });
+
+  it('counts down to the deletion', () => {
+    expect(countdown('2026-01-17T14:30:00.000Z', now)).toBe('7d 2h 30m');
+    expect(countdown('2026-01-10T13:05:09.000Z', now)).toBe('1h 5m 9s');
+    expect(countdown('2026-01-10T12:00:42.000Z', now)).toBe('0m 42s');
+    expect(countdown('2026-01-10T11:00:00.000Z', now)).toBe('now');
+  });
+
+  it('sizes files', () => {
+    expect(fileSize(512)).toBe('512 B');
+    expect(fileSize(1536)).toBe('1.5 KB');
+    expect(fileSize(42 * 1024 * 1024)).toBe('42 MB');
+  });
+
+  it('shows version and build number', () => {
+    expect(versionText('1.4.0', '42')).toBe('1.4.0 (42)');
+    expect(versionText('1.4.0', null)).toBe('1.4.0');
+    expect(versionText(null, '42')).toBe('build 42');
+    expect(versionText(null, null)).toBe('unknown version');
+  });
+});

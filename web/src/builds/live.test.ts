@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { keysFor } from './live';
+
+describe('live events → stale queries', () => {
+  it('a new or changed build refreshes the lists, that build, its history and the apps', () => {
+    for (const type of ['build.created', 'build.status_changed', 'build.updated']) {
+      expect(keysFor(type, { build_id: 7 })).toEqual([
+        ['builds', 'list'],
+        ['builds', 'detail', 7],
+        ['builds', 'history', 7],
+        ['apps'],
+      ]);
+    }
+  });
+
+  it('deleted builds refresh every build query and the apps', () => {
+    expect(keysFor('builds.deleted', { build_ids: [1, 2] })).toEqual([['builds'], ['apps']]);
+  });
+
+  it('a comment refreshes only that build\'s comments', () => {
+    expect(keysFor('comment.created', { comment_id: 3, build_id: 7 })).toEqual([['comments', 7]]);
+    expect(keysFor('comment.deleted', { comment_id: 3, build_id: 7 })).toEqual([['comments', 7]]);
+  });
+
+  it('a role change refreshes who I am (and so which controls show)', () => {
+    expect(keysFor('role.changed', { role: 'Viewer' })).toEqual([['auth', 'me']]);
+  });
+
+  it('ignores what it does not know', () => {
+    expect(keysFor('ready', { user_id: 1, role: 'Admin' })).toEqual([]);
+    expect(keysFor('something.new', {})).toEqual([]);
+  });
+});

@@ -1,0 +1,93 @@
+import { useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { useEffect } from 'react';
+import { authKeys, signedOut } from '../auth/queries';
+import { buildKeys } from './queries';
+
+/**
+ * The relay's server-sent event stream (GET /api/v1/events, cookie-authenticated, see
+ * docs/dashboard.md) says what changed elsewhere; each event invalidates the queries it
+ * concerns, so open pages refetch what they show. EventSource reconnects by itself; after a
+ * reconnect everything is refetched, since events sent while disconnected are lost.
+ */
+export function useLiveEvents() {
+  const client = useQueryClient();
+  useEffect(() => {
+    if (typeof EventSource === 'undefined') return;
+    const source = new EventSource('/api/v1/events');
+    let opened = false;
+    source.onopen = () => {
+      if (opened) void client.invalidateQueries();
+      opened = true;
+    };
+    const handlers = LIVE_EVENT_TYPES.map((type) => {
+      const handler = (event: MessageEvent) => applyLiveEvent(client, type, parse(event.data));
+      source.addEventListener(type, handler);
+      return handler;
+    });
+    return () => {
+      LIVE_EVENT_TYPES.forEach((type, i) => source.removeEventListener(type, handlers[i]));
+      source.close();
+    };
+  }, [client]);
+}
+
+export const LIVE_EVENT_TYPES = [
+  'build.created',
+  'build.status_changed',
+  'build.updated',
+  'builds.deleted',
+  'comment.created',
+  'comment.deleted',
+  'role.changed',
+  'team.changed',
+  'session.ended',
+] as const;
+
+type Payload = Record<string, unknown>;
+
+function parse(data: unknown): Payload {
+  if (typeof data !== 'string') return {};
+  try {
+    const value = JSON.parse(data);
+    return value && typeof value === 'object' ? value : {};
+  } catch {
+    return {};
+  }
+}
+
+function applyLiveEvent(client: QueryClient, type: string, payload: Payload) {
+  if (type === 'session.ended') {
+    // Signed out elsewhere or expired: the gate shows the sign-in page.
+    signedOut(client);
+    return;
+  }
+  for (const key of keysFor(type, payload)) void client.invalidateQueries({ queryKey: key });
+}
+
+const id = (value: unknown): number | null => (typeof value === 'number' && Number.isInteger(value) ? value : null);
+
+/** Which cached resources an event makes stale. */
+export function keysFor(type: string, payload: Payload): (readonly unknown[])[] {
+  switch (type) {
+    case 'build.created':
+    case 'build.status_changed':
+    case 'build.updated': {
+      const buildId = id(payload.build_id);
+      if (buildId === null) return [buildKeys.all, ['apps']];
+      return [buildKeys.lists, buildKeys.detail(buildId), buildKeys.history(buildId), ['apps']];
+    }
+    case 'builds.deleted':
+      return [buildKeys.all, ['apps']];
+    case 'comment.created':
+    case 'comment.deleted': {
+      const buildId = id(payload.build_id);
+      return [buildId === null ? ['comments'] : buildKeys.comments(buildId)];
+    }
+    case 'role.changed':
+      return [authKeys.me];
+    case 'team.changed':
+      return [['team']];
+    default:
+      return [];
+  }
+}

@@ -1,0 +1,123 @@
+import { keepPreviousData, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { api, call, formData, multipart, type Build, type BuildStatus } from '../api/client';
+import { apiQuery, type BuildFilters } from './filters';
+
+/** One query key per API resource; the live event stream invalidates them by these prefixes. */
+export const buildKeys = {
+  all: ['builds'] as const,
+  lists: ['builds', 'list'] as const,
+  list: (filters: BuildFilters) => ['builds', 'list', apiQuery(filters)] as const,
+  detail: (id: number) => ['builds', 'detail', id] as const,
+  history: (id: number) => ['builds', 'history', id] as const,
+  comments: (id: number) => ['comments', id] as const,
+  recordings: (id: number) => ['recordings', id] as const,
+};
+
+export function useBuilds(filters: BuildFilters) {
+  return useQuery({
+    queryKey: buildKeys.list(filters),
+    queryFn: () => call(api.GET('/api/v1/builds', { params: { query: apiQuery(filters) } })),
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useBuild(id: number) {
+  return useQuery({
+    queryKey: buildKeys.detail(id),
+    queryFn: () => call(api.GET('/api/v1/builds/{id}', { params: { path: { id } } })),
+  });
+}
+
+/** Writes a changed build into every cached list and its detail, so the change shows at once. */
+function patchCachedBuild(client: QueryClient, id: number, change: Partial<Build>) {
+  client.setQueriesData<{ items: Build[]; total: number }>({ queryKey: buildKeys.lists }, (list) =>
+    list ? { ...list, items: list.items.map((b) => (b.id === id ? { ...b, ...change } : b)) } : list,
+  );
+  client.setQueryData<Build>(buildKeys.detail(id), (build) => (build ? { ...build, ...change } : build));
+}
+
+export interface BuildChange {
+  id: number;
+  status_label?: BuildStatus | null;
+  version_label?: string | null;
+}
+
+export function useUpdateBuild() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, ...body }: BuildChange) =>
+      call(api.PATCH('/api/v1/builds/{id}', { params: { path: { id } }, body })),
+    onMutate: async ({ id, ...change }) => {
+      await client.cancelQueries({ queryKey: buildKeys.all });
+      const before = client.getQueriesData<unknown>({ queryKey: buildKeys.all });
+      patchCachedBuild(client, id, change);
+      return { before };
+    },
+    onError: (_err, _change, context) => {
+      for (const [key, data] of context?.before ?? []) client.setQueryData(key, data);
+    },
+    onSettled: (_data, _err, { id }) => {
+      void client.invalidateQueries({ queryKey: buildKeys.lists });
+      void client.invalidateQueries({ queryKey: buildKeys.detail(id) });
+      void client.invalidateQueries({ queryKey: buildKeys.history(id) });
+    },
+  });
+}
+
+export function useDeletionSchedule(id: number) {
+  const client = useQueryClient();
+  const settle = () => client.invalidateQueries({ queryKey: buildKeys.all });
+  const schedule = useMutation({
+    mutationFn: () => call(api.POST('/api/v1/builds/{id}/schedule-deletion', { params: { path: { id } } })),
+    onSettled: settle,
+  });
+  const cancel = useMutation({
+    mutationFn: () => call(api.DELETE('/api/v1/builds/{id}/schedule-deletion', { params: { path: { id } } })),
+    onSettled: settle,
+  });
+  return { schedule, cancel };
+}
+
+/** Who changed the status, from what to what, when; the first entry is the upload (who uploaded it). */
+export function useBuildHistory(buildId: number) {
+  return useQuery({
+    queryKey: buildKeys.history(buildId),
+    queryFn: () => call(api.GET('/api/v1/builds/{id}/history', { params: { path: { id: buildId } } })),
+  });
+}
+
+export function useComments(buildId: number) {
+  return useQuery({
+    queryKey: buildKeys.comments(buildId),
+    queryFn: () => call(api.GET('/api/v1/comments', { params: { query: { build_id: buildId } } })),
+  });
+}
+
+export function useAddComment(buildId: number) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: ({ body, attachment }: { body: string; attachment: File | null }) =>
+      call(
+        api.POST('/api/v1/comments', {
+          body: formData({ build_id: buildId, body, attachment }) as never,
+          ...multipart,
+        }),
+      ),
+    onSettled: () => client.invalidateQueries({ queryKey: buildKeys.comments(buildId) }),
+  });
+}
+
+export function useDeleteComment(buildId: number) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (id: number) => call(api.DELETE('/api/v1/comments/{id}', { params: { path: { id } } })),
+    onSettled: () => client.invalidateQueries({ queryKey: buildKeys.comments(buildId) }),
+  });
+}
+
+export function useRecordings(buildId: number) {
+  return useQuery({
+    queryKey: buildKeys.recordings(buildId),
+    queryFn: () => call(api.GET('/api/v1/recordings', { params: { query: { buildId } } })),
+  });
+}
