@@ -1,14 +1,8 @@
-import { networkInterfaces } from 'node:os';
 import { MemberFactory, TestMember } from '../support/factory';
 import { startTestRelay, TestRelay } from '../support/test-relay';
-import { classifyAddress } from '../../src/webhooks/destination/address-classifier';
+import { RemoteClient } from '../support/netns';
 import { itUnless } from '../support/describe-unless';
 import { fakeDns } from './support/webhook-helpers';
-
-/** An address of this machine that would pass as LAN if it were not ours, when it has one. */
-const OWN_LAN_ADDRESS = Object.values(networkInterfaces())
-  .flat()
-  .find((i) => i && !i.internal && i.family === 'IPv4' && classifyAddress(i.address, 'api') === null)?.address;
 
 /** Every destination form the issue and security.md §1.4 list, with the reason the 400 must give. */
 const REFUSED: [string, RegExp][] = [
@@ -138,17 +132,27 @@ describe('webhook destinations: the SSRF rule at registration (spec §4, securit
     expect(res.body.url).toBe(url);
   });
 
+  // The own-host address is made here, on a veth this test owns for its whole run: an interface
+  // address read from the machine may be another suite's veth, gone by the time the relay looks.
   itUnless(
-    OWN_LAN_ADDRESS ? null : 'no LAN or public IPv4 on this machine (delivery.e2e-spec.ts covers the rule on a veth)',
+    RemoteClient.unavailableReason(),
     "refuses an address of the relay's own host (a LAN address that is this machine)",
     async () => {
-      const own = OWN_LAN_ADDRESS!;
-      const res = await members.as(developer, 'post', '/api/v1/webhooks').send({ url: `http://${own}:8080/` });
-      expect(res.status).toBe(400);
-      expect(res.body.error).toMatch(/address of the relay's own host/);
-      fakeDns(relay, { 'me.test': ['10.0.0.1', own] });
-      const byName = await members.as(developer, 'post', '/api/v1/webhooks').send({ url: 'http://me.test/' });
-      expect(byName.body.error).toMatch(/me\.test resolves to .*own host/);
+      const lan = RemoteClient.create();
+      try {
+        const own = lan.hostAddress;
+        const res = await members.as(developer, 'post', '/api/v1/webhooks').send({ url: `http://${own}:8080/` });
+        expect(res.status).toBe(400);
+        expect(res.body.error).toMatch(/address of the relay's own host/);
+        fakeDns(relay, { 'me.test': ['10.0.0.1', own] });
+        const byName = await members.as(developer, 'post', '/api/v1/webhooks').send({ url: 'http://me.test/' });
+        expect(byName.body.error).toMatch(/me\.test resolves to .*own host/);
+        // The peer inside the namespace is another machine on the LAN: allowed.
+        const peer = await members.as(developer, 'post', '/api/v1/webhooks').send({ url: `http://${lan.peerAddress}:8080/` });
+        expect(peer.status).toBe(201);
+      } finally {
+        lan.destroy();
+      }
     },
   );
 });
