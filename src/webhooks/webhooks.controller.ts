@@ -2,11 +2,12 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@ne
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors, OkResponse } from '../common/api/responses';
 import { Auth } from '../common/auth/auth.decorator';
-import { WRITER_ROLES } from '../common/auth/role';
+import { ADMIN_ONLY, WRITER_ROLES } from '../common/auth/role';
 import { ParseIdPipe } from '../common/validation/parse-id.pipe';
 import { CreateWebhookDto } from './dto/create-webhook.dto';
 import { UpdateWebhookDto } from './dto/update-webhook.dto';
-import { toDeliveryItem, toWebhookResponse, Webhook, WebhookDeliveryList, WebhookList } from './webhooks.mapper';
+import { WebhookDispatcher } from './delivery/webhook-dispatcher';
+import { toDeliveryItem, toWebhookResponse, Webhook, WebhookDeliveryItem, WebhookDeliveryList, WebhookList } from './webhooks.mapper';
 import { WEBHOOK_NOT_FOUND, WebhooksService } from './webhooks.service';
 
 /** spec §4 Webhooks: cookie or PAT builds:write; a Viewer gets 403 on every one, list included. */
@@ -15,7 +16,10 @@ const WEBHOOK_ACCESS = { cookie: true, pat: 'builds:write', roles: WRITER_ROLES 
 @ApiTags('webhooks')
 @Controller('webhooks')
 export class WebhooksController {
-  constructor(private readonly webhooks: WebhooksService) {}
+  constructor(
+    private readonly webhooks: WebhooksService,
+    private readonly dispatcher: WebhookDispatcher,
+  ) {}
 
   @Get()
   @Auth(WEBHOOK_ACCESS)
@@ -70,5 +74,20 @@ export class WebhooksController {
   @ApiErrors(400, 401, 403, 404)
   async deliveries(@Param('id', new ParseIdPipe(WEBHOOK_NOT_FOUND)) id: number): Promise<WebhookDeliveryList> {
     return { deliveries: (await this.webhooks.deliveries(id)).map(toDeliveryItem) };
+  }
+
+  /** A test delivery (beyond the spec; docs/webhooks.md): Admins only, since it makes the relay call out on demand. */
+  @Post(':id/test')
+  @HttpCode(200)
+  @Auth({ ...WEBHOOK_ACCESS, roles: ADMIN_ONLY })
+  @ApiOperation({
+    summary: 'Send a signed `ping` event now and answer with the attempt',
+    description:
+      'One attempt through the normal delivery path (destination rules checked again, X-Svc-Signature when a secret is set, X-Svc-Event: ping), disabled webhooks included, no retries. The attempt is recorded in the delivery log; a refused destination, a timeout or a non-2xx answer is a 200 whose status_code/error say so. Body: {"event":"ping","webhook":{"id":"3"},"sentAt":"…"}.',
+  })
+  @ApiOkResponse({ type: WebhookDeliveryItem, description: 'the attempt, as the delivery log shows it' })
+  @ApiErrors(400, 401, 403, 404)
+  async test(@Param('id', new ParseIdPipe(WEBHOOK_NOT_FOUND)) id: number): Promise<WebhookDeliveryItem> {
+    return toDeliveryItem(await this.dispatcher.ping(id));
   }
 }

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { isoWithMillis, sqlDateTime } from '../common/time';
-import type { WebhookDeliveryEntity } from './webhook-delivery.entity';
+import type { AttemptRecord } from './delivery/delivery-log';
 import type { WebhookEntity } from './webhook.entity';
 
 /** spec §2 "Webhook": `has_secret`, never the secret. */
@@ -57,7 +57,7 @@ export function toWebhookResponse(webhook: WebhookEntity): Webhook {
   };
 }
 
-export function toDeliveryItem(attempt: WebhookDeliveryEntity): WebhookDeliveryItem {
+export function toDeliveryItem(attempt: AttemptRecord): WebhookDeliveryItem {
   return {
     delivery_id: attempt.deliveryId,
     event: attempt.event,

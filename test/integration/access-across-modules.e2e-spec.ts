@@ -101,6 +101,7 @@ describe('access across modules (spec §5)', () => {
       'PATCH /api/v1/webhooks/:id': 'builds:write',
       'DELETE /api/v1/webhooks/:id': 'builds:write',
       'GET /api/v1/webhooks/:id/deliveries': 'builds:write', // docs/webhooks.md, beyond the spec
+      'POST /api/v1/webhooks/:id/test': 'builds:write', // docs/webhooks.md, beyond the spec; Admin only
       'GET /api/v1/apps': 'view',
       'GET /api/v1/sessions/:sessionId/screenshot': 'view',
       'GET /api/v1/sessions/:sessionId/ui-tree': 'view',

@@ -247,6 +247,9 @@ describe('OpenAPI', () => {
     expect(webhook.properties).not.toHaveProperty('secret');
     expect(propertiesOf(responseSchema('get', '/api/v1/webhooks', '200'))).toEqual(['webhooks']);
     expect(responseSchema('patch', '/api/v1/webhooks/{id}', '200')).toEqual(webhook);
+    // The test delivery answers with one attempt, the shape of a delivery log item.
+    const deliveryItem = objectOf(responseSchema('get', '/api/v1/webhooks/{id}/deliveries', '200').properties!.deliveries);
+    expect(responseSchema('post', '/api/v1/webhooks/{id}/test', '200')).toEqual(deliveryItem);
     expect(propertiesOf(objectOf(responseSchema('get', '/api/v1/team/members', '200')))).toEqual([
       'display_name', 'email', 'id', 'joined_at', 'role',
     ]);

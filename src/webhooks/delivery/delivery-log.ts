@@ -13,6 +13,9 @@ export const DELIVERY_LOG_SIZE = 50;
  */
 const NEWEST_FIRST = { attemptedAt: 'DESC', id: 'DESC' } as const;
 
+/** One attempt as the log records it (what the dispatcher knows; the row id comes on insert). */
+export type AttemptRecord = Omit<WebhookDeliveryEntity, 'id' | 'webhook'>;
+
 /** The per-webhook delivery log behind GET /webhooks/:id/deliveries. */
 @Injectable()
 export class DeliveryLog {
@@ -22,7 +25,7 @@ export class DeliveryLog {
   ) {}
 
   /** Records one attempt and trims the webhook's log to the newest DELIVERY_LOG_SIZE. */
-  async record(entry: Omit<WebhookDeliveryEntity, 'id' | 'webhook'>): Promise<void> {
+  async record(entry: AttemptRecord): Promise<void> {
     await this.transactions.run(async (tx) => {
       const repo = tx.getRepository(WebhookDeliveryEntity);
       await repo.insert(entry);

@@ -4,10 +4,13 @@ import { BuildStatusChangedEvent } from '../../builds/events/build-status-change
 import { RELAY_VERSION } from '../../bootstrap/version';
 import { Clock } from '../../common/clock';
 import type { DestinationPolicy } from '../destination/address-classifier';
-import { WebhooksService } from '../webhooks.service';
+import { WEBHOOK_NOT_FOUND, WebhooksService } from '../webhooks.service';
 import { ConfigFileWebhooks } from './config-file-webhooks';
-import { DeliveryLog } from './delivery-log';
+import { AttemptRecord, DeliveryLog } from './delivery-log';
 import { WebhookDeliverySettings } from './delivery-settings';
+import { notFound } from '../../common/errors/http-error';
+import { WebhookEntity } from '../webhook.entity';
+import { PING_EVENT, pingBody } from './ping-payload';
 import { signatureFor, statusChangedBody } from './status-changed-payload';
 import { AttemptOutcome, WebhookSender } from './webhook-sender';
 import { RelayMetrics } from '../../metrics/relay-metrics';
@@ -26,7 +29,10 @@ interface Delivery {
   event: string;
   body: Buffer;
   target: DeliveryTarget;
+  /** False for a test ping: one attempt, its outcome shown to the Admin who asked. */
+  retries: boolean;
 }
+
 
 /**
  * Sends `build.status_changed` to every enabled endpoint (API and svc.config.json), concurrently,
@@ -61,22 +67,41 @@ export class WebhookDispatcher implements OnModuleDestroy {
     const body = statusChangedBody(event);
     const targets = [...(await this.apiTargets()), ...this.configTargets()];
     for (const target of targets) {
-      const delivery = { id: randomUUID(), event: BuildStatusChangedEvent.eventName, body, target };
+      const delivery = { id: randomUUID(), event: BuildStatusChangedEvent.eventName, body, target, retries: true };
       void this.attempt(delivery, 1).catch((err) => this.logger.error(`Webhook delivery ${delivery.id} failed: ${err}`));
     }
   }
 
+  /**
+   * Sends one signed `ping` to an API webhook through the same path (destination check, headers,
+   * signature, delivery log), enabled or not, so an Admin can try an endpoint before enabling it.
+   * One attempt, no retries: the answer is that attempt.
+   */
+  async ping(webhookId: number): Promise<AttemptRecord> {
+    const webhook = await this.webhooks.findOne(webhookId);
+    if (!webhook) throw notFound(WEBHOOK_NOT_FOUND);
+    const target = this.apiTarget(webhook, { evenIfDisabled: true });
+    const delivery = { id: randomUUID(), event: PING_EVENT, body: pingBody(webhook.id, this.clock.now()), target, retries: false };
+    const record = await this.attempt(delivery, 1);
+    if (!record) throw notFound(WEBHOOK_NOT_FOUND); // deleted between the lookup and the attempt
+    return record;
+  }
+
   private async apiTargets(): Promise<DeliveryTarget[]> {
-    return (await this.webhooks.listEnabled()).map((hook) => ({
+    return (await this.webhooks.listEnabled()).map((hook) => this.apiTarget(hook));
+  }
+
+  private apiTarget(hook: WebhookEntity, { evenIfDisabled = false } = {}): DeliveryTarget {
+    return {
       label: `webhook #${hook.id}`,
-      policy: 'api' as const,
+      policy: 'api',
       webhookId: hook.id,
       // Re-read before each attempt: a webhook deleted or disabled meanwhile is not retried; a changed secret signs the retry.
       current: async () => {
         const now = await this.webhooks.findOne(hook.id);
-        return now && now.enabled ? { url: now.url, secret: now.secret } : null;
+        return now && (now.enabled || evenIfDisabled) ? { url: now.url, secret: now.secret } : null;
       },
-    }));
+    };
   }
 
   private configTargets(): DeliveryTarget[] {
@@ -88,12 +113,13 @@ export class WebhookDispatcher implements OnModuleDestroy {
     }));
   }
 
-  private async attempt(delivery: Delivery, attempt: number): Promise<void> {
-    if (this.shutdown.signal.aborted) return;
+  /** One attempt; resolves with what was recorded, or null when the target is gone or the relay stops. */
+  private async attempt(delivery: Delivery, attempt: number): Promise<AttemptRecord | null> {
+    if (this.shutdown.signal.aborted) return null;
     const destination = await delivery.target.current();
     if (!destination) {
       this.logger.log(`${delivery.target.label} delivery ${delivery.id}: stopped (webhook deleted or disabled)`);
-      return;
+      return null;
     }
     const headers: Record<string, string> = {
       'Content-Type': 'application/json',
@@ -110,24 +136,27 @@ export class WebhookDispatcher implements OnModuleDestroy {
       body: delivery.body,
       signal: this.shutdown.signal,
     });
-    const willRetry = outcome.retryable && attempt < this.settings.maxAttempts && !this.shutdown.signal.aborted;
+    const willRetry =
+      delivery.retries && outcome.retryable && attempt < this.settings.maxAttempts && !this.shutdown.signal.aborted;
     this.report(delivery, attempt, outcome, willRetry);
     this.metrics.webhookAttempt(outcome.ok ? 'delivered' : willRetry ? 'retrying' : 'failed', outcome.durationMs / 1000);
+    const record: AttemptRecord = {
+      webhookId: delivery.target.webhookId ?? 0,
+      deliveryId: delivery.id,
+      event: delivery.event,
+      attempt,
+      attemptedAt,
+      statusCode: outcome.statusCode,
+      error: outcome.error?.slice(0, 500) ?? null,
+      durationMs: outcome.durationMs,
+    };
     if (delivery.target.webhookId !== null) {
       await this.deliveryLog
-        .record({
-          webhookId: delivery.target.webhookId,
-          deliveryId: delivery.id,
-          event: delivery.event,
-          attempt,
-          attemptedAt,
-          statusCode: outcome.statusCode,
-          error: outcome.error?.slice(0, 500) ?? null,
-          durationMs: outcome.durationMs,
-        })
+        .record(record)
         .catch((err) => this.logger.warn(`${delivery.target.label} delivery ${delivery.id}: not logged (${err})`));
     }
     if (willRetry) this.retryLater(delivery, attempt);
+    return record;
   }
 
   private retryLater(delivery: Delivery, failedAttempt: number): void {
