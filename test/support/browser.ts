@@ -95,6 +95,16 @@ export async function screenshot(page: Page, name: string, fullPage = false): Pr
   await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage, animations: 'disabled', caret: 'hide' });
 }
 
+/** `<name>-light.png` and `<name>-dark.png` (the README shows both themes); the page is left light. */
+export async function screenshotBothThemes(page: Page, name: string, fullPage = false): Promise<void> {
+  if (process.env.SVC_SCREENSHOTS !== '1') return;
+  for (const theme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: theme });
+    await screenshot(page, `${name}-${theme}`, fullPage);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
 /** A File dropped on (or pasted into) an element, built inside the page from bytes read here. */
 export async function dispatchFileEvent(
   page: Page,

@@ -10,6 +10,7 @@ import { InvitePage, ResetPasswordPage } from '../auth/TokenPages';
 import { BuildPage } from '../builds/BuildPage';
 import { InboxPage } from '../builds/InboxPage';
 import { ToastProvider } from '../ui/Toast';
+import { WebhooksPage } from '../webhooks/WebhooksPage';
 import { Layout } from './Layout';
 import { NotFoundPage } from './NotFoundPage';
 import { RequireAuth } from './RequireAuth';
@@ -48,6 +49,7 @@ const router = createBrowserRouter([
       { path: '/builds/:id', element: <BuildPage /> },
       { path: '/apps', element: <AppsPage /> },
       { path: '/account', element: <AccountPage /> },
+      { path: '/webhooks', element: <WebhooksPage /> },
       { path: '*', element: <NotFoundPage /> },
     ],
   },

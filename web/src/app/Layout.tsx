@@ -2,7 +2,7 @@ import { useCurrentMember } from './RequireAuth';
 import { DropdownMenu } from 'radix-ui';
 import { useState } from 'react';
 import { NavLink, Outlet, useNavigate } from 'react-router';
-import { useLogout, useSettings } from '../auth/queries';
+import { canWrite, useLogout, useSettings } from '../auth/queries';
 import { useLiveEvents } from '../builds/live';
 import { Button } from '../ui/Button';
 import { menuClass, menuItemClass } from '../ui/Menu';
@@ -34,6 +34,7 @@ export function Layout() {
         <nav className={styles.nav} aria-label="Main">
           <NavLink to="/builds">Builds</NavLink>
           <NavLink to="/apps">Apps</NavLink>
+          {canWrite(me.role) && <NavLink to="/webhooks">Webhooks</NavLink>}
         </nav>
         <Button
           size="small"

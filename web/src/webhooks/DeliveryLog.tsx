@@ -1,0 +1,58 @@
+import { relativeTime } from '../builds/format';
+import { FormError } from '../ui/Field';
+import { Loading } from '../ui/States';
+import { useDeliveries, type DeliveryAttempt } from './queries';
+import styles from './webhooks.module.css';
+
+export function outcomeText(attempt: DeliveryAttempt): string {
+  return attempt.error === null ? 'Delivered' : 'Failed';
+}
+
+/** The newest 50 attempts (GET /webhooks/:id/deliveries), refreshed while open. */
+export function DeliveryLog({ webhookId }: { webhookId: number }) {
+  const log = useDeliveries(webhookId);
+  if (log.isPending) return <Loading label="Loading deliveries…" />;
+  if (log.isError) return <FormError error={log.error} />;
+  if (log.data.deliveries.length === 0) return <p className={styles.muted}>No deliveries yet. Send a test delivery, or set a build to Done or Rejected.</p>;
+  return (
+    <div className={styles.tableWrap}>
+      <table className={styles.table} aria-label={`Deliveries of webhook ${webhookId}`}>
+        <thead>
+          <tr>
+            <th scope="col">When</th>
+            <th scope="col">Event</th>
+            <th scope="col">Status</th>
+            <th scope="col">Attempt</th>
+            <th scope="col">Response</th>
+            <th scope="col">Time</th>
+            <th scope="col">Delivery id</th>
+          </tr>
+        </thead>
+        <tbody>
+          {log.data.deliveries.map((attempt) => (
+            <tr key={`${attempt.delivery_id}-${attempt.attempt}`}>
+              <td>
+                <time dateTime={attempt.attempted_at} title={attempt.attempted_at}>
+                  {relativeTime(attempt.attempted_at)}
+                </time>
+              </td>
+              <td>
+                <code>{attempt.event}</code>
+              </td>
+              <td className={attempt.error === null ? styles.ok : styles.failed}>
+                {outcomeText(attempt)}
+                {attempt.error !== null && <span className={styles.errorText}> · {attempt.error}</span>}
+              </td>
+              <td>{attempt.attempt}</td>
+              <td>{attempt.status_code === null ? '—' : `HTTP ${attempt.status_code}`}</td>
+              <td>{attempt.duration_ms} ms</td>
+              <td>
+                <code className={styles.deliveryId}>{attempt.delivery_id.slice(0, 8)}</code>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
