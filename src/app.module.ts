@@ -29,6 +29,7 @@ import { DeviceSessionsModule } from './sessions/device-sessions.module';
 import { PasswordResetModule } from './password-reset/password-reset.module';
 import { ProfileModule } from './profile/profile.module';
 import { SettingsModule } from './settings/settings.module';
+import { StorageModule } from './storage/storage.module';
 import { TeamModule } from './team/team.module';
 import { TokensModule } from './tokens/tokens.module';
 import { ImagesModule } from './images/images.module';
@@ -62,6 +63,7 @@ export class AppModule {
         ConfigModule.forRoot(config),
         LoggingModule.forRoot(logger),
         CommonModule,
+        StorageModule,
         MetricsModule,
         EventEmitterModule.forRoot(),
         DatabaseModule,

@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import type { Response } from 'express';
-import { stat } from 'node:fs/promises';
-import { sendStoredFile } from '../common/api/send-stored-file';
 import { ErrorMessages } from '../common/errors/error-messages';
 import { notFound } from '../common/errors/http-error';
 import { BuildQueryService } from './build-query.service';
@@ -27,13 +25,12 @@ export class BuildDownloadService {
 
   async send(id: number, res: Response): Promise<void> {
     const build = await this.query.get(id);
-    const path = this.files.pathOf(build.fileName);
-    if (!(await stat(path).catch(() => null))?.isFile()) throw notFound(ErrorMessages.buildNotFound);
+    if ((await this.files.modifiedMs(build.fileName)) === null) throw notFound(ErrorMessages.buildNotFound);
     const type = CONTENT_TYPES.find(([suffix]) => build.fileName.endsWith(suffix))?.[1] ?? 'application/octet-stream';
     const downloadName = build.originalName || `build-${build.id}${build.fileName.slice(build.fileName.indexOf('.'))}`;
-    await sendStoredFile(
+    await this.files.send(
       res,
-      path,
+      build.fileName,
       {
         downloadName,
         dotfiles: 'allow',

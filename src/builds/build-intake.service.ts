@@ -2,12 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import type { Request } from 'express';
 import { createHash } from 'node:crypto';
-import { rename, rm } from 'node:fs/promises';
 import { AppCatalogue } from '../app-catalogue/app-catalogue.service';
 import { Clock } from '../common/clock';
 import { ErrorMessages } from '../common/errors/error-messages';
 import { badRequest, notFound } from '../common/errors/http-error';
-import { DISK_RESERVE_BYTES, receiveMultipart, ReceivedFile } from '../common/multipart/multipart-receiver';
+import { DISK_RESERVE_BYTES, receiveMultipart } from '../common/multipart/multipart-receiver';
 import { StoragePaths } from '../common/storage/storage-paths';
 import { validateFields } from '../common/validation/form-fields';
 import { MAX_ID } from '../common/validation/parse-id.pipe';
@@ -31,10 +30,13 @@ import { readBuildMetadata } from './inspection/read-build-metadata';
 const ORIGINAL_NAME_MAX = 255;
 
 /**
- * POST /builds: stream the file to a temp file (size and disk limits enforced while bytes arrive),
- * identify it by name and magic bytes, read its metadata without extracting anything, then file it
- * under its app. The temp file is moved into the builds folder inside the transaction that inserts
- * the row, so every failure leaves neither a file nor a row (nor a newly created app).
+ * POST /builds: stream the file to a local temp file (size and disk limits enforced while bytes
+ * arrive), identify it by name and magic bytes, read its metadata there (ranged reads of a zip's
+ * central directory, one pass over a tarball; nothing is extracted), then move it into the store
+ * (a rename in the data folder, a multipart upload to S3) and file it under its app. The store step
+ * comes before the transaction that inserts the row, so a slow S3 upload never holds the database;
+ * a failed insert removes the stored file, and a crash in between leaves an unreferenced file that
+ * the orphan sweep removes. A refused upload never reaches the store.
  */
 @Injectable()
 export class BuildIntakeService {
@@ -84,10 +86,15 @@ export class BuildIntakeService {
         throw badRequest(`platform ${fields.platform} does not match the uploaded file (${describe(type)})`);
       }
       const metadata = await asBadRequest(() => readBuildMetadata(file.path, type, file.size));
-      const build = await this.againIfAppDeleted(fields.app_id ?? null, () =>
-        this.store(file, originalName, type, metadata, fields, uploader),
-      );
+      const fileName = this.files.newName(type.extension);
+      await this.files.keep(fileName, file.path);
       upload.moved(file);
+      const build = await this.againIfAppDeleted(fields.app_id ?? null, () =>
+        this.insert(fileName, file.size, originalName, metadata, fields, uploader),
+      ).catch(async (err: unknown) => {
+        await this.files.remove([fileName]);
+        throw err;
+      });
       this.events.emit(BuildUploadedEvent.eventName, new BuildUploadedEvent(build.id, build.appId, uploader));
       return build;
     } finally {
@@ -95,56 +102,46 @@ export class BuildIntakeService {
     }
   }
 
-  private async store(
-    file: ReceivedFile,
+  /** Inserts the build's row (its app resolved or created, its first status, its icon) in one transaction. */
+  private insert(
+    fileName: string,
+    fileSize: number,
     originalName: string,
-    type: ArchiveType,
     metadata: BuildMetadata,
     fields: UploadBuildFields,
     uploader: StatusActor,
   ): Promise<BuildEntity> {
-    const fileName = this.files.newName(type.extension);
-    const finalPath = this.files.pathOf(fileName);
-    let moved = false;
-    try {
-      return await this.builds.inWriteTransaction(async (manager) => {
-        const app = await this.apps.resolveForBuild({
-          appId: fields.app_id ?? null,
-          bundleId: metadata.bundleId,
-          platform: metadata.platform,
-          name: metadata.name,
-        });
-        const now = this.clock.now();
-        const build = await this.builds.insert(
-          {
-            appId: app.id,
-            name: metadata.name,
-            versionName: metadata.versionName,
-            buildNumber: metadata.buildNumber,
-            versionLabel: fields.label ?? null,
-            statusLabel: fields.status ?? null,
-            platform: metadata.platform,
-            bundleId: metadata.bundleId,
-            fileName,
-            originalName,
-            fileSize: file.size,
-            uploadedAt: now,
-            completedAt: isFinalStatus(fields.status) ? now : null,
-            deleteAfter: null,
-          },
-          manager,
-        );
-        await this.builds.recordStatus({ buildId: build.id, from: null, to: build.statusLabel, by: uploader, at: now }, manager);
-        if (metadata.icon) await this.builds.insertIcon(toIconEntity(build.id, metadata.icon), manager);
-        // Last step before the commit: a failed move rolls the row (and a new app) back.
-        await rename(file.path, finalPath);
-        moved = true;
-        return build;
+    return this.builds.inWriteTransaction(async (manager) => {
+      const app = await this.apps.resolveForBuild({
+        appId: fields.app_id ?? null,
+        bundleId: metadata.bundleId,
+        platform: metadata.platform,
+        name: metadata.name,
       });
-    } catch (err) {
-      if (moved) await rm(finalPath, { force: true });
-      throw err;
-    }
+      const now = this.clock.now();
+      const build = await this.builds.insert(
+        {
+          appId: app.id,
+          name: metadata.name,
+          versionName: metadata.versionName,
+          buildNumber: metadata.buildNumber,
+          versionLabel: fields.label ?? null,
+          statusLabel: fields.status ?? null,
+          platform: metadata.platform,
+          bundleId: metadata.bundleId,
+          fileName,
+          originalName,
+          fileSize,
+          uploadedAt: now,
+          completedAt: isFinalStatus(fields.status) ? now : null,
+          deleteAfter: null,
+        },
+        manager,
+      );
+      await this.builds.recordStatus({ buildId: build.id, from: null, to: build.statusLabel, by: uploader, at: now }, manager);
+      if (metadata.icon) await this.builds.insertIcon(toIconEntity(build.id, metadata.icon), manager);
+      return build;
+    });
   }
 
   /**

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { ConfigError } from './config-error';
-import { ConfigFileWebhook, LogLevel, RelayConfig, SmtpConfig } from './relay-config';
+import { ConfigFileWebhook, LogLevel, RelayConfig, SmtpConfig, StorageConfig } from './relay-config';
 
 /** web/dist of this install: the same from src/config (tests) and dist/config (built). */
 const DEFAULT_WEB_DIR = join(__dirname, '..', '..', 'web', 'dist');
@@ -47,6 +47,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     host: read.host('SVC_HOST', 'host') ?? '0.0.0.0',
     dataDir,
     database: parseDatabase(databaseUrl, dataDir),
+    storage: readStorage(read, env),
     relayUrl: read.url('SVC_RELAY_URL', 'relay.url'),
     tunnelUrl: read.url('SVC_TUNNEL_URL', 'relay.tunnelUrl'),
     buildTtlDays: read.number('SVC_BUILD_TTL_DAYS', 'builds.ttlDays', 7, 0.0001, 36500),
@@ -93,6 +94,22 @@ function parseDatabase(url: string | null, dataDir: string): RelayConfig['databa
   if (/^postgres(ql)?:\/\//.test(url)) return { type: 'postgres', url };
   if (url.startsWith('sqlite:')) return { type: 'sqlite', path: resolve(dataDir, url.slice('sqlite:'.length)) };
   throw new ConfigError('SVC_DATABASE_URL', 'postgres://user:pass@host/db or sqlite:<file>', url);
+}
+
+/** SVC_STORAGE_URL: absent for the data folder, `s3://bucket/prefix` for object storage. */
+function readStorage(read: ValueReader, env: Env): StorageConfig {
+  const url = read.string('SVC_STORAGE_URL', 'storage.url');
+  if (!url) return { type: 'data-dir' };
+  const match = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/.exec(url);
+  if (!match) throw new ConfigError('SVC_STORAGE_URL', 's3://bucket or s3://bucket/prefix', url);
+  return {
+    type: 's3',
+    bucket: match[1],
+    prefix: (match[2] ?? '').replace(/^\/+|\/+$/g, ''),
+    endpoint: read.url('SVC_S3_ENDPOINT', 'storage.s3.endpoint'),
+    region: read.string('SVC_S3_REGION', 'storage.s3.region') ?? env.AWS_REGION ?? 'us-east-1',
+    forcePathStyle: read.boolean('SVC_S3_FORCE_PATH_STYLE', 'storage.s3.forcePathStyle', false),
+  };
 }
 
 function readSmtp(read: ValueReader): SmtpConfig | null {

@@ -21,6 +21,22 @@ export type DatabaseConfig =
   | { type: 'sqlite'; path: string }
   | { type: 'postgres'; url: string };
 
+/** S3-compatible object storage (docs/storage.md). */
+export interface S3StorageConfig {
+  type: 's3';
+  bucket: string;
+  /** Key prefix without leading or trailing slash ('' for the bucket's root). */
+  prefix: string;
+  /** SVC_S3_ENDPOINT: an S3-compatible server (MinIO, Ceph, R2…); null for AWS itself. */
+  endpoint: string | null;
+  region: string;
+  /** SVC_S3_FORCE_PATH_STYLE: `<endpoint>/<bucket>/<key>` instead of `<bucket>.<endpoint>/<key>`. */
+  forcePathStyle: boolean;
+}
+
+/** Where stored files live: the data folder (default) or S3-compatible object storage. */
+export type StorageConfig = { type: 'data-dir' } | S3StorageConfig;
+
 export interface AgentTimingsConfig {
   /** Ping interval, and how long a pong may take before the agent is dropped (30 s). */
   pingIntervalMs: number;
@@ -62,6 +78,7 @@ export class RelayConfig {
   host: string;
   dataDir: string;
   database: DatabaseConfig;
+  storage: StorageConfig;
   relayUrl: string | null;
   /** Public URL of a tunnel started by `svc relay --tunnel` (set by the CLI, never by users). */
   tunnelUrl: string | null;

@@ -3,7 +3,7 @@ import { ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiFileResponse } from '../common/api/files';
 import { ApiErrors } from '../common/api/responses';
 import type { Response } from 'express';
-import { createReadStream } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
 import { Auth } from '../common/auth/auth.decorator';
 import { notFound } from '../common/errors/http-error';
 import { IMAGE_MIME } from './image-type';
@@ -26,7 +26,8 @@ export class ImagesController {
   async serve(@Param('path') path: string[] | string, @Res() res: Response): Promise<void> {
     const relative = Array.isArray(path) ? path.join('/') : path;
     const file = await this.images.resolveServed(relative);
-    if (!file) throw notFound();
+    const body = file ? await this.images.open(file).catch(() => null) : null;
+    if (!file || !body) throw notFound();
     res.status(200);
     res.setHeader('Content-Type', file.mime);
     res.setHeader('X-Content-Type-Options', 'nosniff');
@@ -34,8 +35,6 @@ export class ImagesController {
     res.setHeader('Content-Disposition', 'inline');
     res.setHeader('Cache-Control', 'private, no-cache');
     res.setHeader('Cross-Origin-Resource-Policy', 'same-origin');
-    const stream = createReadStream(file.fullPath);
-    stream.on('error', () => res.destroy());
-    stream.pipe(res);
+    await pipeline(body, res).catch(() => res.destroy());
   }
 }

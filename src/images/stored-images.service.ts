@@ -1,15 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import type { ClassConstructor } from 'class-transformer';
 import type { Request } from 'express';
-import { mkdirSync } from 'node:fs';
-import { rename, stat, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { randomHex } from '../common/crypto/secret-token';
 import { badRequest } from '../common/errors/http-error';
 import { FileFieldRule, receiveMultipart } from '../common/multipart/multipart-receiver';
 import { StoragePaths } from '../common/storage/storage-paths';
-import { removeUnreferencedFiles } from '../common/storage/unreferenced-files';
 import { validateFields } from '../common/validation/form-fields';
+import { FileStore } from '../storage/file-store';
+import { removeUnreferencedFiles } from '../storage/unreferenced-files';
 import { IMAGE_EXTENSION, IMAGE_MIME, ImageType, imageTypeOfStoredName, sniffImageType } from './image-type';
 
 const MB = 1024 * 1024;
@@ -55,25 +54,28 @@ export interface ImageForm<F extends object> {
   discard(): Promise<void>;
 }
 
-/** A file to serve from the uploads folder. */
+/** A stored image to serve under /uploads/. */
 export interface ServedImage {
-  fullPath: string;
+  key: string;
   mime: string;
 }
 
+/** Prefix of every image's key in the store: `uploads/<folder>/<name>` (the data folder's old layout). */
+const UPLOADS = 'uploads/';
 /** Names the relay gives stored files: folder, 32 random hex characters, the sniffed type's extension. */
 const STORED_PATH = /^(avatars|logos|comments)\/[0-9a-f]{32}\.(png|jpg|webp)$/;
 
 /**
  * Images members upload (avatars, the team logo, comment attachments): received by streaming,
- * accepted by their magic bytes, stored under generated names in `<data>/uploads/<folder>/`.
- * Paths handed out are relative to the uploads folder (`avatars/<name>.png`).
+ * accepted by their magic bytes, stored under generated names as `uploads/<folder>/<name>` in the
+ * store. Paths handed out are relative to `uploads/` (`avatars/<name>.png`).
  */
 @Injectable()
 export class StoredImagesService {
-  constructor(private readonly paths: StoragePaths) {
-    for (const rule of Object.values(IMAGE_RULES)) mkdirSync(join(paths.uploads, rule.folder), { recursive: true });
-  }
+  constructor(
+    private readonly paths: StoragePaths,
+    private readonly store: FileStore,
+  ) {}
 
   /**
    * Receives a multipart form whose file fields are images of the given kinds. Size limits apply
@@ -111,27 +113,31 @@ export class StoredImagesService {
     };
   }
 
-  /** Moves an accepted image into its folder under a random name; returns the path relative to uploads. */
+  /** Moves an accepted image into the store under a random name; returns the path relative to uploads. */
   async keep(image: AcceptedImage): Promise<string> {
     const relative = `${IMAGE_RULES[image.kind].folder}/${randomHex(16)}.${IMAGE_EXTENSION[image.type]}`;
-    await rename(image.tempPath, join(this.paths.uploads, relative));
+    await this.store.put(UPLOADS + relative, image.tempPath, image.mime);
     return relative;
   }
 
   /** Deletes a stored file (missing is fine). Paths not made by keep() are ignored. */
   async remove(relative: string | null | undefined): Promise<void> {
     if (!relative || !STORED_PATH.test(relative)) return;
-    await unlink(join(this.paths.uploads, relative)).catch(() => undefined);
+    await this.store.remove([UPLOADS + relative]).catch(() => undefined);
   }
 
   /** The file behind `/uploads/<relative>`, or null: only names the relay generated can be served. */
   async resolveServed(relative: string): Promise<ServedImage | null> {
     if (!STORED_PATH.test(relative)) return null;
-    const fullPath = this.paths.inside(this.paths.uploads, relative);
     const type = imageTypeOfStoredName(relative);
-    if (!fullPath || !type) return null;
-    const info = await stat(fullPath).catch(() => null);
-    return info?.isFile() ? { fullPath, mime: IMAGE_MIME[type] } : null;
+    if (!type) return null;
+    const key = UPLOADS + relative;
+    return (await this.store.stat(key)) ? { key, mime: IMAGE_MIME[type] } : null;
+  }
+
+  /** The served image's bytes (rejects when it was removed since resolveServed). */
+  open(image: ServedImage): Promise<Readable> {
+    return this.store.read(image.key);
   }
 
   /**
@@ -147,6 +153,6 @@ export class StoredImagesService {
     const prefix = `${folder}/`;
     const namesInUse = async () =>
       new Set([...(await referenced())].filter((p) => p.startsWith(prefix)).map((p) => p.slice(prefix.length)));
-    return removeUnreferencedFiles(join(this.paths.uploads, folder), namesInUse, graceMs, nowMs);
+    return removeUnreferencedFiles(this.store, `${UPLOADS}${prefix}`, namesInUse, graceMs, nowMs);
   }
 }

@@ -1,21 +1,20 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Request, Response } from 'express';
-import { rename, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
 import { In, Repository } from 'typeorm';
-import { sendStoredFile } from '../common/api/send-stored-file';
 import { Clock } from '../common/clock';
 import { randomHex } from '../common/crypto/secret-token';
 import { ErrorMessages } from '../common/errors/error-messages';
 import { badRequest, notFound } from '../common/errors/http-error';
 import { DISK_RESERVE_BYTES, receiveMultipart } from '../common/multipart/multipart-receiver';
 import { StoragePaths } from '../common/storage/storage-paths';
-import { removeUnreferencedFiles } from '../common/storage/unreferenced-files';
 import { HOUR_MS } from '../common/time';
 import { MAX_ID, readId } from '../common/validation/parse-id.pipe';
 import { RelayConfig } from '../config/relay-config';
 import { After, AtOrBefore } from '../database/timestamp.column';
+import { FileStore } from '../storage/file-store';
+import { sendFromStore } from '../storage/stored-file-response';
+import { removeUnreferencedFiles } from '../storage/unreferenced-files';
 import type { UploadRecordingQuery } from './dto/upload-recording.query';
 import { RecordingEntity } from './recording.entity';
 import { Recording, recordingUrl, toRecording } from './recordings.mapper';
@@ -25,6 +24,8 @@ export const RECORDING_TTL_MS = 72 * HOUR_MS;
 /** The only names a recording file ever has; anything else in a URL is 404 without touching the disk. */
 const FILENAME_PATTERN = /^rec-[0-9a-f]{32}\.(webm|mkv|mp4|mov)$/;
 const RECORDING_NOT_FOUND = 'Recording not found';
+/** Recordings' folder in the store: `recordings/<filename>`. */
+const PREFIX = 'recordings/';
 /** Rows deleted per statement by the purge (well under SQLite's bound-parameter limit). */
 const PURGE_BATCH = 500;
 
@@ -36,6 +37,7 @@ export class RecordingsService {
   constructor(
     @InjectRepository(RecordingEntity) private readonly recordings: Repository<RecordingEntity>,
     private readonly storage: StoragePaths,
+    private readonly store: FileStore,
     private readonly clock: Clock,
     private readonly config: RelayConfig,
   ) {}
@@ -60,7 +62,8 @@ export class RecordingsService {
       if (!kind) throw badRequest('The file is not a WebM, Matroska, MP4 or QuickTime video');
       const filename = `rec-${randomHex(16)}.${kind.extension}`;
       const now = this.clock.now();
-      await rename(file.path, join(this.storage.recordings, filename));
+      await this.store.put(PREFIX + filename, file.path, kind.mime);
+      body.moved(file);
       try {
         await this.recordings.insert({
           filename,
@@ -73,7 +76,7 @@ export class RecordingsService {
           expiresAt: new Date(now.getTime() + RECORDING_TTL_MS),
         });
       } catch (err) {
-        await unlink(join(this.storage.recordings, filename)).catch(() => undefined);
+        await this.store.remove([PREFIX + filename]).catch(() => undefined);
         throw err;
       }
       return { url: recordingUrl(filename) };
@@ -104,8 +107,7 @@ export class RecordingsService {
       'Content-Security-Policy': "default-src 'none'; sandbox",
       'Cache-Control': 'private, no-cache',
     };
-    const path = join(this.storage.recordings, recording.filename);
-    await sendStoredFile(res, path, { dotfiles: 'deny', headers }, RECORDING_NOT_FOUND);
+    await sendFromStore(res, this.store, PREFIX + recording.filename, { dotfiles: 'deny', headers }, RECORDING_NOT_FOUND);
   }
 
   /** Deletes recordings past their 72 hours: the row first (so it is never served), then the file. */
@@ -117,11 +119,9 @@ export class RecordingsService {
     for (let i = 0; i < expired.length; i += PURGE_BATCH) {
       const batch = expired.slice(i, i + PURGE_BATCH);
       await this.recordings.delete({ id: In(batch.map((r) => r.id)) });
-      for (const recording of batch) {
-        await unlink(join(this.storage.recordings, recording.filename)).catch((err: NodeJS.ErrnoException) => {
-          if (err.code !== 'ENOENT') this.logger.warn(`Could not remove ${recording.filename}: ${err.message}`);
-        });
-      }
+      await this.store.remove(batch.map((r) => PREFIX + r.filename)).catch((err: Error) => {
+        this.logger.warn(`Could not remove ${batch.length} recording file(s): ${err.message}`);
+      });
     }
     return expired.length;
   }
@@ -129,7 +129,8 @@ export class RecordingsService {
   /** Removes files in the recordings folder that no row references (see removeUnreferencedFiles). */
   sweepOrphans(graceMs: number, nowMs = Date.now()): Promise<number> {
     return removeUnreferencedFiles(
-      this.storage.recordings,
+      this.store,
+      PREFIX,
       async () => new Set((await this.recordings.find({ select: { filename: true } })).map((r) => r.filename)),
       graceMs,
       nowMs,

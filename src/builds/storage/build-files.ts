@@ -1,41 +1,56 @@
 import { Injectable } from '@nestjs/common';
-import { readdir, rm, stat } from 'node:fs/promises';
+import type { Response } from 'express';
+import type { StoredFileOptions } from '../../common/api/send-stored-file';
 import { randomHex } from '../../common/crypto/secret-token';
-import { StoragePaths } from '../../common/storage/storage-paths';
+import { FileStore } from '../../storage/file-store';
+import { sendFromStore } from '../../storage/stored-file-response';
+
+const PREFIX = 'builds/';
 
 /**
- * Where build files live: `<data>/builds/<generated name>`, never a client-chosen name. Only the
+ * Build files in the store under `builds/<generated name>`, never a client-chosen name. Only the
  * builds module touches them (upload, download, purge, sweep, deletion with an app).
  */
 @Injectable()
 export class BuildFiles {
-  constructor(private readonly paths: StoragePaths) {}
+  constructor(private readonly store: FileStore) {}
 
   /** A fresh storage name keeping the archive's extension (`.apk`, `.app.zip`, `.tar.gz`, `.tgz`). */
   newName(extension: string): string {
     return `${randomHex(16)}${extension}`;
   }
 
-  pathOf(fileName: string): string {
-    const full = this.paths.inside(this.paths.builds, fileName);
-    if (!full) throw new Error(`Refusing a build file name outside the builds folder: ${fileName}`);
-    return full;
+  /** Moves a received, inspected upload into the store under `fileName`. */
+  keep(fileName: string, localPath: string): Promise<void> {
+    return this.store.put(this.keyOf(fileName), localPath);
+  }
+
+  /** Streams the file as the response (Range, Content-Length); 404 `notFoundMessage` when it is gone. */
+  send(res: Response, fileName: string, options: StoredFileOptions, notFoundMessage: string): Promise<void> {
+    return sendFromStore(res, this.store, this.keyOf(fileName), options, notFoundMessage);
   }
 
   /** Removes files; a file already gone is fine. */
   async remove(fileNames: string[]): Promise<void> {
-    await Promise.all(fileNames.map((name) => rm(this.pathOf(name), { force: true })));
+    await this.store.remove(fileNames.map((name) => this.keyOf(name)));
   }
 
-  /** Names of the files in the builds folder (one directory read, no stat per file). */
+  /** Names of the files in the builds folder (one listing, no stat per file). */
   async names(): Promise<Set<string>> {
-    const entries = await readdir(this.paths.builds, { withFileTypes: true });
-    return new Set(entries.filter((e) => e.isFile()).map((e) => e.name));
+    const names = new Set<string>();
+    for await (const key of this.store.list(PREFIX)) names.add(key.slice(PREFIX.length));
+    return names;
   }
 
-  /** A stored file's modification time, or null when it is not (or no longer) a file. */
+  /** A stored file's modification time, or null when it is not (or no longer) there. */
   async modifiedMs(fileName: string): Promise<number | null> {
-    const info = await stat(this.pathOf(fileName)).catch(() => null);
-    return info?.isFile() ? info.mtimeMs : null;
+    return (await this.store.stat(this.keyOf(fileName)))?.modifiedMs ?? null;
+  }
+
+  private keyOf(fileName: string): string {
+    if (fileName.includes('/') || fileName.includes('\\') || fileName === '.' || fileName === '..') {
+      throw new Error(`Refusing a build file name outside the builds folder: ${fileName}`);
+    }
+    return PREFIX + fileName;
   }
 }
