@@ -4,4 +4,5 @@ export const InvitationMessages = {
   accountExists: 'An account with this e-mail already exists',
   emailRequired: 'email is required: this invitation was created without an e-mail address',
   tokenRequired: 'token is required',
+  notFound: 'Invitation not found',
 } as const;

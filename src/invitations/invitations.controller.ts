@@ -1,5 +1,5 @@
-import { Body, Controller, Get, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { ApiMultipartBody, binaryFile } from '../common/api/files';
 import { ApiErrors, OkResponse } from '../common/api/responses';
@@ -11,7 +11,9 @@ import { ADMIN_ONLY } from '../common/auth/role';
 import { IMAGE_RULES, StoredImagesService } from '../images/stored-images.service';
 import { AcceptInvitationFields } from './dto/accept-invitation.dto';
 import { CreateInvitationDto } from './dto/create-invitation.dto';
-import { InvitationRole, InviteResponse } from './invitations.mapper';
+import { ParseIdPipe } from '../common/validation/parse-id.pipe';
+import { InvitationMessages } from './invitation-messages';
+import { InvitationRole, InviteResponse, OpenInvitation } from './invitations.mapper';
 import { InvitationsService } from './invitations.service';
 
 @ApiTags('invitations')
@@ -29,6 +31,23 @@ export class InvitationsController {
   @ApiErrors(400, 401, 403, 409)
   create(@CurrentPrincipal() principal: Principal, @Body() dto: CreateInvitationDto): Promise<InviteResponse> {
     return this.invitations.create(principal, { email: dto.email, role: dto.role });
+  }
+
+  @Get('team/invitations')
+  @Auth({ cookie: true, roles: ADMIN_ONLY })
+  @ApiOkResponse({ type: [OpenInvitation], description: 'beyond the spec: invitations not yet accepted or expired, newest first' })
+  @ApiErrors(401, 403)
+  listOpen(): Promise<OpenInvitation[]> {
+    return this.invitations.listOpen();
+  }
+
+  @Delete('team/invitations/:id')
+  @HttpCode(204)
+  @Auth({ cookie: true, roles: ADMIN_ONLY })
+  @ApiNoContentResponse({ description: 'beyond the spec: the invitation is revoked; its link answers 410' })
+  @ApiErrors(400, 401, 403, 404)
+  async revoke(@Param('id', new ParseIdPipe(InvitationMessages.notFound)) id: number): Promise<void> {
+    await this.invitations.revoke(id);
   }
 
   @Get('invitations/verify')

@@ -1,5 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ROLES, type Role } from '../common/auth/role';
+import { isoWithMillis } from '../common/time';
+import type { InvitationEntity } from './invitation.entity';
 
 /** POST /team/invite (spec §4 Team). */
 export class InviteResponse {
@@ -19,4 +21,31 @@ export class InviteResponse {
 export class InvitationRole {
   @ApiProperty({ enum: ROLES })
   role: Role;
+}
+
+/**
+ * GET /team/invitations (beyond the spec, docs/team.md): an invitation not yet accepted and not
+ * expired. The token is stored only as a hash, so the link itself is shown only when created.
+ */
+export class OpenInvitation {
+  @ApiProperty()
+  id: number;
+  @ApiProperty({ type: String, nullable: true, description: 'null for an invitation created without an e-mail' })
+  email: string | null;
+  @ApiProperty({ enum: ROLES })
+  role: Role;
+  @ApiProperty({ format: 'date-time' })
+  created_at: string;
+  @ApiProperty({ format: 'date-time' })
+  expires_at: string;
+}
+
+export function toOpenInvitation(invitation: InvitationEntity): OpenInvitation {
+  return {
+    id: invitation.id,
+    email: invitation.email,
+    role: invitation.role,
+    created_at: isoWithMillis(invitation.createdAt),
+    expires_at: isoWithMillis(invitation.expiresAt),
+  };
 }

@@ -7,7 +7,7 @@ import { ROLES, type Role } from '../common/auth/role';
 import { Clock } from '../common/clock';
 import { linkTokenHash, newLinkToken } from '../common/crypto/link-token';
 import { ErrorMessages } from '../common/errors/error-messages';
-import { badRequest, conflict, gone } from '../common/errors/http-error';
+import { badRequest, conflict, gone, notFound } from '../common/errors/http-error';
 import { SerialQueue } from '../common/serial-queue';
 import { DAY_MS } from '../common/time';
 import { isEmailAddress } from '../common/validation/email';
@@ -25,7 +25,7 @@ import { TransactionRunner } from '../database/transaction-runner';
 import type { AcceptInvitationFields } from './dto/accept-invitation.dto';
 import { InvitationEntity } from './invitation.entity';
 import { InvitationMessages } from './invitation-messages';
-import type { InviteResponse } from './invitations.mapper';
+import { toOpenInvitation, type InviteResponse, type OpenInvitation } from './invitations.mapper';
 
 export const INVITATION_TTL_MS = 7 * DAY_MS;
 export const INVITE_PAGE_PATH = '/invite';
@@ -84,6 +84,21 @@ export class InvitationsService {
         )
       : false;
     return { token, emailSent, inviteUrl };
+  }
+
+  /** Invitations that can still be accepted, newest first (the Team page lists them to revoke). */
+  async listOpen(): Promise<OpenInvitation[]> {
+    const open = await this.invitations.find({
+      where: { acceptedAt: IsNull(), expiresAt: After(this.clock.now()) },
+      order: { createdAt: 'DESC', id: 'DESC' },
+    });
+    return open.map(toOpenInvitation);
+  }
+
+  /** Revokes an open invitation: its link answers 410 from now on. 404 when none is open with this id. */
+  async revoke(id: number): Promise<void> {
+    const removed = await this.invitations.delete({ id, acceptedAt: IsNull(), expiresAt: After(this.clock.now()) });
+    if (!removed.affected) throw notFound(InvitationMessages.notFound);
   }
 
   /** The open invitation for a token, or null when unknown, expired or used. */

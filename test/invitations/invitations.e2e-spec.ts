@@ -176,4 +176,43 @@ describe('invitations', () => {
     const file = await relay.http().get(me.body.avatarUrl).set('Cookie', cookie).expect(200);
     expect(file.headers['content-type']).toBe('image/jpeg');
   });
+
+  it('open invitations are listed to Admins (no token), newest first; revoking one makes its link 410', async () => {
+    const first = await invite({ email: 'listed@example.com', role: 'Viewer' }).expect(201);
+    const second = await invite({ role: 'Developer' }).expect(201);
+    const list = await members.as(admin, 'get', '/api/v1/team/invitations').expect(200);
+    const [newest, next] = list.body;
+    expect(newest).toEqual({
+      id: expect.any(Number),
+      email: null,
+      role: 'Developer',
+      created_at: expect.stringMatching(/Z$/),
+      expires_at: expect.stringMatching(/Z$/),
+    });
+    expect(next).toMatchObject({ email: 'listed@example.com', role: 'Viewer' });
+    expect(Date.parse(newest.expires_at) - Date.parse(newest.created_at)).toBe(7 * DAY_MS);
+    expect(JSON.stringify(list.body)).not.toContain(first.body.token);
+
+    await members.as(admin, 'delete', `/api/v1/team/invitations/${next.id}`).expect(204);
+    await relay.http().get(`/api/v1/invitations/verify?token=${first.body.token}`).expect(410);
+    const again = await members.as(admin, 'delete', `/api/v1/team/invitations/${next.id}`).expect(404);
+    expect(again.body).toEqual({ error: 'Invitation not found' });
+    const after = await members.as(admin, 'get', '/api/v1/team/invitations').expect(200);
+    expect(after.body.map((i: { id: number }) => i.id)).not.toContain(next.id);
+    await relay.http().get(`/api/v1/invitations/verify?token=${second.body.token}`).expect(200);
+  });
+
+  it('accepted invitations leave the list and cannot be revoked (404); only Admins list or revoke', async () => {
+    const res = await invite({ email: 'joined@example.com' }).expect(201);
+    const before = await members.as(admin, 'get', '/api/v1/team/invitations').expect(200);
+    const id = before.body.find((i: { email: string }) => i.email === 'joined@example.com').id;
+    const developer = await members.member('Developer');
+    await members.as(developer, 'get', '/api/v1/team/invitations').expect(403);
+    await members.as(developer, 'delete', `/api/v1/team/invitations/${id}`).expect(403);
+    await accept({ token: res.body.token, password: 'long enough' }).expect(200);
+    const after = await members.as(admin, 'get', '/api/v1/team/invitations').expect(200);
+    expect(after.body.map((i: { id: number }) => i.id)).not.toContain(id);
+    await members.as(admin, 'delete', `/api/v1/team/invitations/${id}`).expect(404);
+    await members.as(admin, 'delete', '/api/v1/team/invitations/x1').expect(400);
+  });
 });

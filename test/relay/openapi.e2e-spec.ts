@@ -258,6 +258,10 @@ describe('OpenAPI', () => {
       'emailSent', 'ok', 'resetUrl', 'token',
     ]);
     expect(propertiesOf(responseSchema('get', '/api/v1/invitations/verify', '200'))).toEqual(['role']);
+    expect(propertiesOf(objectOf(responseSchema('get', '/api/v1/team/invitations', '200')))).toEqual([
+      'created_at', 'email', 'expires_at', 'id', 'role',
+    ]);
+    expect(doc.paths['/api/v1/team/invitations/{id}'].delete.responses['204']).toBeDefined();
     const comment = objectOf(responseSchema('get', '/api/v1/comments', '200'));
     expect(propertiesOf(comment)).toEqual(['attachments', 'author', 'authorAvatarUrl', 'body', 'created_at', 'id']);
     expect(propertiesOf(objectOf(comment.properties!.attachments))).toEqual(['file_path', 'id', 'mime']);

@@ -22,7 +22,7 @@ export function connectionFrom(options: ClientOptions, env: NodeJS.ProcessEnv = 
   const rawUrl = options.url ?? env.SVC_URL;
   const token = options.token ?? env.SVC_TOKEN;
   if (!rawUrl) throw usageError('No relay URL: set SVC_URL or pass --url https://relay.example.com');
-  if (!token) throw usageError('No token: set SVC_TOKEN or pass --token svc_pat_… (create one under Profile → Tokens)');
+  if (!token) throw usageError('No token: set SVC_TOKEN or pass --token svc_pat_… (create one in the dashboard: account menu → Access tokens)');
   let url: URL;
   try {
     url = new URL(rawUrl);

@@ -9,6 +9,10 @@ import { SignInPage } from '../auth/SignInPage';
 import { InvitePage, ResetPasswordPage } from '../auth/TokenPages';
 import { BuildPage } from '../builds/BuildPage';
 import { InboxPage } from '../builds/InboxPage';
+import { RelayPage } from '../relay/RelayPage';
+import { SettingsPage } from '../team/SettingsPage';
+import { TeamPage } from '../team/TeamPage';
+import { TokensPage } from '../tokens/TokensPage';
 import { ToastProvider } from '../ui/Toast';
 import { WebhooksPage } from '../webhooks/WebhooksPage';
 import { Layout } from './Layout';
@@ -50,6 +54,10 @@ const router = createBrowserRouter([
       { path: '/apps', element: <AppsPage /> },
       { path: '/account', element: <AccountPage /> },
       { path: '/webhooks', element: <WebhooksPage /> },
+      { path: '/tokens', element: <TokensPage /> },
+      { path: '/team', element: <TeamPage /> },
+      { path: '/settings', element: <SettingsPage /> },
+      { path: '/relay', element: <RelayPage /> },
       { path: '*', element: <NotFoundPage /> },
     ],
   },

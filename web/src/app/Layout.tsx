@@ -64,8 +64,27 @@ export function Layout() {
                 {me.email} · {me.role}
               </DropdownMenu.Label>
               <DropdownMenu.Item className={menuItemClass} onSelect={() => navigate('/account')}>
-                Change password
+                Profile and password
               </DropdownMenu.Item>
+              <DropdownMenu.Item className={menuItemClass} onSelect={() => navigate('/tokens')}>
+                Access tokens
+              </DropdownMenu.Item>
+              {/* Admin pages live in this menu, so the header keeps its few sections at 375 px. */}
+              {me.role === 'Admin' && (
+                <>
+                  <DropdownMenu.Separator className={styles.menuSeparator} />
+                  <DropdownMenu.Item className={menuItemClass} onSelect={() => navigate('/team')}>
+                    Team
+                  </DropdownMenu.Item>
+                  <DropdownMenu.Item className={menuItemClass} onSelect={() => navigate('/settings')}>
+                    Team settings
+                  </DropdownMenu.Item>
+                  <DropdownMenu.Item className={menuItemClass} onSelect={() => navigate('/relay')}>
+                    Relay
+                  </DropdownMenu.Item>
+                </>
+              )}
+              <DropdownMenu.Separator className={styles.menuSeparator} />
               <DropdownMenu.Item
                 className={menuItemClass}
                 onSelect={() =>

@@ -5,6 +5,7 @@ import { FormError, cardClass, formClass } from '../ui/Field';
 import { PasswordField } from './CredentialFields';
 import { splitError } from '../ui/form-errors';
 import { useToast } from '../ui/Toast';
+import { ProfileForm } from './ProfileForm';
 import { useChangePassword } from './queries';
 import styles from './auth.module.css';
 
@@ -37,6 +38,7 @@ export function AccountPage() {
       <p className={styles.lead}>
         {me.email} · {me.role}
       </p>
+      <ProfileForm />
       <div className={cardClass}>
         <h2>Change password</h2>
         <form className={formClass} onSubmit={submit} noValidate>

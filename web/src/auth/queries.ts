@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
-import { api, ApiError, call, type Role, type Schemas } from '../api/client';
+import { api, ApiError, call, formData, multipart, type Role, type Schemas } from '../api/client';
 
 export const authKeys = {
   status: ['auth', 'status'] as const,
@@ -103,5 +103,15 @@ export function useInit() {
 export function useChangePassword() {
   return useMutation({
     mutationFn: (body: Schemas['ChangePasswordDto']) => call(api.POST('/api/v1/auth/change-password', { body })),
+  });
+}
+
+/** Display name and avatar; `/auth/me` is refetched, so the header shows the change at once. */
+export function useUpdateProfile() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (fields: { display_name: string; avatar?: Blob }) =>
+      call(api.PATCH('/api/v1/profile', { body: formData(fields) as never, ...multipart })),
+    onSuccess: () => client.invalidateQueries({ queryKey: authKeys.me }),
   });
 }

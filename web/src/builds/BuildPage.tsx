@@ -1,8 +1,7 @@
 import { useCurrentMember } from '../app/RequireAuth';
-import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useLocation, useParams } from 'react-router';
-import { api, ApiError, call, type Build, type BuildStatus } from '../api/client';
+import { ApiError, type Build, type BuildStatus } from '../api/client';
 import { useShortcuts } from '../app/ShortcutsDialog';
 import { canWrite } from '../auth/queries';
 import { Button } from '../ui/Button';
@@ -15,6 +14,7 @@ import { Comments } from './Comments';
 import { absoluteTime, countdown, fileSize, relativeTime, versionText } from './format';
 import { StatusHistory } from './StatusHistory';
 import { QrCode } from './QrCode';
+import { useReachableOrigin } from '../relay/queries';
 import { useBuild, useBuildHistory, useDeletionSchedule, useRecordings, useUpdateBuild } from './queries';
 import { notifiesWebhooks, STATUS_KEYS, StatusMenu } from './StatusMenu';
 import styles from './build-page.module.css';
@@ -189,16 +189,6 @@ function LabelEditor({ build, writer }: { build: Build; writer: boolean }) {
       </div>
     </form>
   );
-}
-
-/** Where a phone on the LAN reaches this relay: its public URL, else its LAN address, else this page's origin. */
-function useReachableOrigin(): string {
-  const host = useQuery({ queryKey: ['relay', 'host'], queryFn: () => call(api.GET('/api/v1/relay/host')), staleTime: Infinity });
-  const h = host.data;
-  if (h?.publicBaseUrl) return h.publicBaseUrl.replace(/\/$/, '');
-  const local = ['localhost', '127.0.0.1', '[::1]'].includes(window.location.hostname);
-  if (h?.lanHost && local) return `${window.location.protocol}//${h.lanHost}:${h.port}`;
-  return window.location.origin;
 }
 
 function Download({ build }: { build: Build }) {

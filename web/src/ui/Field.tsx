@@ -1,3 +1,4 @@
+import { Button } from './Button';
 import { useId, type InputHTMLAttributes, type Ref, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes } from 'react';
 import styles from './ui.module.css';
 
@@ -99,3 +100,17 @@ export function FormError({ error }: { error?: { message: string } | null }) {
 
 export const formClass = styles.form;
 export const cardClass = styles.card;
+
+/** The end of a form: its own error (one no field took) and the submit button, disabled while pending. */
+export function FormEnd({ error, pending, label, pendingLabel }: { error?: { message: string } | null; pending: boolean; label: string; pendingLabel: string }) {
+  return (
+    <>
+      <FormError error={error} />
+      <div>
+        <Button type="submit" variant="primary" disabled={pending}>
+          {pending ? pendingLabel : label}
+        </Button>
+      </div>
+    </>
+  );
+}

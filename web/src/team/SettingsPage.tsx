@@ -1,0 +1,57 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { AdminOnly } from '../app/AdminOnly';
+import { useSettings } from '../auth/queries';
+import { FormEnd, FormError, TextField, cardClass, formClass } from '../ui/Field';
+import { splitError } from '../ui/form-errors';
+import { useImagePick } from '../ui/ImageField';
+import { Loading } from '../ui/States';
+import { useToast } from '../ui/Toast';
+import { useUpdateSettings } from './queries';
+import styles from '../ui/sections.module.css';
+
+export function SettingsPage() {
+  return (
+    <section className={styles.page} aria-labelledby="settings-title">
+      <h1 id="settings-title">Team settings</h1>
+      <AdminOnly what="the team settings">
+        <p className={styles.lead}>The name and logo every member sees in the header and in invitation e-mails.</p>
+        <SettingsForm />
+      </AdminOnly>
+    </section>
+  );
+}
+
+function SettingsForm() {
+  const settings = useSettings(true);
+  const update = useUpdateSettings();
+  const toast = useToast();
+  const logo = useImagePick();
+  const [teamName, setTeamName] = useState('');
+  const saved = settings.data?.team_name;
+  useEffect(() => {
+    if (saved !== undefined) setTeamName(saved);
+  }, [saved]);
+  const { field, message } = splitError(update.error, { team_name: /^team_name\b/i, logo: /^logo\b|image/i });
+  if (settings.isPending) return <Loading label="Loading settings…" />;
+  if (settings.isError) return <FormError error={settings.error} />;
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    update.mutate(
+      { team_name: teamName.trim(), logo: logo.file ?? undefined },
+      {
+        onSuccess: () => {
+          logo.clear();
+          toast('Team settings saved.');
+        },
+      },
+    );
+  };
+  return (
+    <form className={`${cardClass} ${formClass}`} onSubmit={submit} noValidate aria-label="Team settings">
+      <TextField label="Team name" value={teamName} onChange={(e) => setTeamName(e.target.value)} required error={field === 'team_name' ? message : null} />
+      {settings.data.logo_url && <img className={styles.preview} src={settings.data.logo_url} alt="The current team logo" />}
+      {logo.field({ label: 'Logo', error: field === 'logo' ? message : null })}
+      <FormEnd error={field === null ? update.error : null} pending={update.isPending} label="Save settings" pendingLabel="Saving…" />
+    </form>
+  );
+}
