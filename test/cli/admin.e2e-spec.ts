@@ -5,7 +5,9 @@ import request from 'supertest';
 import { fixture } from '../support/build-fixtures';
 import { MemberFactory, sessionCookieFrom } from '../support/factory';
 import { startTestRelay, TestRelay } from '../support/test-relay';
-import { runCli } from './cli-process';
+import { runCli, CLI_TEST_TIMEOUT_MS } from './cli-process';
+
+jest.setTimeout(CLI_TEST_TIMEOUT_MS);
 
 const PASSWORD = 'first admin passphrase';
 

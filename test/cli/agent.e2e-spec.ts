@@ -4,7 +4,9 @@ import { agentToken } from '../agents/agent-kit';
 import { MemberFactory } from '../support/factory';
 import { rawBody } from '../support/raw-body';
 import { startTestRelay, TestRelay } from '../support/test-relay';
-import { runCli, RunningCli, spawnCli } from './cli-process';
+import { runCli, RunningCli, spawnCli, CLI_TEST_TIMEOUT_MS } from './cli-process';
+
+jest.setTimeout(CLI_TEST_TIMEOUT_MS);
 
 /** Issue 6 "done when": `svc agent --fake` serves screenshots to a view PAT, and revoking its token drops it at once. */
 describe('svc agent', () => {

@@ -5,7 +5,9 @@ import { MemberFactory } from '../support/factory';
 import { images } from '../support/images';
 import { describeSqliteOnly, startTestRelay, TestRelay } from '../support/test-relay';
 import { simulatorBuild } from './build-fixtures';
-import { emptyDir, runCli } from './cli-process';
+import { emptyDir, runCli, CLI_TEST_TIMEOUT_MS } from './cli-process';
+
+jest.setTimeout(CLI_TEST_TIMEOUT_MS);
 
 /**
  * `svc backup` while the relay runs and takes writes, then `svc restore` into a fresh data dir and a

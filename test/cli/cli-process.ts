@@ -5,6 +5,13 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { compiledCliMain } from './compiled-cli';
 
+
+/**
+ * Per-test bound for suites that spawn real `svc` processes: a cold start on a loaded 2-core CI
+ * machine can take tens of seconds, so it is generous (it only catches hangs; speed is in bench/).
+ */
+export const CLI_TEST_TIMEOUT_MS = 120_000;
+
 export const REPO_ROOT = resolve(__dirname, '..', '..');
 export const SVC_BIN = join(REPO_ROOT, 'bin', 'svc.js');
 
@@ -73,7 +80,7 @@ export class RunningCli {
     this.exited = new Promise((r) => child.on('close', (code) => r(code)));
   }
 
-  async waitFor(pattern: RegExp, timeoutMs = 25_000): Promise<RegExpMatchArray> {
+  async waitFor(pattern: RegExp, timeoutMs = 90_000): Promise<RegExpMatchArray> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       for (const line of this.lines) {

@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { MemberFactory } from '../support/factory';
 import { startTestRelay, TestRelay } from '../support/test-relay';
 import { simulatorBuild } from './build-fixtures';
-import { CliResult, emptyDir, runCli, spawnCli } from './cli-process';
+import { CliResult, emptyDir, runCli, spawnCli, CLI_TEST_TIMEOUT_MS } from './cli-process';
+
+jest.setTimeout(CLI_TEST_TIMEOUT_MS);
 
 /**
  * The client commands (upload, builds, apps) against a real relay, as CI runs them: SVC_URL and a

@@ -2,8 +2,10 @@ import request from 'supertest';
 import WebSocket from 'ws';
 import { TEST_PASSWORD, sessionCookieFrom } from '../support/factory';
 import { startTestRelay, TestRelay } from '../support/test-relay';
-import { runCli } from './cli-process';
+import { runCli, CLI_TEST_TIMEOUT_MS } from './cli-process';
 import { selfSignedCert } from './self-signed-cert';
+
+jest.setTimeout(CLI_TEST_TIMEOUT_MS);
 
 /** SVC_TLS_CERT/SVC_TLS_KEY: the relay serves HTTPS itself (certificate made by openssl here). */
 describe('HTTPS with SVC_TLS_CERT / SVC_TLS_KEY', () => {

@@ -3,9 +3,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
 import { sessionCookieFrom, TEST_PASSWORD } from '../support/factory';
-import { emptyDir, runCli, RunningCli, spawnCli } from './cli-process';
+import { emptyDir, runCli, RunningCli, spawnCli, CLI_TEST_TIMEOUT_MS } from './cli-process';
 import { selfSignedCert } from './self-signed-cert';
 import { FAKE_CLOUDFLARE_URL, FAKE_NGROK_URL, FAKE_TAILSCALE_NAME, FakeTool, fakeToolsDir, pathWith } from './fake-tools';
+
+jest.setTimeout(CLI_TEST_TIMEOUT_MS);
 
 /** `svc relay` as an operator runs it, with fake tunnel programs on PATH; host details read over HTTP. */
 describe('svc relay and tunnels', () => {
