@@ -7,6 +7,7 @@ import { AgentsModule } from './agents/agents.module';
 import { AuthGuard } from './auth/auth.guard';
 import { AuthModule } from './auth/auth.module';
 import { BuildsModule } from './builds/builds.module';
+import { ClusterModule } from './cluster/cluster.module';
 import { CommentsModule } from './comments/comments.module';
 import { CommonModule } from './common/common.module';
 import { HttpErrorFilter } from './common/errors/http-error.filter';
@@ -67,6 +68,7 @@ export class AppModule {
         MetricsModule,
         EventEmitterModule.forRoot(),
         DatabaseModule,
+        ClusterModule,
         UsersModule,
         AuthModule,
         TokensModule,

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { OnEvent } from '@nestjs/event-emitter';
+import { OnEventOnEveryInstance } from '../cluster/on-every-instance.decorator';
 import { TokensRevokedEvent } from '../tokens/events/tokens-revoked.event';
 import { MemberDeletedEvent } from '../users/events/member-deleted.event';
 import { MemberRoleChangedEvent } from '../users/events/member-role-changed.event';
@@ -10,7 +10,8 @@ import { CloseCode } from './protocol/agent-protocol';
 /**
  * Closes agent sockets the moment their credentials stop being good enough (agent-protocol §1):
  * 4001 when the PAT is revoked (directly or by a password reset), 4003 when the issuer is no longer
- * an Admin or no longer exists. Driven by events, so the tokens and team code never touch sockets.
+ * an Admin or no longer exists. Driven by events, so the tokens and team code never touch sockets;
+ * with Redis, events from every instance, so the instance holding the socket closes it.
  */
 @Injectable()
 export class AgentRevocationListener {
@@ -18,20 +19,20 @@ export class AgentRevocationListener {
 
   constructor(private readonly directory: AgentDirectory) {}
 
-  @OnEvent(TokensRevokedEvent.eventName)
+  @OnEventOnEveryInstance(TokensRevokedEvent.eventName)
   onTokensRevoked(event: TokensRevokedEvent): void {
     const code = event.reason === 'member_deleted' ? CloseCode.forbidden : CloseCode.revoked;
     const revoked = new Set(event.tokenIds);
     this.closeWhere((c) => revoked.has(c.issuer.tokenId), code, `token ${event.reason.replace('_', ' ')}`);
   }
 
-  @OnEvent(MemberRoleChangedEvent.eventName)
+  @OnEventOnEveryInstance(MemberRoleChangedEvent.eventName)
   onRoleChanged(event: MemberRoleChangedEvent): void {
     if (event.role === 'Admin') return;
     this.closeWhere((c) => c.issuer.userId === event.userId, CloseCode.forbidden, 'issuer is no longer an Admin');
   }
 
-  @OnEvent(MemberDeletedEvent.eventName)
+  @OnEventOnEveryInstance(MemberDeletedEvent.eventName)
   onMemberDeleted(event: MemberDeletedEvent): void {
     this.closeWhere((c) => c.issuer.userId === event.userId, CloseCode.forbidden, 'issuer was removed');
   }

@@ -11,6 +11,7 @@ import { WsHeartbeat } from '../common/net/ws-heartbeat';
 import { RelayConfig } from '../config/relay-config';
 import { AgentConnection, AgentIssuer } from './agent-connection';
 import { AgentDirectory } from './agent-directory.service';
+import { AgentLocator } from './agent-locator.service';
 import { AgentRpcService } from './agent-rpc.service';
 import { AgentOfflineEvent } from './events/agent-offline.event';
 import { DeviceSessionEvent } from './events/device-session-event.event';
@@ -48,6 +49,7 @@ export class AgentGateway implements OnGatewayInit, OnGatewayConnection, BeforeA
 
   constructor(
     private readonly directory: AgentDirectory,
+    private readonly locator: AgentLocator,
     private readonly rpc: AgentRpcService,
     private readonly resources: AgentResourcesService,
     private readonly events: EventEmitter2,
@@ -65,6 +67,7 @@ export class AgentGateway implements OnGatewayInit, OnGatewayConnection, BeforeA
     const connection = new AgentConnection(upgrade.name, socket, upgrade.issuer);
     const previous = this.directory.register(connection);
     previous?.close(CloseCode.replaced, 'replaced');
+    this.locator.connected(connection.name);
     this.heartbeat?.track(socket);
     let malformed = 0;
     socket.on('message', (data: RawData, isBinary: boolean) => {
@@ -107,6 +110,7 @@ export class AgentGateway implements OnGatewayInit, OnGatewayConnection, BeforeA
       case 'devices':
         if (this.directory.connection(connection.name) === connection) {
           this.directory.setDevices(connection.name, message.devices);
+          this.locator.listed(connection.name, message.devices);
         }
         return;
       case 'resources':
@@ -131,6 +135,7 @@ export class AgentGateway implements OnGatewayInit, OnGatewayConnection, BeforeA
   private closed(connection: AgentConnection, code: number): void {
     this.rpc.connectionClosed(connection);
     if (!this.directory.unregister(connection)) return;
+    this.locator.disconnected(connection.name);
     this.logger.log(`Agent ${connection.name} disconnected (${code})`);
     this.events.emit(
       AgentOfflineEvent.eventName,

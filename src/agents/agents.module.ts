@@ -3,6 +3,8 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AgentDirectory } from './agent-directory.service';
 import { AgentMetrics } from './agent-metrics';
 import { AgentGateway } from './agent.gateway';
+import { AgentLocator } from './agent-locator.service';
+import { AgentRouter } from './agent-router.service';
 import { AgentRevocationListener } from './agent-revocation.listener';
 import { AgentRpcService } from './agent-rpc.service';
 import { AgentsController } from './agents.controller';
@@ -18,11 +20,13 @@ import { AgentResourcesService } from './resources/agent-resources.service';
     AgentGateway,
     AgentDirectory,
     AgentRpcService,
+    AgentLocator,
+    AgentRouter,
     AgentRevocationListener,
     AgentResourcesRepository,
     AgentResourcesService,
     AgentMetrics,
   ],
-  exports: [AgentDirectory, AgentRpcService, AgentResourcesService],
+  exports: [AgentDirectory, AgentLocator, AgentRouter, AgentRpcService, AgentResourcesService],
 })
 export class AgentsModule {}

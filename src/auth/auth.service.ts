@@ -38,10 +38,10 @@ export class AuthService {
   }
 
   async login(address: string, email: string, password: string): Promise<{ role: Role; session: ActiveSession }> {
-    this.throttle.beginAttempt(address, email);
+    await this.throttle.beginAttempt(address, email);
     const user = await this.users.verifyCredentials(email, password);
     if (!user) throw unauthorized(ErrorMessages.invalidCredentials);
-    this.throttle.recordSuccess(address, email);
+    await this.throttle.recordSuccess(address, email);
     return { role: user.role, session: await this.sessions.start(user.id) };
   }
 
@@ -55,10 +55,10 @@ export class AuthService {
    * become an unthrottled oracle for it): same brake, same (address, e-mail) bucket, 429 when blocked.
    */
   async changePassword(address: string, principal: Principal, currentPassword: string, newPassword: string): Promise<ActiveSession> {
-    this.throttle.beginAttempt(address, principal.email);
+    await this.throttle.beginAttempt(address, principal.email);
     const user = await this.users.verifyCredentials(principal.email, currentPassword);
     if (!user || user.id !== principal.userId) throw badRequest('Current password is incorrect');
-    this.throttle.recordSuccess(address, principal.email);
+    await this.throttle.recordSuccess(address, principal.email);
     await this.users.setPassword(user.id, newPassword);
     await this.sessions.endAllFor(user.id);
     return this.sessions.start(user.id);

@@ -120,6 +120,16 @@ describe('loadConfig', () => {
     expect(failure({ [key]: value })).toMatch(message);
   });
 
+  it('SVC_REDIS_URL (several instances) needs PostgreSQL: with SQLite the relay refuses to start, saying why', () => {
+    expect(failure({ SVC_REDIS_URL: 'redis://127.0.0.1:6379' })).toMatch(
+      /SVC_REDIS_URL: expected a PostgreSQL database .*several instances cannot share a SQLite file/,
+    );
+    expect(failure({ SVC_REDIS_URL: 'http://x', SVC_DATABASE_URL: 'postgres://db/svc' })).toMatch(/SVC_REDIS_URL: expected redis:\/\//);
+    const config = loadConfig({ SVC_REDIS_URL: 'redis://cache:6379/2', SVC_DATABASE_URL: 'postgres://db/svc' }, dir);
+    expect(config.redis).toEqual({ url: 'redis://cache:6379/2', prefix: 'svc:' });
+    expect(loadConfig({}, dir).redis).toBeNull();
+  });
+
   it('SMTP values are checked only when SMTP is configured', () => {
     expect(failure({ SVC_SMTP_HOST: 'smtp.example.com', SVC_SMTP_PORT: 'x' })).toMatch(/SVC_SMTP_PORT/);
     expect(failure({ SVC_SMTP_HOST: 'smtp.example.com', SVC_SMTP_SECURE: 'perhaps' })).toMatch(/SVC_SMTP_SECURE: expected true or false/);

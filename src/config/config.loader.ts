@@ -35,7 +35,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
 
   const read = new ValueReader(env, file);
   const dataDir = resolve(cwd, read.string('SVC_DATA_DIR', 'dataDir') ?? './data');
-  const databaseUrl = read.string('SVC_DATABASE_URL', 'database.url');
+  const database = parseDatabase(read.string('SVC_DATABASE_URL', 'database.url'), dataDir);
   const tlsCert = read.path('SVC_TLS_CERT', 'tls.cert', cwd);
   const tlsKey = read.path('SVC_TLS_KEY', 'tls.key', cwd);
   if (!!tlsCert !== !!tlsKey) {
@@ -46,8 +46,9 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     port: read.integer('SVC_PORT', 'port', 8080, 0, 65535),
     host: read.host('SVC_HOST', 'host') ?? '0.0.0.0',
     dataDir,
-    database: parseDatabase(databaseUrl, dataDir),
+    database,
     storage: readStorage(read, env),
+    redis: parseRedis(read, database),
     relayUrl: read.url('SVC_RELAY_URL', 'relay.url'),
     tunnelUrl: read.url('SVC_TUNNEL_URL', 'relay.tunnelUrl'),
     buildTtlDays: read.number('SVC_BUILD_TTL_DAYS', 'builds.ttlDays', 7, 0.0001, 36500),
@@ -110,6 +111,26 @@ function readStorage(read: ValueReader, env: Env): StorageConfig {
     region: read.string('SVC_S3_REGION', 'storage.s3.region') ?? env.AWS_REGION ?? 'us-east-1',
     forcePathStyle: read.boolean('SVC_S3_FORCE_PATH_STYLE', 'storage.s3.forcePathStyle', false),
   };
+}
+
+/**
+ * SVC_REDIS_URL means "I am one of several instances". SQLite is one file on one machine that only
+ * one process may write, so that combination is refused here rather than corrupting data later.
+ */
+function parseRedis(read: ValueReader, database: RelayConfig['database']): RelayConfig['redis'] {
+  const url = read.string('SVC_REDIS_URL', 'redis.url');
+  if (!url) return null;
+  if (!/^rediss?:\/\/[^/?#]/.test(url)) throw new ConfigError('SVC_REDIS_URL', 'redis://[user:pass@]host[:port][/db] or rediss://…', url);
+  if (database.type === 'sqlite') {
+    throw new ConfigError(
+      'SVC_REDIS_URL',
+      'a PostgreSQL database (SVC_DATABASE_URL=postgres://…) alongside it: several instances cannot share a SQLite file ' +
+        '(unset SVC_REDIS_URL to run one instance on SQLite; docs/scaling.md)',
+    );
+  }
+  const prefix = read.string('SVC_REDIS_PREFIX', 'redis.prefix') ?? 'svc:';
+  if (!/^[A-Za-z0-9:._-]{1,64}$/.test(prefix)) throw new ConfigError('SVC_REDIS_PREFIX', '1-64 characters of A-Z a-z 0-9 : . _ -', prefix);
+  return { url, prefix };
 }
 
 function readSmtp(read: ValueReader): SmtpConfig | null {

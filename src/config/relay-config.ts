@@ -59,6 +59,13 @@ export interface MetricsConfig {
   host: string;
 }
 
+/** Several instances sharing sockets, throttle and locks through Redis (docs/scaling.md); null: one instance. */
+export interface RedisConfig {
+  url: string;
+  /** Prefix of every key and channel, so several relays (or test runs) can share one Redis. */
+  prefix: string;
+}
+
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
 
 /** What one client can hold, and how long the relay waits when it stops (docs/robustness.md "Limits"). */
@@ -79,6 +86,7 @@ export class RelayConfig {
   dataDir: string;
   database: DatabaseConfig;
   storage: StorageConfig;
+  redis: RedisConfig | null;
   relayUrl: string | null;
   /** Public URL of a tunnel started by `svc relay --tunnel` (set by the CLI, never by users). */
   tunnelUrl: string | null;

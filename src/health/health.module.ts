@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { HealthController } from './health.controller';
 import { HealthService } from './health.service';
 
-/** GET /api/v1/health, public: 200 while the database answers, 503 otherwise. */
+/** GET /api/v1/health (readiness: database, storage, Redis) and /health/live (liveness), public. */
 @Module({
   controllers: [HealthController],
   providers: [HealthService],

@@ -1,35 +1,75 @@
 import { HttpStatus, Injectable } from '@nestjs/common';
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
 import { DataSource } from 'typeorm';
 import { RELAY_VERSION } from '../bootstrap/version';
+import { ClusterBus } from '../cluster/cluster-bus';
 import { Clock } from '../common/clock';
 import { HttpError } from '../common/errors/http-error';
-import type { HealthResponse } from './health.mapper';
+import { StoragePaths } from '../common/storage/storage-paths';
+import type { DependencyState, HealthDependencies, HealthResponse } from './health.mapper';
 
 export const DATABASE_UNAVAILABLE = 'Database unavailable';
+export const STORAGE_UNAVAILABLE = 'Storage unavailable';
+export const REDIS_UNAVAILABLE = 'Redis unavailable';
 
-/** Liveness and readiness in one: the relay is healthy when its database answers a trivial query. */
+/**
+ * Readiness (GET /health): the instance can serve requests when its database answers, its file
+ * store is writable and, when several instances share Redis, Redis answers; otherwise 503 naming
+ * what is down, so a load balancer sends traffic elsewhere. Liveness (GET /health/live) checks
+ * nothing but the process: a database outage must not make an orchestrator restart every instance.
+ */
 @Injectable()
 export class HealthService {
   private readonly startedAtMs: number;
 
   constructor(
     private readonly dataSource: DataSource,
+    private readonly paths: StoragePaths,
+    private readonly bus: ClusterBus,
     private readonly clock: Clock,
   ) {
     this.startedAtMs = clock.nowMs();
   }
 
   async check(): Promise<HealthResponse> {
-    try {
-      if (!this.dataSource.isInitialized) throw new Error('data source closed');
-      await this.dataSource.query('SELECT 1');
-    } catch {
-      throw new HttpError(HttpStatus.SERVICE_UNAVAILABLE, DATABASE_UNAVAILABLE);
-    }
+    const [database, storage, redis] = await Promise.all([this.database(), this.storage(), this.redis()]);
+    const dependencies: HealthDependencies = { database, storage, redis };
+    const down = [
+      database === 'down' && DATABASE_UNAVAILABLE,
+      storage === 'down' && STORAGE_UNAVAILABLE,
+      redis === 'down' && REDIS_UNAVAILABLE,
+    ].filter((message): message is string => !!message);
+    if (down.length) throw new HttpError(HttpStatus.SERVICE_UNAVAILABLE, down.join('; '));
     return {
       status: 'ok',
       version: RELAY_VERSION,
       uptimeSeconds: Math.floor((this.clock.nowMs() - this.startedAtMs) / 1000),
+      dependencies,
     };
+  }
+
+  private async database(): Promise<DependencyState> {
+    try {
+      if (!this.dataSource.isInitialized) return 'down';
+      await this.dataSource.query('SELECT 1');
+      return 'ok';
+    } catch {
+      return 'down';
+    }
+  }
+
+  private async storage(): Promise<DependencyState> {
+    try {
+      await access(this.paths.tmp, constants.W_OK);
+      return 'ok';
+    } catch {
+      return 'down';
+    }
+  }
+
+  private async redis(): Promise<DependencyState> {
+    if (!this.bus.clustered) return 'not_used';
+    return (await this.bus.healthy()) ? 'ok' : 'down';
   }
 }

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { OnEvent } from '@nestjs/event-emitter';
+import { OnEventOnEveryInstance } from '../cluster/on-every-instance.decorator';
 import { SessionsRevokedEvent } from '../auth/events/sessions-revoked.event';
 import { BuildStatusChangedEvent } from '../builds/events/build-status-changed.event';
 import { BuildUpdatedEvent } from '../builds/events/build-updated.event';
@@ -15,7 +15,8 @@ import { LiveEventsService } from './live-events.service';
 
 /**
  * The domain events the dashboard's live stream carries, turned into its payloads and handed to
- * LiveEventsService. Never throws: a failure is logged, the emitter's caller never sees it.
+ * LiveEventsService. With Redis, events of every instance reach the browsers connected to this one
+ * (docs/scaling.md). Never throws: a failure is logged, the emitter's caller never sees it.
  */
 @Injectable()
 export class LiveEventsListener {
@@ -23,14 +24,14 @@ export class LiveEventsListener {
 
   constructor(private readonly live: LiveEventsService) {}
 
-  @OnEvent(BuildUploadedEvent.eventName)
+  @OnEventOnEveryInstance(BuildUploadedEvent.eventName)
   onBuildUploaded(event: BuildUploadedEvent): void {
     this.guard(() =>
       this.live.broadcast('build.created', { build_id: event.buildId, app_id: event.appId, uploaded_by_id: event.uploadedBy.userId }),
     );
   }
 
-  @OnEvent(BuildStatusChangedEvent.eventName)
+  @OnEventOnEveryInstance(BuildStatusChangedEvent.eventName)
   onStatusChanged(event: BuildStatusChangedEvent): void {
     this.guard(() =>
       this.live.broadcast('build.status_changed', {
@@ -45,37 +46,37 @@ export class LiveEventsListener {
     );
   }
 
-  @OnEvent(BuildUpdatedEvent.eventName)
+  @OnEventOnEveryInstance(BuildUpdatedEvent.eventName)
   onBuildUpdated(event: BuildUpdatedEvent): void {
     this.guard(() => this.live.broadcast('build.updated', { build_id: event.buildId }));
   }
 
-  @OnEvent(BuildsDeletedEvent.eventName)
+  @OnEventOnEveryInstance(BuildsDeletedEvent.eventName)
   onBuildsDeleted(event: BuildsDeletedEvent): void {
     this.guard(() => this.live.broadcast('builds.deleted', { build_ids: event.buildIds }));
   }
 
-  @OnEvent(CommentPostedEvent.eventName)
+  @OnEventOnEveryInstance(CommentPostedEvent.eventName)
   onCommentPosted(event: CommentPostedEvent): void {
     this.guard(() => this.live.broadcast('comment.created', { comment_id: event.commentId, build_id: event.buildId }));
   }
 
-  @OnEvent(CommentDeletedEvent.eventName)
+  @OnEventOnEveryInstance(CommentDeletedEvent.eventName)
   onCommentDeleted(event: CommentDeletedEvent): void {
     this.guard(() => this.live.broadcast('comment.deleted', { comment_id: event.commentId, build_id: event.buildId }));
   }
 
-  @OnEvent(SessionsRevokedEvent.eventName)
+  @OnEventOnEveryInstance(SessionsRevokedEvent.eventName)
   onSessionsRevoked(event: SessionsRevokedEvent): void {
     this.guard(() => this.live.endSessions(event.sessionIds));
   }
 
-  @OnEvent(MemberRoleChangedEvent.eventName)
+  @OnEventOnEveryInstance(MemberRoleChangedEvent.eventName)
   onRoleChanged(event: MemberRoleChangedEvent): void {
     this.guard(() => this.live.memberRoleChanged(event.userId, event.role));
   }
 
-  @OnEvent(MemberDeletedEvent.eventName)
+  @OnEventOnEveryInstance(MemberDeletedEvent.eventName)
   onMemberDeleted(event: MemberDeletedEvent): void {
     this.guard(() => this.live.memberDeleted(event.userId));
   }

@@ -5,6 +5,7 @@ import { SessionsService } from '../auth/sessions.service';
 import { BuildRetentionService } from '../builds/build-retention.service';
 import { RecordingsService } from '../recordings/recordings.service';
 import { CommentsService } from '../comments/comments.service';
+import { ClusterBus } from '../cluster/cluster-bus';
 import { sweepTempUploads } from '../common/multipart/multipart-receiver';
 import { StoragePaths } from '../common/storage/storage-paths';
 import { HOUR_MS, MINUTE_MS } from '../common/time';
@@ -17,11 +18,17 @@ import { RelayMetrics } from '../metrics/relay-metrics';
 
 /** Stored files younger than this are never swept: their row may be about to be written. */
 export const ORPHAN_UPLOAD_GRACE_MS = 10 * MINUTE_MS;
+/**
+ * With several instances, each round holds a lock in Redis so one instance runs it at a time; the
+ * lock expires after this even if its holder died mid-round. Far above a round's length.
+ */
+export const PURGE_LOCK_TTL_MS = 15 * MINUTE_MS;
 
 /**
  * Every scheduled clean-up in one place: each runs once at start-up and then on its schedule.
  * Tests call the methods directly after moving the clock. A failing purge is logged and retried
- * on the next tick; it never takes the relay down.
+ * on the next tick; it never takes the relay down. With Redis (docs/scaling.md) every instance has
+ * the schedule, and a lock lets one of them run each round while the others skip it.
  */
 @Injectable()
 export class ScheduledPurgesService implements OnApplicationBootstrap {
@@ -40,6 +47,7 @@ export class ScheduledPurgesService implements OnApplicationBootstrap {
     private readonly images: StoredImagesService,
     private readonly paths: StoragePaths,
     private readonly metrics: RelayMetrics,
+    private readonly bus: ClusterBus,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -51,8 +59,11 @@ export class ScheduledPurgesService implements OnApplicationBootstrap {
    * The start-up sweep. Before the relay listens nothing is being uploaded or committed, so
    * whatever a crash (kill -9, power loss) left half-done is removed without a grace period:
    * partial temp files of every uploader, build files, images and recordings no row points at.
+   * Not with several instances: the others are uploading and committing right now, so their files
+   * are left to the regular sweeps, which keep a grace period.
    */
   async sweepAfterCrash(): Promise<void> {
+    if (this.bus.clustered) return;
     const now = Date.now();
     await this.guarded('partial uploads', () => sweepTempUploads(this.paths.tmp, now));
     await this.guarded('orphan build files', () => this.builds.sweepOrphans(0));
@@ -60,8 +71,13 @@ export class ScheduledPurgesService implements OnApplicationBootstrap {
     await this.guarded('orphan recordings', () => this.recordings.sweepOrphans(0));
   }
 
+  /** Every purge of the minute; false when another instance is running them (nothing done here). */
   @Cron(CronExpression.EVERY_MINUTE, { name: 'purge' })
-  async runAll(): Promise<void> {
+  runAll(): Promise<boolean> {
+    return this.bus.exclusive('purge', PURGE_LOCK_TTL_MS, () => this.purgeAll());
+  }
+
+  private async purgeAll(): Promise<void> {
     await this.guarded('expired sessions', () => this.sessions.purgeExpired());
     await this.guarded('builds past their deletion time', () => this.builds.purgeDue());
     await this.guarded('orphan build files', () => this.builds.sweepOrphans(HOUR_MS));
@@ -73,9 +89,11 @@ export class ScheduledPurgesService implements OnApplicationBootstrap {
   }
 
   @Cron(CronExpression.EVERY_HOUR, { name: 'sweep-uploads' })
-  async sweepUploads(): Promise<void> {
-    await this.guarded('unreferenced uploads', () => this.sweepOrphanUploads());
-    await this.guarded('orphan recordings', () => this.recordings.sweepOrphans(ORPHAN_UPLOAD_GRACE_MS));
+  sweepUploads(): Promise<boolean> {
+    return this.bus.exclusive('sweep-uploads', PURGE_LOCK_TTL_MS, async () => {
+      await this.guarded('unreferenced uploads', () => this.sweepOrphanUploads());
+      await this.guarded('orphan recordings', () => this.recordings.sweepOrphans(ORPHAN_UPLOAD_GRACE_MS));
+    });
   }
 
   /**

@@ -20,7 +20,7 @@ import { authorizeUpgrades, upgradeContext } from '../common/net/upgrade-routing
 import { WsHeartbeat } from '../common/net/ws-heartbeat';
 import { RelayConfig } from '../config/relay-config';
 import { DeviceSessionClient, DeviceSessionClients } from './device-session-clients.service';
-import { AGENT_BUSY, DeviceSessionsService, SESSION_NOT_FOUND } from './device-sessions.service';
+import { AGENT_BUSY, DeviceSessionsService, isOnline, SESSION_NOT_FOUND } from './device-sessions.service';
 
 interface ClientUpgrade {
   sessionId: string;
@@ -81,9 +81,10 @@ export class DeviceSessionGateway implements OnGatewayInit, OnGatewayConnection,
   }
 
   /** After the credential: 404 for a session no agent listed, 502 when its agent is not connected. */
-  private admit(sessionId: string, principal: Principal): ClientUpgrade {
-    if (!this.sessions.exists(sessionId)) throw notFound(SESSION_NOT_FOUND);
-    if (!this.sessions.agentFor(sessionId)) throw new HttpError(502, ErrorMessages.agentOffline);
+  private async admit(sessionId: string, principal: Principal): Promise<ClientUpgrade> {
+    const place = await this.sessions.locate(sessionId);
+    if (!place) throw notFound(SESSION_NOT_FOUND);
+    if (!isOnline(place)) throw new HttpError(502, ErrorMessages.agentOffline);
     return { sessionId, principal };
   }
 
@@ -111,10 +112,7 @@ export class DeviceSessionGateway implements OnGatewayInit, OnGatewayConnection,
   }
 
   private async forward(client: DeviceSessionClient, request: ClientRequest): Promise<void> {
-    const agent = this.sessions.agentFor(client.sessionId);
-    const outcome: RpcOutcome = agent
-      ? await this.sessions.forward(agent, client.sessionId, request.method, request.params)
-      : { kind: 'offline' };
+    const outcome: RpcOutcome = await this.sessions.forward(client.sessionId, request.method, request.params);
     if (client.socket.readyState !== client.socket.OPEN) return;
     client.socket.send(toClientFrame(request.id, outcome));
   }

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { OnEvent } from '@nestjs/event-emitter';
+import { OnEventOnEveryInstance } from '../cluster/on-every-instance.decorator';
 import { AgentOfflineEvent } from '../agents/events/agent-offline.event';
 import { DeviceSessionEvent } from '../agents/events/device-session-event.event';
 import { CloseCode } from '../agents/protocol/agent-protocol';
@@ -11,7 +11,8 @@ import { DeviceSessionClient, DeviceSessionClients } from './device-session-clie
 /**
  * What happens to automation clients when something changes elsewhere: agent events fan out to every
  * client of the session; an agent going away closes its sessions' clients (4502); ended browser
- * sessions, revoked PATs and removed members close the sockets they opened.
+ * sessions, revoked PATs and removed members close the sockets they opened. With Redis these events
+ * come from every instance (docs/scaling.md): the agent may be on one, its clients on others.
  */
 @Injectable()
 export class DeviceSessionListener {
@@ -19,7 +20,7 @@ export class DeviceSessionListener {
 
   constructor(private readonly clients: DeviceSessionClients) {}
 
-  @OnEvent(DeviceSessionEvent.eventName)
+  @OnEventOnEveryInstance(DeviceSessionEvent.eventName)
   onDeviceEvent(event: DeviceSessionEvent): void {
     this.guarded(() => {
       const frame = JSON.stringify({ type: 'event', sessionId: event.sessionId, event: event.event, data: event.data });
@@ -29,25 +30,25 @@ export class DeviceSessionListener {
     });
   }
 
-  @OnEvent(AgentOfflineEvent.eventName)
+  @OnEventOnEveryInstance(AgentOfflineEvent.eventName)
   onAgentOffline(event: AgentOfflineEvent): void {
     const sessions = new Set(event.sessionIds);
     this.closeWhere((c) => sessions.has(c.sessionId), CloseCode.agentGone, 'agent offline');
   }
 
-  @OnEvent(SessionsRevokedEvent.eventName)
+  @OnEventOnEveryInstance(SessionsRevokedEvent.eventName)
   onSessionsRevoked(event: SessionsRevokedEvent): void {
     const ended = new Set(event.sessionIds);
     this.closeWhere((c) => c.authSessionId !== null && ended.has(c.authSessionId), CloseCode.revoked, 'signed out');
   }
 
-  @OnEvent(TokensRevokedEvent.eventName)
+  @OnEventOnEveryInstance(TokensRevokedEvent.eventName)
   onTokensRevoked(event: TokensRevokedEvent): void {
     const revoked = new Set(event.tokenIds);
     this.closeWhere((c) => c.tokenId !== null && revoked.has(c.tokenId), CloseCode.revoked, 'token revoked');
   }
 
-  @OnEvent(MemberDeletedEvent.eventName)
+  @OnEventOnEveryInstance(MemberDeletedEvent.eventName)
   onMemberDeleted(event: MemberDeletedEvent): void {
     this.closeWhere((c) => c.userId === event.userId, CloseCode.forbidden, 'member removed');
   }

@@ -1,7 +1,7 @@
 import { HttpStatus, Injectable } from '@nestjs/common';
-import { AgentConnection } from '../agents/agent-connection';
-import { AgentDirectory } from '../agents/agent-directory.service';
-import { AgentRpcService, RpcOutcome } from '../agents/agent-rpc.service';
+import { AgentLocator, SessionPlace } from '../agents/agent-locator.service';
+import { AgentRouter } from '../agents/agent-router.service';
+import type { RpcOutcome } from '../agents/agent-rpc.service';
 import { ErrorMessages } from '../common/errors/error-messages';
 import { badRequest, conflict, notFound, HttpError } from '../common/errors/http-error';
 import { RelayConfig } from '../config/relay-config';
@@ -27,18 +27,19 @@ export function parseScreenshotFormat(value: unknown): ScreenshotFormat {
 
 /**
  * Device sessions seen from REST and from automation clients: finds the agent that owns a session,
- * asks it through the RPC service, and maps what happened to the statuses of agent-protocol §2.4.
+ * asks it through the router (on this instance or, with Redis, the one holding its socket), and maps
+ * what happened to the statuses of agent-protocol §2.4.
  */
 @Injectable()
 export class DeviceSessionsService {
   constructor(
-    private readonly directory: AgentDirectory,
-    private readonly rpc: AgentRpcService,
+    private readonly locator: AgentLocator,
+    private readonly router: AgentRouter,
     private readonly config: RelayConfig,
   ) {}
 
   async screenshot(sessionId: string, format: ScreenshotFormat): Promise<Screenshot> {
-    const outcome = await this.call(this.bootedSession(sessionId), 'screenshot', { sessionId, format });
+    const outcome = await this.call(await this.bootedSession(sessionId), 'screenshot', { sessionId, format });
     const ok = this.succeeded(outcome, ErrorMessages.screenshotTimeout);
     const mime = (ok.result as { mime?: unknown } | null)?.mime;
     if (!ok.payload?.length || typeof mime !== 'string' || !IMAGE_TYPES.includes(mime)) {
@@ -48,32 +49,29 @@ export class DeviceSessionsService {
   }
 
   async uiTree(sessionId: string): Promise<{ elements: UiElement[] }> {
-    const outcome = await this.call(this.bootedSession(sessionId), 'ui_tree', { sessionId });
+    const outcome = await this.call(await this.bootedSession(sessionId), 'ui_tree', { sessionId });
     const elements = toUiElements(this.succeeded(outcome, ErrorMessages.uiTreeTimeout).result);
     if (!elements) throw new HttpError(HttpStatus.BAD_GATEWAY, 'Agent returned no UI tree');
     return { elements };
   }
 
   /** Every known device, ordered by agent name, then device name, then session id (case-insensitively). */
-  devices(): DeviceListItem[] {
-    return this.directory
-      .allDevices()
+  async devices(): Promise<DeviceListItem[]> {
+    return (await this.locator.allDevices())
       .map(toDeviceListItem)
       .sort((a, b) => byText(a.agent, b.agent) || byText(a.name, b.name) || byText(a.session_id, b.session_id));
   }
 
-  /** For a device-session client's request: the owning agent's socket, or null when it is offline. */
-  agentFor(sessionId: string): AgentConnection | null {
-    return this.directory.locate(sessionId)?.connection ?? null;
+  /** Where a session lives now (null: no agent ever listed it). */
+  locate(sessionId: string): Promise<SessionPlace | null> {
+    return this.locator.locate(sessionId);
   }
 
-  exists(sessionId: string): boolean {
-    return this.directory.locate(sessionId) !== null;
-  }
-
-  /** Forwards any method for a session (§3); the agent decides what it supports. */
-  forward(agent: AgentConnection, sessionId: string, method: string, params: Record<string, unknown>): Promise<RpcOutcome> {
-    return this.rpc.call(agent, method, { ...params, sessionId }, this.timeoutFor(method));
+  /** Forwards any method for a session (§3) to its owning agent, wherever it is; the agent decides what it supports. */
+  async forward(sessionId: string, method: string, params: Record<string, unknown>): Promise<RpcOutcome> {
+    const place = await this.locator.locate(sessionId);
+    if (!place) return { kind: 'offline' };
+    return this.router.call(place, method, { ...params, sessionId }, this.timeoutFor(method));
   }
 
   private timeoutFor(method: string): number {
@@ -84,16 +82,16 @@ export class DeviceSessionsService {
   }
 
   /** 404 unknown, 409 last known shut down, 502 owner not connected. */
-  private bootedSession(sessionId: string): AgentConnection {
-    const location = this.directory.locate(sessionId);
-    if (!location) throw notFound(SESSION_NOT_FOUND);
-    if (location.device.state !== 'booted') throw conflict(ErrorMessages.deviceNotBooted);
-    if (!location.connection) throw new HttpError(HttpStatus.BAD_GATEWAY, ErrorMessages.agentOffline);
-    return location.connection;
+  private async bootedSession(sessionId: string): Promise<SessionPlace> {
+    const place = await this.locator.locate(sessionId);
+    if (!place) throw notFound(SESSION_NOT_FOUND);
+    if (place.device.state !== 'booted') throw conflict(ErrorMessages.deviceNotBooted);
+    if (!isOnline(place)) throw new HttpError(HttpStatus.BAD_GATEWAY, ErrorMessages.agentOffline);
+    return place;
   }
 
-  private call(agent: AgentConnection, method: 'screenshot' | 'ui_tree', params: Record<string, unknown>) {
-    return this.rpc.call(agent, method, params, this.timeoutFor(method));
+  private call(place: SessionPlace, method: 'screenshot' | 'ui_tree', params: Record<string, unknown>) {
+    return this.router.call(place, method, params, this.timeoutFor(method));
   }
 
   private succeeded(outcome: RpcOutcome, timeoutMessage: string): Extract<RpcOutcome, { kind: 'ok' }> {
@@ -112,6 +110,11 @@ export class DeviceSessionsService {
         throw new HttpError(HttpStatus.BAD_GATEWAY, outcome.message.trim() || ErrorMessages.agentOffline);
     }
   }
+}
+
+/** Its agent's socket is open here, or another instance holds it. */
+export function isOnline(place: SessionPlace): boolean {
+  return place.connection ? place.connection.open : place.instanceId !== null;
 }
 
 /** Case-insensitive, as people read a list ("iPad" before "Pixel"). */

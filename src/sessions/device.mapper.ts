@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import type { SessionLocation } from '../agents/agent-directory.service';
+import type { SessionPlace } from '../agents/agent-locator.service';
 
 /** One device as its agent last listed it (GET /devices). */
 export class DeviceListItem {
@@ -25,8 +25,8 @@ export class DeviceList {
   items: DeviceListItem[];
 }
 
-export function toDeviceListItem(location: SessionLocation): DeviceListItem {
-  const { device, agentName, connection } = location;
+export function toDeviceListItem(place: SessionPlace): DeviceListItem {
+  const { device, agentName, connection, instanceId } = place;
   return {
     session_id: device.sessionId,
     name: device.name,
@@ -34,6 +34,6 @@ export function toDeviceListItem(location: SessionLocation): DeviceListItem {
     state: device.state,
     os_version: device.osVersion,
     agent: agentName,
-    agent_online: connection?.open ?? false,
+    agent_online: connection ? connection.open : instanceId !== null,
   };
 }

@@ -21,7 +21,7 @@ export class DevicesController {
       'ordered by agent name then device name',
   })
   @ApiErrors(401, 403)
-  list(): DeviceList {
-    return { items: this.sessions.devices() };
+  async list(): Promise<DeviceList> {
+    return { items: await this.sessions.devices() };
   }
 }

@@ -390,6 +390,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/health/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["HealthController_live"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/invitations/accept": {
         parameters: {
             query?: never;
@@ -1092,7 +1108,25 @@ export interface components {
             /** @example Unauthorized */
             error: string;
         };
+        HealthDependencies: {
+            /**
+             * @description SQLite or PostgreSQL answers a trivial query
+             * @enum {string}
+             */
+            database: "ok" | "down";
+            /**
+             * @description Redis answers PING (several instances, docs/scaling.md)
+             * @enum {string}
+             */
+            redis: "ok" | "down" | "not_used";
+            /**
+             * @description the file store (the data folder) is writable
+             * @enum {string}
+             */
+            storage: "ok" | "down";
+        };
         HealthResponse: {
+            dependencies: components["schemas"]["HealthDependencies"];
             /**
              * @example ok
              * @enum {string}
@@ -1155,6 +1189,13 @@ export interface components {
         LiveComment: {
             build_id: number;
             comment_id: number;
+        };
+        LivenessResponse: {
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
         };
         LiveReady: {
             /** @enum {string} */
@@ -2907,7 +2948,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the database answers */
+            /** @description readiness: the database, the file store and (when used) Redis answer; 503 names what is down */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2923,6 +2964,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    HealthController_live: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description liveness: the process answers; dependencies are not checked */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LivenessResponse"];
                 };
             };
         };

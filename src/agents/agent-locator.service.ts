@@ -1,0 +1,135 @@
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { ClusterBus } from '../cluster/cluster-bus';
+import { AgentConnection } from './agent-connection';
+import { AgentDirectory, SessionLocation } from './agent-directory.service';
+import { CloseCode, DeviceInfo } from './protocol/agent-protocol';
+
+/** Where a session lives, seen from this instance: its socket here, or the instance that holds it. */
+export interface SessionPlace extends SessionLocation {
+  /** The instance holding the owning agent's socket (this one or another); null when the agent is offline. */
+  instanceId: string | null;
+}
+
+const DEVICES = 'agents:devices';
+const OWNERS = 'agents:sessions';
+const ONLINE = 'agents:online';
+const CLAIMED = 'agents:claimed';
+const FORGET_IF_OURS = `if redis.call('hget', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('hdel', KEYS[1], ARGV[1]) else return 0 end`;
+
+/**
+ * Agents and their devices as every instance sees them. Alone, that is the AgentDirectory of this
+ * process. With Redis (docs/scaling.md) each instance also writes what its own sockets say (device
+ * lists, who owns a session, which instance holds an agent) to shared hashes, and reads them to
+ * find a session whose agent is connected elsewhere; a socket it holds is always found locally
+ * first. An agent connecting to another instance under the same name replaces this one's (4000),
+ * as agent-protocol §1 says for one relay.
+ */
+@Injectable()
+export class AgentLocator implements OnModuleInit {
+  private readonly logger = new Logger('Agents');
+  /** Shared writes, in the order the sockets said things (a device list after the connect, …). */
+  private writes: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly directory: AgentDirectory,
+    private readonly bus: ClusterBus,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    await this.bus.subscribe(CLAIMED, (message) => this.claimedElsewhere(message));
+  }
+
+  /** This instance now holds the agent's socket. */
+  connected(agentName: string): void {
+    this.write(async (redis) => {
+      await redis.hset(this.bus.key(ONLINE), agentName, this.bus.instanceId);
+      await this.bus.publish(CLAIMED, JSON.stringify({ agentName, instanceId: this.bus.instanceId }));
+    });
+  }
+
+  /** The agent's device list as its socket here just sent it. */
+  listed(agentName: string, devices: DeviceInfo[]): void {
+    this.write(async (redis) => {
+      const previous = parseDevices(await redis.hget(this.bus.key(DEVICES), agentName));
+      const owners = previous.length ? await redis.hmget(this.bus.key(OWNERS), ...previous.map((d) => d.sessionId)) : [];
+      const gone = previous.filter((d, i) => owners[i] === agentName).map((d) => d.sessionId);
+      const batch = redis.multi();
+      if (gone.length) batch.hdel(this.bus.key(OWNERS), ...gone);
+      batch.hset(this.bus.key(DEVICES), agentName, JSON.stringify(devices));
+      for (const device of devices) batch.hset(this.bus.key(OWNERS), device.sessionId, agentName);
+      await batch.exec();
+    });
+  }
+
+  /** The socket here closed and no socket here took its name: unless another instance holds it now, it is offline. */
+  disconnected(agentName: string): void {
+    this.write((redis) => redis.eval(FORGET_IF_OURS, 1, this.bus.key(ONLINE), agentName, this.bus.instanceId));
+  }
+
+  async locate(sessionId: string): Promise<SessionPlace | null> {
+    const local = this.directory.locate(sessionId);
+    if (local?.connection || !this.bus.clustered) return local && this.here(local);
+    await this.writes;
+    const agentName = await this.bus.redis.hget(this.bus.key(OWNERS), sessionId);
+    if (!agentName) return local && this.here(local);
+    const [list, instanceId] = await Promise.all([
+      this.bus.redis.hget(this.bus.key(DEVICES), agentName),
+      this.bus.redis.hget(this.bus.key(ONLINE), agentName),
+    ]);
+    const device = parseDevices(list).find((d) => d.sessionId === sessionId);
+    if (!device) return local && this.here(local);
+    return { device, agentName, connection: this.directory.connection(agentName) ?? null, instanceId };
+  }
+
+  /** Every device of every agent seen (by any instance, while clustered), with where it lives. */
+  async allDevices(): Promise<SessionPlace[]> {
+    if (!this.bus.clustered) return this.directory.allDevices().map((l) => this.here(l));
+    await this.writes;
+    const [lists, owners, online] = await Promise.all([
+      this.bus.redis.hgetall(this.bus.key(DEVICES)),
+      this.bus.redis.hgetall(this.bus.key(OWNERS)),
+      this.bus.redis.hgetall(this.bus.key(ONLINE)),
+    ]);
+    return Object.entries(lists).flatMap(([agentName, list]) =>
+      parseDevices(list)
+        .filter((device) => owners[device.sessionId] === agentName)
+        .map((device) => ({
+          device,
+          agentName,
+          connection: this.directory.connection(agentName) ?? null,
+          instanceId: online[agentName] ?? null,
+        })),
+    );
+  }
+
+  private here(location: SessionLocation): SessionPlace {
+    return { ...location, instanceId: location.connection ? this.bus.instanceId : null };
+  }
+
+  /** Another instance took an agent whose socket is here: close ours as replaced, without an offline event. */
+  private claimedElsewhere(message: Buffer): void {
+    const { agentName, instanceId } = JSON.parse(message.toString()) as { agentName: string; instanceId: string };
+    if (instanceId === this.bus.instanceId) return;
+    const connection: AgentConnection | undefined = this.directory.connection(agentName);
+    if (!connection || !this.directory.unregister(connection)) return;
+    this.logger.log(`Agent ${agentName} connected to another instance: closing its connection here`);
+    connection.close(CloseCode.replaced, 'replaced');
+  }
+
+  private write(step: (redis: ClusterBus['redis']) => Promise<unknown>): void {
+    if (!this.bus.clustered) return;
+    this.writes = this.writes
+      .then(() => step(this.bus.redis))
+      .catch((err: Error) => this.logger.error(`Sharing the agent directory through Redis failed: ${err.message}`));
+  }
+}
+
+function parseDevices(list: string | null | undefined): DeviceInfo[] {
+  if (!list) return [];
+  try {
+    const devices = JSON.parse(list) as unknown;
+    return Array.isArray(devices) ? (devices as DeviceInfo[]) : [];
+  } catch {
+    return [];
+  }
+}
