@@ -7,6 +7,7 @@ import { ClusterBus } from '../cluster/cluster-bus';
 import { Clock } from '../common/clock';
 import { HttpError } from '../common/errors/http-error';
 import { StoragePaths } from '../common/storage/storage-paths';
+import { FileStore } from '../storage/file-store';
 import type { DependencyState, HealthDependencies, HealthResponse } from './health.mapper';
 
 export const DATABASE_UNAVAILABLE = 'Database unavailable';
@@ -15,7 +16,8 @@ export const REDIS_UNAVAILABLE = 'Redis unavailable';
 
 /**
  * Readiness (GET /health): the instance can serve requests when its database answers, its file
- * store is writable and, when several instances share Redis, Redis answers; otherwise 503 naming
+ * store answers (the data folder is readable and writable, or the S3 bucket answers HEAD) and its
+ * local temp folder, where uploads arrive first, is writable, and, when several instances share Redis, Redis answers; otherwise 503 naming
  * what is down, so a load balancer sends traffic elsewhere. Liveness (GET /health/live) checks
  * nothing but the process: a database outage must not make an orchestrator restart every instance.
  */
@@ -26,6 +28,7 @@ export class HealthService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly paths: StoragePaths,
+    private readonly store: FileStore,
     private readonly bus: ClusterBus,
     private readonly clock: Clock,
   ) {
@@ -61,7 +64,7 @@ export class HealthService {
 
   private async storage(): Promise<DependencyState> {
     try {
-      await access(this.paths.tmp, constants.W_OK);
+      await Promise.all([access(this.paths.tmp, constants.W_OK), this.store.check()]);
       return 'ok';
     } catch {
       return 'down';

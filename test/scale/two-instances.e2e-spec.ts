@@ -1,8 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { Client } from 'pg';
 import { encodeBinaryFrame } from '../../src/agents/protocol/agent-protocol';
 import { ClusterBus } from '../../src/cluster/cluster-bus';
@@ -13,12 +11,14 @@ import { uploadTestBuild } from '../support/builds';
 import { describeUnless } from '../support/describe-unless';
 import { MemberFactory, sessionCookieFrom, TestMember, TEST_PASSWORD } from '../support/factory';
 import { rawBody } from '../support/raw-body';
+import { startTestS3Server, TestS3Server } from '../support/s3-server';
 import { SseClient } from '../support/sse-client';
 import { startTestRelay, TestRelay } from '../support/test-relay';
 
 /**
  * Issue 14 §5: two relay instances on different ports over one PostgreSQL database, one Redis and
- * one file store (a shared data folder here), with agents and users spread across them.
+ * one S3 server (each instance with a data folder of its own, for temp files only), with agents
+ * and users spread across them.
  */
 const PG_ADMIN_URL = process.env.SVC_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const REDIS_URL = process.env.SVC_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -47,7 +47,9 @@ const PNG = Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), randomBytes(2
 
 describeUnless(unreachable(), 'two relay instances (PostgreSQL + Redis)', () => {
   const name = `svc_scale_${randomBytes(6).toString('hex')}`;
-  const dataDir = mkdtempSync(join(tmpdir(), 'svc-scale-'));
+  let s3: TestS3Server;
+  let savedCredentials: { id?: string; secret?: string } = {};
+  const restore = (key: string, value: string | undefined) => (value === undefined ? delete process.env[key] : (process.env[key] = value));
   let a: TestRelay;
   let b: TestRelay;
   let members: MemberFactory;
@@ -67,11 +69,17 @@ describeUnless(unreachable(), 'two relay instances (PostgreSQL + Redis)', () => 
     await admin$((c) => c.query(`CREATE DATABASE ${name}`));
     const url = new URL(PG_ADMIN_URL);
     url.pathname = `/${name}`;
+    s3 = await startTestS3Server();
+    const storage = s3.env('relay');
+    // The SDK's default credential chain reads these from the process (as in production).
+    savedCredentials = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
+    process.env.AWS_ACCESS_KEY_ID = storage.AWS_ACCESS_KEY_ID;
+    process.env.AWS_SECRET_ACCESS_KEY = storage.AWS_SECRET_ACCESS_KEY;
     const env = {
+      ...storage,
       SVC_DATABASE_URL: url.toString(),
       SVC_REDIS_URL: REDIS_URL,
       SVC_REDIS_PREFIX: `test-${randomBytes(4).toString('hex')}:`,
-      SVC_DATA_DIR: dataDir,
     };
     // One after the other: the first runs the migrations.
     a = await startTestRelay(env);
@@ -84,7 +92,9 @@ describeUnless(unreachable(), 'two relay instances (PostgreSQL + Redis)', () => 
     await a?.close();
     await b?.close();
     await admin$((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
-    rmSync(dataDir, { recursive: true, force: true });
+    await s3?.close();
+    restore('AWS_ACCESS_KEY_ID', savedCredentials.id);
+    restore('AWS_SECRET_ACCESS_KEY', savedCredentials.secret);
   });
 
   const onB = (member: TestMember, method: 'get' | 'delete' | 'patch', path: string) => b.http()[method](path).set('Cookie', member.cookie);
@@ -105,6 +115,7 @@ describeUnless(unreachable(), 'two relay instances (PostgreSQL + Redis)', () => 
 
     const whole = await onB(admin, 'get', `/api/v1/builds/${build.id}/download`).parse(rawBody).expect(200);
     const original = readFileSync(fixture('string-label.apk'));
+    expect((await s3.objectKeys()).filter((k) => k.startsWith('relay/builds/'))).toHaveLength(1);
     expect(Buffer.compare(whole.body as Buffer, original)).toBe(0);
     const part = await onB(admin, 'get', `/api/v1/builds/${build.id}/download`).set('Range', 'bytes=10-19').parse(rawBody).expect(206);
     expect(part.headers['content-range']).toBe(`bytes 10-19/${original.length}`);

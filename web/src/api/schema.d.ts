@@ -1120,7 +1120,7 @@ export interface components {
              */
             redis: "ok" | "down" | "not_used";
             /**
-             * @description the file store (the data folder) is writable
+             * @description the file store answers (data folder readable and writable, or the S3 bucket) and the temp folder is writable
              * @enum {string}
              */
             storage: "ok" | "down";
