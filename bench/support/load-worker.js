@@ -31,14 +31,30 @@ function connection() {
     const socket = net.connect(port, host);
     socket.setNoDelay(true);
     let buffer = Buffer.alloc(0);
+    let bodyLeft = 0; // bytes of the current answer's body still to come (large bodies are counted, not kept)
+    let status = '';
     let started = 0;
     const send = () => {
       if (stopped) return socket.end(), resolve();
       started = performance.now();
       socket.write(requests[next++ % requests.length]);
     };
+    const answered = () => {
+      if (!stopped) completed++;
+      if (recording) {
+        latencies.push(performance.now() - started);
+        statuses[status] = (statuses[status] ?? 0) + 1;
+      }
+      send();
+    };
     socket.on('connect', send);
     socket.on('data', (chunk) => {
+      if (bodyLeft > 0) {
+        if (chunk.length < bodyLeft) return void (bodyLeft -= chunk.length);
+        chunk = chunk.subarray(bodyLeft);
+        bodyLeft = 0;
+        answered();
+      }
       buffer = buffer.length ? Buffer.concat([buffer, chunk]) : chunk;
       for (;;) {
         const headEnd = buffer.indexOf('\r\n\r\n');
@@ -46,15 +62,15 @@ function connection() {
         const head = buffer.subarray(0, headEnd).toString('latin1');
         const match = /\r\ncontent-length:\s*(\d+)/i.exec(head);
         const length = match ? Number(match[1]) : 0;
-        if (buffer.length < headEnd + 4 + length) return;
-        const status = head.slice(9, 12);
-        buffer = buffer.subarray(headEnd + 4 + length);
-        if (!stopped) completed++;
-        if (recording) {
-          latencies.push(performance.now() - started);
-          statuses[status] = (statuses[status] ?? 0) + 1;
+        status = head.slice(9, 12);
+        const available = buffer.length - (headEnd + 4);
+        if (available < length) {
+          bodyLeft = length - available;
+          buffer = Buffer.alloc(0);
+          return;
         }
-        send();
+        buffer = buffer.subarray(headEnd + 4 + length);
+        answered();
       }
     });
     socket.on('error', () => {

@@ -84,6 +84,11 @@ export function waitForListening(child: ChildProcess, marker = 'listening on'): 
 
 /** First admin, signed in, and a PAT with `scope`. */
 export async function issuePat(base: string, scope = 'builds:write'): Promise<string> {
+  return (await issuePats(base, [scope]))[0];
+}
+
+/** First admin, signed in, and one PAT per scope. */
+export async function issuePats(base: string, scopes: string[]): Promise<string[]> {
   const email = 'bench@example.com';
   const password = 'bench-password-1';
   await json(`${base}/auth/init`, 'POST', { email, password });
@@ -93,8 +98,11 @@ export async function issuePat(base: string, scope = 'builds:write'): Promise<st
     body: JSON.stringify({ email, password }),
   });
   const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
-  const token = await json(`${base}/tokens`, 'POST', { name: 'bench', scope }, cookie);
-  return (token as { token: string }).token;
+  const tokens: string[] = [];
+  for (const scope of scopes) {
+    tokens.push(((await json(`${base}/tokens`, 'POST', { name: `bench ${scope}`, scope }, cookie)) as { token: string }).token);
+  }
+  return tokens;
 }
 
 export async function json(url: string, method: string, body: unknown, cookie?: string): Promise<unknown> {
