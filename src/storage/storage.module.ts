@@ -1,13 +1,7 @@
 import { Global, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
 import { RelayConfig } from '../config/relay-config';
-import { DiskFileStore } from './disk-file-store';
+import { createFileStore } from './create-file-store';
 import { FileStore } from './file-store';
-import { S3FileStore } from './s3-file-store';
-
-/** The store the configuration names: the data folder, or S3-compatible object storage. */
-export function createFileStore(config: RelayConfig): FileStore {
-  return config.storage.type === 's3' ? new S3FileStore(config.storage) : new DiskFileStore(config.dataDir);
-}
 
 /** Releases the store's connections (S3's sockets) when the relay stops. */
 @Injectable()

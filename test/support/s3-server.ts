@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, rm, utimes } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +21,10 @@ export interface TestS3Server {
   objectKeys(): Promise<string[]>;
   /** Multipart uploads started and neither completed nor aborted (ListMultipartUploads). */
   pendingUploads(): Promise<string[]>;
+  /** From now on, UploadPart number `partNumber` is answered 500 InternalError (null: parts succeed again). */
+  failUploadPart(partNumber: number | null): void;
+  /** Sets an object's Last-Modified into the past (s3rver reports the object file's mtime). */
+  backdate(key: string, ageMs: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -45,8 +49,15 @@ export async function startTestS3Server(bucket = 'svc-test'): Promise<TestS3Serv
   const directory = mkdtempSync(join(tmpdir(), 'svc-s3-'));
   const uploadsDir = join(directory, bucket, '._S3rver_uploads');
   const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, configureBuckets: [{ name: bucket }] });
+  let failingPart: number | null = null;
   const multipartExtras: KoaMiddleware = async (ctx, next) => {
     const [, ctxBucket, ...keyParts] = ctx.path.split('/');
+    if (ctx.method === 'PUT' && ctx.query.uploadId && Number(ctx.query.partNumber) === failingPart) {
+      ctx.status = 500;
+      ctx.type = 'application/xml';
+      ctx.body = '<?xml version="1.0" encoding="UTF-8"?><Error><Code>InternalError</Code><Message>injected by the test</Message></Error>';
+      return;
+    }
     if (ctxBucket === bucket && ctx.method === 'DELETE' && ctx.query.uploadId && keyParts.length) {
       await rm(join(uploadsDir, ctx.query.uploadId.replace(/[^0-9a-f]/g, '')), { recursive: true, force: true });
       ctx.status = 204;
@@ -66,9 +77,14 @@ export async function startTestS3Server(bucket = 'svc-test'): Promise<TestS3Serv
   (server as { middleware: KoaMiddleware[] }).middleware.unshift(multipartExtras);
   const address = (await server.run()) as { port: number };
   const endpoint = `http://127.0.0.1:${address.port}`;
+  process.env.AWS_ACCESS_KEY_ID ??= S3_TEST_ACCESS_KEY;
+  process.env.AWS_SECRET_ACCESS_KEY ??= S3_TEST_SECRET_KEY;
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   return {
     endpoint,
     bucket,
+    // The credentials also go to this process's environment (the AWS SDK's default chain): test
+    // helpers that open the relay's store themselves use them.
     env: (prefix = '') => ({
       SVC_STORAGE_URL: `s3://${bucket}${prefix ? `/${prefix}` : ''}`,
       SVC_S3_ENDPOINT: endpoint,
@@ -76,9 +92,18 @@ export async function startTestS3Server(bucket = 'svc-test'): Promise<TestS3Serv
       SVC_S3_FORCE_PATH_STYLE: 'true',
       AWS_ACCESS_KEY_ID: S3_TEST_ACCESS_KEY,
       AWS_SECRET_ACCESS_KEY: S3_TEST_SECRET_KEY,
+      // The SDK warns on stderr that its 2027 releases need Node 22; CLI tests expect a quiet stderr.
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     }),
     objectKeys: async () => (await walkObjects(join(directory, bucket), '')).sort(),
     pendingUploads: async () => (await listPending(uploadsDir)).map((u) => `${u.key} (${u.id})`),
+    failUploadPart: (partNumber) => {
+      failingPart = partNumber;
+    },
+    backdate: async (key, ageMs) => {
+      const past = new Date(Date.now() - ageMs);
+      await utimes(join(directory, bucket, `${key}._S3rver_object`), past, past);
+    },
     close: async () => {
       await new Promise<void>((done) => (server.httpServer as Server).close(() => done()));
       rmSync(directory, { recursive: true, force: true });

@@ -11,6 +11,8 @@ import { Clock } from '../../src/common/clock';
 import { loadConfig } from '../../src/config/config.loader';
 import { RelayConfig } from '../../src/config/relay-config';
 import { JsonLogger } from '../../src/logging/json-logger';
+import { FileStore } from '../../src/storage/file-store';
+import { startTestS3Server, TestS3Server } from './s3-server';
 
 export interface TestRelay {
   app: NestExpressApplication;
@@ -23,6 +25,10 @@ export interface TestRelay {
   env: Record<string, string>;
   clock: Clock;
   logger: JsonLogger;
+  /** The S3 server the relay stores its files in (SVC_TEST_STORAGE=s3), else null. */
+  s3: TestS3Server | null;
+  /** Names of the stored files in a folder of the relay's store (`builds/`, `uploads/comments/`), sorted. */
+  storedFiles: (prefix: string) => Promise<string[]>;
   /** supertest bound to the running relay (paths are relative to the root, e.g. /api/v1/auth/status). */
   http: () => ReturnType<typeof request>;
   close: () => Promise<void>;
@@ -49,6 +55,7 @@ export async function startTestRelay(
 ): Promise<TestRelay> {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-relay-test-'));
   const database = env.SVC_DATABASE_URL ? null : await createTestDatabase();
+  const s3 = testStorage === 's3' && !env.SVC_STORAGE_URL ? await startTestS3Server() : null;
   const relayEnv: Record<string, string> = {
     SVC_DATA_DIR: dataDir,
     SVC_PORT: '0',
@@ -59,10 +66,12 @@ export async function startTestRelay(
     // this checkout (the browser tests build it) must not change what unknown paths answer.
     SVC_WEB_DIR: join(dataDir, 'no-dashboard'),
     ...(database ? { SVC_DATABASE_URL: database.url } : {}),
+    ...(s3 ? s3.env('relay') : {}),
     ...env,
   };
   const discard = async () => {
     await database?.drop();
+    await s3?.close();
     rmSync(dataDir, { recursive: true, force: true });
   };
   const config = loadConfig(relayEnv, dataDir);
@@ -85,6 +94,12 @@ export async function startTestRelay(
     env: relayEnv,
     clock: app.get(Clock),
     logger,
+    s3,
+    storedFiles: async (prefix) => {
+      const names: string[] = [];
+      for await (const key of app.get(FileStore).list(prefix)) names.push(key.slice(prefix.length));
+      return names.sort();
+    },
     http: () => request(url),
     close: async () => {
       await app.close();
@@ -93,6 +108,12 @@ export async function startTestRelay(
     discard,
   };
 }
+
+/**
+ * Where the test relays store files: 'data-dir', or 's3' under SVC_TEST_STORAGE=s3 (each relay gets
+ * a fresh S3 server on loopback, test/support/s3-server.ts), so every suite runs on both backends.
+ */
+export const testStorage: 'data-dir' | 's3' = process.env.SVC_TEST_STORAGE === 's3' ? 's3' : 'data-dir';
 
 /** The dialect the test relays run on: 'postgres' under SVC_TEST_DATABASE_URL, else 'sqlite'. */
 export const testDialect: 'sqlite' | 'postgres' = process.env.SVC_TEST_DATABASE_URL ? 'postgres' : 'sqlite';

@@ -1,10 +1,13 @@
 import Database from 'better-sqlite3';
-import { createReadStream, createWriteStream, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
-import { join, relative, resolve, sep } from 'node:path';
+import { createReadStream, createWriteStream, renameSync, rmSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import * as tar from 'tar-stream';
 import { RELAY_VERSION } from '../../bootstrap/version';
 import type { RelayConfig } from '../../config/relay-config';
+import { FileStore, STORED_FOLDERS } from '../../storage/file-store';
+import { createFileStore } from '../../storage/create-file-store';
 import { CliError } from '../cli-error';
 import {
   BACKUP_FORMAT,
@@ -17,15 +20,13 @@ import {
   ManifestFile,
 } from './backup-manifest';
 
-/** Folders under the data dir that never go into a backup: uploads still being received. */
-const TRANSIENT_DIRS = ['tmp'];
-
 /**
- * Writes a backup archive of a relay's data dir to `output`, safe while the relay runs:
- * the database is copied with `VACUUM INTO`, one read transaction, so the copy is a consistent
- * snapshot even while uploads commit (SQLite WAL lets writers continue meanwhile). Stored files
- * are then streamed into the archive; build files are written once and renamed into place, so a
- * file is never caught half-written. The archive is written to `<output>.partial` and renamed.
+ * Writes a backup archive of a relay's database and stored files to `output`, safe while the relay
+ * runs: the database is copied with `VACUUM INTO`, one read transaction, so the copy is a consistent
+ * snapshot even while uploads commit (SQLite WAL lets writers continue meanwhile). Stored files are
+ * then streamed into the archive from the configured store (the data folder or S3); files enter the
+ * store only when complete, so none is caught half-written. The archive is written to
+ * `<output>.partial` and renamed.
  */
 export async function createBackup(config: RelayConfig, output: string): Promise<BackupManifest> {
   if (config.database.type !== 'sqlite') {
@@ -35,13 +36,14 @@ export async function createBackup(config: RelayConfig, output: string): Promise
   const partial = `${target}.partial`;
   const snapshot = `${target}.sqlite-snapshot`;
   rmSync(snapshot, { force: true });
+  const store = createFileStore(config);
   try {
     snapshotDatabase(config.database.path, snapshot);
-    const files = storedFiles(config, [target, partial, snapshot]);
-    const manifest = await writeArchive(partial, snapshot, config.dataDir, files);
+    const manifest = await writeArchive(partial, snapshot, store);
     renameSync(partial, target);
     return manifest;
   } finally {
+    store.close();
     rmSync(snapshot, { force: true });
     rmSync(partial, { force: true });
   }
@@ -62,40 +64,29 @@ function snapshotDatabase(databasePath: string, snapshot: string): void {
   }
 }
 
-/** Every regular file under the data dir except the database itself, transient folders and our own output. */
-function storedFiles(config: RelayConfig, exclude: string[]): string[] {
-  const dbPath = config.database.type === 'sqlite' ? config.database.path : '';
-  const skip = new Set([...exclude, dbPath, `${dbPath}-wal`, `${dbPath}-shm`, `${dbPath}-journal`].map((p) => resolve(p)));
-  const found: string[] = [];
-  const walk = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const full = join(dir, entry.name);
-      if (entry.isDirectory()) {
-        if (dir === config.dataDir && TRANSIENT_DIRS.includes(entry.name)) continue;
-        walk(full);
-      } else if (entry.isFile() && !skip.has(full) && !entry.name.endsWith('.partial')) {
-        found.push(full);
-      }
-    }
-  };
-  walk(config.dataDir);
-  return found.sort();
+/** Every stored file's key (builds, images, recordings), listed before any is copied, sorted. */
+async function storedKeys(store: FileStore): Promise<string[]> {
+  const keys: string[] = [];
+  for (const folder of STORED_FOLDERS) for await (const key of store.list(folder)) keys.push(key);
+  return keys.sort();
 }
 
-async function writeArchive(archivePath: string, snapshot: string, dataDir: string, files: string[]): Promise<BackupManifest> {
+async function writeArchive(archivePath: string, snapshot: string, store: FileStore): Promise<BackupManifest> {
+  const keys = await storedKeys(store);
   const pack = tar.pack();
   const written = pipeline(pack, createWriteStream(archivePath));
-  const database = await addFile(pack, DATABASE_ENTRY, snapshot);
+  const database = await addEntry(pack, DATABASE_ENTRY, statSync(snapshot).size, createReadStream(snapshot));
   const entries: ManifestFile[] = [];
   const skipped: string[] = [];
-  for (const file of files) {
-    const path = relative(dataDir, file).split(sep).join('/');
-    const added = await addFile(pack, FILES_PREFIX + path, file).catch((err: NodeJS.ErrnoException) => {
-      if (err.code === 'ENOENT') return null; // purged since it was listed
-      throw err;
-    });
-    if (added) entries.push({ path, ...added });
-    else skipped.push(path);
+  for (const key of keys) {
+    // A file purged since it was listed is skipped, not an error.
+    const info = await store.stat(key);
+    const source = info ? await store.read(key).catch(() => null) : null;
+    if (!info || !source) {
+      skipped.push(key);
+      continue;
+    }
+    entries.push({ path: key, ...(await addEntry(pack, FILES_PREFIX + key, info.size, source)) });
   }
   const manifest: BackupManifest = {
     format: BACKUP_FORMAT,
@@ -113,10 +104,7 @@ async function writeArchive(archivePath: string, snapshot: string, dataDir: stri
 }
 
 /** Streams one file into the archive (never whole in memory), hashing it on the way. */
-async function addFile(pack: tar.Pack, name: string, file: string): Promise<{ bytes: number; sha256: string }> {
-  const size = statSync(file).size;
-  const source = createReadStream(file);
-  await new Promise<void>((resolveOpen, rejectOpen) => source.once('open', () => resolveOpen()).once('error', rejectOpen));
+async function addEntry(pack: tar.Pack, name: string, size: number, source: Readable): Promise<{ bytes: number; sha256: string }> {
   const hashing = new HashingStream();
   const entry = pack.entry({ name, size, mode: 0o600 });
   await pipeline(source, hashing, entry);

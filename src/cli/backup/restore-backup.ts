@@ -6,6 +6,8 @@ import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import * as tar from 'tar-stream';
 import type { RelayConfig } from '../../config/relay-config';
+import { createFileStore } from '../../storage/create-file-store';
+import { FileStore, STORED_FOLDERS } from '../../storage/file-store';
 import { CliError } from '../cli-error';
 import {
   BACKUP_FORMAT,
@@ -17,13 +19,14 @@ import {
   safeRelativePath,
 } from './backup-manifest';
 
-/** Folders the relay keeps its stored files in; replaced as a whole by `restore --force`. */
-const STORED_DIRS = ['builds', 'uploads', 'recordings', 'tmp'];
+/** Data-dir folders replaced as a whole by `restore --force` (the stored files' folders are the store's). */
+const LOCAL_DIRS = ['builds', 'uploads', 'recordings', 'tmp'];
 
 /**
- * Restores a backup archive into the configured data dir. Everything is first extracted into a
- * staging folder inside the data dir and checked against the manifest (sizes, SHA-256) and by
- * SQLite's integrity check; only then are the database and files moved into place. Refuses a data
+ * Restores a backup archive into the configured data dir and store. Everything is first extracted
+ * into a staging folder inside the data dir and checked against the manifest (sizes, SHA-256) and by
+ * SQLite's integrity check; only then are the stored files put into the configured store (the data
+ * folder or S3, whichever the backup came from) and the database moved into place. Refuses a data
  * dir that already holds a database unless `force` (the relay must be stopped for that).
  */
 export async function restoreBackup(config: RelayConfig, archive: string, force: boolean): Promise<BackupManifest> {
@@ -38,19 +41,27 @@ export async function restoreBackup(config: RelayConfig, archive: string, force:
   mkdirSync(config.dataDir, { recursive: true });
   const staging = join(config.dataDir, `.restore-${process.pid}-${Date.now()}`);
   mkdirSync(staging);
+  const store = createFileStore(config);
   try {
     const { manifest, sums } = await extract(archive, staging);
     verify(manifest, sums, staging);
-    if (force) clearDataDir(config, dbPath);
+    if (force) await clearStoredFiles(config, dbPath, store);
     for (const file of manifest.files) {
+      const staged = join(staging, 'files', file.path);
+      if (STORED_FOLDERS.some((folder) => file.path.startsWith(folder))) {
+        await store.put(file.path, staged);
+        continue;
+      }
+      // Older archives copied any file under the data dir; those go back where they were.
       const dest = join(config.dataDir, file.path);
       mkdirSync(dirname(dest), { recursive: true });
-      renameSync(join(staging, 'files', file.path), dest);
+      renameSync(staged, dest);
     }
     mkdirSync(dirname(dbPath), { recursive: true });
     renameSync(join(staging, DATABASE_ENTRY), dbPath);
     return manifest;
   } finally {
+    store.close();
     rmSync(staging, { recursive: true, force: true });
   }
 }
@@ -126,11 +137,16 @@ function parseManifest(text: string): BackupManifest {
   throw new CliError(`${MANIFEST_ENTRY} is not an svc backup manifest`);
 }
 
-/** Replaces the relay's current data (restore --force): database files and stored-file folders. */
-function clearDataDir(config: RelayConfig, dbPath: string): void {
+/** Replaces the relay's current data (restore --force): database files, stored files (in whichever store), local folders. */
+async function clearStoredFiles(config: RelayConfig, dbPath: string, store: FileStore): Promise<void> {
   for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(dbPath + suffix, { force: true });
+  for (const folder of STORED_FOLDERS) {
+    const keys: string[] = [];
+    for await (const key of store.list(folder)) keys.push(key);
+    await store.remove(keys);
+  }
   for (const name of readdirSync(config.dataDir)) {
-    if (STORED_DIRS.includes(name)) rmSync(join(config.dataDir, name), { recursive: true, force: true });
+    if (LOCAL_DIRS.includes(name)) rmSync(join(config.dataDir, name), { recursive: true, force: true });
   }
 }
 
