@@ -3,6 +3,7 @@ import { solidPng } from '../../src/agent-daemon/backends/png-image';
 import { browserSkipReason, ensureWebBuilt, launchChromium, newContext, screenshotBothThemes, watchedPage, WEB_DIST, type WatchedPage } from '../support/browser';
 import { describeUnless } from '../support/describe-unless';
 import { MemberFactory, type TestMember } from '../support/factory';
+import { linkIn, SmtpSink } from '../support/smtp-sink';
 import { startTestRelay, type TestRelay } from '../support/test-relay';
 
 const RELAY_URL = 'https://relay.example.com';
@@ -15,6 +16,7 @@ const RELAY_URL = 'https://relay.example.com';
 describeUnless(browserSkipReason(), 'dashboard in the browser: team, tokens, profile, relay (issue 13)', () => {
   let relay: TestRelay;
   let members: MemberFactory;
+  let smtp: SmtpSink;
   let admin: TestMember;
   let browser: Browser;
   let context: BrowserContext;
@@ -24,7 +26,8 @@ describeUnless(browserSkipReason(), 'dashboard in the browser: team, tokens, pro
 
   beforeAll(async () => {
     ensureWebBuilt();
-    relay = await startTestRelay({ SVC_WEB_DIR: WEB_DIST, SVC_RELAY_URL: RELAY_URL });
+    smtp = await new SmtpSink().start();
+    relay = await startTestRelay({ ...smtp.env(), SVC_WEB_DIR: WEB_DIST, SVC_RELAY_URL: RELAY_URL });
     members = new MemberFactory(relay);
     admin = await members.admin();
     browser = await launchChromium();
@@ -38,6 +41,7 @@ describeUnless(browserSkipReason(), 'dashboard in the browser: team, tokens, pro
   afterAll(async () => {
     await browser?.close();
     await relay?.close();
+    await smtp?.close();
   });
 
   afterEach(() => {
@@ -69,7 +73,7 @@ describeUnless(browserSkipReason(), 'dashboard in the browser: team, tokens, pro
     expect(await role.getAttribute('aria-describedby')).toBe(await reason.getAttribute('id'));
   });
 
-  it('invite a member: the link (copyable, as a QR code) and that no e-mail went out; they join, get Admin, and the rule lifts', async () => {
+  it('invite a member: the link (copyable, as a QR code) and that the e-mail went out; they join, get Admin, and the rule lifts', async () => {
     await page.getByLabel('E-mail (optional)').fill('grace@example.com');
     await page.getByLabel('Role', { exact: true }).selectOption('Developer');
     await page.getByRole('button', { name: 'Create invitation' }).click();
@@ -78,7 +82,8 @@ describeUnless(browserSkipReason(), 'dashboard in the browser: team, tokens, pro
     const invite = await link.inputValue();
     expect(invite).toMatch(new RegExp(`^${RELAY_URL}/invite\\?token=[0-9a-f]{64}$`));
     await page.getByRole('img', { name: 'QR code of the invitation link' }).waitFor();
-    await page.getByText(/^No e-mail was sent/).waitFor();
+    await page.getByText(/^E-mailed to grace@example.com\./).waitFor();
+    expect(linkIn(await smtp.lastTo('grace@example.com'), '/invite')).toBe(invite);
     await page.getByRole('button', { name: 'Copy Invitation link' }).click();
     await page.getByText('Copied to the clipboard.').waitFor();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(invite);
@@ -115,19 +120,32 @@ describeUnless(browserSkipReason(), 'dashboard in the browser: team, tokens, pro
     await until(async () => (await link.count()) > 0 && (await link.inputValue()) !== previous);
     const token = new URL(await link.inputValue()).searchParams.get('token')!;
     await relay.http().get(`/api/v1/invitations/verify?token=${token}`).expect(200);
+    await page.getByText(/^No e-mail was sent/).waitFor();
     await open.getByRole('button', { name: 'Revoke invitation for Without e-mail' }).click();
     await page.getByRole('alertdialog').getByRole('button', { name: 'Revoke invitation' }).click();
     await page.getByText('No open invitations.').waitFor();
     await relay.http().get(`/api/v1/invitations/verify?token=${token}`).expect(410);
   });
 
-  it('a password-reset link for a member, ready to copy', async () => {
+  it('a password-reset link for a member, ready to copy, and e-mailed to them', async () => {
     await memberRow('Grace').getByRole('button', { name: 'New password reset link for Grace' }).click();
     const field = page.getByRole('textbox', { name: 'Password reset link for Grace', exact: true });
     await field.waitFor();
     const link = await field.inputValue();
     expect(link).toMatch(new RegExp(`^${RELAY_URL}/reset-password\\?token=`));
+    await memberRow('Grace').getByText(/^E-mailed to grace@example.com\./).waitFor();
+    expect(linkIn(await smtp.lastTo('grace@example.com'), '/reset-password')).toBe(link);
     await relay.http().get(`/api/v1/auth/reset-password/verify?token=${new URL(link).searchParams.get('token')}`).expect(200);
+  });
+
+  it('removing a member is confirmed first, naming what ends; then they are gone', async () => {
+    await memberRow('Grace').getByRole('button', { name: 'Remove Grace' }).click();
+    const dialog = page.getByRole('alertdialog', { name: 'Remove Grace?' });
+    await dialog.getByText(/grace@example.com loses access at once/).waitFor();
+    await dialog.getByRole('button', { name: 'Remove Grace' }).click();
+    await until(async () => (await memberRow('Grace').count()) === 0);
+    const list = await relay.http().get('/api/v1/team/members').set('Cookie', admin.cookie).expect(200);
+    expect(list.body.map((m: { email: string }) => m.email)).toEqual(['admin@example.com']);
   });
 
   it('a token is created with a name, scopes and expiry (the dashboard’s 1–365 rule), shown once with a CI snippet, then revoked', async () => {
@@ -205,7 +223,7 @@ describeUnless(browserSkipReason(), 'dashboard in the browser: team, tokens, pro
     await screenshotBothThemes(page, 'settings');
   });
 
-  it('the Relay page: public and agent URLs to copy, and the live log on the relay host', async () => {
+  it('the Relay page: public and agent URLs to copy, and the live log on the relay host only', async () => {
     await page.getByRole('button', { name: /^Account:/ }).click();
     await page.getByRole('menuitem', { name: 'Relay' }).click();
     await page.getByRole('heading', { name: 'Relay', exact: true }).waitFor();
@@ -218,6 +236,16 @@ describeUnless(browserSkipReason(), 'dashboard in the browser: team, tokens, pro
     // The page's own request for the addresses is in the log the page shows.
     await until(async () => /GET \/api\/v1\/relay\/host (200|304)/.test((await log.textContent()) ?? ''));
     await screenshotBothThemes(page, 'relay');
+
+    // Seen through a proxy (not the relay host), the relay refuses /logs and the page says why.
+    const remote = await watchedPage(await signedInContext(admin, { extraHTTPHeaders: { 'X-Forwarded-For': '203.0.113.9' } }));
+    opened.push(remote);
+    remote.allow.push(/status of 403 .*\/api\/v1\/logs/);
+    await remote.page.goto(url('/relay'));
+    await remote.page.getByText(/^The log is shown only on the relay host itself/).waitFor();
+    expect(await remote.page.getByRole('textbox', { name: 'Public URL', exact: true }).inputValue()).toBe(RELAY_URL);
+    expect(await remote.page.getByLabel('Relay log, newest last').count()).toBe(0);
+    await remote.page.context().close();
   });
 
   it('works at 375 px: the Team, Tokens and Relay pages do not scroll sideways', async () => {
