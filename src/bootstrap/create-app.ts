@@ -35,7 +35,8 @@ export function wsAdapterOf(app: object): UpgradeRoutingWsAdapter | undefined {
  * pages the e-mailed links open (/invite, /reset-password) are dashboard routes (src/dashboard).
  */
 const ROOT_ROUTES = [
-  { path: 'uploads/*path', method: RequestMethod.ALL },
+  // GET only: /api/v1/uploads/builds (resumable uploads: POST, HEAD, PATCH, DELETE, OPTIONS) stays prefixed.
+  { path: 'uploads/*path', method: RequestMethod.GET },
   { path: 'metrics', method: RequestMethod.GET },
 ];
 

@@ -6,7 +6,7 @@ import { AppCatalogue } from '../app-catalogue/app-catalogue.service';
 import { Clock } from '../common/clock';
 import { ErrorMessages } from '../common/errors/error-messages';
 import { badRequest, notFound } from '../common/errors/http-error';
-import { DISK_RESERVE_BYTES, receiveMultipart } from '../common/multipart/multipart-receiver';
+import { DISK_RESERVE_BYTES, receiveMultipart, ReceivedFile } from '../common/multipart/multipart-receiver';
 import { StoragePaths } from '../common/storage/storage-paths';
 import { validateFields } from '../common/validation/form-fields';
 import { MAX_ID } from '../common/validation/parse-id.pipe';
@@ -29,8 +29,16 @@ import { readBuildMetadata } from './inspection/read-build-metadata';
 
 const ORIGINAL_NAME_MAX = 255;
 
+/** A build file in a local file on the data disk: what the shared half of the intake needs of it. */
+export type ReceivedBuildFile = Pick<ReceivedFile, 'path' | 'originalName' | 'size' | 'head'>;
+
+/** The 413 message of a build over SVC_MAX_BUILD_BYTES, multipart or resumable. */
+export function buildTooLargeMessage(maxBytes: number): string {
+  return `Build file too large (limit ${maxBytes} bytes)`;
+}
+
 /**
- * POST /builds: stream the file to a local temp file (size and disk limits enforced while bytes
+ * POST /builds (and, through receiveFile(), finished resumable uploads): stream the file to a local temp file (size and disk limits enforced while bytes
  * arrive), identify it by name and magic bytes, read its metadata there (ranged reads of a zip's
  * central directory, one pass over a tarball; nothing is extracted), then move it into the store
  * (a rename in the data folder, a multipart upload to S3) and file it under its app. The store step
@@ -51,16 +59,30 @@ export class BuildIntakeService {
     private readonly events: EventEmitter2,
   ) {}
 
-  /** Receives and files one upload, timing it for the metrics (a refused one counts its declared length). */
-  async receive(req: Request, uploader: StatusActor): Promise<BuildEntity> {
+  /** Receives and files one multipart upload (a refused one counts its declared length in the metrics). */
+  receive(req: Request, uploader: StatusActor): Promise<BuildEntity> {
+    return this.timed(Number(req.headers['content-length']) || 0, () => this.intake(req, uploader));
+  }
+
+  /**
+   * Files a build whose bytes are already in a local file on the data disk (a finished resumable
+   * upload): the same checks, store and row as receive(). On success the file has been moved into
+   * the store; on failure it may still be where it was, for its owner to remove.
+   */
+  receiveFile(file: ReceivedBuildFile, fields: Record<string, string>, uploader: StatusActor): Promise<BuildEntity> {
+    return this.timed(file.size, () => this.fileBuild(file, fields, uploader));
+  }
+
+  /** Times one upload's filing for the metrics. */
+  private async timed(refusedBytes: number, work: () => Promise<BuildEntity>): Promise<BuildEntity> {
     const started = process.hrtime.bigint();
     const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
     try {
-      const build = await this.intake(req, uploader);
+      const build = await work();
       this.metrics.buildUpload('stored', build.fileSize, seconds());
       return build;
     } catch (err) {
-      this.metrics.buildUpload('refused', Number(req.headers['content-length']) || 0, seconds());
+      this.metrics.buildUpload('refused', refusedBytes, seconds());
       throw err;
     }
   }
@@ -69,7 +91,7 @@ export class BuildIntakeService {
     const maxBytes = this.config.maxBuildBytes;
     const upload = await receiveMultipart(req, {
       tmpDir: this.paths.tmp,
-      files: { file: { maxBytes, tooLargeMessage: `Build file too large (limit ${maxBytes} bytes)` } },
+      files: { file: { maxBytes, tooLargeMessage: buildTooLargeMessage(maxBytes) } },
       maxFields: 10,
       maxFieldBytes: 4096,
       minFreeBytes: DISK_RESERVE_BYTES,
@@ -77,29 +99,39 @@ export class BuildIntakeService {
     try {
       const file = upload.file('file');
       if (!file) throw badRequest(ErrorMessages.fileRequired);
-      const fields = validateFields(UploadBuildFields, upload.fields);
-      // A well-formed id past MAX_ID names no app (readId's rule): 404 without asking the database.
-      if (fields.app_id !== undefined && fields.app_id > MAX_ID) throw notFound(ErrorMessages.appNotFound);
-      const originalName = cleanFileName(file.originalName);
-      const type = await asBadRequest(async () => archiveTypeOf(originalName, file.head));
-      if (fields.platform && fields.platform !== type.platform) {
-        throw badRequest(`platform ${fields.platform} does not match the uploaded file (${describe(type)})`);
-      }
-      const metadata = await asBadRequest(() => readBuildMetadata(file.path, type, file.size));
-      const fileName = this.files.newName(type.extension);
-      await this.files.keep(fileName, file.path);
-      upload.moved(file);
-      const build = await this.againIfAppDeleted(fields.app_id ?? null, () =>
-        this.insert(fileName, file.size, originalName, metadata, fields, uploader),
-      ).catch(async (err: unknown) => {
-        await this.files.remove([fileName]);
-        throw err;
-      });
-      this.events.emit(BuildUploadedEvent.eventName, new BuildUploadedEvent(build.id, build.appId, uploader));
-      return build;
+      return await this.fileBuild(file, upload.fields, uploader, () => upload.moved(file));
     } finally {
       await upload.cleanup();
     }
+  }
+
+  /** The half every upload shares, whatever carried the bytes: fields, identification, inspection, store, row. */
+  private async fileBuild(
+    file: ReceivedBuildFile,
+    rawFields: Record<string, string>,
+    uploader: StatusActor,
+    onKept?: () => void,
+  ): Promise<BuildEntity> {
+    const fields = validateFields(UploadBuildFields, rawFields);
+    // A well-formed id past MAX_ID names no app (readId's rule): 404 without asking the database.
+    if (fields.app_id !== undefined && fields.app_id > MAX_ID) throw notFound(ErrorMessages.appNotFound);
+    const originalName = cleanFileName(file.originalName);
+    const type = await asBadRequest(async () => archiveTypeOf(originalName, file.head));
+    if (fields.platform && fields.platform !== type.platform) {
+      throw badRequest(`platform ${fields.platform} does not match the uploaded file (${describe(type)})`);
+    }
+    const metadata = await asBadRequest(() => readBuildMetadata(file.path, type, file.size));
+    const fileName = this.files.newName(type.extension);
+    await this.files.keep(fileName, file.path);
+    onKept?.();
+    const build = await this.againIfAppDeleted(fields.app_id ?? null, () =>
+      this.insert(fileName, file.size, originalName, metadata, fields, uploader),
+    ).catch(async (err: unknown) => {
+      await this.files.remove([fileName]);
+      throw err;
+    });
+    this.events.emit(BuildUploadedEvent.eventName, new BuildUploadedEvent(build.id, build.appId, uploader));
+    return build;
   }
 
   /** Inserts the build's row (its app resolved or created, its first status, its icon) in one transaction. */

@@ -13,12 +13,14 @@ import { BuildRetentionService } from './build-retention.service';
 import { BuildReviewService } from './build-review.service';
 import { BuildsController } from './builds.controller';
 import { BuildsRepository } from './builds.repository';
+import { ResumableUploadsController } from './resumable/resumable-uploads.controller';
+import { ResumableUploadsService } from './resumable/resumable-uploads.service';
 import { BuildFiles } from './storage/build-files';
 
-/** Builds: upload and metadata, listing, review status, deletion schedule, purge, download. */
+/** Builds: upload (multipart and tus resumable) and metadata, listing, review status, deletion schedule, purge, download. */
 @Module({
   imports: [TypeOrmModule.forFeature([BuildEntity, BuildStatusChangeEntity, BuildIconEntity]), AppCatalogueModule],
-  controllers: [BuildsController],
+  controllers: [BuildsController, ResumableUploadsController],
   providers: [
     BuildsRepository,
     BuildIntakeService,
@@ -29,7 +31,8 @@ import { BuildFiles } from './storage/build-files';
     BuildFiles,
     BuildMetrics,
     BuildIconsService,
+    ResumableUploadsService,
   ],
-  exports: [BuildQueryService, BuildRetentionService, BuildIconsService],
+  exports: [BuildQueryService, BuildRetentionService, BuildIconsService, ResumableUploadsService],
 })
 export class BuildsModule {}

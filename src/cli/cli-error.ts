@@ -30,3 +30,11 @@ export class RelayRefusedError extends CliError {
     this.name = 'RelayRefusedError';
   }
 }
+
+/** The relay could not be reached, or the connection dropped before it answered (worth a retry). */
+export class RelayUnreachableError extends CliError {
+  constructor(message: string) {
+    super(message, ExitCode.refused);
+    this.name = 'RelayUnreachableError';
+  }
+}

@@ -3,6 +3,7 @@ import { Cron, CronExpression } from '@nestjs/schedule';
 import { AgentResourcesService } from '../agents/resources/agent-resources.service';
 import { SessionsService } from '../auth/sessions.service';
 import { BuildRetentionService } from '../builds/build-retention.service';
+import { ResumableUploadsService } from '../builds/resumable/resumable-uploads.service';
 import { RecordingsService } from '../recordings/recordings.service';
 import { CommentsService } from '../comments/comments.service';
 import { ClusterBus } from '../cluster/cluster-bus';
@@ -45,6 +46,7 @@ export class ScheduledPurgesService implements OnApplicationBootstrap {
     private readonly settings: SettingsService,
     private readonly comments: CommentsService,
     private readonly images: StoredImagesService,
+    private readonly resumableUploads: ResumableUploadsService,
     private readonly paths: StoragePaths,
     private readonly metrics: RelayMetrics,
     private readonly bus: ClusterBus,
@@ -82,6 +84,7 @@ export class ScheduledPurgesService implements OnApplicationBootstrap {
     await this.guarded('builds past their deletion time', () => this.builds.purgeDue());
     await this.guarded('orphan build files', () => this.builds.sweepOrphans(HOUR_MS));
     await this.guarded('partial uploads idle for an hour', () => sweepTempUploads(this.paths.tmp, Date.now() - HOUR_MS));
+    await this.guarded('resumable uploads past 24 hours', () => this.resumableUploads.sweepExpired());
     await this.guarded('agent resource samples older than 30 days', () => this.agentResources.purgeExpired());
     await this.guarded('recordings past 72 hours', () => this.recordings.purgeExpired());
     await this.guarded('expired invitations', () => this.invitations.purgeExpired());

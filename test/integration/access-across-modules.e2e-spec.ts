@@ -3,11 +3,12 @@ import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { ModulesContainer } from '@nestjs/core';
 import { AccessRequirement, AUTH_REQUIREMENT } from '../../src/common/auth/auth.decorator';
 import { WRITER_ROLES } from '../../src/common/auth/role';
+import type request from 'supertest';
 import { MemberFactory, TestMember } from '../support/factory';
 import { startTestRelay, TestRelay } from '../support/test-relay';
 
 interface Route {
-  method: 'get' | 'post' | 'patch' | 'put' | 'delete';
+  method: 'get' | 'post' | 'patch' | 'put' | 'delete' | 'head' | 'options';
   /** As declared, e.g. `/api/v1/builds/:id`. */
   path: string;
   access: AccessRequirement;
@@ -19,6 +20,8 @@ const VERBS: Partial<Record<RequestMethod, Route['method']>> = {
   [RequestMethod.PATCH]: 'patch',
   [RequestMethod.PUT]: 'put',
   [RequestMethod.DELETE]: 'delete',
+  [RequestMethod.HEAD]: 'head',
+  [RequestMethod.OPTIONS]: 'options',
 };
 /** Controllers served at the relay root (create-app.ts ROOT_ROUTES). */
 const ROOT_CONTROLLERS = new Set(['uploads', 'invite', 'reset-password']);
@@ -53,6 +56,9 @@ const concrete = (path: string) =>
     .replace(/:(id|name|sessionId)\b/g, '1')
     .replace(':filename', 'rec-00000000000000000000000000000000.webm')
     .replace('*path', 'avatars/00000000000000000000000000000000.png');
+
+/** An empty JSON body, except on HEAD (no body by HTTP; superagent refuses one). */
+const withEmptyBody = (req: request.Test, method: Route['method']) => (method === 'head' ? req : req.send({}));
 
 const key = (r: Route) => `${r.method.toUpperCase()} ${r.path}`;
 const scopes = (r: Route) => [r.access.pat ?? []].flat().sort().join(',');
@@ -113,6 +119,11 @@ describe('access across modules (spec §5)', () => {
       'POST /api/v1/mcp': 'builds:write,view',
       'GET /api/v1/mcp': 'builds:write,view',
       'DELETE /api/v1/mcp': 'builds:write,view',
+      // docs/builds.md "Resumable uploads": tus, with POST /builds' access
+      'POST /api/v1/uploads/builds': 'builds:write',
+      'HEAD /api/v1/uploads/builds/:id': 'builds:write',
+      'PATCH /api/v1/uploads/builds/:id': 'builds:write',
+      'DELETE /api/v1/uploads/builds/:id': 'builds:write',
     });
   });
 
@@ -132,6 +143,10 @@ describe('access across modules (spec §5)', () => {
         'PATCH /api/v1/webhooks/:id',
         'DELETE /api/v1/webhooks/:id',
         'GET /api/v1/webhooks/:id/deliveries',
+        'POST /api/v1/uploads/builds',
+        'HEAD /api/v1/uploads/builds/:id',
+        'PATCH /api/v1/uploads/builds/:id',
+        'DELETE /api/v1/uploads/builds/:id',
       ].sort(),
     );
   });
@@ -141,7 +156,7 @@ describe('access across modules (spec §5)', () => {
     expect(cookieOnly.length).toBeGreaterThan(25);
     const answers: string[] = [];
     for (const route of cookieOnly) {
-      const res = await members.withPat(adminPat, route.method, concrete(route.path)).send({});
+      const res = await withEmptyBody(members.withPat(adminPat, route.method, concrete(route.path)), route.method);
       answers.push(`${key(route)} → ${res.status} ${JSON.stringify(res.body)}`);
     }
     expect(answers).toEqual(cookieOnly.map((r) => `${key(r)} → 401 {"error":"Unauthorized"}`));
@@ -151,7 +166,7 @@ describe('access across modules (spec §5)', () => {
   it('a PAT-accepting route takes that PAT (never 401) with any accepted scope', async () => {
     const answers: string[] = [];
     for (const route of routes.filter((r) => r.access.pat)) {
-      const res = await members.withPat(adminPat, route.method, concrete(route.path)).send({});
+      const res = await withEmptyBody(members.withPat(adminPat, route.method, concrete(route.path)), route.method);
       if (res.status === 401 || res.status === 403) answers.push(`${key(route)} → ${res.status}`);
     }
     expect(answers).toEqual([]);
@@ -163,11 +178,14 @@ describe('access across modules (spec §5)', () => {
     const expected: string[] = [];
     for (const route of writes) {
       const url = concrete(route.path);
-      const byCookie = await members.as(viewer, route.method, url).send({});
-      const byPat = await members.withPat(viewerPat, route.method, url).send({});
-      answers.push(`${key(route)}: cookie ${byCookie.status} ${byCookie.body.error}; PAT ${byPat.status} ${byPat.body.error}`);
-      const patAnswer = route.access.pat ? '403 Viewers have read-only access' : '401 Unauthorized';
-      expected.push(`${key(route)}: cookie 403 Viewers have read-only access; PAT ${patAnswer}`);
+      const byCookie = await withEmptyBody(members.as(viewer, route.method, url), route.method);
+      const byPat = await withEmptyBody(members.withPat(viewerPat, route.method, url), route.method);
+      // A HEAD answer has no body (HTTP): only its status can be compared.
+      const message = (text: string) => (route.method === 'head' ? '(no body)' : text);
+      const error = (res: { body: { error?: string } }) => message(String(res.body.error));
+      answers.push(`${key(route)}: cookie ${byCookie.status} ${error(byCookie)}; PAT ${byPat.status} ${error(byPat)}`);
+      const patAnswer = route.access.pat ? `403 ${message('Viewers have read-only access')}` : `401 ${message('Unauthorized')}`;
+      expected.push(`${key(route)}: cookie 403 ${message('Viewers have read-only access')}; PAT ${patAnswer}`);
     }
     expect(answers).toEqual(expected);
   });
@@ -176,7 +194,7 @@ describe('access across modules (spec §5)', () => {
     const adminOnly = routes.filter((r) => r.access.roles?.length === 1 && r.access.roles[0] === 'Admin');
     expect(adminOnly.length).toBeGreaterThanOrEqual(6);
     for (const route of adminOnly) {
-      const res = await members.as(viewer, route.method, concrete(route.path)).send({});
+      const res = await withEmptyBody(members.as(viewer, route.method, concrete(route.path)), route.method);
       expect(`${key(route)} → ${res.status} ${res.body.error}`).toBe(`${key(route)} → 403 Forbidden`);
     }
   });

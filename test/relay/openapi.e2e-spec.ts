@@ -48,6 +48,11 @@ const BINARY_RESPONSES: Record<string, string[]> = {
  * specification has GET (no event stream) and DELETE (no session) answer 405 (docs/mcp.md).
  */
 const ALWAYS_405 = ['GET /api/v1/mcp', 'DELETE /api/v1/mcp'];
+/**
+ * tus answers whose meaning is in their headers, with no body (docs/builds.md "Resumable uploads"):
+ * the creation (Location) and a PATCH that did not complete the upload (Upload-Offset).
+ */
+const HEADER_ONLY_ANSWERS = ['POST /api/v1/uploads/builds 201', 'PATCH /api/v1/uploads/builds/{id} 204'];
 /** Server-sent event streams (docs/dashboard.md): text/event-stream, payload schemas listed per event. */
 const EVENT_STREAMS = ['GET /api/v1/events'];
 /** JSON 2xx bodies that are arrays of strings, not objects (spec §4). */
@@ -158,6 +163,10 @@ describe('OpenAPI', () => {
       if (success.length === 0) problems.push(`${key}: no 2xx response`);
       for (const [status, response] of success) {
         const types = Object.keys(response.content ?? {});
+        if (HEADER_ONLY_ANSWERS.includes(`${key} ${status}`)) {
+          if (types.length) problems.push(`${key} ${status}: a body where tus sends headers only`);
+          continue;
+        }
         if (EVENT_STREAMS.includes(key)) {
           if (JSON.stringify(types) !== JSON.stringify(['text/event-stream'])) problems.push(`${key} ${status}: ${types}`);
           continue;
@@ -185,6 +194,7 @@ describe('OpenAPI', () => {
     // Every listed exception is a real operation, so the lists cannot go stale.
     const keys = operations().map((o) => o.key);
     expect(keys).toEqual(expect.arrayContaining([...Object.keys(BINARY_RESPONSES), ...STRING_ARRAY_RESPONSES, ...ALWAYS_405, ...EVENT_STREAMS]));
+    expect(keys).toEqual(expect.arrayContaining(HEADER_ONLY_ANSWERS.map((answer) => answer.replace(/ \d+$/, ''))));
   });
 
   it('answers DELETEs with 204 and no body, or 200 { ok: true }', () => {
@@ -228,6 +238,12 @@ describe('OpenAPI', () => {
     expect(propertiesOf(resolve(list.properties!.items.items!))).toEqual(buildFields);
     const summary = responseSchema('post', '/api/v1/builds', '201');
     expect(propertiesOf(summary)).toEqual(summaryFields);
+    // tus resumable uploads (docs/builds.md): the completing PATCH answers the same summary.
+    expect(propertiesOf(responseSchema('patch', '/api/v1/uploads/builds/{id}', '201'))).toEqual(summaryFields);
+    const tusOperations = Object.keys(doc.paths['/api/v1/uploads/builds']).concat(Object.keys(doc.paths['/api/v1/uploads/builds/{id}']));
+    expect(tusOperations.sort()).toEqual(['delete', 'head', 'options', 'patch', 'post']);
+    const creationHeaders = doc.paths['/api/v1/uploads/builds'].post.parameters!.filter((p) => p.in === 'header').map((p) => p.name);
+    expect(creationHeaders.sort()).toEqual(['Tus-Resumable', 'Upload-Length', 'Upload-Metadata']);
     const query = doc.paths['/api/v1/builds'].get.parameters!.filter((p) => p.in === 'query');
     expect(query.map((p) => p.name).sort()).toEqual(['app_id', 'dir', 'limit', 'page', 'platform', 'q', 'sort', 'status']);
     expect(query.find((p) => p.name === 'sort')!.schema!.enum).toEqual(['uploaded_at', 'version_name', 'status_label']);

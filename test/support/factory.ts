@@ -14,7 +14,7 @@ export interface TestMember {
   cookie: string;
 }
 
-type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';
+type Method = 'get' | 'post' | 'patch' | 'put' | 'delete' | 'head' | 'options';
 
 /**
  * Members per role on a test relay, each signed in through the real /auth/login. The first Admin

@@ -2,7 +2,7 @@ import { createReadStream, createWriteStream, renameSync, rmSync } from 'node:fs
 import http, { IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { pipeline } from 'node:stream/promises';
-import { CliError, RelayRefusedError } from '../cli-error';
+import { CliError, RelayRefusedError, RelayUnreachableError } from '../cli-error';
 import { MultipartFile, MultipartStream } from './multipart-stream';
 
 /** Where the relay is and who is calling: SVC_URL/SVC_TOKEN or --url/--token. */
@@ -68,6 +68,19 @@ export class RelayClient {
     return (await readJson(res)) as T;
   }
 
+  /**
+   * One request of a protocol spoken on top of the API (tus resumable uploads): the answer itself
+   * (status < 400, body unread), or a RelayRefusedError; a lost connection is a plain CliError.
+   */
+  request(
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    writeBody?: (req: http.ClientRequest) => void,
+  ): Promise<IncomingMessage> {
+    return this.send(method, path, {}, headers, writeBody);
+  }
+
   /** Streams a response body to `<dest>.part`, then renames it into place. */
   async download(
     path: string,
@@ -128,7 +141,7 @@ export class RelayClient {
       });
       req.on('error', (err: NodeJS.ErrnoException) => {
         if (answered) return; // EPIPE/ECONNRESET after the relay already answered
-        reject(new CliError(`Cannot reach the relay at ${this.connection.baseUrl}: ${err.code ?? err.message}`));
+        reject(new RelayUnreachableError(`Cannot reach the relay at ${this.connection.baseUrl}: ${err.code ?? err.message}`));
       });
       if (writeBody) writeBody(req);
       else req.end();
@@ -146,7 +159,7 @@ async function readBody(res: IncomingMessage, limit: number): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-async function readJson(res: IncomingMessage): Promise<unknown> {
+export async function readJson(res: IncomingMessage): Promise<unknown> {
   const text = await readBody(res, 16 * 1024 * 1024);
   try {
     return text ? JSON.parse(text) : null;

@@ -2,9 +2,18 @@ import { Command } from 'commander';
 import { statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { RelayRefusedError, usageError } from '../cli-error';
-import { ClientOptions, connectionFrom, parsePlatform, parsePositiveInt, parseStatus, withClientOptions } from '../client/client-options';
+import {
+  ClientOptions,
+  connectionFrom,
+  parseNonNegativeInt,
+  parsePlatform,
+  parsePositiveInt,
+  parseStatus,
+  withClientOptions,
+} from '../client/client-options';
 import { ProgressBar } from '../client/progress-bar';
 import { RelayClient } from '../client/relay-client';
+import { uploadResumable } from '../client/resumable-upload';
 import type { BuildStatus, BuildSummary } from '../client/relay-types';
 import { formatRecord, printJson } from '../output';
 import { VERDICT_IS_A_PERSONS_DECISION } from './verdict-note';
@@ -14,7 +23,11 @@ interface UploadOptions extends ClientOptions {
   label?: string;
   platform?: string;
   appId?: number;
+  resumableAbove: number;
 }
+
+/** Files larger than this go up with tus (resumable) rather than one multipart request. */
+const RESUMABLE_ABOVE_BYTES = 32 * 1024 * 1024;
 
 export function uploadCommand(): Command {
   return withClientOptions(
@@ -24,12 +37,20 @@ export function uploadCommand(): Command {
       .option('--status <status>', 'initial review status: Backlog, "In Progress", Done or Rejected (omit = unset)', parseStatus)
       .option('--label <text>', 'free-text label, e.g. the branch name')
       .option('--platform <platform>', 'ios or android (default: from the file type)', parsePlatform)
-      .option('--app-id <id>', 'attach to this existing app instead of resolving it from the bundle id', parsePositiveInt),
+      .option('--app-id <id>', 'attach to this existing app instead of resolving it from the bundle id', parsePositiveInt)
+      .option(
+        '--resumable-above <bytes>',
+        'files larger than this are sent resumably (tus): a dropped connection is retried and resumes where it stopped',
+        parseNonNegativeInt,
+        RESUMABLE_ABOVE_BYTES,
+      ),
   )
     .addHelpText(
       'after',
       `
 Prints the build summary (one JSON line with --json). Shows a progress bar when stderr is a terminal.
+Files above --resumable-above (32 MiB) use the relay's tus endpoint: after a dropped connection the
+upload resumes by itself from the bytes the relay already holds (retrying for a few minutes).
 
 Examples:
   $ export SVC_URL=https://relay.example.com SVC_TOKEN=svc_pat_…
@@ -51,17 +72,17 @@ Examples:
       const progress = ProgressBar.forTerminal(`Uploading ${basename(path)}`, size, options.json);
       let summary: BuildSummary;
       try {
-        summary = await client.postMultipart<BuildSummary>(
-          '/builds',
-          {
-            status: options.status,
-            label: options.label,
-            platform: options.platform,
-            app_id: options.appId === undefined ? undefined : String(options.appId),
-          },
-          { field: 'file', path, name: basename(path), size },
-          (bytes) => progress?.advance(bytes),
-        );
+        const fields = {
+          status: options.status,
+          label: options.label,
+          platform: options.platform,
+          app_id: options.appId === undefined ? undefined : String(options.appId),
+        };
+        const onProgress = (bytes: number) => progress?.advance(bytes);
+        summary =
+          size > options.resumableAbove
+            ? await uploadResumable<BuildSummary>(client, { path, name: basename(path), size }, fields, onProgress)
+            : await client.postMultipart<BuildSummary>('/builds', fields, { field: 'file', path, name: basename(path), size }, onProgress);
       } catch (err) {
         // Only when the relay's refusal is about the status itself (not a Viewer or scope refusal).
         if (err instanceof RelayRefusedError && err.status === 403 && options.status && /status|verdict/i.test(err.relayMessage)) {

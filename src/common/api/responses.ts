@@ -19,12 +19,14 @@ const ERROR_MEANINGS: Record<number, string> = {
   403: 'forbidden: role, scope, host restriction, cross-site request',
   404: 'not found',
   409: 'not possible in the current state',
-  410: 'token expired or not found',
+  410: 'expired or gone (a token, a link, a resumable upload past 24 h)',
+  412: 'a required protocol header is missing (Tus-Resumable)',
   413: 'body too large',
   429: 'too many attempts (Retry-After header)',
   502: 'agent unreachable or returned an error',
   503: 'the database does not answer (health)',
   504: 'agent did not answer in time',
+  507: 'not enough disk space on the relay',
 };
 
 /** Documents the `{ error }` answers an endpoint can give, one line per status. */

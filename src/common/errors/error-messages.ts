@@ -16,6 +16,7 @@ export const ErrorMessages = {
   buildNotFound: 'Build not found',
   appNotFound: 'App not found',
   fileRequired: 'file required',
+  uploadNotFound: 'Upload not found',
   invitationGone: 'Invitation expired or not found',
   deviceNotBooted: 'Device is not booted',
   agentOffline: 'Agent offline',

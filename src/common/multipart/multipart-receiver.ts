@@ -246,7 +246,8 @@ function refuseRest(req: Request): void {
 /** While writing, free space is re-checked after every this many bytes. */
 const SPACE_CHECK_EVERY = 16 * 1024 * 1024;
 
-function freeBytes(dir: string): number {
+/** Free bytes on the disk holding `dir` (for the disk reserve: resumable uploads check it too). */
+export function freeBytes(dir: string): number {
   try {
     const stats = statfsSync(dir);
     return stats.bavail * stats.bsize;
@@ -255,7 +256,7 @@ function freeBytes(dir: string): number {
   }
 }
 
-function notEnoughSpace(): HttpError {
+export function notEnoughSpace(): HttpError {
   return new HttpError(507, 'Not enough disk space on the relay to store this upload');
 }
 

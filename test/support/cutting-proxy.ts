@@ -1,0 +1,68 @@
+import { createServer, Server, Socket, connect } from 'node:net';
+
+export interface CuttingProxy {
+  /** http://127.0.0.1:<port>: point the client here instead of at the relay. */
+  url: string;
+  /** Whether the cut happened (the client sent more than `cutAfterBytes` through the proxy). */
+  cut(): boolean;
+  /** The Upload-Offset of every tus PATCH that went through, in order (0 first, then where it resumed). */
+  patchOffsets(): number[];
+  close(): Promise<void>;
+}
+
+/**
+ * A loopback TCP proxy in front of a relay that drops the connection once, mid-upload: when the
+ * bytes sent by the client (over all its connections) pass `cutAfterBytes`, both sides of that
+ * connection are destroyed, as a flaky link would. Later connections pass untouched, so a client
+ * that resumes can finish.
+ */
+export async function startCuttingProxy(targetPort: number, cutAfterBytes: number): Promise<CuttingProxy> {
+  let sent = 0;
+  let didCut = false;
+  const offsets: number[] = [];
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((client) => {
+    const upstream = connect(targetPort, '127.0.0.1');
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => undefined);
+    }
+    client.on('data', (chunk: Buffer) => {
+      // Request heads are ASCII and arrive at the start of a write: enough to see each PATCH's offset.
+      const head = chunk.subarray(0, 4096).toString('latin1');
+      const patch = /^PATCH [^\r]*\r\n(?:[^\r]*\r\n)*?upload-offset: *(\d+)\r\n/im.exec(head);
+      if (patch) offsets.push(Number(patch[1]));
+      sent += chunk.length;
+      if (!didCut && sent > cutAfterBytes) {
+        didCut = true;
+        const keep = chunk.length - (sent - cutAfterBytes);
+        upstream.write(chunk.subarray(0, keep), () => {
+          client.destroy();
+          upstream.destroy();
+        });
+        return;
+      }
+      if (!upstream.destroyed) upstream.write(chunk);
+    });
+    upstream.on('data', (chunk: Buffer) => {
+      if (!client.destroyed) client.write(chunk);
+    });
+    client.on('end', () => upstream.end());
+    upstream.on('end', () => client.end());
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    cut: () => didCut,
+    patchOffsets: () => [...offsets],
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
