@@ -72,7 +72,7 @@ export class BuildsController {
   @ApiOkResponse({ type: Build })
   @ApiErrors(400, 401, 403, 404)
   async get(@Param('id', new ParseIdPipe(ErrorMessages.buildNotFound)) id: number): Promise<Build> {
-    return toBuildResponse(await this.query.get(id));
+    return toBuildResponse(await this.query.detail(id));
   }
 
   @Get(':id/history')

@@ -2,6 +2,8 @@ import { ApiProperty, OmitType } from '@nestjs/swagger';
 import { isoWithMillis, nullableIso } from '../common/time';
 import { shownName, uploadUrl } from '../users/users.mapper';
 import type { BuildEntity } from './build.entity';
+import type { UserEntity } from '../users/user.entity';
+import type { ListedBuild } from './build-query.service';
 import type { BuildStatusChangeEntity } from './build-status-change.entity';
 import { BUILD_STATUSES, PLATFORMS, type BuildStatus, type Platform } from './build-status';
 
@@ -36,10 +38,29 @@ export class Build {
     description: 'when the build files are purged; null when no deletion is scheduled',
   })
   delete_after: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description:
+      'beyond the spec: who uploaded the build (display name, or the part of the e-mail before @; a CI token counts as its owner); null for builds uploaded before the relay kept a status history',
+  })
+  uploaded_by: string | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'beyond the spec: the uploader\'s member id; null once their account was deleted, or with uploaded_by null' })
+  uploaded_by_id: number | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '/api/v1/builds/12/icon',
+    description: 'beyond the spec: the launcher icon read at upload (GET /builds/:id/icon); null when the build has none',
+  })
+  icon_url: string | null;
 }
 
+/** Build fields beyond spec §2 (docs/builds.md "Uploader and icon"), left out of the upload response. */
+const BEYOND_SPEC = ['uploaded_by', 'uploaded_by_id', 'icon_url'] as const;
+
 /** spec §4 POST /builds response: the summary (no version_label, completed_at, delete_after). */
-export class BuildSummary extends OmitType(Build, ['version_label', 'completed_at', 'delete_after'] as const) {}
+export class BuildSummary extends OmitType(Build, ['version_label', 'completed_at', 'delete_after', ...BEYOND_SPEC] as const) {}
 
 /** GET /builds: one page and the count of every match. */
 export class BuildList {
@@ -59,11 +80,21 @@ export class DeletionScheduled {
 
 export function toBuildSummary(build: BuildEntity): BuildSummary {
   // eslint-disable-next-line @typescript-eslint/no-unused-vars
-  const { version_label, completed_at, delete_after, ...summary } = toBuildResponse(build);
+  const { version_label, completed_at, delete_after, ...summary } = specFields(build);
   return summary;
 }
 
-export function toBuildResponse(build: BuildEntity): Build {
+export function toBuildResponse({ build, upload, hasIcon }: ListedBuild): Build {
+  return {
+    ...specFields(build),
+    uploaded_by: upload ? shownName(authorOf(upload)) : null,
+    uploaded_by_id: upload?.changedById ?? null,
+    icon_url: hasIcon ? `/api/v1/builds/${build.id}/icon` : null,
+  };
+}
+
+/** spec §2 Build, in the spec's order. */
+function specFields(build: BuildEntity): Omit<Build, (typeof BEYOND_SPEC)[number]> {
   return {
     id: build.id,
     app_id: build.appId,
@@ -78,6 +109,11 @@ export function toBuildResponse(build: BuildEntity): Build {
     completed_at: nullableIso(build.completedAt),
     delete_after: nullableIso(build.deleteAfter),
   };
+}
+
+/** The live account while it exists (a renamed member shows the new name), else what the entry kept. */
+function authorOf(entry: BuildStatusChangeEntity): Pick<UserEntity, 'displayName' | 'email'> {
+  return entry.changedBy ?? { displayName: entry.changedByDisplayName, email: entry.changedByEmail };
 }
 
 /** Beyond the spec: one entry of GET /builds/:id/history (the first is the status at upload). */
@@ -99,8 +135,7 @@ export class BuildStatusChange {
 }
 
 export function toBuildStatusChange(entry: BuildStatusChangeEntity): BuildStatusChange {
-  // The live account while it exists (a renamed member shows the new name), else what was kept.
-  const who = entry.changedBy ?? { displayName: entry.changedByDisplayName, email: entry.changedByEmail };
+  const who = authorOf(entry);
   return {
     id: entry.id,
     from_status: entry.fromStatus,

@@ -161,6 +161,37 @@ export class BuildsRepository {
     });
   }
 
+  /**
+   * The first history entry (the upload) of each of these builds, with the live account of its
+   * author where it still exists: who uploaded it. Builds without history are absent.
+   */
+  async uploadEntriesOf(buildIds: number[]): Promise<Map<number, BuildStatusChangeEntity>> {
+    if (!buildIds.length) return new Map();
+    const entries = this.builds.manager.getRepository(BuildStatusChangeEntity);
+    const firstIds = entries
+      .createQueryBuilder('f')
+      .select('MIN(f.id)')
+      .where('f.build_id IN (:...buildIds)')
+      .groupBy('f.build_id')
+      .getQuery();
+    const rows = await entries
+      .createQueryBuilder('s')
+      .leftJoinAndSelect('s.changedBy', 'u')
+      .where(`s.id IN (${firstIds})`)
+      .setParameters({ buildIds })
+      .getMany();
+    return new Map(rows.map((row) => [row.buildId, row]));
+  }
+
+  /** Which of these builds have a stored icon. */
+  async withIcon(buildIds: number[]): Promise<Set<number>> {
+    if (!buildIds.length) return new Set();
+    const rows = await this.builds.manager
+      .getRepository(BuildIconEntity)
+      .find({ where: { buildId: In(buildIds) }, select: { buildId: true } });
+    return new Set(rows.map((row) => row.buildId));
+  }
+
   findById(id: number): Promise<BuildEntity | null> {
     return this.builds.findOne({ where: { id } });
   }

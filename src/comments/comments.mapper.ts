@@ -23,6 +23,12 @@ export class CommentListItem {
   created_at: string;
   @ApiProperty({ description: 'display name, or the part of the e-mail before @ when none' })
   author: string;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'beyond the spec: the author\'s member id (who may delete it: the author or an Admin); null once their account was deleted',
+  })
+  author_id: number | null;
   @ApiProperty({ type: String, nullable: true, description: 'null when no profile image' })
   authorAvatarUrl: string | null;
   @ApiProperty({ type: [CommentAttachment] })
@@ -43,6 +49,7 @@ export function toCommentListItem(comment: CommentEntity): CommentListItem {
     body: comment.body,
     created_at: isoWithMillis(comment.createdAt),
     author: shownName(author),
+    author_id: comment.authorId,
     authorAvatarUrl: uploadUrl(comment.author?.avatarPath ?? null),
     attachments: (comment.attachments ?? [])
       .sort((a, b) => a.id - b.id)

@@ -8,13 +8,21 @@ import type { Writable } from 'node:stream';
  */
 export class EventStream {
   private ended = false;
+  private readonly endListeners: ((reason: 'dropped' | 'closed') => void)[] = [];
 
   constructor(
     private readonly out: Writable,
     private readonly maxBufferedBytes: number,
-    private readonly onEnd: (reason: 'dropped' | 'closed') => void = () => undefined,
+    onEnd?: (reason: 'dropped' | 'closed') => void,
   ) {
+    if (onEnd) this.endListeners.push(onEnd);
     out.once('close', () => this.finish('closed'));
+  }
+
+  /** Calls back once when the stream ends (closed by either side, or dropped). */
+  onEnd(listener: (reason: 'dropped' | 'closed') => void): void {
+    if (this.ended) listener('closed');
+    else this.endListeners.push(listener);
   }
 
   get open(): boolean {
@@ -58,6 +66,6 @@ export class EventStream {
   private finish(reason: 'dropped' | 'closed'): void {
     if (this.ended) return;
     this.ended = true;
-    this.onEnd(reason);
+    for (const listener of this.endListeners.splice(0)) listener(reason);
   }
 }

@@ -3,15 +3,17 @@ import type { Request, Response } from 'express';
 import { readSessionCookie } from '../auth/session-cookie';
 import { SessionsService } from '../auth/sessions.service';
 import type { Principal } from '../common/auth/principal';
+import { Clock } from '../common/clock';
 import type { Role } from '../common/auth/role';
 import { unauthorized } from '../common/errors/http-error';
+import { CredentialExpiry } from '../common/net/credential-expiry';
 import { leaveRequestDeadline } from '../common/net/request-deadline';
 import { EventStream } from './event-stream';
 import { LIVE_EVENTS, LiveEventName } from './live-events.mapper';
 
 /** Unsent bytes one connection may queue before it is dropped (hundreds of events). */
 export const MAX_BUFFERED_BYTES = 64 * 1024;
-/** Comment pings keep proxies from closing the idle stream; sessions are re-checked at the same pace. */
+/** Comment pings keep proxies from closing the idle stream; sessions (role, existence) are re-checked at the same pace. */
 export const HEARTBEAT_MS = 25_000;
 /** The reconnection delay the stream asks EventSource to use. */
 export const RETRY_MS = 3_000;
@@ -30,16 +32,22 @@ export interface Subscriber {
  * GET /events: the dashboard's live stream. Every signed-in member receives the build and comment
  * events (every role may read builds and comments); a member receives their own role changes;
  * Admins also receive team changes. A stream ends when its session does (sign-out, password
- * change or reset, deletion: `sessions.revoked`; expiry: found at the next heartbeat), and when
- * its client stops reading (see EventStream).
+ * change or reset, deletion: `sessions.revoked`; expiry: the same CredentialExpiry rule as every
+ * WebSocket, within a second), and when its client stops reading (see EventStream).
  */
 @Injectable()
 export class LiveEventsService implements OnModuleDestroy {
   private readonly logger = new Logger('LiveEvents');
   private readonly subscribers = new Set<Subscriber>();
   private readonly heartbeat = setInterval(() => void this.beat(), HEARTBEAT_MS).unref();
+  private readonly expiry: CredentialExpiry;
 
-  constructor(private readonly sessions: SessionsService) {}
+  constructor(
+    private readonly sessions: SessionsService,
+    clock: Clock,
+  ) {
+    this.expiry = new CredentialExpiry(() => clock.nowMs());
+  }
 
   /** Number of open streams (tests, diagnostics). */
   get size(): number {
@@ -71,9 +79,16 @@ export class LiveEventsService implements OnModuleDestroy {
     this.subscribers.add(subscriber);
     subscriber.stream.writeRetry(RETRY_MS);
     this.send(subscriber, 'ready', { user_id: principal.userId, role: principal.role });
+    this.expiry.watch(
+      { expire: () => this.end(subscriber, 'expired'), onEnd: (listener) => subscriber.stream.onEnd(listener) },
+      principal.expiresAt,
+    );
   }
 
-  /** Pings every stream and re-checks its session (expiry, role); tests call it directly. */
+  /**
+   * Pings every stream and re-checks its session: its role, and that it still exists (an expiry is
+   * normally found sooner, by the credential sweep). Tests call it directly.
+   */
   async beat(): Promise<void> {
     for (const subscriber of [...this.subscribers]) {
       if (!subscriber.stream.ping()) continue;
@@ -89,6 +104,7 @@ export class LiveEventsService implements OnModuleDestroy {
 
   onModuleDestroy(): void {
     clearInterval(this.heartbeat);
+    this.expiry.stop();
     for (const subscriber of [...this.subscribers]) subscriber.stream.close();
   }
 

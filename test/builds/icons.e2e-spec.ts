@@ -81,6 +81,18 @@ describe('app icons (extracted at upload)', () => {
     await members.as(qa, 'get', '/api/v1/builds/abc/icon').expect(400);
   });
 
+  it('GET /builds and GET /builds/:id give icon_url only to builds that have an icon (the inbox never asks for a 404)', async () => {
+    const withIcon = await upload('mipmap-icon.apk');
+    const adaptiveOnly = await upload('adaptive-only-icon.apk');
+    const iconUrl = (await members.as(qa, 'get', `/api/v1/builds/${withIcon.id}`).expect(200)).body.icon_url;
+    expect(iconUrl).toBe(`/api/v1/builds/${withIcon.id}/icon`);
+    await icon(iconUrl).expect(200);
+    expect((await members.as(qa, 'get', `/api/v1/builds/${adaptiveOnly.id}`).expect(200)).body.icon_url).toBeNull();
+    const list = (await members.as(qa, 'get', '/api/v1/builds?limit=100').expect(200)).body.items as { id: number; icon_url: string | null }[];
+    expect(list.find((b) => b.id === withIcon.id)!.icon_url).toBe(iconUrl);
+    expect(list.find((b) => b.id === adaptiveOnly.id)!.icon_url).toBeNull();
+  });
+
   it('iOS .app.zip: CFBundleIcons names AppIcon60x60, the largest of its files (@3x, 180 px) is the icon', async () => {
     const build = await upload('ios-icon.app.zip');
     const res = await icon(`/api/v1/builds/${build.id}/icon`).expect(200);

@@ -64,6 +64,22 @@ describe('build status history', () => {
     expect((await members.withPat(pat, 'get', `/api/v1/builds/${res.body.id}/history`).expect(200)).body).toHaveLength(1);
   });
 
+  it('names the uploader in GET /builds/:id and GET /builds (the first entry; a CI token counts as its owner)', async () => {
+    const pat = await members.pat(qa, 'builds:write');
+    const byToken = (await attachBuild(members.withPat(pat, 'post', '/api/v1/builds'), 'string-label.apk').expect(201)).body.id as number;
+    const byAdmin = await upload(admin);
+    await setStatus(admin, byToken, 'Done'); // a later change does not make admin the uploader
+    const one = (await members.as(viewer, 'get', `/api/v1/builds/${byToken}`).expect(200)).body;
+    expect(one).toMatchObject({ uploaded_by: 'Quinn QA', uploaded_by_id: qa.id });
+    const items = (await members.as(viewer, 'get', '/api/v1/builds?limit=100').expect(200)).body.items as Record<string, unknown>[];
+    expect(items.find((b) => b.id === byToken)).toMatchObject({ uploaded_by: 'Quinn QA', uploaded_by_id: qa.id });
+    expect(items.find((b) => b.id === byAdmin)).toMatchObject({ uploaded_by: 'admin', uploaded_by_id: admin.id });
+    // The upload response keeps the spec's summary shape.
+    const summary = (await attachBuild(members.as(qa, 'post', '/api/v1/builds'), 'string-label.apk').expect(201)).body;
+    expect(summary).not.toHaveProperty('uploaded_by');
+    expect(summary).not.toHaveProperty('icon_url');
+  });
+
   it('has the access of GET /builds/:id: 401 signed out, 403 with a PAT of another scope, 404 unknown, 400 bad id', async () => {
     const id = await upload(admin);
     await relay.http().get(`/api/v1/builds/${id}/history`).expect(401);
@@ -79,6 +95,7 @@ describe('build status history', () => {
     const id = await upload(dev, { status: 'Backlog' });
     await members.as(admin, 'delete', `/api/v1/team/members/${dev.id}`).expect(204);
     expect(await historyOf(id)).toEqual([expect.objectContaining({ changed_by_id: null, changed_by: 'Dana Dev', changed_by_avatar_url: null })]);
+    expect((await members.as(viewer, 'get', `/api/v1/builds/${id}`).expect(200)).body).toMatchObject({ uploaded_by: 'Dana Dev', uploaded_by_id: null });
   });
 
   it('goes with its build', async () => {

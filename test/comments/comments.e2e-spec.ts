@@ -68,6 +68,7 @@ describe('comments', () => {
       body: 'Crash on launch, see screenshot',
       created_at: created.body.created_at,
       author: 'sam.tester',
+      author_id: qa.id,
       authorAvatarUrl: expect.stringMatching(/^\/uploads\/avatars\/[0-9a-f]{32}\.png$/),
       attachments: [{ id: expect.any(Number), file_path: expect.stringMatching(/^\/uploads\/comments\/[0-9a-f]{32}\.webp$/), mime: 'image/webp' }],
     });
@@ -140,7 +141,9 @@ describe('comments', () => {
     const named = await post(leaver, { build_id: String(buildId), body: 'signed Lee' }).expect(201);
     await members.as(admin, 'delete', `/api/v1/team/members/${leaver.id}`).expect(204);
     const items = await list(admin);
-    expect(items.find((c: { id: number }) => c.id === plain.body.id)).toEqual(expect.objectContaining({ author: 'leaving.person', authorAvatarUrl: null }));
+    expect(items.find((c: { id: number }) => c.id === plain.body.id)).toEqual(
+      expect.objectContaining({ author: 'leaving.person', author_id: null, authorAvatarUrl: null }),
+    );
     expect(items.find((c: { id: number }) => c.id === named.body.id)).toEqual(expect.objectContaining({ author: 'Lee' }));
     await members.as(await members.member('QA'), 'delete', `/api/v1/comments/${plain.body.id}`).expect(403);
     await members.as(admin, 'delete', `/api/v1/comments/${plain.body.id}`).expect(204);

@@ -116,6 +116,10 @@ export const BUILD_SHAPE: Shape = {
   uploaded_at: 'iso',
   completed_at: 'iso|null',
   delete_after: 'iso|null',
+  // Beyond spec §2, deliberately (docs/builds.md "Uploader and icon"): additive, for the dashboard's inbox.
+  uploaded_by: 'string|null',
+  uploaded_by_id: 'number|null',
+  icon_url: (value) => expect(value === null || (typeof value === 'string' && /^\/api\/v1\/builds\/\d+\/icon$/.test(value))).toBe(true),
 };
 
 /** spec §4 POST /builds response. */
@@ -156,6 +160,8 @@ export const COMMENT_LIST_SHAPE: Shape = {
   body: 'string',
   created_at: 'iso',
   author: 'string|null',
+  // Beyond spec §2, deliberately (docs/dashboard.md "Roles"): who may delete it, by id rather than by name.
+  author_id: 'number|null',
   authorAvatarUrl: 'string|null',
   attachments: (value) => {
     expect(Array.isArray(value)).toBe(true);

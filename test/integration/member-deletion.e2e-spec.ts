@@ -83,6 +83,7 @@ describe('deleting a member, across features', () => {
         body: 'Found a crash',
         created_at: expect.any(String),
         author: 'Dana',
+        author_id: null,
         authorAvatarUrl: null,
         attachments: [expect.objectContaining({ mime: 'image/png' })],
       },

@@ -92,6 +92,9 @@ export const SCREENSHOT_DIR = join(root, 'docs', 'screenshots');
 export async function screenshot(page: Page, name: string, fullPage = false): Promise<void> {
   if (process.env.SVC_SCREENSHOTS !== '1') return;
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  // A full-page capture keeps the scroll position: scrolled down (a focused comment box), the sticky
+  // header would be drawn mid-page. From the top it sits where a reader expects it.
+  if (fullPage) await page.evaluate(() => new Promise((resolve) => (window.scrollTo(0, 0), requestAnimationFrame(resolve))));
   await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage, animations: 'disabled', caret: 'hide' });
 }
 
@@ -103,6 +106,31 @@ export async function screenshotBothThemes(page: Page, name: string, fullPage = 
     await screenshot(page, `${name}-${theme}`, fullPage);
   }
   await page.emulateMedia({ colorScheme: 'light' });
+}
+
+/** Signs in through the dashboard's form and waits for the inbox. */
+export async function signInInBrowser(page: Page, signInUrl: string, email: string, password: string): Promise<void> {
+  await page.goto(signInUrl);
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Builds' }).waitFor();
+}
+
+/** An element with role alert holding this text appears. */
+export async function expectAlert(page: Page, text: string): Promise<void> {
+  await page.getByRole('alert').filter({ hasText: text }).waitFor();
+}
+
+/** Polls until `probe` gives a truthy value (no timing is asserted: a slow machine only waits longer). */
+export async function waitFor<T>(probe: () => T | Promise<T>, timeoutMs = 10_000): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 /** A File dropped on (or pasted into) an element, built inside the page from bytes read here. */

@@ -6,9 +6,12 @@ import {
   browserSkipReason,
   dispatchFileEvent,
   ensureWebBuilt,
+  expectAlert,
   launchChromium,
   newContext,
-  screenshot,
+  screenshotBothThemes,
+  signInInBrowser,
+  waitFor,
   watchedPage,
   WEB_DIST,
   type WatchedPage,
@@ -24,7 +27,6 @@ import { signatureVerifies } from '../webhooks/support/webhook-helpers';
 /** The dashboard this checkout builds (ensureDashboardBuilt); test relays serve none unless told. */
 const HOOK_SECRET = 'dashboard-hook-secret';
 const SIGNED_OUT_PROBE = /Failed to load resource: the server responded with a status of 401/;
-const THEMES = ['light', 'dark'] as const;
 
 /**
  * The dashboard in real headless Chromium against a relay this file starts (issue 12, "Tests
@@ -91,14 +93,6 @@ describeUnless(browserSkipReason(), 'dashboard in the browser (issue 12)', () =>
     return { id: me.body.id, email, password: TEST_PASSWORD, role, cookie };
   }
 
-  async function inBothThemes(p: Page, name: string, fullPage = false) {
-    for (const theme of THEMES) {
-      await p.emulateMedia({ colorScheme: theme });
-      await screenshot(p, `${name}-${theme}`, fullPage);
-    }
-    await p.emulateMedia({ colorScheme: 'light' });
-  }
-
   async function uploadByApi(member: TestMember, file: string, fields: Record<string, string> = {}) {
     const req = relay.http().post('/api/v1/builds').set('Cookie', member.cookie);
     for (const [k, v] of Object.entries(fields)) req.field(k, v);
@@ -111,7 +105,7 @@ describeUnless(browserSkipReason(), 'dashboard in the browser (issue 12)', () =>
     watched.allow.push(SIGNED_OUT_PROBE);
     await page.goto(url('/'));
     await page.getByRole('heading', { name: 'Welcome to svc relay' }).waitFor();
-    await inBothThemes(page, 'first-run');
+    await screenshotBothThemes(page, 'first-run');
     await page.getByLabel('E-mail').fill('admin@example.com');
     await page.getByLabel('Password').fill(TEST_PASSWORD);
     await page.getByRole('button', { name: 'Create Admin account' }).click();
@@ -130,7 +124,7 @@ describeUnless(browserSkipReason(), 'dashboard in the browser (issue 12)', () =>
     await page.getByLabel('Password').fill('not the password');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expectAlert(page, 'Invalid email or password');
-    await inBothThemes(page, 'sign-in');
+    await screenshotBothThemes(page, 'sign-in');
     await page.getByLabel('Password').fill(TEST_PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Builds' }).waitFor();
@@ -201,7 +195,7 @@ describeUnless(browserSkipReason(), 'dashboard in the browser (issue 12)', () =>
     expect(build.body.status_label).toBe('Done');
     triaged = newest;
     await page.mouse.move(0, 0);
-    await inBothThemes(page, 'inbox');
+    await screenshotBothThemes(page, 'inbox');
   });
 
   it('filters, sort and page live in the URL and survive a reload', async () => {
@@ -222,7 +216,7 @@ describeUnless(browserSkipReason(), 'dashboard in the browser (issue 12)', () =>
     await page.locator('body').press('?');
     const dialog = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
     await dialog.getByRole('cell', { name: 'Set status Done (notifies webhooks)' }).waitFor();
-    await inBothThemes(page, 'shortcuts');
+    await screenshotBothThemes(page, 'shortcuts');
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
   });
@@ -252,7 +246,7 @@ describeUnless(browserSkipReason(), 'dashboard in the browser (issue 12)', () =>
     await expect(attachment.getAttribute('src')).resolves.toMatch(/^\/uploads\/comments\//);
     await waitFor(() => attachment.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0));
     await page.getByText('The checkout button overlaps the total on small screens.').waitFor();
-    await inBothThemes(page, 'build', true);
+    await screenshotBothThemes(page, 'build', true);
   });
 
   it('build page: the recording plays, the label is edited, deletion is scheduled with a countdown and cancelled', async () => {
@@ -286,7 +280,7 @@ describeUnless(browserSkipReason(), 'dashboard in the browser (issue 12)', () =>
     await page.getByRole('link', { name: 'Apps' }).click();
     await page.getByRole('heading', { name: 'Apps' }).waitFor();
     await page.getByRole('listitem').filter({ hasText: 'Résumé Viewer' }).getByText('Latest:').waitFor();
-    await inBothThemes(page, 'apps');
+    await screenshotBothThemes(page, 'apps');
     await page.getByRole('button', { name: 'New app' }).click();
     await page.getByLabel('Name', { exact: true }).fill('Scratch');
     await page.getByLabel('Bundle id').fill('com.example.scratch');
@@ -307,7 +301,7 @@ describeUnless(browserSkipReason(), 'dashboard in the browser (issue 12)', () =>
     await phone.page.goto(url('/builds'));
     await phone.page.locator('tbody tr').nth(2).waitFor();
     await expect(phone.page.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(375);
-    await inBothThemes(phone.page, 'inbox-375px');
+    await screenshotBothThemes(phone.page, 'inbox-375px');
     await phone.page.locator('tbody tr a').first().click();
     await phone.page.getByRole('heading', { name: 'Comments' }).waitFor();
     await expect(phone.page.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(375);
@@ -320,7 +314,7 @@ describeUnless(browserSkipReason(), 'dashboard in the browser (issue 12)', () =>
     const ctx = await newContext(browser);
     const v = await open(ctx);
     v.allow.push(SIGNED_OUT_PROBE);
-    await signIn(v.page, url('/signin'), viewer.email);
+    await signInInBrowser(v.page, url('/signin'), viewer.email, TEST_PASSWORD);
     await v.page.locator('tbody tr').nth(2).waitFor();
     await expect(v.page.getByText('choose a file').count()).resolves.toBe(0);
     await expect(v.page.getByRole('button', { name: /Change status/ }).count()).resolves.toBe(0);
@@ -360,7 +354,7 @@ describeUnless(browserSkipReason(), 'dashboard in the browser (issue 12)', () =>
     await guest.page.goto(url(`/invite?token=${invite.body.token}`));
     await guest.page.getByRole('heading', { name: 'Join the team' }).waitFor();
     await guest.page.getByText('You were invited as QA').waitFor();
-    await inBothThemes(guest.page, 'invite');
+    await screenshotBothThemes(guest.page, 'invite');
     await guest.page.getByLabel('E-mail').fill('quinn@example.com');
     await guest.page.getByLabel('Display name').fill('Quinn');
     await guest.page.getByLabel('Password').fill('a new password');
@@ -428,29 +422,7 @@ describeUnless(browserSkipReason(), 'dashboard in the browser (issue 12)', () =>
     await late.page.goto(url(`/invite?token=${invite.body.token}`));
     await late.page.getByRole('heading', { name: 'This invitation has expired' }).waitFor();
     await expect(late.page.getByLabel('Password').count()).resolves.toBe(0);
-    await inBothThemes(late.page, 'invite-expired');
+    await screenshotBothThemes(late.page, 'invite-expired');
     await ctx.close();
   });
 });
-
-async function signIn(page: Page, signInUrl: string, email: string) {
-  await page.goto(signInUrl);
-  await page.getByLabel('E-mail').fill(email);
-  await page.getByLabel('Password').fill(TEST_PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Builds' }).waitFor();
-}
-
-async function expectAlert(page: Page, text: string) {
-  await page.getByRole('alert').filter({ hasText: text }).waitFor();
-}
-
-async function waitFor<T>(probe: () => T | Promise<T>, timeoutMs = 10_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}

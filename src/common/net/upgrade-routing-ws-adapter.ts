@@ -9,7 +9,7 @@ import type { WebSocket, WebSocketServer } from 'ws';
 import { CloseCode } from '../../agents/protocol/agent-protocol';
 import { AccessRequirement, AUTH_REQUIREMENT } from '../auth/auth.decorator';
 import type { Principal } from '../auth/principal';
-import { CredentialExpiry } from './credential-expiry';
+import { CredentialExpiry, expiringWebSocket } from './credential-expiry';
 
 /** The authenticator the HTTP guard uses, applied to an upgrade request and the gateway's @Auth. */
 export type UpgradeAuthenticator = (req: IncomingMessage, requirement: AccessRequirement) => Promise<Principal | undefined>;
@@ -187,7 +187,7 @@ export class UpgradeRoutingWsAdapter extends WsAdapter {
   /** After the gateway registered the socket: check the credential again, and close it when it expires. */
   private watchCredential(ws: WebSocket, req: IncomingMessage, requirement: AccessRequirement, principal: Principal): void {
     if (ws.readyState !== ws.OPEN) return;
-    this.expiry.watch(ws, principal.expiresAt);
+    this.expiry.watch(expiringWebSocket(ws), principal.expiresAt);
     this.authenticate(req, requirement).then(
       () => undefined,
       (err: unknown) => {

@@ -948,6 +948,11 @@ export interface components {
              * @description when the build files are purged; null when no deletion is scheduled
              */
             delete_after: string | null;
+            /**
+             * @description beyond the spec: the launcher icon read at upload (GET /builds/:id/icon); null when the build has none
+             * @example /api/v1/builds/12/icon
+             */
+            icon_url: string | null;
             id: number;
             /** @description app name */
             name: string;
@@ -960,6 +965,10 @@ export interface components {
             status_label: "Backlog" | "In Progress" | "Done" | "Rejected" | null;
             /** Format: date-time */
             uploaded_at: string;
+            /** @description beyond the spec: who uploaded the build (display name, or the part of the e-mail before @; a CI token counts as its owner); null for builds uploaded before the relay kept a status history */
+            uploaded_by: string | null;
+            /** @description beyond the spec: the uploader's member id; null once their account was deleted, or with uploaded_by null */
+            uploaded_by_id: number | null;
             /**
              * @description free-text label
              * @example feature/login
@@ -1045,6 +1054,8 @@ export interface components {
             attachments: components["schemas"]["CommentAttachment"][];
             /** @description display name, or the part of the e-mail before @ when none */
             author: string;
+            /** @description beyond the spec: the author's member id (who may delete it: the author or an Admin); null once their account was deleted */
+            author_id: number | null;
             /** @description null when no profile image */
             authorAvatarUrl: string | null;
             body: string;

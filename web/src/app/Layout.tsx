@@ -6,6 +6,7 @@ import { canWrite, useLogout, useSettings } from '../auth/queries';
 import { useLiveEvents } from '../builds/live';
 import { Button } from '../ui/Button';
 import { menuClass, menuItemClass } from '../ui/Menu';
+import { tileClass } from '../ui/Tile';
 import { useToast } from '../ui/Toast';
 import { ShortcutsDialog, useGlobalShortcut } from './ShortcutsDialog';
 import styles from './layout.module.css';
@@ -49,9 +50,9 @@ export function Layout() {
           <DropdownMenu.Trigger asChild>
             <button type="button" className={styles.userButton} aria-label={`Account: ${name}`}>
               {me.avatarUrl ? (
-                <img className={styles.avatar} src={me.avatarUrl} alt="" />
+                <img className={`${tileClass} ${styles.avatar}`} src={me.avatarUrl} alt="" />
               ) : (
-                <span className={styles.avatar} aria-hidden="true">
+                <span className={`${tileClass} ${styles.avatar}`} aria-hidden="true">
                   {name.slice(0, 1).toUpperCase()}
                 </span>
               )}

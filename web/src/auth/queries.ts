@@ -5,6 +5,7 @@ export const authKeys = {
   status: ['auth', 'status'] as const,
   me: ['auth', 'me'] as const,
   settings: ['settings'] as const,
+  changePassword: ['auth', 'change-password'] as const,
 };
 
 export function useAuthStatus() {
@@ -80,6 +81,23 @@ export function signedOut(client: QueryClient): void {
   forgetResources(client);
 }
 
+/**
+ * The live stream says the session it was opened with ended: signed out here or elsewhere, expired,
+ * or replaced — changing the password ends every session and answers this browser with a new one.
+ * Asking who we are tells them apart: a 401 signs out; otherwise the stream reconnects by itself
+ * with the new cookie. During this browser's own password change the answer is not in yet, and
+ * the new session is coming with it: nothing to do.
+ */
+export async function sessionEnded(client: QueryClient): Promise<void> {
+  if (client.isMutating({ mutationKey: authKeys.changePassword }) > 0) return;
+  if (client.getQueryData(authKeys.me) === null) return;
+  try {
+    client.setQueryData(authKeys.me, await call(api.GET('/api/v1/auth/me')));
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 401) signedOut(client);
+  }
+}
+
 export function useLogout() {
   const client = useQueryClient();
   return useMutation({
@@ -102,6 +120,7 @@ export function useInit() {
 
 export function useChangePassword() {
   return useMutation({
+    mutationKey: authKeys.changePassword,
     mutationFn: (body: Schemas['ChangePasswordDto']) => call(api.POST('/api/v1/auth/change-password', { body })),
   });
 }

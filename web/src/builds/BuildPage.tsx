@@ -10,12 +10,13 @@ import { FormError, TextField, cardClass } from '../ui/Field';
 import { StatusBadge } from '../ui/StatusBadge';
 import { CenterMessage, Empty, Loading } from '../ui/States';
 import { useToast } from '../ui/Toast';
+import { AppIcon } from './AppIcon';
 import { Comments } from './Comments';
 import { absoluteTime, countdown, fileSize, relativeTime, versionText } from './format';
 import { StatusHistory } from './StatusHistory';
 import { QrCode } from './QrCode';
 import { useReachableOrigin } from '../relay/queries';
-import { useBuild, useBuildHistory, useDeletionSchedule, useRecordings, useUpdateBuild } from './queries';
+import { useBuild, useDeletionSchedule, useRecordings, useUpdateBuild } from './queries';
 import { notifiesWebhooks, STATUS_KEYS, StatusMenu } from './StatusMenu';
 import styles from './build-page.module.css';
 
@@ -49,8 +50,7 @@ function BuildView({ build }: { build: Build }) {
   const update = useUpdateBuild();
   const toast = useToast();
   const location = useLocation();
-  // The history's first entry is the upload: it names the uploader.
-  const uploader = useBuildHistory(build.id).data?.[0]?.changed_by ?? null;
+  const uploader = build.uploaded_by;
   const setStatus = (status: BuildStatus | null) => {
     if (status === build.status_label) return;
     update.mutate(
@@ -76,7 +76,8 @@ function BuildView({ build }: { build: Build }) {
         <Link to="/builds">Builds</Link> <span aria-hidden="true">›</span> {build.name}
       </nav>
       <header className={styles.header}>
-        <div>
+        <AppIcon name={build.name} src={build.icon_url} large />
+        <div className={styles.titleBlock}>
           <h1 id="build-title">
             {build.name} <span className={styles.version}>{versionText(build.version_name, build.build_number)}</span>
           </h1>

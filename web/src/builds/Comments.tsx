@@ -6,6 +6,7 @@ import { FormError, TextArea, cardClass } from '../ui/Field';
 import { Empty, Loading } from '../ui/States';
 import { absoluteTime, relativeTime } from './format';
 import { useAddComment, useComments, useDeleteComment } from './queries';
+import { tileClass } from '../ui/Tile';
 import styles from './build-page.module.css';
 
 const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp'];
@@ -17,13 +18,14 @@ export function imageFrom(files: FileList | File[] | null | undefined): File | n
   return null;
 }
 
-type Comment = Schemas['CommentListItem'] & { author_id?: number | null };
+type Comment = Schemas['CommentListItem'];
 
-/** Spec §5.7: the author or an Admin may delete a comment. */
-function mayDelete(comment: Comment, me: Schemas['MeResponse']): boolean {
-  if (me.role === 'Admin') return true;
-  if (typeof comment.author_id === 'number') return comment.author_id === me.id;
-  return comment.author === (me.displayName || me.email.split('@')[0]);
+/**
+ * Spec §5.7: the author or an Admin may delete a comment. Matched by member id, never by the shown
+ * name (two members may share one); a deleted author's comment (author_id null) is the Admins'.
+ */
+export function mayDelete(comment: Pick<Comment, 'author_id'>, me: Pick<Schemas['MeResponse'], 'id' | 'role'>): boolean {
+  return me.role === 'Admin' || (comment.author_id !== null && comment.author_id === me.id);
 }
 
 export function Comments({ buildId, me }: { buildId: number; me: Schemas['MeResponse'] }) {
@@ -40,13 +42,13 @@ export function Comments({ buildId, me }: { buildId: number; me: Schemas['MeResp
         <Empty>No comments yet.</Empty>
       ) : (
         <ol className={styles.comments}>
-          {(comments.data as Comment[]).map((comment) => (
+          {comments.data.map((comment) => (
             <li key={comment.id} className={styles.comment}>
               <div className={styles.commentHead}>
                 {comment.authorAvatarUrl ? (
-                  <img className={styles.avatar} src={comment.authorAvatarUrl} alt="" />
+                  <img className={`${tileClass} ${styles.avatar}`} src={comment.authorAvatarUrl} alt="" />
                 ) : (
-                  <span className={styles.avatar} aria-hidden="true">
+                  <span className={`${tileClass} ${styles.avatar}`} aria-hidden="true">
                     {comment.author.slice(0, 1).toUpperCase()}
                   </span>
                 )}

@@ -11,6 +11,7 @@ import { STATUSES, StatusBadge } from '../ui/StatusBadge';
 import { Empty, Loading, Spinner } from '../ui/States';
 import { useToast } from '../ui/Toast';
 import { DEFAULT_FILTERS, filtersFromSearch, PAGE_SIZES, searchFromFilters, withChange, type BuildFilters } from './filters';
+import { AppIcon } from './AppIcon';
 import { absoluteTime, relativeTime, versionText } from './format';
 import { useBuilds, useUpdateBuild } from './queries';
 import { notifiesWebhooks, STATUS_KEYS, StatusMenu } from './StatusMenu';
@@ -172,6 +173,7 @@ export function InboxPage() {
                   <th scope="col" className={styles.wideOnly}>Version</th>
                   <th scope="col">Status</th>
                   <th scope="col" className={styles.optional}>Label</th>
+                  <th scope="col" className={styles.optional}>Uploader</th>
                   <th scope="col">Age</th>
                   <th scope="col" className={styles.optional}>Expires</th>
                 </tr>
@@ -218,13 +220,18 @@ function BuildRow({
   return (
     <tr className={selected ? styles.selectedRow : undefined} aria-current={selected ? 'true' : undefined} onClick={onSelect}>
       <td>
-        <span className={styles.platform} title={build.platform === 'ios' ? 'iOS' : 'Android'}>
-          {build.platform === 'ios' ? 'iOS' : 'And'}
-        </span>{' '}
-        <Link to={`/builds/${build.id}`} data-build-link={build.id} className={styles.buildLink} onFocus={onSelect}>
-          {build.name}
-        </Link>
-        <span className={styles.narrowOnly}>{versionText(build.version_name, build.build_number)}</span>
+        <div className={styles.appCell}>
+          <AppIcon name={build.name} src={build.icon_url} />
+          <div>
+            <span className={styles.platform} title={build.platform === 'ios' ? 'iOS' : 'Android'}>
+              {build.platform === 'ios' ? 'iOS' : 'And'}
+            </span>{' '}
+            <Link to={`/builds/${build.id}`} data-build-link={build.id} className={styles.buildLink} onFocus={onSelect}>
+              {build.name}
+            </Link>
+            <span className={styles.narrowOnly}>{versionText(build.version_name, build.build_number)}</span>
+          </div>
+        </div>
       </td>
       <td className={`${styles.nowrap} ${styles.wideOnly}`}>{versionText(build.version_name, build.build_number)}</td>
       <td onClick={(e) => e.stopPropagation()}>
@@ -235,6 +242,7 @@ function BuildRow({
         )}
       </td>
       <td className={styles.optional}>{build.version_label ? <span className={styles.label}>{build.version_label}</span> : <span className={styles.muted}>–</span>}</td>
+      <td className={styles.optional}>{build.uploaded_by ?? <span className={styles.muted}>–</span>}</td>
       <td className={styles.nowrap}>
         <time dateTime={build.uploaded_at} title={absoluteTime(build.uploaded_at)}>
           {relativeTime(build.uploaded_at)}

@@ -1,6 +1,6 @@
 import { useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
-import { authKeys, signedOut } from '../auth/queries';
+import { authKeys, sessionEnded } from '../auth/queries';
 import { buildKeys } from './queries';
 
 /**
@@ -57,8 +57,8 @@ function parse(data: unknown): Payload {
 
 function applyLiveEvent(client: QueryClient, type: string, payload: Payload) {
   if (type === 'session.ended') {
-    // Signed out elsewhere or expired: the gate shows the sign-in page.
-    signedOut(client);
+    // Signed out or expired: the gate shows the sign-in page; a replaced session carries on.
+    void sessionEnded(client);
     return;
   }
   for (const key of keysFor(type, payload)) void client.invalidateQueries({ queryKey: key });
