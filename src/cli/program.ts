@@ -6,6 +6,7 @@ import { appsCommand } from './commands/apps.command';
 import { backupCommand, restoreCommand } from './commands/backup.command';
 import { buildsCommand } from './commands/builds.command';
 import { mcpCommand } from './commands/mcp.command';
+import { migrateCommand } from './commands/migrate.command';
 import { relayCommand } from './commands/relay.command';
 import { uploadCommand } from './commands/upload.command';
 
@@ -19,7 +20,7 @@ export function buildProgram(): Command {
       'after',
       `
 Client commands talk to a relay over its API: set SVC_URL and SVC_TOKEN (a PAT) or pass --url/--token.
-Operator commands (relay, admin, backup, restore) run on the relay host and use its data dir.
+Operator commands (relay, admin, backup, restore, migrate) run on the relay host and use its data dir.
 svc agent runs the reference agent on a machine that hosts simulators or emulators.
 svc mcp serves the relay to an AI agent over the Model Context Protocol (stdio).
 Exit codes: 0 success, 1 the relay refused (its message on stderr), 2 usage error.
@@ -37,6 +38,7 @@ Examples:
     adminCommand(),
     backupCommand(),
     restoreCommand(),
+    migrateCommand(),
     uploadCommand(),
     buildsCommand(),
     appsCommand(),

@@ -1,7 +1,5 @@
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { Client } from 'pg';
 import { encodeBinaryFrame } from '../../src/agents/protocol/agent-protocol';
 import { ClusterBus } from '../../src/cluster/cluster-bus';
 import { ScheduledPurgesService } from '../../src/maintenance/scheduled-purges.service';
@@ -11,41 +9,20 @@ import { uploadTestBuild } from '../support/builds';
 import { describeUnless } from '../support/describe-unless';
 import { MemberFactory, sessionCookieFrom, TestMember, TEST_PASSWORD } from '../support/factory';
 import { rawBody } from '../support/raw-body';
+import { PG_ADMIN_URL, REDIS_URL, unreachable, withPgAdmin } from '../support/reachable';
 import { startTestS3Server, TestS3Server } from '../support/s3-server';
 import { SseClient } from '../support/sse-client';
 import { startTestRelay, TestRelay } from '../support/test-relay';
+
+/** The relay checks the mime the agent names, not the bytes: a PNG signature and noise will do. */
+const PNG = Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), randomBytes(256)]);
 
 /**
  * Issue 14 §5: two relay instances on different ports over one PostgreSQL database, one Redis and
  * one S3 server (each instance with a data folder of its own, for temp files only), with agents
  * and users spread across them.
  */
-const PG_ADMIN_URL = process.env.SVC_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const REDIS_URL = process.env.SVC_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-
-/** Whether both servers accept a TCP connection; decided before the suite is declared (jest declares synchronously). */
-function unreachable(): string | null {
-  const targets = [new URL(PG_ADMIN_URL), new URL(REDIS_URL)].map((u) => [u.hostname, u.port || (u.protocol === 'redis:' ? '6379' : '5432')]);
-  const probe = `
-    const net = require('node:net');
-    const targets = ${JSON.stringify(targets)};
-    Promise.all(targets.map(([host, port]) => new Promise((ok, fail) => {
-      const s = net.connect(Number(port), host, () => { s.end(); ok(); });
-      s.setTimeout(2000, () => { s.destroy(); fail(new Error('timeout')); });
-      s.on('error', fail);
-    }))).then(() => process.exit(0), () => process.exit(1));`;
-  try {
-    execFileSync(process.execPath, ['-e', probe], { stdio: 'ignore', timeout: 10_000 });
-    return null;
-  } catch {
-    return `PostgreSQL (${new URL(PG_ADMIN_URL).host}) or Redis (${new URL(REDIS_URL).host}) is not reachable`;
-  }
-}
-
-/** The relay checks the mime the agent names, not the bytes: a PNG signature and noise will do. */
-const PNG = Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), randomBytes(256)]);
-
-describeUnless(unreachable(), 'two relay instances (PostgreSQL + Redis)', () => {
+describeUnless(unreachable([PG_ADMIN_URL, REDIS_URL]), 'two relay instances (PostgreSQL + Redis)', () => {
   const name = `svc_scale_${randomBytes(6).toString('hex')}`;
   let s3: TestS3Server;
   let savedCredentials: { id?: string; secret?: string } = {};
@@ -55,18 +32,8 @@ describeUnless(unreachable(), 'two relay instances (PostgreSQL + Redis)', () => 
   let members: MemberFactory;
   let admin: TestMember;
 
-  const admin$ = async (body: (c: Client) => Promise<unknown>) => {
-    const client = new Client({ connectionString: PG_ADMIN_URL });
-    await client.connect();
-    try {
-      await body(client);
-    } finally {
-      await client.end();
-    }
-  };
-
   beforeAll(async () => {
-    await admin$((c) => c.query(`CREATE DATABASE ${name}`));
+    await withPgAdmin((c) => c.query(`CREATE DATABASE ${name}`));
     const url = new URL(PG_ADMIN_URL);
     url.pathname = `/${name}`;
     s3 = await startTestS3Server();
@@ -91,7 +58,7 @@ describeUnless(unreachable(), 'two relay instances (PostgreSQL + Redis)', () => 
   afterAll(async () => {
     await a?.close();
     await b?.close();
-    await admin$((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+    await withPgAdmin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
     await s3?.close();
     restore('AWS_ACCESS_KEY_ID', savedCredentials.id);
     restore('AWS_SECRET_ACCESS_KEY', savedCredentials.secret);

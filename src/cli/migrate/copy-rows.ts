@@ -1,0 +1,140 @@
+import type Database from 'better-sqlite3';
+import { createHash } from 'node:crypto';
+import type { DataSource, EntityManager } from 'typeorm';
+import { CliError } from '../cli-error';
+
+/** Tables the relay keeps that are not data: TypeORM's own. */
+const NOT_DATA = new Set(['migrations', 'typeorm_metadata']);
+/**
+ * Tables the target fills by itself from the copied rows (triggers on `builds` keep `build_counts`):
+ * never copied, only verified against the source.
+ */
+const DERIVED = new Set(['build_counts']);
+/** Rows per INSERT (PostgreSQL allows 65535 parameters per statement). */
+const BATCH_PARAMETERS = 30_000;
+
+export interface TableReport {
+  table: string;
+  rows: number;
+  sha256: string;
+}
+
+/** The data tables of the SQLite source, parents before the tables that reference them. */
+export function tablesInCopyOrder(source: Database.Database): string[] {
+  const names = (source.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as { name: string }[])
+    .map((t) => t.name)
+    .filter((name) => !NOT_DATA.has(name))
+    .sort();
+  const parents = new Map(
+    names.map((name) => [
+      name,
+      (source.prepare(`PRAGMA foreign_key_list(${quote(name)})`).all() as { table: string }[])
+        .map((fk) => fk.table)
+        .filter((parent) => parent !== name),
+    ]),
+  );
+  const ordered: string[] = [];
+  const visit = (name: string, path: string[]) => {
+    if (ordered.includes(name)) return;
+    if (path.includes(name)) throw new CliError(`Cannot order tables: foreign keys form a cycle (${[...path, name].join(' → ')})`);
+    for (const parent of parents.get(name) ?? []) if (names.includes(parent)) visit(parent, [...path, name]);
+    ordered.push(name);
+  };
+  for (const name of names) visit(name, []);
+  return ordered;
+}
+
+/**
+ * Copies every data table from the source into the target inside the target's transaction
+ * (`manager`): the target's own rows (the seeded team settings) are replaced, derived tables are
+ * left to the target's triggers, and each serial id sequence continues after the copied ids.
+ */
+export async function copyRows(source: Database.Database, manager: EntityManager, tables: string[]): Promise<void> {
+  for (const table of [...tables].reverse()) await manager.query(`DELETE FROM ${quote(table)}`);
+  for (const table of tables.filter((t) => !DERIVED.has(t))) {
+    const types = await columnTypes(manager, table);
+    const columns = (source.prepare(`PRAGMA table_info(${quote(table)})`).all() as { name: string }[]).map((c) => c.name);
+    const missing = columns.filter((c) => !types.has(c));
+    if (missing.length) throw new CliError(`The target's table ${table} has no column ${missing.join(', ')}: schemas differ`);
+    const perBatch = Math.max(1, Math.floor(BATCH_PARAMETERS / columns.length));
+    const page = source.prepare(`SELECT rowid AS "__rowid", * FROM ${quote(table)} WHERE rowid > ? ORDER BY rowid LIMIT ?`);
+    let after = 0;
+    for (;;) {
+      const rows = page.all(after, perBatch) as Record<string, unknown>[];
+      if (!rows.length) break;
+      after = rows[rows.length - 1].__rowid as number;
+      const params: unknown[] = [];
+      const tuples = rows.map((row) => {
+        const slots = columns.map((column) => {
+          params.push(toTarget(row[column], types.get(column)!));
+          return `$${params.length}`;
+        });
+        return `(${slots.join(', ')})`;
+      });
+      await manager.query(`INSERT INTO ${quote(table)} (${columns.map(quote).join(', ')}) VALUES ${tuples.join(', ')}`, params);
+    }
+    if (types.has('id')) {
+      await manager.query(
+        `SELECT setval(pg_get_serial_sequence($1, 'id'), COALESCE(MAX(id), 1), MAX(id) IS NOT NULL) FROM ${quote(table)} WHERE pg_get_serial_sequence($1, 'id') IS NOT NULL`,
+        [quote(table)],
+      );
+    }
+  }
+}
+
+/** Row count and an order-independent SHA-256 of the rows (values normalised across dialects). */
+export function sourceReport(source: Database.Database, table: string, booleans: Set<string>): TableReport {
+  const rows = source.prepare(`SELECT * FROM ${quote(table)}`).all() as Record<string, unknown>[];
+  return report(table, rows, booleans);
+}
+
+export async function targetReport(target: DataSource | EntityManager, table: string): Promise<TableReport> {
+  const rows = (await target.query(`SELECT * FROM ${quote(table)}`)) as Record<string, unknown>[];
+  return report(table, rows, new Set());
+}
+
+/** The target's boolean columns of a table (SQLite stores them as 0/1). */
+export async function booleanColumns(target: DataSource | EntityManager, table: string): Promise<Set<string>> {
+  const types = await columnTypes(target, table);
+  return new Set([...types].filter(([, type]) => type === 'boolean').map(([name]) => name));
+}
+
+function report(table: string, rows: Record<string, unknown>[], booleans: Set<string>): TableReport {
+  const digests = rows
+    .map((row) => {
+      const fields = Object.keys(row)
+        .sort()
+        .map((key) => `${key}=${normalise(row[key], booleans.has(key))}`);
+      return createHash('sha256').update(fields.join('\u0000')).digest('hex');
+    })
+    .sort();
+  return { table, rows: rows.length, sha256: createHash('sha256').update(digests.join('\n')).digest('hex') };
+}
+
+function normalise(value: unknown, isBoolean: boolean): string {
+  if (value === null || value === undefined) return '\u0001null';
+  if (isBoolean || typeof value === 'boolean') return value ? '1' : '0';
+  if (typeof value === 'number' || typeof value === 'bigint') return String(value);
+  if (typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value)) return String(Number(value)); // PostgreSQL bigint/numeric as text
+  if (Buffer.isBuffer(value)) return value.toString('base64');
+  return String(value);
+}
+
+function toTarget(value: unknown, type: string): unknown {
+  if (value === null || value === undefined) return null;
+  if (type === 'boolean') return !!value;
+  return value;
+}
+
+async function columnTypes(target: DataSource | EntityManager, table: string): Promise<Map<string, string>> {
+  const rows = (await target.query(
+    'SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1',
+    [table],
+  )) as { column_name: string; data_type: string }[];
+  if (!rows.length) throw new CliError(`The target database has no table ${table}: schemas differ`);
+  return new Map(rows.map((r) => [r.column_name, r.data_type]));
+}
+
+export function quote(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
