@@ -1,0 +1,250 @@
+/**
+ * bench/soak: the relay under mixed traffic for a while, to see its read latency under write load
+ * and whether its memory settles.
+ *   BENCH_CLIENTS (50) closed-loop clients, each picking its next request at random:
+ *   45 % lists (GET /builds with the spec's filters and sorts), 20 % GET /builds/:id, 8 % GET /comments,
+ *   7 % POST /comments, 8 % POST /builds (a small real APK), 6 % PATCH /builds/:id (status, with a
+ *   session cookie, as the dashboard does), 6 % POST /auth/login.
+ *   Seeded through the API first (BENCH_SEED builds, 200).
+ * Duration: `npm run bench:soak -- --minutes 10` (or BENCH_MINUTES); default 3 minutes, the first
+ * minute (or a fifth of a shorter run) being warm-up, left out of the latencies and the drift.
+ * Prints per kind of request: count, p50, p99, answers other than expected; RSS every 10 s; the RSS
+ * drift after warm-up (last sample ÷ first, and the least-squares slope per minute) and V8's heap in
+ * use after warm-up and at the end (from /metrics, enabled for the run), which tells a leak (heap
+ * growing with it) from memory the process keeps but does not use.
+ * BENCH_HEAPSNAPSHOT=<dir> writes a V8 heap snapshot of the relay at the end of the warm-up and at the
+ * end of the run (`--heapsnapshot-signal`; each pauses the relay for seconds, so its latencies suffer).
+ * Targets: p99 < 100 ms for reads; RSS drift < 10 % after warm-up.
+ * Run: npm run bench:soak   (not part of npm test)
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildRelay, issuePats, ROOT, rssKb, startRelay } from './support/relay';
+
+const minutesArg = process.argv.indexOf('--minutes');
+const MINUTES = Number(minutesArg > 0 ? process.argv[minutesArg + 1] : (process.env.BENCH_MINUTES ?? 3));
+const WARMUP_MS = Math.min(60_000, (MINUTES * 60_000) / 5);
+const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 50);
+const SEED = Number(process.env.BENCH_SEED ?? 200);
+const STATUSES = ['Backlog', 'In Progress', 'Done', 'Rejected', null];
+const READS = new Set(['list', 'build', 'comments']);
+const SNAPSHOT_DIR = process.env.BENCH_HEAPSNAPSHOT;
+
+interface Answer {
+  status: number;
+  body: Buffer;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS + 4 });
+let port = 0;
+
+function call(method: string, path: string, headers: Record<string, string>, body?: Buffer | string): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, method, path: `/api/v1${path}`, headers, agent }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks), headers: res.headers }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+function multipart(parts: { name: string; value: string | Buffer; filename?: string; type?: string }[]): { body: Buffer; type: string } {
+  const boundary = `----svcsoak${Math.random().toString(16).slice(2)}`;
+  const chunks: Buffer[] = [];
+  for (const part of parts) {
+    const disposition = `form-data; name="${part.name}"${part.filename ? `; filename="${part.filename}"` : ''}`;
+    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: ${disposition}\r\n${part.type ? `Content-Type: ${part.type}\r\n` : ''}\r\n`));
+    chunks.push(Buffer.isBuffer(part.value) ? part.value : Buffer.from(part.value));
+    chunks.push(Buffer.from('\r\n'));
+  }
+  chunks.push(Buffer.from(`--${boundary}--\r\n`));
+  return { body: Buffer.concat(chunks), type: `multipart/form-data; boundary=${boundary}` };
+}
+
+const APKS = ['literal-label.apk', 'string-label.apk'].map((name) => ({
+  name,
+  bytes: readFileSync(join(ROOT, 'test', 'fixtures', 'builds', name)),
+}));
+
+async function main(): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), 'svc-bench-soak-'));
+  buildRelay();
+  const snapshotArgs = SNAPSHOT_DIR ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${SNAPSHOT_DIR}`] : [];
+  const relay = await startRelay(join(work, 'data'), { SVC_METRICS: '1' }, snapshotArgs);
+  const snapshot = () => SNAPSHOT_DIR && relay.child.kill('SIGUSR2');
+  port = relay.port;
+  try {
+    const [pat] = await issuePats(relay.base, ['view,builds:write']);
+    const bearer = { Authorization: `Bearer ${pat}` };
+    const credentials = JSON.stringify({ email: 'bench@example.com', password: 'bench-password-1' });
+    const login = await call('POST', '/auth/login', { 'Content-Type': 'application/json' }, credentials);
+    const cookie = String(login.headers['set-cookie']?.[0] ?? '').split(';')[0];
+
+    const ids: number[] = [];
+    const appIds = new Set<number>();
+    const upload = async () => {
+      const apk = APKS[ids.length % APKS.length];
+      const form = multipart([{ name: 'file', value: apk.bytes, filename: apk.name, type: 'application/vnd.android.package-archive' }]);
+      const answer = await call('POST', '/builds', { ...bearer, 'Content-Type': form.type }, form.body);
+      if (answer.status === 201) {
+        const created = JSON.parse(answer.body.toString()) as { id: number; app_id?: number };
+        ids.push(created.id);
+        if (created.app_id) appIds.add(created.app_id);
+      }
+      return answer;
+    };
+    process.stdout.write(`Seeding ${SEED} builds through the API… `);
+    for (let i = 0; i < SEED; i++) {
+      const answer = await upload();
+      if (answer.status !== 201) throw new Error(`seeding: POST /builds answered ${answer.status}: ${answer.body}`);
+    }
+    process.stdout.write('done\n');
+
+    const pick = <T>(list: T[]): T => list[Math.floor(Math.random() * list.length)];
+    const lists = () =>
+      pick([
+        '/builds?limit=20',
+        '/builds?status=Done',
+        '/builds?platform=android',
+        `/builds?app_id=${pick([...appIds])}`,
+        '/builds?sort=version_name&dir=asc',
+        '/builds?sort=status_label&dir=desc',
+        '/builds?page=3',
+        '/builds?q=1.',
+      ]);
+    const kinds: { name: string; weight: number; expect: number[]; run: () => Promise<Answer> }[] = [
+      { name: 'list', weight: 45, expect: [200], run: () => call('GET', lists(), bearer) },
+      { name: 'build', weight: 20, expect: [200], run: () => call('GET', `/builds/${pick(ids)}`, bearer) },
+      // GET /comments takes the session cookie only (spec §5: no PAT scope lists it).
+      { name: 'comments', weight: 8, expect: [200], run: () => call('GET', `/comments?build_id=${pick(ids)}`, { Cookie: cookie }) },
+      {
+        name: 'comment',
+        weight: 7,
+        expect: [201],
+        run: () => {
+          const form = multipart([
+            { name: 'build_id', value: String(pick(ids)) },
+            { name: 'body', value: `soak comment ${Date.now()}` },
+          ]);
+          return call('POST', '/comments', { ...bearer, 'Content-Type': form.type }, form.body);
+        },
+      },
+      { name: 'upload', weight: 8, expect: [201], run: upload },
+      {
+        name: 'status',
+        weight: 6,
+        expect: [200],
+        run: () =>
+          call('PATCH', `/builds/${pick(ids)}`, { Cookie: cookie, 'Content-Type': 'application/json' }, JSON.stringify({ status_label: pick(STATUSES) })),
+      },
+      { name: 'login', weight: 6, expect: [200], run: () => call('POST', '/auth/login', { 'Content-Type': 'application/json' }, credentials) },
+    ];
+    const totalWeight = kinds.reduce((sum, k) => sum + k.weight, 0);
+    const chooseKind = () => {
+      let r = Math.random() * totalWeight;
+      for (const kind of kinds) if ((r -= kind.weight) < 0) return kind;
+      return kinds[0];
+    };
+
+    const latencies = new Map<string, number[]>(kinds.map((k) => [k.name, []]));
+    const unexpected = new Map<string, Record<number, number>>();
+    const started = performance.now();
+    const endAt = started + MINUTES * 60_000;
+    let recording = false;
+    const rss: { t: number; mb: number }[] = [];
+    const heapAt: { t: number; mb: number }[] = [];
+    const sampler = setInterval(async () => {
+      const t = (performance.now() - started) / 1000;
+      rss.push({ t, mb: (rssKb(relay.child.pid!) ?? NaN) / 1024 });
+      heapAt.push({ t, mb: await heapUsedMb(relay.port) });
+    }, 10_000);
+    const warmup = setTimeout(() => {
+      recording = true;
+      snapshot();
+    }, WARMUP_MS);
+
+    const client = async () => {
+      while (performance.now() < endAt) {
+        const kind = chooseKind();
+        const t0 = performance.now();
+        const answer = await kind.run().catch(() => ({ status: 0, body: Buffer.alloc(0), headers: {} }));
+        if (!recording) continue;
+        latencies.get(kind.name)!.push(performance.now() - t0);
+        if (!kind.expect.includes(answer.status)) {
+          const counts = unexpected.get(kind.name) ?? {};
+          counts[answer.status] = (counts[answer.status] ?? 0) + 1;
+          unexpected.set(kind.name, counts);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: CLIENTS }, client));
+    snapshot();
+    clearInterval(sampler);
+    clearTimeout(warmup);
+
+    const measuredSeconds = (MINUTES * 60_000 - WARMUP_MS) / 1000;
+    console.log(
+      `load average: ${loadavg().map((l) => l.toFixed(1)).join(' ')}; ${CLIENTS} clients, ${MINUTES} min (first ${(WARMUP_MS / 1000).toFixed(0)} s warm-up, not counted)`,
+    );
+    console.log('| request | count | /s | p50 | p99 | unexpected answers |');
+    console.log('|---|---|---|---|---|---|');
+    let worstReadP99 = 0;
+    for (const kind of kinds) {
+      const times = latencies.get(kind.name)!.sort((a, b) => a - b);
+      const at = (p: number) => times[Math.min(times.length - 1, Math.floor((p / 100) * times.length))] ?? NaN;
+      if (READS.has(kind.name)) worstReadP99 = Math.max(worstReadP99, at(99));
+      console.log(
+        `| ${kind.name} | ${times.length} | ${(times.length / measuredSeconds).toFixed(1)} | ${at(50).toFixed(1)} ms | ${at(99).toFixed(1)} ms | ${JSON.stringify(unexpected.get(kind.name) ?? {})} |`,
+      );
+    }
+    const after = rss.filter((s) => s.t * 1000 >= WARMUP_MS);
+    const heapAfter = heapAt.filter((s) => s.t * 1000 >= WARMUP_MS);
+    console.log(`RSS every 10 s (MB): ${rss.map((s) => s.mb.toFixed(0)).join(' ')}`);
+    console.log(`V8 heap in use every 10 s (MB): ${heapAt.map((s) => s.mb.toFixed(0)).join(' ')}`);
+    if (after.length >= 2) {
+      const drift = (after[after.length - 1].mb / after[0].mb - 1) * 100;
+      console.log(
+        `RSS after warm-up: ${after[0].mb.toFixed(0)} → ${after[after.length - 1].mb.toFixed(0)} MB (${drift >= 0 ? '+' : ''}${drift.toFixed(1)} %, ` +
+          `slope ${slopePerMinute(after).toFixed(2)} MB/min; target < 10 %) ${Math.abs(drift) < 10 ? 'OK' : 'MISS'}`,
+      );
+      console.log(
+        `V8 heap in use after warm-up: ${heapAfter[0].mb.toFixed(0)} → ${heapAfter[heapAfter.length - 1].mb.toFixed(0)} MB (slope ${slopePerMinute(heapAfter).toFixed(2)} MB/min)`,
+      );
+    }
+    console.log(`worst read p99: ${worstReadP99.toFixed(1)} ms (target < 100 ms) ${worstReadP99 < 100 ? 'OK' : 'MISS'}`);
+  } finally {
+    agent.destroy();
+    await relay.stop();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** nodejs_heap_size_used_bytes from the relay's /metrics (prom-client's default metrics). */
+async function heapUsedMb(relayPort: number): Promise<number> {
+  const text = await fetch(`http://127.0.0.1:${relayPort}/metrics`).then(
+    (r) => r.text(),
+    () => '',
+  );
+  const match = /^nodejs_heap_size_used_bytes (\S+)$/m.exec(text);
+  return match ? Number(match[1]) / 1024 / 1024 : NaN;
+}
+
+/** Least-squares slope of the samples, per minute. */
+function slopePerMinute(samples: { t: number; mb: number }[]): number {
+  const n = samples.length;
+  const mt = samples.reduce((s, x) => s + x.t, 0) / n;
+  const mm = samples.reduce((s, x) => s + x.mb, 0) / n;
+  const num = samples.reduce((s, x) => s + (x.t - mt) * (x.mb - mm), 0);
+  const den = samples.reduce((s, x) => s + (x.t - mt) ** 2, 0);
+  return den ? (num / den) * 60 : NaN;
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
