@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import qrcode from 'qrcode-generator';
 import {
   browserSkipReason,
   dispatchFileEvent,
@@ -157,9 +158,21 @@ describeUnless(browserSkipReason(), 'dashboard in the browser (issue 12)', () =>
     await page.getByText('string-label.apk').waitFor();
     await page.getByLabel('Initial status').selectOption('In Progress');
     await page.getByLabel('Label').fill('feature/login');
+    // The progress bar lives only while the bytes go up (milliseconds here): a MutationObserver
+    // records that it was drawn, labelled, during this upload.
+    await page.evaluate(() => {
+      const seen: string[] = [];
+      (window as unknown as { __progressSeen: string[] }).__progressSeen = seen;
+      new MutationObserver(() => {
+        const bar = document.querySelector('progress');
+        if (bar) seen.push(bar.getAttribute('aria-label') ?? '');
+      }).observe(document.body, { subtree: true, childList: true, attributes: true });
+    });
     await page.getByRole('button', { name: 'Upload', exact: true }).click();
     const result = page.getByRole('status').filter({ hasText: 'Uploaded' });
     await result.waitFor();
+    const progressSeen = await page.evaluate(() => (window as unknown as { __progressSeen: string[] }).__progressSeen);
+    expect(progressSeen).toContain('Upload progress');
     // What `aapt dump badging` prints for this APK (test/fixtures/builds/string-label.apk.badging.txt).
     await expect(result.innerText()).resolves.toMatch(/Résumé Viewer[\s\S]*Android[\s\S]*com\.example\.stringlabel[\s\S]*2\.0\.0-beta \(7\)[\s\S]*In Progress/);
     const row = page.getByRole('row').filter({ hasText: 'Résumé Viewer' });
@@ -178,6 +191,7 @@ describeUnless(browserSkipReason(), 'dashboard in the browser (issue 12)', () =>
   it('keyboard triage: j selects the newest build, 3 marks it Done, and the webhook receiver gets the signed delivery', async () => {
     // More builds, as a team would have them, for the triage and the screenshots.
     await uploadByApi(admin, 'literal-label.apk', { status: 'Backlog', label: 'main' });
+    await uploadByApi(admin, 'icons/mipmap-icon.apk', { status: 'In Progress', label: 'feature/icons' });
     await uploadByApi(admin, 'xml-root.app.zip', { status: 'Rejected', label: 'release/2.4' });
     const newest = await uploadByApi(admin, 'binary-root.tar.gz', { label: 'feature/checkout' });
     await page.reload();
@@ -196,6 +210,18 @@ describeUnless(browserSkipReason(), 'dashboard in the browser (issue 12)', () =>
     triaged = newest;
     await page.mouse.move(0, 0);
     await screenshotBothThemes(page, 'inbox');
+  });
+
+  it('/ focuses the search, and the search term is kept in the URL', async () => {
+    await page.locator('body').press('/');
+    const search = page.getByRole('searchbox', { name: 'Search versions' });
+    await expect(search.evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    await page.keyboard.type('5.0');
+    await page.waitForURL(/q=5\.0/);
+    await page.getByRole('row').filter({ hasText: triaged.name }).waitFor();
+    await expect(page.locator('tbody tr').count()).resolves.toBe(1);
+    await page.goto(url('/builds'));
+    await page.locator('tbody tr').nth(3).waitFor();
   });
 
   it('filters, sort and page live in the URL and survive a reload', async () => {
@@ -270,6 +296,12 @@ describeUnless(browserSkipReason(), 'dashboard in the browser (issue 12)', () =>
     await expect(timer.innerText()).resolves.toMatch(/^[67]d \d+h \d+m$/);
     const build = await relay.http().get(`/api/v1/builds/${triaged.id}`).set('Cookie', admin.cookie).expect(200);
     expect(build.body).toMatchObject({ version_label: 'feature/checkout-v2', delete_after: expect.any(String) });
+    // The QR code encodes the download link: its modules are the ones a QR encoder gives that link.
+    const qr = page.getByRole('img', { name: /^QR code of the download link / });
+    const link = (await qr.getAttribute('aria-label'))!.replace('QR code of the download link ', '');
+    expect(new URL(link).pathname).toBe(`/api/v1/builds/${triaged.id}/download`);
+    expect(darkModules(await qr.locator('path').getAttribute('d'))).toEqual(expectedModules(link));
+    await relay.http().get(new URL(link).pathname).set('Cookie', admin.cookie).expect(200);
     await page.getByRole('button', { name: 'Cancel deletion' }).click();
     await page.getByRole('button', { name: 'Schedule deletion…' }).waitFor();
     const after = await relay.http().get(`/api/v1/builds/${triaged.id}`).set('Cookie', admin.cookie).expect(200);
@@ -426,3 +458,20 @@ describeUnless(browserSkipReason(), 'dashboard in the browser (issue 12)', () =>
     await ctx.close();
   });
 });
+
+/** The dark modules of the QR code drawn as `M<x>,<y>h1v1h-1z` squares (4 modules of quiet zone). */
+function darkModules(d: string | null): string[] {
+  return [...(d ?? '').matchAll(/M(\d+),(\d+)h1v1h-1z/g)].map(([, x, y]) => `${Number(x) - 4},${Number(y) - 4}`).sort();
+}
+
+/** The dark modules an independent QR encoding of `text` has (error correction M, smallest version). */
+function expectedModules(text: string): string[] {
+  const code = qrcode(0, 'M');
+  code.addData(text);
+  code.make();
+  const dark: string[] = [];
+  for (let row = 0; row < code.getModuleCount(); row++) {
+    for (let col = 0; col < code.getModuleCount(); col++) if (code.isDark(row, col)) dark.push(`${col},${row}`);
+  }
+  return dark.sort();
+}
