@@ -308,6 +308,65 @@ describeUnless(browserSkipReason(), 'dashboard in the browser (issue 12)', () =>
     expect(after.body.delete_after).toBeNull();
   });
 
+  it('comment attachments by the file picker and by drag-and-drop on the comment box', async () => {
+    const png = await page.screenshot({ clip: { x: 0, y: 0, width: 120, height: 60 } });
+    await page.getByLabel('Add a comment').fill('Picked from the disk.');
+    await page.getByLabel('Attach image').setInputFiles({ name: 'picked.png', mimeType: 'image/png', buffer: png });
+    await page.getByRole('img', { name: 'Attachment preview' }).waitFor();
+    await page.getByRole('button', { name: 'Comment', exact: true }).click();
+    await page.getByText('Picked from the disk.').waitFor();
+    await page.getByLabel('Add a comment').fill('Dropped on the box.');
+    await dispatchFileEvent(page, '#comment', 'drop', { name: 'dropped.png', type: 'image/png', bytes: png });
+    await page.getByRole('img', { name: 'Attachment preview' }).waitFor();
+    await page.getByRole('button', { name: 'Comment', exact: true }).click();
+    await page.getByText('Dropped on the box.').waitFor();
+    const comments = (await relay.http().get(`/api/v1/comments?build_id=${triaged.id}`).set('Cookie', admin.cookie).expect(200)).body as {
+      body: string;
+      attachments: { mime: string }[];
+    }[];
+    for (const body of ['Picked from the disk.', 'Dropped on the box.']) {
+      expect(comments.find((c) => c.body === body)?.attachments).toEqual([expect.objectContaining({ mime: 'image/png' })]);
+    }
+  });
+
+  it('every input, select and text area of the inbox and the build page has a label, and keyboard focus is visible', async () => {
+    for (const path of ['/builds', `/builds/${triaged.id}`]) {
+      await page.goto(url(path));
+      await page.locator('main input, main select, main textarea').first().waitFor();
+      const unlabelled = await page.evaluate(() =>
+        [...document.querySelectorAll<HTMLInputElement>('input, select, textarea')]
+          .filter((el) => el.type !== 'hidden')
+          .filter((el) => !(el.labels?.length || el.getAttribute('aria-label') || el.getAttribute('aria-labelledby')))
+          .map((el) => el.outerHTML.slice(0, 120)),
+      );
+      expect({ path, unlabelled }).toEqual({ path, unlabelled: [] });
+    }
+    await page.goto(url('/builds'));
+    await page.locator('tbody tr').first().waitFor();
+    await page.keyboard.press('Tab');
+    const outline = await page.evaluate(() => {
+      const style = getComputedStyle(document.activeElement!);
+      return { style: style.outlineStyle, width: parseFloat(style.outlineWidth) };
+    });
+    expect(outline.style).toBe('solid');
+    expect(outline.width).toBeGreaterThanOrEqual(2);
+  });
+
+  it('no flash of signed-out content: a signed-in visit never draws the sign-in page while it learns who is there', async () => {
+    const w = await open(context);
+    await w.page.addInitScript(() => {
+      const seen = { signIn: false };
+      (window as unknown as { __seen: typeof seen }).__seen = seen;
+      new MutationObserver(() => {
+        if ([...document.querySelectorAll('h1')].some((h) => h.textContent === 'Sign in')) seen.signIn = true;
+      }).observe(document, { subtree: true, childList: true, characterData: true });
+    });
+    await w.page.goto(url(`/builds/${triaged.id}`));
+    await w.page.getByRole('heading', { name: 'Comments' }).waitFor();
+    await expect(w.page.evaluate(() => (window as unknown as { __seen: { signIn: boolean } }).__seen.signIn)).resolves.toBe(false);
+    await w.page.close();
+  });
+
   it('apps: the list shows each app with its latest build; deleting names what goes with it', async () => {
     await page.getByRole('link', { name: 'Apps' }).click();
     await page.getByRole('heading', { name: 'Apps' }).waitFor();
