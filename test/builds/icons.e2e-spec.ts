@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
+import { PNG } from 'pngjs';
 import yauzl from 'yauzl';
 import { MemberFactory, TestMember } from '../support/factory';
 import { rawBody } from '../support/raw-body';
@@ -72,9 +73,27 @@ describe('app icons (extracted at upload)', () => {
     expect(Buffer.compare(res.body, await entryOf('adaptive-icon.apk', 'res/mipmap-xxhdpi-v4/ic_launcher.png'))).toBe(0);
   });
 
-  it('an icon that exists only as an adaptive XML, or no icon at all: 404 "No icon", the build itself stored', async () => {
-    const adaptiveOnly = await upload('adaptive-only-icon.apk');
-    await members.as(qa, 'get', `/api/v1/builds/${adaptiveOnly.id}/icon`).expect(404, { error: 'No icon' });
+  it('adaptive icon only (no bitmap): its PNG foreground composed over its colour background, cropped to the visible 72/108', async () => {
+    const build = await upload('adaptive-only-icon.apk');
+    const res = await icon(`/api/v1/builds/${build.id}/icon`).expect(200);
+    expect(res.headers['content-type']).toBe('image/png');
+    const composed = PNG.sync.read(res.body);
+    // The 432 px xxxhdpi layer cropped to its centre 288 px: the foreground's white square (the
+    // layer's middle third, 144..287) lands at 72..215, the background colour #3DDC84 around it.
+    expect({ width: composed.width, height: composed.height }).toEqual({ width: 288, height: 288 });
+    const pixel = (x: number, y: number) => [...composed.data.subarray((y * 288 + x) * 4, (y * 288 + x) * 4 + 4)];
+    expect(pixel(0, 0)).toEqual([0x3d, 0xdc, 0x84, 255]);
+    expect(pixel(71, 144)).toEqual([0x3d, 0xdc, 0x84, 255]);
+    expect(pixel(72, 72)).toEqual([255, 255, 255, 255]);
+    expect(pixel(144, 144)).toEqual([255, 255, 255, 255]);
+    expect(pixel(216, 144)).toEqual([0x3d, 0xdc, 0x84, 255]);
+    expect(pixel(287, 287)).toEqual([0x3d, 0xdc, 0x84, 255]);
+  });
+
+  it('an adaptive icon with a vector layer, or no icon at all: 404 "No icon", the build itself stored', async () => {
+    const vector = await upload('adaptive-vector-icon.apk');
+    await members.as(qa, 'get', `/api/v1/builds/${vector.id}/icon`).expect(404, { error: 'No icon' });
+    await members.as(qa, 'get', `/api/v1/builds/${vector.id}`).expect(200);
     const plain = await attachBuild(members.as(qa, 'post', '/api/v1/builds'), 'string-label.apk').expect(201);
     await members.as(qa, 'get', `/api/v1/builds/${plain.body.id}/icon`).expect(404, { error: 'No icon' });
     await members.as(qa, 'get', '/api/v1/builds/999999/icon').expect(404, { error: 'No icon' });
@@ -83,14 +102,14 @@ describe('app icons (extracted at upload)', () => {
 
   it('GET /builds and GET /builds/:id give icon_url only to builds that have an icon (the inbox never asks for a 404)', async () => {
     const withIcon = await upload('mipmap-icon.apk');
-    const adaptiveOnly = await upload('adaptive-only-icon.apk');
+    const noIcon = await upload('adaptive-vector-icon.apk');
     const iconUrl = (await members.as(qa, 'get', `/api/v1/builds/${withIcon.id}`).expect(200)).body.icon_url;
     expect(iconUrl).toBe(`/api/v1/builds/${withIcon.id}/icon`);
     await icon(iconUrl).expect(200);
-    expect((await members.as(qa, 'get', `/api/v1/builds/${adaptiveOnly.id}`).expect(200)).body.icon_url).toBeNull();
+    expect((await members.as(qa, 'get', `/api/v1/builds/${noIcon.id}`).expect(200)).body.icon_url).toBeNull();
     const list = (await members.as(qa, 'get', '/api/v1/builds?limit=100').expect(200)).body.items as { id: number; icon_url: string | null }[];
     expect(list.find((b) => b.id === withIcon.id)!.icon_url).toBe(iconUrl);
-    expect(list.find((b) => b.id === adaptiveOnly.id)!.icon_url).toBeNull();
+    expect(list.find((b) => b.id === noIcon.id)!.icon_url).toBeNull();
   });
 
   it('iOS .app.zip: CFBundleIcons names AppIcon60x60, the largest of its files (@3x, 180 px) is the icon', async () => {
@@ -119,8 +138,8 @@ describe('app icons (extracted at upload)', () => {
     expect(res.headers['cache-control']).toBe('private, no-cache');
     expect(pngSize(res.body).width).toBe(192);
     await members.as(qa, 'get', `/api/v1/apps/${first.app_id}/icon`).set('If-None-Match', res.headers.etag).expect(304);
-    const adaptiveOnly = await upload('adaptive-only-icon.apk');
-    await members.as(qa, 'get', `/api/v1/apps/${adaptiveOnly.app_id}/icon`).expect(404, { error: 'No icon' });
+    const vector = await upload('adaptive-vector-icon.apk');
+    await members.as(qa, 'get', `/api/v1/apps/${vector.app_id}/icon`).expect(404, { error: 'No icon' });
     await members.as(qa, 'get', '/api/v1/apps/999999/icon').expect(404, { error: 'No icon' });
   });
 

@@ -20,12 +20,14 @@ export async function readApk(path: string): Promise<BuildMetadata> {
   try {
     let manifest: ZipEntryRef | null = null;
     let resources: ZipEntryRef | null = null;
-    // One pass over the central directory (yauzl cannot rewind): the two files, and the bitmaps an icon may be.
-    const bitmaps = new Map<string, ZipEntryRef>();
+    // One pass over the central directory (yauzl cannot rewind): the two files, the iconEntries an icon
+    // may be, and the adaptive-icon XMLs (anydpi folders) it may be composed from.
+    const iconEntries = new Map<string, ZipEntryRef>();
     await zip.scan((ref) => {
       if (ref.name === 'AndroidManifest.xml') manifest ??= ref;
       else if (ref.name === 'resources.arsc') resources ??= ref;
-      else if (ref.name.startsWith('res/') && /\.(png|webp)$/i.test(ref.name)) bitmaps.set(ref.name, ref);
+      else if (ref.name.startsWith('res/') && /\.(png|webp)$/i.test(ref.name)) iconEntries.set(ref.name, ref);
+      else if (/^res\/[^/]*anydpi[^/]*\/[^/]+\.xml$/.test(ref.name)) iconEntries.set(ref.name, ref);
     });
     const manifestRef = manifest as ZipEntryRef | null;
     const resourcesRef = resources as ZipEntryRef | null;
@@ -36,7 +38,7 @@ export async function readApk(path: string): Promise<BuildMetadata> {
       (resourceBytes ??= resourcesRef ? zip.read(resourcesRef, MAX_RESOURCES_BYTES, 'resources.arsc') : Promise.resolve(null));
     const metadata = await readApkManifest(bytes, loadResources);
     const iconId = launcherIconId(bytes);
-    return { ...metadata, icon: iconId === null ? null : await optionalIcon(zip, bitmaps, iconId, loadResources) };
+    return { ...metadata, icon: iconId === null ? null : await optionalIcon(zip, iconEntries, iconId, loadResources) };
   } finally {
     zip.close();
   }
@@ -45,13 +47,13 @@ export async function readApk(path: string): Promise<BuildMetadata> {
 /** The icon is a nicety: a table or file the icon reader cannot use leaves the build without one, never refused. */
 async function optionalIcon(
   zip: ZipArchive,
-  bitmaps: Map<string, ZipEntryRef>,
+  iconEntries: Map<string, ZipEntryRef>,
   iconId: number,
   loadResources: () => Promise<Buffer | null>,
 ): Promise<BuildIcon | null> {
   try {
     const resources = await loadResources();
-    return resources ? await readApkIcon(zip, bitmaps, new ResourceTable(resources), iconId) : null;
+    return resources ? await readApkIcon(zip, iconEntries, new ResourceTable(resources), iconId) : null;
   } catch (err) {
     if (err instanceof MalformedBuildError) return null;
     throw err;

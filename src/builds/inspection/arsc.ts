@@ -89,12 +89,25 @@ export class ResourceTable {
 
   /** The string a resource id resolves to, or null when the table has no string for it. */
   resolveString(resourceId: number): string | null {
+    return this.follow(resourceId, (value) => (value.type === ValueType.String ? this.globalStrings.get(value.data) : undefined));
+  }
+
+  /** The colour (0xAARRGGBB) a resource id resolves to, or null when it is not a colour. */
+  resolveColor(resourceId: number): number | null {
+    return this.follow(resourceId, (value) =>
+      value.type >= ValueType.ColorFirst && value.type <= ValueType.ColorLast ? value.data >>> 0 : undefined,
+    );
+  }
+
+  /** Follows references from `resourceId` until `accept` takes a value (null: no value, or another kind). */
+  private follow<T>(resourceId: number, accept: (value: Value) => T | undefined): T | null {
     let id = resourceId;
     const budget = { left: MAX_RESOLVE_WORK };
     for (let hop = 0; hop < MAX_REFERENCE_HOPS; hop++) {
       const value = this.lookup(id, budget);
       if (!value) return null;
-      if (value.type === ValueType.String) return this.globalStrings.get(value.data);
+      const accepted = accept(value);
+      if (accepted !== undefined) return accepted;
       const isReference = value.type === ValueType.Reference || value.type === ValueType.DynamicReference;
       if (!isReference || value.data === 0) return null;
       id = value.data;

@@ -29,6 +29,9 @@ export const ValueType = {
   IntDec: 0x10,
   IntHex: 0x11,
   Boolean: 0x12,
+  /** #AARRGGBB … #RGB: colour values (data always 0xAARRGGBB). */
+  ColorFirst: 0x1c,
+  ColorLast: 0x1f,
 } as const;
 
 export interface Chunk {
