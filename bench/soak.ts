@@ -14,6 +14,7 @@
  * growing with it) from memory the process keeps but does not use.
  * BENCH_HEAPSNAPSHOT=<dir> writes a V8 heap snapshot of the relay at the end of the warm-up and at the
  * end of the run (`--heapsnapshot-signal`; each pauses the relay for seconds, so its latencies suffer).
+ * BENCH_PROFILE=<dir> writes a CPU profile of the relay (node --cpu-prof).
  * Targets: p99 < 100 ms for reads; RSS drift < 10 % after warm-up.
  * Run: npm run bench:soak   (not part of npm test)
  */
@@ -31,6 +32,7 @@ const SEED = Number(process.env.BENCH_SEED ?? 200);
 const STATUSES = ['Backlog', 'In Progress', 'Done', 'Rejected', null];
 const READS = new Set(['list', 'build', 'comments']);
 const SNAPSHOT_DIR = process.env.BENCH_HEAPSNAPSHOT;
+const PROFILE_DIR = process.env.BENCH_PROFILE;
 
 interface Answer {
   status: number;
@@ -74,8 +76,11 @@ const APKS = ['literal-label.apk', 'string-label.apk'].map((name) => ({
 async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'svc-bench-soak-'));
   buildRelay();
-  const snapshotArgs = SNAPSHOT_DIR ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${SNAPSHOT_DIR}`] : [];
-  const relay = await startRelay(join(work, 'data'), { SVC_METRICS: '1' }, snapshotArgs);
+  const nodeArgs = [
+    ...(SNAPSHOT_DIR ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${SNAPSHOT_DIR}`] : []),
+    ...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : []),
+  ];
+  const relay = await startRelay(join(work, 'data'), { SVC_METRICS: '1' }, nodeArgs);
   const snapshot = () => SNAPSHOT_DIR && relay.child.kill('SIGUSR2');
   port = relay.port;
   try {
