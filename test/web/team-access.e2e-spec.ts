@@ -2,7 +2,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { solidPng } from '../../src/agent-daemon/backends/png-image';
 import { browserSkipReason, ensureWebBuilt, launchChromium, newContext, screenshotBothThemes, watchedPage, WEB_DIST, type WatchedPage } from '../support/browser';
 import { describeUnless } from '../support/describe-unless';
-import { MemberFactory, type TestMember } from '../support/factory';
+import { MemberFactory, sessionCookieFrom, type TestMember } from '../support/factory';
 import { linkIn, SmtpSink } from '../support/smtp-sink';
 import { startTestRelay, type TestRelay } from '../support/test-relay';
 
@@ -93,7 +93,8 @@ describeUnless(browserSkipReason(), 'dashboard in the browser: team, tokens, pro
     await screenshotBothThemes(page, 'team', true);
 
     const token = new URL(invite).searchParams.get('token')!;
-    await relay.http().post('/api/v1/invitations/accept').field('token', token).field('password', 'grace password').field('display_name', 'Grace').expect(200);
+    const joined = await relay.http().post('/api/v1/invitations/accept').field('token', token).field('password', 'grace password').field('display_name', 'Grace').expect(200);
+    const graceCookie = sessionCookieFrom(joined.headers['set-cookie']);
     await page.reload();
     await memberRow('Grace').waitFor();
     expect(await open.count()).toBe(0); // accepted: no open invitation is left
@@ -102,6 +103,13 @@ describeUnless(browserSkipReason(), 'dashboard in the browser: team, tokens, pro
     await until(() => page.getByLabel('Role of admin').isEnabled());
     expect(await memberRow('admin').getByText(/^The only Admin/).count()).toBe(0);
     expect(await roleOf('grace@example.com')).toBe('Admin');
+
+    // Demoting yourself (another Admin remains) takes the page away at once, not after a 403.
+    await page.getByLabel('Role of admin').selectOption('Developer');
+    await page.getByText('Only Admins can see the team. Your role is Developer.').waitFor();
+    await relay.http().patch(`/api/v1/team/members/${admin.id}`).set('Cookie', graceCookie).send({ role: 'Admin' }).expect(200);
+    await page.reload();
+    await memberRow('Grace').waitFor();
 
     await page.getByLabel('Role of Grace').selectOption('QA');
     await until(() => page.getByLabel('Role of admin').isDisabled());

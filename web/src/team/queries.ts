@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, call, formData, multipart, type Role } from '../api/client';
+import { api, call, formData, multipart, type Role, type Schemas } from '../api/client';
 import { authKeys } from '../auth/queries';
+import { useToast } from '../ui/Toast';
 
 export const ROLES: Role[] = ['Admin', 'Developer', 'QA', 'Viewer'];
 
@@ -24,10 +25,33 @@ function useTeamMutation<T, R>(fn: (input: T) => Promise<R>) {
   return useMutation({ mutationFn: fn, onSettled: () => client.invalidateQueries({ queryKey: teamKeys.all }) });
 }
 
+/**
+ * An Admin may demote themself while another Admin remains. Then the Admin pages go at once: the
+ * new role is set on `/auth/me` before the request, so nothing asks for team data the relay now
+ * refuses (the live `team.changed` would otherwise refetch it); a refusal puts the old role back.
+ */
 export function useChangeRole() {
-  return useTeamMutation(({ id, role }: { id: number; role: Role }) =>
-    call(api.PATCH('/api/v1/team/members/{id}', { params: { path: { id } }, body: { role } })),
-  );
+  const client = useQueryClient();
+  const toast = useToast();
+  return useMutation({
+    mutationFn: ({ id, role }: { id: number; role: Role }) =>
+      call(api.PATCH('/api/v1/team/members/{id}', { params: { path: { id } }, body: { role } })),
+    onMutate: ({ id, role }) => {
+      const me = client.getQueryData<Schemas['MeResponse'] | null>(authKeys.me);
+      if (!me || me.id !== id || role === 'Admin') return undefined;
+      client.setQueryData(authKeys.me, { ...me, role });
+      return { previous: me };
+    },
+    onError: (error, _input, context) => {
+      if (!context?.previous) return;
+      client.setQueryData(authKeys.me, context.previous);
+      toast(error.message, 'error'); // the row that changed was unmounted with the page
+    },
+    onSettled: () => {
+      void client.invalidateQueries({ queryKey: authKeys.me });
+      void client.invalidateQueries({ queryKey: teamKeys.all });
+    },
+  });
 }
 
 export function useRemoveMember() {
