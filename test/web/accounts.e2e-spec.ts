@@ -11,7 +11,7 @@ import {
   WEB_DIST,
   type WatchedPage,
 } from '../support/browser';
-import { attachBuild } from '../support/build-fixtures';
+import { attachBuild, fixture } from '../support/build-fixtures';
 import { describeUnless } from '../support/describe-unless';
 import { MemberFactory, TEST_PASSWORD, type TestMember } from '../support/factory';
 import { startTestRelay, type TestRelay } from '../support/test-relay';
@@ -156,17 +156,22 @@ describeUnless(browserSkipReason(), 'dashboard accounts and authors in the brows
     await relay.http().post('/api/v1/auth/login').send({ email: qa.email, password: TEST_PASSWORD }).expect(401);
   });
 
-  it('the inbox shows who uploaded each build (a CI token counts as its owner) and its launcher icon, else a letter', async () => {
+  it('the inbox shows who uploaded each build (a CI token counts as its owner; one uploaded by the file picker) and its launcher icon, else a letter', async () => {
     const admin = await members.admin();
     const uploader = await members.member('Developer');
     await displayName(uploader, 'Uma Uploader');
     const pat = await members.pat(uploader, 'builds:write');
     const withIcon = (await attachBuild(members.withPat(pat, 'post', '/api/v1/builds'), 'icons/mipmap-icon.apk', {}, 'mipmap-icon.apk').expect(201)).body;
-    await attachBuild(members.as(admin, 'post', '/api/v1/builds'), 'string-label.apk', { label: 'no-icon' }).expect(201);
     const w = await freshPage();
     w.allow.push(SIGNED_OUT_PROBE);
     const { page } = w;
     await signInInBrowser(page, url('/signin'), admin.email, TEST_PASSWORD);
+    // The other build comes through the upload form's file picker (the drop is the dashboard spec's).
+    await page.getByLabel('choose a file').setInputFiles(fixture('string-label.apk'));
+    await page.getByText('string-label.apk').waitFor();
+    await page.getByLabel('Label').fill('no-icon');
+    await page.getByRole('button', { name: 'Upload', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'Uploaded' }).waitFor();
     await page.getByRole('columnheader', { name: 'Uploader' }).waitFor();
     const iconRow = page.getByRole('row').filter({ hasText: 'Icon Demo' });
     await iconRow.getByRole('cell', { name: 'Uma Uploader' }).waitFor();
