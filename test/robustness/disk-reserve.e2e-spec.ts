@@ -1,9 +1,10 @@
 /**
- * The data disk's free-space reserve: builds and recordings (the two large uploads) are both
- * refused with 507 when the declared body would eat into the last 64 MB, before a byte is written.
+ * The data disk's free-space reserve: builds (multipart and resumable) and recordings (the large
+ * uploads) are refused with 507 when the declared size would eat into the last 64 MB, before a
+ * byte is written.
  * The limits are raised so that the size limit (413) is not what answers.
  */
-import { readdirSync, statfsSync } from 'node:fs';
+import { existsSync, readdirSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
 import { DISK_RESERVE_BYTES } from '../../src/common/multipart/multipart-receiver';
 import { MemberFactory } from '../support/factory';
@@ -50,5 +51,24 @@ describe('free-disk reserve on the large uploads (507)', () => {
     expect(res.status).toBe(507);
     expect(JSON.parse(res.text)).toEqual({ error: 'Not enough disk space on the relay to store this upload' });
     expect(readdirSync(join(relay.dataDir, 'tmp'))).toEqual([]);
+  });
+
+  it('a resumable (tus) build whose Upload-Length would eat into the reserve is refused at creation', async () => {
+    const declared = free() - DISK_RESERVE_BYTES + 1024 * 1024;
+    const res = await send(relay.url, {
+      method: 'POST',
+      path: '/api/v1/uploads/builds',
+      headers: {
+        ...credentials.build,
+        'tus-resumable': '1.0.0',
+        'upload-length': String(declared),
+        'upload-metadata': `filename ${Buffer.from('big.apk').toString('base64')}`,
+      },
+    });
+    expect(res.status).toBe(507);
+    expect(JSON.parse(res.text)).toEqual({ error: 'Not enough disk space on the relay to store this upload' });
+    const tus = join(relay.dataDir, 'tmp', 'tus');
+    expect(readdirSync(join(relay.dataDir, 'tmp')).filter((name) => name !== 'tus')).toEqual([]);
+    expect(existsSync(tus) ? readdirSync(tus) : []).toEqual([]);
   });
 });
