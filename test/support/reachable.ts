@@ -29,8 +29,8 @@ export function unreachable(urls: string[]): string | null {
 }
 
 /** Runs `body` with a client on the PostgreSQL admin URL (creating and dropping test databases). */
-export async function withPgAdmin(body: (client: Client) => Promise<unknown>): Promise<void> {
-  const client = new Client({ connectionString: PG_ADMIN_URL });
+export async function withPgAdmin(body: (client: Client) => Promise<unknown>, url = PG_ADMIN_URL): Promise<void> {
+  const client = new Client({ connectionString: url });
   await client.connect();
   try {
     await body(client);
