@@ -1,6 +1,6 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { BuildsDeletedEvent } from '../../src/builds/events/builds-deleted.event';
-import { attachBuild, storedFiles } from '../support/build-fixtures';
+import { attachBuild, buildFiles } from '../support/build-fixtures';
 import { MemberFactory, TestMember } from '../support/factory';
 import { startTestRelay, TestRelay } from '../support/test-relay';
 
@@ -108,7 +108,7 @@ describe('apps', () => {
     const a = await upload('string-label.apk');
     const b = await upload('string-label.apk');
     const other = await upload('binary-nested.app.zip');
-    const files = storedFiles(relay).builds.length;
+    const files = (await buildFiles(relay)).length;
     const deleted: BuildsDeletedEvent[] = [];
     relay.app.get(EventEmitter2).on(BuildsDeletedEvent.eventName, (e: BuildsDeletedEvent) => deleted.push(e));
 
@@ -116,7 +116,7 @@ describe('apps', () => {
     await members.as(dev, 'get', `/api/v1/builds/${a.body.id}`).expect(404);
     await members.as(dev, 'get', `/api/v1/builds/${b.body.id}`).expect(404);
     await members.as(dev, 'get', `/api/v1/builds/${other.body.id}`).expect(200);
-    expect(storedFiles(relay).builds).toHaveLength(files - 2);
+    expect((await buildFiles(relay))).toHaveLength(files - 2);
     expect((await apps()).some((x: { id: number }) => x.id === a.body.app_id)).toBe(false);
     expect(deleted).toEqual([new BuildsDeletedEvent([a.body.id, b.body.id], 'app_deleted')]);
     await members.as(dev, 'delete', `/api/v1/apps/${a.body.app_id}`).expect(404);

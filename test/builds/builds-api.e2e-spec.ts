@@ -1,12 +1,10 @@
 import { Injectable, Module } from '@nestjs/common';
 import { EventEmitter2, OnEvent } from '@nestjs/event-emitter';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { BuildStatusChangedEvent } from '../../src/builds/events/build-status-changed.event';
 import { BuildsDeletedEvent } from '../../src/builds/events/builds-deleted.event';
 import { DAY_MS } from '../../src/common/time';
 import { ScheduledPurgesService } from '../../src/maintenance/scheduled-purges.service';
-import { attachBuild, storedFiles } from '../support/build-fixtures';
+import { attachBuild, tempFiles, buildFiles } from '../support/build-fixtures';
 import { MemberFactory, TestMember } from '../support/factory';
 import { startTestRelay, TestRelay } from '../support/test-relay';
 
@@ -160,7 +158,7 @@ describe('builds API: list, review, schedule, purge, download', () => {
       expect(res.status).toBe(403);
       expect(res.body).toEqual({ error: 'Viewers have read-only access' });
     }
-    expect(storedFiles(relay).tmp).toEqual([]);
+    expect(tempFiles(relay)).toEqual([]);
     expect((await list('')).total).toBe(5);
   });
 
@@ -286,7 +284,7 @@ describe('builds API: list, review, schedule, purge, download', () => {
 
     const deleted: BuildsDeletedEvent[] = [];
     relay.app.get(EventEmitter2).on(BuildsDeletedEvent.eventName, (e: BuildsDeletedEvent) => deleted.push(e));
-    const filesBefore = storedFiles(relay).builds.length;
+    const filesBefore = (await buildFiles(relay)).length;
     const purges = relay.app.get(ScheduledPurgesService);
     relay.clock.advance(3 * DAY_MS - 60_000);
     await purges.runAll();
@@ -295,28 +293,24 @@ describe('builds API: list, review, schedule, purge, download', () => {
     await purges.runAll();
     await members.as(qa, 'get', `/api/v1/builds/${ids.b}`).expect(404);
     await members.as(qa, 'get', `/api/v1/builds/${ids.a}`).expect(200);
-    expect(storedFiles(relay).builds).toHaveLength(filesBefore - 1);
+    expect((await buildFiles(relay))).toHaveLength(filesBefore - 1);
     expect(deleted).toEqual([new BuildsDeletedEvent([ids.b], 'purged')]);
     expect((await list('')).total).toBe(4);
   });
 
   it('sweeps orphans: unreferenced files and rows whose file is gone', async () => {
-    const { writeFileSync, rmSync, utimesSync } = await import('node:fs');
-    const builds = join(relay.dataDir, 'builds');
-    const stray = join(builds, 'deadbeefdeadbeefdeadbeefdeadbeef.apk');
-    writeFileSync(stray, 'left by a crash');
-    const old = new Date(Date.now() - 2 * 3600_000);
-    utimesSync(stray, old, old);
-    const fresh = join(builds, 'feedfacefeedfacefeedfacefeedface.apk');
-    writeFileSync(fresh, 'being committed right now');
+    const stray = 'deadbeefdeadbeefdeadbeefdeadbeef.apk';
+    await relay.plantStoredFile(`builds/${stray}`, 'left by a crash', 2 * 3600_000);
+    const fresh = 'feedfacefeedfacefeedfacefeedface.apk';
+    await relay.plantStoredFile(`builds/${fresh}`, 'being committed right now');
     // Remove the file of build d behind the relay's back.
-    const dFile = storedFiles(relay).builds.find((f) => f.endsWith('.tar.gz'))!;
-    rmSync(join(builds, dFile));
+    const dFile = (await buildFiles(relay)).find((f) => f.endsWith('.tar.gz'))!;
+    await relay.removeStoredFile(`builds/${dFile}`);
 
     await relay.app.get(ScheduledPurgesService).runAll(); // periodic run: one-hour grace
-    expect(existsSync(stray)).toBe(false);
-    expect(existsSync(fresh)).toBe(true);
+    expect(await relay.storedFileExists(`builds/${stray}`)).toBe(false);
+    expect(await relay.storedFileExists(`builds/${fresh}`)).toBe(true);
     await members.as(qa, 'get', `/api/v1/builds/${ids.d}`).expect(404);
-    rmSync(fresh);
+    await relay.removeStoredFile(`builds/${fresh}`);
   });
 });

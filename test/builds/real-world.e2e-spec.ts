@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import { MemberFactory, TestMember } from '../support/factory';
-import { attachBuild, fixture, storedFiles } from '../support/build-fixtures';
+import { attachBuild, fixture, tempFiles } from '../support/build-fixtures';
 import { startTestRelay, TestRelay } from '../support/test-relay';
 import { uploadedBuild } from './uploaded-build';
 
@@ -62,7 +62,7 @@ describe('POST /builds: real-world builds', () => {
     expect(res.body).toEqual(uploadedBuild(expected));
     const stored = await members.as(dev, 'get', `/api/v1/builds/${res.body.id}`).expect(200);
     expect(stored.body).toMatchObject(expected);
-    expect(storedFiles(relay).tmp).toEqual([]);
+    expect(tempFiles(relay)).toEqual([]);
   });
 
   it('takes the values aapt2 prints, the default configuration winning over values-fr and values-de', () => {
@@ -82,7 +82,7 @@ describe('POST /builds: real-world builds', () => {
     expect(res.body.error).toBe(
       'The archive contains no app bundle at the top level or one folder down (found Build/Products/Deep.app; zip or tar the .app folder itself, or its parent folder)',
     );
-    expect(storedFiles(relay).tmp).toEqual([]);
+    expect(tempFiles(relay)).toEqual([]);
   });
 
   describe('the fixtures are what they claim (so the cases above cannot pass vacuously)', () => {

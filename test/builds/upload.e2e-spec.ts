@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { AppsService } from '../../src/apps/apps.service';
 import { HEADERS_TIMEOUT_MS, REQUEST_IDLE_TIMEOUT_MS } from '../../src/bootstrap/http-timeouts';
 import { MemberFactory, TestMember } from '../support/factory';
-import { attachBuild, EXPECTED, fixture, storedFiles } from '../support/build-fixtures';
+import { attachBuild, EXPECTED, fixture, tempFiles, buildFiles } from '../support/build-fixtures';
 import { startTestRelay, TestRelay } from '../support/test-relay';
 import { uploadedBuild } from './uploaded-build';
 
@@ -34,7 +34,7 @@ describe('POST /builds: upload and metadata', () => {
     expect(res.body).toEqual(uploadedBuild(expected));
     const stored = await members.as(dev, 'get', `/api/v1/builds/${res.body.id}`).expect(200);
     expect(stored.body).toMatchObject({ ...expected, version_label: null, completed_at: null, delete_after: null });
-    expect(storedFiles(relay).tmp).toEqual([]);
+    expect(tempFiles(relay)).toEqual([]);
   });
 
   it('matches what aapt dump badging printed for the APKs', () => {
@@ -67,7 +67,7 @@ describe('POST /builds: upload and metadata', () => {
     const mismatch = await upload('literal-label.apk', { app_id: String(iosOnly.id) }).expect(400);
     expect(mismatch.body.error).toMatch(/ios app/);
     expect(await buildCount()).toBe(before);
-    expect(storedFiles(relay).tmp).toEqual([]);
+    expect(tempFiles(relay)).toEqual([]);
   });
 
   it.each([
@@ -106,7 +106,7 @@ describe('POST /builds: upload and metadata', () => {
     expect(res.body.error).toMatch(message);
     expect(Date.now() - started).toBeLessThan(5000);
     expect(await buildCount()).toBe(before);
-    expect(storedFiles(relay).tmp).toEqual([]);
+    expect(tempFiles(relay)).toEqual([]);
   });
 
   it('refuses an unsupported extension and a missing file', async () => {
@@ -120,7 +120,7 @@ describe('POST /builds: upload and metadata', () => {
 
   it('stores hostile client file names under a generated name', async () => {
     const res = await upload('literal-label.apk', {}, '../../evil"\r\nX-Evil: 1.apk').expect(201);
-    const files = storedFiles(relay).builds;
+    const files = (await buildFiles(relay));
     expect(files.every((f) => /^[0-9a-f]{32}\.(apk|app\.zip|tar\.gz|tgz)$/.test(f))).toBe(true);
     const dl = await members.withPat(pat, 'get', `/api/v1/builds/${res.body.id}/download`).expect(200);
     expect(dl.headers['x-evil']).toBeUndefined();
@@ -134,7 +134,7 @@ describe('POST /builds: upload and metadata', () => {
     expect(res.status).toBe(413);
     expect(res.body).toEqual({ error: `Build file too large (limit ${MAX_BYTES} bytes)` });
     expect(await buildCount()).toBe(before);
-    expect(storedFiles(relay).tmp).toEqual([]);
+    expect(tempFiles(relay)).toEqual([]);
   });
 
   it('refuses a declared Content-Length far over the limit before reading the body', async () => {
@@ -152,7 +152,7 @@ describe('POST /builds: upload and metadata', () => {
       req.write('--x\r\n'); // the body is never sent: the answer must not wait for it
     });
     expect(status).toBe(413);
-    expect(storedFiles(relay).tmp).toEqual([]);
+    expect(tempFiles(relay)).toEqual([]);
   });
 
   it('leaves no temp file, row or app when the client aborts mid-upload', async () => {
@@ -174,7 +174,7 @@ describe('POST /builds: upload and metadata', () => {
         req.on('close', () => resolve());
       });
     }
-    await waitFor(() => storedFiles(relay).tmp.length === 0);
+    await waitFor(() => tempFiles(relay).length === 0);
     expect(await buildCount()).toBe(before);
     expect((await members.as(dev, 'get', '/api/v1/apps').expect(200)).body.items.length).toBe(appsBefore);
   });

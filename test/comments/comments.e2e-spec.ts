@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ScheduledPurgesService } from '../../src/maintenance/scheduled-purges.service';
 import { uploadTestBuild } from '../support/builds';
@@ -26,8 +26,9 @@ describe('comments', () => {
     return req;
   };
   const list = async (m: TestMember, id = buildId) => (await members.as(m, 'get', `/api/v1/comments?build_id=${id}`).expect(200)).body;
-  const attachmentFiles = () => readdirSync(join(relay.dataDir, 'uploads', 'comments'));
-  /** Posts a comment with a PNG; returns its id, the attachment's URL and its file on disk. */
+  const attachmentFiles = () => relay.storedFiles('uploads/comments/');
+  const stored = (key: string) => relay.storedFileExists(key);
+  /** Posts a comment with a PNG; returns its id, the attachment's URL and its key in the store. */
   const postWithScreenshot = async (m: TestMember, id: number) => {
     const created = await members
       .as(m, 'post', '/api/v1/comments')
@@ -36,7 +37,7 @@ describe('comments', () => {
       .attach('attachment', images.png(), 'p.png')
       .expect(201);
     const url: string = (await list(m, id)).find((c: { id: number }) => c.id === created.body.id).attachments[0].file_path;
-    return { id: created.body.id as number, url, file: join(relay.dataDir, url) };
+    return { id: created.body.id as number, url, file: url.replace(/^\//, '') };
   };
 
   it('every role posts, including Viewer; create answers { id, body, created_at, author } with the stored display name', async () => {
@@ -103,7 +104,7 @@ describe('comments', () => {
     await members.as(dev, 'get', '/api/v1/comments').expect(400);
     await members.as(dev, 'get', '/api/v1/comments?build_id=x').expect(400);
     await members.as(dev, 'get', '/api/v1/comments?build_id=99999').expect(404);
-    const before = attachmentFiles().length;
+    const before = (await attachmentFiles()).length;
     for (const bytes of [images.html(), images.svg(), images.gif()]) {
       const res = await members
         .as(dev, 'post', '/api/v1/comments')
@@ -115,7 +116,7 @@ describe('comments', () => {
     }
     await members.as(dev, 'post', '/api/v1/comments').field('build_id', String(buildId)).field('body', 'big').attach('attachment', images.jpeg(5 * MB), 'ok.jpg').expect(201);
     await members.as(dev, 'post', '/api/v1/comments').field('build_id', String(buildId)).field('body', 'x').attach('attachment', images.jpeg(5 * MB + 1), 'x.jpg').expect(413);
-    expect(attachmentFiles().length).toBe(before + 1);
+    expect((await attachmentFiles()).length).toBe(before + 1);
     expect(readdirSync(join(relay.dataDir, 'tmp')).filter((f) => f.startsWith('upload-'))).toEqual([]);
   });
 
@@ -126,7 +127,7 @@ describe('comments', () => {
     expect((await members.as(other, 'delete', `/api/v1/comments/${created.id}`).expect(403)).body.error).toMatch(/author or an Admin/);
     const res = await members.as(author, 'delete', `/api/v1/comments/${created.id}`).expect(204);
     expect(res.text).toBe('');
-    expect(existsSync(created.file)).toBe(false);
+    expect(await stored(created.file)).toBe(false);
     await members.as(author, 'get', created.url).expect(404);
     await members.as(author, 'delete', `/api/v1/comments/${created.id}`).expect(404);
 
@@ -158,39 +159,36 @@ describe('comments', () => {
     relay.clock.advance(8 * 24 * 3600 * 1000);
     admin.cookie = await members.login(admin.email);
     await relay.app.get(ScheduledPurgesService).runAll();
-    await waitFor(() => !existsSync(doomed));
+    await waitFor(async () => !(await stored(doomed)));
     await members.as(admin, 'get', `/api/v1/comments?build_id=${build.id}`).expect(404);
-    expect(existsSync(kept)).toBe(true);
+    expect(await stored(kept)).toBe(true);
   });
 
   it("deleting an app removes its builds' comments and their attachment files", async () => {
     const { appId } = await uploadTestBuild(members, admin);
     const { file } = await postWithScreenshot(admin, buildId);
     await members.as(admin, 'delete', `/api/v1/apps/${appId}`).expect(200);
-    await waitFor(() => !existsSync(file));
+    await waitFor(async () => !(await stored(file)));
     await members.as(admin, 'get', `/api/v1/comments?build_id=${buildId}`).expect(404);
   });
 
   it('the scheduled sweep removes unreferenced attachment files older than the grace period, keeps young and referenced ones', async () => {
-    const dir = join(relay.dataDir, 'uploads', 'comments');
     const build = await uploadTestBuild(members, admin);
     const referenced = (await postWithScreenshot(admin, build.id)).file;
-    const oldOrphan = join(dir, `${'a'.repeat(32)}.png`);
-    const youngOrphan = join(dir, `${'b'.repeat(32)}.png`);
-    writeFileSync(oldOrphan, images.png());
-    writeFileSync(youngOrphan, images.png());
-    const hourAgo = new Date(Date.now() - 3600_000);
-    for (const file of [oldOrphan, referenced]) utimesSync(file, hourAgo, hourAgo);
+    const oldOrphan = `uploads/comments/${'a'.repeat(32)}.png`;
+    const youngOrphan = `uploads/comments/${'b'.repeat(32)}.png`;
+    await relay.plantStoredFile(oldOrphan, images.png(), 3600_000);
+    await relay.plantStoredFile(youngOrphan, images.png());
     await relay.app.get(ScheduledPurgesService).sweepOrphanUploads();
-    expect(existsSync(oldOrphan)).toBe(false);
-    expect(existsSync(youngOrphan)).toBe(true);
-    expect(existsSync(referenced)).toBe(true);
+    expect(await stored(oldOrphan)).toBe(false);
+    expect(await stored(youngOrphan)).toBe(true);
+    expect(await stored(referenced)).toBe(true);
   });
 });
 
-async function waitFor(condition: () => boolean, timeoutMs = 3000): Promise<void> {
+async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 3000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, 20));
   }

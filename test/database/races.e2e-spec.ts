@@ -1,6 +1,4 @@
 import { spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { AppsUniqueBundle1700000013000, APPS_UNIQUE_BUNDLE_INDEX } from '../../src/database/migrations/1700000013000-AppsUniqueBundle';
@@ -117,8 +115,8 @@ describe('races and the unique key on (platform, bundle id)', () => {
 
   it('a comment posted while its build is being deleted is 404 "Build not found", leaving no row and no attachment file', async () => {
     const build = await uploadTestBuild(members, admin);
-    const attachments = () => readdirSync(join(relay.dataDir, 'uploads', 'comments'));
-    const before = attachments();
+    const attachments = () => relay.storedFiles('uploads/comments/');
+    const before = await attachments();
     // The deletion has passed the comment's existence check but is not committed when the comment is inserted.
     const deletion = await holdBuildDeletion(relay, build.id, 2000);
     const comment = members
@@ -130,7 +128,7 @@ describe('races and the unique key on (platform, bundle id)', () => {
     await deletion.commit();
     const res = await comment;
     expect([res.status, res.body]).toEqual([404, { error: 'Build not found' }]);
-    expect(attachments()).toEqual(before);
+    expect(await attachments()).toEqual(before);
     const rows = await relay.app.get(DataSource).query(`SELECT id FROM comments WHERE build_id = ${build.id}`);
     expect(rows).toEqual([]);
   });

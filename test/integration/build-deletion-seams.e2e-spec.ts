@@ -1,5 +1,5 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BuildsDeletedEvent } from '../../src/builds/events/builds-deleted.event';
 import { DAY_MS } from '../../src/common/time';
@@ -41,16 +41,16 @@ describe('build deletion seen from comments and recordings', () => {
       .attach('attachment', images.png(), 'a.png')
       .expect(201);
     const comments = (await members.as(dev, 'get', `/api/v1/comments?build_id=${build.id}`).expect(200)).body;
-    const attachment = join(relay.dataDir, comments[0].attachments[0].file_path);
+    const attachment = (comments[0].attachments[0].file_path as string).replace(/^\//, '');
     const recording = (await members.as(dev, 'post', `/api/v1/recordings/upload?buildId=${build.id}`).attach('v', WEBM, 'r.webm').expect(200)).body.url;
-    expect(existsSync(attachment)).toBe(true);
+    expect(await relay.storedFileExists(attachment)).toBe(true);
     return { id: build.id as number, appId: build.app_id as number, attachment, recording: recording as string };
   }
 
   async function expectGoneButRecordingKept(b: Awaited<ReturnType<typeof buildWithFollowers>>) {
     await members.as(dev, 'get', `/api/v1/builds/${b.id}`).expect(404);
     await members.as(dev, 'get', `/api/v1/comments?build_id=${b.id}`).expect(404);
-    await eventually(async () => (existsSync(b.attachment) ? undefined : true), 3000, 'attachment file removal');
+    await eventually(async () => ((await relay.storedFileExists(b.attachment)) ? undefined : true), 3000, 'attachment file removal');
     const recordings = await members.as(dev, 'get', `/api/v1/recordings?buildId=${b.id}`).expect(200);
     expect(recordings.body.map((r: { url: string }) => r.url)).toEqual([b.recording]);
     await members.as(dev, 'get', b.recording).expect(200);
@@ -62,7 +62,7 @@ describe('build deletion seen from comments and recordings', () => {
     await members.as(dev, 'delete', `/api/v1/apps/${doomed.appId}`).expect(200);
     expect(announced).toContainEqual(new BuildsDeletedEvent([doomed.id], 'app_deleted'));
     await expectGoneButRecordingKept(doomed);
-    expect(existsSync(kept.attachment)).toBe(true);
+    expect(await relay.storedFileExists(kept.attachment)).toBe(true);
     expect((await members.as(dev, 'get', `/api/v1/comments?build_id=${kept.id}`).expect(200)).body).toHaveLength(1);
   });
 
@@ -84,10 +84,12 @@ describe('build deletion seen from comments and recordings', () => {
     expect(Number(download.headers['content-length'])).toBeGreaterThan(0);
     // The file of this build is the one whose bytes are the fixture's (each fixture is uploaded once here).
     const fixtureBytes = readFileSync(fixture('xml-root.app.zip'));
-    const dir = join(relay.dataDir, 'builds');
-    const mine = readdirSync(dir).filter((name) => readFileSync(join(dir, name)).equals(fixtureBytes));
+    const mine: string[] = [];
+    for (const name of await relay.storedFiles('builds/')) {
+      if ((await relay.readStoredFile(`builds/${name}`)).equals(fixtureBytes)) mine.push(name);
+    }
     expect(mine).toHaveLength(1);
-    rmSync(join(dir, mine[0]));
+    await relay.removeStoredFile(`builds/${mine[0]}`);
     await relay.app.get(ScheduledPurgesService).runAll();
     expect(announced).toContainEqual(new BuildsDeletedEvent([doomed.id], 'file_missing'));
     await expectGoneButRecordingKept(doomed);

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { images, MB } from '../support/images';
 import { MemberFactory, TestMember } from '../support/factory';
@@ -16,7 +16,7 @@ describe('profile and team settings', () => {
   });
   afterAll(() => relay.close());
 
-  const stored = (folder: string) => readdirSync(join(relay.dataDir, 'uploads', folder));
+  const stored = (folder: string) => relay.storedFiles(`uploads/${folder}/`);
   const tmpFiles = () => readdirSync(join(relay.dataDir, 'tmp'));
   const me = async (m: TestMember) => (await members.as(m, 'get', '/api/v1/auth/me').expect(200)).body;
 
@@ -48,14 +48,14 @@ describe('profile and team settings', () => {
     await members.as(viewer, 'patch', '/api/v1/profile').attach('avatar', images.jpeg(), 'new.jpg').expect(200);
     const second = (await me(viewer)).avatarUrl as string;
     expect(second).not.toBe(first);
-    expect(existsSync(join(relay.dataDir, first))).toBe(false);
-    expect(existsSync(join(relay.dataDir, second))).toBe(true);
+    expect(await relay.storedFileExists(first.slice(1))).toBe(false);
+    expect(await relay.storedFileExists(second.slice(1))).toBe(true);
     await members.as(viewer, 'get', first).expect(404);
   });
 
   it('avatar: HTML, SVG or GIF dressed as PNG is 400; WebP is 400 for avatars; nothing stays on disk', async () => {
     const dev = await members.member('Developer');
-    const before = stored('avatars').length;
+    const before = (await stored('avatars')).length;
     for (const [name, bytes] of [
       ['x.png', images.html()],
       ['x.png', images.svg()],
@@ -66,7 +66,7 @@ describe('profile and team settings', () => {
       const res = await members.as(dev, 'patch', '/api/v1/profile').attach('avatar', bytes, { filename: name, contentType: 'image/png' });
       expect({ name, status: res.status, error: res.body.error }).toEqual({ name, status: 400, error: 'avatar must be a PNG or JPEG image of at most 2 MB' });
     }
-    expect(stored('avatars').length).toBe(before);
+    expect((await stored('avatars')).length).toBe(before);
     expect(tmpFiles()).toEqual([]);
     expect((await me(dev)).avatarUrl).toBeNull();
   });
@@ -74,11 +74,11 @@ describe('profile and team settings', () => {
   it('avatar: exactly 2 MB is accepted, one byte more is 413 with nothing left behind', async () => {
     const dev = await members.member('Developer');
     await members.as(dev, 'patch', '/api/v1/profile').attach('avatar', images.png(2 * MB), 'big.png').expect(200);
-    const before = stored('avatars').length;
+    const before = (await stored('avatars')).length;
     const res = await members.as(dev, 'patch', '/api/v1/profile').attach('avatar', images.png(2 * MB + 1), 'big.png');
     expect(res.status).toBe(413);
     expect(res.body).toEqual({ error: 'avatar must be a PNG or JPEG image of at most 2 MB' });
-    expect(stored('avatars').length).toBe(before);
+    expect((await stored('avatars')).length).toBe(before);
     expect(tmpFiles()).toEqual([]);
   });
 
@@ -96,7 +96,7 @@ describe('profile and team settings', () => {
     await members.as(admin, 'patch', '/api/v1/settings').attach('logo', images.jpeg(), 'logo.jpg').expect(200);
     const replaced = (await members.as(viewer, 'get', '/api/v1/settings').expect(200)).body;
     expect(replaced.logo_url).toMatch(/\.jpg$/);
-    expect(stored('logos')).toEqual([replaced.logo_url.split('/').pop()]);
+    expect(await stored('logos')).toEqual([replaced.logo_url.split('/').pop()]);
   });
 
   it('PATCH /settings rejects an empty team name, nothing to update, a non-image logo, an oversize logo', async () => {

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HOUR_MS } from '../../src/common/time';
 import { ScheduledPurgesService } from '../../src/maintenance/scheduled-purges.service';
@@ -31,7 +31,7 @@ describe('recordings (spec §4 Recordings, §3 72-hour expiry)', () => {
   const upload = (query = '', field = 'video', data: Buffer = WEBM, name = 'session.webm') =>
     members.as(qa, 'post', `/api/v1/recordings/upload${query}`).attach(field, data, name);
   const tmpFiles = () => readdirSync(join(relay.dataDir, 'tmp'));
-  const stored = () => readdirSync(join(relay.dataDir, 'recordings'));
+  const stored = () => relay.storedFiles('recordings/');
 
   it('takes a real WebM in a field of any name, stores it under a generated name and serves it back', async () => {
     const res = await upload('?sessionId=fake-ios-1&buildId=42', 'blob', WEBM, '../../evil name.webm').expect(200);
@@ -40,7 +40,7 @@ describe('recordings (spec §4 Recordings, §3 72-hour expiry)', () => {
     expect(file.headers['content-type']).toBe('video/webm');
     expect(file.headers['accept-ranges']).toBe('bytes');
     expect(Buffer.compare(file.body, WEBM)).toBe(0);
-    expect(stored()).toContain(res.body.url.split('/').pop());
+    expect(await stored()).toContain(res.body.url.split('/').pop());
     expect(tmpFiles()).toEqual([]);
   });
 
@@ -96,14 +96,14 @@ describe('recordings (spec §4 Recordings, §3 72-hour expiry)', () => {
     expect(gone.status).toBe(404);
     expect(gone.body).toEqual({ error: 'Recording not found' });
     expect((await relay.http().get('/api/v1/recordings?buildId=99').set('Cookie', cookie).expect(200)).body).toEqual([]);
-    expect(existsSync(join(relay.dataDir, 'recordings', filename))).toBe(true);
+    expect(await relay.storedFileExists(`recordings/${filename}`)).toBe(true);
     await relay.app.get(ScheduledPurgesService).runAll();
-    expect(existsSync(join(relay.dataDir, 'recordings', filename))).toBe(false);
+    expect(await relay.storedFileExists(`recordings/${filename}`)).toBe(false);
     qa = { ...qa, cookie };
   });
 
   it('refuses content that is not a video (400), a missing file (400) and an oversize one (413), leaving nothing behind', async () => {
-    const before = stored();
+    const before = await stored();
     const html = await upload('', 'video', Buffer.from('<html><script>alert(1)</script></html>'), 'x.webm');
     expect(html.status).toBe(400);
     const png = await upload('', 'video', Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex'), 'x.webm');
@@ -114,7 +114,7 @@ describe('recordings (spec §4 Recordings, §3 72-hour expiry)', () => {
     const big = Buffer.concat([WEBM, Buffer.alloc(LIMIT)]);
     const tooBig = await upload('', 'video', big, 'big.webm').catch((err) => err.response ?? err);
     expect(tooBig.status).toBe(413);
-    expect(stored()).toEqual(before);
+    expect(await stored()).toEqual(before);
     expect(tmpFiles()).toEqual([]);
   });
 

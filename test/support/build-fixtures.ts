@@ -29,10 +29,12 @@ export function attachBuild(
   return req.attach('file', readFileSync(fixture(name)), filename);
 }
 
-/** Files currently in the relay's temp and builds folders. */
-export function storedFiles(relay: TestRelay): { tmp: string[]; builds: string[] } {
-  return {
-    tmp: readdirSync(join(relay.dataDir, 'tmp')),
-    builds: readdirSync(join(relay.dataDir, 'builds')),
-  };
+/** Files currently in the relay's temp folder (always local, whatever the store). */
+export function tempFiles(relay: TestRelay): string[] {
+  return readdirSync(join(relay.dataDir, 'tmp'));
+}
+
+/** Build files currently in the relay's store (the data folder, or S3 under SVC_TEST_STORAGE=s3). */
+export function buildFiles(relay: TestRelay): Promise<string[]> {
+  return relay.storedFiles('builds/');
 }

@@ -1,6 +1,6 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -29,6 +29,14 @@ export interface TestRelay {
   s3: TestS3Server | null;
   /** Names of the stored files in a folder of the relay's store (`builds/`, `uploads/comments/`), sorted. */
   storedFiles: (prefix: string) => Promise<string[]>;
+  /** Whether the store holds `key` (`uploads/comments/<name>.png`). */
+  storedFileExists: (key: string) => Promise<boolean>;
+  /** Puts a file into the store behind the relay's back, `ageMs` old (as a crash between steps leaves one). */
+  plantStoredFile: (key: string, content: Buffer | string, ageMs?: number) => Promise<void>;
+  /** A stored file's bytes (small files only: read whole into memory). */
+  readStoredFile: (key: string) => Promise<Buffer>;
+  /** Removes a stored file behind the relay's back. */
+  removeStoredFile: (key: string) => Promise<void>;
   /** supertest bound to the running relay (paths are relative to the root, e.g. /api/v1/auth/status). */
   http: () => ReturnType<typeof request>;
   close: () => Promise<void>;
@@ -100,6 +108,22 @@ export async function startTestRelay(
       for await (const key of app.get(FileStore).list(prefix)) names.push(key.slice(prefix.length));
       return names.sort();
     },
+    storedFileExists: async (key) => (await app.get(FileStore).stat(key)) !== null,
+    plantStoredFile: async (key, content, ageMs = 0) => {
+      const local = join(dataDir, 'tmp', `planted-${randomBytes(4).toString('hex')}`);
+      writeFileSync(local, content);
+      await app.get(FileStore).put(key, local);
+      if (!ageMs) return;
+      const past = new Date(Date.now() - ageMs);
+      if (s3) await s3.backdate(`relay/${key}`, ageMs);
+      else utimesSync(join(dataDir, key), past, past);
+    },
+    readStoredFile: async (key) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of await app.get(FileStore).read(key)) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks);
+    },
+    removeStoredFile: (key) => app.get(FileStore).remove([key]),
     http: () => request(url),
     close: async () => {
       await app.close();
