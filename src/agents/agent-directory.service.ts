@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AgentConnection } from './agent-connection';
-import type { DeviceInfo } from './protocol/agent-protocol';
+import type { AgentHello, DeviceInfo } from './protocol/agent-protocol';
 
 /** Where a sessionId lives: its device as last listed, the agent that listed it, and that agent's socket if open. */
 export interface SessionLocation {
@@ -19,6 +19,8 @@ export class AgentDirectory {
   private readonly connected = new Map<string, AgentConnection>();
   private readonly lists = new Map<string, DeviceInfo[]>();
   private readonly owners = new Map<string, string>();
+  /** What each agent said in its last hello (kept after it goes offline, for the agents page). */
+  private readonly hellos = new Map<string, AgentHello>();
 
   /** Makes `connection` the agent's socket; returns the one it replaces, if any. */
   register(connection: AgentConnection): AgentConnection | undefined {
@@ -40,6 +42,19 @@ export class AgentDirectory {
 
   all(): AgentConnection[] {
     return [...this.connected.values()];
+  }
+
+  setHello(agentName: string, hello: AgentHello): void {
+    this.hellos.set(agentName, hello);
+  }
+
+  lastHello(agentName: string): AgentHello | undefined {
+    return this.hellos.get(agentName);
+  }
+
+  /** Names of every agent seen since start-up (connected now or not). */
+  namesSeen(): string[] {
+    return [...new Set([...this.connected.keys(), ...this.lists.keys(), ...this.hellos.keys()])];
   }
 
   setDevices(agentName: string, devices: DeviceInfo[]): void {

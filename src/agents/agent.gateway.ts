@@ -103,6 +103,7 @@ export class AgentGateway implements OnGatewayInit, OnGatewayConnection, BeforeA
     switch (message.type) {
       case 'hello':
         connection.hello = message.agent;
+        if (this.directory.connection(connection.name) === connection) this.directory.setHello(connection.name, message.agent);
         this.logger.log(
           `Agent ${connection.name} says hello (version ${message.agent.version ?? '?'}, ${message.agent.os ?? '?'})`,
         );

@@ -1,7 +1,8 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, Header, Param, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../common/api/responses';
 import { Auth } from '../common/auth/auth.decorator';
+import { AgentStatusList, AgentStatusService } from './agent-status';
 import { AgentResourceSample } from './resources/agent-resources.mapper';
 import { AgentResourcesService } from './resources/agent-resources.service';
 import { parseResourceRange } from './resources/resource-range';
@@ -10,7 +11,10 @@ import { parseResourceRange } from './resources/resource-range';
 @ApiTags('agents')
 @Controller('agents')
 export class AgentsController {
-  constructor(private readonly resources: AgentResourcesService) {}
+  constructor(
+    private readonly resources: AgentResourcesService,
+    private readonly status: AgentStatusService,
+  ) {}
 
   @Get()
   @Auth({ cookie: true })
@@ -21,6 +25,17 @@ export class AgentsController {
   @ApiErrors(401)
   list(): Promise<string[]> {
     return this.resources.agentNames();
+  }
+
+  /** Beyond the spec (docs/agents.md "Agent status"): what the dashboard's agents page shows. */
+  @Get('status')
+  @Header('Cache-Control', 'no-store')
+  @Auth({ cookie: true })
+  @ApiOperation({ summary: 'Every agent the relay knows: online or not, version, OS, host, device counts' })
+  @ApiOkResponse({ type: AgentStatusList })
+  @ApiErrors(401)
+  async statusList(): Promise<AgentStatusList> {
+    return { items: await this.status.list() };
   }
 
   @Get(':name/resources')

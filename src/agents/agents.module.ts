@@ -8,6 +8,7 @@ import { AgentRouter } from './agent-router.service';
 import { AgentRevocationListener } from './agent-revocation.listener';
 import { AgentRpcService } from './agent-rpc.service';
 import { AgentsController } from './agents.controller';
+import { AgentStatusService } from './agent-status';
 import { AgentResourceSampleEntity } from './resources/agent-resource-sample.entity';
 import { AgentResourcesRepository } from './resources/agent-resources.repository';
 import { AgentResourcesService } from './resources/agent-resources.service';
@@ -26,6 +27,7 @@ import { AgentResourcesService } from './resources/agent-resources.service';
     AgentResourcesRepository,
     AgentResourcesService,
     AgentMetrics,
+    AgentStatusService,
   ],
   exports: [AgentDirectory, AgentLocator, AgentRouter, AgentRpcService, AgentResourcesService],
 })

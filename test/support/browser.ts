@@ -77,6 +77,13 @@ export async function watchedPage(context: BrowserContext): Promise<WatchedPage>
   return watched;
 }
 
+/** A watched page in `context` that carries a member's session cookie (`svc_token=…`) for `relayUrl`. */
+export async function signedInPage(context: BrowserContext, relayUrl: string, cookie: string): Promise<WatchedPage> {
+  const [name, value] = cookie.split('=');
+  await context.addCookies([{ name, value, url: relayUrl, httpOnly: true, sameSite: 'Lax' }]);
+  return watchedPage(context);
+}
+
 export async function newContext(browser: Browser, options: BrowserContextOptions = {}): Promise<BrowserContext> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, ...options });
   context.setDefaultTimeout(15_000);

@@ -1,5 +1,5 @@
-import type { Browser, BrowserContext } from 'playwright-core';
-import { browserSkipReason, ensureWebBuilt, launchChromium, newContext, screenshotBothThemes, WEB_DIST, watchedPage, type WatchedPage } from '../support/browser';
+import type { Browser } from 'playwright-core';
+import { browserSkipReason, ensureWebBuilt, launchChromium, newContext, screenshotBothThemes, WEB_DIST, signedInPage, type WatchedPage } from '../support/browser';
 import { describeUnless } from '../support/describe-unless';
 import { MemberFactory, type TestMember } from '../support/factory';
 import { startTestRelay, type TestRelay } from '../support/test-relay';
@@ -22,7 +22,7 @@ describeUnless(browserSkipReason() ?? netnsSkipReason(), 'dashboard in the brows
     members = new MemberFactory(relay);
     admin = await members.admin();
     browser = await launchChromium();
-    watched = await signedIn(await newContext(browser), admin);
+    watched = await signedInPage(await newContext(browser), relay.url, admin.cookie);
   }, 120_000);
 
   afterAll(async () => {
@@ -34,12 +34,6 @@ describeUnless(browserSkipReason() ?? netnsSkipReason(), 'dashboard in the brows
   afterEach(() => {
     expect(watched.problems.splice(0)).toEqual([]);
   });
-
-  async function signedIn(context: BrowserContext, member: TestMember): Promise<WatchedPage> {
-    const [name, value] = member.cookie.split('=');
-    await context.addCookies([{ name, value, url: relay.url, httpOnly: true, sameSite: 'Lax' }]);
-    return watchedPage(context);
-  }
 
   it('shows the relay’s SSRF refusal under the URL field, and nothing is registered', async () => {
     const { page } = watched;

@@ -33,6 +33,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/agents/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every agent the relay knows: online or not, version, OS, host, device counts */
+        get: operations["AgentsController_statusList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/apps": {
         parameters: {
             query?: never;
@@ -895,6 +912,26 @@ export interface components {
              */
             recorded_at: string;
         };
+        AgentStatus: {
+            /** @description of which booted */
+            booted: number;
+            /** @description devices in its last list */
+            devices: number;
+            /** @example mac-mini-3.local */
+            hostname: string | null;
+            /** @example mac-mini-3 */
+            name: string;
+            /** @description connected now */
+            online: boolean;
+            /** @example darwin 24.1.0 */
+            os: string | null;
+            /** @description from its last hello since the relay started; null when unknown */
+            version: string | null;
+        };
+        AgentStatusList: {
+            /** @description online agents first, then by name */
+            items: components["schemas"]["AgentStatus"][];
+        };
         AppCreated: {
             id: number;
             /**
@@ -1537,6 +1574,34 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    AgentsController_statusList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentStatusList"];
                 };
             };
             /** @description not authenticated or session expired */

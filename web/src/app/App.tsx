@@ -15,6 +15,8 @@ import { TeamPage } from '../team/TeamPage';
 import { TokensPage } from '../tokens/TokensPage';
 import { ToastProvider } from '../ui/Toast';
 import { WebhooksPage } from '../webhooks/WebhooksPage';
+import { AgentsPage } from '../agents/AgentsPage';
+import { DevicesPage } from '../devices/DevicesPage';
 import { Layout } from './Layout';
 import { NotFoundPage } from './NotFoundPage';
 import { RequireAuth } from './RequireAuth';
@@ -58,6 +60,8 @@ const router = createBrowserRouter([
       { path: '/team', element: <TeamPage /> },
       { path: '/settings', element: <SettingsPage /> },
       { path: '/relay', element: <RelayPage /> },
+      { path: '/agents', element: <AgentsPage /> },
+      { path: '/devices', element: <DevicesPage /> },
       { path: '*', element: <NotFoundPage /> },
     ],
   },

@@ -35,6 +35,8 @@ export function Layout() {
         <nav className={styles.nav} aria-label="Main">
           <NavLink to="/builds">Builds</NavLink>
           <NavLink to="/apps">Apps</NavLink>
+          <NavLink to="/devices">Devices</NavLink>
+          <NavLink to="/agents">Agents</NavLink>
           {canWrite(me.role) && <NavLink to="/webhooks">Webhooks</NavLink>}
         </nav>
         <Button

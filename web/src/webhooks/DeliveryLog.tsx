@@ -2,6 +2,7 @@ import { relativeTime } from '../builds/format';
 import { FormError } from '../ui/Field';
 import { Loading } from '../ui/States';
 import { useDeliveries, type DeliveryAttempt } from './queries';
+import { tableClass, tableWrapClass } from '../ui/table';
 import styles from './webhooks.module.css';
 
 export function outcomeText(attempt: DeliveryAttempt): string {
@@ -15,8 +16,8 @@ export function DeliveryLog({ webhookId }: { webhookId: number }) {
   if (log.isError) return <FormError error={log.error} />;
   if (log.data.deliveries.length === 0) return <p className={styles.muted}>No deliveries yet. Send a test delivery, or set a build to Done or Rejected.</p>;
   return (
-    <div className={styles.tableWrap}>
-      <table className={styles.table} aria-label={`Deliveries of webhook ${webhookId}`}>
+    <div className={tableWrapClass}>
+      <table className={`${tableClass} ${styles.log}`} aria-label={`Deliveries of webhook ${webhookId}`}>
         <thead>
           <tr>
             <th scope="col">When</th>

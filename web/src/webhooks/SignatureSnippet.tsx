@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { CopyButton } from '../ui/CopyButton';
+import { toggleClass } from '../ui/table';
 import styles from './webhooks.module.css';
 
 /** docs/webhooks.md "Verifying a delivery": HMAC over the raw bytes, compared in constant time. */
@@ -44,7 +45,7 @@ export function SignatureSnippet() {
             <button
               key={lang}
               type="button"
-              className={styles.tab}
+              className={toggleClass}
               aria-pressed={language === lang}
               onClick={() => setLanguage(lang)}
             >

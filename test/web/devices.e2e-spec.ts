@@ -1,0 +1,112 @@
+import { getRepositoryToken } from '@nestjs/typeorm';
+import type { Browser } from 'playwright-core';
+import { Repository } from 'typeorm';
+import type { AgentDaemon } from '../../src/agent-daemon/agent-daemon';
+import { AgentResourceSampleEntity } from '../../src/agents/resources/agent-resource-sample.entity';
+import { MINUTE_MS } from '../../src/common/time';
+import { agentToken, startFakeAgent } from '../agents/agent-kit';
+import { browserSkipReason, ensureWebBuilt, launchChromium, newContext, screenshotBothThemes, WEB_DIST, signedInPage, type WatchedPage } from '../support/browser';
+import { describeUnless } from '../support/describe-unless';
+import { MemberFactory, type TestMember } from '../support/factory';
+import { startTestRelay, type TestRelay } from '../support/test-relay';
+
+const AGENT = 'lab';
+
+/**
+ * Issue 13 items 4 and 5 in the browser, against a relay with the reference agent's fake backend
+ * connected (`svc agent --fake`): agents with their charts, the device list, the live device panel.
+ */
+describeUnless(browserSkipReason(), 'dashboard in the browser: agents and devices (issue 13)', () => {
+  let relay: TestRelay;
+  let members: MemberFactory;
+  let admin: TestMember;
+  let agent: AgentDaemon;
+  let browser: Browser;
+  let watched: WatchedPage;
+
+  beforeAll(async () => {
+    ensureWebBuilt();
+    relay = await startTestRelay({ SVC_WEB_DIR: WEB_DIST });
+    members = new MemberFactory(relay);
+    admin = await members.admin();
+    agent = await startFakeAgent(relay, await agentToken(members), AGENT);
+    browser = await launchChromium();
+    watched = await signedInPage(await newContext(browser), relay.url, admin.cookie);
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await agent?.stop();
+    await relay?.close();
+  });
+
+  afterEach(() => {
+    expect(watched.problems.splice(0)).toEqual([]);
+  });
+
+  /** Stored samples, one a minute for `minutes` minutes back: what the charts are drawn from. */
+  async function storeSamples(name: string, minutes: number) {
+    const repo = relay.app.get<Repository<AgentResourceSampleEntity>>(getRepositoryToken(AgentResourceSampleEntity));
+    const now = relay.clock.nowMs();
+    const rows = Array.from({ length: minutes }, (_, i) => {
+      const at = now - (minutes - i) * MINUTE_MS;
+      return {
+        agentName: name,
+        minute: new Date(at - (at % MINUTE_MS)),
+        recordedAt: new Date(at - (at % 1000)),
+        cpuPercent: 20 + 15 * Math.sin(i / 7),
+        memPercent: 40 + i / 10,
+      };
+    });
+    await repo.save(rows);
+  }
+
+  it('agents: online with version, OS, host and devices; CPU and RAM charts drawn from stored samples, per range', async () => {
+    await storeSamples('archived', 300);
+    const { page } = watched;
+    const chunks: string[] = [];
+    page.on('request', (request) => chunks.push(request.url()));
+    await page.goto(`${relay.url}/agents?agent=archived&range=6h`);
+    const table = page.getByRole('table', { name: 'Agents' });
+    const lab = table.getByRole('row').filter({ hasText: AGENT });
+    await lab.getByText('Online').waitFor();
+    expect(await lab.textContent()).toContain('3 (2 booted)');
+    expect(await lab.textContent()).toContain('test'); // the fake agent's version
+    await table.getByRole('row').filter({ hasText: 'archived' }).getByText('Offline').waitFor();
+
+    const cpu = page.getByRole('figure', { name: 'CPU of archived, last 6h' });
+    const ram = page.getByRole('figure', { name: 'RAM of archived, last 6h' });
+    await cpu.getByText(/^CPU · 300 samples · latest \d+\.\d %$/).waitFor();
+    await ram.getByText('RAM · 300 samples · latest 69.9 %').waitFor();
+    // uPlot drew into a canvas: something other than the background was painted.
+    const painted = await cpu.locator('canvas').evaluate((canvas: HTMLCanvasElement) => {
+      const data = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
+      let colored = 0;
+      for (let i = 3; i < data.length; i += 4) if (data[i] > 0) colored++;
+      return colored;
+    });
+    expect(painted).toBeGreaterThan(500);
+    // uPlot came in a chunk of its own, fetched by this page.
+    expect(chunks.some((u) => /\/assets\/ResourceChart-[\w-]+\.js$/.test(u))).toBe(true);
+    await screenshotBothThemes(page, 'agents', true);
+
+    await page.getByRole('button', { name: '1h' }).click();
+    await cpu.getByText('CPU · 300 samples').waitFor({ state: 'detached' });
+    await page.getByRole('figure', { name: 'CPU of archived, last 1h' }).getByText(/^CPU · (59|60|61) samples/).waitFor(); // the range's start falls within a minute
+    expect(new URL(page.url()).searchParams.get('range')).toBeNull();
+  });
+
+  it('devices: every device of every agent with its state, platform, OS and agent', async () => {
+    const { page } = watched;
+    await page.getByRole('link', { name: 'Devices', exact: true }).click();
+    const table = page.getByRole('table', { name: 'Devices' });
+    await table.getByRole('row').filter({ hasText: 'iPhone 16' }).waitFor();
+    const rows = await table.getByRole('row').allTextContents();
+    expect(rows.slice(1)).toEqual([
+      expect.stringMatching(/iPad Air.*iOS.*17\.5.*Shut down.*lab \(online\)/),
+      expect.stringMatching(/iPhone 16.*iOS.*18\.2.*Booted.*lab \(online\)/),
+      expect.stringMatching(/Pixel 8.*Android.*15.*Booted.*lab \(online\)/),
+    ]);
+    await screenshotBothThemes(page, 'devices');
+  });
+});
