@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { AgentDirectory } from './agent-directory.service';
+import { AgentLocator } from './agent-locator.service';
 import { AgentResourcesService } from './resources/agent-resources.service';
 
 /** One agent on the agents page (beyond the spec; docs/agents.md "Agent status"). */
@@ -28,26 +29,33 @@ export class AgentStatusList {
 }
 
 /**
- * Every agent the relay knows: connected or seen since start-up (in memory), or with resource
- * samples on record (the database, 30 days). What only a live agent says (hello, devices) is
- * unknown for one that has not connected since the relay started.
+ * Every agent the relay knows: connected or seen since start-up, or with resource samples on record
+ * (the database, 30 days). The hello (version, OS, host) is what this instance heard: unknown for
+ * an agent that has not connected to it since it started.
  */
 @Injectable()
 export class AgentStatusService {
   constructor(
     private readonly directory: AgentDirectory,
+    private readonly locator: AgentLocator,
     private readonly resources: AgentResourcesService,
   ) {}
 
   async list(): Promise<AgentStatus[]> {
-    const names = new Set([...this.directory.namesSeen(), ...(await this.resources.agentNames())]);
-    const devices = this.directory.allDevices();
+    // Device lists and who holds each agent come through the locator, so with several instances
+    // (docs/scaling.md) an agent connected to another one counts as online with its devices.
+    const devices = await this.locator.allDevices();
+    const names = new Set([
+      ...this.directory.namesSeen(),
+      ...devices.map((d) => d.agentName),
+      ...(await this.resources.agentNames()),
+    ]);
     const items = [...names].map((name): AgentStatus => {
       const hello = this.directory.lastHello(name) ?? {};
       const own = devices.filter((d) => d.agentName === name);
       return {
         name,
-        online: this.directory.connection(name)?.open ?? false,
+        online: (this.directory.connection(name)?.open ?? false) || own.some((d) => d.instanceId !== null),
         version: hello.version ?? null,
         os: hello.os ?? null,
         hostname: hello.hostname ?? null,

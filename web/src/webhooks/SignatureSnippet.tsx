@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { CopyButton } from '../ui/CopyButton';
+import { CopyField } from '../ui/CopyField';
 import { toggleClass } from '../ui/table';
 import styles from './webhooks.module.css';
 
@@ -52,12 +52,9 @@ export function SignatureSnippet() {
               {lang === 'node' ? 'Node' : 'Python'}
             </button>
           ))}
-          <CopyButton value={SNIPPETS[language]} label="Copy the verification snippet" />
         </div>
       </div>
-      <pre className={styles.code}>
-        <code>{SNIPPETS[language]}</code>
-      </pre>
+      <CopyField label={`Verification snippet (${language === 'node' ? 'Node' : 'Python'})`} value={SNIPPETS[language]} multiline />
     </div>
   );
 }

@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { useCurrentMember } from '../app/RequireAuth';
 import { Button } from '../ui/Button';
 import { ConfirmDialog } from '../ui/ConfirmDialog';
-import { CopyButton } from '../ui/CopyButton';
+import { CopyField } from '../ui/CopyField';
 import { FormError, TextField, cardClass } from '../ui/Field';
 import { splitError } from '../ui/form-errors';
 import { Empty, Loading } from '../ui/States';
@@ -65,10 +65,7 @@ function SecretOnce({ revealed, onDismiss }: { revealed: RevealedSecret; onDismi
         <strong>Signing secret of webhook #{revealed.webhookId}.</strong> Copy it now: the relay never shows it again. Give it to
         the receiver (e.g. as <code>SVC_WEBHOOK_SECRET</code>).
       </p>
-      <div className={styles.secretValue}>
-        <code aria-label="Secret value">{revealed.secret}</code>
-        <CopyButton value={revealed.secret} label="Copy the secret" />
-      </div>
+      <CopyField label="Signing secret" value={revealed.secret} />
       <SignatureSnippet />
       <div>
         <Button onClick={onDismiss}>I have stored it</Button>
