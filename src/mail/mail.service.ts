@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import { createTransport, Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import { RelayConfig } from '../config/relay-config';
 import type { MailMessage } from './mail-messages';
 
@@ -9,36 +9,40 @@ const SMTP_TIMEOUT_MS = 10_000;
 /**
  * Sends e-mail through the configured SMTP server (nodemailer). `send` resolves true only when
  * the server accepted the message for the recipient; any failure is logged and resolves false, so
- * a broken mail server never fails the request that wanted to send.
+ * a broken mail server never fails the request that wanted to send. nodemailer is loaded with the
+ * first message, not at start-up: a relay without SMTP never needs it (docs/performance.md).
  */
 @Injectable()
 export class MailService implements OnModuleDestroy {
   private readonly logger = new Logger('Mail');
-  private readonly transport: Transporter | null;
+  private transport: Promise<Transporter> | null = null;
 
-  constructor(private readonly config: RelayConfig) {
-    const smtp = config.smtp;
-    this.transport = smtp
-      ? createTransport({
-          host: smtp.host,
-          port: smtp.port,
-          secure: smtp.secure,
-          auth: smtp.user ? { user: smtp.user, pass: smtp.pass ?? '' } : undefined,
-          connectionTimeout: SMTP_TIMEOUT_MS,
-          greetingTimeout: SMTP_TIMEOUT_MS,
-          socketTimeout: SMTP_TIMEOUT_MS,
-        })
-      : null;
-  }
+  constructor(private readonly config: RelayConfig) {}
 
   get configured(): boolean {
-    return this.transport !== null;
+    return this.config.smtp !== null;
+  }
+
+  private transporter(): Promise<Transporter> {
+    const smtp = this.config.smtp!;
+    this.transport ??= import('nodemailer').then(({ createTransport }) =>
+      createTransport({
+        host: smtp.host,
+        port: smtp.port,
+        secure: smtp.secure,
+        auth: smtp.user ? { user: smtp.user, pass: smtp.pass ?? '' } : undefined,
+        connectionTimeout: SMTP_TIMEOUT_MS,
+        greetingTimeout: SMTP_TIMEOUT_MS,
+        socketTimeout: SMTP_TIMEOUT_MS,
+      }),
+    );
+    return this.transport;
   }
 
   async send(to: string, message: MailMessage): Promise<boolean> {
-    if (!this.transport || !this.config.smtp) return false;
+    if (!this.config.smtp) return false;
     try {
-      const info = await this.transport.sendMail({
+      const info = await (await this.transporter()).sendMail({
         from: this.config.smtp.from,
         to,
         subject: message.subject,
@@ -60,7 +64,7 @@ export class MailService implements OnModuleDestroy {
     }
   }
 
-  onModuleDestroy(): void {
-    this.transport?.close();
+  async onModuleDestroy(): Promise<void> {
+    (await this.transport?.catch(() => null))?.close();
   }
 }
