@@ -218,6 +218,8 @@ describeUnless(browserSkipReason(), 'dashboard in the browser (issue 12)', () =>
     await expect(search.evaluate((el) => el === document.activeElement)).resolves.toBe(true);
     await page.keyboard.type('5.0');
     await page.waitForURL(/q=5\.0/);
+    // The rows of the unfiltered list stay until the search's answer replaces them: wait for that.
+    await page.getByRole('row').filter({ hasText: 'Résumé Viewer' }).waitFor({ state: 'detached' });
     await page.getByRole('row').filter({ hasText: triaged.name }).waitFor();
     await expect(page.locator('tbody tr').count()).resolves.toBe(1);
     await page.goto(url('/builds'));
