@@ -109,4 +109,56 @@ describeUnless(browserSkipReason(), 'dashboard in the browser: agents and device
     ]);
     await screenshotBothThemes(page, 'devices');
   });
+
+  it('live device panel: the screen refreshes about once a second, pauses while hidden, and the UI tree overlay names each element', async () => {
+    const { page } = watched;
+    const captures: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().includes(`/api/v1/sessions/fake-ios-${AGENT}/screenshot`)) captures.push(request.url());
+    });
+    await page.getByRole('table', { name: 'Devices' }).getByRole('link', { name: 'iPhone 16' }).click();
+    await page.getByRole('heading', { name: 'iPhone 16 (iOS 18.2)' }).waitFor();
+    await page.getByRole('img', { name: 'Screen of iPhone 16' }).waitFor();
+    // A refreshing screen: several captures, each a new picture on the page.
+    await page.getByRole('status').filter({ hasText: /^Live · [3-9]\d* frames$/ }).waitFor();
+    expect(captures.length).toBeGreaterThanOrEqual(3);
+
+    const overlay = page.getByRole('group', { name: 'UI elements' });
+    const signIn = overlay.getByRole('button', { name: 'button: Sign in (login_button)' });
+    await signIn.waitFor();
+    await overlay.getByRole('button', { name: 'text: Welcome (title)' }).waitFor();
+    // The element sits where its frame says: 10 % from the left, 80 % from the top of the screen.
+    const screenBox = (await page.getByRole('img', { name: 'Screen of iPhone 16' }).boundingBox())!;
+    const box = (await signIn.boundingBox())!;
+    expect(Math.round(((box.x - screenBox.x) / screenBox.width) * 100)).toBe(10);
+    expect(Math.round(((box.y - screenBox.y) / screenBox.height) * 100)).toBe(80);
+    await signIn.hover();
+    await signIn.click();
+    const details = page.getByRole('complementary', { name: 'Element details' });
+    await details.getByText('Sign in', { exact: true }).waitFor();
+    expect(await details.textContent()).toContain('Rolebutton');
+    expect(await details.getByRole('textbox', { name: 'Identifier' }).inputValue()).toBe('login_button');
+    await screenshotBothThemes(page, 'device-panel');
+
+    // Hidden tab: no more captures until it is visible again.
+    await page.evaluate(() => {
+      Object.defineProperty(document, 'hidden', { value: true, configurable: true });
+      document.dispatchEvent(new Event('visibilitychange'));
+    });
+    await page.getByRole('status').filter({ hasText: 'Paused while this tab is hidden' }).waitFor();
+    await new Promise((resolve) => setTimeout(resolve, 500)); // a capture already under way may still finish
+    const whilePaused = captures.length;
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(captures.length).toBe(whilePaused);
+    await page.evaluate(() => {
+      Object.defineProperty(document, 'hidden', { value: false, configurable: true });
+      document.dispatchEvent(new Event('visibilitychange'));
+    });
+    await page.getByRole('status').filter({ hasText: /^Live · / }).waitFor();
+    const resumedFrom = captures.length;
+    for (const deadline = Date.now() + 10_000; captures.length <= resumedFrom && Date.now() < deadline; ) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(captures.length).toBeGreaterThan(resumedFrom);
+  });
 });

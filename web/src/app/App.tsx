@@ -17,6 +17,7 @@ import { ToastProvider } from '../ui/Toast';
 import { WebhooksPage } from '../webhooks/WebhooksPage';
 import { AgentsPage } from '../agents/AgentsPage';
 import { DevicesPage } from '../devices/DevicesPage';
+import { DevicePage } from '../devices/DevicePage';
 import { Layout } from './Layout';
 import { NotFoundPage } from './NotFoundPage';
 import { RequireAuth } from './RequireAuth';
@@ -62,6 +63,7 @@ const router = createBrowserRouter([
       { path: '/relay', element: <RelayPage /> },
       { path: '/agents', element: <AgentsPage /> },
       { path: '/devices', element: <DevicesPage /> },
+      { path: '/devices/:sessionId', element: <DevicePage /> },
       { path: '*', element: <NotFoundPage /> },
     ],
   },

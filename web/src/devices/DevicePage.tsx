@@ -1,0 +1,96 @@
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link, useParams } from 'react-router';
+import { api, call, type Schemas } from '../api/client';
+import { useDevices } from '../agents/queries';
+import { CopyField } from '../ui/CopyField';
+import { FormError, cardClass } from '../ui/Field';
+import { Loading } from '../ui/States';
+import { useLiveScreen } from './live-screen';
+import styles from './devices.module.css';
+
+type UiElement = Schemas['UiElement'];
+
+const describe = (e: UiElement) => `${e.role}${e.label ? `: ${e.label}` : ''}${e.identifier ? ` (${e.identifier})` : ''}`;
+
+/** The live device panel: the screen about once a second with the UI tree drawn over it. */
+export function DevicePage() {
+  const { sessionId = '' } = useParams();
+  const devices = useDevices();
+  const device = devices.data?.items.find((d) => d.session_id === sessionId);
+  const screen = useLiveScreen(sessionId);
+  // The tree changes less often than the picture; refetched while the page is visible.
+  const tree = useQuery({
+    queryKey: ['sessions', sessionId, 'ui-tree'],
+    queryFn: () => call(api.GET('/api/v1/sessions/{sessionId}/ui-tree', { params: { path: { sessionId } } })),
+    refetchInterval: 5000,
+  });
+  const [selected, setSelected] = useState<UiElement | null>(null);
+  const elements = (tree.data?.elements ?? []).filter((e) => e.frame.width > 0 && e.frame.height > 0 && e.frame.width * e.frame.height < 1);
+  return (
+    <section className={styles.page} aria-labelledby="device-title">
+      <p>
+        <Link to="/devices">← Devices</Link>
+      </p>
+      <h1 id="device-title">{device ? `${device.name} (${device.platform === 'ios' ? 'iOS' : 'Android'} ${device.os_version})` : sessionId}</h1>
+      {device && (
+        <p className={styles.muted}>
+          On {device.agent} ({device.agent_online ? 'online' : 'offline'}) · {device.state === 'booted' ? 'booted' : 'shut down'} · session{' '}
+          <code>{sessionId}</code>
+        </p>
+      )}
+      <div className={styles.panel}>
+        <figure className={styles.screenBox} aria-label="Device screen">
+          {screen.url ? (
+            <div className={styles.screen}>
+              <img src={screen.url} alt={`Screen of ${device?.name ?? sessionId}`} className={styles.screenImage} />
+              <div className={styles.overlay} role="group" aria-label="UI elements">
+                {elements.map((element, i) => (
+                  <button
+                    key={i}
+                    type="button"
+                    className={`${styles.element} ${selected === element ? styles.elementSelected : ''}`}
+                    style={{
+                      left: `${element.frame.x * 100}%`,
+                      top: `${element.frame.y * 100}%`,
+                      width: `${element.frame.width * 100}%`,
+                      height: `${element.frame.height * 100}%`,
+                    }}
+                    title={describe(element)}
+                    aria-label={describe(element)}
+                    aria-pressed={selected === element}
+                    onClick={() => setSelected(element)}
+                  />
+                ))}
+              </div>
+            </div>
+          ) : screen.error ? null : (
+            <Loading label="Capturing the screen…" />
+          )}
+          <figcaption className={styles.muted} role="status">
+            {screen.paused ? 'Paused while this tab is hidden' : `Live · ${screen.frames} ${screen.frames === 1 ? 'frame' : 'frames'}`}
+          </figcaption>
+          {screen.error && <FormError error={{ message: screen.error }} />}
+        </figure>
+        <aside className={`${cardClass} ${styles.details}`} aria-label="Element details">
+          {selected ? (
+            <>
+              <dl className={styles.props}>
+                <dt>Role</dt>
+                <dd>{selected.role || '—'}</dd>
+                <dt>Label</dt>
+                <dd>{selected.label || '—'}</dd>
+                <dt>Enabled</dt>
+                <dd>{selected.enabled ? 'yes' : 'no'}</dd>
+              </dl>
+              {selected.identifier ? <CopyField label="Identifier" value={selected.identifier} /> : <p className={styles.muted}>No identifier.</p>}
+            </>
+          ) : (
+            <p className={styles.muted}>Hover the screen to see its UI elements; click one for its role, label and identifier.</p>
+          )}
+          {tree.isError && <FormError error={tree.error} />}
+        </aside>
+      </div>
+    </section>
+  );
+}
