@@ -35,24 +35,35 @@ describe('links in invitations and reset messages', () => {
     expect(links.resetUrl).toBe(`https://abc.trycloudflare.com/reset-password?token=${links.resetToken}`);
   });
 
-  it('is null when the only candidate is localhost, loopback or 0.0.0.0, or there is none', async () => {
-    for (const url of ['http://localhost:8080', 'http://127.0.0.1:8080', 'http://0.0.0.0:8080', 'http://[::1]:8080']) {
+  // One relay per case (each its own test): on PostgreSQL a relay's start creates and migrates a database.
+  it.each(['http://localhost:8080', 'http://127.0.0.1:8080', 'http://0.0.0.0:8080', 'http://[::1]:8080'])(
+    'is null when the only candidate is %s',
+    async (url) => {
       const links = await linksFor({ SVC_RELAY_URL: url });
       expect({ url, ...links }).toEqual(expect.objectContaining({ url, inviteUrl: null, resetUrl: null }));
-    }
+    },
+  );
+
+  it('is null when there is no candidate', async () => {
     const none = await linksFor({});
     expect(none.inviteUrl).toBeNull();
     expect(none.resetUrl).toBeNull();
-    // A localhost tunnel falls through to a usable relay URL.
+  });
+
+  it('a localhost tunnel falls through to a usable relay URL', async () => {
     const fallback = await linksFor({ SVC_TUNNEL_URL: 'http://localhost:4040', SVC_RELAY_URL: 'http://192.168.1.20:8080' });
     expect(fallback.inviteUrl).toBe(`http://192.168.1.20:8080/invite?token=${fallback.inviteToken}`);
   });
 
-  it('never takes the host from Host, X-Forwarded-Host or Forwarded', async () => {
-    const forged = { Host: 'evil.example', 'X-Forwarded-Host': 'evil.example', Forwarded: 'host=evil.example;proto=https' };
+  const forged = { Host: 'evil.example', 'X-Forwarded-Host': 'evil.example', Forwarded: 'host=evil.example;proto=https' };
+
+  it('never takes the host from Host, X-Forwarded-Host or Forwarded (with SVC_RELAY_URL)', async () => {
     const withUrl = await linksFor({ SVC_RELAY_URL: 'https://relay.example.com', SVC_TRUST_PROXY: 'true' }, forged);
     expect(withUrl.inviteUrl).toBe(`https://relay.example.com/invite?token=${withUrl.inviteToken}`);
     expect(withUrl.resetUrl).toBe(`https://relay.example.com/reset-password?token=${withUrl.resetToken}`);
+  });
+
+  it('never takes the host from Host, X-Forwarded-Host or Forwarded (without a relay URL: null)', async () => {
     const without = await linksFor({ SVC_TRUST_PROXY: 'true' }, forged);
     expect(without.inviteUrl).toBeNull();
     expect(without.resetUrl).toBeNull();

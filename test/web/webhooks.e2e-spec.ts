@@ -94,8 +94,12 @@ describeUnless(browserSkipReason() ?? netnsSkipReason(), 'dashboard in the brows
     const { page } = watched;
     watched.allow.push(/status of 400/);
     const item = page.getByRole('listitem', { name: /^webhook #\d+$/ });
-    await item.getByRole('checkbox', { name: 'Enabled' }).uncheck();
+    // The box shows the relay's state: it flips when the PATCH has answered, not on the click, so
+    // the test clicks and then waits for the new state (uncheck() insists on an immediate change).
+    const enabled = item.getByRole('checkbox', { name: 'Enabled' });
+    await enabled.click();
     await item.getByText('Disabled', { exact: true }).waitFor();
+    expect(await enabled.isChecked()).toBe(false);
     await item.getByRole('button', { name: /^Edit URL of/ }).click();
     await item.getByLabel('Payload URL').fill('http://169.254.169.254/latest/meta-data');
     await item.getByRole('button', { name: 'Save' }).click();
