@@ -129,7 +129,7 @@ describe('RESTler-style checks', () => {
       members: (await api(admin, 'get', '/team/members').expect(200)).body.length,
       recordings: (await api(admin, 'get', '/recordings').expect(200)).body.length,
       comments: (await api(admin, 'get', `/comments?build_id=${buildId}`).expect(200)).body.length,
-      files: storedFiles(ctx.relay.dataDir),
+      files: await storedFiles(ctx.relay),
     });
     const expectNothingLeft = async (before: Counts) => {
       // Temp files are removed as the error is answered; give a failed stream a moment to close.

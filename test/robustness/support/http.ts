@@ -1,6 +1,8 @@
 import { readdirSync, statSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join, relative } from 'node:path';
+import { STORED_FOLDERS } from '../../../src/storage/file-store';
+import type { TestRelay } from '../../support/test-relay';
 
 /** A response read in full, whatever its status or content type. */
 export interface RawResponse {
@@ -108,9 +110,15 @@ export function filesUnder(dir: string): string[] {
   return out.sort();
 }
 
-/** Stored files of a relay's data dir: everything but the database and its WAL sidecars. */
-export function storedFiles(dataDir: string): string[] {
-  return filesUnder(dataDir).filter((f) => !/^svc\.sqlite(-wal|-shm|-journal)?$/.test(f));
+/**
+ * Stored files of a relay: everything in its data dir but the database and its WAL sidecars, and,
+ * when it stores in S3 (SVC_TEST_STORAGE=s3), every object of its store's folders too.
+ */
+export async function storedFiles(relay: TestRelay): Promise<string[]> {
+  const local = filesUnder(relay.dataDir).filter((f) => !/^svc\.sqlite(-wal|-shm|-journal)?$/.test(f));
+  if (!relay.s3) return local;
+  const remote = await Promise.all(STORED_FOLDERS.map(async (folder) => (await relay.storedFiles(folder)).map((name) => `s3:${folder}${name}`)));
+  return [...local, ...remote.flat()].sort();
 }
 
 /** Polls `check` until it returns true (or gives up after `ms`); for clean-ups that finish after the answer. */
