@@ -152,6 +152,20 @@ describeUnless(unreachable([PG_ADMIN_URL, REDIS_URL]), 'two relay instances (Pos
     }
   });
 
+  it('readiness answers 503 naming Redis while an instance cannot reach it; liveness stays 200; it recovers', async () => {
+    const redis = b.app.get(ClusterBus).redis;
+    redis.disconnect(); // as if Redis went away for this instance
+    try {
+      const res = await b.http().get('/api/v1/health').expect(503);
+      expect(res.body).toEqual({ error: 'Redis unavailable' });
+      await b.http().get('/api/v1/health/live').expect(200);
+      await a.http().get('/api/v1/health').expect(200);
+    } finally {
+      await redis.connect();
+    }
+    expect((await b.http().get('/api/v1/health').expect(200)).body.dependencies.redis).toBe('ok');
+  });
+
   it('a purge round runs on one instance at a time', async () => {
     const purgesA = a.app.get(ScheduledPurgesService);
     const purgesB = b.app.get(ScheduledPurgesService);
