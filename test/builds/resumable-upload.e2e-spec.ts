@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import * as tus from 'tus-js-client';
 import { ScheduledPurgesService } from '../../src/maintenance/scheduled-purges.service';
 import { simulatorBuild } from '../cli/build-fixtures';
-import { emptyDir, runCli } from '../cli/cli-process';
+import { emptyDir, REPO_ROOT, runCli, spawnCli } from '../cli/cli-process';
+import { compiledCliMain } from '../cli/compiled-cli';
 import { EXPECTED, fixture } from '../support/build-fixtures';
 import { startCuttingProxy } from '../support/cutting-proxy';
 import type { TestMember } from '../support/factory';
@@ -157,6 +158,35 @@ describe('resumable build uploads (tus)', () => {
       await proxy.close();
     }
   }, 120_000); // the first CLI run of a source state compiles it (test/cli/compiled-cli.ts)
+
+  it('svc upload killed mid-upload: running the same command again continues the upload it left', async () => {
+    const build = await simulatorBuild({ name: 'Rerun', bundleId: 'com.example.rerun', paddingBytes: 6 * 1024 * 1024 });
+    const data = readFileSync(build.path);
+    const proxy = await startCuttingProxy(ctx.relay.port, Math.floor(data.length * 0.6));
+    const env = { SVC_URL: proxy.url, SVC_TOKEN: token, XDG_STATE_HOME: emptyDir('svc-state-') };
+    const args = ['upload', build.path, '--resumable-above', '1048576', '--json'];
+    try {
+      compiledCliMain(REPO_ROOT); // compile first, so the kill below meets a running upload
+      const first = spawnCli(args, { env, cwd: emptyDir() });
+      proxy.onCut = () => first.kill('SIGKILL'); // killed before it could retry by itself
+      const exit = await new Promise<string | null>((resolve) => first.on('close', (_code, signal) => resolve(signal)));
+      expect(exit).toBe('SIGKILL');
+      expect(proxy.creations()).toBe(1);
+
+      const second = await runCli(args, { env, cwd: emptyDir() });
+      expect(second.stderr).toBe('');
+      expect(second.code).toBe(0);
+      expect(proxy.creations()).toBe(1); // no new upload: the saved one was continued
+      const offsets = proxy.patchOffsets();
+      expect(offsets[0]).toBe(0);
+      expect(offsets[1]).toBeGreaterThan(0);
+      expect(offsets[1]).toBeLessThan(data.length);
+      const summary = JSON.parse(second.stdout);
+      expect(sha256(await downloaded(summary.id))).toBe(sha256(data));
+    } finally {
+      await proxy.close();
+    }
+  }, 120_000);
 
   describe('refusals are { "error" } with the status POST /builds would give', () => {
     const expectError = (res: { status: number; body: unknown; headers: Record<string, string> }, status: number, error: string | RegExp) => {

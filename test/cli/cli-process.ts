@@ -29,14 +29,22 @@ export interface CliRunOptions {
 
 /**
  * The environment a CLI child gets: this process's, minus any SVC_* an outer shell set. NODE_PATH
- * lets the compiled copy (outside the repo) find the repo's node_modules.
+ * lets the compiled copy (outside the repo) find the repo's node_modules; XDG_STATE_HOME is a temp
+ * folder, so `svc upload`'s resume state never touches the real home.
  */
 export function cliEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('SVC_')) env[key] = value;
-  Object.assign(env, { NODE_PATH: join(REPO_ROOT, 'node_modules'), SVC_BCRYPT_COST: '4', TZ: 'UTC' }, extra);
+  // XDG_STATE_HOME: where `svc upload` keeps unfinished resumable uploads, never the real home's.
+  Object.assign(env, { NODE_PATH: join(REPO_ROOT, 'node_modules'), SVC_BCRYPT_COST: '4', TZ: 'UTC', XDG_STATE_HOME: stateDir() }, extra);
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
   return env;
+}
+
+let testStateDir: string | null = null;
+/** One temp state folder per test process (created on first use). */
+function stateDir(): string {
+  return (testStateDir ??= mkdtempSync(join(tmpdir(), 'svc-state-')));
 }
 
 /** A folder with no svc.config.json, so the repo's example config never leaks into a test. */

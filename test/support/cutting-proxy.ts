@@ -7,6 +7,10 @@ export interface CuttingProxy {
   cut(): boolean;
   /** The Upload-Offset of every tus PATCH that went through, in order (0 first, then where it resumed). */
   patchOffsets(): number[];
+  /** How many tus creations (POST) went through. */
+  creations(): number;
+  /** Called once, right after the cut. */
+  onCut: (() => void) | null;
   close(): Promise<void>;
 }
 
@@ -20,6 +24,8 @@ export async function startCuttingProxy(targetPort: number, cutAfterBytes: numbe
   let sent = 0;
   let didCut = false;
   const offsets: number[] = [];
+  let posts = 0;
+  const proxy = { onCut: null as (() => void) | null };
   const sockets = new Set<Socket>();
   const server: Server = createServer((client) => {
     const upstream = connect(targetPort, '127.0.0.1');
@@ -33,6 +39,7 @@ export async function startCuttingProxy(targetPort: number, cutAfterBytes: numbe
       const head = chunk.subarray(0, 4096).toString('latin1');
       const patch = /^PATCH [^\r]*\r\n(?:[^\r]*\r\n)*?upload-offset: *(\d+)\r\n/im.exec(head);
       if (patch) offsets.push(Number(patch[1]));
+      if (/^POST [^\r]*\/uploads\/builds /.test(head)) posts++;
       sent += chunk.length;
       if (!didCut && sent > cutAfterBytes) {
         didCut = true;
@@ -40,6 +47,7 @@ export async function startCuttingProxy(targetPort: number, cutAfterBytes: numbe
         upstream.write(chunk.subarray(0, keep), () => {
           client.destroy();
           upstream.destroy();
+          proxy.onCut?.();
         });
         return;
       }
@@ -55,14 +63,15 @@ export async function startCuttingProxy(targetPort: number, cutAfterBytes: numbe
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
-  return {
+  return Object.assign(proxy, {
     url: `http://127.0.0.1:${port}`,
     cut: () => didCut,
     patchOffsets: () => [...offsets],
+    creations: () => posts,
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
         server.close(() => resolve());
       }),
-  };
+  });
 }

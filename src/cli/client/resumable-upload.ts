@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CliError, RelayRefusedError, RelayUnreachableError } from '../cli-error';
 import { readJson, RelayClient } from './relay-client';
+import { ResumeState } from './resume-state';
 
 /** The relay's tus collection for builds, under /api/v1 (docs/builds.md "Resumable uploads"). */
 const COLLECTION = '/uploads/builds';
@@ -29,9 +30,28 @@ export async function uploadResumable<T>(
   file: ResumableFile,
   fields: Record<string, string | undefined>,
   onProgress?: (bytes: number) => void,
+  resume?: { state: ResumeState; key: string },
 ): Promise<T> {
   const tus = new TusSession(client, file, onProgress);
-  return tus.run<T>(fields);
+  if (!resume) return tus.run<T>(fields, null);
+  try {
+    const result = await tus.run<T>(fields, {
+      saved: resume.state.get(resume.key),
+      remember: (location) => resume.state.set(resume.key, location),
+    });
+    resume.state.delete(resume.key);
+    return result;
+  } catch (err) {
+    // A refusal ends this upload for good; a connection that stayed down can be resumed by running again.
+    if (!(err instanceof RelayUnreachableError)) resume.state.delete(resume.key);
+    throw err;
+  }
+}
+
+interface Resumption {
+  /** The upload a previous run left unfinished, if any. */
+  saved: string | null;
+  remember(location: string): void;
 }
 
 class TusSession {
@@ -44,9 +64,14 @@ class TusSession {
     private readonly onProgress?: (bytes: number) => void,
   ) {}
 
-  async run<T>(fields: Record<string, string | undefined>): Promise<T> {
-    const location = await this.retrying(() => this.create(fields));
-    let offset = 0;
+  async run<T>(fields: Record<string, string | undefined>, resumption: Resumption | null): Promise<T> {
+    let location = resumption?.saved ?? null;
+    let offset = location ? await this.retrying(() => this.offsetOf(location!)).catch(() => null) : null;
+    if (location === null || offset === null) {
+      location = await this.retrying(() => this.create(fields));
+      resumption?.remember(location);
+      offset = 0;
+    }
     let failures = 0;
     for (;;) {
       try {
@@ -62,7 +87,7 @@ class TusSession {
       } catch (err) {
         if (!isTransient(err) || failures >= RETRY_DELAYS_MS.length) throw err;
         await sleep(RETRY_DELAYS_MS[failures++]);
-        const kept = await this.retrying(() => this.offsetOf(location));
+        const kept = await this.retrying(() => this.offsetOf(location!));
         if (kept > offset) failures = 0;
         offset = kept;
       }

@@ -14,6 +14,7 @@ import {
 import { ProgressBar } from '../client/progress-bar';
 import { RelayClient } from '../client/relay-client';
 import { uploadResumable } from '../client/resumable-upload';
+import { ResumeState } from '../client/resume-state';
 import type { BuildStatus, BuildSummary } from '../client/relay-types';
 import { formatRecord, printJson } from '../output';
 import { VERDICT_IS_A_PERSONS_DECISION } from './verdict-note';
@@ -50,7 +51,8 @@ export function uploadCommand(): Command {
       `
 Prints the build summary (one JSON line with --json). Shows a progress bar when stderr is a terminal.
 Files above --resumable-above (32 MiB) use the relay's tus endpoint: after a dropped connection the
-upload resumes by itself from the bytes the relay already holds (retrying for a few minutes).
+upload resumes by itself from the bytes the relay already holds (retrying for a few minutes), and
+running the same command again within 24 h continues an upload a previous run left unfinished.
 
 Examples:
   $ export SVC_URL=https://relay.example.com SVC_TOKEN=svc_pat_…
@@ -60,15 +62,18 @@ Examples:
     .action(async (file: string, options: UploadOptions) => {
       const path = resolve(file);
       let size: number;
+      let mtimeMs: number;
       try {
         const stat = statSync(path);
         if (!stat.isFile()) throw usageError(`${file} is not a file`);
         size = stat.size;
+        mtimeMs = stat.mtimeMs;
       } catch (err) {
         if (err.code === 'ENOENT') throw usageError(`${file}: no such file`);
         throw err;
       }
-      const client = new RelayClient(connectionFrom(options));
+      const connection = connectionFrom(options);
+      const client = new RelayClient(connection);
       const progress = ProgressBar.forTerminal(`Uploading ${basename(path)}`, size, options.json);
       let summary: BuildSummary;
       try {
@@ -79,10 +84,12 @@ Examples:
           app_id: options.appId === undefined ? undefined : String(options.appId),
         };
         const onProgress = (bytes: number) => progress?.advance(bytes);
-        summary =
-          size > options.resumableAbove
-            ? await uploadResumable<BuildSummary>(client, { path, name: basename(path), size }, fields, onProgress)
-            : await client.postMultipart<BuildSummary>('/builds', fields, { field: 'file', path, name: basename(path), size }, onProgress);
+        if (size > options.resumableAbove) {
+          const resume = { state: new ResumeState(), key: ResumeState.keyOf({ baseUrl: connection.baseUrl, path, size, mtimeMs, fields }) };
+          summary = await uploadResumable<BuildSummary>(client, { path, name: basename(path), size }, fields, onProgress, resume);
+        } else {
+          summary = await client.postMultipart<BuildSummary>('/builds', fields, { field: 'file', path, name: basename(path), size }, onProgress);
+        }
       } catch (err) {
         // Only when the relay's refusal is about the status itself (not a Viewer or scope refusal).
         if (err instanceof RelayRefusedError && err.status === 403 && options.status && /status|verdict/i.test(err.relayMessage)) {
