@@ -130,6 +130,26 @@ describe('loadConfig', () => {
     expect(loadConfig({}, dir).redis).toBeNull();
   });
 
+  it('SVC_STORAGE_URL: absent is the data folder; s3://bucket/prefix with the SVC_S3_* settings; anything else names the key', () => {
+    expect(loadConfig({}, dir).storage).toEqual({ type: 'data-dir' });
+    expect(
+      loadConfig({ SVC_STORAGE_URL: 's3://svc-files/team/relay/', SVC_S3_ENDPOINT: 'http://minio:9000/', SVC_S3_FORCE_PATH_STYLE: 'true' }, dir).storage,
+    ).toEqual({ type: 's3', bucket: 'svc-files', prefix: 'team/relay', endpoint: 'http://minio:9000', region: 'us-east-1', forcePathStyle: true });
+    expect(loadConfig({ SVC_STORAGE_URL: 's3://svc-files', AWS_REGION: 'eu-west-3' }, dir).storage).toEqual({
+      type: 's3',
+      bucket: 'svc-files',
+      prefix: '',
+      endpoint: null,
+      region: 'eu-west-3',
+      forcePathStyle: false,
+    });
+    expect(loadConfig({ SVC_STORAGE_URL: 's3://b-1', SVC_S3_REGION: 'auto', AWS_REGION: 'eu-west-3' }, dir).storage).toMatchObject({ region: 'auto' });
+    expect(failure({ SVC_STORAGE_URL: 'file:///srv/svc' })).toMatch(/SVC_STORAGE_URL: expected s3:\/\/bucket or s3:\/\/bucket\/prefix/);
+    expect(failure({ SVC_STORAGE_URL: 's3://Bad_Bucket/x' })).toMatch(/SVC_STORAGE_URL/);
+    expect(failure({ SVC_STORAGE_URL: 's3://b-1', SVC_S3_ENDPOINT: 'minio:9000' })).toMatch(/SVC_S3_ENDPOINT/);
+    expect(failure({ SVC_STORAGE_URL: 's3://b-1', SVC_S3_FORCE_PATH_STYLE: 'yes please' })).toMatch(/SVC_S3_FORCE_PATH_STYLE/);
+  });
+
   it('SMTP values are checked only when SMTP is configured', () => {
     expect(failure({ SVC_SMTP_HOST: 'smtp.example.com', SVC_SMTP_PORT: 'x' })).toMatch(/SVC_SMTP_PORT/);
     expect(failure({ SVC_SMTP_HOST: 'smtp.example.com', SVC_SMTP_SECURE: 'perhaps' })).toMatch(/SVC_SMTP_SECURE: expected true or false/);
