@@ -1,4 +1,6 @@
 import { getRepositoryToken } from '@nestjs/typeorm';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { Repository } from 'typeorm';
 import type { AgentDaemon } from '../../src/agent-daemon/agent-daemon';
@@ -6,6 +8,8 @@ import { AgentResourceSampleEntity } from '../../src/agents/resources/agent-reso
 import { MINUTE_MS } from '../../src/common/time';
 import { agentToken, startFakeAgent } from '../agents/agent-kit';
 import { browserSkipReason, ensureWebBuilt, launchChromium, newContext, screenshotBothThemes, WEB_DIST, signedInPage, type WatchedPage } from '../support/browser';
+import { fixture } from '../support/build-fixtures';
+import { uploadTestBuild } from '../support/builds';
 import { describeUnless } from '../support/describe-unless';
 import { MemberFactory, type TestMember } from '../support/factory';
 import { startTestRelay, type TestRelay } from '../support/test-relay';
@@ -160,5 +164,22 @@ describeUnless(browserSkipReason(), 'dashboard in the browser: agents and device
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(captures.length).toBeGreaterThan(resumedFrom);
+  });
+
+  it('install on device: from the build page, install_build through the device-session socket; the agent downloads and answers', async () => {
+    const { page } = watched;
+    const build = await uploadTestBuild(members, admin);
+    const sha256 = createHash('sha256').update(readFileSync(fixture('string-label.apk'))).digest('hex');
+    await page.goto(`${relay.url}/builds/${build.id}`);
+    const form = page.getByRole('form', { name: 'Install on device' });
+    const select = form.getByRole('combobox', { name: 'Install on device' });
+    await select.waitFor();
+    // Only booted Android devices of online agents are offered for an APK.
+    expect(await select.locator('option').allTextContents()).toEqual(['Pixel 8 (15) on lab']);
+    await form.getByRole('button', { name: 'Install' }).click();
+    const answer = form.getByRole('status');
+    await answer.filter({ hasText: 'Installed on Pixel 8' }).waitFor();
+    expect(await answer.textContent()).toContain(`SHA-256 ${sha256}`);
+    await screenshotBothThemes(page, 'install-on-device', true);
   });
 });

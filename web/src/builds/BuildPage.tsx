@@ -16,6 +16,7 @@ import { absoluteTime, countdown, fileSize, relativeTime, versionText } from './
 import { StatusHistory } from './StatusHistory';
 import { QrCode } from './QrCode';
 import { useReachableOrigin } from '../relay/queries';
+import { InstallOnDevice } from '../devices/InstallOnDevice';
 import { useBuild, useDeletionSchedule, useRecordings, useUpdateBuild } from './queries';
 import { notifiesWebhooks, STATUS_KEYS, StatusMenu } from './StatusMenu';
 import styles from './build-page.module.css';
@@ -209,6 +210,7 @@ function Download({ build }: { build: Build }) {
           Scan with a phone on the same network (signed in to the dashboard in its browser): <code>{origin + path}</code>
         </p>
       </div>
+      <InstallOnDevice build={build} />
     </section>
   );
 }
