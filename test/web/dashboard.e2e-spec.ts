@@ -316,12 +316,15 @@ describeUnless(browserSkipReason(), 'dashboard in the browser (issue 12)', () =>
     await page.getByLabel('Attach image').setInputFiles({ name: 'picked.png', mimeType: 'image/png', buffer: png });
     await page.getByRole('img', { name: 'Attachment preview' }).waitFor();
     await page.getByRole('button', { name: 'Comment', exact: true }).click();
-    await page.getByText('Picked from the disk.').waitFor();
+    // In the list (a controlled text area carries its text too, as its default value).
+    await page.getByRole('listitem').filter({ hasText: 'Picked from the disk.' }).waitFor();
+    // The form clears itself once the comment is in (possibly after the list shows it): then type.
+    await waitFor(async () => (await page.getByLabel('Add a comment').inputValue()) === '');
     await page.getByLabel('Add a comment').fill('Dropped on the box.');
     await dispatchFileEvent(page, '#comment', 'drop', { name: 'dropped.png', type: 'image/png', bytes: png });
     await page.getByRole('img', { name: 'Attachment preview' }).waitFor();
     await page.getByRole('button', { name: 'Comment', exact: true }).click();
-    await page.getByText('Dropped on the box.').waitFor();
+    await page.getByRole('listitem').filter({ hasText: 'Dropped on the box.' }).waitFor();
     const comments = (await relay.http().get(`/api/v1/comments?build_id=${triaged.id}`).set('Cookie', admin.cookie).expect(200)).body as {
       body: string;
       attachments: { mime: string }[];
