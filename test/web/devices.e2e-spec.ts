@@ -182,4 +182,27 @@ describeUnless(browserSkipReason(), 'dashboard in the browser: agents and device
     expect(await answer.textContent()).toContain(`SHA-256 ${sha256}`);
     await screenshotBothThemes(page, 'install-on-device', true);
   });
+
+  it('attaches the screen on view to a comment on a build, as the picture the relay captured', async () => {
+    const { page } = watched;
+    const build = await uploadTestBuild(members, admin);
+    await page.goto(`${relay.url}/devices/fake-android-${AGENT}?build=${build.id}`);
+    await page.getByRole('img', { name: 'Screen of Pixel 8' }).waitFor();
+    const form = page.getByRole('form', { name: 'Attach this screen to a comment' });
+    expect(await form.getByRole('combobox', { name: 'Build' }).inputValue()).toBe(String(build.id));
+    await form.getByRole('textbox', { name: 'Comment' }).fill('Login button cut off on the Pixel');
+    await form.getByRole('button', { name: 'Attach this screen to a comment' }).click();
+    await form.getByRole('status').filter({ hasText: 'Comment posted.' }).waitFor();
+
+    const comments = await members.as(admin, 'get', `/api/v1/comments?build_id=${build.id}`).expect(200);
+    const [comment] = comments.body;
+    expect(comment.body).toBe('Login button cut off on the Pixel');
+    expect(comment.attachments).toHaveLength(1);
+    const stored = await members.as(admin, 'get', comment.attachments[0].file_path).buffer(true).expect(200);
+    const captured = await members.as(admin, 'get', `/api/v1/sessions/fake-android-${AGENT}/screenshot?format=jpeg`).buffer(true).expect(200);
+    expect(Buffer.compare(stored.body, captured.body)).toBe(0);
+
+    await form.getByRole('link', { name: 'Open the build' }).click();
+    await page.getByText('Login button cut off on the Pixel').waitFor();
+  });
 });

@@ -1,11 +1,12 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Link, useParams } from 'react-router';
+import { Link, useParams, useSearchParams } from 'react-router';
 import { api, call, type Schemas } from '../api/client';
 import { useDevices } from '../agents/queries';
 import { CopyField } from '../ui/CopyField';
 import { FormError, cardClass } from '../ui/Field';
 import { Loading } from '../ui/States';
+import { AttachScreen } from './AttachScreen';
 import { useLiveScreen } from './live-screen';
 import styles from './devices.module.css';
 
@@ -16,6 +17,8 @@ const describe = (e: UiElement) => `${e.role}${e.label ? `: ${e.label}` : ''}${e
 /** The live device panel: the screen about once a second with the UI tree drawn over it. */
 export function DevicePage() {
   const { sessionId = '' } = useParams();
+  const [params] = useSearchParams();
+  const buildParam = Number(params.get('build'));
   const devices = useDevices();
   const device = devices.data?.items.find((d) => d.session_id === sessionId);
   const screen = useLiveScreen(sessionId);
@@ -89,6 +92,11 @@ export function DevicePage() {
             <p className={styles.muted}>Hover the screen to see its UI elements; click one for its role, label and identifier.</p>
           )}
           {tree.isError && <FormError error={tree.error} />}
+          <AttachScreen
+            screen={screen.blob}
+            deviceName={device?.name ?? sessionId}
+            initialBuildId={Number.isInteger(buildParam) && buildParam > 0 ? buildParam : null}
+          />
         </aside>
       </div>
     </section>

@@ -7,6 +7,8 @@ const REFRESH_MS = 1000;
 export interface LiveScreen {
   /** An object URL of the newest capture (CSP img-src allows blob:). */
   url: string | null;
+  /** The same capture's bytes (a blob: URL cannot be fetched back under the CSP's connect-src). */
+  blob: Blob | null;
   error: string | null;
   /** Captures shown so far (also tells a reader that it refreshes). */
   frames: number;
@@ -19,7 +21,7 @@ export interface LiveScreen {
  * screenshot).
  */
 export function useLiveScreen(sessionId: string): LiveScreen {
-  const [state, setState] = useState<LiveScreen>({ url: null, error: null, frames: 0, paused: document.hidden });
+  const [state, setState] = useState<LiveScreen>({ url: null, blob: null, error: null, frames: 0, paused: document.hidden });
   useEffect(() => {
     let stopped = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -32,14 +34,15 @@ export function useLiveScreen(sessionId: string): LiveScreen {
       try {
         const res = await fetch(`/api/v1/sessions/${encodeURIComponent(sessionId)}/screenshot?format=jpeg`, { credentials: 'same-origin' });
         if (!res.ok) throw toApiError(res.status, await res.json().catch(() => null));
-        const url = URL.createObjectURL(await res.blob());
+        const blob = await res.blob();
+        const url = URL.createObjectURL(blob);
         if (stopped) {
           URL.revokeObjectURL(url);
           return;
         }
         if (current) URL.revokeObjectURL(current);
         current = url;
-        setState((s) => ({ url, error: null, frames: s.frames + 1, paused: false }));
+        setState((s) => ({ url, blob, error: null, frames: s.frames + 1, paused: false }));
       } catch (err) {
         if (!stopped) setState((s) => ({ ...s, error: (err as Error).message }));
       } finally {
