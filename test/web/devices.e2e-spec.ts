@@ -6,7 +6,7 @@ import { Repository } from 'typeorm';
 import type { AgentDaemon } from '../../src/agent-daemon/agent-daemon';
 import { AgentResourceSampleEntity } from '../../src/agents/resources/agent-resource-sample.entity';
 import { MINUTE_MS } from '../../src/common/time';
-import { agentToken, startFakeAgent } from '../agents/agent-kit';
+import { agentToken, startFakeAgent, TestPeer, wsUrl } from '../agents/agent-kit';
 import { browserSkipReason, ensureWebBuilt, launchChromium, newContext, screenshotBothThemes, WEB_DIST, signedInPage, type WatchedPage } from '../support/browser';
 import { fixture } from '../support/build-fixtures';
 import { uploadTestBuild } from '../support/builds';
@@ -204,5 +204,27 @@ describeUnless(browserSkipReason(), 'dashboard in the browser: agents and device
 
     await form.getByRole('link', { name: 'Open the build' }).click();
     await page.getByText('Login button cut off on the Pixel').waitFor();
+  });
+
+  it('tap and type from the panel reach the device through the device-session socket', async () => {
+    const { page } = watched;
+    // Another client of the same session hears the fake device echo each input as an event.
+    const listener = new TestPeer(wsUrl(relay, `/api/v1/sessions/fake-ios-${AGENT}/connect`), {
+      Authorization: `Bearer ${await members.pat(admin, 'view')}`,
+    });
+    await listener.opened;
+    await page.goto(`${relay.url}/devices/fake-ios-${AGENT}`);
+    await page.getByRole('group', { name: 'UI elements' }).getByRole('button', { name: 'button: Sign in (login_button)' }).click();
+    await page.getByRole('button', { name: 'Tap this element' }).click();
+    await page.getByRole('status').filter({ hasText: 'Tapped at 50 %, 84 %' }).waitFor();
+    const tapped = await listener.next((m) => m.json?.type === 'event' && m.json.event === 'tapped');
+    expect(tapped.json.data).toEqual({ x: 0.5, y: 0.8375 });
+
+    await page.getByRole('textbox', { name: 'Type text' }).fill('qa@example.com');
+    await page.getByRole('button', { name: 'Send text' }).click();
+    await page.getByRole('status').filter({ hasText: 'Typed 14 characters' }).waitFor();
+    const typed = await listener.next((m) => m.json?.type === 'event' && m.json.event === 'type_text');
+    expect(typed.json.data).toEqual({ text: 'qa@example.com' });
+    listener.close();
   });
 });

@@ -7,6 +7,10 @@ import { CopyField } from '../ui/CopyField';
 import { FormError, cardClass } from '../ui/Field';
 import { Loading } from '../ui/States';
 import { AttachScreen } from './AttachScreen';
+import { DeviceInput, useDeviceInput } from './DeviceInput';
+import { canWrite } from '../auth/queries';
+import { useCurrentMember } from '../app/RequireAuth';
+import { Button } from '../ui/Button';
 import { useLiveScreen } from './live-screen';
 import styles from './devices.module.css';
 
@@ -29,6 +33,10 @@ export function DevicePage() {
     refetchInterval: 5000,
   });
   const [selected, setSelected] = useState<UiElement | null>(null);
+  const me = useCurrentMember();
+  // Input changes the device: offered to members who may change things (not Viewers).
+  const control = canWrite(me.role);
+  const input = useDeviceInput(sessionId);
   const elements = (tree.data?.elements ?? []).filter((e) => e.frame.width > 0 && e.frame.height > 0 && e.frame.width * e.frame.height < 1);
   return (
     <section className={styles.page} aria-labelledby="device-title">
@@ -87,11 +95,28 @@ export function DevicePage() {
                 <dd>{selected.enabled ? 'yes' : 'no'}</dd>
               </dl>
               {selected.identifier ? <CopyField label="Identifier" value={selected.identifier} /> : <p className={styles.muted}>No identifier.</p>}
+              {control && (
+                <div>
+                  <Button
+                    size="small"
+                    disabled={input.isPending}
+                    onClick={() =>
+                      input.mutate({
+                        method: 'tap',
+                        point: { x: selected.frame.x + selected.frame.width / 2, y: selected.frame.y + selected.frame.height / 2 },
+                      })
+                    }
+                  >
+                    Tap this element
+                  </Button>
+                </div>
+              )}
             </>
           ) : (
             <p className={styles.muted}>Hover the screen to see its UI elements; click one for its role, label and identifier.</p>
           )}
           {tree.isError && <FormError error={tree.error} />}
+          {control && <DeviceInput input={input} />}
           <AttachScreen
             screen={screen.blob}
             deviceName={device?.name ?? sessionId}
