@@ -227,4 +227,26 @@ describeUnless(browserSkipReason(), 'dashboard in the browser: agents and device
     expect(typed.json.data).toEqual({ text: 'qa@example.com' });
     listener.close();
   });
+
+  it('a wall of the booted devices, each screen live, and a pop-out window of one device', async () => {
+    const { page } = watched;
+    await page.goto(`${relay.url}/devices`);
+    await page.getByRole('link', { name: 'Wall of booted devices' }).click();
+    await page.getByRole('heading', { name: 'Device wall' }).waitFor();
+    for (const name of ['iPhone 16', 'Pixel 8']) {
+      const tile = page.getByRole('figure', { name: `Device screen: ${name}` });
+      await tile.getByRole('img', { name: `Screen of ${name}` }).waitFor();
+      await tile.getByRole('status').filter({ hasText: /^Live · [2-9]\d* frames$/ }).waitFor();
+    }
+    expect(await page.getByRole('figure', { name: 'Device screen: iPad Air' }).count()).toBe(0); // shut down
+    await screenshotBothThemes(page, 'device-wall');
+
+    await page.goto(`${relay.url}/devices/fake-android-${AGENT}`);
+    const [popup] = await Promise.all([page.waitForEvent('popup'), page.getByRole('button', { name: 'Pop out' }).click()]);
+    await popup.getByRole('img', { name: 'Screen of Pixel 8' }).waitFor();
+    await popup.getByRole('status').filter({ hasText: /^Live · [2-9]\d* frames$/ }).waitFor();
+    expect(new URL(popup.url()).pathname).toBe(`/devices/fake-android-${AGENT}/screen`);
+    expect(await popup.getByRole('navigation', { name: 'Main' }).count()).toBe(0); // the screen alone
+    await popup.close();
+  });
 });

@@ -18,6 +18,7 @@ import { WebhooksPage } from '../webhooks/WebhooksPage';
 import { AgentsPage } from '../agents/AgentsPage';
 import { DevicesPage } from '../devices/DevicesPage';
 import { DevicePage } from '../devices/DevicePage';
+import { DevicePopout, DeviceWall } from '../devices/DeviceWall';
 import { Layout } from './Layout';
 import { NotFoundPage } from './NotFoundPage';
 import { RequireAuth } from './RequireAuth';
@@ -45,6 +46,14 @@ const router = createBrowserRouter([
   { path: '/invite', element: <InvitePage /> },
   { path: '/reset-password', element: <ResetPasswordPage /> },
   {
+    path: '/devices/:sessionId/screen',
+    element: (
+      <RequireAuth>
+        <DevicePopout />
+      </RequireAuth>
+    ),
+  },
+  {
     element: (
       <RequireAuth>
         <Layout />
@@ -63,6 +72,7 @@ const router = createBrowserRouter([
       { path: '/relay', element: <RelayPage /> },
       { path: '/agents', element: <AgentsPage /> },
       { path: '/devices', element: <DevicesPage /> },
+      { path: '/devices/wall', element: <DeviceWall /> },
       { path: '/devices/:sessionId', element: <DevicePage /> },
       { path: '*', element: <NotFoundPage /> },
     ],

@@ -5,18 +5,17 @@ import { api, call, type Schemas } from '../api/client';
 import { useDevices } from '../agents/queries';
 import { CopyField } from '../ui/CopyField';
 import { FormError, cardClass } from '../ui/Field';
-import { Loading } from '../ui/States';
 import { AttachScreen } from './AttachScreen';
 import { DeviceInput, useDeviceInput } from './DeviceInput';
 import { canWrite } from '../auth/queries';
 import { useCurrentMember } from '../app/RequireAuth';
 import { Button } from '../ui/Button';
+import { DeviceScreen } from './DeviceScreen';
 import { useLiveScreen } from './live-screen';
 import styles from './devices.module.css';
 
 type UiElement = Schemas['UiElement'];
 
-const describe = (e: UiElement) => `${e.role}${e.label ? `: ${e.label}` : ''}${e.identifier ? ` (${e.identifier})` : ''}`;
 
 /** The live device panel: the screen about once a second with the UI tree drawn over it. */
 export function DevicePage() {
@@ -43,7 +42,15 @@ export function DevicePage() {
       <p>
         <Link to="/devices">← Devices</Link>
       </p>
+      <div className={styles.titleRow}>
       <h1 id="device-title">{device ? `${device.name} (${device.platform === 'ios' ? 'iOS' : 'Android'} ${device.os_version})` : sessionId}</h1>
+        <Button
+          size="small"
+          onClick={() => window.open(`/devices/${encodeURIComponent(sessionId)}/screen`, `svc-device-${sessionId}`, 'popup,width=420,height=860')}
+        >
+          Pop out
+        </Button>
+      </div>
       {device && (
         <p className={styles.muted}>
           On {device.agent} ({device.agent_online ? 'online' : 'offline'}) · {device.state === 'booted' ? 'booted' : 'shut down'} · session{' '}
@@ -51,38 +58,13 @@ export function DevicePage() {
         </p>
       )}
       <div className={styles.panel}>
-        <figure className={styles.screenBox} aria-label="Device screen">
-          {screen.url ? (
-            <div className={styles.screen}>
-              <img src={screen.url} alt={`Screen of ${device?.name ?? sessionId}`} className={styles.screenImage} />
-              <div className={styles.overlay} role="group" aria-label="UI elements">
-                {elements.map((element, i) => (
-                  <button
-                    key={i}
-                    type="button"
-                    className={`${styles.element} ${selected === element ? styles.elementSelected : ''}`}
-                    style={{
-                      left: `${element.frame.x * 100}%`,
-                      top: `${element.frame.y * 100}%`,
-                      width: `${element.frame.width * 100}%`,
-                      height: `${element.frame.height * 100}%`,
-                    }}
-                    title={describe(element)}
-                    aria-label={describe(element)}
-                    aria-pressed={selected === element}
-                    onClick={() => setSelected(element)}
-                  />
-                ))}
-              </div>
-            </div>
-          ) : screen.error ? null : (
-            <Loading label="Capturing the screen…" />
-          )}
-          <figcaption className={styles.muted} role="status">
-            {screen.paused ? 'Paused while this tab is hidden' : `Live · ${screen.frames} ${screen.frames === 1 ? 'frame' : 'frames'}`}
-          </figcaption>
-          {screen.error && <FormError error={{ message: screen.error }} />}
-        </figure>
+        <DeviceScreen
+          screen={screen}
+          name={device?.name ?? sessionId}
+          elements={elements}
+          selected={selected}
+          onSelect={setSelected}
+        />
         <aside className={`${cardClass} ${styles.details}`} aria-label="Element details">
           {selected ? (
             <>

@@ -25,6 +25,7 @@ export function DevicesPage() {
             ))}
           </select>
         </label>
+        <Link to={`/devices/wall${agent ? `?agent=${encodeURIComponent(agent)}` : ''}`}>Wall of booted devices</Link>
       </div>
       {devices.isPending ? (
         <Loading label="Loading devices…" />
