@@ -34,7 +34,11 @@ export async function startCuttingProxy(targetPort: number, cutAfterBytes: numbe
       socket.on('close', () => sockets.delete(socket));
       socket.on('error', () => undefined);
     }
+    // Once this connection is cut nothing more may pass: the tail of the cut chunk is dropped, so a
+    // later chunk forwarded before the sockets close would reach the relay as bytes out of place.
+    let severed = false;
     client.on('data', (chunk: Buffer) => {
+      if (severed) return;
       // Request heads are ASCII and arrive at the start of a write: enough to see each PATCH's offset.
       const head = chunk.subarray(0, 4096).toString('latin1');
       const patch = /^PATCH [^\r]*\r\n(?:[^\r]*\r\n)*?upload-offset: *(\d+)\r\n/im.exec(head);
@@ -43,6 +47,8 @@ export async function startCuttingProxy(targetPort: number, cutAfterBytes: numbe
       sent += chunk.length;
       if (!didCut && sent > cutAfterBytes) {
         didCut = true;
+        severed = true;
+        client.pause();
         const keep = chunk.length - (sent - cutAfterBytes);
         upstream.write(chunk.subarray(0, keep), () => {
           client.destroy();
