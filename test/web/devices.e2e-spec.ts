@@ -249,4 +249,19 @@ describeUnless(browserSkipReason(), 'dashboard in the browser: agents and device
     expect(await popup.getByRole('navigation', { name: 'Main' }).count()).toBe(0); // the screen alone
     await popup.close();
   });
+
+  it('a Viewer sees the live panel and the element details but no tap or typing controls', async () => {
+    const viewer = await members.member('Viewer');
+    const v = await signedInPage(await newContext(browser), relay.url, viewer.cookie);
+    try {
+      await v.page.goto(`${relay.url}/devices/fake-ios-${AGENT}`);
+      await v.page.getByRole('group', { name: 'UI elements' }).getByRole('button', { name: 'button: Sign in (login_button)' }).click();
+      await v.page.getByRole('textbox', { name: 'Identifier' }).waitFor();
+      expect(await v.page.getByRole('button', { name: 'Tap this element' }).count()).toBe(0);
+      expect(await v.page.getByRole('textbox', { name: 'Type text' }).count()).toBe(0);
+      expect(v.problems).toEqual([]);
+    } finally {
+      await v.page.context().close();
+    }
+  });
 });
