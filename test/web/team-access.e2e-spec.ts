@@ -151,6 +151,9 @@ describeUnless(browserSkipReason(), 'dashboard in the browser: team, tokens, pro
     const dialog = page.getByRole('alertdialog', { name: 'Remove Grace?' });
     await dialog.getByText(/grace@example.com loses access at once/).waitFor();
     await dialog.getByRole('button', { name: 'Remove Grace' }).click();
+    // While the modal is open the page behind it is aria-hidden, so the row "disappears" at once:
+    // wait for the dialog to close (it does when the DELETE has answered) before asking for the row.
+    await dialog.waitFor({ state: 'hidden' });
     await until(async () => (await memberRow('Grace').count()) === 0);
     const list = await relay.http().get('/api/v1/team/members').set('Cookie', admin.cookie).expect(200);
     expect(list.body.map((m: { email: string }) => m.email)).toEqual(['admin@example.com']);
