@@ -8,6 +8,9 @@ describe('format', () => {
     expect(relativeTime('2026-01-10T09:00:00.000Z', now)).toBe('3 hours ago');
     expect(relativeTime('2026-01-12T12:00:00.000Z', now)).toBe('in 2 days');
     expect(relativeTime('2026-01-10T11:59:30.000Z', now)).toBe('just now');
+    // A 7-day invitation seen a moment after it was made, and a build 2½ hours old.
+    expect(relativeTime(new Date(now + 7 * 86400_000 - 1000).toISOString(), now)).toBe('in 7 days');
+    expect(relativeTime('2026-01-10T09:30:00.000Z', now)).toBe('3 hours ago');
   });
 
   it('counts down to the deletion', () => {

@@ -10,11 +10,14 @@ const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
 
 const relative = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
 
-/** "3 hours ago", "in 2 days", "now". */
+/**
+ * "3 hours ago", "in 2 days", "now". Rounded to the nearest unit, not truncated: a 7-day invitation
+ * looked at a second after it was made reads "in 7 days", not "in 6 days".
+ */
 export function relativeTime(iso: string, now: number = Date.now()): string {
   const seconds = (Date.parse(iso) - now) / 1000;
   for (const [unit, size] of UNITS) {
-    if (Math.abs(seconds) >= size) return relative.format(Math.trunc(seconds / size), unit);
+    if (Math.abs(seconds) >= size) return relative.format(Math.sign(seconds) * Math.round(Math.abs(seconds) / size), unit);
   }
   return 'just now';
 }
