@@ -17,18 +17,16 @@
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from 'pg';
-import { withPgAdmin } from '../../test/support/reachable';
+import { createBenchDatabase, seedPostgres } from '../support/postgres-seed';
 import { buildRelay, freePort, issuePat, LoadResult, median, runLoad, startRelay, stopChild, waitForListening } from '../support/relay';
 
 const BUILDS = Number(process.env.BENCH_BUILDS ?? 100_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
-const PG_ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 const VARIANTS = [
@@ -40,13 +38,12 @@ const VARIANTS = [
 async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'svc-bench-scale-list-'));
   const dataDir = join(work, 'data');
-  const database = `svc_bench_${randomBytes(5).toString('hex')}`;
   const children: ChildProcess[] = [];
-  await withPgAdmin((c) => c.query(`CREATE DATABASE ${database}`), PG_ADMIN_URL);
+  const database = await createBenchDatabase();
   try {
     buildRelay();
     const env = {
-      SVC_DATABASE_URL: Object.assign(new URL(PG_ADMIN_URL), { pathname: `/${database}` }).toString(),
+      SVC_DATABASE_URL: database.url,
       SVC_REDIS_URL: REDIS_URL,
       SVC_REDIS_PREFIX: `bench-${randomBytes(4).toString('hex')}:`,
       SVC_LOG_LEVEL: 'warn',
@@ -55,7 +52,7 @@ async function main(): Promise<void> {
     children.push(a.child);
     const pat = await issuePat(a.base);
     process.stdout.write(`Seeding ${BUILDS} builds… `);
-    await seed(env.SVC_DATABASE_URL, join(dataDir, 'builds'), BUILDS);
+    await seedPostgres(database.url, join(dataDir, 'builds'), BUILDS);
     process.stdout.write('done\n');
     const b = await startRelay(dataDir, env);
     children.push(b.child);
@@ -91,7 +88,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await Promise.all(children.map(stopChild));
-    await withPgAdmin((c) => c.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`), PG_ADMIN_URL);
+    await database.drop();
     rmSync(work, { recursive: true, force: true });
   }
 }
@@ -103,63 +100,6 @@ async function startProxy(targets: number[]): Promise<{ child: ChildProcess; por
   });
   await waitForListening(child);
   return { child, port };
-}
-
-/** Builds spread over 96 apps, a few busy ones; rows written in batches, one empty file each. */
-async function seed(url: string, buildsDir: string, count: number): Promise<void> {
-  const db = new Client({ connectionString: url });
-  await db.connect();
-  try {
-    let state = 42;
-    const random = () => (state = (state * 1103515245 + 12345) >>> 0) / 2 ** 32;
-    const now = Date.now();
-    mkdirSync(buildsDir, { recursive: true });
-    const apps = (
-      await db.query(
-        `INSERT INTO apps (name, bundle_id_key, platform, created_at)
-         SELECT 'Seed app ' || i, 'com.example.seed' || i, CASE WHEN i % 2 = 1 THEN 'ios' ELSE 'android' END, $1
-         FROM generate_series(0, 95) AS i RETURNING id, name, bundle_id_key AS bundle, platform`,
-        [now - 400 * 86_400_000],
-      )
-    ).rows as { id: number; name: string; bundle: string; platform: string }[];
-    const statuses = [null, 'Backlog', 'In Progress', 'Done', 'Rejected'];
-    const start = now - (count * 300_000 + 86_400_000);
-    const existing = Number((await db.query('SELECT COUNT(*) AS n FROM builds')).rows[0].n);
-    const columns =
-      'app_id, name, version_name, build_number, version_label, status_label, platform, bundle_id, file_name, original_name, file_size, uploaded_at, completed_at, delete_after';
-    for (let from = existing; from < count; from += 1000) {
-      const params: unknown[] = [];
-      const tuples: string[] = [];
-      for (let i = from; i < Math.min(count, from + 1000); i++) {
-        const app = random() < 0.3 ? apps[0] : apps[Math.floor(random() * apps.length)];
-        const status = statuses[Math.floor(random() * statuses.length)];
-        const uploadedAt = start + i * 300_000 + Math.floor(random() * 299_000);
-        const fileName = `seed-${i}.${app.platform === 'ios' ? 'zip' : 'apk'}`;
-        writeFileSync(join(buildsDir, fileName), '');
-        const row = [
-          app.id,
-          app.name,
-          random() < 0.1 ? null : `${Math.floor(random() * 10)}.${Math.floor(random() * 30)}.${Math.floor(random() * 100)}`,
-          String(1000 + i),
-          random() < 0.3 ? `feature/branch-${Math.floor(random() * 500)}` : null,
-          status,
-          app.platform,
-          app.bundle,
-          fileName,
-          app.platform === 'ios' ? 'App.app.zip' : 'app-release.apk',
-          1_000_000 + Math.floor(random() * 50_000_000),
-          uploadedAt,
-          status === 'Done' || status === 'Rejected' ? uploadedAt + 3_600_000 : null,
-          random() < 0.02 ? now + 30 * 86_400_000 : null,
-        ];
-        tuples.push(`(${row.map((value) => (params.push(value), `$${params.length}`)).join(', ')})`);
-      }
-      await db.query(`INSERT INTO builds (${columns}) VALUES ${tuples.join(', ')}`, params);
-    }
-    await db.query('ANALYZE');
-  } finally {
-    await db.end();
-  }
 }
 
 main().catch((err) => {

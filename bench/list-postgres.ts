@@ -1,0 +1,87 @@
+/**
+ * bench/list-postgres: GET /api/v1/builds at 100,000 builds (BENCH_BUILDS) on PostgreSQL, every list
+ * variant of spec §4, against a baseline measured in the same run (bench/baselines/list-server-pg.ts:
+ * node:http + a `pg` pool on a copy of the same database, same PAT check, same JSON shape).
+ *
+ * The relay runs on a fresh database svc_bench_<random> on BENCH_DATABASE_URL's server (default the
+ * test server, postgres://postgres@127.0.0.1:5432), dropped at the end with its copy. Seeding as in
+ * bench/list: a few real builds through POST /builds, then the rest straight into the relay's tables
+ * (bench/support/postgres-seed.ts), the relay restarted on them. Before any load, every variant's
+ * answer from the relay is compared with the baseline's: they must be identical.
+ *
+ * Options as bench/list (BENCH_SECONDS, BENCH_ROUNDS, BENCH_CONNECTIONS, BENCH_ONLY, BENCH_PROFILE,
+ * BENCH_KEEP). Besides each server's own CPU time per request, the CPU time of the PostgreSQL
+ * backends serving it is printed ("db ms/req") and counted in the cpu ratio: every statement the
+ * relay sends costs the database's processes too, on the same cores.
+ */
+import { ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { compareAnswers, LIST_BUILDS, listVariants, measureVariants, uploadFixtures } from './support/list-bench';
+import { backendPids, createBenchDatabase, seedPostgres } from './support/postgres-seed';
+import { buildRelay, freePort, issuePat, ROOT, rssKb, startRelay, stopChild, waitForListening } from './support/relay';
+
+const PROFILE_DIR = process.env.BENCH_PROFILE;
+
+async function main(): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), 'svc-bench-list-pg-'));
+  const dataDir = join(work, 'data');
+  const children: ChildProcess[] = [];
+  const databases: { drop(): Promise<void> }[] = [];
+  try {
+    buildRelay();
+    const database = await createBenchDatabase();
+    databases.push(database);
+    const env = { SVC_DATABASE_URL: database.url };
+    let relay = await startRelay(dataDir, env);
+    children.push(relay.child);
+    const pat = await issuePat(relay.base);
+    await uploadFixtures(relay.base, pat);
+    await relay.stop();
+
+    process.stdout.write(`Seeding ${LIST_BUILDS} builds… `);
+    const busiestApp = await seedPostgres(database.url, join(dataDir, 'builds'), LIST_BUILDS);
+    const copy = await createBenchDatabase(database);
+    databases.push(copy);
+    process.stdout.write('done\n');
+
+    const profileArgs = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
+    relay = await startRelay(dataDir, env, profileArgs);
+    children.push(relay.child);
+    console.log(`relay ready in ${relay.startMs.toFixed(0)} ms at ${LIST_BUILDS} builds`);
+    const baselinePort = await freePort();
+    const baseline = spawn(
+      process.execPath,
+      ['-r', 'ts-node/register/transpile-only', join(__dirname, 'baselines', 'list-server-pg.ts'), copy.url, String(baselinePort)],
+      { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    children.push(baseline);
+    await waitForListening(baseline);
+
+    const headers = { Authorization: `Bearer ${pat}` };
+    const list = listVariants(busiestApp);
+    const mismatches = await compareAnswers(relay.port, baselinePort, list, headers);
+    const failures = await measureVariants(
+      `GET /builds on PostgreSQL, ${LIST_BUILDS} builds`,
+      list,
+      { port: relay.port, pid: relay.child.pid!, helperPids: () => backendPids(database.name) },
+      { port: baselinePort, pid: baseline.pid!, helperPids: () => backendPids(copy.name) },
+      headers,
+    );
+    console.log(failures || mismatches ? `\n${failures} variant(s) below target` : '\nevery variant at or past its target');
+    console.log(`relay RSS after the run: ${((rssKb(relay.child.pid!) ?? 0) / 1024).toFixed(0)} MB`);
+  } finally {
+    for (const child of children.reverse()) await stopChild(child);
+    if (process.env.BENCH_KEEP) console.log(`kept ${work} and the databases`);
+    else {
+      for (const database of databases.reverse()) await database.drop();
+      rmSync(work, { recursive: true, force: true });
+    }
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
