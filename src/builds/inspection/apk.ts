@@ -15,8 +15,8 @@ const MAX_RESOURCES_BYTES = 64 * 1024 * 1024;
  * Reads an APK's metadata from its central directory: AndroidManifest.xml, resources.arsc when
  * needed, and the launcher icon's best-density bitmap (apk-icon.ts).
  */
-export async function readApk(path: string): Promise<BuildMetadata> {
-  const zip = await ZipArchive.open(path);
+export async function readApk(path: string, size?: number): Promise<BuildMetadata> {
+  const zip = await ZipArchive.open(path, size);
   try {
     let manifest: ZipEntryRef | null = null;
     let resources: ZipEntryRef | null = null;

@@ -56,8 +56,8 @@ export function bundlePlistDepth(name: string): 0 | 1 | null {
 }
 
 /** `.app.zip`: the central directory is listed, only the bundle's Info.plist and icon PNGs are inflated. */
-export async function readIosZip(path: string): Promise<BuildMetadata> {
-  const zip = await ZipArchive.open(path);
+export async function readIosZip(path: string, size?: number): Promise<BuildMetadata> {
+  const zip = await ZipArchive.open(path, size);
   try {
     let best: { ref: ZipEntryRef; depth: number } | null = null;
     let deeper: string | null = null;

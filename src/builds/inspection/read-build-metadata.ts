@@ -7,9 +7,9 @@ import { readIosTarball, readIosZip } from './ios-bundle';
 export function readBuildMetadata(path: string, type: ArchiveType, size: number): Promise<BuildMetadata> {
   switch (type.kind) {
     case 'apk':
-      return readApk(path);
+      return readApk(path, size);
     case 'app-zip':
-      return readIosZip(path);
+      return readIosZip(path, size);
     case 'tar-gz':
       return readIosTarball(path, size);
   }
