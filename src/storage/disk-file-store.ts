@@ -21,8 +21,15 @@ export class DiskFileStore extends FileStore {
 
   async put(key: string, localPath: string): Promise<void> {
     const dest = this.pathOf(key);
-    await mkdir(dirname(dest), { recursive: true });
-    await rename(localPath, dest);
+    // The folder nearly always exists: try the rename first, and create the folder only when it is
+    // missing (a `mkdir` every time was one more thread-pool trip per upload).
+    try {
+      await rename(localPath, dest);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      await mkdir(dirname(dest), { recursive: true });
+      await rename(localPath, dest);
+    }
   }
 
   async stat(key: string): Promise<{ size: number; modifiedMs: number } | null> {
