@@ -6,17 +6,34 @@
  *   - 1 client: p50 of relay minus p50 of direct = what the relay adds (target ≤ 3 ms);
  *   - BENCH_AGENTS (8) clients over as many agents, one device each: relay screenshots/s ÷ direct
  *     (target ≥ 0.70).
+ * A third party in the same run, "hop": the same agents (a second set of them) behind the least a
+ * relay can be (bench/baselines/screenshot-hop.ts: node:http + ws in a process of its own), so the
+ * cost of the extra process and loopback hop is told apart from the relay's own.
  * BENCH_SECONDS (4, after 1 s of warm-up) per run, BENCH_ROUNDS (3) rounds, medians printed, with
  * the relay's CPU time per screenshot and its peak RSS. BENCH_PROFILE=<dir> writes a CPU profile of the relay.
  * Run: npm run bench:screenshot   (not part of npm test)
  */
+import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { Worker } from 'node:worker_threads';
 import { pngChunk } from '../src/agent-daemon/backends/png-image';
-import { buildRelay, issuePats, LoadResult, median, MB, peakRssKb, runLoad, startRelay } from './support/relay';
+import {
+  buildRelay,
+  freePort,
+  issuePats,
+  LoadResult,
+  median,
+  MB,
+  peakRssKb,
+  ROOT,
+  runLoad,
+  startRelay,
+  stopChild,
+  waitForListening,
+} from './support/relay';
 
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 8);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
@@ -52,11 +69,23 @@ function startAgents(relayPort: number, token: string, png: Buffer): Promise<{ d
   });
 }
 
-/** Until every agent's device answers through the relay (the device lists arrive asynchronously). */
-async function waitForDevices(base: string, viewToken: string, bytes: number): Promise<void> {
+/** The hand-written hop (bench/baselines/screenshot-hop.ts) on a free port. */
+async function startHop(viewToken: string): Promise<{ child: ChildProcess; port: number }> {
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    ['-r', 'ts-node/register/transpile-only', join(__dirname, 'baselines', 'screenshot-hop.ts'), viewToken, String(port)],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  await waitForListening(child);
+  return { child, port };
+}
+
+/** Until every agent's device answers (the device lists arrive asynchronously). */
+async function waitForDevices(url: (session: string) => string, viewToken: string, bytes: number): Promise<void> {
   for (let i = 0; i < AGENTS; i++) {
     for (let attempt = 0; ; attempt++) {
-      const res = await fetch(`${base}/sessions/bench-${i}/screenshot`, { headers: { Authorization: `Bearer ${viewToken}` } });
+      const res = await fetch(url(`bench-${i}`), { headers: { Authorization: `Bearer ${viewToken}` } });
       const body = Buffer.from(await res.arrayBuffer());
       if (res.status === 200 && body.length === bytes) break;
       if (attempt > 200) throw new Error(`bench-${i}: ${res.status} ${body.length} bytes`);
@@ -68,13 +97,17 @@ async function waitForDevices(base: string, viewToken: string, bytes: number): P
 async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'svc-bench-shot-'));
   const png = noisePng(MB);
-  let agents: Worker | null = null;
+  const workers: Worker[] = [];
+  let hop: { child: ChildProcess; port: number } | null = null;
   const relay = await (buildRelay(), startRelay(join(work, 'data'), {}, PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : []));
   try {
     const [agentToken, viewToken] = await issuePats(relay.base, ['agent', 'view']);
     const started = await startAgents(relay.port, agentToken, png);
-    agents = started.worker;
-    await waitForDevices(relay.base, viewToken, png.length);
+    workers.push(started.worker);
+    hop = await startHop(viewToken);
+    workers.push((await startAgents(hop.port, agentToken, png)).worker);
+    await waitForDevices((s) => `${relay.base}/sessions/${s}/screenshot`, viewToken, png.length);
+    await waitForDevices((s) => `http://127.0.0.1:${hop!.port}/screenshot/${s}`, viewToken, png.length);
     const sessions = Array.from({ length: AGENTS }, (_, i) => `bench-${i}`);
     const through = (connections: number) =>
       runLoad({
@@ -87,13 +120,24 @@ async function main(): Promise<void> {
       });
     const direct = (connections: number) =>
       runLoad({ port: started.directPort, paths: sessions.map((s) => `/screenshot/${s}`), connections, seconds: SECONDS });
+    const viaHop = (connections: number) =>
+      runLoad({
+        serverPid: hop!.child.pid,
+        port: hop!.port,
+        paths: sessions.map((s) => `/screenshot/${s}`),
+        headers: { Authorization: `Bearer ${viewToken}` },
+        connections,
+        seconds: SECONDS,
+      });
 
-    const runs: Record<string, LoadResult[]> = { relay1: [], direct1: [], relayN: [], directN: [] };
+    const runs: Record<string, LoadResult[]> = { relay1: [], hop1: [], direct1: [], relayN: [], hopN: [], directN: [] };
     for (let round = 0; round < ROUNDS; round++) {
-      runs.relay1.push(await through(1));
-      runs.direct1.push(await direct(1));
-      runs.relayN.push(await through(AGENTS));
-      runs.directN.push(await direct(AGENTS));
+      for (const n of [1, AGENTS]) {
+        const suffix = n === 1 ? '1' : 'N';
+        runs[`relay${suffix}`].push(await through(n));
+        runs[`hop${suffix}`].push(await viaHop(n));
+        runs[`direct${suffix}`].push(await direct(n));
+      }
     }
     for (const [name, results] of Object.entries(runs)) {
       const bad = results.filter((r) => r.errors || Object.keys(r.statuses).some((s) => s !== '200'));
@@ -103,23 +147,34 @@ async function main(): Promise<void> {
     const overhead = med('relay1', (r) => r.p50) - med('direct1', (r) => r.p50);
     const ratio = med('relayN', (r) => r.rps) / med('directN', (r) => r.rps);
     console.log(`load average: ${loadavg().map((l) => l.toFixed(1)).join(' ')}; ${(png.length / MB).toFixed(2)} MiB PNG; median of ${ROUNDS} rounds × ${SECONDS} s`);
-    console.log('| clients | relay /s | relay p50 | relay p99 | relay CPU/shot | direct /s | direct p50 | direct p99 | ratio |');
-    console.log('|---|---|---|---|---|---|---|---|---|');
-    for (const [clients, r, d] of [
-      [1, 'relay1', 'direct1'],
-      [AGENTS, 'relayN', 'directN'],
+    console.log('| clients | through | /s | p50 | p99 | server CPU/shot | ÷ direct /s |');
+    console.log('|---|---|---|---|---|---|---|');
+    for (const [clients, suffix] of [
+      [1, '1'],
+      [AGENTS, 'N'],
     ] as const) {
-      console.log(
-        `| ${clients} | ${med(r, (x) => x.rps).toFixed(0)} | ${med(r, (x) => x.p50).toFixed(1)} ms | ${med(r, (x) => x.p99).toFixed(1)} ms | ` +
-          `${med(r, (x) => x.cpuMsPerRequest).toFixed(2)} ms | ${med(d, (x) => x.rps).toFixed(0)} | ${med(d, (x) => x.p50).toFixed(1)} ms | ` +
-          `${med(d, (x) => x.p99).toFixed(1)} ms | ${(med(r, (x) => x.rps) / med(d, (x) => x.rps)).toFixed(2)} |`,
-      );
+      const directRps = med(`direct${suffix}`, (x) => x.rps);
+      for (const name of ['relay', 'hop', 'direct']) {
+        const r = `${name}${suffix}`;
+        const cpu = med(r, (x) => x.cpuMsPerRequest);
+        console.log(
+          `| ${clients} | ${name} | ${med(r, (x) => x.rps).toFixed(0)} | ${med(r, (x) => x.p50).toFixed(1)} ms | ` +
+            `${med(r, (x) => x.p99).toFixed(1)} ms | ${Number.isNaN(cpu) ? '—' : `${cpu.toFixed(2)} ms`} | ` +
+            `${(med(r, (x) => x.rps) / directRps).toFixed(2)} |`,
+        );
+      }
     }
+    const hopRatio = med('hopN', (r) => r.rps) / med('directN', (r) => r.rps);
     console.log(`1 client: the relay adds ${overhead.toFixed(2)} ms at p50 (target ≤ 3 ms) ${overhead <= 3 ? 'OK' : 'MISS'}`);
     console.log(`${AGENTS} clients over ${AGENTS} agents: ${ratio.toFixed(2)} of direct (target ≥ 0.70) ${ratio >= 0.7 ? 'OK' : 'MISS'}`);
+    console.log(
+      `the hand-written hop keeps ${hopRatio.toFixed(2)} of direct; the relay keeps ${(ratio / hopRatio).toFixed(2)} of the hop ` +
+        `(CPU per shot: relay ${med('relayN', (r) => r.cpuMsPerRequest).toFixed(2)} ms, hop ${med('hopN', (r) => r.cpuMsPerRequest).toFixed(2)} ms)`,
+    );
     console.log(`relay peak RSS: ${((peakRssKb(relay.child.pid!) ?? NaN) / 1024).toFixed(0)} MB`);
   } finally {
-    await agents?.terminate();
+    await Promise.all(workers.map((worker) => worker.terminate()));
+    if (hop) await stopChild(hop.child);
     await relay.stop();
     rmSync(work, { recursive: true, force: true });
   }

@@ -4,7 +4,7 @@ import WebSocket, { RawData } from 'ws';
 import {
   AGENT_CONNECT_PATH,
   CloseCode,
-  encodeBinaryFrame,
+  sendBinaryFrame,
   MAX_MESSAGE_BYTES,
   RequestFrame,
 } from '../agents/protocol/agent-protocol';
@@ -159,7 +159,8 @@ export class AgentDaemon extends EventEmitter {
       if (frame.method === 'screenshot') {
         const shot = await backend.screenshot(sessionId, params.format === 'jpeg' ? 'jpeg' : 'png');
         const header = { type: 'response', id: frame.id, ok: true, result: { mime: shot.mime } };
-        if (socket.readyState === WebSocket.OPEN) socket.send(encodeBinaryFrame(header, shot.data));
+        // Header and image as two fragments of one message: the image is not copied into a frame first.
+        if (socket.readyState === WebSocket.OPEN) sendBinaryFrame(socket, header, shot.data);
         return;
       }
       const result = await this.perform(frame.method, sessionId, params);

@@ -81,7 +81,7 @@ export class AgentRouter implements OnModuleInit, OnModuleDestroy {
       : { kind: 'offline' };
     const { payload, ...rest } = outcome.kind === 'ok' ? outcome : { ...outcome, payload: null };
     await this.bus
-      .publish(replyChannel(request.replyTo), encodeBinaryFrame({ id: request.id, outcome: rest }, payload ?? Buffer.alloc(0)))
+      .publish(replyChannel(request.replyTo), encodeBinaryFrame({ id: request.id, outcome: rest }, payload ?? []))
       .catch((err: Error) => this.logger.warn(`Answering a forwarded ${request.method} failed: ${err.message}`));
   }
 
@@ -89,7 +89,7 @@ export class AgentRouter implements OnModuleInit, OnModuleDestroy {
     const frame = decodeBinaryFrame(message);
     if (!frame) return;
     const { id, outcome } = frame.header as { id: string; outcome: RpcOutcome };
-    this.finish(id, outcome.kind === 'ok' ? { ...outcome, payload: frame.payload.length ? frame.payload : null } : outcome);
+    this.finish(id, outcome.kind === 'ok' ? { ...outcome, payload: frame.payload.length ? [frame.payload] : null } : outcome);
   }
 
   private finish(id: string, outcome: RpcOutcome): void {

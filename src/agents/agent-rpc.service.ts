@@ -2,11 +2,11 @@ import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { AgentConnection } from './agent-connection';
 import { RelayMetrics } from '../metrics/relay-metrics';
-import type { ResponseFrame } from './protocol/agent-protocol';
+import type { BinaryPayload, ResponseFrame } from './protocol/agent-protocol';
 
 /** How a request to an agent ended. */
 export type RpcOutcome =
-  | { kind: 'ok'; result: unknown; payload: Buffer | null }
+  | { kind: 'ok'; result: unknown; payload: BinaryPayload | null }
   | { kind: 'error'; code: string; message: string }
   | { kind: 'offline' }
   /** The agent is not reading its socket (back-pressure): nothing was sent. */

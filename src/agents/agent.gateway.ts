@@ -69,9 +69,11 @@ export class AgentGateway implements OnGatewayInit, OnGatewayConnection, BeforeA
     previous?.close(CloseCode.replaced, 'replaced');
     this.locator.connected(connection.name);
     this.heartbeat?.track(socket);
+    // Binary messages arrive as their fragments, not joined: a screenshot's bytes are not copied again.
+    socket.binaryType = 'fragments';
     let malformed = 0;
     socket.on('message', (data: RawData, isBinary: boolean) => {
-      const message = parseAgentMessage(data as Buffer, isBinary);
+      const message = parseAgentMessage(data as Buffer | Buffer[], isBinary);
       if (message) return this.receive(connection, message);
       if (++malformed <= MALFORMED_LOG_LIMIT) {
         this.logger.warn(`Ignored a malformed ${isBinary ? 'binary' : 'text'} frame from agent ${connection.name}`);

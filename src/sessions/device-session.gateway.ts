@@ -8,7 +8,7 @@ import {
   ClientRequest,
   CloseCode,
   DEVICE_SESSION_CONNECT_PATH,
-  encodeBinaryFrame,
+  sendBinaryFrame,
   MAX_MESSAGE_BYTES,
   parseClientRequest,
 } from '../agents/protocol/agent-protocol';
@@ -114,17 +114,19 @@ export class DeviceSessionGateway implements OnGatewayInit, OnGatewayConnection,
   private async forward(client: DeviceSessionClient, request: ClientRequest): Promise<void> {
     const outcome: RpcOutcome = await this.sessions.forward(client.sessionId, request.method, request.params);
     if (client.socket.readyState !== client.socket.OPEN) return;
+    if (outcome.kind === 'ok' && outcome.payload) {
+      // Binary frames keep their payload, sent as the fragments it arrived in (not copied into one).
+      sendBinaryFrame(client.socket, { type: 'response', id: request.id, ok: true, result: outcome.result }, outcome.payload);
+      return;
+    }
     client.socket.send(toClientFrame(request.id, outcome));
   }
 }
 
-/** The agent's answer under the client's id: binary frames keep their payload, failures become `failed`. */
-function toClientFrame(id: string | number, outcome: RpcOutcome): string | Buffer {
+/** The agent's answer under the client's id (JSON), failures become `failed`. */
+function toClientFrame(id: string | number, outcome: RpcOutcome): string {
   switch (outcome.kind) {
     case 'ok':
-      if (outcome.payload) {
-        return encodeBinaryFrame({ type: 'response', id, ok: true, result: outcome.result }, outcome.payload);
-      }
       return JSON.stringify({ type: 'response', id, ok: true, result: outcome.result });
     case 'error':
       return JSON.stringify({ type: 'response', id, ok: false, error: { code: outcome.code, message: outcome.message } });

@@ -1,4 +1,5 @@
 import { Controller, Get, Header, Param, Query, StreamableFile } from '@nestjs/common';
+import { Readable } from 'node:stream';
 import { ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { ApiFileResponse } from '../common/api/files';
 import { ApiErrors } from '../common/api/responses';
@@ -21,7 +22,7 @@ export class DeviceSessionsController {
   @ApiErrors(400, 401, 403, 404, 409, 502, 503, 504)
   async screenshot(@Param('sessionId') sessionId: string, @Query('format') format: unknown): Promise<StreamableFile> {
     const shot = await this.sessions.screenshot(sessionId, parseScreenshotFormat(format));
-    return new StreamableFile(shot.payload, { type: shot.mime, length: shot.payload.length });
+    return new StreamableFile(readableOf(shot.payload), { type: shot.mime, length: shot.length });
   }
 
   @Get(':sessionId/ui-tree')
@@ -32,4 +33,12 @@ export class DeviceSessionsController {
   uiTree(@Param('sessionId') sessionId: string): Promise<UiTree> {
     return this.sessions.uiTree(sessionId);
   }
+}
+
+/** The image's chunks, already in memory, as a stream for StreamableFile, without joining them into one buffer. */
+function readableOf(chunks: readonly Buffer[]): Readable {
+  const stream = new Readable({ read() {} });
+  for (const chunk of chunks) stream.push(chunk);
+  stream.push(null);
+  return stream;
 }

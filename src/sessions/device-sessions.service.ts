@@ -2,6 +2,7 @@ import { HttpStatus, Injectable } from '@nestjs/common';
 import { AgentLocator, SessionPlace } from '../agents/agent-locator.service';
 import { AgentRouter } from '../agents/agent-router.service';
 import type { RpcOutcome } from '../agents/agent-rpc.service';
+import { BinaryPayload, payloadLength } from '../agents/protocol/agent-protocol';
 import { ErrorMessages } from '../common/errors/error-messages';
 import { badRequest, conflict, notFound, HttpError } from '../common/errors/http-error';
 import { RelayConfig } from '../config/relay-config';
@@ -15,7 +16,9 @@ const IMAGE_TYPES = ['image/png', 'image/jpeg'];
 
 export interface Screenshot {
   mime: string;
-  payload: Buffer;
+  /** The image as the agent's message brought it (fragments, not joined). */
+  payload: BinaryPayload;
+  length: number;
 }
 
 /** `format` of GET /sessions/:id/screenshot: png (default) or jpeg; anything else 400. */
@@ -42,10 +45,11 @@ export class DeviceSessionsService {
     const outcome = await this.call(await this.bootedSession(sessionId), 'screenshot', { sessionId, format });
     const ok = this.succeeded(outcome, ErrorMessages.screenshotTimeout);
     const mime = (ok.result as { mime?: unknown } | null)?.mime;
-    if (!ok.payload?.length || typeof mime !== 'string' || !IMAGE_TYPES.includes(mime)) {
+    const length = ok.payload ? payloadLength(ok.payload) : 0;
+    if (!length || typeof mime !== 'string' || !IMAGE_TYPES.includes(mime)) {
       throw new HttpError(HttpStatus.BAD_GATEWAY, 'Agent returned no image');
     }
-    return { mime, payload: ok.payload };
+    return { mime, payload: ok.payload!, length };
   }
 
   async uiTree(sessionId: string): Promise<{ elements: UiElement[] }> {

@@ -118,6 +118,19 @@ describe('sessions REST: screenshot and UI tree through the agent (spec §4 Sess
       expect(Buffer.compare(res.body, bytes)).toBe(0);
     });
 
+    it('reassembles a binary response sent as many fragments, even with the header cut across them', async () => {
+      const bytes = Buffer.from(Array.from({ length: 70_000 }, (_, i) => (i * 7) % 256));
+      const answered = get('liar-b/screenshot').buffer(true).parse(rawBody).then((r) => r);
+      const request = await liar.nextRequest('screenshot');
+      const frame = encodeBinaryFrame({ type: 'response', id: request.id, ok: true, result: { mime: 'image/png' } }, bytes);
+      const cuts = [2, 9, 40, 41, 30_000, 65_536, frame.length];
+      cuts.forEach((end, i) => liar.socket.send(frame.subarray(i ? cuts[i - 1] : 0, end), { binary: true, fin: i === cuts.length - 1 }));
+      const res = await answered;
+      expect(res.status).toBe(200);
+      expect(res.headers['content-length']).toBe(String(bytes.length));
+      expect(Buffer.compare(res.body, bytes)).toBe(0);
+    });
+
     it('correlates concurrent requests by id when answers come in reverse order', async () => {
       const a = get('liar-a/screenshot').buffer(true).parse(rawBody).then((r) => r);
       const reqA = await liar.nextRequest('screenshot');

@@ -49,9 +49,15 @@ export interface AgentError {
   message: string;
 }
 
+/**
+ * The payload of a binary response as it arrived: the message's fragments (or slices of them),
+ * in order, never joined, so a 1 MiB screenshot is not copied on its way through the relay.
+ */
+export type BinaryPayload = readonly Buffer[];
+
 /** A response, text or binary; `payload` is set for the binary form. */
 export type ResponseFrame =
-  | { type: 'response'; id: string; ok: true; result: unknown; payload: Buffer | null }
+  | { type: 'response'; id: string; ok: true; result: unknown; payload: BinaryPayload | null }
   | { type: 'response'; id: string; ok: false; error: AgentError };
 
 export type AgentMessage =
@@ -74,30 +80,102 @@ const MAX_ID_LENGTH = 200;
 const MAX_DEVICES = 1000;
 
 /** `[4-byte big-endian length N][N bytes UTF-8 JSON header][payload]` (§2.4). */
-export function encodeBinaryFrame(header: object, payload: Buffer): Buffer {
-  const json = Buffer.from(JSON.stringify(header), 'utf8');
-  const length = Buffer.alloc(4);
-  length.writeUInt32BE(json.length, 0);
-  return Buffer.concat([length, json, payload]);
+export function encodeBinaryFrame(header: object, payload: Buffer | BinaryPayload): Buffer {
+  return Buffer.concat([binaryFramePrefix(header), ...(Buffer.isBuffer(payload) ? [payload] : payload)]);
+}
+
+/** What sendBinaryFrame needs of a `ws` WebSocket. */
+export interface FragmentSink {
+  send(data: Buffer, options: { binary: true; fin: boolean }): void;
+}
+
+/**
+ * Sends a binary response as one message of several fragments (the prefix, then each payload
+ * chunk as it is): the same bytes as encodeBinaryFrame, without copying the payload into one buffer.
+ */
+export function sendBinaryFrame(socket: FragmentSink, header: object, payload: Buffer | BinaryPayload): void {
+  const chunks = Buffer.isBuffer(payload) ? [payload] : payload.filter((chunk) => chunk.length > 0);
+  socket.send(binaryFramePrefix(header), { binary: true, fin: chunks.length === 0 });
+  chunks.forEach((chunk, i) => socket.send(chunk, { binary: true, fin: i === chunks.length - 1 }));
+}
+
+/** The part of a binary frame before its payload: the header's length and the header. */
+export function binaryFramePrefix(header: object): Buffer {
+  const json = JSON.stringify(header);
+  const prefix = Buffer.allocUnsafe(4 + Buffer.byteLength(json));
+  prefix.writeUInt32BE(prefix.length - 4, 0);
+  prefix.write(json, 4, 'utf8');
+  return prefix;
 }
 
 export function decodeBinaryFrame(data: Buffer): { header: unknown; payload: Buffer } | null {
-  if (data.length < 4) return null;
-  const length = data.readUInt32BE(0);
-  if (length === 0 || 4 + length > data.length) return null;
-  const header = parseJson(data.subarray(4, 4 + length));
-  return header === undefined ? null : { header, payload: data.subarray(4 + length) };
+  const frame = decodeBinaryFragments([data]);
+  return frame && { header: frame.header, payload: frame.payload[0] ?? Buffer.alloc(0) };
 }
 
-/** What an agent sent, validated; null when malformed. */
-export function parseAgentMessage(data: Buffer, isBinary: boolean): AgentMessage | null {
+/**
+ * A binary frame received as fragments (`ws` binaryType `fragments`): the header is read from
+ * wherever it lies (only its few bytes are copied when it straddles fragments), the payload is the
+ * fragments' remaining slices, not joined.
+ */
+export function decodeBinaryFragments(fragments: readonly Buffer[]): { header: unknown; payload: Buffer[] } | null {
+  const lengthBytes = leadingBytes(fragments, 0, 4);
+  if (!lengthBytes) return null;
+  const length = lengthBytes.readUInt32BE(0);
+  const json = length > 0 ? leadingBytes(fragments, 4, length) : null;
+  const header = json ? parseJson(json) : undefined;
+  if (header === undefined) return null;
+  const payload: Buffer[] = [];
+  let skip = 4 + length;
+  for (const fragment of fragments) {
+    if (skip >= fragment.length) {
+      skip -= fragment.length;
+      continue;
+    }
+    payload.push(skip ? fragment.subarray(skip) : fragment);
+    skip = 0;
+  }
+  return { header, payload };
+}
+
+/** Bytes `start`..`start + count` of the fragments taken together; null when there are fewer. */
+function leadingBytes(fragments: readonly Buffer[], start: number, count: number): Buffer | null {
+  const parts: Buffer[] = [];
+  let wanted = count;
+  for (const fragment of fragments) {
+    if (wanted === 0) break;
+    if (start >= fragment.length) {
+      start -= fragment.length;
+      continue;
+    }
+    const part = fragment.subarray(start, start + wanted);
+    parts.push(part);
+    wanted -= part.length;
+    start = 0;
+  }
+  if (wanted > 0) return null;
+  return parts.length === 1 ? parts[0] : Buffer.concat(parts);
+}
+
+/** Bytes in a binary payload. */
+export function payloadLength(payload: BinaryPayload): number {
+  let length = 0;
+  for (const chunk of payload) length += chunk.length;
+  return length;
+}
+
+/**
+ * What an agent sent, validated; null when malformed. Binary messages may come as one Buffer or as
+ * their fragments (the relay reads them so, to keep payloads uncopied).
+ */
+export function parseAgentMessage(data: Buffer | readonly Buffer[], isBinary: boolean): AgentMessage | null {
   if (isBinary) {
-    const frame = decodeBinaryFrame(data);
+    const frame = decodeBinaryFragments(Buffer.isBuffer(data) ? [data] : data);
     if (!frame) return null;
     const response = parseResponse(frame.header, frame.payload);
     return response && response.ok ? response : null;
   }
-  const message = parseJson(data);
+  const message = parseJson(Buffer.isBuffer(data) ? data : Buffer.concat(data));
   if (!isObject(message) || typeof message.type !== 'string') return null;
   switch (message.type) {
     case 'hello':
@@ -161,7 +239,7 @@ function parseResources(message: Record<string, unknown>): AgentMessage | null {
   return { type: 'resources', cpuPercent: cpu, memPercent: mem };
 }
 
-function parseResponse(message: unknown, payload: Buffer | null): ResponseFrame | null {
+function parseResponse(message: unknown, payload: BinaryPayload | null): ResponseFrame | null {
   if (!isObject(message) || message.type !== 'response' || !isShortString(message.id)) return null;
   const id = message.id as string;
   if (message.ok === true) return { type: 'response', id, ok: true, result: message.result ?? {}, payload };
