@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { randomHex } from '../crypto/secret-token';
 import { badRequest, payloadTooLarge, HttpError } from '../errors/http-error';
 import { leaveRequestDeadline } from '../net/request-deadline';
+import { spoolTo } from './file-spool';
 
 export interface FileFieldRule {
   maxBytes: number;
@@ -202,7 +203,7 @@ export function receiveMultipart(req: Request, options: MultipartOptions): Promi
           });
         }),
       );
-      stream.pipe(out);
+      spoolTo(stream, out);
     });
 
     parser.on('filesLimit', () => undefined);

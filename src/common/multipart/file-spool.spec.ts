@@ -1,0 +1,48 @@
+import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { randomBytes } from 'node:crypto';
+import { SPOOL_WRITE_BYTES, spoolTo } from './file-spool';
+
+describe('spoolTo (multipart file parts to disk in 1 MB writes)', () => {
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'svc-spool-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** Spools `chunks` to a file and resolves with its bytes, the writes' sizes and how often the source paused. */
+  async function spool(chunks: Buffer[]): Promise<{ bytes: Buffer; writes: number[]; pauses: number }> {
+    const path = join(dir, 'out.bin');
+    const out = createWriteStream(path);
+    const writes: number[] = [];
+    const write = out.write.bind(out) as (chunk: Buffer, cb: (err?: Error | null) => void) => boolean;
+    out.write = ((chunk: Buffer, cb: (err?: Error | null) => void) => {
+      writes.push(chunk.length);
+      return write(chunk, cb);
+    }) as typeof out.write;
+    const source = Readable.from(chunks, { objectMode: false });
+    let pauses = 0;
+    source.on('pause', () => pauses++);
+    spoolTo(source, out);
+    await new Promise<void>((resolve, reject) => out.on('close', () => resolve()).on('error', reject));
+    return { bytes: readFileSync(path), writes, pauses };
+  }
+
+  it('writes exactly the bytes received, in full 1 MB writes but the last, across chunk boundaries', async () => {
+    const data = randomBytes(5 * SPOOL_WRITE_BYTES + 12_345);
+    const chunks: Buffer[] = [];
+    for (let at = 0, size = 1; at < data.length; at += size, size = (size * 7 + 13) % 200_000) chunks.push(data.subarray(at, at + size));
+    const { bytes, writes, pauses } = await spool(chunks);
+    expect(bytes.equals(data)).toBe(true);
+    expect(writes.slice(0, -1).every((n) => n === SPOOL_WRITE_BYTES)).toBe(true);
+    expect(writes.at(-1)).toBe(12_345);
+    // Two buffers, and the source far faster than the disk: it must have been paused, not buffered.
+    expect(pauses).toBeGreaterThan(0);
+  });
+
+  it('creates an empty file for an empty part', async () => {
+    const { bytes, writes } = await spool([]);
+    expect(bytes.length).toBe(0);
+    expect(writes).toEqual([]);
+  });
+});
