@@ -179,6 +179,24 @@ function seed(dbPath: string, buildsDir: string, count: number): number {
   const now = Date.now();
   const existing = db.prepare('SELECT COUNT(*) AS n FROM builds').get() as { n: number };
   const insertApp = db.prepare('INSERT INTO apps (name, bundle_id_key, platform, created_at) VALUES (?, ?, ?, ?)');
+  // Every seeded build has its upload entry in the status history, as the relay writes it: most by
+  // the admin, some by a CI member without a display name, some by an account since deleted (the
+  // entry keeps the name); a share of them have an icon. GET /builds shows both.
+  const admin = db.prepare("SELECT id, email, display_name AS displayName FROM users WHERE role = 'Admin' ORDER BY id LIMIT 1").get() as {
+    id: number;
+    email: string;
+    displayName: string | null;
+  };
+  const ci = db
+    .prepare("INSERT INTO users (email, password_hash, display_name, role, created_at) VALUES ('ci-bot@example.com', 'x', NULL, 'Developer', ?)")
+    .run(now).lastInsertRowid as number;
+  const insertUpload = db.prepare(
+    `INSERT INTO build_status_changes (build_id, from_status, to_status, changed_by_id, changed_by_display_name, changed_by_email, changed_at)
+     VALUES (?, NULL, ?, ?, ?, ?, ?)`,
+  );
+  const insertIcon = db.prepare("INSERT INTO build_icons (build_id, mime, sha256, data_base64) VALUES (?, 'image/png', ?, ?)");
+  // A 1×1 PNG: the list only says whether there is an icon.
+  const iconBase64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
   const insertBuild = db.prepare(
     `INSERT INTO builds (app_id, name, version_name, build_number, version_label, status_label, platform, bundle_id,
        file_name, original_name, file_size, uploaded_at, completed_at, delete_after)
@@ -207,7 +225,7 @@ function seed(dbPath: string, buildsDir: string, count: number): number {
       const versionName = random() < 0.1 ? null : `${Math.floor(random() * 10)}.${Math.floor(random() * 30)}.${Math.floor(random() * 100)}`;
       const fileName = `seed-${i}.${platform === 'ios' ? 'zip' : 'apk'}`;
       writeFileSync(join(buildsDir, fileName), '');
-      insertBuild.run(
+      const { lastInsertRowid: buildId } = insertBuild.run(
         app.id,
         app.name,
         versionName,
@@ -223,6 +241,11 @@ function seed(dbPath: string, buildsDir: string, count: number): number {
         status === 'Done' || status === 'Rejected' ? uploadedAt + 3_600_000 : null,
         random() < 0.02 ? now + 30 * 86_400_000 : null,
       );
+      const who = random();
+      if (who < 0.8) insertUpload.run(buildId, status, admin.id, admin.displayName, admin.email, uploadedAt);
+      else if (who < 0.95) insertUpload.run(buildId, status, ci, null, 'ci-bot@example.com', uploadedAt);
+      else insertUpload.run(buildId, status, null, 'Former Member', 'former@example.com', uploadedAt);
+      if (random() < 0.4) insertIcon.run(buildId, `seed-${i}`.padEnd(64, '0'), iconBase64);
     }
   })();
   const busiest = db.prepare('SELECT app_id AS id FROM builds GROUP BY app_id ORDER BY COUNT(*) DESC LIMIT 1').get() as { id: number };

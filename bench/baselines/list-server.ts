@@ -4,6 +4,7 @@
  *   - the same PAT check (sha256 of the token, row + owner, expiry, scope builds:write, last use
  *     recorded at most once a minute),
  *   - the same parameters, validation, ordering (unset values last, id breaks ties) and JSON shape,
+ *     the uploader (first status-history entry, live account) and icon joined for the page's rows,
  *   - the indexes such a server would have: one per filter with the default sort, one per sort.
  * Usage: node -r ts-node/register/transpile-only bench/baselines/list-server.ts <sqlite file> <port>
  */
@@ -50,6 +51,20 @@ interface Row {
   uploaded_at: number;
   completed_at: number | null;
   delete_after: number | null;
+  upload_id: number | null;
+  uploader_id: number | null;
+  kept_name: string | null;
+  kept_email: string | null;
+  user_name: string | null;
+  user_email: string | null;
+  has_icon: number;
+}
+
+/** The live account's name while it exists, else the one the history entry kept; display name, else the e-mail before @. */
+function uploaderName(r: Row): string | null {
+  if (r.upload_id === null) return null;
+  const [name, email] = r.user_email !== null ? [r.user_name, r.user_email] : [r.kept_name, r.kept_email!];
+  return name || email.split('@')[0];
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {
@@ -101,21 +116,30 @@ createServer((req, res) => {
   const where: string[] = [];
   const args: (string | number)[] = [];
   if (q) {
-    where.push("LOWER(version_name) LIKE ? ESCAPE '\\'");
+    where.push("LOWER(b.version_name) LIKE ? ESCAPE '\\'");
     args.push(`%${q.replace(/[A-Z]/g, (c) => c.toLowerCase()).replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
   }
-  if (platform) where.push('platform = ?'), args.push(platform);
-  if (status) where.push('status_label = ?'), args.push(status);
-  if (appId !== undefined) where.push('app_id = ?'), args.push(appId);
+  if (platform) where.push('b.platform = ?'), args.push(platform);
+  if (status) where.push('b.status_label = ?'), args.push(status);
+  if (appId !== undefined) where.push('b.app_id = ?'), args.push(appId);
   const whereSql = where.length ? ` WHERE ${where.join(' AND ')}` : '';
   const size = Math.min(limit ?? 20, 100);
   const d = dir.toUpperCase();
+  // The page first, then its rows' uploader (the first history entry and its live account) and
+  // icon, so those lookups run for the page's rows only, however deep the page.
+  const orderBy = (table: string) => `${table}.${SORTS[sort]} ${d} NULLS LAST, ${table}.id ${d}`;
   const rows = prepared(
-    `SELECT id, app_id, name, version_name, build_number, version_label, status_label, platform, bundle_id,
-       uploaded_at, completed_at, delete_after FROM builds${whereSql}
-     ORDER BY ${SORTS[sort]} ${d} NULLS LAST, id ${d} LIMIT ? OFFSET ?`,
+    `SELECT p.*, s.id AS upload_id, s.changed_by_id AS uploader_id, s.changed_by_display_name AS kept_name,
+       s.changed_by_email AS kept_email, u.display_name AS user_name, u.email AS user_email,
+       EXISTS (SELECT 1 FROM build_icons i WHERE i.build_id = p.id) AS has_icon
+     FROM (SELECT b.id, b.app_id, b.name, b.version_name, b.build_number, b.version_label, b.status_label, b.platform,
+             b.bundle_id, b.uploaded_at, b.completed_at, b.delete_after
+           FROM builds b${whereSql} ORDER BY ${orderBy('b')} LIMIT ? OFFSET ?) p
+     LEFT JOIN build_status_changes s ON s.id = (SELECT MIN(f.id) FROM build_status_changes f WHERE f.build_id = p.id)
+     LEFT JOIN users u ON u.id = s.changed_by_id
+     ORDER BY ${orderBy('p')}`,
   ).all(...args, size, (page ?? 0) * size) as Row[];
-  const { total } = prepared(`SELECT COUNT(*) AS total FROM builds${whereSql}`).get(...args) as { total: number };
+  const { total } = prepared(`SELECT COUNT(*) AS total FROM builds b${whereSql}`).get(...args) as { total: number };
   send(res, 200, {
     items: rows.map((r) => ({
       id: r.id,
@@ -130,6 +154,9 @@ createServer((req, res) => {
       uploaded_at: iso(r.uploaded_at),
       completed_at: iso(r.completed_at),
       delete_after: iso(r.delete_after),
+      uploaded_by: uploaderName(r),
+      uploaded_by_id: r.uploader_id,
+      icon_url: r.has_icon ? `/api/v1/builds/${r.id}/icon` : null,
     })),
     total,
   });

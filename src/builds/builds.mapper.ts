@@ -84,11 +84,11 @@ export function toBuildSummary(build: BuildEntity): BuildSummary {
   return summary;
 }
 
-export function toBuildResponse({ build, upload, hasIcon }: ListedBuild): Build {
+export function toBuildResponse({ build, uploader, hasIcon }: ListedBuild): Build {
   return {
     ...specFields(build),
-    uploaded_by: upload ? shownName(authorOf(upload)) : null,
-    uploaded_by_id: upload?.changedById ?? null,
+    uploaded_by: uploader ? shownName(uploader) : null,
+    uploaded_by_id: uploader?.id ?? null,
     icon_url: hasIcon ? `/api/v1/builds/${build.id}/icon` : null,
   };
 }

@@ -35,9 +35,6 @@ interface LatestRow {
   uploaded_at: string | number;
 }
 
-/** From this many skipped rows on, a page reads its ids first (see findPage). */
-const DEFERRED_LOOKUP_OFFSET = 2000;
-
 /** A builds row as the driver returns it (PostgreSQL gives bigint columns as strings). */
 interface BuildRow {
   id: number | string;
@@ -76,6 +73,58 @@ const BUILD_COLUMNS = [
 ]
   .map((column) => `b.${column}`)
   .join(', ');
+
+/**
+ * Who uploaded a build (the author of its first status-history entry): the live account while it
+ * exists (a renamed member shows the new name), else the name and e-mail the entry kept; `id` is
+ * null once the account is deleted.
+ */
+export interface Uploader {
+  id: number | null;
+  displayName: string | null;
+  email: string;
+}
+
+/**
+ * A build as GET /builds and GET /builds/:id show it: beyond the spec's fields, who uploaded it
+ * (null for builds older than the status history) and whether it has an icon (docs/builds.md
+ * "Uploader and icon in the build").
+ */
+export interface ListedBuild {
+  build: BuildEntity;
+  uploader: Uploader | null;
+  hasIcon: boolean;
+}
+
+/** A builds row with its uploader and icon columns (LISTED_COLUMNS). */
+interface ListedRow extends BuildRow {
+  upload_id: number | string | null;
+  uploader_id: number | string | null;
+  kept_name: string | null;
+  kept_email: string | null;
+  user_name: string | null;
+  user_email: string | null;
+  has_icon: number | boolean;
+}
+
+/** The build, its upload entry and that entry's live account, and whether it has an icon. */
+const LISTED_COLUMNS = `${BUILD_COLUMNS}, s.id AS upload_id, s.changed_by_id AS uploader_id,
+  s.changed_by_display_name AS kept_name, s.changed_by_email AS kept_email, u.display_name AS user_name,
+  u.email AS user_email, EXISTS (SELECT 1 FROM build_icons i WHERE i.build_id = b.id) AS has_icon`;
+
+/** Joins for LISTED_COLUMNS onto `builds b`: the first history entry by the build_id index, its author by primary key. */
+const LISTED_JOINS = ` LEFT JOIN build_status_changes s ON s.id = (SELECT MIN(f.id) FROM build_status_changes f WHERE f.build_id = b.id)
+  LEFT JOIN users u ON u.id = s.changed_by_id`;
+
+function listedFromRow(row: ListedRow): ListedBuild {
+  const uploader: Uploader | null =
+    row.upload_id == null
+      ? null
+      : row.user_email != null
+        ? { id: Number(row.uploader_id), displayName: row.user_name, email: row.user_email }
+        : { id: null, displayName: row.kept_name, email: row.kept_email! };
+  return { build: buildFromRow(row), uploader, hasIcon: Boolean(row.has_icon) };
+}
 
 function buildFromRow(row: BuildRow): BuildEntity {
   const build = new BuildEntity();
@@ -161,49 +210,30 @@ export class BuildsRepository {
     });
   }
 
-  /**
-   * The first history entry (the upload) of each of these builds, with the live account of its
-   * author where it still exists: who uploaded it. Builds without history are absent.
-   */
-  async uploadEntriesOf(buildIds: number[]): Promise<Map<number, BuildStatusChangeEntity>> {
-    if (!buildIds.length) return new Map();
-    const entries = this.builds.manager.getRepository(BuildStatusChangeEntity);
-    const firstIds = entries
-      .createQueryBuilder('f')
-      .select('MIN(f.id)')
-      .where('f.build_id IN (:...buildIds)')
-      .groupBy('f.build_id')
-      .getQuery();
-    const rows = await entries
-      .createQueryBuilder('s')
-      .leftJoinAndSelect('s.changedBy', 'u')
-      .where(`s.id IN (${firstIds})`)
-      .setParameters({ buildIds })
-      .getMany();
-    return new Map(rows.map((row) => [row.buildId, row]));
-  }
-
-  /** Which of these builds have a stored icon. */
-  async withIcon(buildIds: number[]): Promise<Set<number>> {
-    if (!buildIds.length) return new Set();
-    const rows = await this.builds.manager
-      .getRepository(BuildIconEntity)
-      .find({ where: { buildId: In(buildIds) }, select: { buildId: true } });
-    return new Set(rows.map((row) => row.buildId));
-  }
-
   findById(id: number): Promise<BuildEntity | null> {
     return this.builds.findOne({ where: { id } });
   }
 
+  /** One build with its uploader and icon (the same statement shape as a page of the list), or null. */
+  async findListed(id: number): Promise<ListedBuild | null> {
+    const sql = SqlParameters.for(this.builds.manager);
+    const [row]: ListedRow[] = await this.builds.query(
+      `SELECT ${LISTED_COLUMNS} FROM builds b${LISTED_JOINS} WHERE b.id = ${sql.add(id)}`,
+      sql.values(),
+    );
+    return row ? listedFromRow(row) : null;
+  }
+
   /**
-   * One page of builds and the count of every match (docs/performance.md). The total comes from
-   * `build_counts` (kept by triggers) unless a search term makes the rows themselves the only
-   * answer. A page past the first few thousand rows is read in two steps: its ids from an index
-   * alone (stepping over index entries, never rows), then those rows by primary key. Rows are read
-   * as plain values, not through the entity hydrator, which cost more than the queries.
+   * One page of builds with their uploader and icon, and the count of every match
+   * (docs/performance.md). The total comes from `build_counts` (kept by triggers) unless a search
+   * term makes the rows themselves the only answer. The page is one statement: its ids first, read
+   * from an index alone (on a deep page SQLite steps over index entries, never rows), then those
+   * rows by primary key with their upload entry, its author and the icon: lookups for the page's
+   * rows only. Rows are read as plain values, never through the query builder or the entity
+   * hydrator, which cost more than the queries.
    */
-  async findPage(query: BuildPageQuery): Promise<{ items: BuildEntity[]; total: number }> {
+  async findPage(query: BuildPageQuery): Promise<{ items: ListedBuild[]; total: number }> {
     const sql = SqlParameters.for(this.builds.manager);
     const where: string[] = [];
     const counted: string[] = [];
@@ -217,27 +247,19 @@ export class BuildsRepository {
     // Unset values sort last either way, on SQLite and PostgreSQL alike; id breaks ties so pages are
     // stable. uploaded_at is never null, so it needs no NULLS clause (and keeps to its index).
     const nulls = query.sort === 'uploaded_at' ? '' : ' NULLS LAST';
+    const orderBy = ` ORDER BY b.${query.sort} ${dir}${nulls}, b.id ${dir}`;
     const filterParameters = sql.values();
-    const offset = query.page * query.limit;
-    const pageSql = ` ORDER BY b.${query.sort} ${dir}${nulls}, b.id ${dir} LIMIT ${sql.add(query.limit)} OFFSET ${sql.add(offset)}`;
     const total = query.q
       ? await this.countRows(filter, filterParameters)
       : await this.countFromTotals(counted.length ? ` WHERE ${counted.join(' AND ')}` : '', filterParameters);
-    if (offset < DEFERRED_LOOKUP_OFFSET) {
-      const rows: BuildRow[] = await this.builds.query(`SELECT ${BUILD_COLUMNS} FROM builds b${filter}${pageSql}`, sql.values());
-      return { items: rows.map(buildFromRow), total };
-    }
-    // A deep page: step over the skipped entries in the index alone, then read only the page's rows.
-    const idRows: { id: number | string }[] = await this.builds.query(`SELECT b.id FROM builds b${filter}${pageSql}`, sql.values());
-    const ids = idRows.map((r) => Number(r.id));
-    if (!ids.length) return { items: [], total };
-    const byId = new Map<number, BuildEntity>();
-    const rows: BuildRow[] = await this.builds.query(
-      `SELECT ${BUILD_COLUMNS} FROM builds b WHERE b.id IN (${ids.map((_, i) => sql.placeholder(i + 1)).join(', ')})`,
-      ids,
+    const pageIds = `SELECT b.id FROM builds b${filter}${orderBy} LIMIT ${sql.add(query.limit)} OFFSET ${sql.add(query.page * query.limit)}`;
+    const rows: ListedRow[] = await this.builds.query(
+      // CROSS JOIN keeps SQLite from turning the join around (walking every build in sort order and
+      // probing the page's ids: 100,000 rows per request); PostgreSQL reads it as a plain join.
+      `SELECT ${LISTED_COLUMNS} FROM (${pageIds}) k CROSS JOIN builds b${LISTED_JOINS} WHERE b.id = k.id${orderBy}`,
+      sql.values(),
     );
-    for (const row of rows) byId.set(Number(row.id), buildFromRow(row));
-    return { items: ids.map((id) => byId.get(id)).filter((b): b is BuildEntity => b !== undefined), total };
+    return { items: rows.map(listedFromRow), total };
   }
 
   private async countRows(filter: string, parameters: unknown[]): Promise<number> {

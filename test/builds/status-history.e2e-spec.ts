@@ -89,13 +89,19 @@ describe('build status history', () => {
     expect((await members.as(viewer, 'get', '/api/v1/builds/abc/history').expect(400)).body).toEqual({ error: expect.any(String) });
   });
 
-  it('keeps the name of a member whose account was deleted', async () => {
+  it('names the uploader by their live account while it exists, then by the name the history kept', async () => {
     const dev = await members.member('Developer');
     await members.as(dev, 'patch', '/api/v1/profile').field('display_name', 'Dana Dev').expect(200);
     const id = await upload(dev, { status: 'Backlog' });
+    const listed = async () =>
+      ((await members.as(viewer, 'get', '/api/v1/builds?limit=100').expect(200)).body.items as Record<string, unknown>[]).find((b) => b.id === id);
+    await members.as(dev, 'patch', '/api/v1/profile').field('display_name', 'Dana Renamed').expect(200);
+    expect((await members.as(viewer, 'get', `/api/v1/builds/${id}`).expect(200)).body).toMatchObject({ uploaded_by: 'Dana Renamed', uploaded_by_id: dev.id });
+    expect(await listed()).toMatchObject({ uploaded_by: 'Dana Renamed', uploaded_by_id: dev.id });
     await members.as(admin, 'delete', `/api/v1/team/members/${dev.id}`).expect(204);
     expect(await historyOf(id)).toEqual([expect.objectContaining({ changed_by_id: null, changed_by: 'Dana Dev', changed_by_avatar_url: null })]);
     expect((await members.as(viewer, 'get', `/api/v1/builds/${id}`).expect(200)).body).toMatchObject({ uploaded_by: 'Dana Dev', uploaded_by_id: null });
+    expect(await listed()).toMatchObject({ uploaded_by: 'Dana Dev', uploaded_by_id: null });
   });
 
   it('goes with its build', async () => {
