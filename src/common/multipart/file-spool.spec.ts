@@ -11,7 +11,7 @@ describe('spoolTo (multipart file parts to disk in 1 MB writes)', () => {
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   /** Spools `chunks` to a file and resolves with its bytes, the writes' sizes and how often the source paused. */
-  async function spool(chunks: Buffer[]): Promise<{ bytes: Buffer; writes: number[]; pauses: number }> {
+  async function spool(chunks: Buffer[], atMostBytes?: number): Promise<{ bytes: Buffer; writes: number[]; pauses: number }> {
     const path = join(dir, 'out.bin');
     const out = createWriteStream(path);
     const writes: number[] = [];
@@ -23,7 +23,7 @@ describe('spoolTo (multipart file parts to disk in 1 MB writes)', () => {
     const source = Readable.from(chunks, { objectMode: false });
     let pauses = 0;
     source.on('pause', () => pauses++);
-    spoolTo(source, out);
+    spoolTo(source, out, atMostBytes);
     await new Promise<void>((resolve, reject) => out.on('close', () => resolve()).on('error', reject));
     return { bytes: readFileSync(path), writes, pauses };
   }
@@ -38,6 +38,15 @@ describe('spoolTo (multipart file parts to disk in 1 MB writes)', () => {
     expect(writes.at(-1)).toBe(12_345);
     // Two buffers, and the source far faster than the disk: it must have been paused, not buffered.
     expect(pauses).toBeGreaterThan(0);
+  });
+
+  it('sizes its buffers by the declared length: a small file is one write of its own size', async () => {
+    const data = randomBytes(9_000);
+    const small = await spool([data.subarray(0, 5_000), data.subarray(5_000)], 9_500);
+    expect(small.bytes.equals(data)).toBe(true);
+    expect(small.writes).toEqual([9_000]);
+    const bigger = await spool([randomBytes(20_000)], 8_192);
+    expect(bigger.writes).toEqual([8_192, 8_192, 3_616]);
   });
 
   it('creates an empty file for an empty part', async () => {

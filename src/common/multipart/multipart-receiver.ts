@@ -203,7 +203,7 @@ export function receiveMultipart(req: Request, options: MultipartOptions): Promi
           });
         }),
       );
-      spoolTo(stream, out);
+      spoolTo(stream, out, Number.isFinite(declared) ? declared : undefined);
     });
 
     parser.on('filesLimit', () => undefined);
