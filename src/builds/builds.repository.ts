@@ -240,24 +240,20 @@ export class BuildsRepository {
     return this.builds.findOne({ where: { id } });
   }
 
-  /** One build with its uploader and icon (the same statement shape as a page of the list), or null. */
+  /** One build with its uploader and icon (the statement that reads a page of the list), or null. */
   async findListed(id: number): Promise<ListedBuild | null> {
-    const sql = SqlParameters.for(this.builds.manager);
-    const [row]: ListedRow[] = await this.builds.query(
-      `SELECT ${LISTED_COLUMNS} FROM builds b${LISTED_JOINS} WHERE b.id = ${sql.add(id)}`,
-      sql.values(),
-    );
-    return row ? listedFromRow(row) : null;
+    const [listed] = await this.listedInOrder([id]);
+    return listed ?? null;
   }
 
   /**
    * One page of builds with their uploader and icon, and the count of every match
    * (docs/performance.md). The total comes from `build_counts` (kept by triggers) unless a search
-   * term makes the rows themselves the only answer. The page is one statement: its ids first, read
-   * from an index alone (on a deep page SQLite steps over index entries, never rows), then those
+   * term makes the rows themselves the only answer. The page's ids come first, from an index alone
+   * (on a deep page SQLite steps over index entries, never rows); then one statement reads those
    * rows by primary key with their upload entry, its author and the icon: lookups for the page's
-   * rows only. Rows are read as plain values, never through the query builder or the entity
-   * hydrator, which cost more than the queries.
+   * rows only, never for skipped or sorted-out ones. Rows are read as plain values, never through
+   * the query builder or the entity hydrator, which cost more than the queries.
    */
   async findPage(query: BuildPageQuery): Promise<{ items: ListedBuild[]; total: number }> {
     const sql = SqlParameters.for(this.builds.manager);
@@ -273,19 +269,33 @@ export class BuildsRepository {
     // Unset values sort last either way, on SQLite and PostgreSQL alike; id breaks ties so pages are
     // stable. uploaded_at is never null, so it needs no NULLS clause (and keeps to its index).
     const nulls = query.sort === 'uploaded_at' ? '' : ' NULLS LAST';
-    const orderBy = ` ORDER BY b.${query.sort} ${dir}${nulls}, b.id ${dir}`;
     const filterParameters = sql.values();
     const total = query.q
       ? await this.countRows(filter, filterParameters)
       : await this.countFromTotals(counted.length ? ` WHERE ${counted.join(' AND ')}` : '', filterParameters);
-    const pageIds = `SELECT b.id FROM builds b${filter}${orderBy} LIMIT ${sql.add(query.limit)} OFFSET ${sql.add(query.page * query.limit)}`;
-    const rows: ListedRow[] = await this.builds.query(
-      // CROSS JOIN keeps SQLite from turning the join around (walking every build in sort order and
-      // probing the page's ids: 100,000 rows per request); PostgreSQL reads it as a plain join.
-      `SELECT ${LISTED_COLUMNS} FROM (${pageIds}) k CROSS JOIN builds b${LISTED_JOINS} WHERE b.id = k.id${orderBy}`,
+    const idRows: { id: number | string }[] = await this.builds.query(
+      `SELECT b.id FROM builds b${filter} ORDER BY b.${query.sort} ${dir}${nulls}, b.id ${dir} LIMIT ${sql.add(query.limit)} OFFSET ${sql.add(query.page * query.limit)}`,
       sql.values(),
     );
-    return { items: rows.map(listedFromRow), total };
+    return { items: await this.listedInOrder(idRows.map((row) => Number(row.id))), total };
+  }
+
+  /**
+   * These builds with their uploader and icon, in the order given. No ORDER BY: the ids already
+   * are the page's order, and sorting in SQL would be a sort step per request (test/builds/list-plans).
+   */
+  private async listedInOrder(ids: number[]): Promise<ListedBuild[]> {
+    if (!ids.length) return [];
+    const sql = SqlParameters.for(this.builds.manager);
+    const rows: ListedRow[] = await this.builds.query(
+      `SELECT ${LISTED_COLUMNS} FROM builds b${LISTED_JOINS} WHERE b.id IN (${ids.map((id) => sql.add(id)).join(', ')})`,
+      sql.values(),
+    );
+    const byId = new Map(rows.map((row) => [Number(row.id), row]));
+    return ids.flatMap((id) => {
+      const row = byId.get(id);
+      return row ? [listedFromRow(row)] : [];
+    });
   }
 
   private async countRows(filter: string, parameters: unknown[]): Promise<number> {
