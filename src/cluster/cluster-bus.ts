@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { RelayConfig } from '../config/relay-config';
 
@@ -33,8 +33,11 @@ export class ClusterBus implements OnModuleInit, OnModuleDestroy {
     }
     // Commands fail fast while Redis is away (no queue growing without bound); the client reconnects by itself.
     const options = { maxRetriesPerRequest: 1, enableOfflineQueue: true, lazyConnect: false };
-    this.commands = new Redis(config.redis.url, options);
-    this.subscriber = new Redis(config.redis.url, options);
+    // Loaded only when Redis is configured: a relay alone never needs the client (start-up time and
+    // idle memory, docs/performance.md).
+    const { default: RedisClient } = require('ioredis') as typeof import('ioredis');
+    this.commands = new RedisClient(config.redis.url, options);
+    this.subscriber = new RedisClient(config.redis.url, options);
     for (const client of [this.commands, this.subscriber]) {
       client.on('error', (err: Error) => this.logger.warn(`Redis: ${err.message}`));
     }

@@ -1,9 +1,12 @@
 import type { RelayConfig } from '../config/relay-config';
 import { DiskFileStore } from './disk-file-store';
 import type { FileStore } from './file-store';
-import { S3FileStore } from './s3-file-store';
 
 /** The store the configuration names: the data folder, or S3-compatible object storage (the relay and `svc backup`/`restore`). */
 export function createFileStore(config: RelayConfig): FileStore {
-  return config.storage.type === 's3' ? new S3FileStore(config.storage) : new DiskFileStore(config.dataDir);
+  if (config.storage.type !== 's3') return new DiskFileStore(config.dataDir);
+  // The S3 SDK is loaded only by a relay that stores in S3: for the others it was start-up time and
+  // idle memory spent on nothing (docs/performance.md).
+  const { S3FileStore } = require('./s3-file-store') as typeof import('./s3-file-store');
+  return new S3FileStore(config.storage);
 }

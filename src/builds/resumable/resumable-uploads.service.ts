@@ -1,8 +1,6 @@
 import { HttpException, Injectable, Logger } from '@nestjs/common';
-import { FileConfigstore, FileStore as TusFileStore } from '@tus/file-store';
-import { ERRORS, Server, Upload } from '@tus/server';
-// Not re-exported by the package index; the same check tus.handle() makes, run first so its refusal is JSON.
-import { validateHeader } from '@tus/server/dist/validators/HeaderValidator';
+import type { FileConfigstore } from '@tus/file-store';
+import type { Server, Upload } from '@tus/server';
 import type { Request, Response } from 'express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { open, readdir, rm, stat } from 'node:fs/promises';
@@ -32,6 +30,24 @@ const FILENAME_KEY = 'filename';
 /** The only tus extensions offered: the length is always declared, bytes always come by PATCH. */
 const EXTENSIONS = ['creation', 'termination', 'expiration'];
 
+type HeaderValidator = typeof import('@tus/server/dist/validators/HeaderValidator');
+type TusModules = typeof import('@tus/server') & typeof import('@tus/file-store') & Pick<HeaderValidator, 'validateHeader'>;
+let loadedTus: TusModules | null = null;
+
+/**
+ * @tus/server and @tus/file-store, loaded with the first resumable upload or the first sweep that
+ * finds one: a relay whose clients never use tus does not load them (start-up time and idle memory,
+ * docs/performance.md).
+ */
+function tusModules(): TusModules {
+  return (loadedTus ??= {
+    ...(require('@tus/server') as typeof import('@tus/server')),
+    ...(require('@tus/file-store') as typeof import('@tus/file-store')),
+    // Not re-exported by the package index; the same check tus.handle() makes, run first so its refusal is JSON.
+    validateHeader: (require('@tus/server/dist/validators/HeaderValidator') as HeaderValidator).validateHeader,
+  });
+}
+
 /**
  * tus 1.0 resumable uploads of builds (docs/builds.md "Resumable uploads"), served by @tus/server
  * with partial files under `<data>/tmp/tus/`. The relay's own rules wrap the protocol: the route's
@@ -44,7 +60,7 @@ const EXTENSIONS = ['creation', 'termination', 'expiration'];
 export class ResumableUploadsService {
   private readonly logger = new Logger('ResumableUploads');
   /** tus's info files (`<id>.json`), readable without the server (the sweep after a restart). */
-  private readonly infos: FileConfigstore;
+  private infoStore: FileConfigstore | null = null;
   private server: Server | null = null;
   readonly directory: string;
 
@@ -55,12 +71,16 @@ export class ResumableUploadsService {
     private readonly intake: BuildIntakeService,
   ) {
     this.directory = join(paths.tmp, 'tus');
-    this.infos = new FileConfigstore(this.directory);
+  }
+
+  private get infos(): FileConfigstore {
+    return (this.infoStore ??= new (tusModules().FileConfigstore)(this.directory));
   }
 
   /** Made on first use: the store creates its folder, which a relay that never sees tus does without. */
   private tus(): Server {
     if (this.server) return this.server;
+    const { FileStore: TusFileStore, Server } = tusModules();
     const store = new TusFileStore({
       directory: this.directory,
       configstore: this.infos,
@@ -170,7 +190,7 @@ export class ResumableUploadsService {
     if (err instanceof HttpException) {
       status = err.getStatus();
       message = String(err.getResponse());
-    } else if (err === ERRORS.ERR_MAX_SIZE_EXCEEDED) {
+    } else if (err === tusModules().ERRORS.ERR_MAX_SIZE_EXCEEDED) {
       status = 413;
       message = buildTooLargeMessage(this.config.maxBuildBytes);
     } else if (isTusError(err)) {
@@ -195,7 +215,7 @@ function checkTusHeaders(req: Request): void {
   if (req.headers['tus-resumable'] === undefined) throw new HttpError(412, 'Tus-Resumable header required (1.0.0)');
   for (const [name, value] of Object.entries(req.headers)) {
     if (name === 'content-type' && req.method !== 'PATCH') continue;
-    if (!validateHeader(name, Array.isArray(value) ? value.join(', ') : value)) throw badRequest(`Invalid ${name} header`);
+    if (!tusModules().validateHeader(name, Array.isArray(value) ? value.join(', ') : value)) throw badRequest(`Invalid ${name} header`);
   }
 }
 
