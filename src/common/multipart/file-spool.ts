@@ -7,6 +7,9 @@ import { runInNewContext } from 'node:vm';
 export const SPOOL_WRITE_BYTES = 1024 * 1024;
 /** Buffers per file part: one filling while the other is being written. */
 const SPOOL_BUFFERS = 2;
+/** Full-size buffers kept between uploads (see takeBuffer). */
+const POOLED_BUFFERS = 4;
+const pool: Buffer[] = [];
 /** A young-generation collection after every this many bytes spooled (see collectYoungGarbage). */
 const COLLECT_EVERY_BYTES = 4 * 1024 * 1024;
 
@@ -38,7 +41,7 @@ export function spoolTo(source: Readable, out: WriteStream, atMostBytes = SPOOL_
     if (reused) return reused;
     if (allocated === SPOOL_BUFFERS) return null;
     allocated++;
-    return Buffer.allocUnsafeSlow(bufferBytes);
+    return bufferBytes === SPOOL_WRITE_BYTES ? (pool.pop() ?? Buffer.allocUnsafeSlow(bufferBytes)) : Buffer.allocUnsafeSlow(bufferBytes);
   };
   const flush = () => {
     const buffer = current!;
@@ -81,6 +84,11 @@ export function spoolTo(source: Readable, out: WriteStream, atMostBytes = SPOOL_
     if (filled) flush();
     if (!out.destroyed) out.end();
   };
+  // Full-size buffers outlive a scavenge, so V8 moves them to the old generation, where dropping
+  // them would leave 2 MB per large upload for the next full collection: they go back to a pool.
+  out.once('close', () => {
+    for (const buffer of free) if (buffer.length === SPOOL_WRITE_BYTES && pool.length < POOLED_BUFFERS) pool.push(buffer);
+  });
 
   source.on('data', (chunk: Buffer) => {
     waiting.push(chunk);
@@ -88,7 +96,8 @@ export function spoolTo(source: Readable, out: WriteStream, atMostBytes = SPOOL_
     sinceCollect += chunk.length;
     if (sinceCollect >= COLLECT_EVERY_BYTES) {
       sinceCollect = 0;
-      collectYoungGarbage();
+      // Once this turn's chunks are copied, so that none of them is alive to be promoted.
+      setImmediate(collectYoungGarbage);
     }
   });
   source.on('end', () => {
