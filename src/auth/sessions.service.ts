@@ -5,7 +5,9 @@ import { In, Repository } from 'typeorm';
 import { Clock } from '../common/clock';
 import { randomBase64Url, sha256Hex } from '../common/crypto/secret-token';
 import { DAY_MS } from '../common/time';
+import { SqlParameters } from '../database/sql-parameters';
 import { Before } from '../database/timestamp.column';
+import { epochDate, JOINED_USER_COLUMNS, joinedUser, JoinedUserRow } from '../users/joined-user';
 import { SessionsRevokedEvent } from './events/sessions-revoked.event';
 import { SessionEntity } from './session.entity';
 
@@ -45,13 +47,37 @@ export class SessionsService {
    */
   async resolve(token: string): Promise<SessionEntity | null> {
     if (!token || token.length > 200) return null;
-    const session = await this.sessions.findOne({ where: { tokenHash: sha256Hex(token) }, relations: { user: true } });
+    const session = await this.findWithMember(sha256Hex(token));
     if (!session) return null;
     if (session.expiresAt.getTime() <= this.clock.nowMs()) {
       await this.sessions.delete({ id: session.id });
       return null;
     }
     return session;
+  }
+
+  /**
+   * The session and its member in one hand-written join: this runs on every cookie request, and
+   * findOne(relations) built two queries through the query builder each time (the ids under
+   * DISTINCT, then the rows).
+   */
+  private async findWithMember(tokenHash: string): Promise<SessionEntity | null> {
+    const sql = SqlParameters.for(this.sessions.manager);
+    const [row]: SessionWithMemberRow[] = await this.sessions.query(
+      `SELECT s.id, s.user_id, s.token_hash, s.created_at, s.expires_at, ${JOINED_USER_COLUMNS}
+       FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = ${sql.add(tokenHash)}`,
+      sql.values(),
+    );
+    if (!row) return null;
+    const user = joinedUser(row);
+    return Object.assign(new SessionEntity(), {
+      id: Number(row.id),
+      userId: user.id,
+      user,
+      tokenHash: row.token_hash,
+      createdAt: epochDate(row.created_at),
+      expiresAt: epochDate(row.expires_at),
+    });
   }
 
   async end(sessionId: number, userId: number): Promise<void> {
@@ -77,4 +103,12 @@ export class SessionsService {
     const result = await this.sessions.delete({ expiresAt: Before(this.clock.now()) });
     return result.affected ?? 0;
   }
+}
+
+/** One session row joined with its member, as the driver returns it. */
+interface SessionWithMemberRow extends JoinedUserRow {
+  id: number | string;
+  token_hash: string;
+  created_at: number | string;
+  expires_at: number | string;
 }

@@ -9,7 +9,8 @@ import { constantTimeEqual, randomBase64Url, sha256Hex } from '../common/crypto/
 import { badRequest, forbidden, notFound } from '../common/errors/http-error';
 import { DAY_MS, MINUTE_MS } from '../common/time';
 import { SqlParameters } from '../database/sql-parameters';
-import { UserEntity } from '../users/user.entity';
+import { epochDate, JOINED_USER_COLUMNS, joinedUser, JoinedUserRow } from '../users/joined-user';
+import type { UserEntity } from '../users/user.entity';
 import { TokensRevokedEvent } from './events/tokens-revoked.event';
 import { PersonalAccessTokenEntity } from './personal-access-token.entity';
 
@@ -107,21 +108,12 @@ export class TokensService {
   private async findWithOwner(hash: string): Promise<PersonalAccessTokenEntity | null> {
     const sql = SqlParameters.for(this.tokens.manager);
     const [row]: TokenWithOwnerRow[] = await this.tokens.query(
-      `SELECT t.id, t.user_id, t.name, t.scope, t.token_hash, t.created_at, t.last_used_at, t.expires_at,
-         u.email, u.password_hash, u.display_name, u.role, u.avatar_path, u.created_at AS user_created_at
+      `SELECT t.id, t.user_id, t.name, t.scope, t.token_hash, t.created_at, t.last_used_at, t.expires_at, ${JOINED_USER_COLUMNS}
        FROM personal_access_tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = ${sql.add(hash)}`,
       sql.values(),
     );
     if (!row) return null;
-    const user = Object.assign(new UserEntity(), {
-      id: Number(row.user_id),
-      email: row.email,
-      passwordHash: row.password_hash,
-      displayName: row.display_name,
-      role: row.role,
-      avatarPath: row.avatar_path,
-      createdAt: epochDate(row.user_created_at),
-    });
+    const user = joinedUser(row);
     return Object.assign(new PersonalAccessTokenEntity(), {
       id: Number(row.id),
       userId: user.id,
@@ -138,24 +130,15 @@ export class TokensService {
 }
 
 /** One PAT row joined with its owner, as the driver returns it (bigint columns may be strings). */
-interface TokenWithOwnerRow {
+interface TokenWithOwnerRow extends JoinedUserRow {
   id: number | string;
-  user_id: number | string;
   name: string;
   scope: string;
   token_hash: string;
   created_at: number | string;
   last_used_at: number | string;
   expires_at: number | string | null;
-  email: string;
-  password_hash: string;
-  display_name: string | null;
-  role: UserEntity['role'];
-  avatar_path: string | null;
-  user_created_at: number | string;
 }
-
-const epochDate = (value: number | string) => new Date(Number(value));
 
 /** `expires_in_days`: a number ≥ 0 or a numeric string; 0 or absent = never; too far to be a date = 400. */
 export function expiryFrom(now: Date, value: unknown): Date | null {
