@@ -147,11 +147,12 @@ interface Measured extends LoadResult {
 }
 
 async function measure(server: Server, load: (server: Server) => Promise<LoadResult>): Promise<Measured> {
-  const helpers = (await server.helperPids?.()) ?? [];
-  const cpu = () => helpers.reduce((sum, pid) => sum + (cpuMs(pid) || 0), 0);
-  const before = cpu();
+  if (!server.helperPids) return { ...(await load(server)), helperCpuMsPerRequest: NaN };
+  // Helpers started during the load (a pool opening connections as concurrency grows) count from zero.
+  const before = new Map((await server.helperPids()).map((pid) => [pid, cpuMs(pid) || 0]));
   const result = await load(server);
-  return { ...result, helperCpuMsPerRequest: helpers.length ? (cpu() - before) / Math.max(1, result.completed) : NaN };
+  const spent = (await server.helperPids()).reduce((sum, pid) => sum + (cpuMs(pid) || 0) - (before.get(pid) ?? 0), 0);
+  return { ...result, helperCpuMsPerRequest: spent / Math.max(1, result.completed) };
 }
 
 /**

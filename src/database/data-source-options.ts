@@ -12,7 +12,16 @@ const MIGRATIONS = [join(__dirname, 'migrations', '*.{ts,js}')];
  */
 export function dataSourceOptions(config: Pick<RelayConfig, 'database'>): DataSourceOptions {
   if (config.database.type === 'postgres') {
-    return { type: 'postgres', url: config.database.url, migrations: MIGRATIONS, migrationsRun: true, synchronize: false };
+    // Loaded here so that a relay on SQLite never loads pg.
+    const { PreparingClient } = require('./prepared-client') as typeof import('./prepared-client');
+    return {
+      type: 'postgres',
+      url: config.database.url,
+      migrations: MIGRATIONS,
+      migrationsRun: true,
+      synchronize: false,
+      extra: { Client: PreparingClient },
+    };
   }
   mkdirSync(dirname(config.database.path), { recursive: true });
   return {

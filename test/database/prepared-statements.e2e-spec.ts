@@ -1,0 +1,30 @@
+import { DataSource } from 'typeorm';
+import { itPostgresOnly } from '../support/test-relay';
+import { useTestRelay } from '../support/use-relay';
+
+/**
+ * On PostgreSQL the relay's connections send parameterised SELECTs as named statements, parsed once
+ * per connection (src/database/prepared-client.ts, docs/performance.md); everything else as before.
+ */
+describe('statements on PostgreSQL connections', () => {
+  const ctx = useTestRelay();
+
+  itPostgresOnly('SQLite keeps statements in its own cache')('a parameterised SELECT is prepared once and reused; other statements are not kept', async () => {
+    const member = await ctx.members.member('QA');
+    const runner = ctx.relay.app.get(DataSource).createQueryRunner();
+    try {
+      const select = 'SELECT id, email FROM users WHERE id = $1';
+      const first = await runner.query(select, [member.id]);
+      const again = await runner.query(select, [member.id]);
+      expect(again).toEqual(first);
+      expect(first).toEqual([{ id: member.id, email: member.email }]);
+      await runner.query('UPDATE users SET display_name = display_name WHERE id = $1', [member.id]);
+      const kept: { statement: string }[] = await runner.query(`SELECT statement FROM pg_prepared_statements WHERE name LIKE 'svc\\_%'`);
+      // The connection comes from the pool: what it ran before is kept too, SELECTs only.
+      expect(kept.map((k) => k.statement)).toContain(select);
+      expect(kept.filter((k) => !k.statement.startsWith('SELECT'))).toEqual([]);
+    } finally {
+      await runner.release();
+    }
+  });
+});
