@@ -7,7 +7,7 @@
  *   - BENCH_AGENTS (8) clients over as many agents, one device each: relay screenshots/s ÷ direct
  *     (target ≥ 0.70).
  * A third party in the same run, "hop": the same agents (a second set of them) behind the least a
- * relay can be (bench/baselines/screenshot-hop.ts: node:http + ws in a process of its own), so the
+ * relay can be (bench/baselines/screenshot-hop.js: node:http + ws in a process of its own), so the
  * cost of the extra process and loopback hop is told apart from the relay's own.
  * BENCH_SECONDS (4, after 1 s of warm-up) per run, BENCH_ROUNDS (3) rounds, medians printed, with
  * the relay's CPU time per screenshot and its peak RSS. BENCH_PROFILE=<dir> writes a CPU profile of the relay.
@@ -69,12 +69,12 @@ function startAgents(relayPort: number, token: string, png: Buffer): Promise<{ d
   });
 }
 
-/** The hand-written hop (bench/baselines/screenshot-hop.ts) on a free port. */
+/** The hand-written hop (bench/baselines/screenshot-hop.js) on a free port. */
 async function startHop(viewToken: string): Promise<{ child: ChildProcess; port: number }> {
   const port = await freePort();
   const child = spawn(
     process.execPath,
-    ['-r', 'ts-node/register/transpile-only', join(__dirname, 'baselines', 'screenshot-hop.ts'), viewToken, String(port)],
+    [join(__dirname, 'baselines', 'screenshot-hop.js'), viewToken, String(port)],
     { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   await waitForListening(child);

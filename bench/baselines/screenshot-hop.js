@@ -1,3 +1,4 @@
+'use strict';
 /**
  * Baseline for bench/screenshot: the least a relay can do to put an agent's screenshot on an HTTP
  * answer, written by hand with plain node:http and `ws` in a process of its own (as the relay is):
@@ -8,19 +9,21 @@
  *     fresh id and answers 200 with the image's bytes as the agent's message brought them.
  * No logging, no routing beyond one regular expression, no timeouts. What the relay costs beyond
  * this is its framework and features; what this costs beyond the agents answering directly is the
- * extra process and the extra loopback hop.
- * Usage: node -r ts-node/register/transpile-only bench/baselines/screenshot-hop.ts <token> <port>
+ * extra process and the extra loopback hop. Plain JavaScript on the relay's compiled protocol codec
+ * (dist/), not ts-node: the TypeScript compiler in its heap would make every garbage collection of
+ * this process as costly as the relay's, and garbage collection is most of what a screenshot costs.
+ * Usage: node bench/baselines/screenshot-hop.js <token> <port>   (after the relay is built)
  */
-import { createHash, randomUUID } from 'node:crypto';
-import { createServer, ServerResponse } from 'node:http';
-import { WebSocket, WebSocketServer } from 'ws';
-import { AGENT_CONNECT_PATH, decodeBinaryFragments, MAX_MESSAGE_BYTES, payloadLength } from '../../src/agents/protocol/agent-protocol';
+const { createHash, randomUUID } = require('node:crypto');
+const { createServer } = require('node:http');
+const { WebSocketServer } = require('ws');
+const { AGENT_CONNECT_PATH, decodeBinaryFragments, MAX_MESSAGE_BYTES, payloadLength } = require('../../dist/agents/protocol/agent-protocol');
 
 const [token, portArg] = process.argv.slice(2);
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+const sha256 = (text) => createHash('sha256').update(text).digest('hex');
 const tokenHash = sha256(token);
-const agents = new Map<string, WebSocket>();
-const pending = new Map<string, ServerResponse>();
+const agents = new Map(); // sessionId → agent socket
+const pending = new Map(); // request id → HTTP response
 
 const server = createServer((req, res) => {
   const auth = req.headers.authorization;
@@ -43,11 +46,11 @@ wss.on('connection', (socket) => {
       if (message.type === 'devices') for (const device of message.devices) agents.set(device.sessionId, socket);
       return;
     }
-    const frame = decodeBinaryFragments(data as Buffer[]);
-    const id = (frame?.header as { id?: string } | undefined)?.id;
+    const frame = decodeBinaryFragments(data);
+    const id = frame?.header?.id;
     const res = id ? pending.get(id) : undefined;
     if (!frame || !res) return;
-    pending.delete(id!);
+    pending.delete(id);
     res.writeHead(200, { 'Content-Type': 'image/png', 'Content-Length': payloadLength(frame.payload), 'Cache-Control': 'no-store' });
     for (const chunk of frame.payload) res.write(chunk);
     res.end();
