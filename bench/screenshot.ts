@@ -134,9 +134,17 @@ async function main(): Promise<void> {
     for (let round = 0; round < ROUNDS; round++) {
       for (const n of [1, AGENTS]) {
         const suffix = n === 1 ? '1' : 'N';
-        runs[`relay${suffix}`].push(await through(n));
-        runs[`hop${suffix}`].push(await viaHop(n));
-        runs[`direct${suffix}`].push(await direct(n));
+        const line: string[] = [];
+        for (const [name, run] of [
+          ['relay', through],
+          ['hop', viaHop],
+          ['direct', direct],
+        ] as const) {
+          const result = await run(n);
+          runs[`${name}${suffix}`].push(result);
+          line.push(`${name} ${result.rps.toFixed(0)}/s ${Number.isNaN(result.cpuMsPerRequest) ? '' : `${result.cpuMsPerRequest.toFixed(2)} ms CPU`}`);
+        }
+        console.log(`round ${round + 1}, ${n} client(s): ${line.join(', ')}; load ${loadavg()[0].toFixed(1)}`);
       }
     }
     for (const [name, results] of Object.entries(runs)) {
