@@ -6,8 +6,9 @@
  *   - nginx (Debian's, `dav_methods PUT`) receiving the same request body over HTTP from the same
  *     client and writing it to disk: what a server written for moving bytes does with the request.
  *     Skipped, saying so, when no nginx binary is found (BENCH_NGINX=/path to name one).
- * and the relay's peak RSS (VmHWM on Linux, sampled `ps` elsewhere).
- * BENCH_PROFILE=<dir> writes a CPU profile of the relay.
+ * and the relay's peak RSS (VmHWM on Linux, sampled `ps` elsewhere), and each server's and the
+ * client's CPU time per upload. Each round starts with a different step, each step after `sync`,
+ * and each step's output is removed once timed. BENCH_PROFILE=<dir> writes a CPU profile of the relay.
  * Targets: ≤ 1.15 × cp; ≤ 1.05 × nginx; peak RSS < 150 MB whatever the size.
  * Run: npm run bench:upload   (not part of npm test)
  */
