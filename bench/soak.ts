@@ -11,7 +11,10 @@
  * Prints per kind of request: count, p50, p99, answers other than expected; RSS every 10 s; the RSS
  * drift after warm-up (last sample ÷ first, and the least-squares slope per minute) and V8's heap in
  * use after warm-up and at the end (from /metrics, enabled for the run), which tells a leak (heap
- * growing with it) from memory the process keeps but does not use.
+ * growing with it) from memory the process keeps but does not use. Also from /metrics: the event
+ * loop's delay (p99 and max of each 10 s) and the time in major GCs after warm-up, which tell a
+ * blocked event loop from requests queued behind each other; and the relay's CPU time per request
+ * after warm-up (/proc/<pid>/stat), which moves far less with the machine's load than latencies.
  * BENCH_HEAPSNAPSHOT=<dir> writes a V8 heap snapshot of the relay at the end of the warm-up and at the
  * end of the run (`--heapsnapshot-signal`; each pauses the relay for seconds, so its latencies suffer).
  * BENCH_PROFILE=<dir> writes a CPU profile of the relay (node --cpu-prof).
@@ -22,7 +25,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildRelay, issuePats, ROOT, rssKb, startRelay } from './support/relay';
+import { buildRelay, cpuMs, issuePats, ROOT, rssKb, startRelay } from './support/relay';
 
 const minutesArg = process.argv.indexOf('--minutes');
 const MINUTES = Number(minutesArg > 0 ? process.argv[minutesArg + 1] : (process.env.BENCH_MINUTES ?? 3));
@@ -163,14 +166,20 @@ async function main(): Promise<void> {
     let recording = false;
     const rss: { t: number; mb: number }[] = [];
     const heapAt: { t: number; mb: number }[] = [];
+    const lag: { p99: number; max: number }[] = [];
     const sampler = setInterval(async () => {
       const t = (performance.now() - started) / 1000;
       rss.push({ t, mb: (rssKb(relay.child.pid!) ?? NaN) / 1024 });
-      heapAt.push({ t, mb: await heapUsedMb(relay.port) });
+      const metrics = await relayMetrics(relay.port);
+      heapAt.push({ t, mb: metrics.heapUsedMb });
+      if (t * 1000 >= WARMUP_MS) lag.push({ p99: metrics.lagP99Ms, max: metrics.lagMaxMs });
     }, 10_000);
-    const warmup = setTimeout(() => {
+    let atWarmup = { cpuMs: 0, majorGcMs: 0, majorGcs: 0 };
+    const warmup = setTimeout(async () => {
       recording = true;
       snapshot();
+      const metrics = await relayMetrics(relay.port);
+      atWarmup = { cpuMs: cpuMs(relay.child.pid!), majorGcMs: metrics.majorGcMs, majorGcs: metrics.majorGcs };
     }, WARMUP_MS);
 
     const client = async () => {
@@ -188,6 +197,8 @@ async function main(): Promise<void> {
       }
     };
     await Promise.all(Array.from({ length: CLIENTS }, client));
+    const cpuUsed = cpuMs(relay.child.pid!) - atWarmup.cpuMs;
+    const atEnd = await relayMetrics(relay.port);
     snapshot();
     clearInterval(sampler);
     clearTimeout(warmup);
@@ -199,10 +210,12 @@ async function main(): Promise<void> {
     console.log('| request | count | /s | p50 | p99 | unexpected answers |');
     console.log('|---|---|---|---|---|---|');
     let worstReadP99 = 0;
+    let answered = 0;
     for (const kind of kinds) {
       const times = latencies.get(kind.name)!.sort((a, b) => a - b);
       const at = (p: number) => times[Math.min(times.length - 1, Math.floor((p / 100) * times.length))] ?? NaN;
       if (READS.has(kind.name)) worstReadP99 = Math.max(worstReadP99, at(99));
+      answered += times.length;
       console.log(
         `| ${kind.name} | ${times.length} | ${(times.length / measuredSeconds).toFixed(1)} | ${at(50).toFixed(1)} ms | ${at(99).toFixed(1)} ms | ${JSON.stringify(unexpected.get(kind.name) ?? {})} |`,
       );
@@ -221,6 +234,18 @@ async function main(): Promise<void> {
         `V8 heap in use after warm-up: ${heapAfter[0].mb.toFixed(0)} → ${heapAfter[heapAfter.length - 1].mb.toFixed(0)} MB (slope ${slopePerMinute(heapAfter).toFixed(2)} MB/min)`,
       );
     }
+    console.log(`relay CPU after warm-up: ${(cpuUsed / Math.max(1, answered)).toFixed(2)} ms per request (${(cpuUsed / 1000 / measuredSeconds).toFixed(2)} cores busy)`);
+    if (lag.length) {
+      const p99s = lag.map((l) => l.p99).sort((a, b) => a - b);
+      console.log(
+        `event-loop delay after warm-up: p99 of each 10 s ${lag.map((l) => l.p99.toFixed(0)).join(' ')} ms (median ${p99s[Math.floor(p99s.length / 2)].toFixed(0)} ms); ` +
+          `max ${Math.max(...lag.map((l) => l.max)).toFixed(0)} ms`,
+      );
+    }
+    const majorGcs = atEnd.majorGcs - atWarmup.majorGcs;
+    console.log(
+      `major GCs after warm-up: ${majorGcs}, ${(atEnd.majorGcMs - atWarmup.majorGcMs).toFixed(0)} ms in all (${((atEnd.majorGcMs - atWarmup.majorGcMs) / Math.max(1, majorGcs)).toFixed(1)} ms each)`,
+    );
     console.log(`worst read p99: ${worstReadP99.toFixed(1)} ms (target < 100 ms) ${worstReadP99 < 100 ? 'OK' : 'MISS'}`);
   } finally {
     agent.destroy();
@@ -229,14 +254,26 @@ async function main(): Promise<void> {
   }
 }
 
-/** nodejs_heap_size_used_bytes from the relay's /metrics (prom-client's default metrics). */
-async function heapUsedMb(relayPort: number): Promise<number> {
+/**
+ * From the relay's /metrics (prom-client's default metrics): V8's heap in use, the event loop's
+ * delay since the previous scrape (p99, max) and the major GCs so far.
+ */
+async function relayMetrics(relayPort: number): Promise<{ heapUsedMb: number; lagP99Ms: number; lagMaxMs: number; majorGcs: number; majorGcMs: number }> {
   const text = await fetch(`http://127.0.0.1:${relayPort}/metrics`).then(
     (r) => r.text(),
     () => '',
   );
-  const match = /^nodejs_heap_size_used_bytes (\S+)$/m.exec(text);
-  return match ? Number(match[1]) / 1024 / 1024 : NaN;
+  const value = (name: string) => {
+    const match = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
+    return match ? Number(match[1]) : NaN;
+  };
+  return {
+    heapUsedMb: value('nodejs_heap_size_used_bytes') / 1024 / 1024,
+    lagP99Ms: value('nodejs_eventloop_lag_p99_seconds') * 1000,
+    lagMaxMs: value('nodejs_eventloop_lag_max_seconds') * 1000,
+    majorGcs: value('nodejs_gc_duration_seconds_count\\{kind="major"\\}') || 0,
+    majorGcMs: (value('nodejs_gc_duration_seconds_sum\\{kind="major"\\}') || 0) * 1000,
+  };
 }
 
 /** Least-squares slope of the samples, per minute. */
