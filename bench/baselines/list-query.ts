@@ -4,39 +4,75 @@
  * bearer token's hash and the items' JSON. The baselines of the list benchmarks share it.
  */
 import { createHash } from 'node:crypto';
-import { ServerResponse } from 'node:http';
+import { createServer, ServerResponse } from 'node:http';
 
 const STATUSES = ['Backlog', 'In Progress', 'Done', 'Rejected'];
 const SORTS = ['uploaded_at', 'version_name', 'status_label'];
 
-export interface ListQuery {
-  offset: number;
-  size: number;
-  where: string[];
+export interface Statement {
+  sql: string;
   args: (string | number)[];
-  orderBy: string;
 }
 
-export function send(res: ServerResponse, status: number, body: unknown): void {
+function send(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
   res.end(text);
 }
 
 /** sha256 (hex) of the bearer token, or null when the header carries none. */
-export function bearerHash(header: string | undefined): string | null {
+function bearerHash(header: string | undefined): string | null {
   const match = header ? /^bearer\s+(\S+)\s*$/i.exec(header) : null;
   return match ? createHash('sha256').update(match[1]).digest('hex') : null;
 }
 
-/** Whether a token row lets this request through (401 / 403 / 200), and whether its last use is due to be recorded. */
-export function tokenVerdict(
-  token: { scope: string; expires_at: number | null; last_used_at: number; created_at: number } | undefined,
-  now: number,
-): { status: number; touch: boolean } {
-  if (!token || (token.expires_at !== null && token.expires_at <= now)) return { status: 401, touch: false };
-  if (!token.scope.split(',').includes('builds:write')) return { status: 403, touch: false };
-  return { status: 200, touch: token.last_used_at === token.created_at || now - token.last_used_at >= 60_000 };
+export interface TokenRow {
+  id: number;
+  scope: string;
+  expires_at: number | string | null;
+  last_used_at: number | string;
+  created_at: number | string;
+}
+
+/** The token row and its owner's, by hash (the owner must exist). */
+export const TOKEN_SQL = (placeholder: string) =>
+  `SELECT t.id, t.scope, t.expires_at, t.last_used_at, t.created_at FROM personal_access_tokens t
+   JOIN users u ON u.id = t.user_id WHERE t.token_hash = ${placeholder}`;
+
+/** What a baseline's database does for the list (synchronous or not). */
+export interface ListDatabase {
+  token(hash: string): TokenRow | undefined | Promise<TokenRow | undefined>;
+  touchToken(id: number, now: number): unknown;
+  rows(statement: Statement): ListRow[] | Promise<ListRow[]>;
+  total(statement: Statement): number | Promise<number>;
+  placeholder(n: number): string;
+}
+
+/** The PAT check: 401 without a live token, 403 without builds:write; the last use recorded at most once a minute. */
+async function authenticate(db: ListDatabase, header: string | undefined): Promise<number> {
+  const hash = bearerHash(header);
+  const token = hash === null ? undefined : await db.token(hash);
+  const now = Date.now();
+  if (!token || (token.expires_at !== null && Number(token.expires_at) <= now)) return 401;
+  if (!token.scope.split(',').includes('builds:write')) return 403;
+  if (Number(token.last_used_at) === Number(token.created_at) || now - Number(token.last_used_at) >= 60_000) await db.touchToken(token.id, now);
+  return 200;
+}
+
+/** GET /api/v1/builds on `port` (127.0.0.1), answered from `db`; anything else 404. */
+export function serveList(db: ListDatabase, port: number): void {
+  createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    if (req.method !== 'GET' || url.pathname !== '/api/v1/builds') return send(res, 404, { error: 'Not found' });
+    (async () => {
+      const auth = await authenticate(db, req.headers.authorization);
+      if (auth !== 200) return send(res, auth, { error: auth === 401 ? 'Unauthorized' : 'Forbidden' });
+      const statements = listStatements(url.searchParams, db.placeholder);
+      if (typeof statements === 'string') return send(res, 400, { error: statements });
+      const rows = await db.rows(statements.page);
+      send(res, 200, { items: rows.map(listItem), total: await db.total(statements.count) });
+    })().catch((err: Error) => send(res, 500, { error: err.message }));
+  }).listen(port, '127.0.0.1', () => process.stdout.write(`baseline listening on ${port}\n`));
 }
 
 function integer(value: string | null, min: number): number | undefined | null {
@@ -45,11 +81,13 @@ function integer(value: string | null, min: number): number | undefined | null {
 }
 
 /**
- * The list's parameters as SQL pieces (`placeholder(n)` names the n-th argument, from 1), or the 400
- * message. Descending and ascending alike put unset values last; uploaded_at is never unset, so its
- * order has no NULLS clause (an index on it serves both directions).
+ * The list's two statements for these parameters (`placeholder(n)` names the n-th argument, from
+ * 1), or the 400 message: the page, with each row's uploader (the first status-history entry and
+ * its live account) and whether it has an icon, looked up for the page's rows only however deep the
+ * page; and the count of every match. Unset values sort last either way, id breaks ties; uploaded_at
+ * is never unset, so its order has no NULLS clause (an index on it serves both directions).
  */
-export function parseListQuery(search: URLSearchParams, placeholder: (n: number) => string): ListQuery | string {
+export function listStatements(search: URLSearchParams, placeholder: (n: number) => string): { page: Statement; count: Statement } | string {
   const page = integer(search.get('page'), 0);
   const limit = integer(search.get('limit'), 1);
   const appId = integer(search.get('app_id'), 1);
@@ -65,19 +103,36 @@ export function parseListQuery(search: URLSearchParams, placeholder: (n: number)
   const where: string[] = [];
   const args: (string | number)[] = [];
   const add = (sql: (p: string) => string, value: string | number) => (args.push(value), where.push(sql(placeholder(args.length))));
-  if (q) add((p) => `LOWER(version_name) LIKE ${p} ESCAPE '\\'`, `%${q.replace(/[A-Z]/g, (c) => c.toLowerCase()).replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-  if (platform) add((p) => `platform = ${p}`, platform);
-  if (status) add((p) => `status_label = ${p}`, status);
-  if (appId !== undefined) add((p) => `app_id = ${p}`, appId);
+  if (q) add((p) => `LOWER(b.version_name) LIKE ${p} ESCAPE '\\'`, `%${q.replace(/[A-Z]/g, (c) => c.toLowerCase()).replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+  if (platform) add((p) => `b.platform = ${p}`, platform);
+  if (status) add((p) => `b.status_label = ${p}`, status);
+  if (appId !== undefined) add((p) => `b.app_id = ${p}`, appId);
+  const whereSql = where.length ? ` WHERE ${where.join(' AND ')}` : '';
   const size = Math.min(limit ?? 20, 100);
   const d = dir.toUpperCase();
-  const nulls = sort === 'uploaded_at' ? '' : ' NULLS LAST';
-  return { offset: (page ?? 0) * size, size, where, args, orderBy: `${sort} ${d}${nulls}, id ${d}` };
+  const orderBy = (table: string) => `${table}.${sort} ${d}${sort === 'uploaded_at' ? '' : ' NULLS LAST'}, ${table}.id ${d}`;
+  const n = args.length;
+  return {
+    page: {
+      sql: `SELECT p.*, s.id AS upload_id, s.changed_by_id AS uploader_id, s.changed_by_display_name AS kept_name,
+              s.changed_by_email AS kept_email, u.display_name AS user_name, u.email AS user_email,
+              EXISTS (SELECT 1 FROM build_icons i WHERE i.build_id = p.id) AS has_icon
+            FROM (SELECT b.id, b.app_id, b.name, b.version_name, b.build_number, b.version_label, b.status_label, b.platform,
+                    b.bundle_id, b.uploaded_at, b.completed_at, b.delete_after
+                  FROM builds b${whereSql} ORDER BY ${orderBy('b')} LIMIT ${placeholder(n + 1)} OFFSET ${placeholder(n + 2)}) p
+            LEFT JOIN build_status_changes s ON s.id = (SELECT MIN(f.id) FROM build_status_changes f WHERE f.build_id = p.id)
+            LEFT JOIN users u ON u.id = s.changed_by_id
+            ORDER BY ${orderBy('p')}`,
+      args: [...args, size, (page ?? 0) * size],
+    },
+    count: { sql: `SELECT COUNT(*) AS total FROM builds b${whereSql}`, args },
+  };
 }
 
+/** A page row as the driver gives it (PostgreSQL gives bigint columns as strings). */
 export interface ListRow {
-  id: number | string;
-  app_id: number | string;
+  id: number;
+  app_id: number;
   name: string;
   version_name: string | null;
   build_number: string | null;
@@ -88,15 +143,29 @@ export interface ListRow {
   uploaded_at: number | string;
   completed_at: number | string | null;
   delete_after: number | string | null;
+  upload_id: number | null;
+  uploader_id: number | null;
+  kept_name: string | null;
+  kept_email: string | null;
+  user_name: string | null;
+  user_email: string | null;
+  has_icon: number | boolean;
 }
 
 const iso = (ms: number | string | null) => (ms === null ? null : new Date(Number(ms)).toISOString());
 
-/** spec §2 Build, in the spec's order (bigint columns may arrive as strings). */
-export function specItem(r: ListRow) {
+/** The live account's name while it exists, else the one the history entry kept; display name, else the e-mail before @. */
+function uploaderName(r: ListRow): string | null {
+  if (r.upload_id === null) return null;
+  const [name, email] = r.user_email !== null ? [r.user_name, r.user_email] : [r.kept_name, r.kept_email!];
+  return name || email.split('@')[0];
+}
+
+/** One item of the list: spec §2 Build in the spec's order, then uploaded_by, uploaded_by_id, icon_url. */
+export function listItem(r: ListRow) {
   return {
-    id: Number(r.id),
-    app_id: Number(r.app_id),
+    id: r.id,
+    app_id: r.app_id,
     name: r.name,
     version_name: r.version_name,
     build_number: r.build_number,
@@ -107,5 +176,8 @@ export function specItem(r: ListRow) {
     uploaded_at: iso(r.uploaded_at),
     completed_at: iso(r.completed_at),
     delete_after: iso(r.delete_after),
+    uploaded_by: uploaderName(r),
+    uploaded_by_id: r.uploader_id,
+    icon_url: r.has_icon ? `/api/v1/builds/${r.id}/icon` : null,
   };
 }

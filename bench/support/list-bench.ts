@@ -79,12 +79,29 @@ export type BuildRow = [
 export const BUILD_ROW_COLUMNS =
   'app_id, name, version_name, build_number, version_label, status_label, platform, bundle_id, file_name, original_name, file_size, uploaded_at, completed_at, delete_after';
 
+/** Who uploaded a seeded build: the first admin, a CI member without a display name, or an account since deleted. */
+export type SeedUploader = 'admin' | 'ci' | 'former';
+
+export interface SeedBuild {
+  row: BuildRow;
+  /** Its upload entry in the status history, as the relay writes it (GET /builds shows the uploader). */
+  uploader: SeedUploader;
+  hasIcon: boolean;
+}
+
+export const SEED_CI_MEMBER = { email: 'ci-bot@example.com', displayName: null };
+/** What an upload entry keeps of a deleted account. */
+export const SEED_FORMER_MEMBER = { email: 'former@example.com', displayName: 'Former Member' };
+/** A 1×1 PNG: the list only says whether there is an icon. */
+export const SEED_ICON_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+
 /**
- * Rows `from` … `count - 1` over `apps`, the same on every run: 30 % on the first app (the app_id
+ * Builds `from` … `count - 1` over `apps`, the same on every run: 30 % on the first app (the app_id
  * variant reads one with thousands of builds), a fifth of each status and unset, 10 % without a
- * version, some labels, deletion dates on 2 %; one upload every ~5 minutes up to a day ago.
+ * version, some labels, deletion dates on 2 %; one upload every ~5 minutes up to a day ago; 80 %
+ * uploaded by the admin, 15 % by CI, 5 % by a deleted account; 40 % with an icon.
  */
-export function* seedBuildRows(apps: SeedApp[], from: number, count: number, now: number): Generator<BuildRow> {
+export function* seedBuilds(apps: SeedApp[], from: number, count: number, now: number): Generator<SeedBuild> {
   let state = 42;
   const random = () => (state = (state * 1103515245 + 12345) >>> 0) / 2 ** 32;
   const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)];
@@ -96,7 +113,7 @@ export function* seedBuildRows(apps: SeedApp[], from: number, count: number, now
     const status = pick(statuses);
     const uploadedAt = start + i * 300_000 + Math.floor(random() * 299_000);
     const versionName = random() < 0.1 ? null : `${Math.floor(random() * 10)}.${Math.floor(random() * 30)}.${Math.floor(random() * 100)}`;
-    yield [
+    const row: BuildRow = [
       app.id,
       app.name,
       versionName,
@@ -112,6 +129,8 @@ export function* seedBuildRows(apps: SeedApp[], from: number, count: number, now
       status === 'Done' || status === 'Rejected' ? uploadedAt + 3_600_000 : null,
       random() < 0.02 ? now + 30 * 86_400_000 : null,
     ];
+    const who = random();
+    yield { row, uploader: who < 0.8 ? 'admin' : who < 0.95 ? 'ci' : 'former', hasIcon: random() < 0.4 };
   }
 }
 

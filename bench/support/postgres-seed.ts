@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { BUILD_ROW_COLUMNS, SeedApp, seedBuildRows } from './list-bench';
+import { BUILD_ROW_COLUMNS, SEED_CI_MEMBER, SEED_FORMER_MEMBER, SEED_ICON_BASE64, SeedApp, seedBuilds } from './list-bench';
 
 /** The server the benchmarks create their databases on (trust auth on this machine and in CI). */
 export const PG_ADMIN_URL = process.env.BENCH_DATABASE_URL ?? process.env.SVC_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -38,10 +38,10 @@ export function backendPids(database: string): Promise<number[]> {
 }
 
 /**
- * Writes builds up to `count` in all (seedBuildRows) over 96 more apps, each with an empty file and,
- * as the relay writes at upload, a first status-history entry by the first member; half of them
- * get an icon. Then VACUUM ANALYZE, as autovacuum would have done on a database that grew over
- * months. Returns the busiest app's id.
+ * Writes builds up to `count` in all (seedBuilds) over 96 more apps, each with an empty file, its
+ * upload entry in the status history and maybe an icon, as bench/list does on SQLite. Then VACUUM
+ * ANALYZE, as autovacuum would have done on a database that grew over months. Returns the busiest
+ * app's id.
  */
 export async function seedPostgres(url: string, buildsDir: string, count: number): Promise<number> {
   const db = new Client({ connectionString: url });
@@ -56,32 +56,44 @@ export async function seedPostgres(url: string, buildsDir: string, count: number
       [now - 400 * 86_400_000],
     );
     const apps = (await db.query('SELECT id, name, bundle_id_key AS bundle, platform FROM apps ORDER BY id')).rows as SeedApp[];
-    const before = (await db.query('SELECT COUNT(*) AS n, COALESCE(MAX(id), 0) AS last FROM builds')).rows[0];
-    const [existing, lastBefore] = [Number(before.n), Number(before.last)];
-    const rows = seedBuildRows(apps, existing, count, now);
-    for (let batch = [...take(rows, 1000)]; batch.length; batch = [...take(rows, 1000)]) {
-      const params: unknown[] = [];
-      const tuples = batch.map((row) => `(${row.map((value) => (params.push(value), `$${params.length}`)).join(', ')})`);
-      await db.query(`INSERT INTO builds (${BUILD_ROW_COLUMNS}) VALUES ${tuples.join(', ')}`, params);
-      for (const row of batch) writeFileSync(join(buildsDir, row[8]), '');
+    const admin = (await db.query("SELECT id, email, display_name FROM users WHERE role = 'Admin' ORDER BY id LIMIT 1")).rows[0];
+    const ci = (
+      await db.query("INSERT INTO users (email, password_hash, display_name, role, created_at) VALUES ($1, 'x', NULL, 'Developer', $2) RETURNING id", [
+        SEED_CI_MEMBER.email,
+        now,
+      ])
+    ).rows[0];
+    const uploaders = {
+      admin: [admin.id, admin.display_name, admin.email],
+      ci: [ci.id, SEED_CI_MEMBER.displayName, SEED_CI_MEMBER.email],
+      former: [null, SEED_FORMER_MEMBER.displayName, SEED_FORMER_MEMBER.email],
+    };
+    const existing = Number((await db.query('SELECT COUNT(*) AS n FROM builds')).rows[0].n);
+    const builds = seedBuilds(apps, existing, count, now);
+    for (let batch = [...take(builds, 1000)]; batch.length; batch = [...take(builds, 1000)]) {
+      const ids = (await insertRows(db, `builds (${BUILD_ROW_COLUMNS})`, batch.map((b) => b.row), 'RETURNING id')).map((r) => r.id);
+      await insertRows(
+        db,
+        'build_status_changes (build_id, from_status, to_status, changed_by_id, changed_by_display_name, changed_by_email, changed_at)',
+        batch.map((b, i) => [ids[i], null, b.row[5], ...uploaders[b.uploader], b.row[11]]),
+      );
+      const withIcon = batch.flatMap((b, i) => (b.hasIcon ? [[ids[i], 'image/png', `seed-${ids[i]}`.padEnd(64, '0'), SEED_ICON_BASE64]] : []));
+      if (withIcon.length) await insertRows(db, 'build_icons (build_id, mime, sha256, data_base64)', withIcon);
+      for (const b of batch) writeFileSync(join(buildsDir, b.row[8]), '');
     }
-    const { id: memberId, email } = (await db.query('SELECT id, email FROM users ORDER BY id LIMIT 1')).rows[0];
-    await db.query(
-      `INSERT INTO build_status_changes (build_id, from_status, to_status, changed_by_id, changed_by_display_name, changed_by_email, changed_at)
-       SELECT id, NULL, status_label, $2, NULL, $3, uploaded_at FROM builds WHERE id > $1 ORDER BY id`,
-      [lastBefore, memberId, email],
-    );
-    await db.query(
-      `INSERT INTO build_icons (build_id, mime, sha256, data_base64)
-       SELECT id, 'image/png', md5(id::text) || md5(id::text), 'iVBORw0KGgo=' FROM builds WHERE id > $1 AND id % 2 = 0`,
-      [lastBefore],
-    );
     await db.query('VACUUM ANALYZE');
     const busiest = await db.query('SELECT app_id AS id FROM builds GROUP BY app_id ORDER BY COUNT(*) DESC LIMIT 1');
     return Number(busiest.rows[0].id);
   } finally {
     await db.end();
   }
+}
+
+/** One multi-row INSERT (rows come back in the order given). */
+async function insertRows(db: Client, into: string, rows: unknown[][], returning = ''): Promise<{ id: number }[]> {
+  const params: unknown[] = [];
+  const tuples = rows.map((row) => `(${row.map((value) => (params.push(value), `$${params.length}`)).join(', ')})`);
+  return (await db.query(`INSERT INTO ${into} VALUES ${tuples.join(', ')} ${returning}`, params)).rows;
 }
 
 function* take<T>(items: Iterator<T>, n: number): Generator<T> {
