@@ -47,8 +47,9 @@ export class WindowedFileReader extends RandomAccessReader {
       const window = { start, bytes: bytes.subarray(0, bytesRead) };
       if (atEnd) this.tail = window;
       else this.recent = window;
+      // Fewer bytes than asked (a record pointing past the end): yauzl reports the short read.
       const got = Math.max(0, Math.min(length, start + bytesRead - position));
-      window.bytes.copy(buffer, offset, position - start, position - start + got);
+      if (got > 0) window.bytes.copy(buffer, offset, position - start, position - start + got);
       callback(null, got);
     });
   }

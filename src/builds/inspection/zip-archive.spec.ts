@@ -12,6 +12,8 @@ interface Member {
   stored?: boolean;
   /** Declares this uncompressed size instead of the real one (a corrupt record). */
   declaredSize?: number;
+  /** Points the central record at this offset instead of the local header (a corrupt record). */
+  localOffset?: number;
 }
 
 /** A plain zip (no zip64, no data descriptors), as `zip` writes one. */
@@ -38,7 +40,7 @@ function zipOf(members: Member[]): Buffer {
     record.writeUInt16LE(20, 4);
     record.writeUInt16LE(20, 6);
     fields(record, 10);
-    record.writeUInt32LE(offset, 42);
+    record.writeUInt32LE(m.localOffset ?? offset, 42);
     locals.push(local, name, body);
     central.push(record, name);
     offset += local.length + name.length + body.length;
@@ -120,6 +122,20 @@ describe('ZipArchive (read in windows, small entries inflated at once)', () => {
         }
         expect(await zip.read(refs.get('right.xml')!, 1 << 20, 'right.xml')).toEqual(data);
         await expect(zip.read(refs.get('right.xml')!, data.length - 1, 'right.xml')).rejects.toThrow('larger than');
+      },
+    );
+  });
+
+  it('refuses an entry whose record points past the end of the file, and keeps reading the others', async () => {
+    const data = Buffer.from('<manifest/>');
+    await withZip(
+      [
+        { name: 'far.xml', data, localOffset: 5_000_000 },
+        { name: 'near.xml', data },
+      ],
+      async (zip, refs) => {
+        await expect(zip.read(refs.get('far.xml')!, 1 << 20, 'far.xml')).rejects.toThrow('far.xml cannot be read from the archive');
+        expect(await zip.read(refs.get('near.xml')!, 1 << 20, 'near.xml')).toEqual(data);
       },
     );
   });
