@@ -10,11 +10,13 @@ const MAX_ENTRIES = 200_000;
 const S_IFMT = 0o170000;
 const S_IFLNK = 0o120000;
 /**
- * Deflated entries up to this size are inflated in one synchronous call (well under a millisecond):
- * zlib's stream would take a thread-pool trip and an event-loop turn or two, which under load cost
- * more than the inflating. Larger ones stream, so a big entry never holds the event loop.
+ * Deflated entries up to 64 kB, declaring at most 1 MB inflated, are inflated in one synchronous call
+ * (a millisecond or two at most; the output is held to the declared size): zlib's stream would take a
+ * thread-pool trip and an event-loop turn or two, which under load cost more than the inflating.
+ * Larger ones stream, so a big entry (or a small one that inflates to a lot) never holds the event loop.
  */
 const INFLATE_AT_ONCE_MAX = 64 * 1024;
+const INFLATE_AT_ONCE_MAX_OUTPUT = 1024 * 1024;
 const DEFLATED = 8;
 
 const openFd = promisify(open);
@@ -97,7 +99,11 @@ export class ZipArchive {
     if (entry.uncompressedSize > maxBytes) {
       throw new MalformedBuildError(`${what} is larger than ${maxBytes} bytes when uncompressed`);
     }
-    const atOnce = entry.compressionMethod === DEFLATED && !entry.isEncrypted() && entry.compressedSize <= INFLATE_AT_ONCE_MAX;
+    const atOnce =
+      entry.compressionMethod === DEFLATED &&
+      !entry.isEncrypted() &&
+      entry.compressedSize <= INFLATE_AT_ONCE_MAX &&
+      entry.uncompressedSize <= INFLATE_AT_ONCE_MAX_OUTPUT;
     const unreadable = (err: Error) => new MalformedBuildError(`${what} cannot be read from the archive (${err.message})`);
     const stream = await this.zip.openReadStreamPromise(entry, atOnce ? { decodeFileData: false } : undefined).catch((err: Error) => {
       throw unreadable(err);
