@@ -79,22 +79,24 @@ export class DeletionScheduled {
 }
 
 export function toBuildSummary(build: BuildEntity): BuildSummary {
-  // eslint-disable-next-line @typescript-eslint/no-unused-vars
-  const { version_label, completed_at, delete_after, ...summary } = specFields(build);
-  return summary;
-}
-
-export function toBuildResponse({ build, uploader, hasIcon }: ListedBuild): Build {
   return {
-    ...specFields(build),
-    uploaded_by: uploader ? shownName(uploader) : null,
-    uploaded_by_id: uploader?.id ?? null,
-    icon_url: hasIcon ? `/api/v1/builds/${build.id}/icon` : null,
+    id: build.id,
+    app_id: build.appId,
+    name: build.name,
+    version_name: build.versionName,
+    build_number: build.buildNumber,
+    status_label: build.statusLabel,
+    platform: build.platform,
+    bundle_id: build.bundleId,
+    uploaded_at: isoWithMillis(build.uploadedAt),
   };
 }
 
-/** spec §2 Build, in the spec's order. */
-function specFields(build: BuildEntity): Omit<Build, (typeof BEYOND_SPEC)[number]> {
+/**
+ * spec §2 Build in the spec's order, then the fields beyond it. One object literal: spreading a
+ * shared part into it cost a slow object clone per item, most of a list page's mapping time.
+ */
+export function toBuildResponse({ build, uploader, hasIcon }: ListedBuild): Build {
   return {
     id: build.id,
     app_id: build.appId,
@@ -108,6 +110,9 @@ function specFields(build: BuildEntity): Omit<Build, (typeof BEYOND_SPEC)[number
     uploaded_at: isoWithMillis(build.uploadedAt),
     completed_at: nullableIso(build.completedAt),
     delete_after: nullableIso(build.deleteAfter),
+    uploaded_by: uploader ? shownName(uploader) : null,
+    uploaded_by_id: uploader?.id ?? null,
+    icon_url: hasIcon ? `/api/v1/builds/${build.id}/icon` : null,
   };
 }
 
