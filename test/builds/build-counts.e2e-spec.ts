@@ -92,6 +92,24 @@ describe('builds: the list total stays exact through every write', () => {
     await expectTotalsMatchRows();
   });
 
+  it('keeps exact through concurrent opposite status changes in one app (PostgreSQL: no deadlock between the two count rows)', async () => {
+    // Two builds of one app and platform swap Done and Rejected at the same time, over and over: each
+    // change moves one count from one (app, platform, status) row to the other, in opposite directions.
+    const [a, b] = [ids[0], ids[1]];
+    const reviewer = await members.member('QA'); // qa's session ran out with the purge test's 30 days
+    await members.as(reviewer, 'patch', `/api/v1/builds/${a}`).send({ status_label: 'Rejected' }).expect(200);
+    await members.as(reviewer, 'patch', `/api/v1/builds/${b}`).send({ status_label: 'Done' }).expect(200);
+    for (let round = 0; round < 80; round++) {
+      const [toA, toB] = round % 2 ? ['Rejected', 'Done'] : ['Done', 'Rejected'];
+      const answers = await Promise.all([
+        members.as(reviewer, 'patch', `/api/v1/builds/${a}`).send({ status_label: toA }),
+        members.as(reviewer, 'patch', `/api/v1/builds/${b}`).send({ status_label: toB }),
+      ]);
+      expect(answers.map((res) => `${res.status} ${res.body.error ?? ''}`)).toEqual(['200 ', '200 ']);
+    }
+    await expectTotalsMatchRows();
+  });
+
   it('agrees with counting for a search term, which is counted from the rows', async () => {
     const all = (await members.withPat(pat, 'get', '/api/v1/builds?limit=100').expect(200)).body.items as { version_name: string | null }[];
     const term = all.find((b) => b.version_name)!.version_name!.slice(0, 2);

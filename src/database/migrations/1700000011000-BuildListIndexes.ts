@@ -66,8 +66,8 @@ const SQLITE_TRIGGERS = [
   `CREATE TRIGGER builds_count_update AFTER UPDATE OF app_id, platform, status_label ON builds BEGIN ${SQLITE_REMOVE} ${SQLITE_ADD} END`,
 ];
 
-const POSTGRES_TRIGGERS = [
-  `CREATE FUNCTION builds_count() RETURNS trigger LANGUAGE plpgsql AS $$
+/** The counting function as this migration creates it (1700000016500 replaces it and puts it back on the way down). */
+export const POSTGRES_COUNT_FUNCTION = `CREATE FUNCTION builds_count() RETURNS trigger LANGUAGE plpgsql AS $$
    BEGIN
      IF TG_OP IN ('DELETE', 'UPDATE') THEN
        UPDATE build_counts SET n = n - 1
@@ -81,7 +81,10 @@ const POSTGRES_TRIGGERS = [
        ON CONFLICT (app_id, platform, status_key) DO UPDATE SET n = build_counts.n + 1;
      END IF;
      RETURN NULL;
-   END $$`,
+   END $$`;
+
+const POSTGRES_TRIGGERS = [
+  POSTGRES_COUNT_FUNCTION,
   `CREATE TRIGGER builds_count AFTER INSERT OR DELETE OR UPDATE OF app_id, platform, status_label ON builds
    FOR EACH ROW EXECUTE FUNCTION builds_count()`,
 ];
