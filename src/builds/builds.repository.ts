@@ -35,8 +35,14 @@ interface LatestRow {
   uploaded_at: string | number;
 }
 
-/** A builds row as the driver returns it (PostgreSQL gives bigint columns as strings). */
-interface BuildRow {
+/**
+ * The build fields GET /builds and GET /builds/:id show: not the stored file's name and size,
+ * which a page would read 20 times for nothing.
+ */
+export type ShownBuild = Omit<BuildEntity, 'app' | 'fileName' | 'originalName' | 'fileSize'>;
+
+/** ShownBuild's columns as the driver returns them (PostgreSQL gives bigint columns as strings). */
+interface ShownRow {
   id: number | string;
   app_id: number | string;
   name: string;
@@ -46,15 +52,12 @@ interface BuildRow {
   status_label: BuildStatus | null;
   platform: Platform;
   bundle_id: string;
-  file_name: string;
-  original_name: string;
-  file_size: number | string;
   uploaded_at: number | string;
   completed_at: number | string | null;
   delete_after: number | string | null;
 }
 
-const BUILD_COLUMNS = [
+const SHOWN_COLUMNS = [
   'id',
   'app_id',
   'name',
@@ -64,9 +67,6 @@ const BUILD_COLUMNS = [
   'status_label',
   'platform',
   'bundle_id',
-  'file_name',
-  'original_name',
-  'file_size',
   'uploaded_at',
   'completed_at',
   'delete_after',
@@ -91,13 +91,13 @@ export interface Uploader {
  * "Uploader and icon in the build").
  */
 export interface ListedBuild {
-  build: BuildEntity;
+  build: ShownBuild;
   uploader: Uploader | null;
   hasIcon: boolean;
 }
 
 /** A builds row with its uploader and icon columns (LISTED_COLUMNS). */
-interface ListedRow extends BuildRow {
+interface ListedRow extends ShownRow {
   upload_id: number | string | null;
   uploader_id: number | string | null;
   kept_name: string | null;
@@ -108,7 +108,7 @@ interface ListedRow extends BuildRow {
 }
 
 /** The build, its upload entry and that entry's live account, and whether it has an icon. */
-const LISTED_COLUMNS = `${BUILD_COLUMNS}, s.id AS upload_id, s.changed_by_id AS uploader_id,
+const LISTED_COLUMNS = `${SHOWN_COLUMNS}, s.id AS upload_id, s.changed_by_id AS uploader_id,
   s.changed_by_display_name AS kept_name, s.changed_by_email AS kept_email, u.display_name AS user_name,
   u.email AS user_email, EXISTS (SELECT 1 FROM build_icons i WHERE i.build_id = b.id) AS has_icon`;
 
@@ -123,27 +123,24 @@ function listedFromRow(row: ListedRow): ListedBuild {
       : row.user_email != null
         ? { id: Number(row.uploader_id), displayName: row.user_name, email: row.user_email }
         : { id: null, displayName: row.kept_name, email: row.kept_email! };
-  return { build: buildFromRow(row), uploader, hasIcon: Boolean(row.has_icon) };
+  return { build: shownFromRow(row), uploader, hasIcon: Boolean(row.has_icon) };
 }
 
-function buildFromRow(row: BuildRow): BuildEntity {
-  const build = new BuildEntity();
-  build.id = Number(row.id);
-  build.appId = Number(row.app_id);
-  build.name = row.name;
-  build.versionName = row.version_name;
-  build.buildNumber = row.build_number;
-  build.versionLabel = row.version_label;
-  build.statusLabel = row.status_label;
-  build.platform = row.platform;
-  build.bundleId = row.bundle_id;
-  build.fileName = row.file_name;
-  build.originalName = row.original_name;
-  build.fileSize = Number(row.file_size);
-  build.uploadedAt = new Date(Number(row.uploaded_at));
-  build.completedAt = row.completed_at == null ? null : new Date(Number(row.completed_at));
-  build.deleteAfter = row.delete_after == null ? null : new Date(Number(row.delete_after));
-  return build;
+function shownFromRow(row: ShownRow): ShownBuild {
+  return {
+    id: Number(row.id),
+    appId: Number(row.app_id),
+    name: row.name,
+    versionName: row.version_name,
+    buildNumber: row.build_number,
+    versionLabel: row.version_label,
+    statusLabel: row.status_label,
+    platform: row.platform,
+    bundleId: row.bundle_id,
+    uploadedAt: new Date(Number(row.uploaded_at)),
+    completedAt: row.completed_at == null ? null : new Date(Number(row.completed_at)),
+    deleteAfter: row.delete_after == null ? null : new Date(Number(row.delete_after)),
+  };
 }
 
 
