@@ -36,11 +36,11 @@ export class AppCatalogue {
   /**
    * The app a new build files under: the explicit `appId` (404 when unknown), else the app whose
    * bundle_id_key is the build's bundle id and whose platform is the build's or `both`, else a new
-   * app named after the build. Called inside the intake's transaction, whose rollback also
-   * removes an app created here.
+   * app named after the build. Called inside the intake's transaction, which it joins without a
+   * savepoint: every failure here fails the upload, whose rollback also removes an app created here.
    */
   resolveForBuild(build: BuildToFile): Promise<AppEntity> {
-    return this.transactions.run(async (manager) => {
+    return this.transactions.join(async (manager) => {
       if (build.appId !== null) {
         const app = await this.apps.findById(build.appId, manager);
         if (!app) throw notFound(ErrorMessages.appNotFound);

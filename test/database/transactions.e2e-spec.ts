@@ -57,6 +57,28 @@ describe('TransactionRunner: one transaction across modules', () => {
     expect(all).not.toContain('com.example.undone');
   });
 
+  it('join() runs in the open transaction without a savepoint: what it wrote stays when its caller swallows its failure', async () => {
+    await runner().run(async () => {
+      await runner()
+        .join(async () => {
+          await catalogue().resolveForBuild(build('com.example.joined'));
+          throw new Error('inner failed');
+        })
+        .catch(() => undefined);
+    });
+    expect(await bundles()).toContain('com.example.joined');
+  });
+
+  it('join() outside a transaction opens one, rolled back when its work fails', async () => {
+    await expect(
+      runner().join(async () => {
+        await catalogue().resolveForBuild(build('com.example.alone'));
+        throw new Error('work failed');
+      }),
+    ).rejects.toThrow('work failed');
+    expect(await bundles()).not.toContain('com.example.alone');
+  });
+
   it('runs after-commit work at once outside a transaction', async () => {
     const ran: string[] = [];
     await runner().afterCommit(() => void ran.push('now'));
