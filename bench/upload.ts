@@ -9,6 +9,8 @@
  * and the relay's peak RSS (VmHWM on Linux, sampled `ps` elsewhere), and each server's and the
  * client's CPU time per upload. Each round starts with a different step, each step after `sync`,
  * and each step's output is removed once timed. BENCH_PROFILE=<dir> writes a CPU profile of the relay.
+ * BENCH_STRACE=<dir> counts each server's system calls during each of its uploads (`strace -c` on
+ * every thread, <dir>/<server>-<round>.txt): slower while attached, so its times are not the figures.
  * Targets: ≤ 1.15 × cp; ≤ 1.05 × nginx; peak RSS < 150 MB whatever the size.
  * Run: npm run bench:upload   (not part of npm test)
  */
@@ -54,6 +56,8 @@ async function main(): Promise<void> {
     const relayTimes: number[] = [];
     const nginxCpu: number[] = [];
     const relayCpu: number[] = [];
+    const relaySplit: CpuSplit[] = [];
+    const nginxSplit: CpuSplit[] = [];
     const clientCpu: number[] = [];
     const rssBefore = peakRssKb(relay.pid!);
     const sampler = new RssSampler(relay.pid!);
@@ -66,17 +70,25 @@ async function main(): Promise<void> {
         if (!nginxServer) return;
         const url = `http://127.0.0.1:${nginxServer.port}/put/bench.bin`;
         const cpu = cpuMs(nginxServer.child.pid!);
+        const split = cpuSplit(nginxServer.child.pid!);
+        const traced = await traceSyscalls(nginxServer.child.pid!, `nginx-${nginxTimes.length}`);
         nginxTimes.push(await seconds(() => expect(uploadFile(url, 'PUT', {}, buildPath, bytes), [201, 204])));
+        await traced?.();
         nginxCpu.push(cpuMs(nginxServer.child.pid!) - cpu);
+        nginxSplit.push(cpuSplit(nginxServer.child.pid!, split));
         rmSync(join(dataDir, 'nginx-root', 'put', 'bench.bin'));
       },
       async () => {
         const cpu = cpuMs(relay!.pid!);
+        const split = cpuSplit(relay!.pid!);
         const client = process.cpuUsage();
+        const traced = await traceSyscalls(relay!.pid!, `relay-${relayTimes.length}`);
         relayTimes.push(
           await seconds(() => expect(uploadFile(`${running.base}/builds`, 'POST', { Authorization: `Bearer ${pat}` }, buildPath, bytes), [201])),
         );
+        await traced?.();
         relayCpu.push(cpuMs(relay!.pid!) - cpu);
+        relaySplit.push(cpuSplit(relay!.pid!, split));
         const spent = process.cpuUsage(client);
         clientCpu.push((spent.user + spent.system) / 1000);
         // The stored file goes as cp's and nginx's outputs do (the build's row stays; the API has no
@@ -114,8 +126,14 @@ async function main(): Promise<void> {
     // CPU time (user + system, all threads) per upload: what each server would need of a core of its own.
     const ms = (values: number[]) => `${median(values).toFixed(0)} ms`;
     console.log(
-      `CPU per upload: relay ${ms(relayCpu)}` + (nginxServer ? `, nginx ${ms(nginxCpu)}` : '') + `, the client (this process) ${ms(clientCpu)}`,
+      `CPU per upload: relay ${ms(relayCpu)} (${relayCpu.join(', ')})` +
+        (nginxServer ? `, nginx ${ms(nginxCpu)} (${nginxCpu.join(', ')})` : '') +
+        `, the client (this process) ${ms(clientCpu)}`,
     );
+    const splitLine = (name: string, splits: CpuSplit[]) =>
+      `${name} ${ms(splits.map((x) => x.mainUser))} user + ${ms(splits.map((x) => x.mainSystem))} system on the main thread, ` +
+      `${ms(splits.map((x) => x.otherUser))} user + ${ms(splits.map((x) => x.otherSystem))} system on the others`;
+    console.log(`  split (medians): ${splitLine('relay', relaySplit)}` + (nginxServer ? `; ${splitLine('nginx', nginxSplit)}` : ''));
     console.log(
       `relay RSS: peak ${(peakKb / 1024).toFixed(0)} MB (before the uploads ${((rssBefore ?? 0) / 1024).toFixed(0)} MB; target < 150 MB) ${peakKb / 1024 < 150 ? 'OK' : 'MISS'}`,
     );
@@ -172,6 +190,57 @@ http {
     if (child.exitCode !== null || attempt > 100) throw new Error(`nginx did not start (see ${join(work, 'nginx-error.log')})`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** CPU ms of a process split by thread (its main thread vs the rest: the relay's thread pool) and by user vs kernel time. */
+interface CpuSplit {
+  mainUser: number;
+  mainSystem: number;
+  otherUser: number;
+  otherSystem: number;
+}
+
+/** The process's split now, or (with `since`) what it spent after `since` was taken. */
+function cpuSplit(pid: number, since?: CpuSplit): CpuSplit {
+  const ticks = (path: string) => {
+    const fields = readFileSync(path, 'utf8').split(') ')[1].split(' ');
+    return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
+  };
+  const all = ticks(`/proc/${pid}/stat`);
+  const main = ticks(`/proc/${pid}/task/${pid}/stat`);
+  const now = { mainUser: main.user, mainSystem: main.system, otherUser: all.user - main.user, otherSystem: all.system - main.system };
+  if (!since) return now;
+  return {
+    mainUser: now.mainUser - since.mainUser,
+    mainSystem: now.mainSystem - since.mainSystem,
+    otherUser: now.otherUser - since.otherUser,
+    otherSystem: now.otherSystem - since.otherSystem,
+  };
+}
+
+/**
+ * With BENCH_STRACE=<dir>: `strace -c` attached to every thread of `pid` (the relay's thread pool
+ * too) until the returned function is called, its table written to <dir>/<name>.txt.
+ */
+async function traceSyscalls(pid: number, name: string): Promise<(() => Promise<void>) | null> {
+  const dir = process.env.BENCH_STRACE;
+  if (!dir) return null;
+  mkdirSync(dir, { recursive: true });
+  const threads = readdirSync(`/proc/${pid}/task`).flatMap((tid) => ['-p', tid]);
+  const strace = spawn('strace', ['-c', '-o', join(dir, `${name}.txt`), ...threads], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let attached = 0;
+  await new Promise<void>((ready, fail) => {
+    strace.stderr!.on('data', (text: Buffer) => {
+      attached += (String(text).match(/attached/g) ?? []).length;
+      if (attached >= threads.length / 2) ready();
+    });
+    strace.on('error', fail);
+  });
+  return async () => {
+    const exited = new Promise((done) => strace.on('exit', done));
+    strace.kill('SIGINT');
+    await exited;
+  };
 }
 
 /** Samples the child's current RSS every 100 ms (for systems without /proc). */
