@@ -29,7 +29,7 @@ export const SLOW_WRITE_MS = 50;
  * thread writing it from the other core made the kernel's copy into the page cache cost twice as
  * much (bench:upload, 500 MB, load 8-10: relay 1,100 ms of CPU per upload, 630 ms of it kernel
  * time on the pool threads, against nginx's 450 ms for its reads and writes together; written
- * here, 430 ms). Each chunk dies as soon as it is written, and a scavenge every 4 MB frees them.
+ * here, 430 ms). Each chunk dies as soon as it is written, and a scavenge every 2 MB frees them.
  * A write error destroys `out` with it (its 'error' event). Ends `out` when `source` ends.
  */
 export function spoolTo(source: Readable, out: WriteStream, atMostBytes = SPOOL_WRITE_BYTES, slowWriteMs = SLOW_WRITE_MS): void {
@@ -80,7 +80,7 @@ export function spoolTo(source: Readable, out: WriteStream, atMostBytes = SPOOL_
  * in 1 MB writes from two reused buffers, pausing `source` while both are full. Why copy instead of piping: each 64 kB socket read is its own buffer, and a pipe keeps
  * it alive until its disk write completes, so V8 promotes many of them and frees them only at a
  * full collection, which external memory triggers after ~64 MB: a 500 MB upload grew the relay's
- * RSS by 35–50 MB. Copied at once, the socket buffers die young and a scavenge every 4 MB frees
+ * RSS by 35–50 MB. Copied at once, the socket buffers die young and a scavenge every 2 MB frees
  * them; and 1 MB writes are 16 times fewer thread-pool round trips than one per socket read.
  * Ends `out` when `source` ends. Errors are `out`'s and `source`'s own events. `atMostBytes` (the
  * request's Content-Length, when declared) sizes the buffers for a small file: no 1 MB allocation,
