@@ -7,12 +7,12 @@
  * Target: builds/s >= 0.5 x the baseline.
  * Run: npm run bench:ingest   (not part of npm test)
  */
-import { ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildRelay, cpuMs, freePort, issuePat, median, ROOT, startRelay, stopChild, waitForListening } from './support/relay';
+import { buildRelay, cpuMs, freePort, issuePat, median, ROOT, startRelay, stopChild, startBaseline } from './support/relay';
 
 const UPLOADS = Number(process.env.BENCH_UPLOADS ?? 300);
 const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 8);
@@ -94,20 +94,8 @@ async function main(): Promise<void> {
     relay = await startRelay(dataDir, {}, profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []);
     children.push(relay.child);
     const baselinePort = await freePort();
-    const baseline = spawn(
-      process.execPath,
-      [
-        '-r',
-        'ts-node/register/transpile-only',
-        join(__dirname, 'baselines', 'ingest-server.ts'),
-        join(baselineDir, 'svc.sqlite'),
-        baselineDir,
-        String(baselinePort),
-      ],
-      { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
-    );
+    const baseline = await startBaseline('ingest-server.ts', [join(baselineDir, 'svc.sqlite'), baselineDir], baselinePort);
     children.push(baseline);
-    await waitForListening(baseline);
     baseline.stdout!.resume();
 
     const relayRuns = [];

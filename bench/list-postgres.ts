@@ -14,13 +14,13 @@
  * backends serving it is printed ("db ms/req") and counted in the cpu ratio: every statement the
  * relay sends costs the database's processes too, on the same cores.
  */
-import { ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compareAnswers, LIST_BUILDS, listVariants, measureVariants, uploadFixtures } from './support/list-bench';
 import { backendPids, createBenchDatabase, seedPostgres } from './support/postgres-seed';
-import { buildRelay, freePort, issuePat, ROOT, rssKb, startRelay, stopChild, waitForListening } from './support/relay';
+import { buildRelay, freePort, issuePat, rssKb, startRelay, stopChild, startBaseline } from './support/relay';
 
 const PROFILE_DIR = process.env.BENCH_PROFILE;
 
@@ -51,13 +51,8 @@ async function main(): Promise<void> {
     children.push(relay.child);
     console.log(`relay ready in ${relay.startMs.toFixed(0)} ms at ${LIST_BUILDS} builds`);
     const baselinePort = await freePort();
-    const baseline = spawn(
-      process.execPath,
-      ['-r', 'ts-node/register/transpile-only', join(__dirname, 'baselines', 'list-server-pg.ts'), copy.url, String(baselinePort)],
-      { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
-    );
+    const baseline = await startBaseline('list-server-pg.ts', [copy.url], baselinePort);
     children.push(baseline);
-    await waitForListening(baseline);
 
     const headers = { Authorization: `Bearer ${pat}` };
     const list = listVariants(busiestApp);

@@ -19,7 +19,7 @@
  * per request / relay's): on a machine shared with other work this is the steadier comparison.
  */
 import Database from 'better-sqlite3';
-import { ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,7 +36,7 @@ import {
   seedBuilds,
   uploadFixtures,
 } from './support/list-bench';
-import { buildRelay, freePort, issuePat, ROOT, rssKb, startRelay, stopChild, waitForListening } from './support/relay';
+import { buildRelay, freePort, issuePat, rssKb, startRelay, stopChild, startBaseline } from './support/relay';
 
 const PROFILE_DIR = process.env.BENCH_PROFILE;
 
@@ -64,13 +64,8 @@ async function main(): Promise<void> {
     children.push(relay.child);
     console.log(`relay ready in ${relay.startMs.toFixed(0)} ms at ${LIST_BUILDS} builds`);
     const baselinePort = await freePort();
-    const baseline = spawn(
-      process.execPath,
-      ['-r', 'ts-node/register/transpile-only', join(__dirname, 'baselines', 'list-server.ts'), baselineDb, String(baselinePort)],
-      { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
-    );
+    const baseline = await startBaseline('list-server.ts', [baselineDb], baselinePort);
     children.push(baseline);
-    await waitForListening(baseline);
 
     const headers = { Authorization: `Bearer ${pat}` };
     const list = listVariants(busiestApp);
