@@ -50,9 +50,12 @@ export class CommentsService {
       if (form.fields.build_id > MAX_ID) throw notFound(ErrorMessages.buildNotFound);
       const buildId = (await this.builds.get(form.fields.build_id)).id;
       const attachment = form.image('attachment');
-      const filePath = attachment ? await this.images.keep(attachment) : null;
+      // Announced before the file appears in the folder and until its row is committed, so that a
+      // concurrent sweep (attachmentPaths) never takes it for an orphan.
+      const filePath = attachment ? this.images.nameFor(attachment) : null;
       if (filePath) this.pendingFiles.add(filePath);
       try {
+        if (attachment && filePath) await this.images.keep(attachment, filePath);
         const created = await this.transactions.run(async (manager) => {
           const comment = await manager.save(
             manager.create(CommentEntity, {
@@ -102,8 +105,12 @@ export class CommentsService {
 
   /** Every attachment path in use (committed rows and uploads in flight), for the sweep of orphans. */
   async attachmentPaths(): Promise<Set<string>> {
+    // Pending names are read before the rows: one that leaves the set meanwhile had its row
+    // committed first, so the query sees it. Read after, a row committed while the query ran
+    // (PostgreSQL: after its snapshot) was in neither, and a sweep removed its file.
+    const pending = [...this.pendingFiles];
     const rows = await this.attachments.find({ select: { filePath: true } });
-    return new Set([...rows.map((a) => a.filePath), ...this.pendingFiles]);
+    return new Set([...rows.map((a) => a.filePath), ...pending]);
   }
 
   /**

@@ -113,9 +113,16 @@ export class StoredImagesService {
     };
   }
 
-  /** Moves an accepted image into the store under a random name; returns the path relative to uploads. */
-  async keep(image: AcceptedImage): Promise<string> {
-    const relative = `${IMAGE_RULES[image.kind].folder}/${randomHex(16)}.${IMAGE_EXTENSION[image.type]}`;
+  /** A new random name for an accepted image, relative to uploads (keep() stores it there). */
+  nameFor(image: AcceptedImage): string {
+    return `${IMAGE_RULES[image.kind].folder}/${randomHex(16)}.${IMAGE_EXTENSION[image.type]}`;
+  }
+
+  /**
+   * Moves an accepted image into the store under `relative` (a new random name unless the caller
+   * chose one with nameFor() first, to announce it before the file appears); returns that path.
+   */
+  async keep(image: AcceptedImage, relative = this.nameFor(image)): Promise<string> {
     await this.store.put(UPLOADS + relative, image.tempPath, image.mime);
     return relative;
   }
