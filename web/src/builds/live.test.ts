@@ -1,5 +1,6 @@
+import { QueryClient, QueryObserver } from '@tanstack/react-query';
 import { describe, expect, it } from 'vitest';
-import { keysFor } from './live';
+import { applyLiveEvent, keysFor } from './live';
 
 describe('live events → stale queries', () => {
   it('a new or changed build refreshes the lists, that build, its history and the apps', () => {
@@ -30,4 +31,28 @@ describe('live events → stale queries', () => {
     expect(keysFor('ready', { user_id: 1, role: 'Admin' })).toEqual([]);
     expect(keysFor('something.new', {})).toEqual([]);
   });
+
+  it('an event during a page\'s first fetch makes it read again (that fetch may have read before the change)', async () => {
+    const client = new QueryClient();
+    const answers = [['before the comment'], ['before the comment', 'the new comment']];
+    let release!: () => void;
+    const firstRequestOut = new Promise<void>((resolve) => (release = resolve));
+    let calls = 0;
+    const observer = new QueryObserver(client, {
+      queryKey: ['comments', 7],
+      queryFn: async () => {
+        const answer = answers[calls++];
+        if (calls === 1) await firstRequestOut; // the first answer arrives after the event
+        return answer;
+      },
+    });
+    const unsubscribe = observer.subscribe(() => undefined); // an open page showing the comments
+    await Promise.resolve();
+    applyLiveEvent(client, 'comment.created', { build_id: 7 });
+    release();
+    await expect.poll(() => client.getQueryData(['comments', 7])).toEqual(['before the comment', 'the new comment']);
+    expect(calls).toBe(2);
+    unsubscribe();
+  });
 });
+

@@ -55,13 +55,24 @@ function parse(data: unknown): Payload {
   }
 }
 
-function applyLiveEvent(client: QueryClient, type: string, payload: Payload) {
+export function applyLiveEvent(client: QueryClient, type: string, payload: Payload) {
   if (type === 'session.ended') {
     // Signed out or expired: the gate shows the sign-in page; a replaced session carries on.
     void sessionEnded(client);
     return;
   }
-  for (const key of keysFor(type, payload)) void client.invalidateQueries({ queryKey: key });
+  for (const key of keysFor(type, payload)) void refetchAfterChange(client, key);
+}
+
+/**
+ * Makes the queries under `queryKey` read again. A fetch already in flight may have read before
+ * the change, and invalidating alone would not replace it: for a query with no data yet, React
+ * Query joins the running fetch instead of starting another (a comment posted while the build
+ * page's first comments request was out never appeared). So running fetches are cancelled first.
+ */
+async function refetchAfterChange(client: QueryClient, queryKey: readonly unknown[]) {
+  await client.cancelQueries({ queryKey, fetchStatus: 'fetching' });
+  await client.invalidateQueries({ queryKey });
 }
 
 const id = (value: unknown): number | null => (typeof value === 'number' && Number.isInteger(value) ? value : null);
