@@ -117,6 +117,11 @@ describe('builds API: list, review, schedule, purge, download', () => {
     expect(await list('?limit=2')).toMatchObject({ ids: [ids.e, ids.d], total: 5 });
     expect(await list('?limit=2&page=2')).toMatchObject({ ids: [ids.a], total: 5 });
     expect(await list('?limit=2&page=3')).toMatchObject({ ids: [], total: 5 });
+    // Past the end the total is still every match's count (asked alone: there is no row to carry it).
+    expect(await list('?platform=ios&limit=1&page=7')).toMatchObject({ ids: [], total: 3 });
+    expect(await list('?q=2.&limit=2&page=4')).toMatchObject({ ids: [], total: 3 });
+    expect(await list('?q=2.&limit=2&page=1')).toMatchObject({ ids: [ids.a], total: 3 });
+    expect(await list('?status=Done&platform=ios')).toMatchObject({ ids: [], total: 0 });
     expect((await list('?limit=1000')).ids).toHaveLength(5);
   });
 

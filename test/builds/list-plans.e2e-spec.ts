@@ -1,4 +1,5 @@
 import { DataSource, QueryRunner } from 'typeorm';
+import { attachBuild } from '../support/build-fixtures';
 import { testDialect } from '../support/test-relay';
 import { useTestRelay } from '../support/use-relay';
 
@@ -27,6 +28,34 @@ describe('GET /builds walks an index in the order of every sort', () => {
     const ordered = sent.filter((s) => /\bFROM builds\b/.test(s.sql) && /\bORDER BY\b/.test(s.sql));
     expect(ordered.length).toBeGreaterThan(0);
     for (const statement of ordered) expect({ sql: statement.sql, sorts: await sortsIn(dataSource, statement) }).toEqual({ sql: statement.sql, sorts: [] });
+  });
+});
+
+/**
+ * A page costs two statements on the builds (each a round trip on PostgreSQL): its ids with the
+ * total as a sub-select, then its rows; the count is asked alone only for a page past the end.
+ */
+describe('GET /builds reads a page in two statements', () => {
+  const ctx = useTestRelay();
+
+  const pages: [string, number][] = [
+    ['', 2],
+    ['?q=1.', 2],
+    ['?sort=version_name&dir=asc&limit=1&page=5', 2], // past the end: the ids, then the count alone
+    ['?status=Done&platform=ios', 1], // nothing matches: the first page's empty ids say total 0
+  ];
+
+  let pat: string;
+  beforeAll(async () => {
+    pat = await ctx.members.pat(await ctx.members.member('QA'), 'builds:write');
+    for (const file of ['literal-label.apk', 'xml-root.app.zip']) {
+      await attachBuild(ctx.members.withPat(pat, 'post', '/api/v1/builds'), file).expect(201);
+    }
+  });
+
+  it.each(pages)('GET /builds%s: %i', async (query, expected) => {
+    const sent = await statementsDuring(ctx.relay.app.get(DataSource), () => ctx.members.withPat(pat, 'get', `/api/v1/builds${query}`).expect(200));
+    expect(sent.map((s) => s.sql).filter((sql) => /\bFROM (builds|build_counts)\b/.test(sql))).toHaveLength(expected);
   });
 });
 
