@@ -22,9 +22,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { deflateSync } from 'node:zlib';
 import { Worker } from 'node:worker_threads';
-import { pngChunk } from '../src/agent-daemon/backends/png-image';
 import {
   buildRelay,
   freePort,
@@ -39,30 +37,12 @@ import {
   stopChild,
   waitForListening,
 } from './support/relay';
+import { noisePng } from './screenshot-png';
 
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 8);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const PROFILE_DIR = process.env.BENCH_PROFILE;
-
-/** A 1 MiB PNG (noise, stored uncompressed, so it stays 1 MiB): what a phone screen capture weighs. */
-function noisePng(bytes: number): Buffer {
-  const width = 512;
-  const height = Math.ceil(bytes / (1 + width * 3));
-  const raw = Buffer.alloc(height * (1 + width * 3));
-  for (let i = 0; i < raw.length; i++) raw[i] = (i * 2654435761) >>> 24;
-  for (let y = 0; y < height; y++) raw[y * (1 + width * 3)] = 0; // filter byte: none
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(width, 0);
-  header.writeUInt32BE(height, 4);
-  header.set([8, 2, 0, 0, 0], 8);
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    pngChunk('IHDR', header),
-    pngChunk('IDAT', deflateSync(raw, { level: 0 })),
-    pngChunk('IEND', Buffer.alloc(0)),
-  ]);
-}
 
 function startAgents(relayPort: number, token: string, png: Buffer): Promise<{ directPort: number; worker: Worker }> {
   return new Promise((resolve, reject) => {
