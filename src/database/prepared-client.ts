@@ -17,16 +17,25 @@ const MAX_NAMED_PER_CONNECTION = 500;
 export class PreparingClient extends Client {
   private readonly named = new Set<string>();
 
-  // pg's overloads (config objects, callbacks, submittables) pass through untouched.
+  // (text, values) as TypeORM sends it, or a config object without a name (TransactionRunner.selectArrays,
+  // rowMode 'array'; pg's Pool passes it on as (config, undefined, callback)); pg's other overloads
+  // (callbacks after a text, submittables) pass through untouched.
   query(...args: unknown[]): never {
-    const [text, values] = args;
-    if (typeof text === 'string' && Array.isArray(values) && values.length && args.length === 2 && /^\s*SELECT\b/i.test(text)) {
+    const [first, values] = args;
+    const config: { text?: unknown; values?: unknown; name?: unknown } | null =
+      typeof first === 'string' && args.length === 2 ? { text: first, values } : isConfig(first) && values === undefined ? first : null;
+    const text = config?.text;
+    if (config && typeof text === 'string' && Array.isArray(config.values) && config.values.length && /^\s*SELECT\b/i.test(text)) {
       const name = `svc_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
       if (this.named.has(name) || this.named.size < MAX_NAMED_PER_CONNECTION) {
         this.named.add(name);
-        return query.call(this, { name, text, values });
+        return query.call(this, { ...config, name }, ...args.slice(typeof first === 'string' ? 2 : 1));
       }
     }
     return query.apply(this, args);
   }
+}
+
+function isConfig(value: unknown): value is { text: unknown; values?: unknown; name?: unknown } {
+  return typeof value === 'object' && value !== null && 'text' in value && !('name' in value) && typeof (value as { submit?: unknown }).submit !== 'function';
 }

@@ -1,7 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Database as SqliteDatabase, Statement as SqliteStatement } from 'better-sqlite3';
+import type { Pool } from 'pg';
 import { DataSource, EntityManager, QueryRunner } from 'typeorm';
+
+/** Prepared statements kept for selectArrays() on SQLite (the list's pages differ only in their number of ids, 1-100). */
+const MAX_ARRAY_STATEMENTS = 500;
 
 /** Owner of the SQLite connection while TypeORM runs a transaction it started on its own (save()). */
 const IMPLICIT = Symbol('implicit transaction');
@@ -77,6 +82,21 @@ export class TransactionRunner {
   }
 
   /**
+   * A SELECT's rows as arrays of their column values, in the statement's column order: for reads of
+   * many rows, where the drivers' row objects (a property per column per row) cost more than the
+   * statement itself (a 100-build page of GET /builds on SQLite: 470 µs as objects, 260 µs as
+   * arrays). Same visibility as manager.query(): in the caller's open transaction when there is
+   * one, else on SQLite after whichever transaction holds the connection has ended.
+   */
+  async selectArrays(sql: string, parameters: unknown[]): Promise<unknown[][]> {
+    const scope = currentScope.getStore();
+    if (scope?.open) return ((await scope.manager.query(sql, parameters)) as object[]).map((row) => Object.values(row));
+    if (this.gate) return this.gate.selectArrays(sql, parameters);
+    const pool = (this.dataSource.driver as unknown as { master: Pool }).master;
+    return (await pool.query({ text: sql, values: parameters, rowMode: 'array' })).rows;
+  }
+
+  /**
    * Runs `task` once the transaction the caller is in has committed (at once outside a
    * transaction); dropped when it rolls back. The outermost `run()` awaits it before it returns.
    */
@@ -95,6 +115,8 @@ class SqliteConnectionGate {
   private released: Promise<void> = Promise.resolve();
   private release: () => void = () => undefined;
   private queue: Promise<unknown> = Promise.resolve();
+  /** selectArrays()'s statements, prepared once each in array mode, by SQL text. */
+  private readonly arrayStatements = new Map<string, SqliteStatement>();
 
   static for(dataSource: DataSource): SqliteConnectionGate | null {
     const type = dataSource.options.type;
@@ -121,6 +143,20 @@ class SqliteConnectionGate {
     });
     this.queue = result.catch(() => undefined);
     return result;
+  }
+
+  /** selectArrays() outside any transaction: waits, as every statement does, until none holds the connection. */
+  async selectArrays(sql: string, parameters: unknown[]): Promise<unknown[][]> {
+    while (this.owner !== null) await this.released;
+    let statement = this.arrayStatements.get(sql);
+    if (!statement) {
+      const connection = (this.dataSource.driver as unknown as { databaseConnection: SqliteDatabase }).databaseConnection;
+      statement = connection.prepare(sql).raw(true);
+      this.arrayStatements.set(sql, statement);
+      // First in, first out, as TypeORM's own statement cache.
+      if (this.arrayStatements.size > MAX_ARRAY_STATEMENTS) this.arrayStatements.delete(this.arrayStatements.keys().next().value!);
+    }
+    return statement.all(...parameters) as unknown[][];
   }
 
   private wrap(runner: QueryRunner): void {

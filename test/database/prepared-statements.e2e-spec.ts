@@ -1,4 +1,6 @@
+import { Client } from 'pg';
 import { DataSource } from 'typeorm';
+import { PreparingClient } from '../../src/database/prepared-client';
 import { itPostgresOnly } from '../support/test-relay';
 import { useTestRelay } from '../support/use-relay';
 
@@ -25,6 +27,26 @@ describe('statements on PostgreSQL connections', () => {
       expect(kept.filter((k) => !k.statement.startsWith('SELECT'))).toEqual([]);
     } finally {
       await runner.release();
+    }
+  });
+
+  itPostgresOnly('SQLite keeps statements in its own cache')('a SELECT given as a config object (rows as arrays) is prepared too', async () => {
+    const member = await ctx.members.member('QA');
+    const client = new PreparingClient({ connectionString: (ctx.relay.config.database as { url: string }).url });
+    await client.connect();
+    try {
+      const text = 'SELECT id, email FROM users WHERE id = $1 AND email IS NOT NULL';
+      // As pg's Pool passes it on: (config, undefined, callback).
+      const rows = await new Promise((resolve, reject) =>
+        (client.query as (...args: unknown[]) => void).call(client, { text, values: [member.id], rowMode: 'array' }, undefined, (err: Error | null, res: { rows: unknown }) =>
+          err ? reject(err) : resolve(res.rows),
+        ),
+      );
+      expect(rows).toEqual([[member.id, member.email]]);
+      const kept = await (client as Client).query(`SELECT statement FROM pg_prepared_statements WHERE name LIKE 'svc\\_%'`, []);
+      expect(kept.rows.map((k: { statement: string }) => k.statement)).toEqual([text]);
+    } finally {
+      await client.end();
     }
   });
 });

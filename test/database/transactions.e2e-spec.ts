@@ -1,5 +1,6 @@
 import { AppCatalogue } from '../../src/app-catalogue/app-catalogue.service';
 import { TransactionRunner } from '../../src/database/transaction-runner';
+import { testDialect } from '../support/test-relay';
 import { useTestRelay } from '../support/use-relay';
 
 /**
@@ -77,6 +78,30 @@ describe('TransactionRunner: one transaction across modules', () => {
       }),
     ).rejects.toThrow('work failed');
     expect(await bundles()).not.toContain('com.example.alone');
+  });
+
+  it('selectArrays() reads in its own transaction, and never what another one has not committed', async () => {
+    const bundleId = 'com.example.arrays';
+    const sql = `SELECT bundle_id_key, platform FROM apps WHERE bundle_id_key = ${testDialect === 'postgres' ? '$1' : '?'}`;
+    let finish = () => undefined as void;
+    const held = new Promise<void>((resolve) => (finish = resolve));
+    let inside: unknown[][] = [];
+    const writing = runner().run(async () => {
+      await catalogue().resolveForBuild(build(bundleId));
+      inside = await runner().selectArrays(sql, [bundleId]);
+      await held;
+    });
+    while (!inside.length) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(inside).toEqual([[bundleId, 'ios']]);
+    const outside = runner().selectArrays(sql, [bundleId]);
+    const early = await Promise.race([outside, new Promise((resolve) => setTimeout(() => resolve('still waiting'), 100))]);
+    // PostgreSQL: another connection, which does not see the uncommitted row; SQLite: one shared
+    // connection, so the read waits for the transaction to end.
+    expect(early).toEqual(testDialect === 'postgres' ? [] : 'still waiting');
+    finish();
+    await writing;
+    expect(await runner().selectArrays(sql, [bundleId])).toEqual([[bundleId, 'ios']]);
+    if (testDialect !== 'postgres') expect(await outside).toEqual([[bundleId, 'ios']]);
   });
 
   it('runs after-commit work at once outside a transaction', async () => {
