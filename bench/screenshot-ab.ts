@@ -4,11 +4,12 @@
  * relay B (BENCH_B, default this checkout), each with its own set of the bench's agents, loaded in
  * turn with 8 clients (A, B, A, B, …: BENCH_ROUNDS pairs × BENCH_SECONDS) and each run's screenshots/s,
  * p50 and the relay's CPU per screenshot printed, then the medians. BENCH_NODE_ARGS (space-separated)
- * are given to both relays, BENCH_B_NODE_ARGS to B only (to measure a V8 flag).
+ * are given to both relays, BENCH_B_NODE_ARGS to B only (to measure a V8 flag). Each run's line splits the
+ * CPU per screenshot by thread (main, V8's GC workers "V8 DefaultWorke", libuv's pool…).
  * Run: BENCH_A=/path/to/other/checkout npx ts-node --transpile-only bench/screenshot-ab.ts
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -18,6 +19,22 @@ import { noisePng } from './screenshot-png';
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 8);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
+/** CPU ms (user + system) so far of each of a process's threads, summed by thread name (main thread: its own name). */
+function threadCpu(pid: number): Map<string, number> {
+  const byName = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = tid === String(pid) ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replace(/\d+$/, '');
+      const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+      byName.set(name, (byName.get(name) ?? 0) + (Number(fields[11]) + Number(fields[12])) * 10);
+    } catch {
+      // a thread that ended meanwhile
+    }
+  }
+  return byName;
+}
+
 const split = (flags?: string) => (flags ? flags.split(' ').filter(Boolean) : []);
 
 async function relayFrom(root: string, work: string, nodeArgs: string[]) {
@@ -28,7 +45,19 @@ async function relayFrom(root: string, work: string, nodeArgs: string[]) {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   await waitForListening(child);
-  return { child, port, base: `http://127.0.0.1:${port}/api/v1` };
+  // With --trace-gc: the collections of each run, counted from the relay's output, with their reasons.
+  const gc = { scavenges: 0, markCompacts: 0, reasons: new Map<string, number>() };
+  child.stdout!.on('data', (d: Buffer) => {
+    for (const line of d.toString().split('\n')) {
+      if (line.includes(': Scavenge ')) gc.scavenges++;
+      else if (line.includes(': Mark-Compact ')) {
+        gc.markCompacts++;
+        const reason = /; (?:\(.*?\) )?(?:[^;]*;)? *([^;]*)$/.exec(line)?.[1]?.trim() ?? '?';
+        gc.reasons.set(reason, (gc.reasons.get(reason) ?? 0) + 1);
+      }
+    }
+  });
+  return { child, port, base: `http://127.0.0.1:${port}/api/v1`, gc };
 }
 
 function startAgents(relayPort: number, token: string, png: Buffer): Promise<Worker> {
@@ -62,6 +91,8 @@ async function main(): Promise<void> {
     await new Promise((r) => setTimeout(r, 1000)); // the device lists arrive asynchronously
     for (let round = 0; round < ROUNDS; round++) {
       for (const [i, relay] of relays.entries()) {
+        const threadsBefore = threadCpu(relay.child.pid!);
+        Object.assign(relay.gc, { scavenges: 0, markCompacts: 0, reasons: new Map() });
         const r = await runLoad({
           serverPid: relay.child.pid,
           port: relay.port,
@@ -72,7 +103,15 @@ async function main(): Promise<void> {
         });
         if (r.errors || Object.keys(r.statuses).some((s) => s !== '200')) throw new Error(`${relay.name}: ${JSON.stringify(r.statuses)} ${r.errors} errors`);
         results[relay.name].push(r);
-        console.log(`${relay.name}: ${r.rps.toFixed(0)}/s p50 ${r.p50.toFixed(1)} ms, ${r.cpuMsPerRequest.toFixed(2)} ms CPU/shot; load ${loadavg()[0].toFixed(1)}`);
+        const threads = [...threadCpu(relay.child.pid!)]
+          .map(([name, ms]) => [name, (ms - (threadsBefore.get(name) ?? 0)) / Math.max(1, r.completed)] as const)
+          .filter(([, ms]) => ms >= 0.01)
+          .map(([name, ms]) => `${name} ${ms.toFixed(2)}`)
+          .join(', ');
+        const gc = relay.gc.scavenges
+          ? `; ${relay.gc.scavenges} scavenges, ${relay.gc.markCompacts} mark-compacts per ${r.completed} shots (${[...relay.gc.reasons].map(([k, n]) => `${n} ${k}`).join(', ')})`
+          : '';
+        console.log(`${relay.name}: ${r.rps.toFixed(0)}/s p50 ${r.p50.toFixed(1)} ms, ${r.cpuMsPerRequest.toFixed(2)} ms CPU/shot (${threads}); load ${loadavg()[0].toFixed(1)}${gc}`);
       }
     }
     for (const name of ['A', 'B']) {

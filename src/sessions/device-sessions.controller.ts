@@ -1,8 +1,9 @@
-import { Controller, Get, Header, Param, Query, StreamableFile } from '@nestjs/common';
-import { Readable } from 'node:stream';
+import { Controller, Get, Header, Param, Query, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
 import { ApiFileResponse } from '../common/api/files';
 import { ApiErrors } from '../common/api/responses';
+import { sendChunks } from '../common/api/send-chunks';
 import { Auth } from '../common/auth/auth.decorator';
 import { DeviceSessionsService, parseScreenshotFormat } from './device-sessions.service';
 import { UiTree } from './ui-element.mapper';
@@ -20,9 +21,9 @@ export class DeviceSessionsController {
   @ApiQuery({ name: 'format', required: false, enum: ['png', 'jpeg'], schema: { default: 'png' } })
   @ApiFileResponse(['image/png', 'image/jpeg'], 'the device screen, in the requested format')
   @ApiErrors(400, 401, 403, 404, 409, 502, 503, 504)
-  async screenshot(@Param('sessionId') sessionId: string, @Query('format') format: unknown): Promise<StreamableFile> {
+  async screenshot(@Param('sessionId') sessionId: string, @Query('format') format: unknown, @Res() res: Response): Promise<void> {
     const shot = await this.sessions.screenshot(sessionId, parseScreenshotFormat(format));
-    return new StreamableFile(readableOf(shot.payload), { type: shot.mime, length: shot.length });
+    sendChunks(res, shot.payload, shot.mime, shot.length);
   }
 
   @Get(':sessionId/ui-tree')
@@ -33,12 +34,4 @@ export class DeviceSessionsController {
   uiTree(@Param('sessionId') sessionId: string): Promise<UiTree> {
     return this.sessions.uiTree(sessionId);
   }
-}
-
-/** The image's chunks, already in memory, as a stream for StreamableFile, without joining them into one buffer. */
-function readableOf(chunks: readonly Buffer[]): Readable {
-  const stream = new Readable({ read() {} });
-  for (const chunk of chunks) stream.push(chunk);
-  stream.push(null);
-  return stream;
 }
