@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { stopOnSignals } from './bootstrap/graceful-shutdown';
 import { startRelay } from './bootstrap/start-relay';
+import { releaseStartUpMemory } from './bootstrap/start-up-memory';
 import { ConfigError } from './config/config-error';
 import { loadConfig } from './config/config.loader';
 import { JsonLogger } from './logging/json-logger';
@@ -20,6 +21,7 @@ async function main(): Promise<void> {
   const logger = new JsonLogger(config.logLevel);
   const app = await startRelay(config, logger);
   stopOnSignals(app, config.limits.shutdownTimeoutMs, logger);
+  releaseStartUpMemory(logger);
   const scheme = config.tlsCert ? 'https' : 'http';
   const port = (app.getHttpServer().address() as { port: number }).port;
   process.stdout.write(`svc relay listening on ${scheme}://${config.host}:${port} (data: ${config.dataDir})\n`);

@@ -57,6 +57,7 @@ Examples:
       const { startRelay } = await import('../../bootstrap/start-relay');
       const { stopOnSignals } = await import('../../bootstrap/graceful-shutdown');
       const { JsonLogger } = await import('../../logging/json-logger');
+      const { releaseStartUpMemory } = await import('../../bootstrap/start-up-memory');
       const logger = new JsonLogger(config.logLevel);
       const app = await startRelay(config, logger);
       const servesHttps = !!(config.tlsCert && config.tlsKey);
@@ -67,6 +68,7 @@ Examples:
       let tunnel: RunningTunnel | null = null;
       // Stop the tunnel first (so nobody reaches a closing relay), then the relay.
       const shutdown = stopOnSignals(app, config.limits.shutdownTimeoutMs, logger, () => tunnel?.stop());
+      releaseStartUpMemory(logger);
       if (!options.tunnel) return;
 
       const { isUsableTunnelUrl } = await import('../../relay/public-url.service');

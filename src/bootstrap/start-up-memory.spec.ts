@@ -1,0 +1,34 @@
+import { getHeapSpaceStatistics } from 'node:v8';
+import { releaseStartUpMemory, sendLowMemoryNotification } from './start-up-memory';
+
+const MB = 1024 * 1024;
+const youngGeneration = () => getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')!.space_size;
+
+/** What start-up does to the young generation: many allocations that survive scavenges grow it to its maximum. */
+function growYoungGeneration(): unknown[] {
+  const kept: unknown[] = [];
+  for (let i = 0; i < 400_000; i++) kept.push({ i, name: `module ${i}`, exports: [i] });
+  return kept;
+}
+
+describe('start-up memory', () => {
+  it('the low-memory notification shrinks the young generation start-up grew', async () => {
+    const kept = growYoungGeneration();
+    expect(youngGeneration()).toBeGreaterThan(8 * MB);
+    expect(await sendLowMemoryNotification()).toBe(true);
+    expect(youngGeneration()).toBeLessThanOrEqual(2 * MB);
+    expect(kept).toHaveLength(400_000);
+  });
+
+  it('is sent once, a moment after listening, and says so at debug level', async () => {
+    const kept = growYoungGeneration();
+    expect(youngGeneration()).toBeGreaterThan(8 * MB);
+    const debug: string[] = [];
+    releaseStartUpMemory({ log: () => undefined, error: () => undefined, warn: () => undefined, debug: (message: string) => debug.push(message) });
+    expect(youngGeneration()).toBeGreaterThan(8 * MB);
+    for (let i = 0; i < 100 && debug.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(debug).toEqual([expect.stringMatching(/^start-up memory released: RSS \d+ → \d+ MB$/)]);
+    expect(youngGeneration()).toBeLessThanOrEqual(2 * MB);
+    expect(kept).toHaveLength(400_000);
+  });
+});
