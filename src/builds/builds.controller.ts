@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Header, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { ApiFileResponse, ApiMultipartBody, binaryFile } from '../common/api/files';
@@ -21,6 +21,7 @@ import {
   BuildList,
   BuildStatusChange,
   BuildSummary,
+  buildListJson,
   DeletionScheduled,
   toBuildResponse,
   toBuildStatusChange,
@@ -58,13 +59,15 @@ export class BuildsController {
     return toBuildSummary(await this.intake.receive(req, principal));
   }
 
+  // The body is BuildList written as JSON text by the mapper (buildListJson): no object per item.
   @Get()
   @Auth({ cookie: true, pat: 'builds:write' })
+  @Header('Content-Type', 'application/json; charset=utf-8')
   @ApiOkResponse({ type: BuildList })
   @ApiErrors(400, 401, 403)
-  async list(@Query() query: ListBuildsQuery): Promise<BuildList> {
+  async list(@Query() query: ListBuildsQuery): Promise<string> {
     const page = await this.query.list(query);
-    return { items: page.items.map(toBuildResponse), total: page.total };
+    return buildListJson(page.items, page.total);
   }
 
   @Get(':id')
