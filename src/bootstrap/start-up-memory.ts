@@ -1,7 +1,12 @@
 import type { LoggerService } from '@nestjs/common';
+import { performance } from 'node:perf_hooks';
 
-/** Long enough for the work a start leaves running after `listen` (sweeps, schedules) to finish. */
-const AFTER_LISTEN_MS = 1000;
+/** How often the event loop is checked for quiet, from `listen` on. */
+const CHECK_EVERY_MS = 1000;
+/** Quiet: the event loop busy for under this share of the last check's interval. */
+const QUIET_UTILIZATION = 0.1;
+/** After this many busy checks V8's own memory reducer is left to it. */
+const MAX_CHECKS = 60;
 
 /**
  * Start-up (loading ~2,200 modules, building the application) grows V8's young generation to its
@@ -11,17 +16,31 @@ const AFTER_LISTEN_MS = 1000;
  * collections that shrink the young generation to 1 MB and compact the old one); under load V8
  * grows the young generation again as it sees fit. `--max-semi-space-size` would keep it small for
  * good, and cost the screenshot path (docs/performance.md, "Start-up and idle memory").
+ * The collections take ~100 ms of CPU in one pause, so they wait for a second in which the event
+ * loop was quiet (the work a start leaves running after `listen` done, no burst of requests).
  * Called by the process entry points (npm start, `svc relay`), not by relays built inside tests.
  */
 export function releaseStartUpMemory(logger?: LoggerService): void {
-  setTimeout(() => {
+  let checks = 0;
+  let previous = performance.eventLoopUtilization();
+  const check = () => {
+    const now = performance.eventLoopUtilization();
+    const busy = performance.eventLoopUtilization(now, previous).utilization;
+    previous = now;
+    if (busy >= QUIET_UTILIZATION) {
+      if (++checks < MAX_CHECKS) setTimeout(check, CHECK_EVERY_MS).unref();
+      return;
+    }
     const before = process.memoryUsage.rss();
+    const started = performance.now();
     void sendLowMemoryNotification().then((sent) => {
       if (!sent) return;
       const mb = (bytes: number) => Math.round(bytes / 1048576);
-      logger?.debug?.(`start-up memory released: RSS ${mb(before)} → ${mb(process.memoryUsage.rss())} MB`, 'StartUpMemory');
+      const ms = Math.round(performance.now() - started);
+      logger?.debug?.(`start-up memory released in ${ms} ms: RSS ${mb(before)} → ${mb(process.memoryUsage.rss())} MB`, 'StartUpMemory');
     });
-  }, AFTER_LISTEN_MS).unref();
+  };
+  setTimeout(check, CHECK_EVERY_MS).unref();
 }
 
 /**
