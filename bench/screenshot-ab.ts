@@ -9,11 +9,11 @@
  * Run: BENCH_A=/path/to/other/checkout npx ts-node --transpile-only bench/screenshot-ab.ts
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { freePort, issuePats, LoadResult, median, MB, ROOT, runLoad, stopChild, waitForListening } from './support/relay';
+import { freePort, issuePats, LoadResult, median, MB, peakRssKb, ROOT, runLoad, stopChild, waitForListening } from './support/relay';
 import { noisePng } from './screenshot-png';
 
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 8);
@@ -49,6 +49,9 @@ async function relayFrom(root: string, work: string, nodeArgs: string[]) {
   const gc = { scavenges: 0, markCompacts: 0, reasons: new Map<string, number>() };
   child.stdout!.on('data', (d: Buffer) => {
     for (const line of d.toString().split('\n')) {
+      if (process.env.BENCH_GC_LOG && /IncrementalMarking\] Start|Mark-Compact/.test(line)) appendFileSync(process.env.BENCH_GC_LOG, line + '\n');
+      const start = /\[IncrementalMarking\] Start \((.*?)\)/.exec(line);
+      if (start) gc.reasons.set(`start: ${start[1]}`, (gc.reasons.get(`start: ${start[1]}`) ?? 0) + 1);
       if (line.includes(': Scavenge ')) gc.scavenges++;
       else if (line.includes(': Mark-Compact ')) {
         gc.markCompacts++;
@@ -116,7 +119,11 @@ async function main(): Promise<void> {
     }
     for (const name of ['A', 'B']) {
       const m = (pick: (r: LoadResult) => number) => median(results[name].map(pick));
-      console.log(`median ${name}: ${m((r) => r.rps).toFixed(0)}/s, p50 ${m((r) => r.p50).toFixed(1)} ms, ${m((r) => r.cpuMsPerRequest).toFixed(2)} ms CPU/shot`);
+      const pid = relays.find((r) => r.name === name)!.child.pid!;
+      console.log(
+        `median ${name}: ${m((r) => r.rps).toFixed(0)}/s, p50 ${m((r) => r.p50).toFixed(1)} ms, ${m((r) => r.cpuMsPerRequest).toFixed(2)} ms CPU/shot; ` +
+          `peak RSS ${((peakRssKb(pid) ?? NaN) / 1024).toFixed(0)} MB`,
+      );
     }
   } finally {
     await Promise.all(workers.map((w) => w.terminate()));

@@ -4,6 +4,7 @@ import { RelayConfig } from '../config/relay-config';
 import { JsonLogger } from '../logging/json-logger';
 import { RelayHostDetailsService } from '../relay/relay-host-details.service';
 import { createRelayApp } from './create-app';
+import { widenHeapGrowth } from './heap-growth';
 
 /** Creates the relay and starts listening on the configured host and port. */
 export async function startRelay(
@@ -11,6 +12,7 @@ export async function startRelay(
   logger?: JsonLogger,
   extraImports: ExtraImports = [],
 ): Promise<NestExpressApplication> {
+  widenHeapGrowth();
   const app = await createRelayApp(config, logger, extraImports);
   await app.listen(config.port, config.host);
   const address = app.getHttpServer().address();
