@@ -5,7 +5,9 @@
  * turn with 8 clients (A, B, A, B, …: BENCH_ROUNDS pairs × BENCH_SECONDS) and each run's screenshots/s,
  * p50 and the relay's CPU per screenshot printed, then the medians. BENCH_NODE_ARGS (space-separated)
  * are given to both relays, BENCH_B_NODE_ARGS to B only (to measure a V8 flag). Each run's line splits the
- * CPU per screenshot by thread (main, V8's GC workers "V8 DefaultWorke", libuv's pool…).
+ * CPU per screenshot by thread (main vs the rest, which Node 20 names all "node": mostly V8's GC workers).
+ * With --trace-gc (and --trace-incremental-marking) in BENCH_NODE_ARGS, each line also counts the run's
+ * scavenges and mark-compacts and why markings started; BENCH_GC_LOG=<file> keeps those trace lines.
  * Run: BENCH_A=/path/to/other/checkout npx ts-node --transpile-only bench/screenshot-ab.ts
  */
 import { spawn } from 'node:child_process';
