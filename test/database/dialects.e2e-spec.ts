@@ -12,7 +12,9 @@ import { useTestRelay } from '../support/use-relay';
  */
 describe('the same answers on SQLite and PostgreSQL', () => {
   const ctx = useTestRelay();
-  const versions = ['alpha-1', 'Beta-2', 'École-3', '1.0-rc', '1.0.1'];
+  // U+FF20 and U+1D7D8: bytewise (and by code point) the second sorts last, by UTF-16 unit first.
+  // 'alpha-1' twice: a tie, broken by id in the list's direction.
+  const versions = ['alpha-1', 'Beta-2', 'École-3', '1.0-rc', '\uff20-4', '\u{1d7d8}-5', 'alpha-1', '1.0.1'];
   const ids: Record<string, number> = {};
   let qa: TestMember;
   let pat: string;
@@ -35,14 +37,19 @@ describe('the same answers on SQLite and PostgreSQL', () => {
 
   it('sorts version names bytewise (upper case before lower case, ASCII before other letters)', async () => {
     const bytewise = [...versions].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
-    expect(bytewise).toEqual(['1.0-rc', '1.0.1', 'Beta-2', 'alpha-1', 'École-3']);
+    expect(bytewise).toEqual(['1.0-rc', '1.0.1', 'Beta-2', 'alpha-1', 'alpha-1', 'École-3', '\uff20-4', '\u{1d7d8}-5']);
     expect(await versionsOf('?sort=version_name&dir=asc')).toEqual(bytewise);
     expect(await versionsOf('?sort=version_name&dir=desc')).toEqual([...bytewise].reverse());
+    const alphaIds = async (dir: string) =>
+      ((await ctx.members.withPat(pat, 'get', `/api/v1/builds?sort=version_name&dir=${dir}&q=alpha`).expect(200)).body.items as { id: number }[]).map((b) => b.id);
+    const [first, second] = await alphaIds('asc');
+    expect(first).toBeLessThan(second);
+    expect(await alphaIds('desc')).toEqual([second, first]);
   });
 
   it('q matches the version name ignoring the case of ASCII letters, on both sides alike', async () => {
     expect(await versionsOf('?q=BETA')).toEqual(['Beta-2']);
-    expect(await versionsOf('?q=Alpha')).toEqual(['alpha-1']);
+    expect(await versionsOf('?q=Alpha')).toEqual(['alpha-1', 'alpha-1']);
     expect(await versionsOf('?q=%C3%89COLE')).toEqual(['École-3']); // "ÉCOLE": É as written, the rest folded
     expect(await versionsOf('?q=%C3%A9cole')).toEqual([]); // "école": é is not folded to É (SQLite LOWER is ASCII only)
     expect(await versionsOf('?q=1.0_')).toEqual([]); // _ and % are literal
