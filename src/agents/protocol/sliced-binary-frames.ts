@@ -26,12 +26,13 @@ const KNOWN_RECEIVERS = new Set([
   '0648dca5d841fa62c06134932b01227a98a84462a921118ac9937ac4f61a1af9',
 ]);
 
-/** Unmasking as ws does it: the native bufferutil (an optional dependency) when present. */
+/** Unmasking as ws does it: the native bufferutil (an optional dependency) when present and not turned off. */
 const unmask = nativeUnmask() ?? ((buffer: Buffer, mask: Buffer) => {
   for (let i = 0; i < buffer.length; i++) buffer[i] ^= mask[i & 3];
 });
 
 function nativeUnmask(): ((buffer: Buffer, mask: Buffer) => void) | null {
+  if (process.env.WS_NO_BUFFER_UTIL) return null;
   try {
     return (require('bufferutil') as { unmask(buffer: Buffer, mask: Buffer): void }).unmask;
   } catch {
