@@ -17,7 +17,8 @@
 const { createHash, randomUUID } = require('node:crypto');
 const { createServer } = require('node:http');
 const { WebSocketServer } = require('ws');
-const { AGENT_CONNECT_PATH, decodeBinaryFragments, MAX_MESSAGE_BYTES, payloadLength } = require('../../dist/agents/protocol/agent-protocol');
+const { AGENT_CONNECT_PATH, MAX_MESSAGE_BYTES, payloadLength } = require('../../dist/agents/protocol/agent-protocol');
+const { acceptAgents } = require('../support/agent-side');
 
 const [token, portArg] = process.argv.slice(2);
 const sha256 = (text) => createHash('sha256').update(text).digest('hex');
@@ -38,23 +39,13 @@ const server = createServer((req, res) => {
 server.keepAliveTimeout = 60_000;
 
 const wss = new WebSocketServer({ server, path: AGENT_CONNECT_PATH, perMessageDeflate: false, maxPayload: MAX_MESSAGE_BYTES });
-wss.on('connection', (socket) => {
-  socket.binaryType = 'fragments';
-  socket.on('message', (data, isBinary) => {
-    if (!isBinary) {
-      const message = JSON.parse(data.toString());
-      if (message.type === 'devices') for (const device of message.devices) agents.set(device.sessionId, socket);
-      return;
-    }
-    const frame = decodeBinaryFragments(data);
-    const id = frame?.header?.id;
-    const res = id ? pending.get(id) : undefined;
-    if (!frame || !res) return;
-    pending.delete(id);
-    res.writeHead(200, { 'Content-Type': 'image/png', 'Content-Length': payloadLength(frame.payload), 'Cache-Control': 'no-store' });
-    for (const chunk of frame.payload) res.write(chunk);
-    res.end();
-  });
+acceptAgents(wss, agents, (frame) => {
+  const res = pending.get(frame.header.id);
+  if (!res) return;
+  pending.delete(frame.header.id);
+  res.writeHead(200, { 'Content-Type': 'image/png', 'Content-Length': payloadLength(frame.payload), 'Cache-Control': 'no-store' });
+  for (const chunk of frame.payload) res.write(chunk);
+  res.end();
 });
 
 server.listen(Number(portArg), '127.0.0.1', () => console.log('listening on', portArg));

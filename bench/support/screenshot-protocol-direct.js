@@ -14,27 +14,19 @@
  */
 const { parentPort } = require('node:worker_threads');
 const { WebSocketServer } = require('ws');
-const { decodeBinaryFragments, MAX_MESSAGE_BYTES, payloadLength } = require('../../dist/agents/protocol/agent-protocol');
+const { MAX_MESSAGE_BYTES, payloadLength } = require('../../dist/agents/protocol/agent-protocol');
+const { acceptAgents } = require('./agent-side');
 
 const agents = new Map(); // sessionId → agent socket
 const pending = new Map(); // request id → its caller's callback
 let nextId = 0;
 
 const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false, maxPayload: MAX_MESSAGE_BYTES });
-wss.on('connection', (socket) => {
-  socket.binaryType = 'fragments'; // as the relay reads them
-  socket.on('message', (data, isBinary) => {
-    if (!isBinary) {
-      const message = JSON.parse(data.toString());
-      if (message.type === 'devices') for (const device of message.devices) agents.set(device.sessionId, socket);
-      return;
-    }
-    const frame = decodeBinaryFragments(data);
-    const done = frame && pending.get(frame.header.id);
-    if (!done) return;
-    pending.delete(frame.header.id);
-    done(payloadLength(frame.payload));
-  });
+acceptAgents(wss, agents, (frame) => {
+  const done = pending.get(frame.header.id);
+  if (!done) return;
+  pending.delete(frame.header.id);
+  done(payloadLength(frame.payload));
 });
 wss.on('listening', () => parentPort.postMessage({ port: wss.address().port }));
 

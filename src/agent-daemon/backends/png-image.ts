@@ -4,7 +4,11 @@ import { crc32, deflateSync } from 'node:zlib';
 export function solidPng(width: number, height: number, rgb: [number, number, number]): Buffer {
   const row = Buffer.alloc(1 + width * 3);
   for (let x = 0; x < width; x++) row.set(rgb, 1 + x * 3);
-  const raw = Buffer.concat(Array.from({ length: height }, () => row));
+  return rgbPng(width, height, Buffer.concat(Array.from({ length: height }, () => row)));
+}
+
+/** An 8-bit RGB PNG of `raw` scanlines (each a filter byte, then `width` × 3 bytes). */
+export function rgbPng(width: number, height: number, raw: Buffer, compression?: number): Buffer {
   const header = Buffer.alloc(13);
   header.writeUInt32BE(width, 0);
   header.writeUInt32BE(height, 4);
@@ -12,13 +16,13 @@ export function solidPng(width: number, height: number, rgb: [number, number, nu
   return Buffer.concat([
     Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
     pngChunk('IHDR', header),
-    pngChunk('IDAT', deflateSync(raw)),
+    pngChunk('IDAT', deflateSync(raw, compression === undefined ? {} : { level: compression })),
     pngChunk('IEND', Buffer.alloc(0)),
   ]);
 }
 
 /** One PNG chunk: length, type, data, CRC. */
-export function pngChunk(type: string, data: Buffer): Buffer {
+function pngChunk(type: string, data: Buffer): Buffer {
   const length = Buffer.alloc(4);
   length.writeUInt32BE(data.length, 0);
   const typed = Buffer.concat([Buffer.from(type, 'latin1'), data]);
