@@ -22,11 +22,14 @@ export function buildRelay(): void {
   execFileSync(process.execPath, [join(ROOT, 'scripts', 'build-if-needed.js'), 'relay'], { cwd: ROOT, stdio: 'inherit' });
 }
 
+/** `BENCH_NODE_ARGS="--flag …"`: node options for every relay a benchmark starts (for A/B runs of V8 flags). */
+const EXTRA_NODE_ARGS = process.env.BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
+
 /** The relay as `npm start` runs it (plain node on dist/, default log level), on a free port, with `env` added. */
 export async function startRelay(dataDir: string, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<RunningRelay> {
   const port = await freePort();
   const started = performance.now();
-  const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'dist', 'main.js')], {
+  const child = spawn(process.execPath, [...EXTRA_NODE_ARGS, ...nodeArgs, join(ROOT, 'dist', 'main.js')], {
     cwd: ROOT,
     env: {
       ...process.env,
