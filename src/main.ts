@@ -1,7 +1,6 @@
 import 'reflect-metadata';
 import { stopOnSignals } from './bootstrap/graceful-shutdown';
-import { startRelay } from './bootstrap/start-relay';
-import { releaseStartUpMemory } from './bootstrap/start-up-memory';
+import { startRelayProcess } from './bootstrap/start-relay';
 import { ConfigError } from './config/config-error';
 import { loadConfig } from './config/config.loader';
 import { JsonLogger } from './logging/json-logger';
@@ -19,9 +18,8 @@ async function main(): Promise<void> {
     throw err;
   }
   const logger = new JsonLogger(config.logLevel);
-  const app = await startRelay(config, logger);
+  const app = await startRelayProcess(config, logger);
   stopOnSignals(app, config.limits.shutdownTimeoutMs, logger);
-  releaseStartUpMemory(logger);
   const scheme = config.tlsCert ? 'https' : 'http';
   const port = (app.getHttpServer().address() as { port: number }).port;
   process.stdout.write(`svc relay listening on ${scheme}://${config.host}:${port} (data: ${config.dataDir})\n`);

@@ -5,6 +5,7 @@ import { JsonLogger } from '../logging/json-logger';
 import { RelayHostDetailsService } from '../relay/relay-host-details.service';
 import { createRelayApp } from './create-app';
 import { widenHeapGrowth } from './heap-growth';
+import { releaseStartUpMemory } from './start-up-memory';
 
 /** Creates the relay and starts listening on the configured host and port. */
 export async function startRelay(
@@ -12,11 +13,22 @@ export async function startRelay(
   logger?: JsonLogger,
   extraImports: ExtraImports = [],
 ): Promise<NestExpressApplication> {
-  widenHeapGrowth();
   const app = await createRelayApp(config, logger, extraImports);
   await app.listen(config.port, config.host);
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   app.get(RelayHostDetailsService).setListeningPort(port);
+  return app;
+}
+
+/**
+ * startRelay() for a process that is the relay (npm start, `svc relay`): V8 tuned for it around the
+ * start (heap growth before, the start-up's young generation given back after). Relays built inside
+ * a test process leave that process's V8 alone.
+ */
+export async function startRelayProcess(config: RelayConfig, logger: JsonLogger): Promise<NestExpressApplication> {
+  widenHeapGrowth();
+  const app = await startRelay(config, logger);
+  releaseStartUpMemory(logger);
   return app;
 }

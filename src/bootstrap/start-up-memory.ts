@@ -18,7 +18,7 @@ const MAX_CHECKS = 60;
  * good, and cost the screenshot path (docs/performance.md, "Start-up and idle memory").
  * The collections take ~100 ms of CPU in one pause, so they wait for a second in which the event
  * loop was quiet (the work a start leaves running after `listen` done, no burst of requests).
- * Called by the process entry points (npm start, `svc relay`), not by relays built inside tests.
+ * Called by startRelayProcess (npm start, `svc relay`), not for relays built inside tests.
  */
 export function releaseStartUpMemory(logger?: LoggerService): void {
   let checks = 0;

@@ -54,12 +54,11 @@ Examples:
         throw new CliError('tailscale is not installed (not found on PATH). Install Tailscale (https://tailscale.com/download) and run `tailscale up`.');
       }
 
-      const { startRelay } = await import('../../bootstrap/start-relay');
+      const { startRelayProcess } = await import('../../bootstrap/start-relay');
       const { stopOnSignals } = await import('../../bootstrap/graceful-shutdown');
       const { JsonLogger } = await import('../../logging/json-logger');
-      const { releaseStartUpMemory } = await import('../../bootstrap/start-up-memory');
       const logger = new JsonLogger(config.logLevel);
-      const app = await startRelay(config, logger);
+      const app = await startRelayProcess(config, logger);
       const servesHttps = !!(config.tlsCert && config.tlsKey);
       const port = (app.getHttpServer().address() as { port: number }).port;
       const scheme = servesHttps ? 'https' : 'http';
@@ -68,7 +67,6 @@ Examples:
       let tunnel: RunningTunnel | null = null;
       // Stop the tunnel first (so nobody reaches a closing relay), then the relay.
       const shutdown = stopOnSignals(app, config.limits.shutdownTimeoutMs, logger, () => tunnel?.stop());
-      releaseStartUpMemory(logger);
       if (!options.tunnel) return;
 
       const { isUsableTunnelUrl } = await import('../../relay/public-url.service');
