@@ -4,6 +4,7 @@ import { AppsService } from '../../src/apps/apps.service';
 import { HEADERS_TIMEOUT_MS, REQUEST_IDLE_TIMEOUT_MS } from '../../src/bootstrap/http-timeouts';
 import { MemberFactory, TestMember } from '../support/factory';
 import { attachBuild, EXPECTED, fixture, tempFiles, buildFiles } from '../support/build-fixtures';
+import { rawBody } from '../support/raw-body';
 import { startTestRelay, TestRelay } from '../support/test-relay';
 import { uploadedBuild } from './uploaded-build';
 
@@ -108,6 +109,63 @@ describe('POST /builds: upload and metadata', () => {
     expect(await buildCount()).toBe(before);
     expect(tempFiles(relay)).toEqual([]);
   });
+
+  it('stores the bytes sent when every delimiter reaches the relay cut at any offset', async () => {
+    // The boundary search (native-boundary-search.ts) holds back a read's tail that could begin a
+    // delimiter: here each delimiter arrives split across two reads, at every offset in turn.
+    const boundary = 'cut-boundary';
+    const apk = readFileSync(fixture('literal-label.apk'));
+    const body = Buffer.concat([
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="label"\r\n\r\n-${boundary}--${boundary.slice(0, 5)}`),
+      Buffer.from(`\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="cut.apk"\r\n\r\n`),
+      apk,
+      Buffer.from(`\r\n--${boundary}--\r\n`),
+    ]);
+    const delimiter = Buffer.from(`\r\n--${boundary}`);
+    const starts = [body.indexOf(delimiter), body.lastIndexOf(delimiter)];
+    for (let cut = 1; cut <= delimiter.length; cut++) {
+      const res = await sendInPieces(body, [...starts.map((start) => start + cut), body.length], boundary);
+      expect(res.status).toBe(201);
+      const { id } = JSON.parse(res.body);
+      const build = await members.as(dev, 'get', `/api/v1/builds/${id}`).expect(200);
+      expect(build.body.version_label).toBe(`-${boundary}--${boundary.slice(0, 5)}`);
+      const dl = await members.withPat(pat, 'get', `/api/v1/builds/${id}/download`).buffer(true).parse(rawBody).expect(200);
+      expect(Buffer.compare(dl.body as Buffer, apk)).toBe(0);
+    }
+    expect(tempFiles(relay)).toEqual([]);
+  });
+
+  it('answers 400 when the header block of a file part is ended by the closing delimiter (busboy alone never answers)', async () => {
+    const body = Buffer.from('--x\r\nContent-Disposition: form-data; name="file"; filename="a.apk"\r\n\r\n--x\r\n--');
+    const res = await sendInPieces(body, [body.length], 'x');
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.body)).toEqual({ error: 'Malformed multipart/form-data body' });
+    await waitFor(() => tempFiles(relay).length === 0);
+  });
+
+  /** POSTs `body` in pieces ending at `ends`, each written after the last has left (so reads split there). */
+  function sendInPieces(body: Buffer, ends: number[], boundary: string): Promise<{ status: number; body: string }> {
+    return new Promise((resolve, reject) => {
+      const req = httpRequest(`${relay.url}/api/v1/builds`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${pat}`, 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Content-Length': String(body.length) },
+      });
+      req.on('error', reject);
+      req.on('response', (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (d: string) => (text += d)).on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      });
+      let from = 0;
+      const next = (index: number) => {
+        if (index === ends.length) return req.end();
+        const piece = body.subarray(from, ends[index]);
+        from = ends[index];
+        req.write(piece, () => setTimeout(() => next(index + 1), 5));
+      };
+      req.flushHeaders();
+      next(0);
+    });
+  }
 
   it('refuses an unsupported extension and a missing file', async () => {
     const res = await upload('xml-root.app.zip', {}, 'build.zip').expect(400);

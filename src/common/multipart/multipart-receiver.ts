@@ -7,6 +7,7 @@ import { randomHex } from '../crypto/secret-token';
 import { badRequest, payloadTooLarge, HttpError } from '../errors/http-error';
 import { leaveRequestDeadline } from '../net/request-deadline';
 import { spoolTo } from './file-spool';
+import { useNativeBoundarySearch } from './native-boundary-search';
 
 export interface FileFieldRule {
   maxBytes: number;
@@ -147,6 +148,8 @@ export function receiveMultipart(req: Request, options: MultipartOptions): Promi
       reject(badRequest('Malformed multipart/form-data body'));
       return;
     }
+    // busboy's boundary search in JavaScript was the largest main-thread cost of a large upload.
+    useNativeBoundarySearch(parser);
 
     parser.on('field', (name, value, info) => {
       if (info.valueTruncated) return fail(badRequest(`${name} is too long`));
