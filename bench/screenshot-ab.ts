@@ -5,7 +5,7 @@
  * turn with 8 clients (A, B, A, B, …: BENCH_ROUNDS pairs × BENCH_SECONDS) and each run's screenshots/s,
  * p50 and the relay's CPU per screenshot printed, then the medians. BENCH_NODE_ARGS (space-separated)
  * are given to both relays, BENCH_B_NODE_ARGS to B only (to measure a V8 flag). Each run's line splits the
- * CPU per screenshot by thread (main vs the rest, which Node 20 names all "node": mostly V8's GC workers).
+ * CPU per screenshot by thread (main, of it in the kernel, vs the rest, which Node 20 names all "node": mostly V8's GC workers).
  * With --trace-gc (and --trace-incremental-marking) in BENCH_NODE_ARGS, each line also counts the run's
  * scavenges and mark-compacts and why markings started; BENCH_GC_LOG=<file> keeps those trace lines.
  * Run: BENCH_A=/path/to/other/checkout npx ts-node --transpile-only bench/screenshot-ab.ts
@@ -30,6 +30,8 @@ function threadCpu(pid: number): Map<string, number> {
       const name = tid === String(pid) ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replace(/\d+$/, '');
       const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
       byName.set(name, (byName.get(name) ?? 0) + (Number(fields[11]) + Number(fields[12])) * 10);
+      // The main thread's system time apart: the kernel's socket work (loopback sends, reads).
+      if (name === 'main') byName.set('main sys', Number(fields[12]) * 10);
     } catch {
       // a thread that ended meanwhile
     }

@@ -15,7 +15,10 @@
  * relay can be (bench/baselines/screenshot-hop.js: node:http + ws in a process of its own), so the
  * cost of the extra process and loopback hop is told apart from the relay's own.
  * BENCH_SECONDS (4, after 1 s of warm-up) per run, BENCH_ROUNDS (3) rounds, medians printed, with
- * the relay's CPU time per screenshot and its peak RSS. BENCH_PROFILE=<dir> writes a CPU profile of the relay.
+ * the relay's CPU time per screenshot and its peak RSS. Before the rounds, every party is loaded once
+ * with BENCH_AGENTS clients for BENCH_WARMUP_SECONDS (4; 0 skips it), unrecorded: the relay and the hop
+ * are fresh processes, and their first seconds of load were V8 compiling the hot paths (the relay's
+ * CPU per screenshot 1.44 ms in the first round against 0.94 and 0.81 after, docs/performance.md item 47). BENCH_PROFILE=<dir> writes a CPU profile of the relay.
  * Run: npm run bench:screenshot   (not part of npm test)
  */
 import { ChildProcess, spawn } from 'node:child_process';
@@ -42,6 +45,7 @@ import { noisePng } from './screenshot-png';
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 8);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 4);
 const PROFILE_DIR = process.env.BENCH_PROFILE;
 
 function startAgents(relayPort: number, token: string, png: Buffer): Promise<{ directPort: number; worker: Worker }> {
@@ -120,43 +124,51 @@ async function main(): Promise<void> {
     const sessions = Array.from({ length: AGENTS }, (_, i) => `bench-${i}`);
     const protocol = await startProtocolDirect(agentToken, png, sessions);
     workers.push(protocol.worker, protocol.agents);
-    const overProtocol = (connections: number) =>
-      runProtocol(protocol.worker, { connections, seconds: SECONDS, sessions, bytes: png.length });
-    const through = (connections: number) =>
+    const overProtocol = (connections: number, seconds = SECONDS) =>
+      runProtocol(protocol.worker, { connections, seconds, sessions, bytes: png.length });
+    const through = (connections: number, seconds = SECONDS) =>
       runLoad({
         serverPid: relay.child.pid,
         port: relay.port,
         paths: sessions.map((s) => `/api/v1/sessions/${s}/screenshot`),
         headers: { Authorization: `Bearer ${viewToken}` },
         connections,
-        seconds: SECONDS,
+        seconds,
       });
-    const direct = (connections: number) =>
-      runLoad({ port: started.directPort, paths: sessions.map((s) => `/screenshot/${s}`), connections, seconds: SECONDS });
-    const viaHop = (connections: number) =>
+    const direct = (connections: number, seconds = SECONDS) =>
+      runLoad({ port: started.directPort, paths: sessions.map((s) => `/screenshot/${s}`), connections, seconds });
+    const viaHop = (connections: number, seconds = SECONDS) =>
       runLoad({
         serverPid: hop!.child.pid,
         port: hop!.port,
         paths: sessions.map((s) => `/screenshot/${s}`),
         headers: { Authorization: `Bearer ${viewToken}` },
         connections,
-        seconds: SECONDS,
+        seconds,
       });
 
+    const parties = [
+      ['relay', through],
+      ['hop', viaHop],
+      ['direct', direct],
+      ['protocol', overProtocol],
+    ] as const;
+    const describe = (name: string, result: LoadResult) =>
+      `${name} ${result.rps.toFixed(0)}/s ${Number.isNaN(result.cpuMsPerRequest) ? '' : `${result.cpuMsPerRequest.toFixed(2)} ms CPU`}`;
+    if (WARMUP_SECONDS > 0) {
+      const line: string[] = [];
+      for (const [name, run] of parties) line.push(describe(name, await run(AGENTS, WARMUP_SECONDS)));
+      console.log(`warm-up (not counted), ${AGENTS} client(s): ${line.join(', ')}; load ${loadavg()[0].toFixed(1)}`);
+    }
     const runs: Record<string, LoadResult[]> = { relay1: [], hop1: [], direct1: [], protocol1: [], relayN: [], hopN: [], directN: [], protocolN: [] };
     for (let round = 0; round < ROUNDS; round++) {
       for (const n of [1, AGENTS]) {
         const suffix = n === 1 ? '1' : 'N';
         const line: string[] = [];
-        for (const [name, run] of [
-          ['relay', through],
-          ['hop', viaHop],
-          ['direct', direct],
-          ['protocol', overProtocol],
-        ] as const) {
+        for (const [name, run] of parties) {
           const result = await run(n);
           runs[`${name}${suffix}`].push(result);
-          line.push(`${name} ${result.rps.toFixed(0)}/s ${Number.isNaN(result.cpuMsPerRequest) ? '' : `${result.cpuMsPerRequest.toFixed(2)} ms CPU`}`);
+          line.push(describe(name, result));
         }
         console.log(`round ${round + 1}, ${n} client(s): ${line.join(', ')}; load ${loadavg()[0].toFixed(1)}`);
       }

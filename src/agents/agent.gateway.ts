@@ -24,6 +24,7 @@ import {
   MAX_MESSAGE_BYTES,
   parseAgentMessage,
 } from './protocol/agent-protocol';
+import { payloadPool } from './protocol/payload-pool';
 import { sliceBinaryFrames } from './protocol/sliced-binary-frames';
 import { AgentResourcesService } from './resources/agent-resources.service';
 
@@ -76,7 +77,7 @@ export class AgentGateway implements OnGatewayInit, OnGatewayConnection, BeforeA
     // Binary messages arrive as their fragments, not joined, each fragment a slice of a socket read:
     // a screenshot's bytes are never copied into a new buffer on their way through.
     socket.binaryType = 'fragments';
-    if (!sliceBinaryFrames(socket) && !slicingUnavailableLogged) {
+    if (!sliceBinaryFrames(socket, payloadPool) && !slicingUnavailableLogged) {
       slicingUnavailableLogged = true;
       this.logger.warn('ws internals are not the expected ones: agent binary frames are copied as ws does by default');
     }

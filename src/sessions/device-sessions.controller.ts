@@ -23,6 +23,8 @@ export class DeviceSessionsController {
   @ApiErrors(400, 401, 403, 404, 409, 502, 503, 504)
   async screenshot(@Param('sessionId') sessionId: string, @Query('format') format: unknown, @Res() res: Response): Promise<void> {
     const shot = await this.sessions.screenshot(sessionId, parseScreenshotFormat(format));
+    // 'finish' comes once every byte is with the kernel, after the writes' callbacks.
+    res.once('finish', shot.written);
     sendChunks(res, shot.payload, shot.mime, shot.length);
   }
 

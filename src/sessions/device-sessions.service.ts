@@ -3,6 +3,7 @@ import { AgentLocator, SessionPlace } from '../agents/agent-locator.service';
 import { AgentRouter } from '../agents/agent-router.service';
 import type { RpcOutcome } from '../agents/agent-rpc.service';
 import { BinaryPayload, payloadLength } from '../agents/protocol/agent-protocol';
+import { payloadPool } from '../agents/protocol/payload-pool';
 import { ErrorMessages } from '../common/errors/error-messages';
 import { badRequest, conflict, notFound, HttpError } from '../common/errors/http-error';
 import { RelayConfig } from '../config/relay-config';
@@ -19,6 +20,11 @@ export interface Screenshot {
   /** The image as the agent's message brought it (fragments, not joined). */
   payload: BinaryPayload;
   length: number;
+  /**
+   * Once every byte of the answer is written, the agent sockets may read the next screenshot into
+   * the same memory (payload-pool.ts). Not calling it (a client gone mid-write) leaves it to GC.
+   */
+  written(): void;
 }
 
 /** `format` of GET /sessions/:id/screenshot: png (default) or jpeg; anything else 400. */
@@ -49,7 +55,8 @@ export class DeviceSessionsService {
     if (!length || typeof mime !== 'string' || !IMAGE_TYPES.includes(mime)) {
       throw new HttpError(HttpStatus.BAD_GATEWAY, 'Agent returned no image');
     }
-    return { mime, payload: ok.payload!, length };
+    const payload = ok.payload!;
+    return { mime, payload, length, written: () => payloadPool.release(payload) };
   }
 
   async uiTree(sessionId: string): Promise<{ elements: UiElement[] }> {

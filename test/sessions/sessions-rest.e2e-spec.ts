@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { AgentDaemon } from '../../src/agent-daemon/agent-daemon';
 import { fakePng, fakeUiTree } from '../../src/agent-daemon/backends/fake-backend';
 import { AgentDirectory } from '../../src/agents/agent-directory.service';
@@ -189,6 +190,91 @@ describe('sessions REST: screenshot and UI tree through the agent (spec §4 Sess
       const after = await get('liar-b/ui-tree');
       expect(after.status).toBe(502);
       expect(after.body).toEqual({ error: 'Agent offline' });
+    });
+
+    it('passes large answers through byte for byte, many at once and round after round, while the memory of answered ones is read into again', async () => {
+      let seed = 5;
+      const random = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff), seed / 0x80000000);
+      const image = (n: number) => {
+        const bytes = Buffer.allocUnsafe(n);
+        for (let i = 0; i < n; i++) bytes[i] = (random() * 256) | 0;
+        return bytes;
+      };
+      for (let round = 0; round < 4; round++) {
+        const sessions = ['liar-a', 'liar-b', 'liar-c'];
+        // Made before asking: the suite's screenshot timeout is 300 ms.
+        const images = sessions.map(() => image(100_000 + Math.floor(random() * 250_000)));
+        const answers = sessions.map((s) => get(`${s}/screenshot`).buffer(true).parse(rawBody).then((r) => r));
+        const requests: { id: string; params: { sessionId: string } }[] = [];
+        for (let i = 0; i < sessions.length; i++) requests.push(await liar.nextRequest('screenshot'));
+        // Answered in reverse order, one of them cut in fragments of its own sizes.
+        for (let i = requests.length - 1; i >= 0; i--) {
+          const frame = encodeBinaryFrame({ type: 'response', id: requests[i].id, ok: true, result: { mime: 'image/png' } }, images[i]);
+          if (i !== 1) liar.send(frame);
+          else [0, 30, 70_001, 200_000].forEach((at, k, cuts) => liar.socket.send(frame.subarray(at, cuts[k + 1] ?? frame.length), { binary: true, fin: k === cuts.length - 1 }));
+        }
+        const results = await Promise.all(answers);
+        results.forEach((res, i) => {
+          const asked = requests.findIndex((r) => r.params.sessionId === sessions[i]);
+          expect(res.status).toBe(200);
+          expect(Buffer.compare(res.body, images[asked])).toBe(0);
+        });
+      }
+    });
+
+    it('never reads a new answer into the memory of one still being written to a slow client', async () => {
+      // 6 MB does not fit in loopback's socket buffers while the client is not reading: the rest of
+      // the first answer waits in the relay's write queue while the second answer arrives.
+      const fill = (n: number, seed: number) => {
+        const bytes = Buffer.allocUnsafe(n);
+        for (let i = 0; i < n; i++) bytes[i] = (i * seed + (i >> 11)) & 0xff;
+        return bytes;
+      };
+      const first = fill(6_000_000, 7);
+      const second = fill(6_000_000, 13);
+      const slow = connect(relay.port, '127.0.0.1');
+      const chunks: Buffer[] = [];
+      slow.on('data', (chunk: Buffer) => chunks.push(chunk));
+      slow.pause();
+      slow.write(`GET /api/v1/sessions/liar-a/screenshot HTTP/1.1\r\nHost: x\r\nCookie: ${viewer.cookie}\r\nConnection: close\r\n\r\n`);
+      const asked = await liar.nextRequest('screenshot');
+      liar.send(encodeBinaryFrame({ type: 'response', id: asked.id, ok: true, result: { mime: 'image/png' } }, first));
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      const fast = get('liar-b/screenshot').buffer(true).parse(rawBody).then((r) => r);
+      const next = await liar.nextRequest('screenshot');
+      liar.send(encodeBinaryFrame({ type: 'response', id: next.id, ok: true, result: { mime: 'image/png' } }, second));
+      expect(Buffer.compare((await fast).body, second)).toBe(0);
+      const ended = new Promise((resolve) => slow.once('end', resolve));
+      slow.resume();
+      await ended;
+      const response = Buffer.concat(chunks);
+      const body = response.subarray(response.indexOf('\r\n\r\n') + 4);
+      expect(response.subarray(0, 15).toString()).toBe('HTTP/1.1 200 OK');
+      expect(body.length).toBe(first.length);
+      expect(Buffer.compare(body, first)).toBe(0);
+    });
+
+    it('answers 502 when the agent goes away in the middle of a large frame, and the next answers are whole', async () => {
+      const pending = get('liar-a/screenshot').then((r) => r);
+      const request = await liar.nextRequest('screenshot');
+      const payload = encodeBinaryFrame({ type: 'response', id: request.id, ok: true, result: { mime: 'image/png' } }, Buffer.alloc(400_000, 7));
+      // One masked client frame (RFC 6455 §5.2) written raw, cut off a third of the way in.
+      const head = Buffer.alloc(14);
+      head[0] = 0x82;
+      head[1] = 0x80 | 127;
+      head.writeBigUInt64BE(BigInt(payload.length), 2);
+      head.set([1, 2, 3, 4], 10);
+      const masked = Buffer.from(payload.map((byte, i) => byte ^ [1, 2, 3, 4][i & 3]));
+      const raw = (liar.socket as unknown as { _socket: { write(b: Buffer): void } })._socket;
+      raw.write(Buffer.concat([head, masked.subarray(0, 130_000)]));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      liar.socket.terminate();
+      const res = await pending;
+      expect(res.status).toBe(502);
+      expect(res.body).toEqual({ error: 'Agent offline' });
+      const shot = await get('fake-ios-mac-mini/screenshot').buffer(true).parse(rawBody);
+      expect(shot.status).toBe(200);
+      expect(Buffer.compare(shot.body, fakePng('fake-ios-mac-mini'))).toBe(0);
     });
 
     it('answers 502 when the agent replies with something that is not an image', async () => {

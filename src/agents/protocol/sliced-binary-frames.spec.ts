@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import type * as Ws from 'ws';
+import { PayloadPool } from './payload-pool';
 import { sliceBinaryFrames } from './sliced-binary-frames';
 
 /** The ws the relay's agent sockets come from (@nestjs/platform-ws's own copy), and the top-level one. */
@@ -35,35 +36,47 @@ interface Received {
 }
 
 /** A ws server whose sockets read as the relay's agent sockets do, and a client writing raw bytes to it. */
-async function connect(ws: typeof Ws, options: { maxPayload?: number } = {}): Promise<{ write(bytes: Buffer): void; received: Received; sliced: boolean; stop(): Promise<void> }> {
+async function connectTo(
+  ws: typeof Ws,
+  options: { maxPayload?: number; pool?: PayloadPool } = {},
+): Promise<{ write(bytes: Buffer): void; received: Received; sliced: boolean; readsIntoPayloads: boolean; serverSocket: object; stop(): Promise<void> }> {
   const server = new ws.WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: false, maxPayload: options.maxPayload });
   await new Promise((resolve) => server.once('listening', resolve));
-  const accepted = new Promise<{ sliced: boolean; received: Received }>((resolve) =>
+  const accepted = new Promise<{ sliced: boolean; readsIntoPayloads: boolean; serverSocket: object; received: Received }>((resolve) =>
     server.once('connection', (socket) => {
       socket.binaryType = 'fragments';
-      const sliced = sliceBinaryFrames(socket);
+      const sliced = sliceBinaryFrames(socket, options.pool);
+      const readsIntoPayloads = userReadBuffer((socket as unknown as { _socket: object })._socket) !== null;
       const received: Received = { messages: [], pings: [], closed: clientClosed };
       socket.on('error', () => undefined); // the frames the tests break on are meant to fail
       socket.on('message', (data, isBinary) => received.messages.push({ data: data as Buffer[] | Buffer, isBinary }));
       socket.on('ping', (data) => received.pings.push(Buffer.from(data)));
-      resolve({ sliced, received });
+      resolve({ sliced, readsIntoPayloads, serverSocket: (socket as unknown as { _socket: object })._socket, received });
     }),
   );
   const client = new ws.WebSocket(`ws://127.0.0.1:${(server.address() as AddressInfo).port}`, { perMessageDeflate: false });
   client.on('error', () => undefined);
   const clientClosed = new Promise<number>((done) => client.once('close', done));
   await new Promise((resolve) => client.once('open', resolve));
-  const { sliced, received } = await accepted;
+  const { sliced, readsIntoPayloads, serverSocket, received } = await accepted;
   const raw = (client as unknown as { _socket: { write(bytes: Buffer): void } })._socket;
   return {
     write: (bytes) => raw.write(bytes),
     received,
     sliced,
+    readsIntoPayloads,
+    serverSocket,
     stop: async () => {
       client.terminate();
       await new Promise((resolve) => server.close(resolve));
     },
   };
+}
+
+/** The buffer a net.Socket reads into when given one (Node's `onread`), else null. */
+function userReadBuffer(socket: object): unknown {
+  const symbol = Object.getOwnPropertySymbols(socket).find((s) => s.description === 'kBuffer');
+  return symbol ? (socket as Record<symbol, unknown>)[symbol] : null;
 }
 
 /** Writes `bytes` in pieces cut at `random` offsets, each in a read of its own (a pause between). */
@@ -86,10 +99,14 @@ const until = async (test: () => boolean): Promise<void> => {
 };
 
 describe.each([
-  ['the relay\'s ws (@nestjs/platform-ws\'s copy)', RELAY_WS],
-  ['the top-level ws', TOP_WS],
-])('sliceBinaryFrames on %s', (_name, path) => {
+  ['the relay\'s ws (@nestjs/platform-ws\'s copy)', RELAY_WS, false],
+  ['the top-level ws', TOP_WS, false],
+  ['the relay\'s ws, large payloads pooled and read into directly', RELAY_WS, true],
+  ['the top-level ws, large payloads pooled and read into directly', TOP_WS, true],
+])('sliceBinaryFrames on %s', (_name, path, pooled) => {
   const ws = require(path) as typeof Ws;
+  // The pool's threshold well below the tests' frames, so most of them are pooled.
+  const connect = (w: typeof Ws, options: { maxPayload?: number } = {}) => connectTo(w, { ...options, pool: pooled ? new PayloadPool(1000) : undefined });
 
   it('hands a binary message cut across many frames and reads on byte for byte, as slices, with pings between the frames', async () => {
     const random = prng(7);
@@ -110,7 +127,7 @@ describe.each([
       at += size;
     }
     const dataFrames = frames.length - pings.length;
-    const { write, received, sliced, stop } = await connect(ws);
+    const { write, received, sliced, readsIntoPayloads, stop } = await connect(ws);
     try {
       // False after a ws upgrade that changed the Receiver methods the patch relies on: read them
       // again against sliced-binary-frames.ts, then add the new fingerprint to KNOWN_RECEIVERS.
@@ -121,8 +138,14 @@ describe.each([
       expect(isBinary).toBe(true);
       expect(Buffer.concat(data as Buffer[]).equals(message)).toBe(true);
       expect(received.pings).toEqual(pings);
-      // ws alone gives one fragment per frame; slices of the reads are more than that.
-      expect((data as Buffer[]).length).toBeGreaterThan(dataFrames);
+      if (pooled) {
+        // The socket reads pooled payloads straight into their buffers; each frame is one fragment.
+        expect(readsIntoPayloads).toBe(true);
+        expect((data as Buffer[]).length).toBe(dataFrames);
+      } else {
+        // ws alone gives one fragment per frame; slices of the reads are more than that.
+        expect((data as Buffer[]).length).toBeGreaterThan(dataFrames);
+      }
     } finally {
       await stop();
     }
@@ -183,6 +206,59 @@ describe.each([
     }
   });
 
+});
+
+describe('sliceBinaryFrames with a payload pool', () => {
+  const ws = require(RELAY_WS) as typeof Ws;
+  const random = prng(11);
+  const bytes = (n: number) => Buffer.from(Array.from({ length: n }, () => Math.floor(random() * 256)));
+
+  it('reads a pooled payload straight into its buffer, never into memory handed out and not handed back, and reuses what is handed back', async () => {
+    const pool = new PayloadPool(64 * 1024);
+    const { write, received, readsIntoPayloads, serverSocket, stop } = await connectTo(ws, { pool });
+    try {
+      expect(readsIntoPayloads).toBe(true);
+      const first = bytes(200_000);
+      const firstFrame = frame(0x02, true, first, [0x21, 0x43, 0x65, 0x87]);
+      write(firstFrame.subarray(0, 50_000));
+      // Mid-payload the socket's read buffer is the rest of the payload's own buffer but its last byte.
+      await until(() => (userReadBuffer(serverSocket) as Buffer).length > 16 * 1024);
+      const target = userReadBuffer(serverSocket) as Buffer;
+      write(firstFrame.subarray(50_000));
+      await until(() => received.messages.length === 1);
+      const [held] = received.messages[0].data as Buffer[];
+      expect(held.equals(first)).toBe(true);
+      expect(held.buffer).toBe(target.buffer);
+      expect(target.length).toBe(first.length - (50_000 - 14) - 1); // a 14-byte frame head (64-bit length, mask); the last byte left to ws
+
+      // Not handed back: the next payload goes elsewhere and the first stays intact.
+      const second = bytes(150_000);
+      await writeInPieces(write, frame(0x02, true, second, [9, 9, 9, 9]), random, 30_000);
+      await until(() => received.messages.length === 2);
+      const [next] = received.messages[1].data as Buffer[];
+      expect(next.equals(second)).toBe(true);
+      expect(next.buffer).not.toBe(held.buffer);
+      expect(held.equals(first)).toBe(true);
+
+      // Handed back (twice: the second time does nothing): the next payload of that size reuses it.
+      pool.release([held]);
+      pool.release([held]);
+      const third = bytes(180_000);
+      await writeInPieces(write, frame(0x02, true, third, [1, 2, 3, 4]), random, 30_000);
+      await until(() => received.messages.length === 3);
+      const [reused] = received.messages[2].data as Buffer[];
+      expect(reused.buffer).toBe(held.buffer);
+      expect(reused.equals(third)).toBe(true);
+      expect(next.equals(second)).toBe(true);
+      const fourth = bytes(180_000);
+      write(frame(0x02, true, fourth, [5, 6, 7, 8]));
+      await until(() => received.messages.length === 4);
+      expect((received.messages[3].data as Buffer[])[0].buffer).not.toBe(held.buffer);
+      expect(reused.equals(third)).toBe(true);
+    } finally {
+      await stop();
+    }
+  });
 });
 
 describe('sliceBinaryFrames on an unknown ws', () => {

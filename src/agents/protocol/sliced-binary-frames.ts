@@ -1,5 +1,9 @@
 import { createHash } from 'node:crypto';
+import type { Writable } from 'node:stream';
 import type { WebSocket } from 'ws';
+import type { PayloadPool } from './payload-pool';
+import { readIntoPayloads } from './payload-reads';
+import { FrameState, rotateMask, unmask, unmaskInto } from './unmask';
 
 /**
  * Binary frames of an agent socket handed on as slices of the socket's reads instead of one new
@@ -16,6 +20,9 @@ import type { WebSocket } from 'ws';
  * were read against this file (KNOWN_RECEIVERS, by the source of those methods), or the socket is
  * left alone and `sliceBinaryFrames` returns false. The relay's sockets come from the `ws` that
  * @nestjs/platform-ws loads (its own copy, 8.21.2, pinned in package-lock), not the top-level one.
+ *
+ * With a PayloadPool, large payloads (screenshots) are gathered into pooled buffers instead, which
+ * the socket reads into directly (readIntoPayloads): no ArrayBuffer per read or per screenshot.
  */
 
 /** The fingerprints (wsReceiverFingerprint) of the ws Receivers this file was checked against. */
@@ -25,20 +32,6 @@ const KNOWN_RECEIVERS = new Set([
   // ws 8.23.0 (top level)
   '0648dca5d841fa62c06134932b01227a98a84462a921118ac9937ac4f61a1af9',
 ]);
-
-/** Unmasking as ws does it: the native bufferutil (an optional dependency) when present and not turned off. */
-const unmask = nativeUnmask() ?? ((buffer: Buffer, mask: Buffer) => {
-  for (let i = 0; i < buffer.length; i++) buffer[i] ^= mask[i & 3];
-});
-
-function nativeUnmask(): ((buffer: Buffer, mask: Buffer) => void) | null {
-  if (process.env.WS_NO_BUFFER_UTIL) return null;
-  try {
-    return (require('bufferutil') as { unmask(buffer: Buffer, mask: Buffer): void }).unmask;
-  } catch {
-    return null;
-  }
-}
 
 const BINARY = 0x02;
 
@@ -89,46 +82,54 @@ function knownReceiver(socket: WebSocket): ReceiverInternals | null {
   return shaped ? (receiver as ReceiverInternals) : null;
 }
 
-/** Makes `socket`'s binary data frames arrive as slices of its reads; false (socket untouched) if `ws` is not as expected. */
-export function sliceBinaryFrames(socket: WebSocket): boolean {
+/**
+ * Makes `socket`'s binary data frames arrive as slices of its reads; false (socket untouched) if `ws`
+ * is not as expected. With a `pool`, a frame whose payload is at least `pool.minLength` is gathered
+ * into one buffer of the pool instead (the message's fragment for that frame), and, where the socket
+ * allows it (readIntoPayloads), the socket reads that payload straight into it.
+ */
+export function sliceBinaryFrames(socket: WebSocket, pool?: PayloadPool): boolean {
   const receiver = knownReceiver(socket);
   if (!receiver) return false;
   const wsGetData = receiver.getData;
-  const rotated = Buffer.alloc(4);
-  let left = 0; // payload bytes of the current frame not read yet; 0 between frames
-  let offset = 0; // bytes of the current frame read so far (where the mask stands)
+  const frame: FrameState = { left: 0, offset: 0, dest: null, mask: null, rotated: Buffer.alloc(4) };
 
   receiver.getData = function getData(this: ReceiverInternals, cb: (err?: Error) => void): void {
     if (this._opcode !== BINARY || this._compressed || this._payloadLength === 0) return wsGetData.call(this, cb);
-    if (left === 0) {
-      left = this._payloadLength;
-      offset = 0;
+    if (frame.left === 0) {
+      frame.left = this._payloadLength;
+      frame.offset = 0;
+      frame.dest = pool?.pools(frame.left) ? pool.acquire(frame.left) : null;
+      const mask = this._masked ? this._mask! : null;
+      frame.mask = mask !== null && (mask[0] | mask[1] | mask[2] | mask[3]) !== 0 ? mask : null;
     }
-    const mask = this._masked ? this._mask! : null;
-    const masking = mask !== null && (mask[0] | mask[1] | mask[2] | mask[3]) !== 0;
-    while (left > 0 && this._bufferedBytes > 0) {
+    while (frame.left > 0 && this._bufferedBytes > 0) {
       const read = this._buffers[0];
       let slice = read;
-      if (read.length > left) {
-        slice = read.subarray(0, left);
-        this._buffers[0] = read.subarray(left);
+      if (read.length > frame.left) {
+        slice = read.subarray(0, frame.left);
+        this._buffers[0] = read.subarray(frame.left);
       } else {
         this._buffers.shift();
       }
       this._bufferedBytes -= slice.length;
-      if (masking) {
-        for (let i = 0; i < 4; i++) rotated[i] = mask![(offset + i) & 3];
-        unmask(slice, rotated);
+      if (frame.dest) {
+        if (frame.mask) unmaskInto(slice, rotateMask(frame), frame.dest, frame.offset, slice.length);
+        else slice.copy(frame.dest, frame.offset);
+      } else {
+        if (frame.mask) unmask(slice, rotateMask(frame));
+        this._fragments.push(slice);
       }
-      this._fragments.push(slice);
-      left -= slice.length;
-      offset += slice.length;
+      frame.left -= slice.length;
+      frame.offset += slice.length;
     }
-    if (left > 0) {
+    if (frame.left > 0) {
       this._loop = false; // wait for the next read, still in GET_DATA
       return;
     }
     // The frame is complete: the rest is ws's getData after its consume and unmask.
+    if (frame.dest) this._fragments.push(frame.dest);
+    frame.dest = frame.mask = null;
     this._mask = undefined;
     if (this._maxFragments > 0 && ++this._numFragments > this._maxFragments) {
       return cb(this.createError(RangeError, 'Too many message fragments', false, 1008, 'WS_ERR_TOO_MANY_BUFFERED_PARTS'));
@@ -136,5 +137,6 @@ export function sliceBinaryFrames(socket: WebSocket): boolean {
     this._messageLength = this._totalPayloadLength;
     this.dataMessage(cb);
   };
+  if (pool) readIntoPayloads(socket, receiver as unknown as Writable, frame);
   return true;
 }
