@@ -1,14 +1,14 @@
 import { RequestMethod } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { json } from 'express';
+import { json, type RequestHandler } from 'express';
 import { readFileSync } from 'node:fs';
 import { AppModule, type ExtraImports } from '../app.module';
 import { bodyParserErrors } from '../common/errors/body-parser-errors';
 import { AuthenticatorService } from '../auth/authenticator.service';
 import { Clock } from '../common/clock';
 import { CredentialExpiry } from '../common/net/credential-expiry';
-import { requestDeadline } from '../common/net/request-deadline';
+import { hasRequestBody, requestDeadline } from '../common/net/request-deadline';
 import { UpgradeRoutingWsAdapter } from '../common/net/upgrade-routing-ws-adapter';
 import { rejectMalformedJson } from '../common/validation/well-formed-input';
 import { RelayConfig } from '../config/relay-config';
@@ -44,6 +44,19 @@ const ROOT_ROUTES = [
 const JSON_BODY_LIMIT = '1mb';
 
 /**
+ * JSON bodies parsed (body-parser, its errors as fixed-message 400s) and held to
+ * malformedInputProblem, in one middleware that a request without a body passes straight through:
+ * the parser would only find that out itself, three middleware hops later.
+ */
+function jsonBodies(): RequestHandler {
+  const parse = json({ limit: JSON_BODY_LIMIT });
+  return (req, res, next) => {
+    if (!hasRequestBody(req)) return next();
+    parse(req, res, (err?: Error) => (err ? bodyParserErrors(err, req, res, next) : rejectMalformedJson(req, res, next)));
+  };
+}
+
+/**
  * Builds the relay application (not yet listening). Shared by `npm start`, `svc relay` and the tests;
  * `extraImports` lets a test mount probe routes behind the same guard, filter and pipes.
  */
@@ -67,13 +80,7 @@ export async function createRelayApp(
   applyServerTimeouts(app.getHttpServer(), config.limits);
   // First, so every request gets its line: root routes, unknown paths and body-parser failures too.
   app.use(logRequests, recordHttpMetrics(app.get(RelayMetrics)));
-  app.use(
-    requestIdleTimeout,
-    requestDeadline(config.limits.requestTimeoutMs),
-    json({ limit: JSON_BODY_LIMIT }),
-    bodyParserErrors,
-    rejectMalformedJson,
-  );
+  app.use(requestIdleTimeout, requestDeadline(config.limits.requestTimeoutMs), jsonBodies());
   // Before Nest's routes: the dashboard owns every extension-less GET outside /api/ and /uploads/.
   app.use(serveDashboard(config.webDir));
   app.setGlobalPrefix(API_PREFIX, { exclude: ROOT_ROUTES });

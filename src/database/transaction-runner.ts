@@ -22,6 +22,26 @@ interface TransactionScope {
 /** The transaction the current async call chain runs in; shared by every runner of the process. */
 const currentScope = new AsyncLocalStorage<TransactionScope>();
 
+/** Which transaction owns the SQLite connection, as the current async call chain sees it (every gate's tokens are unique). */
+const gateOwner = new AsyncLocalStorage<symbol>();
+
+/** run() calls begun and not yet returned, process-wide (joined ones included). */
+let runsInFlight = 0;
+
+/**
+ * Once no run() is in flight, both contexts are switched off until the next run(): while an
+ * AsyncLocalStorage is on, Node runs a hook for every promise the process creates (~95 ns each
+ * here), and a relay that had written once paid it on every request after (GET /builds: +10 % of
+ * its CPU, docs/performance.md). Nothing is lost: a store still reachable then belongs to a scope
+ * that has ended (`open` false, which every reader takes as no transaction), and a gate token only
+ * matters while its transaction owns the connection.
+ */
+function runEnded(): void {
+  if (--runsInFlight > 0) return;
+  currentScope.disable();
+  gateOwner.disable();
+}
+
 /**
  * The one way to run a multi-statement write (docs/architecture.md, "Transactions").
  *
@@ -46,6 +66,15 @@ export class TransactionRunner {
   }
 
   async run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    runsInFlight++;
+    try {
+      return await this.runCounted(work);
+    } finally {
+      runEnded();
+    }
+  }
+
+  private async runCounted<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     const outer = currentScope.getStore();
     if (outer?.open) {
       // Joined: a savepoint of the open transaction; its after-commit work waits for the outer commit.
@@ -110,7 +139,6 @@ export class TransactionRunner {
 /** Serialises use of the shared SQLite query runner; installed once per data source. */
 class SqliteConnectionGate {
   private static readonly gates = new WeakMap<DataSource, SqliteConnectionGate>();
-  private readonly context = new AsyncLocalStorage<symbol>();
   private owner: symbol | null = null;
   private released: Promise<void> = Promise.resolve();
   private release: () => void = () => undefined;
@@ -136,7 +164,7 @@ class SqliteConnectionGate {
       const token = Symbol('transaction');
       await this.acquire(token);
       try {
-        return await this.context.run(token, () => this.dataSource.transaction(work));
+        return await gateOwner.run(token, () => this.dataSource.transaction(work));
       } finally {
         this.free();
       }
@@ -164,7 +192,7 @@ class SqliteConnectionGate {
     const start = runner.startTransaction.bind(runner);
     const commit = runner.commitTransaction.bind(runner);
     const rollback = runner.rollbackTransaction.bind(runner);
-    const inOwnTransaction = () => this.owner !== null && (this.owner === IMPLICIT || this.context.getStore() === this.owner);
+    const inOwnTransaction = () => this.owner !== null && (this.owner === IMPLICIT || gateOwner.getStore() === this.owner);
 
     (runner as { query: unknown }).query = async (...args: unknown[]) => {
       while (this.owner !== null && !inOwnTransaction()) await this.released;

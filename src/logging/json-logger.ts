@@ -1,4 +1,5 @@
 import { LoggerService } from '@nestjs/common';
+import { isoWithMillis } from '../common/time';
 import type { LogLevel } from '../config/relay-config';
 import { LogBuffer } from './log-buffer';
 import { maskSecrets } from './mask-secrets';
@@ -37,7 +38,7 @@ export class JsonLogger implements LoggerService {
   private record(level: LogLevel, message: unknown, context?: string, stack?: string): void {
     if (SEVERITY[level] > SEVERITY[this.level]) return;
     const text = maskSecrets(message instanceof Error ? message.message : typeof message === 'string' ? message : JSON.stringify(message));
-    const entry: Record<string, string> = { time: new Date().toISOString(), level, context: context ?? 'Relay', msg: text };
+    const entry: Record<string, string> = { time: isoWithMillis(new Date()), level, context: context ?? 'Relay', msg: text };
     if (stack) entry.stack = maskSecrets(stack);
     const line = JSON.stringify(entry);
     this.buffer.push(line);

@@ -30,6 +30,22 @@ describe('statements on PostgreSQL connections', () => {
     }
   });
 
+  itPostgresOnly('SQLite has no plan cache mode')('every connection of the pool plans named statements generically, once', async () => {
+    const dataSource = ctx.relay.app.get(DataSource);
+    // Several at once, so that more than one pooled connection answers.
+    const modes: { plan_cache_mode: string }[][] = await Promise.all(Array.from({ length: 4 }, () => dataSource.query('SHOW plan_cache_mode')));
+    expect(modes.map(([row]) => row.plan_cache_mode)).toEqual(Array(4).fill('force_generic_plan'));
+    const runner = dataSource.createQueryRunner();
+    try {
+      const select = 'SELECT COUNT(*) AS n FROM builds WHERE status_label = $1';
+      for (let i = 0; i < 3; i++) await runner.query(select, ['Done']);
+      const [plans] = await runner.query('SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement = $1', [select]);
+      expect({ generic: Number(plans.generic_plans) > 0, custom: Number(plans.custom_plans) }).toEqual({ generic: true, custom: 0 });
+    } finally {
+      await runner.release();
+    }
+  });
+
   itPostgresOnly('SQLite keeps statements in its own cache')('a SELECT given as a config object (rows as arrays) is prepared too', async () => {
     const member = await ctx.members.member('QA');
     const client = new PreparingClient({ connectionString: (ctx.relay.config.database as { url: string }).url });

@@ -104,6 +104,23 @@ describe('TransactionRunner: one transaction across modules', () => {
     if (testDialect !== 'postgres') expect(await outside).toEqual([[bundleId, 'ios']]);
   });
 
+  it('switches its async context off once no transaction is in flight, and on again for the next', async () => {
+    // While an AsyncLocalStorage is on, every new promise is tagged with its stores (own symbol properties).
+    const tags = () => Object.getOwnPropertySymbols(Promise.resolve()).length;
+    const seen: number[] = [];
+    for (let i = 0; i < 2; i++) {
+      await runner().run(async () => {
+        seen.push(tags());
+        await runner().run(async () => void seen.push(tags())); // joined: still on
+      });
+      seen.push(tags());
+    }
+    const [inside, joined, after] = seen;
+    expect(after).toBeLessThan(inside);
+    expect(seen).toEqual([inside, joined, after, inside, joined, after]);
+    expect(joined).toBe(inside);
+  });
+
   it('runs after-commit work at once outside a transaction', async () => {
     const ran: string[] = [];
     await runner().afterCommit(() => void ran.push('now'));

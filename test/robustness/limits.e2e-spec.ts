@@ -51,6 +51,17 @@ describe('whole-request deadline (SVC_REQUEST_TIMEOUT_MS)', () => {
     expect(result.ms).toBeLessThan(3000);
   });
 
+  it('so is a chunked JSON body (no Content-Length: the deadline still sees a body coming)', async () => {
+    const json = JSON.stringify({ email: 'slow@example.com', password: 'x'.repeat(40) });
+    const body = Buffer.from([...json].map((c) => `1\r\n${c}\r\n`).join('') + '0\r\n\r\n');
+    const head =
+      'POST /api/v1/auth/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n';
+    const result = await trickle(ctx.relay.port, head, body, json.length, 100);
+    expect(result.status).toBe(408);
+    expect(result.text).toContain('{"error":"Request timed out"}');
+    expect(result.ms).toBeLessThan(3000);
+  });
+
   it('a streamed upload slower than the deadline still completes', async () => {
     const admin = await ctx.members.admin();
     const apk = readFileSync(fixture('string-label.apk'));

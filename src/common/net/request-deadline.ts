@@ -14,6 +14,9 @@ const deadlines = new WeakMap<IncomingMessage, NodeJS.Timeout>();
  */
 export function requestDeadline(timeoutMs: number) {
   return (req: Request, res: Response, next: NextFunction): void => {
+    // Without a body the request is complete once its headers are in: nothing for a deadline to cut
+    // (its timer would find `req.complete`), and GETs are most requests.
+    if (!hasRequestBody(req)) return next();
     const timer = setTimeout(() => {
       deadlines.delete(req);
       if (req.complete || res.headersSent) return;
@@ -30,6 +33,15 @@ export function requestDeadline(timeoutMs: number) {
     res.once('close', () => leaveRequestDeadline(req));
     next();
   };
+}
+
+/**
+ * Whether a body follows the headers: a Transfer-Encoding, or a numeric Content-Length (0
+ * included), as body-parser and type-is decide it.
+ */
+export function hasRequestBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && !isNaN(length as unknown as number));
 }
 
 /** For streamed uploads: from now on only the idle timer limits this request. */

@@ -1,5 +1,6 @@
 import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
 import { badRequest, HttpError } from '../errors/http-error';
+import { QueryResults } from './query-results';
 import { malformedInputProblem } from './well-formed-input';
 
 /**
@@ -16,7 +17,14 @@ const FIRST_CONSTRAINTS = ['isDefined', 'isNotEmpty', 'isString', 'isInt', 'isNu
  * lone surrogates and runaway nesting are a 400 naming the field, never a validator's 500.
  */
 class ParamTextValidationPipe extends ValidationPipe {
+  private readonly queries = new QueryResults();
+
   async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    // A whole query string as a DTO (GET /builds): the same text gives the same DTO or the same 400.
+    return this.queries.remembered(value, metadata, () => this.checkAndTransform(value, metadata));
+  }
+
+  private async checkAndTransform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type !== 'custom') {
       const problem = malformedInputProblem(value, metadata.data ?? '');
       if (problem) throw badRequest(problem);

@@ -1,0 +1,75 @@
+import type { ArgumentMetadata } from '@nestjs/common';
+import { badRequest, HttpError } from '../errors/http-error';
+
+/** Distinct query strings remembered per DTO class; past it the oldest is forgotten (first in, first out). */
+export const MAX_REMEMBERED_QUERIES = 256;
+
+/** A query string longer than this (as JSON) is validated every time rather than remembered. */
+const MAX_KEY_LENGTH = 512;
+
+type Remembered = { fields: Record<string, unknown> } | { refusal: string };
+
+/**
+ * The validation pipe's results for whole query strings bound to a DTO (`@Query() query:
+ * ListBuildsQuery`), by the query's text: class-transformer and class-validator cost ~30 µs a
+ * GET /builds (~5 % of it, docs/performance.md), and a list is asked again and again with the
+ * same few query strings (a dashboard's pages, a CI poll). Validating a query is a pure function
+ * of its text (the DTOs' transforms read nothing else), so a remembered result is what the pipe
+ * would compute again: a new DTO of the class with the same fields, or a new 400 with the same
+ * message. Only DTOs whose every field is a primitive are remembered (a copy shares nothing
+ * mutable), only 400s the pipe itself raised (any other error is thrown as it came), and only
+ * short query strings, so what is kept is bounded.
+ */
+export class QueryResults {
+  private readonly byClass = new Map<Function, Map<string, Remembered>>();
+
+  async remembered(value: unknown, metadata: ArgumentMetadata, validate: () => Promise<unknown>): Promise<unknown> {
+    const { metatype } = metadata;
+    const key = metadata.type === 'query' && metadata.data === undefined && isDtoClass(metatype) && isStringRecord(value) ? JSON.stringify(value) : undefined;
+    if (key === undefined || key.length > MAX_KEY_LENGTH) return validate();
+    let results = this.byClass.get(metatype!);
+    const hit = results?.get(key);
+    if (hit) {
+      if ('refusal' in hit) throw badRequest(hit.refusal);
+      return Object.assign(new (metatype as new () => object)(), hit.fields);
+    }
+    if (!results) this.byClass.set(metatype!, (results = new Map()));
+    let remembered: Remembered | undefined;
+    try {
+      const dto = await validate();
+      if (dto instanceof metatype! && Object.values(dto).every(isPrimitive)) remembered = { fields: { ...dto } };
+      return dto;
+    } catch (err) {
+      if (err instanceof HttpError && err.getStatus() === 400 && !Object.keys(err.headers).length && typeof err.getResponse() === 'string') {
+        remembered = { refusal: err.getResponse() as string };
+      }
+      throw err;
+    } finally {
+      if (remembered) {
+        results.set(key, remembered);
+        if (results.size > MAX_REMEMBERED_QUERIES) results.delete(results.keys().next().value!);
+      }
+    }
+  }
+}
+
+/** Types the pipe passes through unvalidated (`@Query() query: object`): their value is handed on as it is, never remembered. */
+const NOT_VALIDATED: unknown[] = [String, Boolean, Number, Array, Object, Buffer, Date];
+
+function isDtoClass(metatype: ArgumentMetadata['metatype']): metatype is new () => object {
+  return typeof metatype === 'function' && !NOT_VALIDATED.includes(metatype);
+}
+
+/** A parsed query string: each value a string or a list of strings. */
+function isStringRecord(value: unknown): value is Record<string, string | string[]> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  for (const key in value) {
+    const field = (value as Record<string, unknown>)[key];
+    if (typeof field !== 'string' && !(Array.isArray(field) && field.every((item) => typeof item === 'string'))) return false;
+  }
+  return true;
+}
+
+function isPrimitive(value: unknown): boolean {
+  return value === null || (typeof value !== 'object' && typeof value !== 'function');
+}
