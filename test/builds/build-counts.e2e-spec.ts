@@ -1,7 +1,8 @@
 import { DataSource } from 'typeorm';
 import { attachBuild } from '../support/build-fixtures';
 import { MemberFactory, TestMember } from '../support/factory';
-import { startTestRelay, TestRelay } from '../support/test-relay';
+import { itPostgresOnly, startTestRelay, TestRelay } from '../support/test-relay';
+import { BuildsRepository } from '../../src/builds/builds.repository';
 
 /**
  * GET /builds takes its `total` from `build_counts`, which triggers on `builds` keep exact
@@ -109,6 +110,62 @@ describe('builds: the list total stays exact through every write', () => {
     }
     await expectTotalsMatchRows();
   });
+
+  /**
+   * A status change locks its build's row (SELECT … FOR UPDATE), then, in its UPDATE's trigger, its
+   * two count rows in key order. A deletion of several builds in one statement (an app's deletion,
+   * a purge batch) must not hold a count row while it waits for a build row a change holds: it
+   * would wait for the change, and the change for it. PostgreSQL fires the AFTER ROW count trigger
+   * only once the statement has every row, so the deletion takes its count rows last (a BEFORE
+   * trigger, or counts kept row by row in code, deadlock here). The change is held open by hand
+   * between its two steps while the deletion runs.
+   */
+  const deleteDuringHalfDoneChange = async (remove: (appId: number, ids: number[], deleter: TestMember) => Promise<number>) => {
+    const deleter = await members.member('QA');
+    const tokens = await members.pat(deleter, 'builds:write');
+    const upload = (status: string) => attachBuild(members.withPat(tokens, 'post', '/api/v1/builds'), 'binary-nested.app.zip', { status }).expect(201);
+    // Row order puts the Rejected build first, so a deletion counting as it goes holds that count row.
+    const rejected = (await upload('Rejected')).body as { id: number; app_id: number };
+    const done = [(await upload('Done')).body.id as number, (await upload('Done')).body.id as number];
+    const held = done[1];
+    const change = db.createQueryRunner();
+    await change.connect();
+    try {
+      await change.startTransaction();
+      await change.query('SELECT id FROM builds WHERE id = $1 FOR UPDATE', [held]);
+      const deletion = remove(rejected.app_id, [rejected.id, ...done], deleter);
+      deletion.catch(() => undefined); // awaited below; a rejection is the failure this test looks for
+      for (let waited = 0; ; waited += 20) {
+        const [{ n }] = await db.query(`SELECT COUNT(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
+        if (Number(n) > 0) break;
+        if (waited > 10_000) throw new Error('the deletion never waited for the held build');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      // The change's UPDATE: its trigger takes the Done and then the Rejected count row.
+      await change.query('UPDATE builds SET status_label = $1 WHERE id = $2', ['Rejected', held]);
+      await change.commitTransaction();
+      expect(await deletion).toBe(3);
+    } finally {
+      if (change.isTransactionActive) await change.rollbackTransaction().catch(() => undefined);
+      await change.release();
+    }
+    await expectTotalsMatchRows();
+  };
+
+  itPostgresOnly('SQLite runs one write transaction at a time')(
+    "keeps exact through an app's deletion while a status change in that app is under way (no deadlock)",
+    () =>
+      deleteDuringHalfDoneChange(async (appId, _ids, deleter) => {
+        const res = await members.as(deleter, 'delete', `/api/v1/apps/${appId}`).then((r) => r);
+        expect(`${res.status} ${res.body.error ?? ''}`).toBe('200 ');
+        return 3;
+      }),
+  );
+
+  itPostgresOnly('SQLite runs one write transaction at a time')(
+    'keeps exact through a purge of several builds while a status change among them is under way (no deadlock)',
+    () => deleteDuringHalfDoneChange(async (_appId, ids) => (await relay.app.get(BuildsRepository).deleteByIds(ids)).length),
+  );
 
   it('agrees with counting for a search term, which is counted from the rows', async () => {
     const all = (await members.withPat(pat, 'get', '/api/v1/builds?limit=100').expect(200)).body.items as { version_name: string | null }[];
