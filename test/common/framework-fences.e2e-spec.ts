@@ -8,15 +8,18 @@ import { itSqliteOnly } from '../support/test-relay';
 import { useTestRelay } from '../support/use-relay';
 
 /**
- * Two pieces reach past public APIs: UpgradeRoutingWsAdapter (src/common/net/) overrides protected
- * hooks of Nest's WsAdapter, and the SQLite connection gate (src/database/transaction-runner.ts)
- * wraps TypeORM's one shared query runner. Their packages' minor versions are pinned in
+ * Pieces that reach past public APIs: UpgradeRoutingWsAdapter (src/common/net/) overrides protected
+ * hooks of Nest's WsAdapter, the SQLite connection gate (src/database/transaction-runner.ts)
+ * wraps TypeORM's one shared query runner, the agent sockets' frame slicing patches ws's Receiver
+ * (src/agents/protocol/, its own spec checks the fingerprint on both copies of ws), and uploads
+ * swap busboy's boundary search (src/common/multipart/native-boundary-search.ts, likewise). Their
+ * packages' minor versions are pinned in
  * package.json; these tests name each internal relied on, so an upgrade that moves one fails here,
  * loudly and by name, before it fails as a hung WebSocket or a lost transaction. When one fails:
  * read the new version's source, adapt the piece, then widen the pin.
  */
 const REPO = join(__dirname, '..', '..');
-const FENCED = ['@nestjs/platform-ws', '@nestjs/websockets', 'typeorm'];
+const FENCED = ['@nestjs/platform-ws', '@nestjs/websockets', 'typeorm', 'ws', 'busboy'];
 
 describe('framework internals the relay relies on', () => {
   it.each(FENCED)('%s is pinned to one minor version, and the installed one satisfies it', (name) => {
