@@ -9,5 +9,8 @@ module.exports = {
   },
   moduleFileExtensions: ['ts', 'js', 'json'],
   testTimeout: 30000,
+  // One private LAN for the run, made before any suite starts (test/support/test-lan.ts).
+  globalSetup: '<rootDir>/test/support/lan-setup.ts',
+  globalTeardown: '<rootDir>/test/support/lan-teardown.ts',
   maxWorkers: 2,
 };

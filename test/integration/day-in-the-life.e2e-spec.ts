@@ -31,7 +31,7 @@ describe('a day in the life of a team (builds ↔ comments ↔ webhooks ↔ reco
   let recordingUrl = '';
 
   beforeAll(async () => {
-    if (!webhookSkip) lan = await LanReceiver.start('day');
+    if (!webhookSkip) lan = await LanReceiver.start();
     relay = await startTestRelay({ SVC_BUILD_TTL_DAYS: '1' });
   });
   afterAll(async () => {

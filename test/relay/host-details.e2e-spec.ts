@@ -11,7 +11,7 @@ describe('GET /relay/host', () => {
 
   it('200 { lanHost, port, publicBaseUrl, agentRelayUrl } for a signed-in member; port is the bound one', async () => {
     const viewer = await ctx.members.member('Viewer');
-    // Other suites add and remove test veths meanwhile: the address may be one that existed only
+    // Other checkouts' test runs may add and remove their test LANs meanwhile: the address may be one that existed only
     // around the request, so the machine's addresses are read on both sides of it.
     const before = interfaceAddresses();
     const res = await ctx.members.as(viewer, 'get', HOST).expect(200);

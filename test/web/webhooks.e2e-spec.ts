@@ -17,7 +17,7 @@ describeUnless(browserSkipReason() ?? netnsSkipReason(), 'dashboard in the brows
 
   beforeAll(async () => {
     ensureWebBuilt();
-    lan = await LanReceiver.start('wp');
+    lan = await LanReceiver.start();
     relay = await startTestRelay({ SVC_WEB_DIR: WEB_DIST });
     members = new MemberFactory(relay);
     admin = await members.admin();

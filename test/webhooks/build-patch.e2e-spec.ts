@@ -15,7 +15,7 @@ describeUnless(skipReason, 'webhooks through PATCH /api/v1/builds/:id (spec §3 
   let buildId: number;
 
   beforeAll(async () => {
-    lan = await LanReceiver.start('bp');
+    lan = await LanReceiver.start();
     relay = await startTestRelay();
     members = new MemberFactory(relay);
     developer = await members.member('Developer');

@@ -16,7 +16,7 @@ describeUnless(netnsSkipReason(), 'svc.config.json webhooks (spec §4, issue 4 i
   let configPath: string;
 
   beforeAll(async () => {
-    lan = await LanReceiver.start('cf');
+    lan = await LanReceiver.start();
     loopback = await LoopbackListener.start();
     configDir = mkdtempSync(join(tmpdir(), 'svc-webhook-config-'));
     configPath = join(configDir, 'svc.config.json');

@@ -31,7 +31,7 @@ describeUnless(netnsSkipReason(), 'webhook delivery to a real receiver in a netw
   beforeAll(async () => {
     loopback = await LoopbackListener.start();
     // Same port number as the loopback listener, so a rebinding name could only change the address.
-    lan = await LanReceiver.start('dl', loopback.port);
+    lan = await LanReceiver.start(loopback.port);
     relay = await startTestRelay();
     members = new MemberFactory(relay);
     admin = await members.admin();

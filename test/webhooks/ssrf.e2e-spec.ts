@@ -132,8 +132,8 @@ describe('webhook destinations: the SSRF rule at registration (spec §4, securit
     expect(res.body.url).toBe(url);
   });
 
-  // The own-host address is made here, on a veth this test owns for its whole run: an interface
-  // address read from the machine may be another suite's veth, gone by the time the relay looks.
+  // The own-host address is the test LAN's host side, which lives as long as the jest run: an
+  // interface address read from the machine may belong to another checkout's run, gone by the time the relay looks.
   itUnless(
     RemoteClient.unavailableReason(),
     "refuses an address of the relay's own host (a LAN address that is this machine)",

@@ -26,7 +26,7 @@ describeUnless(netnsSkipReason(), 'POST /webhooks/:id/test: a signed ping throug
 
   beforeAll(async () => {
     loopback = await LoopbackListener.start();
-    lan = await LanReceiver.start('tp', loopback.port);
+    lan = await LanReceiver.start(loopback.port);
     relay = await startTestRelay();
     members = new MemberFactory(relay);
     admin = await members.admin();

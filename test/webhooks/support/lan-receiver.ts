@@ -1,7 +1,7 @@
-import { ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { lanHostAddress, leaseLanAddress, onLan, testLanSkipReason } from '../../support/test-lan';
 
 export interface ReceivedRequest {
   method: string;
@@ -20,82 +20,27 @@ export interface ReceiverEvent {
   at: number;
 }
 
-const CAP_NET_ADMIN = 12;
-
 /**
- * Whether this process may create network namespaces and veth pairs (CAP_NET_ADMIN and `ip`).
- * Checked synchronously, so test files can choose `it` or `it.skip` when they are collected.
- */
-export function canCreateNetns(): { ok: true } | { ok: false; why: string } {
-  try {
-    const status = readFileSync('/proc/self/status', 'utf8');
-    const capEff = BigInt('0x' + (/CapEff:\s*([0-9a-f]+)/i.exec(status)?.[1] ?? '0'));
-    if (!((capEff >> BigInt(CAP_NET_ADMIN)) & BigInt(1))) return { ok: false, why: 'no CAP_NET_ADMIN' };
-  } catch {
-    return { ok: false, why: 'cannot read /proc/self/status' };
-  }
-  const probe = spawnSync('ip', ['netns', 'list']);
-  if (probe.error || probe.status !== 0) return { ok: false, why: '`ip netns` is not usable' };
-  return { ok: true };
-}
-
-function ip(...args: string[]): void {
-  const result = spawnSync('ip', args, { encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`ip ${args.join(' ')} failed: ${result.stderr || result.error}`);
-}
-
-/** A /30 in 10.231.0.0/16 that no interface on this machine uses yet (other worktrees test in parallel). */
-function freeSubnet(): number {
-  const inUse = spawnSync('ip', ['-o', '-4', 'addr', 'show'], { encoding: 'utf8' }).stdout ?? '';
-  for (let i = 0; i < 50; i++) {
-    const octet = 100 + Math.floor(Math.random() * 150);
-    if (!inUse.includes(`10.231.${octet}.`)) return octet;
-  }
-  throw new Error('no free 10.231.x.0/30 subnet');
-}
-
-/**
- * A real HTTP receiver (support/receiver.js) on a private address inside a network namespace this
- * test creates: namespace side 10.231.N.2, host side 10.231.N.1 (a veth pair). Traffic stays on
- * this machine. `tag` keeps names unique per test file; the pid keeps them unique per worker.
+ * A real HTTP receiver (support/receiver.js) at an address of its own on the run's test LAN
+ * (test/support/test-lan.ts): another machine, as far as the relay can tell. `hostAddress` is
+ * this machine's address on that LAN.
  */
 export class LanReceiver {
   readonly requests: ReceivedRequest[] = [];
   readonly events: ReceiverEvent[] = [];
+  readonly hostAddress = lanHostAddress();
   private waiters: (() => void)[] = [];
 
   private constructor(
-    private readonly namespace: string,
-    private readonly hostLink: string,
-    readonly hostAddress: string,
     readonly address: string,
     readonly port: number,
     private readonly child: ChildProcess,
+    private readonly release: () => void,
   ) {}
 
-  static async start(tag: string, port = 0): Promise<LanReceiver> {
-    const suffix = `${tag}${process.pid % 100000}`;
-    const namespace = `svcwh-${suffix}`;
-    const hostLink = `swh${suffix}h`;
-    const nsLink = `swh${suffix}n`;
-    const octet = freeSubnet();
-    const hostAddress = `10.231.${octet}.1`;
-    const address = `10.231.${octet}.2`;
-    cleanup(namespace, hostLink);
-    try {
-      ip('netns', 'add', namespace);
-      ip('link', 'add', hostLink, 'type', 'veth', 'peer', 'name', nsLink);
-      ip('link', 'set', nsLink, 'netns', namespace);
-      ip('addr', 'add', `${hostAddress}/30`, 'dev', hostLink);
-      ip('link', 'set', hostLink, 'up');
-      ip('netns', 'exec', namespace, 'ip', 'addr', 'add', `${address}/30`, 'dev', nsLink);
-      ip('netns', 'exec', namespace, 'ip', 'link', 'set', nsLink, 'up');
-      ip('netns', 'exec', namespace, 'ip', 'link', 'set', 'lo', 'up');
-    } catch (err) {
-      cleanup(namespace, hostLink);
-      throw err;
-    }
-    const child = spawn('ip', ['netns', 'exec', namespace, process.execPath, join(__dirname, 'receiver.js'), address, String(port)], {
+  static async start(port = 0): Promise<LanReceiver> {
+    const { address, release } = leaseLanAddress();
+    const child = spawn('ip', onLan(process.execPath, join(__dirname, 'receiver.js'), address, String(port)), {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     const listening = new Promise<number>((resolve, reject) => {
@@ -109,16 +54,16 @@ export class LanReceiver {
     let receiver: LanReceiver | undefined;
     try {
       const actualPort = await listening;
-      receiver = new LanReceiver(namespace, hostLink, hostAddress, address, actualPort, child);
+      receiver = new LanReceiver(address, actualPort, child, release);
       return receiver;
     } catch (err) {
       child.kill('SIGKILL');
-      cleanup(namespace, hostLink);
+      release();
       throw err;
     }
   }
 
-  /** `http://10.231.N.2:<port><path>` */
+  /** `http://10.231.N.x:<port><path>` */
   url(path = '/ok'): string {
     return `http://${this.address}:${this.port}${path}`;
   }
@@ -142,7 +87,7 @@ export class LanReceiver {
     const exited = new Promise((resolve) => this.child.once('exit', resolve));
     this.child.kill('SIGKILL');
     if (this.child.exitCode === null && this.child.signalCode === null) await exited;
-    cleanup(this.namespace, this.hostLink);
+    this.release();
   }
 
   private accept(event: { type: string } & Record<string, unknown>): void {
@@ -170,15 +115,6 @@ export class LanReceiver {
   }
 }
 
-function cleanup(namespace: string, hostLink: string): void {
-  spawnSync('ip', ['link', 'del', hostLink]);
-  spawnSync('ip', ['netns', 'del', namespace]);
-}
-
 /** Why LAN-receiver tests cannot run here, or null when they can. */
-export function netnsSkipReason(): string | null {
-  const check = canCreateNetns();
-  return check.ok ? null : `cannot create a network namespace (${check.why}); run as root with CAP_NET_ADMIN`;
-}
-
+export { testLanSkipReason as netnsSkipReason };
 export { describeUnless } from '../../support/describe-unless';
