@@ -19,6 +19,7 @@ import { RelayMetrics } from '../metrics/relay-metrics';
 import { applyServerTimeouts, requestIdleTimeout } from './http-timeouts';
 import { serveDashboard } from '../dashboard/dashboard';
 import { setupOpenApi } from './openapi';
+import { RelayHttpAdapter } from './relay-http-adapter';
 
 export const API_PREFIX = 'api/v1';
 
@@ -69,7 +70,7 @@ export async function createRelayApp(
     config.tlsCert && config.tlsKey
       ? { cert: readFileSync(config.tlsCert), key: readFileSync(config.tlsKey) }
       : undefined;
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, logger, extraImports), {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, logger, extraImports), new RelayHttpAdapter(), {
     logger,
     bodyParser: false,
     httpsOptions,

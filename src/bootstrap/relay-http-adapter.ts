@@ -1,0 +1,36 @@
+import type { NestApplicationOptions } from '@nestjs/common';
+import { ExpressAdapter } from '@nestjs/platform-express';
+import { createServer as createHttpServer, IncomingMessage, type RequestListener, ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+
+/**
+ * Express gives every request and response its app's prototypes (`app.request`, `app.response`)
+ * with Object.setPrototypeOf, as the first thing it does with them. Done to objects Node has already
+ * built, that change of shape costs V8 what it had learned about requests at every property read
+ * after it: about 30 % of the relay's CPU on a list request (docs/performance.md, item 49).
+ *
+ * Here Node builds them as instances of two subclasses of its own, whose prototypes take the place of
+ * the app's (the same properties, the same chain behind them), so Express's setPrototypeOf finds
+ * nothing to change. Everything else is Nest's adapter.
+ */
+export class RelayHttpAdapter extends ExpressAdapter {
+  override initHttpServer(options: NestApplicationOptions): void {
+    // Nest's own tracking of open connections is private to its adapter; the relay does not use it.
+    if (options.forceCloseConnections) throw new Error('RelayHttpAdapter does not support forceCloseConnections');
+    // The prototypes Express sets are on the app (express/lib/express.js), untyped in @types/express.
+    const app = this.getInstance<RequestListener & { request: object; response: object }>();
+    const classes = { IncomingMessage: class extends IncomingMessage {}, ServerResponse: class extends ServerResponse {} };
+    app.request = asPrototypeOf(classes.IncomingMessage, app.request);
+    app.response = asPrototypeOf(classes.ServerResponse, app.response);
+    this.httpServer = options.httpsOptions
+      ? createHttpsServer({ ...options.httpsOptions, ...classes }, app)
+      : createHttpServer(classes, app);
+  }
+}
+
+/** `derived.prototype`, made to stand in for `prototype`: its properties, then what it inherits. */
+function asPrototypeOf(derived: { prototype: object }, prototype: object): object {
+  Object.defineProperties(derived.prototype, Object.getOwnPropertyDescriptors(prototype));
+  Object.setPrototypeOf(derived.prototype, Object.getPrototypeOf(prototype));
+  return derived.prototype;
+}

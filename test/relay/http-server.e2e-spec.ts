@@ -1,0 +1,37 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { useTestRelay } from '../support/use-relay';
+
+/**
+ * The relay's HTTP server builds each request and response with Express's prototypes
+ * (src/bootstrap/relay-http-adapter.ts), so Express's own setPrototypeOf has nothing to change.
+ */
+describe('the HTTP server behind Express', () => {
+  const ctx = useTestRelay();
+
+  it("builds requests and responses with the app's prototypes before Express sees them, and they keep them", async () => {
+    const express = ctx.relay.app.getHttpAdapter().getInstance() as { request: object; response: object };
+    const server = ctx.relay.app.getHttpServer() as Server;
+    const seen: { atArrival: [boolean, boolean]; atFinish?: [boolean, boolean] }[] = [];
+    const watch = (req: IncomingMessage, res: ServerResponse) => {
+      const entry: (typeof seen)[number] = {
+        atArrival: [Object.getPrototypeOf(req) === express.request, Object.getPrototypeOf(res) === express.response],
+      };
+      seen.push(entry);
+      res.once('finish', () => {
+        entry.atFinish = [Object.getPrototypeOf(req) === express.request, Object.getPrototypeOf(res) === express.response];
+      });
+    };
+    server.prependListener('request', watch);
+    try {
+      await ctx.relay.http().get('/api/v1/health').expect(200);
+      await ctx.relay.http().get('/api/v1/builds').expect(401);
+      await ctx.relay.http().post('/api/v1/auth/login').set('Content-Type', 'application/json').send('{"email":').expect(400);
+    } finally {
+      server.removeListener('request', watch);
+    }
+    expect(seen).toEqual(Array(3).fill({ atArrival: [true, true], atFinish: [true, true] }));
+    // The prototypes are Express's own: its request getters and response methods answer.
+    expect(typeof (express.request as { get?: unknown }).get).toBe('function');
+    expect(typeof (express.response as { json?: unknown }).json).toBe('function');
+  });
+});
