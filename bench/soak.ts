@@ -166,12 +166,14 @@ async function main(): Promise<void> {
     let recording = false;
     const rss: { t: number; mb: number }[] = [];
     const heapAt: { t: number; mb: number }[] = [];
+    const committedAt: { heap: number; external: number }[] = [];
     const lag: { p99: number; max: number }[] = [];
     const sampler = setInterval(async () => {
       const t = (performance.now() - started) / 1000;
       rss.push({ t, mb: (rssKb(relay.child.pid!) ?? NaN) / 1024 });
       const metrics = await relayMetrics(relay.port);
       heapAt.push({ t, mb: metrics.heapUsedMb });
+      committedAt.push({ heap: metrics.heapTotalMb, external: metrics.externalMb });
       if (t * 1000 >= WARMUP_MS) lag.push({ p99: metrics.lagP99Ms, max: metrics.lagMaxMs });
     }, 10_000);
     let atWarmup = { cpuMs: 0, majorGcMs: 0, majorGcs: 0 };
@@ -224,6 +226,10 @@ async function main(): Promise<void> {
     const heapAfter = heapAt.filter((s) => s.t * 1000 >= WARMUP_MS);
     console.log(`RSS every 10 s (MB): ${rss.map((s) => s.mb.toFixed(0)).join(' ')}`);
     console.log(`V8 heap in use every 10 s (MB): ${heapAt.map((s) => s.mb.toFixed(0)).join(' ')}`);
+    // What RSS holds besides the heap in use: the heap V8 keeps (committed), and memory outside it
+    // (Buffers, ArrayBuffers); the rest of RSS is native (SQLite, malloc's arenas, code).
+    console.log(`V8 heap committed every 10 s (MB): ${committedAt.map((s) => s.heap.toFixed(0)).join(' ')}`);
+    console.log(`external memory every 10 s (MB): ${committedAt.map((s) => s.external.toFixed(0)).join(' ')}`);
     if (after.length >= 2) {
       const drift = (after[after.length - 1].mb / after[0].mb - 1) * 100;
       console.log(
@@ -255,10 +261,18 @@ async function main(): Promise<void> {
 }
 
 /**
- * From the relay's /metrics (prom-client's default metrics): V8's heap in use, the event loop's
- * delay since the previous scrape (p99, max) and the major GCs so far.
+ * From the relay's /metrics (prom-client's default metrics): V8's heap in use and committed, memory
+ * outside the heap, the event loop's delay since the previous scrape (p99, max) and the major GCs so far.
  */
-async function relayMetrics(relayPort: number): Promise<{ heapUsedMb: number; lagP99Ms: number; lagMaxMs: number; majorGcs: number; majorGcMs: number }> {
+async function relayMetrics(relayPort: number): Promise<{
+  heapUsedMb: number;
+  heapTotalMb: number;
+  externalMb: number;
+  lagP99Ms: number;
+  lagMaxMs: number;
+  majorGcs: number;
+  majorGcMs: number;
+}> {
   const text = await fetch(`http://127.0.0.1:${relayPort}/metrics`).then(
     (r) => r.text(),
     () => '',
@@ -269,6 +283,8 @@ async function relayMetrics(relayPort: number): Promise<{ heapUsedMb: number; la
   };
   return {
     heapUsedMb: value('nodejs_heap_size_used_bytes') / 1024 / 1024,
+    heapTotalMb: value('nodejs_heap_size_total_bytes') / 1024 / 1024,
+    externalMb: value('nodejs_external_memory_bytes') / 1024 / 1024,
     lagP99Ms: value('nodejs_eventloop_lag_p99_seconds') * 1000,
     lagMaxMs: value('nodejs_eventloop_lag_max_seconds') * 1000,
     majorGcs: value('nodejs_gc_duration_seconds_count\\{kind="major"\\}') || 0,

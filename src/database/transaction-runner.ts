@@ -4,6 +4,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Database as SqliteDatabase, Statement as SqliteStatement } from 'better-sqlite3';
 import type { Pool } from 'pg';
 import { DataSource, EntityManager, QueryRunner } from 'typeorm';
+import { bindIntegerParameters } from './sqlite-integer-parameters';
 
 /** Prepared statements kept for selectArrays() on SQLite (the list's pages differ only in their number of ids, 1-100). */
 const MAX_ARRAY_STATEMENTS = 500;
@@ -157,6 +158,7 @@ class SqliteConnectionGate {
   private constructor(private readonly dataSource: DataSource) {
     // The SQLite driver returns the same query runner to everyone: wrap that one.
     this.wrap(dataSource.driver.createQueryRunner('master'));
+    bindIntegerParameters(dataSource);
   }
 
   run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {

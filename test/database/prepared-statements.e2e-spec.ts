@@ -1,7 +1,8 @@
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { PreparingClient } from '../../src/database/prepared-client';
-import { itPostgresOnly } from '../support/test-relay';
+import { uploadTestBuild } from '../support/builds';
+import { itPostgresOnly, itSqliteOnly } from '../support/test-relay';
 import { useTestRelay } from '../support/use-relay';
 
 /**
@@ -65,4 +66,48 @@ describe('statements on PostgreSQL connections', () => {
       await client.end();
     }
   });
+});
+
+/**
+ * On SQLite, TypeORM would write number parameters into the SQL text, a new statement for every id and
+ * timestamp (src/database/sqlite-integer-parameters.ts): integers are bound instead.
+ */
+describe('statements on the SQLite connection', () => {
+  const ctx = useTestRelay();
+
+  itSqliteOnly('PostgreSQL binds every parameter')(
+    'sign-ins, uploads, comments and status changes prepare no new statement for new ids and times, and store integers as INTEGER',
+    async () => {
+      const admin = await ctx.members.admin();
+      const dataSource = ctx.relay.app.get(DataSource);
+      const connection = (dataSource.driver as unknown as { databaseConnection: { prepare: (...args: unknown[]) => unknown } }).databaseConnection;
+      const prepare = connection.prepare;
+      const prepared: string[] = [];
+      connection.prepare = function (this: unknown, ...args: unknown[]) {
+        prepared.push(String(args[0]));
+        return prepare.apply(this, args);
+      };
+      const aDay = async () => {
+        await ctx.members.login(admin.email);
+        const build = await uploadTestBuild(ctx.members, admin);
+        await ctx.members.as(admin, 'post', '/api/v1/comments').field('build_id', String(build.id)).field('body', 'looks good').expect(201);
+        await ctx.members.as(admin, 'patch', `/api/v1/builds/${build.id}`).send({ status_label: 'Done' }).expect(200);
+        ctx.relay.clock.advance(1_000);
+      };
+      try {
+        await aDay();
+        await aDay();
+        prepared.length = 0;
+        await aDay(); // new ids, new times: nothing SQLite has not planned before
+        expect(prepared).toEqual([]);
+      } finally {
+        connection.prepare = prepare;
+      }
+      const [types] = await dataSource.query(
+        `SELECT typeof(c.build_id) AS build_id, typeof(c.created_at) AS created_at, typeof(b.completed_at) AS completed_at
+           FROM comments c JOIN builds b ON b.id = c.build_id ORDER BY c.id DESC LIMIT 1`,
+      );
+      expect(types).toEqual({ build_id: 'integer', created_at: 'integer', completed_at: 'integer' });
+    },
+  );
 });
