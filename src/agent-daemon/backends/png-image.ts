@@ -22,7 +22,7 @@ export function rgbPng(width: number, height: number, raw: Buffer, compression?:
 }
 
 /** One PNG chunk: length, type, data, CRC. */
-function pngChunk(type: string, data: Buffer): Buffer {
+export function pngChunk(type: string, data: Buffer): Buffer {
   const length = Buffer.alloc(4);
   length.writeUInt32BE(data.length, 0);
   const typed = Buffer.concat([Buffer.from(type, 'latin1'), data]);

@@ -1,4 +1,5 @@
 import { PNG } from 'pngjs';
+import { decodeBoundedPng } from '../../images/bounded-png';
 import { decodeBinaryXml } from './binary-xml';
 import { MAX_ICON_BYTES } from './build-icon';
 import { ValueType } from './res-chunks';
@@ -36,18 +37,12 @@ export interface Bitmap {
   data: Buffer;
 }
 
-/** Decodes a PNG layer whose declared size is within MAX_LAYER_SIDE; null otherwise (or when it is not a PNG). */
+/**
+ * Decodes a PNG layer whose declared size is within MAX_LAYER_SIDE and whose image data inflates to
+ * no more than its header allows (a decompression bomb is refused); null otherwise, or when it is not a PNG.
+ */
 export function decodeLayer(png: Buffer): Bitmap | null {
-  if (png.length < 24 || png.toString('latin1', 12, 16) !== 'IHDR') return null;
-  const width = png.readUInt32BE(16);
-  const height = png.readUInt32BE(20);
-  if (width === 0 || height === 0 || width > MAX_LAYER_SIDE || height > MAX_LAYER_SIDE) return null;
-  try {
-    const decoded = PNG.sync.read(png);
-    return { width: decoded.width, height: decoded.height, data: decoded.data };
-  } catch {
-    return null;
-  }
+  return decodeBoundedPng(png, { maxSide: MAX_LAYER_SIDE });
 }
 
 /**
