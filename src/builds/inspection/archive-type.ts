@@ -16,6 +16,10 @@ const GZIP_MAGIC = Buffer.from([0x1f, 0x8b]);
 export const UNSUPPORTED_TYPE_MESSAGE =
   'Unsupported file type: upload an iOS simulator build (.app.zip, .tar.gz or .tgz) or an Android .apk';
 
+/** An .ipa, or an .app built for devices (iPhoneOS) inside a simulator build's archive (app-choice.ts). */
+export const DEVICE_BUILD_MESSAGE =
+  '.ipa files are device builds and cannot run on a simulator; upload a simulator build (.app.zip, .tar.gz or .tgz)';
+
 /**
  * The type of an upload from its file name, confirmed by its first bytes (a renamed file is refused).
  * `.ipa` and `.aab` are refused with what to upload instead.
@@ -23,9 +27,7 @@ export const UNSUPPORTED_TYPE_MESSAGE =
 export function archiveTypeOf(fileName: string, head: Buffer): ArchiveType {
   const name = fileName.toLowerCase();
   if (name.endsWith('.ipa')) {
-    throw new MalformedBuildError(
-      '.ipa files are device builds and cannot run on a simulator; upload a simulator build (.app.zip, .tar.gz or .tgz)',
-    );
+    throw new MalformedBuildError(DEVICE_BUILD_MESSAGE);
   }
   if (name.endsWith('.aab')) {
     throw new MalformedBuildError(

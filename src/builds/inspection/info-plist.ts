@@ -10,6 +10,9 @@ const KEYS = [
   'CFBundleVersion',
   'CFBundleDisplayName',
   'CFBundleName',
+  'CFBundlePackageType',
+  'DTPlatformName',
+  'LSMinimumSystemVersion',
 ] as const;
 type InfoValues = Partial<Record<(typeof KEYS)[number], string>>;
 
@@ -26,10 +29,25 @@ const PARSE_HEAP_MB = 64;
  */
 const WORKER_FILE = join(__dirname, 'plist-worker.js');
 
-/** Build metadata plus the icon file base names the plist declares (`AppIcon60x60`), best first. */
+/**
+ * Build metadata plus the icon file base names the plist declares (`AppIcon60x60`), best first, and
+ * what says which bundle this is (app-choice.ts decides from them).
+ */
 export interface BundleInfo {
   metadata: BuildMetadata;
   iconNames: string[];
+  /** `CFBundlePackageType`: APPL for an app, FMWK, BNDL (.xctest), XPC! (extension)… */
+  packageType: string | null;
+  /** `CFBundleSupportedPlatforms` and `DTPlatformName` (`iPhoneSimulator`, `iphoneos`, `MacOSX`…). */
+  platforms: string[];
+  /** `LSMinimumSystemVersion`: only macOS apps declare it. */
+  macOsMinimum: string | null;
+}
+
+/** One Info.plist to read, and the `.app` folder it came from (`Foo.app`): the name when the plist names none. */
+export interface BundlePlist {
+  bytes: Buffer;
+  bundleFolder?: string;
 }
 
 /**
@@ -41,10 +59,22 @@ export async function readInfoPlist(bytes: Buffer, bundleFolder?: string): Promi
 }
 
 export async function readBundleInfo(bytes: Buffer, bundleFolder?: string): Promise<BundleInfo> {
-  const isBinary = bytes.subarray(0, 8).toString('latin1') === 'bplist00';
-  const xml = isBinary ? null : xmlText(bytes);
-  if (xml !== null) refuseUnsafeXml(xml);
-  const { values, iconNames } = await parseInWorker(bytes, xml);
+  return (await readBundleInfos([{ bytes, bundleFolder }]))[0];
+}
+
+/** Several Info.plists (an archive's candidate apps) in one worker, under one deadline and heap cap. */
+export async function readBundleInfos(plists: BundlePlist[]): Promise<BundleInfo[]> {
+  const jobs = plists.map(({ bytes }) => {
+    const isBinary = bytes.subarray(0, 8).toString('latin1') === 'bplist00';
+    const xml = isBinary ? null : xmlText(bytes);
+    if (xml !== null) refuseUnsafeXml(xml);
+    return { bytes: xml === null ? bytes : Buffer.alloc(0), xml };
+  });
+  const parsed = await parseInWorker(jobs);
+  return parsed.map((values, i) => bundleInfoOf(values, plists[i].bundleFolder));
+}
+
+function bundleInfoOf({ values, iconNames, platforms }: ParsedPlist, bundleFolder?: string): BundleInfo {
   const bundleId = cleanMetadataString(values.CFBundleIdentifier);
   if (!bundleId) throw new MalformedBuildError('Info.plist has no CFBundleIdentifier');
   const folderName = bundleFolder && cleanMetadataString(bundleFolder.replace(/\.app$/i, ''));
@@ -59,7 +89,13 @@ export async function readBundleInfo(bytes: Buffer, bundleFolder?: string): Prom
     versionName: cleanMetadataString(values.CFBundleShortVersionString),
     buildNumber: cleanMetadataString(values.CFBundleVersion),
   };
-  return { metadata, iconNames: (iconNames ?? []).filter(isSafeIconName) };
+  return {
+    metadata,
+    iconNames: (iconNames ?? []).filter(isSafeIconName),
+    packageType: cleanMetadataString(values.CFBundlePackageType),
+    platforms: [...(platforms ?? []), values.DTPlatformName].flatMap((p) => cleanMetadataString(p) ?? []),
+    macOsMinimum: cleanMetadataString(values.LSMinimumSystemVersion),
+  };
 }
 
 /** A base name within the bundle folder: no path separators, no `..`. */
@@ -89,10 +125,16 @@ function refuseUnsafeXml(text: string): void {
   if (!/<plist[\s>]/.test(text)) throw new MalformedBuildError('Info.plist is neither an XML nor a binary property list');
 }
 
-function parseInWorker(bytes: Buffer, xml: string | null): Promise<{ values: InfoValues; iconNames: string[] }> {
+interface ParsedPlist {
+  values: InfoValues;
+  iconNames?: string[];
+  platforms?: string[];
+}
+
+function parseInWorker(jobs: Array<{ bytes: Buffer; xml: string | null }>): Promise<ParsedPlist[]> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(WORKER_FILE, {
-      workerData: { bytes: xml === null ? bytes : Buffer.alloc(0), xml, keys: KEYS },
+      workerData: { jobs, keys: KEYS },
       resourceLimits: { maxOldGenerationSizeMb: PARSE_HEAP_MB, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
       stdout: true,
       stderr: true,
@@ -114,9 +156,11 @@ function parseInWorker(bytes: Buffer, xml: string | null): Promise<{ values: Inf
         PARSE_TIME_LIMIT_MS,
       );
     });
-    worker.on('message', (msg: { ok: boolean; values?: InfoValues; iconNames?: string[]; message?: string }) =>
+    worker.on('message', (msg: { ok: boolean; results?: ParsedPlist[]; message?: string }) =>
       settle(() =>
-        msg.ok ? resolve({ values: msg.values ?? {}, iconNames: msg.iconNames ?? [] }) : reject(new MalformedBuildError(`Info.plist cannot be read (${msg.message})`)),
+        msg.ok && msg.results?.length === jobs.length
+          ? resolve(msg.results)
+          : reject(new MalformedBuildError(`Info.plist cannot be read (${msg.message})`)),
       ),
     );
     worker.on('error', (err) => settle(() => reject(new MalformedBuildError(`Info.plist cannot be read (${err.message})`))));

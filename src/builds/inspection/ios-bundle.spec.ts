@@ -130,6 +130,18 @@ describe('readIosTarball (tar-stream async iteration)', () => {
     await expect(readIosTarball(file.path, file.size)).rejects.toThrow(/found a\/b\/Deep\.app/);
   });
 
+  it('keeps no test runner’s plist, and names a macOS app when that is all there is', async () => {
+    const runnerOnly = await tarball([['P/MyAppUITests-Runner.app/Info.plist', plistXml('com.example.ui.xctrunner')]]);
+    await expect(readIosTarball(runnerOnly.path, runnerOnly.size)).rejects.toThrow(
+      "The archive holds no app, only MyAppUITests-Runner.app (a UI test runner); zip or tar the app's .app folder",
+    );
+    const mac = await tarball([
+      ['P/MyAppUITests-Runner.app/Info.plist', plistXml('com.example.ui.xctrunner')],
+      ['P/Mac.app/Contents/Info.plist', plistXml('com.example.mac')],
+    ]);
+    await expect(readIosTarball(mac.path, mac.size)).rejects.toThrow(/^This is a macOS app \(Mac\.app, com\.example\.mac\)/);
+  });
+
   it('refuses a truncated archive as unreadable, with a MalformedBuildError', async () => {
     const file = await tarball([['README.txt', 'x'.repeat(100_000)], ['Demo.app/Info.plist', plistXml('com.example.demo')]]);
     const cut = join(mkdtempSync(join(tmpdir(), 'tarball-')), 'cut.tar.gz');

@@ -5,7 +5,7 @@ import { createGunzip } from 'node:zlib';
 import { extract as tarExtract } from 'tar-stream';
 import type { BuildMetadata } from './build-metadata';
 import { MAX_ICON_BYTES } from './build-icon';
-import { readBundleInfo } from './info-plist';
+import { AppCandidate, bundleFolderOf, chooseApp, isMacAppPlist, isTestRunnerPlist, MAX_APP_CANDIDATES, tooManyApps } from './app-choice';
 import { iconFilesFor, isBundleRootPng, largestIcon, MAX_BUNDLE_PNG_BYTES, MAX_BUNDLE_PNGS } from './ios-icon';
 import { MalformedBuildError } from './malformed-build.error';
 import { safeEntryName, ZipArchive, ZipEntryRef } from './zip-archive';
@@ -37,12 +37,6 @@ function deepBundle(name: string): string | null {
   return parts.slice(0, -1).join('/');
 }
 
-/** `Foo.app` for `Foo.app/Info.plist` or `folder/Foo.app/Info.plist`. */
-function bundleFolderOf(name: string): string {
-  const parts = name.split('/');
-  return parts[parts.length - 2];
-}
-
 /**
  * Depth of the app bundle's own Info.plist: `Name.app/Info.plist` → 0, `folder/Name.app/Info.plist` → 1,
  * anything else (nested frameworks, extensions, macOS resource forks) → null.
@@ -55,24 +49,32 @@ export function bundlePlistDepth(name: string): 0 | 1 | null {
   return null;
 }
 
-/** `.app.zip`: the central directory is listed, only the bundle's Info.plist and icon PNGs are inflated. */
+/**
+ * `.app.zip`: the central directory is listed; only the Info.plists of the candidate apps (app-choice.ts)
+ * and the chosen bundle's icon PNGs are inflated.
+ */
 export async function readIosZip(path: string, size?: number): Promise<BuildMetadata> {
   const zip = await ZipArchive.open(path, size);
   try {
-    let best: { ref: ZipEntryRef; depth: number } | null = null;
+    const candidates: ZipEntryRef[] = [];
+    let macApp: ZipEntryRef | null = null;
     let deeper: string | null = null;
     const pngs = new Map<string, ZipEntryRef>();
     await zip.scan((ref) => {
       const depth = bundlePlistDepth(ref.name);
-      if (depth !== null && (!best || depth < best.depth)) best = { ref, depth };
+      if (depth !== null) candidates.push(ref);
+      else if (!macApp && isMacAppPlist(ref.name)) macApp = ref;
       if (depth === null && !deeper) deeper = deepBundle(ref.name);
       if (isBundleRootPng(ref.name) && pngs.size < MAX_BUNDLE_PNGS * 4) pngs.set(ref.name, ref);
     });
-    const found = best as { ref: ZipEntryRef; depth: number } | null;
-    if (!found) throw noBundle(deeper);
-    const bytes = await zip.read(found.ref, MAX_INFO_PLIST_BYTES, 'Info.plist');
-    const { metadata, iconNames } = await readBundleInfo(bytes, bundleFolderOf(found.ref.name));
-    const folder = found.ref.name.slice(0, -'Info.plist'.length);
+    const plistOf = (ref: ZipEntryRef): AppCandidate => ({
+      plistPath: ref.name,
+      read: () => zip.read(ref, MAX_INFO_PLIST_BYTES, 'Info.plist'),
+    });
+    const mac = macApp as ZipEntryRef | null;
+    const chosen = await chooseApp(candidates.map(plistOf), mac && plistOf(mac), () => noBundle(deeper));
+    const { metadata, iconNames } = chosen.info;
+    const folder = chosen.plistPath.slice(0, -'Info.plist'.length);
     const inBundle = [...pngs.keys()].filter((n) => n.startsWith(folder)).map((n) => n.slice(folder.length));
     const icons: Buffer[] = [];
     for (const file of iconFilesFor(iconNames, inBundle).slice(0, 8)) {
@@ -86,9 +88,10 @@ export async function readIosZip(path: string, size?: number): Promise<BuildMeta
 }
 
 /**
- * `.tar.gz` / `.tgz`: streamed through gunzip and a tar parser, nothing written to disk: the first
- * bundle Info.plist, and the bundle's top-level PNGs (icons; at most 64 of at most 256 KB, 4 MB in
- * all). Links are ignored (never followed); entry count and inflation are capped.
+ * `.tar.gz` / `.tgz`: streamed through gunzip and a tar parser, nothing written to disk: the Info.plists
+ * of the candidate apps (app-choice.ts; test runners' are not kept), the first macOS bundle's, and the
+ * bundles' top-level PNGs (icons; at most 64 of at most 256 KB, 4 MB in all). Links are ignored (never
+ * followed); entry count and inflation are capped.
  */
 export async function readIosTarball(path: string, compressedSize: number): Promise<BuildMetadata> {
   const tar = tarExtract();
@@ -96,7 +99,9 @@ export async function readIosTarball(path: string, compressedSize: number): Prom
   feeding.catch(() => undefined); // its failure reaches the loop below through `tar`
   let entries = 0;
   let deeper: string | null = null;
-  let plist: { bytes: Buffer; name: string } | null = null;
+  const candidates: AppCandidate[] = [];
+  let kept = 0;
+  let macApp: AppCandidate | null = null;
   const pngs = new Map<string, Buffer>();
   let pngBytes = 0;
   try {
@@ -113,13 +118,24 @@ export async function readIosTarball(path: string, compressedSize: number): Prom
         } else entry.resume();
         continue;
       }
-      if (!name || !isFile || bundlePlistDepth(name) === null || plist) {
+      const plistOf = !name || !isFile ? null : bundlePlistDepth(name) !== null ? 'app' : !macApp && isMacAppPlist(name) ? 'mac' : null;
+      if (!plistOf) {
         if (name && isFile && !deeper) deeper = deepBundle(name);
         entry.resume();
         continue;
       }
+      if (plistOf === 'app' && isTestRunnerPlist(name!)) {
+        // Known by its name: listed, never kept (chooseApp does not read a runner's plist).
+        candidates.push({ plistPath: name!, read: () => Promise.resolve(Buffer.alloc(0)) });
+        entry.resume();
+        continue;
+      }
       if (size > MAX_INFO_PLIST_BYTES) throw new MalformedBuildError(`Info.plist is larger than ${MAX_INFO_PLIST_BYTES} bytes`);
-      plist = { bytes: await readAll(entry), name };
+      if (plistOf === 'app' && ++kept > MAX_APP_CANDIDATES) throw tooManyApps();
+      const bytes = await readAll(entry);
+      const plist: AppCandidate = { plistPath: name!, read: () => Promise.resolve(bytes) };
+      if (plistOf === 'app') candidates.push(plist);
+      else macApp = plist;
     }
     await feeding;
   } catch (err) {
@@ -128,9 +144,9 @@ export async function readIosTarball(path: string, compressedSize: number): Prom
   } finally {
     tar.destroy();
   }
-  if (!plist) throw noBundle(deeper);
-  const { metadata, iconNames } = await readBundleInfo(plist.bytes, bundleFolderOf(plist.name));
-  const folder = plist.name.slice(0, -'Info.plist'.length);
+  const chosen = await chooseApp(candidates, macApp, () => noBundle(deeper));
+  const { metadata, iconNames } = chosen.info;
+  const folder = chosen.plistPath.slice(0, -'Info.plist'.length);
   const inBundle = [...pngs.keys()].filter((n) => n.startsWith(folder)).map((n) => n.slice(folder.length));
   return { ...metadata, icon: largestIcon(iconFilesFor(iconNames, inBundle).map((file) => pngs.get(folder + file)!)) };
 }

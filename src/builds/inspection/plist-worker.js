@@ -2,8 +2,8 @@
 'use strict';
 /**
  * The Info.plist parser's thread (started by info-plist.ts with a heap cap and a deadline): parses
- * one plist and posts back only the string values of the keys it was asked for, and the icon file
- * base names it declares.
+ * the plists of one archive (its candidate app bundles) and posts back, for each, only the string
+ * values of the keys it was asked for, the icon file base names and the supported platforms it declares.
  *
  * Plain JavaScript, type-checked (`// @ts-check`; part of `npm run typecheck`), because it must run
  * as it is both from the sources (tests) and from dist/ (copied there as a Nest asset), with no
@@ -19,9 +19,10 @@ const { parentPort, workerData } = require('node:worker_threads');
  * @typedef {object} PlistJob
  * @property {Uint8Array} bytes the binary plist (empty for XML)
  * @property {string | null} xml the XML plist's text, or null for a binary one
- * @property {readonly string[]} keys the keys to read
  */
-/** @typedef {{ ok: true, values: Record<string, string>, iconNames: string[] } | { ok: false, message: string }} PlistAnswer */
+/** @typedef {{ jobs: PlistJob[], keys: readonly string[] }} PlistBatch */
+/** @typedef {{ values: Record<string, string>, iconNames: string[], platforms: string[] }} PlistValues */
+/** @typedef {{ ok: true, results: PlistValues[] } | { ok: false, message: string }} PlistAnswer */
 
 /** @param {PlistJob} job @returns {Promise<unknown>} */
 async function parseRoot(job) {
@@ -47,18 +48,27 @@ function plistEntryUrl() {
   throw new Error('the plist package is not installed');
 }
 
-/** @param {PlistJob} job @returns {Promise<{ values: Record<string, string>, iconNames: string[] }>} */
-async function readValues(job) {
+/** @param {PlistJob} job @param {readonly string[]} keys @returns {Promise<PlistValues>} */
+async function readValues(job, keys) {
   const root = await parseRoot(job);
   if (!root || typeof root !== 'object' || Array.isArray(root)) throw new Error('the top level is not a dictionary');
   const dict = /** @type {Record<string, unknown>} */ (root);
   /** @type {Record<string, string>} */
   const values = {};
-  for (const key of job.keys) {
+  for (const key of keys) {
     const value = dict[key];
     if (typeof value === 'string' || typeof value === 'number') values[key] = String(value);
   }
-  return { values, iconNames: iconNamesOf(dict) };
+  const supported = dict.CFBundleSupportedPlatforms;
+  const platforms = Array.isArray(supported) ? supported.slice(0, 8).filter((p) => typeof p === 'string') : [];
+  return { values, iconNames: iconNamesOf(dict), platforms };
+}
+
+/** @param {PlistBatch} batch @returns {Promise<PlistValues[]>} */
+async function readAll(batch) {
+  const results = [];
+  for (const job of batch.jobs) results.push(await readValues(job, batch.keys));
+  return results;
 }
 
 /**
@@ -91,7 +101,7 @@ function iconNamesOf(root) {
 /** @param {PlistAnswer} answer */
 const answer = (answer) => parentPort?.postMessage(answer);
 
-readValues(/** @type {PlistJob} */ (workerData)).then(
-  ({ values, iconNames }) => answer({ ok: true, values, iconNames }),
+readAll(/** @type {PlistBatch} */ (workerData)).then(
+  (results) => answer({ ok: true, results }),
   (err) => answer({ ok: false, message: String((err && err.message) || err) }),
 );
