@@ -7,7 +7,7 @@ export class HealthDependencies {
   @ApiProperty({ enum: ['ok', 'down'], description: 'SQLite or PostgreSQL answers a trivial query' })
   database: DependencyState;
 
-  @ApiProperty({ enum: ['ok', 'down'], description: 'the file store answers (data folder readable and writable, or the S3 bucket) and the temp folder is writable' })
+  @ApiProperty({ enum: ['ok', 'down'], description: 'the file store answers (data folder readable and writable, or the S3 bucket) and the temp folder is writable, with the 64 MB free-disk reserve still free' })
   storage: DependencyState;
 
   @ApiProperty({ enum: ['ok', 'down', 'not_used'], description: 'Redis answers PING (several instances, docs/scaling.md)' })

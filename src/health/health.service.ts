@@ -6,6 +6,7 @@ import { RELAY_VERSION } from '../bootstrap/version';
 import { ClusterBus } from '../cluster/cluster-bus';
 import { Clock } from '../common/clock';
 import { HttpError } from '../common/errors/http-error';
+import { DISK_RESERVE_BYTES, freeBytes } from '../common/multipart/multipart-receiver';
 import { StoragePaths } from '../common/storage/storage-paths';
 import { FileStore } from '../storage/file-store';
 import type { DependencyState, HealthDependencies, HealthResponse } from './health.mapper';
@@ -17,7 +18,8 @@ export const REDIS_UNAVAILABLE = 'Redis unavailable';
 /**
  * Readiness (GET /health): the instance can serve requests when its database answers, its file
  * store answers (the data folder is readable and writable, or the S3 bucket answers HEAD) and its
- * local temp folder, where uploads arrive first, is writable, and, when several instances share Redis, Redis answers; otherwise 503 naming
+ * local temp folder, where uploads arrive first, is writable with the free-disk reserve still free
+ * (below it every large upload answers 507), and, when several instances share Redis, Redis answers; otherwise 503 naming
  * what is down, so a load balancer sends traffic elsewhere. Liveness (GET /health/live) checks
  * nothing but the process: a database outage must not make an orchestrator restart every instance.
  */
@@ -63,6 +65,7 @@ export class HealthService {
   }
 
   private async storage(): Promise<DependencyState> {
+    if (freeBytes(this.paths.tmp) < DISK_RESERVE_BYTES) return 'down';
     try {
       await Promise.all([access(this.paths.tmp, constants.W_OK), this.store.check()]);
       return 'ok';

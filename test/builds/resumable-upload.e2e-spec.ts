@@ -275,6 +275,55 @@ describe('resumable build uploads (tus)', () => {
     });
   });
 
+  describe("tus's own refusals keep tus's status, with an { error } saying what it means", () => {
+    const patch = (location: string, offset: number | null) => {
+      const req = ctx.members.withPat(token, 'patch', location).set('Tus-Resumable', '1.0.0');
+      return offset === null ? req : req.set('Upload-Offset', String(offset));
+    };
+    const expectError = async (res: Promise<{ status: number; body: unknown; headers: Record<string, string> }>, status: number, error: string) => {
+      const answer = await res;
+      expect([answer.status, answer.headers['content-type'], answer.body]).toEqual([status, expect.stringMatching(/^application\/json/), { error }]);
+    };
+    const octets = 'application/offset+octet-stream';
+    let location: string;
+    beforeAll(async () => {
+      location = await create(10, { filename: 'a.apk' });
+    });
+    afterAll(() => ctx.members.withPat(token, 'delete', location).set('Tus-Resumable', '1.0.0'));
+
+    it('501 for Upload-Length on a PATCH (deferred lengths are not offered), not "Internal server error"', async () => {
+      await expectError(
+        patch(location, 0).set('Upload-Length', '10').set('Content-Type', octets).send(Buffer.alloc(5)),
+        501,
+        'Upload-Length is declared once, when the upload is created: deferred lengths (creation-defer-length) are not supported',
+      );
+      const deferred = ctx.members.withPat(token, 'post', COLLECTION).set('Tus-Resumable', '1.0.0').set('Upload-Defer-Length', '1');
+      await expectError(
+        deferred.set('Upload-Metadata', metadataHeader({ filename: 'a.apk' })),
+        501,
+        'Upload-Length is declared once, when the upload is created: deferred lengths (creation-defer-length) are not supported',
+      );
+      const concat = ctx.members.withPat(token, 'post', COLLECTION).set('Tus-Resumable', '1.0.0').set('Upload-Concat', 'partial').set('Upload-Length', '10');
+      await expectError(concat, 501, 'Upload-Concat is not supported (no concatenation extension): send the file as one upload');
+    });
+
+    it('400, 403, 410 and 413 name the header or the state at fault', async () => {
+      await expectError(
+        ctx.members.withPat(token, 'post', COLLECTION).set('Tus-Resumable', '1.0.0').set('Upload-Metadata', metadataHeader({ filename: 'a.apk' })),
+        400,
+        'Upload-Length header required',
+      );
+      await expectError(patch(location, null).set('Content-Type', octets).send(Buffer.alloc(5)), 403, 'Upload-Offset header required');
+      await expectError(patch(location, 0).send(), 403, 'Content-Type header required (application/offset+octet-stream)');
+      await expectError(patch(location, 0).set('Content-Type', octets).send(Buffer.alloc(11)), 413, 'The bytes sent go past the Upload-Length declared at creation');
+      // created two days ago, as far as its info file says: past its 24 h
+      const info = join(tusDir(), `${location.split('/').pop()}.json`);
+      const upload = JSON.parse(readFileSync(info, 'utf8'));
+      writeFileSync(info, JSON.stringify({ ...upload, creation_date: new Date(Date.now() - 48 * HOUR_MS).toISOString() }));
+      await expectError(patch(location, 0).set('Content-Type', octets).send(Buffer.alloc(5)), 410, 'Upload no longer exists (expired 24 h after its creation, or removed)');
+    });
+  });
+
   it('OPTIONS (public) advertises tus 1.0, the extensions and the size limit', async () => {
     const res = await ctx.relay.http().options(COLLECTION).expect(204);
     expect(res.headers['tus-version']).toBe('1.0.0');

@@ -1,4 +1,4 @@
-import { HttpException, Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { FileConfigstore } from '@tus/file-store';
 import type { Server, Upload } from '@tus/server';
 import type { Request, Response } from 'express';
@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import type { AuthenticatedRequest } from '../../common/auth/principal.decorator';
 import type { Principal } from '../../common/auth/principal';
 import { Clock } from '../../common/clock';
-import { randomHex } from '../../common/crypto/secret-token';
 import { ErrorMessages } from '../../common/errors/error-messages';
 import { badRequest, HttpError, notFound, payloadTooLarge } from '../../common/errors/http-error';
 import { DISK_RESERVE_BYTES, freeBytes, HEAD_BYTES, notEnoughSpace } from '../../common/multipart/multipart-receiver';
@@ -20,6 +19,10 @@ import { RelayConfig } from '../../config/relay-config';
 import { buildTooLargeMessage, BuildIntakeService } from '../build-intake.service';
 import { toBuildSummary } from '../builds.mapper';
 import { UploadBuildFields } from '../dto/upload-build.dto';
+import { createRelayFileStores } from './relay-file-store';
+import { tusErrorAnswer } from './tus-errors';
+import { tusModules } from './tus-modules';
+import { isOwnUploadId, isUploadId, newUploadId, tusIdOf } from './upload-id';
 
 /** The collection URL of resumable build uploads; each upload lives at `<this>/<id>`. */
 export const RESUMABLE_UPLOADS_PATH = '/api/v1/uploads/builds'; // API_PREFIX (create-app.ts) + the controller's path
@@ -30,38 +33,21 @@ const FILENAME_KEY = 'filename';
 /** The only tus extensions offered: the length is always declared, bytes always come by PATCH. */
 const EXTENSIONS = ['creation', 'termination', 'expiration'];
 
-type HeaderValidator = typeof import('@tus/server/dist/validators/HeaderValidator');
-type TusModules = typeof import('@tus/server') & typeof import('@tus/file-store') & Pick<HeaderValidator, 'validateHeader'>;
-let loadedTus: TusModules | null = null;
-
-/**
- * @tus/server and @tus/file-store, loaded with the first resumable upload or the first sweep that
- * finds one: a relay whose clients never use tus does not load them (start-up time and idle memory,
- * docs/performance.md).
- */
-function tusModules(): TusModules {
-  return (loadedTus ??= {
-    ...(require('@tus/server') as typeof import('@tus/server')),
-    ...(require('@tus/file-store') as typeof import('@tus/file-store')),
-    // Not re-exported by the package index; the same check tus.handle() makes, run first so its refusal is JSON.
-    validateHeader: (require('@tus/server/dist/validators/HeaderValidator') as HeaderValidator).validateHeader,
-  });
-}
-
 /**
  * tus 1.0 resumable uploads of builds (docs/builds.md "Resumable uploads"), served by @tus/server
  * with partial files under `<data>/tmp/tus/`. The relay's own rules wrap the protocol: the route's
  * @Auth has already run (the controller), an upload belongs to the member who created it (its id
- * starts with their user id), creation is held to the size limit, the disk reserve and the POST
+ * is `<their user id>-<32 hex>`, and tus acts on no other: upload-id.ts), creation is held to the
+ * size limit, the disk reserve (with what open uploads still declare) and the POST
  * /builds field rules, and the request that completes an upload hands the finished file to the
  * same intake as POST /builds and answers its 201 build summary. Every error is `{ "error" }`.
  */
 @Injectable()
 export class ResumableUploadsService {
-  private readonly logger = new Logger('ResumableUploads');
-  /** tus's info files (`<id>.json`), readable without the server (the sweep after a restart). */
-  private infoStore: FileConfigstore | null = null;
+  private stores: ReturnType<typeof createRelayFileStores> | null = null;
   private server: Server | null = null;
+  /** The upload id each HEAD/PATCH/DELETE was authorized for: the only id tus is given. */
+  private readonly authorizedIds = new WeakMap<IncomingMessage, string>();
   readonly directory: string;
 
   constructor(
@@ -73,30 +59,28 @@ export class ResumableUploadsService {
     this.directory = join(paths.tmp, 'tus');
   }
 
+  /** tus's info files (`<id>.json`), readable without the server (the sweep after a restart). */
   private get infos(): FileConfigstore {
-    return (this.infoStore ??= new (tusModules().FileConfigstore)(this.directory));
+    return (this.stores ??= createRelayFileStores(this.directory, RESUMABLE_UPLOAD_TTL_MS)).infos;
   }
 
   /** Made on first use: the store creates its folder, which a relay that never sees tus does without. */
   private tus(): Server {
     if (this.server) return this.server;
-    const { FileStore: TusFileStore, Server } = tusModules();
-    const store = new TusFileStore({
-      directory: this.directory,
-      configstore: this.infos,
-      expirationPeriodInMilliseconds: RESUMABLE_UPLOAD_TTL_MS,
-    });
-    store.extensions = EXTENSIONS;
-    this.server = new Server({
+    this.stores ??= createRelayFileStores(this.directory, RESUMABLE_UPLOAD_TTL_MS);
+    this.stores.store.extensions = EXTENSIONS;
+    this.server = new (tusModules().Server)({
       path: RESUMABLE_UPLOADS_PATH,
-      datastore: store,
+      datastore: this.stores.store,
       // Relative: the relay may sit behind TLS or a proxy, so the Host/proto it sees may not be the client's.
       relativeLocation: true,
-      // Advertised as Tus-Max-Size; a larger Upload-Length is refused (413, our message: answerError).
+      // Advertised as Tus-Max-Size; a larger Upload-Length is refused (413, our message: tus-errors.ts).
       maxSize: this.config.maxBuildBytes,
-      namingFunction: (req) => `${principalOf(req).userId}-${randomHex(16)}`,
+      namingFunction: (req) => newUploadId(principalOf(req).userId),
+      // tus would read the id from the URL (query string included); it gets the one handle() authorized.
+      getFileIdFromRequest: (req) => this.authorizedIds.get(req),
       onUploadCreate: async (req, res, upload) => {
-        this.checkCreation(upload);
+        await this.checkCreation(upload);
         return res;
       },
       onUploadFinish: (req, res, upload) => this.finish(req, res, upload),
@@ -106,17 +90,23 @@ export class ResumableUploadsService {
   }
 
   /**
-   * One tus request, after the route's @Auth. HEAD/PATCH/DELETE reach only the caller's own uploads
-   * (another member's id answers 404 as if it did not exist).
+   * One tus request, after the route's @Auth. HEAD/PATCH/DELETE reach only the caller's own uploads,
+   * named by the route's id in the relay's form and by nothing else in the URL: another member's
+   * id, an id in any other form, or a URL tus would read as another id answers 404 as if it did not
+   * exist.
    */
   async handle(req: Request, res: Response, uploadId?: string): Promise<void> {
     // tus honours X-HTTP-Method-Override; the route's @Auth was chosen by the real method, so no override.
     delete req.headers['x-http-method-override'];
-    if (uploadId !== undefined && !ownedBy(uploadId, principalOf(req))) throw notFound(ErrorMessages.uploadNotFound);
+    if (uploadId !== undefined) {
+      if (!isOwnUploadId(uploadId, principalOf(req).userId) || tusIdOf(req.url) !== uploadId) throw notFound(ErrorMessages.uploadNotFound);
+      this.authorizedIds.set(req, uploadId);
+    }
     checkTusHeaders(req);
     if (req.method === 'PATCH') {
-      const remaining = Number(req.headers['content-length']) || 0;
-      if (freeBytes(this.paths.tmp) < remaining + DISK_RESERVE_BYTES) throw notEnoughSpace();
+      // Room for what every open upload still declares, this one included; the bytes are held to the
+      // reserve again as they arrive (relay-file-store.ts), since a chunked body declares nothing.
+      if (freeBytes(this.paths.tmp) < DISK_RESERVE_BYTES + (await this.declaredRemainder())) throw notEnoughSpace();
       // A large chunk on a slow line must not be cut by the whole-request deadline; the idle timer still applies.
       leaveRequestDeadline(req);
     }
@@ -134,7 +124,8 @@ export class ResumableUploadsService {
     const ids = new Set(names.map((name) => name.replace(/\.json$/, '')));
     let removed = 0;
     for (const id of ids) {
-      const info = await this.infos.get(id);
+      // a name not in the relay's form is no upload: a stray file, aged by its modification time
+      const info = isUploadId(id) ? await this.infos.get(id) : undefined;
       const created = info?.creation_date
         ? Date.parse(info.creation_date)
         : await stat(join(this.directory, names.includes(id) ? id : `${id}.json`)).then((s) => s.mtimeMs, () => 0);
@@ -146,14 +137,34 @@ export class ResumableUploadsService {
   }
 
   /** Upload-Length within the build limit and the disk reserve; the metadata as POST /builds fields. */
-  private checkCreation(upload: Upload): void {
+  private async checkCreation(upload: Upload): Promise<void> {
     const max = this.config.maxBuildBytes;
     if (upload.size === undefined) throw badRequest('Upload-Length is required');
     if (upload.size > max) throw payloadTooLarge(buildTooLargeMessage(max));
-    if (freeBytes(this.paths.tmp) < upload.size + DISK_RESERVE_BYTES) throw notEnoughSpace();
     const { fileName, fields } = splitMetadata(upload.metadata);
     if (!fileName) throw badRequest(`Upload-Metadata must name the file (${FILENAME_KEY})`);
     validateFields(UploadBuildFields, fields);
+    // Room for this upload beside what the open ones still declare: each fits alone, not together.
+    if (freeBytes(this.paths.tmp) < upload.size + DISK_RESERVE_BYTES + (await this.declaredRemainder())) throw notEnoughSpace();
+  }
+
+  /**
+   * Bytes the open, unexpired uploads have declared and not sent yet (Upload-Length minus the bytes
+   * held): the disk they may still claim, counted against the reserve before more is promised.
+   */
+  private async declaredRemainder(): Promise<number> {
+    const cutoff = this.clock.nowMs() - RESUMABLE_UPLOAD_TTL_MS;
+    const names = await readdir(this.directory).catch(() => [] as string[]);
+    let remainder = 0;
+    for (const name of names) {
+      const id = name.replace(/\.json$/, '');
+      if (id === name || !isUploadId(id)) continue;
+      const info = await this.infos.get(id);
+      if (info?.size === undefined || !info.creation_date || Date.parse(info.creation_date) < cutoff) continue;
+      const held = await stat(join(this.directory, id)).then((s) => s.size, () => null);
+      if (held !== null) remainder += Math.max(0, info.size - held);
+    }
+    return remainder;
   }
 
   /**
@@ -185,22 +196,7 @@ export class ResumableUploadsService {
 
   /** Every refusal as `{ "error": message }`, like the global filter: tus's own, ours, unexpected ones. */
   private answerError(req: IncomingMessage, res: ServerResponse, err: unknown): { status_code: number; body: string } {
-    let status = 500;
-    let message: string = ErrorMessages.internal;
-    if (err instanceof HttpException) {
-      status = err.getStatus();
-      message = String(err.getResponse());
-    } else if (err === tusModules().ERRORS.ERR_MAX_SIZE_EXCEEDED) {
-      status = 413;
-      message = buildTooLargeMessage(this.config.maxBuildBytes);
-    } else if (isTusError(err)) {
-      status = err.status_code;
-      message = err.body.trim();
-    } else {
-      const error = err instanceof Error ? err : new Error(String(err));
-      this.logger.error(`${req.method} ${req.url} failed: ${error.message}`, error.stack);
-    }
-    if (status >= 500 && !(err instanceof HttpException)) message = ErrorMessages.internal;
+    const { status, message } = tusErrorAnswer(err, this.config.maxBuildBytes, `${req.method} ${req.url}`);
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
     return { status_code: status, body: JSON.stringify({ error: message }) };
   }
@@ -225,10 +221,6 @@ function principalOf(req: IncomingMessage): Principal {
   return principal;
 }
 
-function ownedBy(uploadId: string, principal: Principal): boolean {
-  return uploadId.startsWith(`${principal.userId}-`);
-}
-
 /** Upload-Metadata as the file's name plus the POST /builds text fields (a key without a value is blank). */
 function splitMetadata(metadata: Upload['metadata']): { fileName: string; fields: Record<string, string> } {
   const fields: Record<string, string> = {};
@@ -247,9 +239,4 @@ async function readHead(path: string): Promise<Buffer> {
   } finally {
     await handle.close();
   }
-}
-
-function isTusError(err: unknown): err is { status_code: number; body: string } {
-  return typeof err === 'object' && err !== null && typeof (err as { status_code?: unknown }).status_code === 'number'
-    && typeof (err as { body?: unknown }).body === 'string';
 }

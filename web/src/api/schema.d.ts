@@ -1201,7 +1201,7 @@ export interface components {
              */
             redis: "ok" | "down" | "not_used";
             /**
-             * @description the file store answers (data folder readable and writable, or the S3 bucket) and the temp folder is writable
+             * @description the file store answers (data folder readable and writable, or the S3 bucket) and the temp folder is writable, with the 64 MB free-disk reserve still free
              * @enum {string}
              */
             storage: "ok" | "down";
