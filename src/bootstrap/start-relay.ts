@@ -1,5 +1,6 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { ExtraImports } from '../app.module';
+import { describeTightened, keepNewFilesPrivate, tightenDataFolder } from '../common/storage/private-modes';
 import { RelayConfig } from '../config/relay-config';
 import { JsonLogger } from '../logging/json-logger';
 import { RelayHostDetailsService } from '../relay/relay-host-details.service';
@@ -23,10 +24,14 @@ export async function startRelay(
 
 /**
  * startRelay() for a process that is the relay (npm start, `svc relay`): V8 tuned for it around the
- * start (heap growth before, the start-up's young generation given back after). Relays built inside
- * a test process leave that process's V8 alone.
+ * start (heap growth before, the start-up's young generation given back after), and everything it
+ * writes kept from other local users (umask 077, the data folder tightened). Relays built inside a
+ * test process leave that process's V8 and umask alone.
  */
 export async function startRelayProcess(config: RelayConfig, logger: JsonLogger): Promise<NestExpressApplication> {
+  keepNewFilesPrivate();
+  const tightened = describeTightened(config.dataDir, tightenDataFolder(config));
+  if (tightened) logger.warn(tightened, 'FileModes');
   widenHeapGrowth();
   const app = await startRelay(config, logger);
   releaseStartUpMemory(logger);

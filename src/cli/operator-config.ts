@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { keepNewFilesPrivate } from '../common/storage/private-modes';
 import { ConfigError } from '../config/config-error';
 import { loadConfig } from '../config/config.loader';
 import type { RelayConfig } from '../config/relay-config';
@@ -9,11 +10,15 @@ export interface OperatorOptions {
   config?: string;
 }
 
-/** Options of the commands that run on the relay host and use its configuration directly. */
+/**
+ * Options of the commands that run on the relay host and use its configuration directly. They write
+ * the relay's data (database, restored files, backups), so nothing they create is for other users.
+ */
 export function withOperatorOptions(command: Command): Command {
   return command
     .option('--data-dir <dir>', 'data directory (default: $SVC_DATA_DIR, then svc.config.json, then ./data)')
-    .option('--config <file>', 'configuration file (default: $SVC_CONFIG, then ./svc.config.json)');
+    .option('--config <file>', 'configuration file (default: $SVC_CONFIG, then ./svc.config.json)')
+    .hook('preAction', keepNewFilesPrivate);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { DataSourceOptions } from 'typeorm';
+import { PRIVATE_FOLDER_MODE } from '../common/storage/private-modes';
 import type { RelayConfig } from '../config/relay-config';
 
 /** Every migration, found by file name so feature modules add theirs without touching this file. */
@@ -39,7 +40,7 @@ export function dataSourceOptions(config: Pick<RelayConfig, 'database'>): DataSo
       extra: { Client: PreparingClient, options: connectionOptions() },
     };
   }
-  mkdirSync(dirname(config.database.path), { recursive: true });
+  mkdirSync(dirname(config.database.path), { recursive: true, mode: PRIVATE_FOLDER_MODE });
   return {
     type: 'better-sqlite3',
     database: config.database.path,

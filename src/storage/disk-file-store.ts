@@ -2,6 +2,7 @@ import { constants, createReadStream, mkdirSync } from 'node:fs';
 import { access, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
+import { PRIVATE_FOLDER_MODE } from '../common/storage/private-modes';
 import { ByteRange, FileStore, STORED_FOLDERS } from './file-store';
 
 /**
@@ -12,7 +13,7 @@ import { ByteRange, FileStore, STORED_FOLDERS } from './file-store';
 export class DiskFileStore extends FileStore {
   constructor(private readonly root: string) {
     super();
-    for (const folder of STORED_FOLDERS) mkdirSync(join(root, folder), { recursive: true });
+    for (const folder of STORED_FOLDERS) mkdirSync(join(root, folder), { recursive: true, mode: PRIVATE_FOLDER_MODE });
   }
 
   get location(): string {
@@ -27,7 +28,7 @@ export class DiskFileStore extends FileStore {
       await rename(localPath, dest);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      await mkdir(dirname(dest), { recursive: true });
+      await mkdir(dirname(dest), { recursive: true, mode: PRIVATE_FOLDER_MODE });
       await rename(localPath, dest);
     }
   }

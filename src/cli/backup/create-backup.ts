@@ -1,10 +1,11 @@
 import Database from 'better-sqlite3';
-import { createReadStream, createWriteStream, renameSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, createWriteStream, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import * as tar from 'tar-stream';
 import { RELAY_VERSION } from '../../bootstrap/version';
+import { PRIVATE_FILE_MODE } from '../../common/storage/private-modes';
 import type { RelayConfig } from '../../config/relay-config';
 import { FileStore, STORED_FOLDERS } from '../../storage/file-store';
 import { createFileStore } from '../../storage/create-file-store';
@@ -26,7 +27,8 @@ import {
  * snapshot even while uploads commit (SQLite WAL lets writers continue meanwhile). Stored files are
  * then streamed into the archive from the configured store (the data folder or S3); files enter the
  * store only when complete, so none is caught half-written. The archive is written to
- * `<output>.partial` and renamed.
+ * `<output>.partial` and renamed. The archive and the snapshot hold every hash and webhook secret:
+ * both are created 0600 whatever the umask.
  */
 export async function createBackup(config: RelayConfig, output: string): Promise<BackupManifest> {
   if (config.database.type !== 'sqlite') {
@@ -36,6 +38,8 @@ export async function createBackup(config: RelayConfig, output: string): Promise
   const partial = `${target}.partial`;
   const snapshot = `${target}.sqlite-snapshot`;
   rmSync(snapshot, { force: true });
+  // A .partial left by a killed run keeps its old mode when reopened: start from a new file.
+  rmSync(partial, { force: true });
   const store = createFileStore(config);
   try {
     snapshotDatabase(config.database.path, snapshot);
@@ -58,6 +62,8 @@ function snapshotDatabase(databasePath: string, snapshot: string): void {
   }
   try {
     db.pragma('busy_timeout = 10000');
+    // VACUUM INTO fills an empty file as it is, so the copy is never readable by others.
+    writeFileSync(snapshot, '', { mode: PRIVATE_FILE_MODE, flag: 'wx' });
     db.prepare('VACUUM INTO ?').run(snapshot);
   } finally {
     db.close();
@@ -74,7 +80,7 @@ async function storedKeys(store: FileStore): Promise<string[]> {
 async function writeArchive(archivePath: string, snapshot: string, store: FileStore): Promise<BackupManifest> {
   const keys = await storedKeys(store);
   const pack = tar.pack();
-  const written = pipeline(pack, createWriteStream(archivePath));
+  const written = pipeline(pack, createWriteStream(archivePath, { mode: PRIVATE_FILE_MODE, flags: 'wx' }));
   const database = await addEntry(pack, DATABASE_ENTRY, statSync(snapshot).size, createReadStream(snapshot));
   const entries: ManifestFile[] = [];
   const skipped: string[] = [];

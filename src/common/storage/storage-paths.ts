@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { RelayConfig } from '../../config/relay-config';
+import { PRIVATE_FOLDER_MODE } from './private-modes';
 
 /**
  * The local folders of SVC_DATA_DIR that stay on this machine whatever the storage backend:
@@ -21,6 +22,6 @@ export class StoragePaths {
   constructor(config: RelayConfig) {
     this.root = config.dataDir;
     this.tmp = join(this.root, 'tmp');
-    mkdirSync(this.tmp, { recursive: true });
+    mkdirSync(this.tmp, { recursive: true, mode: PRIVATE_FOLDER_MODE });
   }
 }
