@@ -1,5 +1,7 @@
-import { createReadStream, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { createReadStream, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import * as tar from 'tar-stream';
 import { MemberFactory } from '../support/factory';
 import { images } from '../support/images';
@@ -114,6 +116,49 @@ describeSqliteOnly('the archive holds a VACUUM INTO copy of svc.sqlite; on Postg
     expect((await runCli(['restore', notBackup, '--data-dir', emptyDir()])).code).toBe(1);
   });
 
+  it('a refused restore prints only its message (no stack trace), exits 1 and leaves nothing behind', async () => {
+    await members.admin();
+    const archive = join(emptyDir(), 'good.tar');
+    expect((await runCli(['backup', archive, '--data-dir', relay.dataDir])).code).toBe(0);
+    const bytes = readFileSync(archive);
+    const notDatabase = Buffer.from('not an SQLite database, though the manifest vouches for it');
+    const cases: Array<[string, Buffer | null, string]> = [
+      ['not an archive', Buffer.from('hello'), 'is not a readable svc backup (Unexpected end of data)'],
+      ['random bytes', Buffer.alloc(3000, 7), 'is not a readable svc backup (Invalid tar header'],
+      ['cut short inside the database', bytes.subarray(0, 5000), 'is not a readable svc backup (Unexpected end of data)'],
+      ['cut short gzipped', gzipSync(bytes).subarray(0, 2000), 'is not a readable svc backup (unexpected end of file)'],
+      ['an entry no backup has', await tarOf({ 'evil.sh': 'rm -rf /' }), 'Unexpected entry in backup: evil.sh'],
+      ['a manifest that is not one', await tarOf({ 'manifest.json': '{"format":"zip"}' }), 'manifest.json is not an svc backup manifest'],
+      [
+        'a database that is no SQLite file, matching its manifest',
+        await tarOf({
+          'svc.sqlite': notDatabase,
+          'manifest.json': JSON.stringify({
+            format: 'svc-relay-backup',
+            formatVersion: 1,
+            database: { bytes: notDatabase.length, sha256: createHash('sha256').update(notDatabase).digest('hex') },
+            files: [],
+            skipped: [],
+          }),
+        }),
+        'The database in the backup is not a readable SQLite database (file is not a database)',
+      ],
+      ['a folder', null, 'is not a readable svc backup (EISDIR'],
+    ];
+    for (const [label, content, message] of cases) {
+      const file = join(emptyDir(), 'refused.tar');
+      if (content) writeFileSync(file, content);
+      else mkdirSync(file);
+      const target = join(emptyDir(), 'data');
+      const result = await runCli(['restore', file, '--data-dir', target]);
+      const outcome = { label, code: result.code, stderr: result.stderr };
+      expect(outcome).toEqual({ label, code: 1, stderr: expect.stringContaining(message) });
+      expect(outcome).toEqual({ label, code: 1, stderr: expect.not.stringMatching(/^\s+at |unexpected error/m) });
+      expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+      expect(readdirSync(target)).toEqual([]);
+    }
+  });
+
   it('backup of a data dir without a relay database is exit 1 naming the path', async () => {
     const result = await runCli(['backup', join(emptyDir(), 'x.tar'), '--data-dir', emptyDir()]);
     expect(result.code).toBe(1);
@@ -134,6 +179,16 @@ describe('svc backup / svc restore with PostgreSQL configured', () => {
     expect(restore.stderr).toContain('svc restore restores into SQLite; the configured database is PostgreSQL');
   });
 });
+
+/** A tar archive of these entries, in this order. */
+async function tarOf(entries: Record<string, string | Buffer>): Promise<Buffer> {
+  const pack = tar.pack();
+  for (const [name, content] of Object.entries(entries)) pack.entry({ name }, content);
+  pack.finalize();
+  const chunks: Buffer[] = [];
+  for await (const chunk of pack) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
 
 async function entryNames(archive: string): Promise<string[]> {
   const extract = tar.extract();

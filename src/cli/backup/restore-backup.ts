@@ -5,6 +5,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import * as tar from 'tar-stream';
+import { PRIVATE_FILE_MODE, PRIVATE_FOLDER_MODE } from '../../common/storage/private-modes';
 import type { RelayConfig } from '../../config/relay-config';
 import { createFileStore } from '../../storage/create-file-store';
 import { FileStore, STORED_FOLDERS } from '../../storage/file-store';
@@ -38,13 +39,15 @@ export async function restoreBackup(config: RelayConfig, archive: string, force:
       `${config.dataDir} already holds a relay database. Stop the relay and pass --force to replace it, or restore into another --data-dir.`,
     );
   }
-  mkdirSync(config.dataDir, { recursive: true });
+  mkdirSync(config.dataDir, { recursive: true, mode: PRIVATE_FOLDER_MODE });
   const staging = join(config.dataDir, `.restore-${process.pid}-${Date.now()}`);
-  mkdirSync(staging);
-  const store = createFileStore(config);
+  mkdirSync(staging, { mode: PRIVATE_FOLDER_MODE });
+  let store: FileStore | null = null;
   try {
     const { manifest, sums } = await extract(archive, staging);
     verify(manifest, sums, staging);
+    // Only now: the data-folder store creates its folders, which a refused archive must not leave.
+    store = createFileStore(config);
     if (force) await clearStoredFiles(config, dbPath, store);
     for (const file of manifest.files) {
       const staged = join(staging, 'files', file.path);
@@ -61,7 +64,7 @@ export async function restoreBackup(config: RelayConfig, archive: string, force:
     renameSync(join(staging, DATABASE_ENTRY), dbPath);
     return manifest;
   } finally {
-    store.close();
+    store?.close();
     rmSync(staging, { recursive: true, force: true });
   }
 }
@@ -71,14 +74,31 @@ interface Sum {
   sha256: string;
 }
 
+/**
+ * Unpacks the archive into `staging`, hashing every entry. Any failure is a CliError naming the
+ * archive: a truncated, corrupt or foreign file is refused with its reason, never a stack trace.
+ */
 async function extract(archive: string, staging: string): Promise<{ manifest: BackupManifest; sums: Map<string, Sum> }> {
   const extractor = tar.extract();
+  let feeding: Promise<void> | null = null;
+  try {
+    feeding = pipeline(await maybeGunzip(archive), extractor);
+    const { manifest, sums } = await unpackEntries(extractor, staging);
+    await feeding;
+    if (!manifest) throw new CliError(`${archive} has no ${MANIFEST_ENTRY}: not an svc backup, or cut short`);
+    return { manifest, sums };
+  } catch (err) {
+    // Both the feed and the entry loop fail on one bad archive (and a refused entry makes the feed
+    // fail too); one refusal is reported, the other rejection must not go unhandled.
+    feeding?.catch(() => undefined);
+    if (err instanceof CliError) throw err;
+    throw new CliError(`${archive} is not a readable svc backup (${(err as Error).message})`);
+  }
+}
+
+async function unpackEntries(extractor: tar.Extract, staging: string): Promise<{ manifest: BackupManifest | null; sums: Map<string, Sum> }> {
   const sums = new Map<string, Sum>();
   let manifest: BackupManifest | null = null;
-  const input = await maybeGunzip(archive);
-  const feeding = pipeline(input, extractor).catch((err) => {
-    throw new CliError(`${archive} is not a readable svc backup (${err.message})`);
-  });
   for await (const entry of extractor) {
     const name = entry.header.name;
     if (entry.header.type !== 'file') {
@@ -95,11 +115,9 @@ async function extract(archive: string, staging: string): Promise<{ manifest: Ba
     const dest = name === DATABASE_ENTRY ? join(staging, DATABASE_ENTRY) : join(staging, 'files', relativePath);
     mkdirSync(dirname(dest), { recursive: true });
     const hashing = new HashingStream();
-    await pipeline(entry, hashing, createWriteStream(dest));
+    await pipeline(entry, hashing, createWriteStream(dest, { mode: PRIVATE_FILE_MODE }));
     sums.set(name, { bytes: hashing.bytes, sha256: hashing.digest() });
   }
-  await feeding;
-  if (!manifest) throw new CliError(`${archive} has no ${MANIFEST_ENTRY}: not an svc backup, or cut short`);
   return { manifest, sums };
 }
 
@@ -113,13 +131,23 @@ function verify(manifest: BackupManifest, sums: Map<string, Sum>, staging: strin
     if (!got) throw new CliError(`Backup is incomplete: ${name} is listed in the manifest but missing`);
     if (got.bytes !== want.bytes || got.sha256 !== want.sha256) throw new CliError(`Backup is damaged: ${name} does not match its checksum`);
   }
-  const db = new Database(join(staging, DATABASE_ENTRY), { readonly: true, fileMustExist: true });
+  checkDatabase(join(staging, DATABASE_ENTRY));
+}
+
+/** SQLite's own check of the staged copy; a file that is no database at all is refused the same way. */
+function checkDatabase(path: string): void {
+  let result: unknown;
   try {
-    const result = db.pragma('integrity_check', { simple: true });
-    if (result !== 'ok') throw new CliError(`The database in the backup fails SQLite's integrity check: ${result}`);
-  } finally {
-    db.close();
+    const db = new Database(path, { readonly: true, fileMustExist: true });
+    try {
+      result = db.pragma('integrity_check', { simple: true });
+    } finally {
+      db.close();
+    }
+  } catch (err) {
+    throw new CliError(`The database in the backup is not a readable SQLite database (${(err as Error).message})`);
   }
+  if (result !== 'ok') throw new CliError(`The database in the backup fails SQLite's integrity check: ${result}`);
 }
 
 function parseManifest(text: string): BackupManifest {
