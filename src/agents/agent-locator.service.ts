@@ -3,6 +3,7 @@ import { ClusterBus } from '../cluster/cluster-bus';
 import { AgentConnection } from './agent-connection';
 import { AgentDirectory, SessionLocation } from './agent-directory.service';
 import { CloseCode, DeviceInfo } from './protocol/agent-protocol';
+import { agentClaimedSchema, storedAgentNameSchema, storedDevicesSchema, storedInstanceIdSchema } from './protocol/cluster-messages';
 
 /** Where a session lives, seen from this instance: its socket here, or the instance that holds it. */
 export interface SessionPlace extends SessionLocation {
@@ -22,7 +23,8 @@ const FORGET_IF_OURS = `if redis.call('hget', KEYS[1], ARGV[1]) == ARGV[2] then 
  * lists, who owns a session, which instance holds an agent) to shared hashes, and reads them to
  * find a session whose agent is connected elsewhere; a socket it holds is always found locally
  * first. An agent connecting to another instance under the same name replaces this one's (4000),
- * as agent-protocol §1 says for one relay.
+ * as agent-protocol §1 says for one relay. What is read back from the hashes is checked before use
+ * (a value that does not fit is logged and taken as absent): Redis is a trust boundary.
  */
 @Injectable()
 export class AgentLocator implements OnModuleInit {
@@ -36,7 +38,7 @@ export class AgentLocator implements OnModuleInit {
   ) {}
 
   async onModuleInit(): Promise<void> {
-    await this.bus.subscribe(CLAIMED, (message) => this.claimedElsewhere(message));
+    await this.bus.subscribeJson(CLAIMED, agentClaimedSchema, (claim) => this.claimedElsewhere(claim));
   }
 
   /** This instance now holds the agent's socket. */
@@ -50,7 +52,7 @@ export class AgentLocator implements OnModuleInit {
   /** The agent's device list as its socket here just sent it. */
   listed(agentName: string, devices: DeviceInfo[]): void {
     this.write(async (redis) => {
-      const previous = parseDevices(await redis.hget(this.bus.key(DEVICES), agentName));
+      const previous = this.devices(agentName, await redis.hget(this.bus.key(DEVICES), agentName));
       const owners = previous.length ? await redis.hmget(this.bus.key(OWNERS), ...previous.map((d) => d.sessionId)) : [];
       const gone = previous.filter((d, i) => owners[i] === agentName).map((d) => d.sessionId);
       const batch = redis.multi();
@@ -70,15 +72,17 @@ export class AgentLocator implements OnModuleInit {
     const local = this.directory.locate(sessionId);
     if (local?.connection || !this.bus.clustered) return local && this.here(local);
     await this.writes;
-    const agentName = await this.bus.redis.hget(this.bus.key(OWNERS), sessionId);
+    const owner = await this.bus.redis.hget(this.bus.key(OWNERS), sessionId);
+    const agentName = this.bus.stored(`${this.bus.key(OWNERS)}[${sessionId.slice(0, 80)}]`, owner, storedAgentNameSchema);
     if (!agentName) return local && this.here(local);
     const [list, instanceId] = await Promise.all([
       this.bus.redis.hget(this.bus.key(DEVICES), agentName),
       this.bus.redis.hget(this.bus.key(ONLINE), agentName),
     ]);
-    const device = parseDevices(list).find((d) => d.sessionId === sessionId);
+    const device = this.devices(agentName, list).find((d) => d.sessionId === sessionId);
     if (!device) return local && this.here(local);
-    return { device, agentName, connection: this.directory.connection(agentName) ?? null, instanceId };
+    const connection = this.directory.connection(agentName) ?? null;
+    return { device, agentName, connection, instanceId: this.instanceOf(agentName, instanceId) };
   }
 
   /** Every device of every agent seen (by any instance, while clustered), with where it lives. */
@@ -91,13 +95,13 @@ export class AgentLocator implements OnModuleInit {
       this.bus.redis.hgetall(this.bus.key(ONLINE)),
     ]);
     return Object.entries(lists).flatMap(([agentName, list]) =>
-      parseDevices(list)
+      this.devices(agentName, list)
         .filter((device) => owners[device.sessionId] === agentName)
         .map((device) => ({
           device,
           agentName,
           connection: this.directory.connection(agentName) ?? null,
-          instanceId: online[agentName] ?? null,
+          instanceId: this.instanceOf(agentName, online[agentName]),
         })),
     );
   }
@@ -106,9 +110,20 @@ export class AgentLocator implements OnModuleInit {
     return { ...location, instanceId: location.connection ? this.bus.instanceId : null };
   }
 
+  /** An agent's device list as stored in Redis (the agent's name is a field there too); none when either does not fit. */
+  private devices(agentName: string, list: string | null | undefined): DeviceInfo[] {
+    const where = `${this.bus.key(DEVICES)}[${agentName.slice(0, 80)}]`;
+    if (!this.bus.stored(where, agentName, storedAgentNameSchema)) return [];
+    return this.bus.stored(where, list, storedDevicesSchema, true) ?? [];
+  }
+
+  /** The instance holding an agent's socket, as stored in Redis. */
+  private instanceOf(agentName: string, instanceId: string | null | undefined): string | null {
+    return this.bus.stored(`${this.bus.key(ONLINE)}[${agentName}]`, instanceId, storedInstanceIdSchema);
+  }
+
   /** Another instance took an agent whose socket is here: close ours as replaced, without an offline event. */
-  private claimedElsewhere(message: Buffer): void {
-    const { agentName, instanceId } = JSON.parse(message.toString()) as { agentName: string; instanceId: string };
+  private claimedElsewhere({ agentName, instanceId }: { agentName: string; instanceId: string }): void {
     if (instanceId === this.bus.instanceId) return;
     const connection: AgentConnection | undefined = this.directory.connection(agentName);
     if (!connection || !this.directory.unregister(connection)) return;
@@ -121,15 +136,5 @@ export class AgentLocator implements OnModuleInit {
     this.writes = this.writes
       .then(() => step(this.bus.redis))
       .catch((err: Error) => this.logger.error(`Sharing the agent directory through Redis failed: ${err.message}`));
-  }
-}
-
-function parseDevices(list: string | null | undefined): DeviceInfo[] {
-  if (!list) return [];
-  try {
-    const devices = JSON.parse(list) as unknown;
-    return Array.isArray(devices) ? (devices as DeviceInfo[]) : [];
-  } catch {
-    return [];
   }
 }

@@ -4,17 +4,14 @@ import { ClusterBus } from '../cluster/cluster-bus';
 import { AgentDirectory } from './agent-directory.service';
 import type { SessionPlace } from './agent-locator.service';
 import { AgentRpcService, RpcOutcome } from './agent-rpc.service';
-import { decodeBinaryFrame, encodeBinaryFrame } from './protocol/agent-protocol';
-
-/** What one instance asks the instance holding an agent's socket. */
-interface RemoteRequest {
-  id: string;
-  replyTo: string;
-  agentName: string;
-  method: string;
-  params: Record<string, unknown>;
-  timeoutMs: number;
-}
+import { binaryFramePrefix, decodeBinaryFrame } from './protocol/agent-protocol';
+import {
+  MAX_REMOTE_REPLY_BYTES,
+  MAX_REMOTE_REQUEST_BYTES,
+  RemoteRequest,
+  remoteReplySchema,
+  remoteRequestSchema,
+} from './protocol/cluster-messages';
 
 /** Past the agent's own timeout, what the asking side allows for the hop through Redis before it answers `timeout` itself. */
 const RELAY_GRACE_MS = 2_000;
@@ -30,7 +27,9 @@ interface Waiting {
  * channel in Redis, it asks its agent with the same timeout, and publishes the outcome back (binary
  * payloads as one binary message, as the agent sent them); so statuses and timeouts are the same
  * as on one relay. Nobody polls: both sides wait on pub/sub messages. An instance that vanished
- * mid-request is a `timeout` here, after the agent's timeout and a short grace.
+ * mid-request is a `timeout` here, after the agent's timeout and a short grace. Only requests and
+ * answers signed by an instance with the cluster secret and of the expected shape get here
+ * (ClusterBus): whoever else can publish on Redis cannot make an agent act.
  */
 @Injectable()
 export class AgentRouter implements OnModuleInit, OnModuleDestroy {
@@ -44,8 +43,10 @@ export class AgentRouter implements OnModuleInit, OnModuleDestroy {
   ) {}
 
   async onModuleInit(): Promise<void> {
-    await this.bus.subscribe(requestChannel(this.bus.instanceId), (message) => void this.serve(message));
-    await this.bus.subscribe(replyChannel(this.bus.instanceId), (message) => this.settle(message));
+    await this.bus.subscribeJson(requestChannel(this.bus.instanceId), remoteRequestSchema, (request) => this.serve(request), {
+      maxBytes: MAX_REMOTE_REQUEST_BYTES,
+    });
+    await this.bus.subscribe(replyChannel(this.bus.instanceId), MAX_REMOTE_REPLY_BYTES, (message) => this.settle(message));
   }
 
   onModuleDestroy(): void {
@@ -72,23 +73,31 @@ export class AgentRouter implements OnModuleInit, OnModuleDestroy {
     });
   }
 
-  /** Another instance's request for an agent whose socket is (or was) here. */
-  private async serve(message: Buffer): Promise<void> {
-    const request = JSON.parse(message.toString()) as RemoteRequest;
-    const connection = this.directory.connection(request.agentName);
-    const outcome: RpcOutcome = connection
-      ? await this.rpc.call(connection, request.method, request.params, request.timeoutMs)
-      : { kind: 'offline' };
-    const { payload, ...rest } = outcome.kind === 'ok' ? outcome : { ...outcome, payload: null };
-    await this.bus
-      .publish(replyChannel(request.replyTo), encodeBinaryFrame({ id: request.id, outcome: rest }, payload ?? []))
-      .catch((err: Error) => this.logger.warn(`Answering a forwarded ${request.method} failed: ${err.message}`));
+  /**
+   * Another instance's request for an agent whose socket is (or was) here. Never rejects: an
+   * unexpected failure is logged, and the asking instance answers `timeout` after its grace.
+   */
+  private async serve(request: RemoteRequest): Promise<void> {
+    try {
+      const connection = this.directory.connection(request.agentName);
+      const outcome: RpcOutcome = connection
+        ? await this.rpc.call(connection, request.method, request.params, request.timeoutMs)
+        : { kind: 'offline' };
+      const { payload, ...rest } = outcome.kind === 'ok' ? outcome : { ...outcome, payload: null };
+      // The payload's chunks as the agent sent them, after the header: published as one message, not joined here.
+      await this.bus.publish(replyChannel(request.replyTo), [binaryFramePrefix({ id: request.id, outcome: rest }), ...(payload ?? [])]);
+    } catch (err) {
+      this.logger.warn(`Answering a forwarded ${request.method} for agent ${request.agentName} failed: ${(err as Error).message}`);
+    }
   }
 
   private settle(message: Buffer): void {
     const frame = decodeBinaryFrame(message);
-    if (!frame) return;
-    const { id, outcome } = frame.header as { id: string; outcome: RpcOutcome };
+    const header = frame && remoteReplySchema.safeParse(frame.header);
+    if (!frame || !header?.success) {
+      return this.bus.reportDropped(this.bus.key(replyChannel(this.bus.instanceId)), 'not an answer to a forwarded request', message);
+    }
+    const { id, outcome } = header.data;
     this.finish(id, outcome.kind === 'ok' ? { ...outcome, payload: frame.payload.length ? [frame.payload] : null } : outcome);
   }
 

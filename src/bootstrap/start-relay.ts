@@ -7,6 +7,7 @@ import { RelayHostDetailsService } from '../relay/relay-host-details.service';
 import { createRelayApp } from './create-app';
 import { widenHeapGrowth } from './heap-growth';
 import { releaseStartUpMemory } from './start-up-memory';
+import { logUnhandledRejections } from './unhandled-rejections';
 
 /** Creates the relay and starts listening on the configured host and port. */
 export async function startRelay(
@@ -29,6 +30,8 @@ export async function startRelay(
  * test process leave that process's V8 and umask alone.
  */
 export async function startRelayProcess(config: RelayConfig, logger: JsonLogger): Promise<NestExpressApplication> {
+  // An unhandled rejection is logged, not fatal (unhandled-rejections.ts).
+  logUnhandledRejections(logger);
   keepNewFilesPrivate();
   const tightened = describeTightened(config.dataDir, tightenDataFolder(config));
   if (tightened) logger.warn(tightened, 'FileModes');

@@ -1,9 +1,15 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import type Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
+import type { z } from 'zod';
 import { RelayConfig } from '../config/relay-config';
+import { ClusterSeal, SEAL_BYTES } from './cluster-seal';
+import { DropReports } from './drop-reports';
 
-export type ChannelHandler = (message: Buffer) => void;
+export type ChannelHandler = (message: Buffer) => void | Promise<void>;
+
+/** The ceiling for small JSON messages between instances (claims, requests without a big parameter). */
+export const CONTROL_MESSAGE_BYTES = 64 * 1024;
 
 /** Deletes a key only while it still holds our value: a lock that expired and was taken by another instance is not ours to free. */
 const RELEASE_IF_OURS = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
@@ -22,15 +28,18 @@ export class ClusterBus implements OnModuleInit, OnModuleDestroy {
   readonly instanceId = randomUUID();
   private readonly commands: Redis | null;
   private readonly subscriber: Redis | null;
-  private readonly handlers = new Map<string, ChannelHandler[]>();
+  private readonly handlers = new Map<string, { handler: ChannelHandler; maxBytes: number }[]>();
   private readonly prefix: string;
+  private readonly seal: ClusterSeal | null;
+  private readonly dropped = new DropReports(this.logger);
 
   constructor(config: RelayConfig) {
     this.prefix = config.redis?.prefix ?? '';
     if (!config.redis) {
-      this.commands = this.subscriber = null;
+      this.commands = this.subscriber = this.seal = null;
       return;
     }
+    this.seal = new ClusterSeal(Buffer.from(config.redis.secret, 'utf8'), this.instanceId);
     // Commands fail fast while Redis is away (no queue growing without bound); the client reconnects by itself.
     const options = { maxRetriesPerRequest: 1, enableOfflineQueue: true, lazyConnect: false };
     // Loaded only when Redis is configured: a relay alone never needs the client (start-up time and
@@ -65,19 +74,59 @@ export class ClusterBus implements OnModuleInit, OnModuleDestroy {
     await Promise.all([this.commands.ping(), this.subscriber.ping()]);
   }
 
-  async publish(channel: string, message: Buffer | string): Promise<void> {
-    if (!this.commands) return;
-    await this.commands.publish(this.key(channel), message);
+  /** Publishes `message` (or its parts, sent as one message without joining them first) signed with the cluster secret. */
+  async publish(channel: string, message: Buffer | string | readonly Buffer[]): Promise<void> {
+    if (!this.commands || !this.seal) return;
+    const parts = typeof message === 'string' ? [Buffer.from(message)] : Buffer.isBuffer(message) ? [message] : message;
+    const name = this.key(channel);
+    await this.commands.publish(name, this.seal.seal(name, parts));
   }
 
-  /** Calls `handler` with every message on `channel` (under the prefix), from any instance, this one included. */
-  async subscribe(channel: string, handler: ChannelHandler): Promise<void> {
+  /**
+   * Calls `handler` with every message on `channel` (under the prefix), from any instance, this one
+   * included: only messages of at most `maxBytes` signed by an instance with the cluster secret;
+   * the others are logged and dropped before anything reads them (Redis is a trust boundary).
+   */
+  async subscribe(channel: string, maxBytes: number, handler: ChannelHandler): Promise<void> {
     if (!this.subscriber) return;
     const name = this.key(channel);
     const list = this.handlers.get(name) ?? [];
-    list.push(handler);
+    list.push({ handler, maxBytes });
     this.handlers.set(name, list);
     if (list.length === 1) await this.subscriber.subscribe(name);
+  }
+
+  /** subscribe() for JSON messages: `handler` gets only those that fit `schema` (`reviver` as for JSON.parse). */
+  async subscribeJson<S extends z.ZodType>(
+    channel: string,
+    schema: S,
+    handler: (message: z.output<S>) => void | Promise<void>,
+    options: { maxBytes?: number; reviver?: (key: string, value: unknown) => unknown } = {},
+  ): Promise<void> {
+    await this.subscribe(channel, options.maxBytes ?? CONTROL_MESSAGE_BYTES, (message) => {
+      const value = this.parseJson(message, options.reviver);
+      const parsed = value === undefined ? null : schema.safeParse(value);
+      if (!parsed?.success) return this.reportDropped(this.key(channel), parsed ? describeIssue(parsed.error) : 'not JSON', message);
+      return handler(parsed.data);
+    });
+  }
+
+  /**
+   * A value read back from a shared key, checked like a message: what does not fit `schema` is
+   * logged and taken as absent (null). `json`: the value is JSON text, else the string itself.
+   */
+  stored<S extends z.ZodType>(key: string, raw: string | null | undefined, schema: S, json = false): z.output<S> | null {
+    if (raw === null || raw === undefined) return null;
+    const value = json ? this.parseJson(Buffer.from(raw)) : raw;
+    const parsed = value === undefined ? null : schema.safeParse(value);
+    if (parsed?.success) return parsed.data;
+    this.dropped.report(`Ignored the value of ${key} in Redis: ${parsed ? describeIssue(parsed.error) : 'not JSON'}`, Buffer.from(raw));
+    return null;
+  }
+
+  /** Logs (rate-limited) that a message on `channel` was not used, with a bounded excerpt of it. */
+  reportDropped(channel: string, reason: string, message: Buffer): void {
+    this.dropped.report(`Dropped a message on ${channel}: ${reason}`, message);
   }
 
   /** True when Redis answers (or is not used); for GET /health. */
@@ -126,12 +175,35 @@ export class ClusterBus implements OnModuleInit, OnModuleDestroy {
   }
 
   private deliver(channel: string, message: Buffer): void {
-    for (const handler of this.handlers.get(channel) ?? []) {
+    const list = this.handlers.get(channel);
+    if (!list || !this.seal) return;
+    // Checked before the MAC is computed over it, let alone parsed.
+    if (message.length > Math.max(...list.map((h) => h.maxBytes)) + SEAL_BYTES) {
+      return this.reportDropped(channel, `${message.length} bytes, over the limit for this channel`, message);
+    }
+    const opened = this.seal.open(channel, message);
+    if ('refused' in opened) return this.reportDropped(channel, opened.refused, message);
+    for (const { handler } of list) {
+      const failed = (err: Error) => this.logger.error(`Handling a message on ${channel} failed: ${err.message}`, err.stack);
       try {
-        handler(message);
+        // A handler's rejection is caught here too: an unhandled one would end the process.
+        void Promise.resolve(handler(opened.body)).catch(failed);
       } catch (err) {
-        this.logger.error(`Handling a message on ${channel} failed: ${(err as Error).message}`, (err as Error).stack);
+        failed(err as Error);
       }
     }
   }
+
+  private parseJson(message: Buffer, reviver?: (key: string, value: unknown) => unknown): unknown {
+    try {
+      return JSON.parse(message.toString('utf8'), reviver) as unknown;
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+function describeIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  return `${issue.path.length ? issue.path.join('.') : 'message'}: ${issue.message}`;
 }

@@ -1,15 +1,21 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
+import { z } from 'zod';
+import { MAX_MESSAGE_BYTES } from '../agents/protocol/agent-protocol';
 import { ClusterBus } from './cluster-bus';
 import { remoteEventName, SHARED_EVENTS } from './on-every-instance.decorator';
 
 const CHANNEL = 'events';
+/** A device-session event carries what the agent sent, up to its message limit (agent-protocol §1). */
+const MAX_EVENT_BYTES = MAX_MESSAGE_BYTES + 64 * 1024;
 
-interface Envelope {
-  origin: string;
-  name: string;
-  payload: unknown;
-}
+/** An event as published: events are small classes, so the payload is an object of their fields. */
+const envelopeSchema = z.object({
+  origin: z.uuid(),
+  name: z.string().refine((name) => SHARED_EVENTS.has(name), 'not an event shared between instances'),
+  payload: z.record(z.string(), z.unknown()),
+});
+type Envelope = z.infer<typeof envelopeSchema>;
 
 /**
  * Carries the events listened to with `@OnEventOnEveryInstance` to the other instances: each one
@@ -27,7 +33,10 @@ export class ClusterEventsBridge implements OnApplicationBootstrap {
 
   async onApplicationBootstrap(): Promise<void> {
     if (!this.bus.clustered) return;
-    await this.bus.subscribe(CHANNEL, (message) => this.receive(message));
+    await this.bus.subscribeJson(CHANNEL, envelopeSchema, (envelope) => this.receive(envelope), {
+      maxBytes: MAX_EVENT_BYTES,
+      reviver: reviveDates,
+    });
     this.events.onAny((name, payload) => {
       if (typeof name !== 'string' || !SHARED_EVENTS.has(name)) return;
       const envelope: Envelope = { origin: this.bus.instanceId, name, payload };
@@ -37,9 +46,8 @@ export class ClusterEventsBridge implements OnApplicationBootstrap {
     });
   }
 
-  private receive(message: Buffer): void {
-    const envelope = decodeEvent(message);
-    if (!envelope || envelope.origin === this.bus.instanceId || !SHARED_EVENTS.has(envelope.name)) return;
+  private receive(envelope: Envelope): void {
+    if (envelope.origin === this.bus.instanceId) return;
     this.events.emit(remoteEventName(envelope.name), envelope.payload);
   }
 }
@@ -52,13 +60,8 @@ export function encodeEvent(envelope: Envelope): string {
   });
 }
 
-export function decodeEvent(message: Buffer): Envelope | null {
-  try {
-    return JSON.parse(message.toString(), (_key, value: unknown) => {
-      const date = (value as { $date?: unknown } | null)?.$date;
-      return typeof date === 'number' && Object.keys(value as object).length === 1 ? new Date(date) : value;
-    }) as Envelope;
-  } catch {
-    return null;
-  }
+/** The reviver that undoes encodeEvent's Dates. */
+function reviveDates(_key: string, value: unknown): unknown {
+  const date = (value as { $date?: unknown } | null)?.$date;
+  return typeof date === 'number' && Object.keys(value as object).length === 1 ? new Date(date) : value;
 }

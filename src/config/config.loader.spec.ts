@@ -125,9 +125,22 @@ describe('loadConfig', () => {
       /SVC_REDIS_URL: expected a PostgreSQL database .*several instances cannot share a SQLite file/,
     );
     expect(failure({ SVC_REDIS_URL: 'http://x', SVC_DATABASE_URL: 'postgres://db/svc' })).toMatch(/SVC_REDIS_URL: expected redis:\/\//);
-    const config = loadConfig({ SVC_REDIS_URL: 'redis://cache:6379/2', SVC_DATABASE_URL: 'postgres://db/svc' }, dir);
-    expect(config.redis).toEqual({ url: 'redis://cache:6379/2', prefix: 'svc:' });
+    const secret = 'k'.repeat(32);
+    const config = loadConfig({ SVC_REDIS_URL: 'redis://cache:6379/2', SVC_DATABASE_URL: 'postgres://db/svc', SVC_CLUSTER_SECRET: secret }, dir);
+    expect(config.redis).toEqual({ url: 'redis://cache:6379/2', prefix: 'svc:', secret });
     expect(loadConfig({}, dir).redis).toBeNull();
+  });
+
+  it('SVC_REDIS_URL needs SVC_CLUSTER_SECRET (or cluster.secret) of at least 32 characters; the message never shows the secret', () => {
+    const clustered = { SVC_REDIS_URL: 'redis://cache:6379', SVC_DATABASE_URL: 'postgres://db/svc' };
+    expect(failure(clustered)).toMatch(/^Invalid configuration SVC_CLUSTER_SECRET: expected at least 32 characters, the same on every instance, alongside SVC_REDIS_URL/);
+    const short = failure({ ...clustered, SVC_CLUSTER_SECRET: 'hunter2-hunter2' });
+    expect(short).toMatch(/SVC_CLUSTER_SECRET: .*got "15 characters"$/);
+    expect(short).not.toContain('hunter2');
+    writeFile({ cluster: { secret: 'f'.repeat(40) } });
+    expect(loadConfig(clustered, dir).redis?.secret).toBe('f'.repeat(40));
+    // Alone, no secret is asked for.
+    expect(loadConfig({ SVC_DATABASE_URL: 'postgres://db/svc' }, dir).redis).toBeNull();
   });
 
   it('SVC_STORAGE_URL: absent is the data folder; s3://bucket/prefix with the SVC_S3_* settings; anything else names the key', () => {

@@ -130,8 +130,21 @@ function parseRedis(read: ValueReader, database: RelayConfig['database']): Relay
   }
   const prefix = read.string('SVC_REDIS_PREFIX', 'redis.prefix') ?? 'svc:';
   if (!/^[A-Za-z0-9:._-]{1,64}$/.test(prefix)) throw new ConfigError('SVC_REDIS_PREFIX', '1-64 characters of A-Z a-z 0-9 : . _ -', prefix);
-  return { url, prefix };
+  // Whoever can publish on this Redis could otherwise speak for an instance: make an agent tap, install, screenshot.
+  const secret = read.string('SVC_CLUSTER_SECRET', 'cluster.secret');
+  if (!secret || secret.length < MIN_CLUSTER_SECRET_LENGTH) {
+    throw new ConfigError(
+      'SVC_CLUSTER_SECRET',
+      `at least ${MIN_CLUSTER_SECRET_LENGTH} characters, the same on every instance, alongside SVC_REDIS_URL: ` +
+        'instances sign what they send each other through Redis with it (e.g. `openssl rand -base64 32`; docs/scaling.md)',
+      secret ? `${secret.length} characters` : undefined,
+    );
+  }
+  return { url, prefix, secret };
 }
+
+/** 32 characters of base64 carry 192 bits: out of reach of guessing a signature offline. */
+const MIN_CLUSTER_SECRET_LENGTH = 32;
 
 function readSmtp(read: ValueReader): SmtpConfig | null {
   const host = read.string('SVC_SMTP_HOST', 'smtp.host');

@@ -64,6 +64,8 @@ export interface RedisConfig {
   url: string;
   /** Prefix of every key and channel, so several relays (or test runs) can share one Redis. */
   prefix: string;
+  /** Shared by every instance: each message one sends the others is signed with it (HMAC-SHA256), and one without a valid signature is dropped. */
+  secret: string;
 }
 
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug';

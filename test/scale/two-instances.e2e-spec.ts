@@ -9,10 +9,11 @@ import { uploadTestBuild } from '../support/builds';
 import { describeUnless } from '../support/describe-unless';
 import { MemberFactory, sessionCookieFrom, TestMember, TEST_PASSWORD } from '../support/factory';
 import { rawBody } from '../support/raw-body';
-import { PG_ADMIN_URL, REDIS_URL, unreachable, withPgAdmin } from '../support/reachable';
+import { PG_ADMIN_URL, REDIS_URL, unreachable } from '../support/reachable';
 import { startTestS3Server, TestS3Server } from '../support/s3-server';
 import { SseClient } from '../support/sse-client';
 import { startTestRelay, TestRelay } from '../support/test-relay';
+import { ClusterTestEnv, clusterTestEnv } from './cluster-env';
 
 /** The relay checks the mime the agent names, not the bytes: a PNG signature and noise will do. */
 const PNG = Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), randomBytes(256)]);
@@ -23,7 +24,7 @@ const PNG = Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), randomBytes(2
  * and users spread across them.
  */
 describeUnless(unreachable([PG_ADMIN_URL, REDIS_URL]), 'two relay instances (PostgreSQL + Redis)', () => {
-  const name = `svc_scale_${randomBytes(6).toString('hex')}`;
+  let cluster: ClusterTestEnv;
   let s3: TestS3Server;
   let savedCredentials: { id?: string; secret?: string } = {};
   const restore = (key: string, value: string | undefined) => (value === undefined ? delete process.env[key] : (process.env[key] = value));
@@ -33,21 +34,14 @@ describeUnless(unreachable([PG_ADMIN_URL, REDIS_URL]), 'two relay instances (Pos
   let admin: TestMember;
 
   beforeAll(async () => {
-    await withPgAdmin((c) => c.query(`CREATE DATABASE ${name}`));
-    const url = new URL(PG_ADMIN_URL);
-    url.pathname = `/${name}`;
+    cluster = await clusterTestEnv();
     s3 = await startTestS3Server();
     const storage = s3.env('relay');
     // The SDK's default credential chain reads these from the process (as in production).
     savedCredentials = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
     process.env.AWS_ACCESS_KEY_ID = storage.AWS_ACCESS_KEY_ID;
     process.env.AWS_SECRET_ACCESS_KEY = storage.AWS_SECRET_ACCESS_KEY;
-    const env = {
-      ...storage,
-      SVC_DATABASE_URL: url.toString(),
-      SVC_REDIS_URL: REDIS_URL,
-      SVC_REDIS_PREFIX: `test-${randomBytes(4).toString('hex')}:`,
-    };
+    const env = { ...storage, ...cluster.env };
     // One after the other: the first runs the migrations.
     a = await startTestRelay(env);
     b = await startTestRelay(env);
@@ -56,15 +50,9 @@ describeUnless(unreachable([PG_ADMIN_URL, REDIS_URL]), 'two relay instances (Pos
   });
 
   afterAll(async () => {
-    // The shared directory's hashes outlive the instances (by design): remove this run's keys.
-    const bus = a?.app.get(ClusterBus);
-    if (bus) {
-      const keys = await bus.redis.keys(bus.key('*'));
-      if (keys.length) await bus.redis.del(...keys);
-    }
     await a?.close();
     await b?.close();
-    await withPgAdmin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+    await cluster?.dispose();
     await s3?.close();
     restore('AWS_ACCESS_KEY_ID', savedCredentials.id);
     restore('AWS_SECRET_ACCESS_KEY', savedCredentials.secret);

@@ -76,8 +76,8 @@ export interface ClientRequest {
   params: Record<string, unknown>;
 }
 
-const MAX_ID_LENGTH = 200;
-const MAX_DEVICES = 1000;
+export const MAX_ID_LENGTH = 200;
+export const MAX_DEVICES = 1000;
 
 /** `[4-byte big-endian length N][N bytes UTF-8 JSON header][payload]` (§2.4). */
 export function encodeBinaryFrame(header: object, payload: Buffer | BinaryPayload): Buffer {
