@@ -7,16 +7,20 @@ import { AppModule, type ExtraImports } from '../app.module';
 import { bodyParserErrors } from '../common/errors/body-parser-errors';
 import { AuthenticatorService } from '../auth/authenticator.service';
 import { Clock } from '../common/clock';
+import { shareConnectionsByAddress } from '../common/net/connection-shares';
 import { CredentialExpiry } from '../common/net/credential-expiry';
+import { isLoopback } from '../common/net/ip-address';
+import type { TrustFn } from '../common/net/relay-host';
 import { hasRequestBody, requestDeadline } from '../common/net/request-deadline';
 import { UpgradeRoutingWsAdapter } from '../common/net/upgrade-routing-ws-adapter';
 import { rejectMalformedJson } from '../common/validation/well-formed-input';
 import { RelayConfig } from '../config/relay-config';
+import { TunnelUrl } from '../config/tunnel-url';
 import { JsonLogger } from '../logging/json-logger';
 import { logRequests } from '../logging/request-log';
 import { recordHttpMetrics } from '../metrics/http-metrics.middleware';
 import { RelayMetrics } from '../metrics/relay-metrics';
-import { applyServerTimeouts, requestIdleTimeout } from './http-timeouts';
+import { applyServerTimeouts, headersCheckIntervalMs, requestIdleTimeout } from './http-timeouts';
 import { serveDashboard } from '../dashboard/dashboard';
 import { setupOpenApi } from './openapi';
 import { RelayHttpAdapter } from './relay-http-adapter';
@@ -58,6 +62,17 @@ function jsonBodies(): RequestHandler {
 }
 
 /**
+ * Peers that stand for many clients, exempt from the per-address connection share: a proxy that
+ * SVC_TRUST_PROXY trusts (Express's compiled setting, so the rule is the one `req.ip` follows), and
+ * loopback while a tunnel is known (cloudflared, ngrok and Tailscale connect from loopback).
+ */
+function sharedFrontDoors(app: NestExpressApplication): (address: string) => boolean {
+  const trust = app.getHttpAdapter().getInstance().get('trust proxy fn') as TrustFn;
+  const tunnel = app.get(TunnelUrl);
+  return (address) => trust(address, 0) || (tunnel.current() !== null && isLoopback(address));
+}
+
+/**
  * Builds the relay application (not yet listening). Shared by `npm start`, `svc relay` and the tests;
  * `extraImports` lets a test mount probe routes behind the same guard, filter and pipes.
  */
@@ -66,11 +81,13 @@ export async function createRelayApp(
   logger = new JsonLogger(config.logLevel),
   extraImports: ExtraImports = [],
 ) {
+  // A TLS connection reaches the HTTP parser (and its headers timeout) only after its handshake.
   const httpsOptions =
     config.tlsCert && config.tlsKey
-      ? { cert: readFileSync(config.tlsCert), key: readFileSync(config.tlsKey) }
+      ? { cert: readFileSync(config.tlsCert), key: readFileSync(config.tlsKey), handshakeTimeout: config.limits.headersTimeoutMs }
       : undefined;
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, logger, extraImports), new RelayHttpAdapter(), {
+  const adapter = new RelayHttpAdapter({ connectionsCheckingInterval: headersCheckIntervalMs(config.limits) });
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, logger, extraImports), adapter, {
     logger,
     bodyParser: false,
     httpsOptions,
@@ -79,6 +96,10 @@ export async function createRelayApp(
   app.set('trust proxy', config.trustProxy);
   app.disable('x-powered-by');
   applyServerTimeouts(app.getHttpServer(), config.limits);
+  shareConnectionsByAddress(app.getHttpServer(), {
+    perAddress: config.limits.maxConnectionsPerAddress,
+    isSharedFrontDoor: sharedFrontDoors(app),
+  });
   // First, so every request gets its line: root routes, unknown paths and body-parser failures too.
   app.use(logRequests, recordHttpMetrics(app.get(RelayMetrics)));
   app.use(requestIdleTimeout, requestDeadline(config.limits.requestTimeoutMs), jsonBodies());

@@ -1,6 +1,6 @@
 import type { NestApplicationOptions } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
-import { createServer as createHttpServer, IncomingMessage, type RequestListener, ServerResponse } from 'node:http';
+import { createServer as createHttpServer, IncomingMessage, type RequestListener, type ServerOptions, ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 
 /**
@@ -14,6 +14,11 @@ import { createServer as createHttpsServer } from 'node:https';
  * nothing to change. Everything else is Nest's adapter.
  */
 export class RelayHttpAdapter extends ExpressAdapter {
+  /** `serverOptions`: what Node only reads when the server is created (connectionsCheckingInterval). */
+  constructor(private readonly serverOptions: ServerOptions = {}) {
+    super();
+  }
+
   override initHttpServer(options: NestApplicationOptions): void {
     // Nest's own tracking of open connections is private to its adapter; the relay does not use it.
     if (options.forceCloseConnections) throw new Error('RelayHttpAdapter does not support forceCloseConnections');
@@ -23,8 +28,8 @@ export class RelayHttpAdapter extends ExpressAdapter {
     app.request = asPrototypeOf(classes.IncomingMessage, app.request);
     app.response = asPrototypeOf(classes.ServerResponse, app.response);
     this.httpServer = options.httpsOptions
-      ? createHttpsServer({ ...options.httpsOptions, ...classes }, app)
-      : createHttpServer(classes, app);
+      ? createHttpsServer({ ...options.httpsOptions, ...this.serverOptions, ...classes }, app)
+      : createHttpServer({ ...this.serverOptions, ...classes }, app);
   }
 }
 

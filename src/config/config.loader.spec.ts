@@ -179,6 +179,16 @@ describe('loadConfig', () => {
     expect(failure({})).toMatch(/port \(in svc\.config\.json\)/);
   });
 
+  it('connection limits: a quarter of SVC_MAX_CONNECTIONS per address (at least 4) unless set; heads within 10 s', () => {
+    expect(loadConfig({}, dir).limits).toEqual(expect.objectContaining({ maxConnections: 1000, maxConnectionsPerAddress: 250, headersTimeoutMs: 10_000 }));
+    expect(loadConfig({ SVC_MAX_CONNECTIONS: '30' }, dir).limits.maxConnectionsPerAddress).toBe(7);
+    expect(loadConfig({ SVC_MAX_CONNECTIONS: '8' }, dir).limits.maxConnectionsPerAddress).toBe(4);
+    const set = loadConfig({ SVC_MAX_CONNECTIONS_PER_ADDRESS: '40', SVC_HEADERS_TIMEOUT_MS: '2000' }, dir).limits;
+    expect(set).toEqual(expect.objectContaining({ maxConnectionsPerAddress: 40, headersTimeoutMs: 2000 }));
+    expect(failure({ SVC_HEADERS_TIMEOUT_MS: '10' })).toContain('SVC_HEADERS_TIMEOUT_MS');
+    expect(failure({ SVC_MAX_CONNECTIONS_PER_ADDRESS: '0' })).toContain('SVC_MAX_CONNECTIONS_PER_ADDRESS');
+  });
+
   it('SVC_TRUST_PROXY accepts the forms Express does', () => {
     expect(loadConfig({ SVC_TRUST_PROXY: 'true' }, dir).trustProxy).toBe(true);
     expect(loadConfig({ SVC_TRUST_PROXY: 'FALSE' }, dir).trustProxy).toBe(false);

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { ConfigError } from './config-error';
-import { ConfigFileWebhook, LogLevel, RelayConfig, SmtpConfig, StorageConfig } from './relay-config';
+import { ConfigFileWebhook, LimitsConfig, LogLevel, RelayConfig, SmtpConfig, StorageConfig } from './relay-config';
 
 /** web/dist of this install: the same from src/config (tests) and dist/config (built). */
 const DEFAULT_WEB_DIR = join(__dirname, '..', '..', 'web', 'dist');
@@ -67,12 +67,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       requestTimeoutMs: read.integer('SVC_AGENT_REQUEST_TIMEOUT_MS', 'agents.requestTimeoutMs', 60_000, 50, 3_600_000),
       installTimeoutMs: read.integer('SVC_AGENT_INSTALL_TIMEOUT_MS', 'agents.installTimeoutMs', 600_000, 50, 3_600_000),
     },
-    limits: {
-      maxConnections: read.integer('SVC_MAX_CONNECTIONS', 'limits.maxConnections', 1000, 1, 1_000_000),
-      requestTimeoutMs: read.integer('SVC_REQUEST_TIMEOUT_MS', 'limits.requestTimeoutMs', 30_000, 50, 3_600_000),
-      deviceSessionInFlight: read.integer('SVC_DEVICE_SESSION_IN_FLIGHT', 'limits.deviceSessionInFlight', 16, 1, 10_000),
-      shutdownTimeoutMs: read.integer('SVC_SHUTDOWN_TIMEOUT_MS', 'limits.shutdownTimeoutMs', 10_000, 100, 600_000),
-    },
+    limits: readLimits(read),
     trustProxy: read.trustProxy('SVC_TRUST_PROXY', 'trustProxy'),
     smtp: readSmtp(read),
     logLevel: read.oneOf<LogLevel>('SVC_LOG_LEVEL', 'log.level', ['error', 'warn', 'info', 'debug'], 'info'),
@@ -88,6 +83,29 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     },
     configFile,
   } satisfies RelayConfig);
+}
+
+/**
+ * Unless configured, one peer address may hold a quarter of the connection cap, never fewer than 4
+ * (250 at the default cap: an office behind one NAT fits), so even three hoarding addresses leave a
+ * quarter of the places to everyone else (docs/robustness.md "Limits").
+ */
+function readLimits(read: ValueReader): LimitsConfig {
+  const maxConnections = read.integer('SVC_MAX_CONNECTIONS', 'limits.maxConnections', 1000, 1, 1_000_000);
+  return {
+    maxConnections,
+    maxConnectionsPerAddress: read.integer(
+      'SVC_MAX_CONNECTIONS_PER_ADDRESS',
+      'limits.maxConnectionsPerAddress',
+      Math.max(4, Math.floor(maxConnections / 4)),
+      1,
+      1_000_000,
+    ),
+    headersTimeoutMs: read.integer('SVC_HEADERS_TIMEOUT_MS', 'limits.headersTimeoutMs', 10_000, 50, 600_000),
+    requestTimeoutMs: read.integer('SVC_REQUEST_TIMEOUT_MS', 'limits.requestTimeoutMs', 30_000, 50, 3_600_000),
+    deviceSessionInFlight: read.integer('SVC_DEVICE_SESSION_IN_FLIGHT', 'limits.deviceSessionInFlight', 16, 1, 10_000),
+    shutdownTimeoutMs: read.integer('SVC_SHUTDOWN_TIMEOUT_MS', 'limits.shutdownTimeoutMs', 10_000, 100, 600_000),
+  };
 }
 
 function parseDatabase(url: string | null, dataDir: string): RelayConfig['database'] {

@@ -74,6 +74,10 @@ export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
 export interface LimitsConfig {
   /** Open TCP connections (HTTP and WebSocket together); past it new connections are closed at once. */
   maxConnections: number;
+  /** Open TCP connections one peer address may hold; past it its new connections are closed at once. */
+  maxConnectionsPerAddress: number;
+  /** A connection's request head (request line and headers) must be complete within this. */
+  headersTimeoutMs: number;
   /** Whole-request deadline for every route that is not a streamed upload (headers + body + answer). */
   requestTimeoutMs: number;
   /** Requests one device-session client may have waiting on the agent; past it: `busy`. */

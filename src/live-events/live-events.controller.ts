@@ -1,12 +1,12 @@
 import { Controller, Get, Req, Res } from '@nestjs/common';
-import { ApiExtraModels, ApiOkResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOkResponse, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { ApiErrors } from '../common/api/responses';
+import { ApiErrors, ErrorResponse } from '../common/api/responses';
 import { Auth } from '../common/auth/auth.decorator';
 import type { Principal } from '../common/auth/principal';
 import { CurrentPrincipal } from '../common/auth/principal.decorator';
 import { LIVE_EVENTS } from './live-events.mapper';
-import { HEARTBEAT_MS, MAX_BUFFERED_BYTES, RETRY_MS } from './live-events.service';
+import { HEARTBEAT_MS, MAX_BUFFERED_BYTES, MAX_STREAMS_PER_MEMBER, RETRY_MS } from './live-events.service';
 import { LiveEventsService } from './live-events.service';
 
 const EVENT_LIST = Object.entries(LIVE_EVENTS)
@@ -42,6 +42,7 @@ export class LiveEventsController {
     },
   })
   @ApiErrors(401)
+  @ApiResponse({ status: 429, description: `the member already has ${MAX_STREAMS_PER_MEMBER} streams open`, type: ErrorResponse })
   stream(@Req() req: Request, @Res() res: Response, @CurrentPrincipal() principal: Principal): void {
     this.live.open(req, res, principal);
   }

@@ -1,11 +1,11 @@
-import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { HttpStatus, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { readSessionCookie } from '../auth/session-cookie';
 import { SessionsService } from '../auth/sessions.service';
 import type { Principal } from '../common/auth/principal';
 import { Clock } from '../common/clock';
 import type { Role } from '../common/auth/role';
-import { unauthorized } from '../common/errors/http-error';
+import { HttpError, unauthorized } from '../common/errors/http-error';
 import { CredentialExpiry } from '../common/net/credential-expiry';
 import { leaveRequestDeadline } from '../common/net/request-deadline';
 import { EventStream } from './event-stream';
@@ -17,6 +17,14 @@ export const MAX_BUFFERED_BYTES = 64 * 1024;
 export const HEARTBEAT_MS = 25_000;
 /** The reconnection delay the stream asks EventSource to use. */
 export const RETRY_MS = 3_000;
+/**
+ * Open streams one member may hold on this instance (one per dashboard tab). Each holds a TCP
+ * connection for as long as it is open, so without a bound one signed-in member could fill
+ * SVC_MAX_CONNECTIONS. Past it the new stream is refused rather than the oldest closed: a closed
+ * EventSource reconnects within RETRY_MS, and five tabs would take turns closing each other.
+ */
+export const MAX_STREAMS_PER_MEMBER = 4;
+export const TOO_MANY_STREAMS = `Too many live event streams open for this member (at most ${MAX_STREAMS_PER_MEMBER}): close a dashboard tab`;
 
 export type Payload<E extends LiveEventName> = InstanceType<(typeof LIVE_EVENTS)[E]>;
 
@@ -57,6 +65,7 @@ export class LiveEventsService implements OnModuleDestroy {
   open(req: Request, res: Response, principal: Principal): void {
     const sessionToken = readSessionCookie(req);
     if (principal.via !== 'cookie' || principal.sessionId === null || !sessionToken) throw unauthorized();
+    if (this.streamsOf(principal.userId) >= MAX_STREAMS_PER_MEMBER) throw new HttpError(HttpStatus.TOO_MANY_REQUESTS, TOO_MANY_STREAMS);
     // Long-lived by design: the request idle timer must not cut it; the heartbeat keeps it busy.
     req.socket.setTimeout(0);
     leaveRequestDeadline(req);
@@ -134,6 +143,12 @@ export class LiveEventsService implements OnModuleDestroy {
   /** Sends one event to every stream (or those `to` picks). */
   broadcast<E extends LiveEventName>(name: E, data: Payload<E>, to: (s: Subscriber) => boolean = () => true): void {
     for (const subscriber of [...this.subscribers]) if (to(subscriber)) this.send(subscriber, name, data);
+  }
+
+  private streamsOf(userId: number): number {
+    let count = 0;
+    for (const subscriber of this.subscribers) if (subscriber.userId === userId) count++;
+    return count;
   }
 
   private changeRole(subscriber: Subscriber, role: Role): void {

@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { AppsService } from '../../src/apps/apps.service';
-import { HEADERS_TIMEOUT_MS, REQUEST_IDLE_TIMEOUT_MS } from '../../src/bootstrap/http-timeouts';
+import { REQUEST_IDLE_TIMEOUT_MS } from '../../src/bootstrap/http-timeouts';
 import { MemberFactory, TestMember } from '../support/factory';
 import { attachBuild, EXPECTED, fixture, tempFiles, buildFiles } from '../support/build-fixtures';
 import { rawBody } from '../support/raw-body';
@@ -240,7 +240,7 @@ describe('POST /builds: upload and metadata', () => {
   it('does not cut long uploads by total time, only by silence and slow headers', () => {
     const server = relay.app.getHttpServer();
     expect(server.requestTimeout).toBe(0);
-    expect(server.headersTimeout).toBe(HEADERS_TIMEOUT_MS);
+    expect(server.headersTimeout).toBe(relay.config.limits.headersTimeoutMs);
     expect(REQUEST_IDLE_TIMEOUT_MS).toBeLessThan(300_000);
   });
 
