@@ -1,5 +1,7 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import type { ServerResponse } from 'node:http';
+import { documentCsp, setDocumentSecurityHeaders } from '../common/html/security-headers';
 import { RELAY_VERSION } from './version';
 
 /** The OpenAPI document generated from the controllers and DTOs (also read by scripts/generate-api-types.js). */
@@ -19,12 +21,23 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
   );
 }
 
+/** Where SwaggerModule serves the page, its assets and the document (JSON, YAML). */
+const API_DOCS_PATHS = ['/api/docs', '/api/docs-yaml', '/api/v1/openapi.json'];
+/** Swagger UI's page has inline <style> blocks; its scripts are files, so script-src stays 'self'. */
+const API_DOCS_CSP = documentCsp("'self' 'unsafe-inline'");
+
 /**
  * OpenAPI JSON at /api/v1/openapi.json, browsable at /api/docs. The document is built on the first
  * request for it, not at boot: scanning every controller and DTO was ~0.5 s of each start
  * (docs/performance.md, cold start) and its result sat in memory unused by most relays.
+ * The page is on the dashboard's origin and "Try it out" sends the session cookie, so it gets the
+ * dashboard's security headers (no framing, no sniffing), and so do its assets and the document.
  */
 export function setupOpenApi(app: INestApplication): void {
+  app.use(API_DOCS_PATHS, (_req: unknown, res: ServerResponse, next: () => void) => {
+    setDocumentSecurityHeaders(res, API_DOCS_CSP);
+    next();
+  });
   SwaggerModule.setup('api/docs', app, () => createOpenApiDocument(app), {
     jsonDocumentUrl: 'api/v1/openapi.json',
     useGlobalPrefix: false,

@@ -2,6 +2,7 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { documentCsp, setDocumentSecurityHeaders } from '../common/html/security-headers';
 
 /**
  * The dashboard (web/, built by Vite into web/dist) served at the relay root:
@@ -24,19 +25,7 @@ export const CSP_NONCE_PLACEHOLDER = '__SVC_CSP_NONCE__';
 const YEAR_SECONDS = 365 * 24 * 60 * 60;
 
 export function dashboardCsp(nonce: string): string {
-  return [
-    "default-src 'self'",
-    "script-src 'self'",
-    `style-src 'self' 'nonce-${nonce}'`,
-    "img-src 'self' data: blob:",
-    "media-src 'self' blob:",
-    "font-src 'self'",
-    "connect-src 'self'",
-    "object-src 'none'",
-    "base-uri 'none'",
-    "form-action 'self'",
-    "frame-ancestors 'none'",
-  ].join('; ');
+  return documentCsp(`'self' 'nonce-${nonce}'`);
 }
 
 /** The API, stored files and /metrics: never the dashboard's (neither a route nor a file of its build). */
@@ -95,11 +84,7 @@ function sendDocument(res: Response, status: number, html: string, csp: string):
   res.status(status);
   res.setHeader('Content-Type', 'text/html; charset=utf-8');
   res.setHeader('Cache-Control', 'no-store');
-  res.setHeader('Content-Security-Policy', csp);
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('X-Frame-Options', 'DENY');
-  res.setHeader('Referrer-Policy', 'no-referrer');
-  res.setHeader('Cross-Origin-Opener-Policy', 'same-origin');
+  setDocumentSecurityHeaders(res, csp);
   res.send(html);
 }
 
