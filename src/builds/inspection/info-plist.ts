@@ -10,6 +10,7 @@ const KEYS = [
   'CFBundleVersion',
   'CFBundleDisplayName',
   'CFBundleName',
+  'CFBundleExecutable',
 ] as const;
 type InfoValues = Partial<Record<(typeof KEYS)[number], string>>;
 
@@ -30,6 +31,17 @@ const WORKER_FILE = join(__dirname, 'plist-worker.js');
 export interface BundleInfo {
   metadata: BuildMetadata;
   iconNames: string[];
+  /** The bundle's executable file name (CFBundleExecutable), when it names one. */
+  executable: string | null;
+  details: PlistDetails;
+}
+
+/** Info.plist values a build's contents show (plist-worker.js reads them, bounded). */
+export interface PlistDetails {
+  minimumOs: string | null;
+  requiredDeviceCapabilities: string[];
+  usageDescriptions: Record<string, string>;
+  urlSchemes: string[];
 }
 
 /**
@@ -44,7 +56,7 @@ export async function readBundleInfo(bytes: Buffer, bundleFolder?: string): Prom
   const isBinary = bytes.subarray(0, 8).toString('latin1') === 'bplist00';
   const xml = isBinary ? null : xmlText(bytes);
   if (xml !== null) refuseUnsafeXml(xml);
-  const { values, iconNames } = await parseInWorker(bytes, xml);
+  const { values, iconNames, details } = await parseInWorker(bytes, xml);
   const bundleId = cleanMetadataString(values.CFBundleIdentifier);
   if (!bundleId) throw new MalformedBuildError('Info.plist has no CFBundleIdentifier');
   const folderName = bundleFolder && cleanMetadataString(bundleFolder.replace(/\.app$/i, ''));
@@ -59,10 +71,16 @@ export async function readBundleInfo(bytes: Buffer, bundleFolder?: string): Prom
     versionName: cleanMetadataString(values.CFBundleShortVersionString),
     buildNumber: cleanMetadataString(values.CFBundleVersion),
   };
-  return { metadata, iconNames: (iconNames ?? []).filter(isSafeIconName) };
+  const executable = values.CFBundleExecutable ?? null;
+  return {
+    metadata,
+    iconNames: (iconNames ?? []).filter(isSafeIconName),
+    executable: executable && isSafeIconName(executable) ? executable : null,
+    details,
+  };
 }
 
-/** A base name within the bundle folder: no path separators, no `..`. */
+/** A base name within the bundle folder (an icon, the executable): no path separators, no `..`. */
 function isSafeIconName(name: unknown): name is string {
   return typeof name === 'string' && name.length <= 200 && !/[/\\\0]/.test(name) && name !== '.' && name !== '..';
 }
@@ -89,7 +107,9 @@ function refuseUnsafeXml(text: string): void {
   if (!/<plist[\s>]/.test(text)) throw new MalformedBuildError('Info.plist is neither an XML nor a binary property list');
 }
 
-function parseInWorker(bytes: Buffer, xml: string | null): Promise<{ values: InfoValues; iconNames: string[] }> {
+const NO_DETAILS: PlistDetails = { minimumOs: null, requiredDeviceCapabilities: [], usageDescriptions: {}, urlSchemes: [] };
+
+function parseInWorker(bytes: Buffer, xml: string | null): Promise<{ values: InfoValues; iconNames: string[]; details: PlistDetails }> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(WORKER_FILE, {
       workerData: { bytes: xml === null ? bytes : Buffer.alloc(0), xml, keys: KEYS },
@@ -114,9 +134,11 @@ function parseInWorker(bytes: Buffer, xml: string | null): Promise<{ values: Inf
         PARSE_TIME_LIMIT_MS,
       );
     });
-    worker.on('message', (msg: { ok: boolean; values?: InfoValues; iconNames?: string[]; message?: string }) =>
+    worker.on('message', (msg: { ok: boolean; values?: InfoValues; iconNames?: string[]; details?: PlistDetails; message?: string }) =>
       settle(() =>
-        msg.ok ? resolve({ values: msg.values ?? {}, iconNames: msg.iconNames ?? [] }) : reject(new MalformedBuildError(`Info.plist cannot be read (${msg.message})`)),
+        msg.ok
+          ? resolve({ values: msg.values ?? {}, iconNames: msg.iconNames ?? [], details: msg.details ?? NO_DETAILS })
+          : reject(new MalformedBuildError(`Info.plist cannot be read (${msg.message})`)),
       ),
     );
     worker.on('error', (err) => settle(() => reject(new MalformedBuildError(`Info.plist cannot be read (${err.message})`))));

@@ -6,6 +6,7 @@ import { extract as tarExtract } from 'tar-stream';
 import type { BuildMetadata } from './build-metadata';
 import { MAX_ICON_BYTES } from './build-icon';
 import { readBundleInfo } from './info-plist';
+import { IosContentsReader } from './ios-contents';
 import { iconFilesFor, isBundleRootPng, largestIcon, MAX_BUNDLE_PNG_BYTES, MAX_BUNDLE_PNGS } from './ios-icon';
 import { MalformedBuildError } from './malformed-build.error';
 import { safeEntryName, ZipArchive, ZipEntryRef } from './zip-archive';
@@ -62,7 +63,9 @@ export async function readIosZip(path: string, size?: number): Promise<BuildMeta
     let best: { ref: ZipEntryRef; depth: number } | null = null;
     let deeper: string | null = null;
     const pngs = new Map<string, ZipEntryRef>();
+    const contents = new IosContentsReader(zip.size, true);
     await zip.scan((ref) => {
+      contents.visit(ref.name, ref.entry.compressedSize, ref.entry.uncompressedSize);
       const depth = bundlePlistDepth(ref.name);
       if (depth !== null && (!best || depth < best.depth)) best = { ref, depth };
       if (depth === null && !deeper) deeper = deepBundle(ref.name);
@@ -71,7 +74,8 @@ export async function readIosZip(path: string, size?: number): Promise<BuildMeta
     const found = best as { ref: ZipEntryRef; depth: number } | null;
     if (!found) throw noBundle(deeper);
     const bytes = await zip.read(found.ref, MAX_INFO_PLIST_BYTES, 'Info.plist');
-    const { metadata, iconNames } = await readBundleInfo(bytes, bundleFolderOf(found.ref.name));
+    const info = await readBundleInfo(bytes, bundleFolderOf(found.ref.name));
+    const { metadata, iconNames } = info;
     const folder = found.ref.name.slice(0, -'Info.plist'.length);
     const inBundle = [...pngs.keys()].filter((n) => n.startsWith(folder)).map((n) => n.slice(folder.length));
     const icons: Buffer[] = [];
@@ -79,7 +83,7 @@ export async function readIosZip(path: string, size?: number): Promise<BuildMeta
       const ref = pngs.get(folder + file)!;
       if (ref.entry.uncompressedSize <= MAX_ICON_BYTES) icons.push(await zip.read(ref, MAX_ICON_BYTES, file).catch(() => Buffer.alloc(0)));
     }
-    return { ...metadata, icon: largestIcon(icons) };
+    return { ...metadata, icon: largestIcon(icons), contents: contents.finish(info, folder) };
   } finally {
     zip.close();
   }
@@ -99,6 +103,7 @@ export async function readIosTarball(path: string, compressedSize: number): Prom
   let plist: { bytes: Buffer; name: string } | null = null;
   const pngs = new Map<string, Buffer>();
   let pngBytes = 0;
+  const contents = new IosContentsReader(compressedSize, false);
   try {
     // Read on to the end after the plist: icon PNGs may follow it (tar keeps the directory's order).
     for await (const entry of tar) {
@@ -106,6 +111,7 @@ export async function readIosTarball(path: string, compressedSize: number): Prom
       const name = safeEntryName(entry.header.name);
       const isFile = entry.header.type === 'file' || entry.header.type === 'contiguous-file';
       const size = entry.header.size ?? 0;
+      if (name && isFile) contents.visit(name, null, size);
       if (name && isFile && isBundleRootPng(name)) {
         if (size <= MAX_ICON_BYTES && pngs.size < MAX_BUNDLE_PNGS && pngBytes + size <= MAX_BUNDLE_PNG_BYTES) {
           pngBytes += size;
@@ -129,10 +135,14 @@ export async function readIosTarball(path: string, compressedSize: number): Prom
     tar.destroy();
   }
   if (!plist) throw noBundle(deeper);
-  const { metadata, iconNames } = await readBundleInfo(plist.bytes, bundleFolderOf(plist.name));
+  const info = await readBundleInfo(plist.bytes, bundleFolderOf(plist.name));
   const folder = plist.name.slice(0, -'Info.plist'.length);
   const inBundle = [...pngs.keys()].filter((n) => n.startsWith(folder)).map((n) => n.slice(folder.length));
-  return { ...metadata, icon: largestIcon(iconFilesFor(iconNames, inBundle).map((file) => pngs.get(folder + file)!)) };
+  return {
+    ...info.metadata,
+    icon: largestIcon(iconFilesFor(info.iconNames, inBundle).map((file) => pngs.get(folder + file)!)),
+    contents: contents.finish(info, folder),
+  };
 }
 
 async function readAll(entry: AsyncIterable<unknown>): Promise<Buffer> {

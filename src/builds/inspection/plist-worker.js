@@ -21,7 +21,18 @@ const { parentPort, workerData } = require('node:worker_threads');
  * @property {string | null} xml the XML plist's text, or null for a binary one
  * @property {readonly string[]} keys the keys to read
  */
-/** @typedef {{ ok: true, values: Record<string, string>, iconNames: string[] } | { ok: false, message: string }} PlistAnswer */
+/**
+ * @typedef {object} PlistDetails what the build's contents show (docs/builds.md "Contents and comparison")
+ * @property {string | null} minimumOs
+ * @property {string[]} requiredDeviceCapabilities
+ * @property {Record<string, string>} usageDescriptions
+ * @property {string[]} urlSchemes
+ */
+/** @typedef {{ ok: true, values: Record<string, string>, iconNames: string[], details: PlistDetails } | { ok: false, message: string }} PlistAnswer */
+
+/** Longest list or text kept of any of the details (a hostile plist can hold millions). */
+const MAX_ITEMS = 200;
+const MAX_TEXT = 1000;
 
 /** @param {PlistJob} job @returns {Promise<unknown>} */
 async function parseRoot(job) {
@@ -47,7 +58,7 @@ function plistEntryUrl() {
   throw new Error('the plist package is not installed');
 }
 
-/** @param {PlistJob} job @returns {Promise<{ values: Record<string, string>, iconNames: string[] }>} */
+/** @param {PlistJob} job @returns {Promise<{ values: Record<string, string>, iconNames: string[], details: PlistDetails }>} */
 async function readValues(job) {
   const root = await parseRoot(job);
   if (!root || typeof root !== 'object' || Array.isArray(root)) throw new Error('the top level is not a dictionary');
@@ -58,7 +69,42 @@ async function readValues(job) {
     const value = dict[key];
     if (typeof value === 'string' || typeof value === 'number') values[key] = String(value);
   }
-  return { values, iconNames: iconNamesOf(dict) };
+  return { values, iconNames: iconNamesOf(dict), details: detailsOf(dict) };
+}
+
+/** @param {unknown} v @returns {v is string} */
+const isText = (v) => typeof v === 'string' && v.length > 0;
+/** @param {unknown} v @returns {string[]} */
+const texts = (v) => (Array.isArray(v) ? v.slice(0, MAX_ITEMS).filter(isText).map((t) => t.slice(0, MAX_TEXT)) : []);
+
+/**
+ * Minimum OS, required device capabilities (an array, or a dictionary of capability → required),
+ * NS…UsageDescription texts and the URL schemes of CFBundleURLTypes.
+ * @param {Record<string, unknown>} root @returns {PlistDetails}
+ */
+function detailsOf(root) {
+  const caps = root.UIRequiredDeviceCapabilities;
+  const requiredDeviceCapabilities =
+    caps && typeof caps === 'object' && !Array.isArray(caps)
+      ? Object.entries(caps).filter(([, required]) => required === true).map(([name]) => name).slice(0, MAX_ITEMS)
+      : texts(caps);
+  /** @type {Record<string, string>} */
+  const usageDescriptions = {};
+  for (const key of Object.keys(root).filter((k) => /^NS\w+UsageDescription$/.test(k)).slice(0, MAX_ITEMS)) {
+    const text = root[key];
+    if (typeof text === 'string') usageDescriptions[key] = text.slice(0, MAX_TEXT);
+  }
+  const types = Array.isArray(root.CFBundleURLTypes) ? root.CFBundleURLTypes.slice(0, MAX_ITEMS) : [];
+  /** @type {string[]} */
+  const urlSchemes = [];
+  for (const type of types) {
+    if (!type || typeof type !== 'object') continue;
+    for (const scheme of texts(/** @type {Record<string, unknown>} */ (type).CFBundleURLSchemes)) {
+      if (!urlSchemes.includes(scheme) && urlSchemes.length < MAX_ITEMS) urlSchemes.push(scheme);
+    }
+  }
+  const minimumOs = isText(root.MinimumOSVersion) ? root.MinimumOSVersion.slice(0, 50) : null;
+  return { minimumOs, requiredDeviceCapabilities, usageDescriptions, urlSchemes };
 }
 
 /**
@@ -92,6 +138,6 @@ function iconNamesOf(root) {
 const answer = (answer) => parentPort?.postMessage(answer);
 
 readValues(/** @type {PlistJob} */ (workerData)).then(
-  ({ values, iconNames }) => answer({ ok: true, values, iconNames }),
+  ({ values, iconNames, details }) => answer({ ok: true, values, iconNames, details }),
   (err) => answer({ ok: false, message: String((err && err.message) || err) }),
 );
