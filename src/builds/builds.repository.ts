@@ -425,7 +425,7 @@ function escapeLike(text: string): string {
 }
 
 /** One INSERT of `row` (column → value) into `table`, returning the `returning` column's rows when named. */
-function insertRow<T>(manager: EntityManager, table: string, row: Record<string, unknown>, returning?: string): Promise<T> {
+export function insertRow<T>(manager: EntityManager, table: string, row: Record<string, unknown>, returning?: string): Promise<T> {
   const sql = SqlParameters.for(manager);
   const columns = Object.keys(row);
   const placeholders = columns.map((column) => sql.add(row[column]));
