@@ -6,8 +6,9 @@ import type { Role } from '../../common/auth/role';
 import { ErrorMessages } from '../../common/errors/error-messages';
 import { ParseIdPipe } from '../../common/validation/parse-id.pipe';
 import { BuildComparison } from './build-comparison';
-import { BuildContentsResponse, toContentsResponse } from './build-contents.mapper';
+import { AppSizes, BuildContentsResponse, toAppSizes, toContentsResponse } from './build-contents.mapper';
 import { BuildContentsService } from './build-contents.service';
+import { AppSizesQuery, DEFAULT_SIZES } from './dto/app-sizes.query';
 import { compareTarget, CompareQuery } from './dto/compare.query';
 import { CompareSettingsDto } from './dto/compare-settings.dto';
 
@@ -42,6 +43,15 @@ export class BuildContentsController {
   @ApiErrors(400, 401, 403, 404)
   settings(@Param('id', new ParseIdPipe(ErrorMessages.appNotFound)) id: number): Promise<CompareSettingsDto> {
     return this.contents.settingsOfApp(id);
+  }
+
+  @Get('apps/:id/sizes')
+  @Auth({ cookie: true, pat: 'view' })
+  @ApiOkResponse({ type: AppSizes, description: "the file size of the app's last builds on its platform, oldest first (the Apps page's trend)" })
+  @ApiErrors(400, 401, 403, 404)
+  async sizes(@Param('id', new ParseIdPipe(ErrorMessages.appNotFound)) id: number, @Query() query: AppSizesQuery): Promise<AppSizes> {
+    const { app, builds } = await this.contents.sizesOf(id, query.limit ?? DEFAULT_SIZES);
+    return toAppSizes(app.id, app.platform, builds);
   }
 
   @Put('apps/:id/compare-settings')

@@ -1,6 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { isoWithMillis } from '../../common/time';
 import { PLATFORMS, type Platform } from '../build-status';
+import { APP_PLATFORMS, type AppPlatform } from '../../app-catalogue/app.entity';
+import type { RecentSize } from './build-contents.repository';
 import type { BuildContents, CategorySize, ContentsCategory, EntrySize, SizeTotals } from '../inspection/build-contents';
 
 export const CATEGORIES: ContentsCategory[] = [
@@ -167,4 +169,48 @@ export function toContentsInfo(c: BuildContents): BuildContentsInfo {
 export function toContentsResponse(buildId: number, found: { contents: BuildContents; computedAt: Date } | { reason: string }): BuildContentsResponse {
   if ('reason' in found) return { build_id: buildId, contents: null, computed_at: null, unavailable_reason: found.reason };
   return { build_id: buildId, contents: toContentsInfo(found.contents), computed_at: isoWithMillis(found.computedAt), unavailable_reason: null };
+}
+
+/** One build of GET /apps/:id/sizes. */
+export class AppSizePoint {
+  @ApiProperty()
+  build_id: number;
+  @ApiProperty({ enum: PLATFORMS })
+  platform: Platform;
+  @ApiProperty({ type: String, nullable: true })
+  version_name: string | null;
+  @ApiProperty({ type: String, nullable: true })
+  build_number: string | null;
+  @ApiProperty({ format: 'date-time' })
+  uploaded_at: string;
+  @ApiProperty({ description: 'bytes of the uploaded file' })
+  file_size: number;
+  @ApiProperty({ description: 'flags stored at upload against the build before it (0: none, or not compared)' })
+  flag_count: number;
+}
+
+/** GET /apps/:id/sizes: the app's last builds on its platform, oldest first. */
+export class AppSizes {
+  @ApiProperty()
+  app_id: number;
+  @ApiProperty({ enum: APP_PLATFORMS, description: "the app's platform: its builds on it (both: all its builds)" })
+  platform: AppPlatform;
+  @ApiProperty({ type: [AppSizePoint] })
+  items: AppSizePoint[];
+}
+
+export function toAppSizes(appId: number, platform: AppPlatform, builds: RecentSize[]): AppSizes {
+  return {
+    app_id: appId,
+    platform,
+    items: builds.map((b) => ({
+      build_id: b.id,
+      platform: b.platform,
+      version_name: b.versionName,
+      build_number: b.buildNumber,
+      uploaded_at: isoWithMillis(b.uploadedAt),
+      file_size: b.fileSize,
+      flag_count: b.flagCount,
+    })),
+  };
 }

@@ -1,5 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { open } from 'node:fs/promises';
+import type { EntityManager } from 'typeorm';
+import type { AppEntity } from '../../app-catalogue/app.entity';
 import { AppCatalogue } from '../../app-catalogue/app-catalogue.service';
 import { Clock } from '../../common/clock';
 import { ErrorMessages } from '../../common/errors/error-messages';
@@ -11,7 +13,7 @@ import { MalformedBuildError } from '../inspection/malformed-build.error';
 import { readBuildMetadata } from '../inspection/read-build-metadata';
 import { BuildFiles } from '../storage/build-files';
 import { BuildComparison, compareContents, ComparedBuildRef } from './build-comparison';
-import { BuildContentsRepository, ComparedBuild } from './build-contents.repository';
+import { BuildContentsRepository, ComparedBuild, RecentSize } from './build-contents.repository';
 import { CompareSettings, parseCompareSettings } from './compare-settings';
 
 /** `to` of GET /builds/:id/compare: a build id, or which earlier build of the same app and platform. */
@@ -69,6 +71,31 @@ export class BuildContentsService {
 
   async settingsOf(appId: number): Promise<CompareSettings> {
     return parseCompareSettings(await this.repository.settingsOf(appId));
+  }
+
+  /**
+   * Stores a new build's contents and, when the build before it (same app and platform) has
+   * contents, the flags of their comparison under the app's settings of the moment: in the
+   * upload's transaction, so the inbox never shows a build whose flags are still to come. An
+   * earlier build without stored contents (uploaded before the relay read them) gives no flags:
+   * its file is not read inside an upload.
+   */
+  async storeAtUpload(build: ComparedBuild, contents: BuildContents, at: Date, manager: EntityManager): Promise<void> {
+    await this.repository.insert(build.id, contents, at, manager);
+    const previous = await this.repository.previous(build, undefined, manager);
+    if (!previous) return;
+    const row = await this.repository.find(previous.id, manager);
+    if (!row || row.format !== CONTENTS_FORMAT) return;
+    const settings = parseCompareSettings(await this.repository.settingsOf(build.appId, manager));
+    const { flags } = compareContents(JSON.parse(row.data) as BuildContents, contents, settings);
+    if (flags.length) await this.repository.insertFlags(build.id, previous.id, flags, manager);
+  }
+
+  /** GET /apps/:id/sizes: the app's last builds (on its platform, or both), oldest first (a chart's order). */
+  async sizesOf(appId: number, limit: number): Promise<{ app: AppEntity; builds: RecentSize[] }> {
+    const app = await this.apps.findById(appId);
+    if (!app) throw notFound(ErrorMessages.appNotFound);
+    return { app, builds: (await this.repository.recentSizes(appId, app.platform === 'both' ? null : app.platform, limit)).reverse() };
   }
 
   async saveSettings(appId: number, settings: CompareSettings): Promise<CompareSettings> {

@@ -115,6 +115,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/apps/{id}/sizes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["BuildContentsController_sizes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/change-password": {
         parameters: {
             query?: never;
@@ -1032,6 +1048,28 @@ export interface components {
             /** @description of the latest build */
             version_name: string | null;
         };
+        AppSizePoint: {
+            build_id: number;
+            build_number: string | null;
+            /** @description bytes of the uploaded file */
+            file_size: number;
+            /** @description flags stored at upload against the build before it (0: none, or not compared) */
+            flag_count: number;
+            /** @enum {string} */
+            platform: "ios" | "android";
+            /** Format: date-time */
+            uploaded_at: string;
+            version_name: string | null;
+        };
+        AppSizes: {
+            app_id: number;
+            items: components["schemas"]["AppSizePoint"][];
+            /**
+             * @description the app's platform: its builds on it (both: all its builds)
+             * @enum {string}
+             */
+            platform: "ios" | "android" | "both";
+        };
         AuthStatusResponse: {
             /** @description no account exists and the request comes from the relay host */
             canInitialize: boolean;
@@ -1051,6 +1089,8 @@ export interface components {
              * @description when the build files are purged; null when no deletion is scheduled
              */
             delete_after: string | null;
+            /** @description beyond the spec: the flags of the comparison with the build before it (same app and platform), stored at upload under the app's settings of the moment; empty when none (docs/builds.md "Flagged builds") */
+            flags: components["schemas"]["ComparisonFlag"][];
             /**
              * @description beyond the spec: the launcher icon read at upload (GET /builds/:id/icon); null when the build has none
              * @example /api/v1/builds/12/icon
@@ -2317,6 +2357,67 @@ export interface operations {
             };
         };
     };
+    BuildContentsController_sizes: {
+        parameters: {
+            query?: {
+                /** @description how many of the latest builds */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the file size of the app's last builds on its platform, oldest first (the Apps page's trend) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppSizes"];
+                };
+            };
+            /** @description missing field, invalid format */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     AuthController_changePassword: {
         parameters: {
             query?: never;
@@ -2660,6 +2761,8 @@ export interface operations {
                 /** @description an id past 2147483647 matches no build */
                 app_id?: number;
                 dir?: "asc" | "desc";
+                /** @description beyond the spec: only builds with flags, stored at upload against the build before them (docs/builds.md "Flagged builds") */
+                flagged?: "true";
                 /** @description a larger value is capped at 100 */
                 limit?: number;
                 /** @description page index, from 0 */
