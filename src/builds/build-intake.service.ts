@@ -20,6 +20,7 @@ import { isFinalStatus } from './build-status';
 import type { StatusActor } from './build-status';
 import { BuildUploadedEvent } from './events/build-uploaded.event';
 import { BuildsRepository } from './builds.repository';
+import { BuildContentsService } from './contents/build-contents.service';
 import { UploadBuildFields } from './dto/upload-build.dto';
 import { BuildFiles } from './storage/build-files';
 import { archiveTypeOf, ArchiveType } from './inspection/archive-type';
@@ -53,6 +54,7 @@ export class BuildIntakeService {
     private readonly paths: StoragePaths,
     private readonly clock: Clock,
     private readonly builds: BuildsRepository,
+    private readonly contents: BuildContentsService,
     private readonly apps: AppCatalogue,
     private readonly files: BuildFiles,
     private readonly metrics: RelayMetrics,
@@ -134,7 +136,7 @@ export class BuildIntakeService {
     return build;
   }
 
-  /** Inserts the build's row (its app resolved or created, its first status, its icon) in one transaction. */
+  /** Inserts the build's row (its app resolved or created, its first status, its icon, its contents and flags) in one transaction. */
   private insert(
     fileName: string,
     fileSize: number,
@@ -172,6 +174,7 @@ export class BuildIntakeService {
       );
       await this.builds.recordStatus({ buildId: build.id, from: null, to: build.statusLabel, by: uploader, at: now }, manager);
       if (metadata.icon) await this.builds.insertIcon(toIconEntity(build.id, metadata.icon), manager);
+      if (metadata.contents) await this.contents.storeAtUpload(build, metadata.contents, now, manager);
       return build;
     });
   }

@@ -48,6 +48,7 @@ export class BuildQueryService {
       platform: query.platform,
       status: query.status,
       appId: query.app_id,
+      flagged: query.flagged === 'true',
       sort: query.sort ?? 'uploaded_at',
       dir: query.dir ?? 'desc',
     });

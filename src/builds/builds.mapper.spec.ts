@@ -25,6 +25,11 @@ const listed: fc.Arbitrary<ListedBuild> = fc.record({
     { nil: null },
   ),
   hasIcon: fc.boolean(),
+  // As stored: JSON.stringify of the flags, or no row.
+  flags: fc.option(
+    fc.array(fc.record({ kind: fc.constant('new_permission'), reason: text, subject: fc.option(text, { nil: null }), watched: fc.boolean() }), { minLength: 1, maxLength: 3 }).map((f) => JSON.stringify(f)),
+    { nil: null },
+  ),
 });
 
 describe('buildListJson', () => {

@@ -6,6 +6,7 @@ import type { UserEntity } from '../users/user.entity';
 import type { ListedBuild } from './build-query.service';
 import type { BuildStatusChangeEntity } from './build-status-change.entity';
 import { BUILD_STATUSES, PLATFORMS, type BuildStatus, type Platform } from './build-status';
+import { ComparisonFlag } from './contents/build-comparison';
 
 /** spec §2 Build. */
 export class Build {
@@ -54,10 +55,16 @@ export class Build {
     description: 'beyond the spec: the launcher icon read at upload (GET /builds/:id/icon); null when the build has none',
   })
   icon_url: string | null;
+  @ApiProperty({
+    type: [ComparisonFlag],
+    description:
+      'beyond the spec: the flags of the comparison with the build before it (same app and platform), stored at upload under the app\'s settings of the moment; empty when none (docs/builds.md "Flagged builds")',
+  })
+  flags: ComparisonFlag[];
 }
 
-/** Build fields beyond spec §2 (docs/builds.md "Uploader and icon"), left out of the upload response. */
-const BEYOND_SPEC = ['uploaded_by', 'uploaded_by_id', 'icon_url'] as const;
+/** Build fields beyond spec §2 (docs/builds.md "Uploader and icon", "Flagged builds"), left out of the upload response. */
+const BEYOND_SPEC = ['uploaded_by', 'uploaded_by_id', 'icon_url', 'flags'] as const;
 
 /** spec §4 POST /builds response: the summary (no version_label, completed_at, delete_after). */
 export class BuildSummary extends OmitType(Build, ['version_label', 'completed_at', 'delete_after', ...BEYOND_SPEC] as const) {}
@@ -96,7 +103,7 @@ export function toBuildSummary(build: BuildEntity): BuildSummary {
  * spec §2 Build in the spec's order, then the fields beyond it. One object literal: spreading a
  * shared part into it cost a slow object clone per item, most of a list page's mapping time.
  */
-export function toBuildResponse({ build, uploader, hasIcon }: ListedBuild): Build {
+export function toBuildResponse({ build, uploader, hasIcon, flags }: ListedBuild): Build {
   return {
     id: build.id,
     app_id: build.appId,
@@ -113,6 +120,7 @@ export function toBuildResponse({ build, uploader, hasIcon }: ListedBuild): Buil
     uploaded_by: uploader ? shownName(uploader) : null,
     uploaded_by_id: uploader?.id ?? null,
     icon_url: hasIcon ? `/api/v1/builds/${build.id}/icon` : null,
+    flags: flags ? (JSON.parse(flags) as ComparisonFlag[]) : [],
   };
 }
 
@@ -124,7 +132,7 @@ export function toBuildResponse({ build, uploader, hasIcon }: ListedBuild): Buil
 export function buildListJson(items: ListedBuild[], total: number): string {
   let body = '{"items":[';
   for (let i = 0; i < items.length; i++) {
-    const { build, uploader, hasIcon } = items[i];
+    const { build, uploader, hasIcon, flags } = items[i];
     body +=
       `${i ? ',' : ''}{"id":${build.id},"app_id":${build.appId},"name":${jsonText(build.name)},` +
       `"version_name":${jsonText(build.versionName)},"build_number":${jsonText(build.buildNumber)},` +
@@ -132,7 +140,9 @@ export function buildListJson(items: ListedBuild[], total: number): string {
       `"platform":${jsonText(build.platform)},"bundle_id":${jsonText(build.bundleId)},` +
       `"uploaded_at":"${isoWithMillis(build.uploadedAt)}","completed_at":${jsonTime(build.completedAt)},` +
       `"delete_after":${jsonTime(build.deleteAfter)},"uploaded_by":${uploader ? jsonText(shownName(uploader)) : 'null'},` +
-      `"uploaded_by_id":${uploader?.id ?? 'null'},"icon_url":${hasIcon ? `"/api/v1/builds/${build.id}/icon"` : 'null'}}`;
+      `"uploaded_by_id":${uploader?.id ?? 'null'},"icon_url":${hasIcon ? `"/api/v1/builds/${build.id}/icon"` : 'null'},` +
+      // The stored text is JSON the relay wrote (JSON.stringify of the flags): copied as it is.
+      `"flags":${flags ?? '[]'}}`;
   }
   return `${body}],"total":${total}}`;
 }

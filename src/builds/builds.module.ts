@@ -13,14 +13,19 @@ import { BuildRetentionService } from './build-retention.service';
 import { BuildReviewService } from './build-review.service';
 import { BuildsController } from './builds.controller';
 import { BuildsRepository } from './builds.repository';
+import { BuildContentsController } from './contents/build-contents.controller';
+import { BuildContentsEntity } from './contents/build-contents.entity';
+import { BuildContentsRepository } from './contents/build-contents.repository';
+import { BuildContentsService } from './contents/build-contents.service';
+import { AppCompareSettingsEntity } from './contents/compare-settings.entity';
 import { ResumableUploadsController } from './resumable/resumable-uploads.controller';
 import { ResumableUploadsService } from './resumable/resumable-uploads.service';
 import { BuildFiles } from './storage/build-files';
 
-/** Builds: upload (multipart and tus resumable) and metadata, listing, review status, deletion schedule, purge, download. */
+/** Builds: upload (multipart and tus resumable) and metadata, contents and comparison, listing, review status, deletion schedule, purge, download. */
 @Module({
-  imports: [TypeOrmModule.forFeature([BuildEntity, BuildStatusChangeEntity, BuildIconEntity]), AppCatalogueModule],
-  controllers: [BuildsController, ResumableUploadsController],
+  imports: [TypeOrmModule.forFeature([BuildEntity, BuildStatusChangeEntity, BuildIconEntity, BuildContentsEntity, AppCompareSettingsEntity]), AppCatalogueModule],
+  controllers: [BuildsController, BuildContentsController, ResumableUploadsController],
   providers: [
     BuildsRepository,
     BuildIntakeService,
@@ -31,6 +36,8 @@ import { BuildFiles } from './storage/build-files';
     BuildFiles,
     BuildMetrics,
     BuildIconsService,
+    BuildContentsRepository,
+    BuildContentsService,
     ResumableUploadsService,
   ],
   exports: [BuildQueryService, BuildRetentionService, BuildIconsService, ResumableUploadsService],

@@ -19,6 +19,8 @@ export interface BuildPageQuery {
   platform?: Platform;
   status?: BuildStatus;
   appId?: number;
+  /** Beyond the spec: only builds with a build_flags row. */
+  flagged?: boolean;
   sort: BuildSortField;
   dir: 'asc' | 'desc';
 }
@@ -78,6 +80,8 @@ export interface ListedBuild {
   build: ShownBuild;
   uploader: Uploader | null;
   hasIcon: boolean;
+  /** The flags stored at upload (JSON text of ComparisonFlag[]), or null when it has none. */
+  flags: string | null;
 }
 
 /**
@@ -104,12 +108,14 @@ type ListedValues = [
   userName: string | null,
   userEmail: string | null,
   hasIcon: number | boolean,
+  flags: string | null,
 ];
 
 /** The build, its upload entry and that entry's live account, and whether it has an icon. */
 const LISTED_COLUMNS = `${SHOWN_COLUMNS}, s.id AS upload_id, s.changed_by_id AS uploader_id,
   s.changed_by_display_name AS kept_name, s.changed_by_email AS kept_email, u.display_name AS user_name,
-  u.email AS user_email, EXISTS (SELECT 1 FROM build_icons i WHERE i.build_id = b.id) AS has_icon`;
+  u.email AS user_email, EXISTS (SELECT 1 FROM build_icons i WHERE i.build_id = b.id) AS has_icon,
+  (SELECT f.flags FROM build_flags f WHERE f.build_id = b.id) AS flags`;
 
 /** Joins for LISTED_COLUMNS onto `builds b`: the first history entry by the build_id index, its author by primary key. */
 const LISTED_JOINS = ` LEFT JOIN build_status_changes s ON s.id = (SELECT MIN(f.id) FROM build_status_changes f WHERE f.build_id = b.id)
@@ -117,7 +123,7 @@ const LISTED_JOINS = ` LEFT JOIN build_status_changes s ON s.id = (SELECT MIN(f.
 
 function listedFromValues(values: unknown[]): ListedBuild {
   const [id, appId, name, versionName, buildNumber, versionLabel, statusLabel, platform, bundleId, uploadedAt, completedAt, deleteAfter,
-    uploadId, uploaderId, keptName, keptEmail, userName, userEmail, hasIcon] = values as ListedValues;
+    uploadId, uploaderId, keptName, keptEmail, userName, userEmail, hasIcon, flags] = values as ListedValues;
   const uploader: Uploader | null =
     uploadId == null
       ? null
@@ -138,7 +144,7 @@ function listedFromValues(values: unknown[]): ListedBuild {
     completedAt: completedAt == null ? null : new Date(Number(completedAt)),
     deleteAfter: deleteAfter == null ? null : new Date(Number(deleteAfter)),
   };
-  return { build, uploader, hasIcon: Boolean(hasIcon) };
+  return { build, uploader, hasIcon: Boolean(hasIcon), flags };
 }
 
 /** Builds' rows. Multi-step writes go through the shared TransactionRunner (one at a time on SQLite). */
@@ -397,6 +403,8 @@ export class BuildsRepository {
 
 /** The statement that counts every match: the maintained counts, or the rows themselves for a search term. */
 function totalOf(query: BuildPageQuery, sql: SqlParameters): string {
+  // Flagged builds are counted from their own table: as cheap as they are few.
+  if (query.flagged) return `SELECT COUNT(*) AS total FROM build_flags g JOIN builds b ON b.id = g.build_id${whereOf(query, sql)}`;
   if (query.q) return `SELECT COUNT(*) AS total FROM builds b${whereOf(query, sql)}`;
   const counted: string[] = [];
   if (query.platform) counted.push(`c.platform = ${sql.add(query.platform)}`);
@@ -413,6 +421,8 @@ function whereOf(query: BuildPageQuery, sql: SqlParameters): string {
   if (query.platform) where.push(`b.platform = ${sql.add(query.platform)}`);
   if (query.status) where.push(`b.status_label = ${sql.add(query.status)}`);
   if (query.appId !== undefined) where.push(`b.app_id = ${sql.add(query.appId)}`);
+  // A probe per row of the list's index walk (not `IN (…)`, which would sort the flagged builds).
+  if (query.flagged) where.push('EXISTS (SELECT 1 FROM build_flags f WHERE f.build_id = b.id)');
   return where.length ? ` WHERE ${where.join(' AND ')}` : '';
 }
 
@@ -425,7 +435,7 @@ function escapeLike(text: string): string {
 }
 
 /** One INSERT of `row` (column → value) into `table`, returning the `returning` column's rows when named. */
-function insertRow<T>(manager: EntityManager, table: string, row: Record<string, unknown>, returning?: string): Promise<T> {
+export function insertRow<T>(manager: EntityManager, table: string, row: Record<string, unknown>, returning?: string): Promise<T> {
   const sql = SqlParameters.for(manager);
   const columns = Object.keys(row);
   const placeholders = columns.map((column) => sql.add(row[column]));

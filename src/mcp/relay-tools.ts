@@ -24,7 +24,7 @@ const READ_ONLY = { readOnlyHint: true, openWorldHint: false } as const;
 const ACTS = { readOnlyHint: false, destructiveHint: false, openWorldHint: false } as const;
 
 const INSTRUCTIONS = `Tools for one svc relay: the team's mobile app builds and the simulators/emulators its agents connect.
-Typical flow: list_builds (status "Backlog" = waiting for review) → list_devices (pick a booted one) → install_build →
+Typical flow: list_builds (status "Backlog" = waiting for review) → compare_builds (what changed since the last build) → list_devices (pick a booted one) → install_build →
 launch_app → screenshot / ui_tree → tap, swipe, type_text, press_button → comment_on_build with a screenshot attached.
 Coordinates are fractions 0–1 of the screen, like the frames in ui_tree. Every tool calls the relay's REST API or device-session
 socket with your token, so it is allowed exactly when that route is: builds need the builds:write scope, devices the view scope.
@@ -76,6 +76,28 @@ export function createRelayMcpServer(connection: Connection): McpServer {
       annotations: { title: 'Get a build', ...READ_ONLY },
     },
     ({ build_id }) => guarded(async () => json(await relay.getJson(`/builds/${build_id}`))),
+  );
+
+  server.registerTool(
+    'compare_builds',
+    {
+      title: 'Compare two builds',
+      description:
+        'What changed from one build to another of the same app and platform, as GET /api/v1/builds/:id/compare: size ' +
+        'before/after overall and per category (dex, native code per ABI, frameworks…), the entries that grew most, ' +
+        'permissions, features, ABIs, SDK levels, minimum iOS, frameworks, signing certificate, and flags with reasons ' +
+        '(new permission, size jump, minimum SDK/OS raised, ABI removed, signing certificate changed, usage description added). ' +
+        'Needs the builds:write scope.',
+      inputSchema: {
+        build_id: buildId,
+        to: z
+          .union([z.number().int().min(1), z.enum(['previous', 'last_done'])])
+          .optional()
+          .describe('a build id, "previous" (default: the build uploaded just before) or "last_done" (the latest Done one before)'),
+      },
+      annotations: { title: 'Compare two builds', ...READ_ONLY },
+    },
+    ({ build_id, to }) => guarded(async () => json(await relay.getJson(`/builds/${build_id}/compare`, { to: String(to ?? 'previous') }))),
   );
 
   server.registerTool(

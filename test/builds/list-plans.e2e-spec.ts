@@ -20,6 +20,7 @@ describe('GET /builds walks an index in the order of every sort', () => {
     '?status=Done',
     '?platform=ios',
     '?app_id=1',
+    '?flagged=true',
     ...['uploaded_at', 'version_name', 'status_label'].flatMap((sort) => [`?sort=${sort}&dir=asc`, `?sort=${sort}&dir=desc`]),
   ];
 

@@ -17,6 +17,7 @@ import { startTestRelay, TestRelay } from '../support/test-relay';
 
 const TOOLS = [
   'comment_on_build',
+  'compare_builds',
   'get_build',
   'install_build',
   'launch_app',
@@ -44,6 +45,7 @@ describe('MCP server', () => {
   let viewer: TestMember;
   let agent: AgentDaemon;
   let build: { id: number; app_id: number; bundle_id: string };
+  let reviewed: { id: number };
   const android = 'fake-android-mcp-lab';
   const ios = 'fake-ios-mcp-lab';
   const off = 'fake-off-mcp-lab';
@@ -59,7 +61,7 @@ describe('MCP server', () => {
     const uploaded = await attachBuild(members.as(qa, 'post', '/api/v1/builds'), 'string-label.apk', { status: 'Backlog' }).expect(201);
     build = uploaded.body;
     // another build, already reviewed, that a Backlog filter must leave out
-    await attachBuild(members.as(qa, 'post', '/api/v1/builds'), 'string-label.apk', { status: 'Done' }).expect(201);
+    reviewed = (await attachBuild(members.as(qa, 'post', '/api/v1/builds'), 'string-label.apk', { status: 'Done' }).expect(201)).body;
   });
   afterAll(async () => {
     await agent.stop();
@@ -108,7 +110,7 @@ describe('MCP server', () => {
       await Promise.all(clients.map((c) => c.close()));
     });
 
-    it('lists the twelve tools with descriptions and JSON schemas, and none that sets a verdict', async () => {
+    it('lists the thirteen tools with descriptions and JSON schemas, and none that sets a verdict', async () => {
       const client = await connect(await members.pat(qa));
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name).sort()).toEqual(TOOLS);
@@ -122,6 +124,19 @@ describe('MCP server', () => {
       const comment = tools.find((t) => t.name === 'comment_on_build')!;
       expect(Object.keys(comment.inputSchema.properties!).sort()).toEqual(['attach_screenshot_of', 'body', 'build_id']);
       expect(client.getInstructions()).toContain('never through these tools');
+    });
+
+    it('compares a build with the previous one of its app, and says when there is none', async () => {
+      const client = await connect(await members.pat(qa));
+      const comparison = jsonOf(await call(client, 'compare_builds', { build_id: reviewed.id }));
+      expect(comparison.build.id).toBe(reviewed.id);
+      expect(comparison.compared_with.id).toBe(build.id);
+      expect(comparison.size.file).toMatchObject({ delta: 0, percent: 0 });
+      expect(comparison.flags).toEqual([]);
+      expect(jsonOf(await call(client, 'compare_builds', { build_id: build.id, to: reviewed.id })).compared_with.id).toBe(reviewed.id);
+      expect(errorOf(await call(client, 'compare_builds', { build_id: build.id }))).toBe(
+        `Build ${build.id} is the first build of its app on its platform: there is no previous build to compare with (HTTP 404)`,
+      );
     });
 
     it('lists the builds waiting for review, installs one on a device, takes a screenshot and comments with it', async () => {

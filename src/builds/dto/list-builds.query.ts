@@ -61,6 +61,14 @@ export class ListBuildsQuery {
   @IsIn(SORTS, { message: 'sort must be one of uploaded_at, version_name, status_label' })
   sort?: BuildSortField;
 
+  @ApiPropertyOptional({
+    enum: ['true'],
+    description: 'beyond the spec: only builds with flags, stored at upload against the build before them (docs/builds.md "Flagged builds")',
+  })
+  @IsOptional()
+  @IsIn(['true'], { message: 'flagged must be true (leave it out for every build)' })
+  flagged?: 'true';
+
   @ApiPropertyOptional({ enum: ['asc', 'desc'], default: 'desc' })
   @IsOptional()
   @IsIn(['asc', 'desc'], { message: 'dir must be asc or desc' })

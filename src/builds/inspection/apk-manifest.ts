@@ -23,14 +23,19 @@ const LAUNCHER_CATEGORY = 'android.intent.category.LAUNCHER';
  * Name: `<application android:label>`, else the label of the launcher activity (what the home
  * screen shows when the application has none), else the package name.
  */
-export async function readApkManifest(
-  manifest: Buffer,
-  loadResources: () => Promise<Buffer | null>,
-): Promise<BuildMetadata> {
+export async function readApkManifest(manifest: Buffer, loadResources: () => Promise<Buffer | null>): Promise<BuildMetadata> {
+  return readManifestMetadata(decodeManifest(manifest), loadResources);
+}
+
+/** The compiled manifest's elements in document order; a plain-text manifest is refused with what to do. */
+export function decodeManifest(manifest: Buffer): XmlElement[] {
   if (manifest.length >= 5 && manifest.subarray(0, 5).toString('latin1') === '<?xml') {
     throw new MalformedBuildError('AndroidManifest.xml is plain text; upload an APK built by the Android tools');
   }
-  const elements = decodeBinaryXml(manifest);
+  return decodeBinaryXml(manifest);
+}
+
+export async function readManifestMetadata(elements: XmlElement[], loadResources: () => Promise<Buffer | null>): Promise<BuildMetadata> {
   const root = elements[0];
   if (!root || root.name !== 'manifest') throw new MalformedBuildError('AndroidManifest.xml has no <manifest> element');
   const application = elements.find((e) => e.name === 'application' && e.depth === 1);
@@ -63,7 +68,7 @@ export async function readApkManifest(
   };
 }
 
-function attr(attributes: XmlAttribute[], name: string, resourceId: number | null): XmlAttribute | undefined {
+export function attr(attributes: XmlAttribute[], name: string, resourceId: number | null): XmlAttribute | undefined {
   return (
     attributes.find((a) => a.name === name && (resourceId === null ? !a.namespace : a.namespace === ANDROID_NS)) ??
     (resourceId === null ? undefined : attributes.find((a) => a.resourceId === resourceId))
@@ -111,7 +116,7 @@ function versionCodeText(attributes: XmlAttribute[]): string | null {
   return String(value >>> 0);
 }
 
-function integerValue(a: XmlAttribute): number | null {
+export function integerValue(a: XmlAttribute): number | null {
   if (a.type === ValueType.IntDec || a.type === ValueType.IntHex) return a.data;
   if (a.raw !== null && /^\s*(0x[0-9a-f]+|\d+)\s*$/i.test(a.raw)) {
     const n = Number(a.raw.trim());
@@ -121,7 +126,7 @@ function integerValue(a: XmlAttribute): number | null {
 }
 
 /** The text of a value: its string, or its integer rendered the way `aapt dump badging` does. */
-function valueText(a: XmlAttribute): string | null {
+export function valueText(a: XmlAttribute): string | null {
   if (a.stringValue !== null) return a.stringValue;
   if (a.type === ValueType.IntDec || a.type === ValueType.IntHex) return String(a.data >>> 0);
   return null;

@@ -1,5 +1,6 @@
 import { launcherIconId, readApkIcon } from './apk-icon';
-import { readApkManifest } from './apk-manifest';
+import { ApkContentsReader } from './apk-contents';
+import { decodeManifest, readManifestMetadata } from './apk-manifest';
 import { ResourceTable } from './arsc';
 import type { BuildIcon } from './build-icon';
 import type { BuildMetadata } from './build-metadata';
@@ -13,7 +14,8 @@ const MAX_RESOURCES_BYTES = 64 * 1024 * 1024;
 
 /**
  * Reads an APK's metadata from its central directory: AndroidManifest.xml, resources.arsc when
- * needed, and the launcher icon's best-density bitmap (apk-icon.ts).
+ * needed, and the launcher icon's best-density bitmap (apk-icon.ts); and what it holds (apk-contents.ts),
+ * added up in the same pass.
  */
 export async function readApk(path: string, size?: number): Promise<BuildMetadata> {
   const zip = await ZipArchive.open(path, size);
@@ -23,7 +25,9 @@ export async function readApk(path: string, size?: number): Promise<BuildMetadat
     // One pass over the central directory (yauzl cannot rewind): the two files, the iconEntries an icon
     // may be, and the adaptive-icon XMLs (anydpi folders) it may be composed from.
     const iconEntries = new Map<string, ZipEntryRef>();
+    const contents = new ApkContentsReader();
     await zip.scan((ref) => {
+      contents.visit(ref);
       if (ref.name === 'AndroidManifest.xml') manifest ??= ref;
       else if (ref.name === 'resources.arsc') resources ??= ref;
       else if (ref.name.startsWith('res/') && /\.(png|webp)$/i.test(ref.name)) iconEntries.set(ref.name, ref);
@@ -36,9 +40,14 @@ export async function readApk(path: string, size?: number): Promise<BuildMetadat
     let resourceBytes: Promise<Buffer | null> | null = null;
     const loadResources = () =>
       (resourceBytes ??= resourcesRef ? zip.read(resourcesRef, MAX_RESOURCES_BYTES, 'resources.arsc') : Promise.resolve(null));
-    const metadata = await readApkManifest(bytes, loadResources);
+    const elements = decodeManifest(bytes);
+    const metadata = await readManifestMetadata(elements, loadResources);
     const iconId = launcherIconId(bytes);
-    return { ...metadata, icon: iconId === null ? null : await optionalIcon(zip, iconEntries, iconId, loadResources) };
+    return {
+      ...metadata,
+      icon: iconId === null ? null : await optionalIcon(zip, iconEntries, iconId, loadResources),
+      contents: await contents.finish(zip, elements),
+    };
   } finally {
     zip.close();
   }

@@ -1,4 +1,5 @@
 import type { Platform } from '../build-status';
+import type { BuildContents } from './build-contents';
 import type { BuildIcon } from './build-icon';
 
 /** What the relay reads out of an uploaded build (spec §2 Build: name, bundle_id, version_name, build_number). */
@@ -11,6 +12,8 @@ export interface BuildMetadata {
   buildNumber: string | null;
   /** The launcher icon, when the build has one the relay can read (absent = none). */
   icon?: BuildIcon | null;
+  /** What the build holds (docs/builds.md "Contents and comparison"); absent when not read. */
+  contents?: BuildContents | null;
 }
 
 /** Longest value kept for a metadata string (longer ones are cut, not refused). */

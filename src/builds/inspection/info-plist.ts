@@ -13,6 +13,7 @@ const KEYS = [
   'CFBundlePackageType',
   'DTPlatformName',
   'LSMinimumSystemVersion',
+  'CFBundleExecutable',
 ] as const;
 type InfoValues = Partial<Record<(typeof KEYS)[number], string>>;
 
@@ -42,6 +43,17 @@ export interface BundleInfo {
   platforms: string[];
   /** `LSMinimumSystemVersion`: only macOS apps declare it. */
   macOsMinimum: string | null;
+  /** The bundle's executable file name (CFBundleExecutable), when it names one. */
+  executable: string | null;
+  details: PlistDetails;
+}
+
+/** Info.plist values a build's contents show (plist-worker.js reads them, bounded). */
+export interface PlistDetails {
+  minimumOs: string | null;
+  requiredDeviceCapabilities: string[];
+  usageDescriptions: Record<string, string>;
+  urlSchemes: string[];
 }
 
 /** One Info.plist to read, and the `.app` folder it came from (`Foo.app`): the name when the plist names none. */
@@ -74,7 +86,7 @@ export async function readBundleInfos(plists: BundlePlist[]): Promise<BundleInfo
   return parsed.map((values, i) => bundleInfoOf(values, plists[i].bundleFolder));
 }
 
-function bundleInfoOf({ values, iconNames, platforms }: ParsedPlist, bundleFolder?: string): BundleInfo {
+function bundleInfoOf({ values, iconNames, platforms, details }: ParsedPlist, bundleFolder?: string): BundleInfo {
   const bundleId = cleanMetadataString(values.CFBundleIdentifier);
   if (!bundleId) throw new MalformedBuildError('Info.plist has no CFBundleIdentifier');
   const folderName = bundleFolder && cleanMetadataString(bundleFolder.replace(/\.app$/i, ''));
@@ -89,16 +101,19 @@ function bundleInfoOf({ values, iconNames, platforms }: ParsedPlist, bundleFolde
     versionName: cleanMetadataString(values.CFBundleShortVersionString),
     buildNumber: cleanMetadataString(values.CFBundleVersion),
   };
+  const executable = values.CFBundleExecutable ?? null;
   return {
     metadata,
     iconNames: (iconNames ?? []).filter(isSafeIconName),
     packageType: cleanMetadataString(values.CFBundlePackageType),
     platforms: [...(platforms ?? []), values.DTPlatformName].flatMap((p) => cleanMetadataString(p) ?? []),
     macOsMinimum: cleanMetadataString(values.LSMinimumSystemVersion),
+    executable: executable && isSafeIconName(executable) ? executable : null,
+    details: details ?? NO_DETAILS,
   };
 }
 
-/** A base name within the bundle folder: no path separators, no `..`. */
+/** A base name within the bundle folder (an icon, the executable): no path separators, no `..`. */
 function isSafeIconName(name: unknown): name is string {
   return typeof name === 'string' && name.length <= 200 && !/[/\\\0]/.test(name) && name !== '.' && name !== '..';
 }
@@ -129,7 +144,10 @@ interface ParsedPlist {
   values: InfoValues;
   iconNames?: string[];
   platforms?: string[];
+  details?: PlistDetails;
 }
+
+const NO_DETAILS: PlistDetails = { minimumOs: null, requiredDeviceCapabilities: [], usageDescriptions: {}, urlSchemes: [] };
 
 function parseInWorker(jobs: Array<{ bytes: Buffer; xml: string | null }>): Promise<ParsedPlist[]> {
   return new Promise((resolve, reject) => {

@@ -5,7 +5,8 @@ import { createGunzip } from 'node:zlib';
 import { extract as tarExtract } from 'tar-stream';
 import type { BuildMetadata } from './build-metadata';
 import { MAX_ICON_BYTES } from './build-icon';
-import { AppCandidate, bundleFolderOf, chooseApp, isMacAppPlist, isTestRunnerPlist, MAX_APP_CANDIDATES, tooManyApps } from './app-choice';
+import { AppCandidate, chooseApp, isMacAppPlist, isTestRunnerPlist, MAX_APP_CANDIDATES, tooManyApps } from './app-choice';
+import { IosContentsReader } from './ios-contents';
 import { iconFilesFor, isBundleRootPng, largestIcon, MAX_BUNDLE_PNG_BYTES, MAX_BUNDLE_PNGS } from './ios-icon';
 import { MalformedBuildError } from './malformed-build.error';
 import { safeEntryName, ZipArchive, ZipEntryRef } from './zip-archive';
@@ -60,7 +61,9 @@ export async function readIosZip(path: string, size?: number): Promise<BuildMeta
     let macApp: ZipEntryRef | null = null;
     let deeper: string | null = null;
     const pngs = new Map<string, ZipEntryRef>();
+    const contents = new IosContentsReader(zip.size, true);
     await zip.scan((ref) => {
+      contents.visit(ref.name, ref.entry.compressedSize, ref.entry.uncompressedSize);
       const depth = bundlePlistDepth(ref.name);
       if (depth !== null) candidates.push(ref);
       else if (!macApp && isMacAppPlist(ref.name)) macApp = ref;
@@ -72,16 +75,16 @@ export async function readIosZip(path: string, size?: number): Promise<BuildMeta
       read: () => zip.read(ref, MAX_INFO_PLIST_BYTES, 'Info.plist'),
     });
     const mac = macApp as ZipEntryRef | null;
-    const chosen = await chooseApp(candidates.map(plistOf), mac && plistOf(mac), () => noBundle(deeper));
-    const { metadata, iconNames } = chosen.info;
-    const folder = chosen.plistPath.slice(0, -'Info.plist'.length);
+    const { info, plistPath } = await chooseApp(candidates.map(plistOf), mac && plistOf(mac), () => noBundle(deeper));
+    const { metadata, iconNames } = info;
+    const folder = plistPath.slice(0, -'Info.plist'.length);
     const inBundle = [...pngs.keys()].filter((n) => n.startsWith(folder)).map((n) => n.slice(folder.length));
     const icons: Buffer[] = [];
     for (const file of iconFilesFor(iconNames, inBundle).slice(0, 8)) {
       const ref = pngs.get(folder + file)!;
       if (ref.entry.uncompressedSize <= MAX_ICON_BYTES) icons.push(await zip.read(ref, MAX_ICON_BYTES, file).catch(() => Buffer.alloc(0)));
     }
-    return { ...metadata, icon: largestIcon(icons) };
+    return { ...metadata, icon: largestIcon(icons), contents: contents.finish(info, folder) };
   } finally {
     zip.close();
   }
@@ -104,6 +107,7 @@ export async function readIosTarball(path: string, compressedSize: number): Prom
   let macApp: AppCandidate | null = null;
   const pngs = new Map<string, Buffer>();
   let pngBytes = 0;
+  const contents = new IosContentsReader(compressedSize, false);
   try {
     // Read on to the end after the plist: icon PNGs may follow it (tar keeps the directory's order).
     for await (const entry of tar) {
@@ -111,6 +115,7 @@ export async function readIosTarball(path: string, compressedSize: number): Prom
       const name = safeEntryName(entry.header.name);
       const isFile = entry.header.type === 'file' || entry.header.type === 'contiguous-file';
       const size = entry.header.size ?? 0;
+      if (name && isFile) contents.visit(name, null, size);
       if (name && isFile && isBundleRootPng(name)) {
         if (size <= MAX_ICON_BYTES && pngs.size < MAX_BUNDLE_PNGS && pngBytes + size <= MAX_BUNDLE_PNG_BYTES) {
           pngBytes += size;
@@ -144,11 +149,14 @@ export async function readIosTarball(path: string, compressedSize: number): Prom
   } finally {
     tar.destroy();
   }
-  const chosen = await chooseApp(candidates, macApp, () => noBundle(deeper));
-  const { metadata, iconNames } = chosen.info;
-  const folder = chosen.plistPath.slice(0, -'Info.plist'.length);
+  const { info, plistPath } = await chooseApp(candidates, macApp, () => noBundle(deeper));
+  const folder = plistPath.slice(0, -'Info.plist'.length);
   const inBundle = [...pngs.keys()].filter((n) => n.startsWith(folder)).map((n) => n.slice(folder.length));
-  return { ...metadata, icon: largestIcon(iconFilesFor(iconNames, inBundle).map((file) => pngs.get(folder + file)!)) };
+  return {
+    ...info.metadata,
+    icon: largestIcon(iconFilesFor(info.iconNames, inBundle).map((file) => pngs.get(folder + file)!)),
+    contents: contents.finish(info, folder),
+  };
 }
 
 async function readAll(entry: AsyncIterable<unknown>): Promise<Buffer> {

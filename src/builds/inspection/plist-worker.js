@@ -3,7 +3,8 @@
 /**
  * The Info.plist parser's thread (started by info-plist.ts with a heap cap and a deadline): parses
  * the plists of one archive (its candidate app bundles) and posts back, for each, only the string
- * values of the keys it was asked for, the icon file base names and the supported platforms it declares.
+ * values of the keys it was asked for, the icon file base names and the supported platforms it declares,
+ * and the bounded details a build's contents show (minimum OS, capabilities, usage descriptions, URL schemes).
  *
  * Plain JavaScript, type-checked (`// @ts-check`; part of `npm run typecheck`), because it must run
  * as it is both from the sources (tests) and from dist/ (copied there as a Nest asset), with no
@@ -20,9 +21,20 @@ const { parentPort, workerData } = require('node:worker_threads');
  * @property {Uint8Array} bytes the binary plist (empty for XML)
  * @property {string | null} xml the XML plist's text, or null for a binary one
  */
+/**
+ * @typedef {object} PlistDetails what the build's contents show (docs/builds.md "Contents and comparison")
+ * @property {string | null} minimumOs
+ * @property {string[]} requiredDeviceCapabilities
+ * @property {Record<string, string>} usageDescriptions
+ * @property {string[]} urlSchemes
+ */
 /** @typedef {{ jobs: PlistJob[], keys: readonly string[] }} PlistBatch */
-/** @typedef {{ values: Record<string, string>, iconNames: string[], platforms: string[] }} PlistValues */
+/** @typedef {{ values: Record<string, string>, iconNames: string[], platforms: string[], details: PlistDetails }} PlistValues */
 /** @typedef {{ ok: true, results: PlistValues[] } | { ok: false, message: string }} PlistAnswer */
+
+/** Longest list or text kept of any of the details (a hostile plist can hold millions). */
+const MAX_ITEMS = 200;
+const MAX_TEXT = 1000;
 
 /** @param {PlistJob} job @returns {Promise<unknown>} */
 async function parseRoot(job) {
@@ -61,7 +73,7 @@ async function readValues(job, keys) {
   }
   const supported = dict.CFBundleSupportedPlatforms;
   const platforms = Array.isArray(supported) ? supported.slice(0, 8).filter((p) => typeof p === 'string') : [];
-  return { values, iconNames: iconNamesOf(dict), platforms };
+  return { values, iconNames: iconNamesOf(dict), platforms, details: detailsOf(dict) };
 }
 
 /** @param {PlistBatch} batch @returns {Promise<PlistValues[]>} */
@@ -69,6 +81,41 @@ async function readAll(batch) {
   const results = [];
   for (const job of batch.jobs) results.push(await readValues(job, batch.keys));
   return results;
+}
+
+/** @param {unknown} v @returns {v is string} */
+const isText = (v) => typeof v === 'string' && v.length > 0;
+/** @param {unknown} v @returns {string[]} */
+const texts = (v) => (Array.isArray(v) ? v.slice(0, MAX_ITEMS).filter(isText).map((t) => t.slice(0, MAX_TEXT)) : []);
+
+/**
+ * Minimum OS, required device capabilities (an array, or a dictionary of capability → required),
+ * NS…UsageDescription texts and the URL schemes of CFBundleURLTypes.
+ * @param {Record<string, unknown>} root @returns {PlistDetails}
+ */
+function detailsOf(root) {
+  const caps = root.UIRequiredDeviceCapabilities;
+  const requiredDeviceCapabilities =
+    caps && typeof caps === 'object' && !Array.isArray(caps)
+      ? Object.entries(caps).filter(([, required]) => required === true).map(([name]) => name).slice(0, MAX_ITEMS)
+      : texts(caps);
+  /** @type {Record<string, string>} */
+  const usageDescriptions = {};
+  for (const key of Object.keys(root).filter((k) => /^NS\w+UsageDescription$/.test(k)).slice(0, MAX_ITEMS)) {
+    const text = root[key];
+    if (typeof text === 'string') usageDescriptions[key] = text.slice(0, MAX_TEXT);
+  }
+  const types = Array.isArray(root.CFBundleURLTypes) ? root.CFBundleURLTypes.slice(0, MAX_ITEMS) : [];
+  /** @type {string[]} */
+  const urlSchemes = [];
+  for (const type of types) {
+    if (!type || typeof type !== 'object') continue;
+    for (const scheme of texts(/** @type {Record<string, unknown>} */ (type).CFBundleURLSchemes)) {
+      if (!urlSchemes.includes(scheme) && urlSchemes.length < MAX_ITEMS) urlSchemes.push(scheme);
+    }
+  }
+  const minimumOs = isText(root.MinimumOSVersion) ? root.MinimumOSVersion.slice(0, 50) : null;
+  return { minimumOs, requiredDeviceCapabilities, usageDescriptions, urlSchemes };
 }
 
 /**

@@ -43,7 +43,12 @@ export interface ZipEntryRef {
  * Unsafe names and symbolic links are skipped.
  */
 export class ZipArchive {
-  private constructor(private readonly zip: ZipFile) {}
+  private constructor(
+    private readonly zip: ZipFile,
+    private readonly reader: WindowedFileReader,
+    /** The archive file's size in bytes. */
+    readonly size: number,
+  ) {}
 
   /** `size`, when the caller knows it (an upload does), saves a `stat`. */
   static async open(path: string, size?: number): Promise<ZipArchive> {
@@ -51,14 +56,15 @@ export class ZipArchive {
     try {
       fd = await openFd(path, 'r');
       const total = size ?? (await fstatFd(fd)).size;
-      const zip = await fromReader(new WindowedFileReader(fd, total), total, {
+      const reader = new WindowedFileReader(fd, total);
+      const zip = await fromReader(reader, total, {
         lazyEntries: true,
         autoClose: false,
         decodeStrings: false,
         validateEntrySizes: true,
         strictFileNames: false,
       });
-      return new ZipArchive(zip);
+      return new ZipArchive(zip, reader, total);
     } catch (err) {
       if (fd !== null) close(fd, () => undefined);
       throw new MalformedBuildError(`The file is not a readable zip archive (${(err as Error).message})`);
@@ -128,7 +134,42 @@ export class ZipArchive {
   close(): void {
     this.zip.close();
   }
+
+  /** Bytes [start, start + length) of the archive file itself (what lies outside the entries: the APK Signing Block). */
+  readRange(start: number, length: number): Promise<Buffer> {
+    const bytes = Buffer.alloc(length);
+    return new Promise((resolve, reject) =>
+      this.reader.read(bytes, 0, length, start, (err, got) =>
+        err ? reject(err) : got !== length ? reject(new MalformedBuildError('The archive is truncated')) : resolve(bytes),
+      ),
+    );
+  }
+
+  /**
+   * Where the central directory starts, from the end records (yauzl read and checked them on open,
+   * but does not say). The end of the file is already in the reader's tail window.
+   */
+  async centralDirectoryOffset(): Promise<number> {
+    const tailLength = Math.min(this.size, EOCD_SIZE + MAX_COMMENT);
+    const tail = await this.readRange(this.size - tailLength, tailLength);
+    for (let at = tailLength - EOCD_SIZE; at >= 0; at--) {
+      if (tail.readUInt32LE(at) !== EOCD_SIGNATURE) continue;
+      const offset = tail.readUInt32LE(at + 16);
+      if (offset !== 0xffffffff) return offset;
+      // zip64: the locator just before the end record points at the zip64 end record.
+      if (at < ZIP64_LOCATOR_SIZE || tail.readUInt32LE(at - ZIP64_LOCATOR_SIZE) !== ZIP64_LOCATOR_SIGNATURE) break;
+      const record = await this.readRange(Number(tail.readBigUInt64LE(at - ZIP64_LOCATOR_SIZE + 8)), 56);
+      return Number(record.readBigUInt64LE(48));
+    }
+    throw new MalformedBuildError('The zip archive has no end of central directory record');
+  }
 }
+
+const EOCD_SIGNATURE = 0x06054b50;
+const EOCD_SIZE = 22;
+const MAX_COMMENT = 0xffff;
+const ZIP64_LOCATOR_SIGNATURE = 0x07064b50;
+const ZIP64_LOCATOR_SIZE = 20;
 
 /** A small deflated entry inflated in one call, held to the size its record declares (as yauzl's stream is). */
 function inflateEntry(raw: Buffer, entry: Entry, unreadable: (err: Error) => MalformedBuildError): Buffer {

@@ -30,6 +30,11 @@ export class BuildFiles {
     return sendFromStore(res, this.store, this.keyOf(fileName), options, notFoundMessage);
   }
 
+  /** The file's path on this machine when the store is the data folder, else null (object storage). */
+  localPath(fileName: string): string | null {
+    return this.store.localPath(this.keyOf(fileName));
+  }
+
   /** Removes files; a file already gone is fine. */
   async remove(fileNames: string[]): Promise<void> {
     await this.store.remove(fileNames.map((name) => this.keyOf(name)));

@@ -82,6 +82,22 @@ export interface paths {
         patch: operations["AppsController_rename"];
         trace?: never;
     };
+    "/api/v1/apps/{id}/compare-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["BuildContentsController_settings"];
+        put: operations["BuildContentsController_saveSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/apps/{id}/icon": {
         parameters: {
             query?: never;
@@ -91,6 +107,22 @@ export interface paths {
         };
         /** Beyond the spec: the launcher icon of the app's newest build that has one (docs/builds.md "App icons"). */
         get: operations["AppsController_icon"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/apps/{id}/sizes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["BuildContentsController_sizes"];
         put?: never;
         post?: never;
         delete?: never;
@@ -258,6 +290,38 @@ export interface paths {
         options?: never;
         head?: never;
         patch: operations["BuildsController_update"];
+        trace?: never;
+    };
+    "/api/v1/builds/{id}/compare": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["BuildContentsController_compare"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/builds/{id}/contents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["BuildContentsController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/builds/{id}/download": {
@@ -932,6 +996,24 @@ export interface components {
             /** @description online agents first, then by name */
             items: components["schemas"]["AgentStatus"][];
         };
+        AndroidContentsInfo: {
+            /**
+             * @example [
+             *       "arm64-v8a",
+             *       "x86_64"
+             *     ]
+             */
+            abis: string[];
+            /** @description declared uses-feature (not the ones aapt implies) */
+            features: components["schemas"]["ContentsFeature"][];
+            /** @example 21 */
+            min_sdk: string | null;
+            /** @description uses-permission (and -sdk-23), in manifest order */
+            permissions: string[];
+            signing: components["schemas"]["ContentsSigning"];
+            /** @example 34 */
+            target_sdk: string | null;
+        };
         AppCreated: {
             id: number;
             /**
@@ -966,6 +1048,28 @@ export interface components {
             /** @description of the latest build */
             version_name: string | null;
         };
+        AppSizePoint: {
+            build_id: number;
+            build_number: string | null;
+            /** @description bytes of the uploaded file */
+            file_size: number;
+            /** @description flags stored at upload against the build before it (0: none, or not compared) */
+            flag_count: number;
+            /** @enum {string} */
+            platform: "ios" | "android";
+            /** Format: date-time */
+            uploaded_at: string;
+            version_name: string | null;
+        };
+        AppSizes: {
+            app_id: number;
+            items: components["schemas"]["AppSizePoint"][];
+            /**
+             * @description the app's platform: its builds on it (both: all its builds)
+             * @enum {string}
+             */
+            platform: "ios" | "android" | "both";
+        };
         AuthStatusResponse: {
             /** @description no account exists and the request comes from the relay host */
             canInitialize: boolean;
@@ -985,6 +1089,8 @@ export interface components {
              * @description when the build files are purged; null when no deletion is scheduled
              */
             delete_after: string | null;
+            /** @description beyond the spec: the flags of the comparison with the build before it (same app and platform), stored at upload under the app's settings of the moment; empty when none (docs/builds.md "Flagged builds") */
+            flags: components["schemas"]["ComparisonFlag"][];
             /**
              * @description beyond the spec: the launcher icon read at upload (GET /builds/:id/icon); null when the build has none
              * @example /api/v1/builds/12/icon
@@ -1013,6 +1119,63 @@ export interface components {
             version_label: string | null;
             /** @example 1.4.0 */
             version_name: string | null;
+        };
+        BuildComparison: {
+            abis: components["schemas"]["ListChange"];
+            build: components["schemas"]["ComparedBuildRef"];
+            /** @description every category of either build, largest change first */
+            categories: components["schemas"]["CategoryDelta"][];
+            /** @description the build it is compared with (before) */
+            compared_with: components["schemas"]["ComparedBuildRef"];
+            extensions: components["schemas"]["ListChange"];
+            /** @description feature names */
+            features: components["schemas"]["ListChange"];
+            /** @description what a reviewer should look at, with reasons; empty when nothing is flagged */
+            flags: components["schemas"]["ComparisonFlag"][];
+            frameworks: components["schemas"]["ListChange"];
+            /** @description the 20 entries that grew most or appeared */
+            grown_entries: components["schemas"]["EntryDelta"][];
+            min_sdk: components["schemas"]["ValueChange"] | null;
+            minimum_os: components["schemas"]["ValueChange"] | null;
+            permissions: components["schemas"]["ListChange"];
+            required_device_capabilities: components["schemas"]["ListChange"];
+            /** @description Android only */
+            signing: components["schemas"]["SigningChange"] | null;
+            size: components["schemas"]["SizeComparison"];
+            target_sdk: components["schemas"]["ValueChange"] | null;
+            url_schemes: components["schemas"]["ListChange"];
+            /** @description NS…UsageDescription keys */
+            usage_descriptions: components["schemas"]["ListChange"];
+        };
+        BuildContentsInfo: {
+            android: components["schemas"]["AndroidContentsInfo"] | null;
+            /** @description adds up to entries; largest first */
+            breakdown: components["schemas"]["ContentsCategorySize"][];
+            /** @description the sum of the archive's file entries */
+            entries: components["schemas"]["ContentsTotals"];
+            /** @description the uploaded file in bytes */
+            file_size: number;
+            ios: components["schemas"]["IosContentsInfo"] | null;
+            /** @description the 100 largest entries (uncompressed), largest first */
+            largest_entries: components["schemas"]["ContentsEntry"][];
+            /** @description true when largest_entries is every entry of the archive */
+            largest_entries_complete: boolean;
+            /** @description what could not be read (a bound exceeded, a part unreadable); the rest holds */
+            notes: string[];
+            /** @enum {string} */
+            platform: "ios" | "android";
+        };
+        BuildContentsResponse: {
+            build_id: number;
+            /**
+             * Format: date-time
+             * @description when the contents were read
+             */
+            computed_at: string | null;
+            /** @description null when the contents cannot be read (see unavailable_reason) */
+            contents: components["schemas"]["BuildContentsInfo"] | null;
+            /** @description why contents is null */
+            unavailable_reason: string | null;
         };
         BuildList: {
             items: components["schemas"]["Build"][];
@@ -1061,6 +1224,13 @@ export interface components {
             /** @example 1.4.0 */
             version_name: string | null;
         };
+        CategoryDelta: {
+            /** @enum {string} */
+            category: "dex" | "resources_table" | "res" | "native" | "assets" | "manifest" | "signature" | "executable" | "framework" | "asset_catalog" | "resources" | "extension" | "other";
+            compressed: components["schemas"]["SizeDelta"] | null;
+            name: string | null;
+            uncompressed: components["schemas"]["SizeDelta"];
+        };
         ChangePasswordDto: {
             currentPassword: string;
             newPassword: string;
@@ -1099,6 +1269,93 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             id: number;
+        };
+        ComparedBuildRef: {
+            build_number: string | null;
+            id: number;
+            /** @enum {string|null} */
+            status_label: "Backlog" | "In Progress" | "Done" | "Rejected" | null;
+            /** Format: date-time */
+            uploaded_at: string;
+            version_name: string | null;
+        };
+        CompareSettingsDto: {
+            /**
+             * @description flag every added permission; when false only watched ones
+             * @example true
+             */
+            flag_every_new_permission: boolean;
+            /**
+             * @description …or by at least this many bytes; null = no byte threshold
+             * @example null
+             */
+            size_jump_bytes: number | null;
+            /**
+             * @description flag a build that grew by at least this % of the earlier file size
+             * @example 10
+             */
+            size_jump_percent: number;
+            /**
+             * @description permissions whose addition is always flagged (and marked watched)
+             * @example [
+             *       "android.permission.CAMERA"
+             *     ]
+             */
+            watched_permissions: string[];
+        };
+        ComparisonFlag: {
+            /** @enum {string} */
+            kind: "new_permission" | "size_jump" | "min_sdk_raised" | "min_os_raised" | "abi_removed" | "signing_changed" | "usage_description_added";
+            /** @example New permission android.permission.CAMERA */
+            reason: string;
+            /** @description what the flag is about: a permission, an ABI, a usage description key; else null */
+            subject: string | null;
+            /** @description a new permission on the app's watch-list */
+            watched: boolean;
+        };
+        ContentsCategorySize: {
+            /**
+             * @description Android: dex, resources_table (resources.arsc), res, native (lib/<abi>/), assets, manifest, signature (META-INF signature files), other. iOS: executable, framework (each), asset_catalog (Assets.car), resources, extension (PlugIns/Extensions *.appex, each), other (outside the bundle)
+             * @enum {string}
+             */
+            category: "dex" | "resources_table" | "res" | "native" | "assets" | "manifest" | "signature" | "executable" | "framework" | "asset_catalog" | "resources" | "extension" | "other";
+            /** @description bytes as stored in the archive; null for tarballs (compressed as a whole) */
+            compressed: number | null;
+            /** @description number of file entries */
+            count: number;
+            /**
+             * @description the ABI of native, the bundle name of framework and extension; else null
+             * @example arm64-v8a
+             */
+            name: string | null;
+            /** @description bytes once extracted */
+            uncompressed: number;
+        };
+        ContentsEntry: {
+            compressed: number | null;
+            /** @example classes.dex */
+            path: string;
+            uncompressed: number;
+        };
+        ContentsFeature: {
+            /** @example android.hardware.camera */
+            name: string;
+            required: boolean;
+        };
+        ContentsSigning: {
+            /** @description size of the APK Signing Block (not an entry; 0 without v2/v3) */
+            block_bytes: number;
+            /** @description the first signer: v3, else v2, else v1 */
+            certificate: components["schemas"]["SigningCertificateInfo"] | null;
+            schemes: ("v1" | "v2" | "v3")[];
+        };
+        ContentsTotals: {
+            /** @description bytes as stored in the archive; null for tarballs (compressed as a whole) */
+            compressed: number | null;
+            /** @description number of file entries */
+            count: number;
+            /** @description bytes once extracted */
+            uncompressed: number;
         };
         CreateAppDto: {
             /** @example com.example.app */
@@ -1185,6 +1442,19 @@ export interface components {
             /** @enum {string} */
             state: "booted" | "shutdown";
         };
+        EntryDelta: {
+            after: number;
+            /** @description uncompressed bytes before; null for added and entered_top */
+            before: number | null;
+            /**
+             * @description added: not in the earlier build; grew: larger than in it; entered_top: not among the earlier build's 100 largest entries (so new, or grown from below them)
+             * @enum {string}
+             */
+            change: "added" | "grew" | "entered_top";
+            /** @description after − before (after when before is null) */
+            delta: number;
+            path: string;
+        };
         ErrorResponse: {
             /** @example Unauthorized */
             error: string;
@@ -1240,6 +1510,41 @@ export interface components {
             inviteUrl: string | null;
             /** @description 64 hex characters; the invitation link carries it */
             token: string;
+        };
+        IosContentsInfo: {
+            /**
+             * @example [
+             *       "Widget.appex"
+             *     ]
+             */
+            extensions: string[];
+            /**
+             * @example [
+             *       "Lib.framework"
+             *     ]
+             */
+            frameworks: string[];
+            /**
+             * @description MinimumOSVersion
+             * @example 15.0
+             */
+            minimum_os: string | null;
+            /** @description UIRequiredDeviceCapabilities */
+            required_device_capabilities: string[];
+            url_schemes: string[];
+            /**
+             * @description NS…UsageDescription keys and texts
+             * @example {
+             *       "NSCameraUsageDescription": "Scan receipts"
+             *     }
+             */
+            usage_descriptions: {
+                [key: string]: string;
+            };
+        };
+        ListChange: {
+            added: string[];
+            removed: string[];
         };
         LiveBuildCreated: {
             app_id: number;
@@ -1408,6 +1713,36 @@ export interface components {
             /** @description works once, for 2 hours */
             token: string;
         };
+        SigningCertificateInfo: {
+            /** @description lowercase hex SHA-256 of the certificate (as apksigner --print-certs shows it) */
+            sha256: string;
+            /** @example CN=Android Debug, O=Android, C=US */
+            subject: string;
+        };
+        SigningChange: {
+            after: components["schemas"]["SigningCertificateInfo"] | null;
+            before: components["schemas"]["SigningCertificateInfo"] | null;
+            /** @description the signer certificate differs (one of them unsigned or unreadable included) */
+            changed: boolean;
+            /** @description signing schemes (v1, v2, v3) added and removed */
+            schemes: components["schemas"]["ListChange"];
+        };
+        SizeComparison: {
+            /** @description the entries as stored; null when either build is a tarball */
+            compressed: components["schemas"]["SizeDelta"] | null;
+            /** @description the uploaded files */
+            file: components["schemas"]["SizeDelta"];
+            /** @description the archives' entries, uncompressed */
+            uncompressed: components["schemas"]["SizeDelta"];
+        };
+        SizeDelta: {
+            after: number;
+            before: number;
+            /** @description after − before (negative when it shrank) */
+            delta: number;
+            /** @description delta as a percentage of before, 2 decimals; null when before is 0 */
+            percent: number | null;
+        };
         TeamSettings: {
             /** @description null when there is no logo */
             logo_url: string | null;
@@ -1472,6 +1807,11 @@ export interface components {
             secret?: string | null;
             /** @example https://ci.example.com/hooks/svc */
             url?: string;
+        };
+        ValueChange: {
+            after: string | null;
+            before: string | null;
+            changed: boolean;
         };
         Webhook: {
             /**
@@ -1831,6 +2171,126 @@ export interface operations {
             };
         };
     };
+    BuildContentsController_settings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the defaults until set */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompareSettingsDto"];
+                };
+            };
+            /** @description missing field, invalid format */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    BuildContentsController_saveSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CompareSettingsDto"];
+            };
+        };
+        responses: {
+            /** @description the settings as saved */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompareSettingsDto"];
+                };
+            };
+            /** @description missing field, invalid format */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     AppsController_icon: {
         parameters: {
             query?: never;
@@ -1858,6 +2318,67 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description missing field, invalid format */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    BuildContentsController_sizes: {
+        parameters: {
+            query?: {
+                /** @description how many of the latest builds */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the file size of the app's last builds on its platform, oldest first (the Apps page's trend) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppSizes"];
+                };
             };
             /** @description missing field, invalid format */
             400: {
@@ -2240,6 +2761,8 @@ export interface operations {
                 /** @description an id past 2147483647 matches no build */
                 app_id?: number;
                 dir?: "asc" | "desc";
+                /** @description beyond the spec: only builds with flags, stored at upload against the build before them (docs/builds.md "Flagged builds") */
+                flagged?: "true";
                 /** @description a larger value is capped at 100 */
                 limit?: number;
                 /** @description page index, from 0 */
@@ -2460,6 +2983,134 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OkResponse"];
+                };
+            };
+            /** @description missing field, invalid format */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    BuildContentsController_compare: {
+        parameters: {
+            query?: {
+                /** @description the build to compare with: a build id, `previous` (the app's build on the same platform uploaded just before; the default) or `last_done` (the latest Done one uploaded before) */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description changes from compared_with to this build, and flags with reasons */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BuildComparison"];
+                };
+            };
+            /** @description missing field, invalid format */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not possible in the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    BuildContentsController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description size breakdown, permissions, SDKs, signing (Android), minimum OS, frameworks, usage descriptions (iOS) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BuildContentsResponse"];
                 };
             };
             /** @description missing field, invalid format */

@@ -12,6 +12,7 @@ import { StatusBadge } from '../ui/StatusBadge';
 import { Empty, Loading } from '../ui/States';
 import { relativeTime } from '../builds/format';
 import { useApps, useCreateApp, useDeleteApp, useRenameApp } from './queries';
+import { SizeTrend } from './SizeTrend';
 import styles from './apps.module.css';
 
 type App = Schemas['AppListItem'];
@@ -69,6 +70,7 @@ function AppItem({ app, writer }: { app: App; writer: boolean }) {
       ) : (
         <p className={styles.muted}>No builds yet.</p>
       )}
+      {app.latest_build_id && <SizeTrend appId={app.id} appName={app.name} />}
       {writer && !renaming && (
         <div className={styles.actions}>
           <Button size="small" onClick={() => setRenaming(true)} aria-label={`Rename ${app.name}`}>

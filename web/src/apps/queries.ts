@@ -31,3 +31,11 @@ export function useRenameApp() {
 export function useDeleteApp() {
   return useAppMutation((id: number) => call(api.DELETE('/api/v1/apps/{id}', { params: { path: { id } } })));
 }
+
+/** The app's file size over its last builds (GET /apps/:id/sizes), oldest first. */
+export function useAppSizes(appId: number, limit = 20) {
+  return useQuery({
+    queryKey: ['apps', 'sizes', appId, limit],
+    queryFn: () => call(api.GET('/api/v1/apps/{id}/sizes', { params: { path: { id: appId }, query: { limit } } })),
+  });
+}

@@ -12,6 +12,7 @@ import { CenterMessage, Empty, Loading } from '../ui/States';
 import { useToast } from '../ui/Toast';
 import { AppIcon } from './AppIcon';
 import { Comments } from './Comments';
+import { ComparePanel } from './ComparePanel';
 import { absoluteTime, countdown, fileSize, relativeTime, versionText } from './format';
 import { StatusHistory } from './StatusHistory';
 import { QrCode } from './QrCode';
@@ -110,6 +111,7 @@ function BuildView({ build }: { build: Build }) {
 
       <div className={styles.grid}>
         <div className={styles.main}>
+          <ComparePanel build={build} canEditSettings={me.role === 'Admin' || me.role === 'Developer'} />
           <Recordings buildId={build.id} />
           <Comments buildId={build.id} me={me} />
         </div>

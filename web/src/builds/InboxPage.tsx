@@ -150,7 +150,7 @@ export function InboxPage() {
         <FormError error={builds.error} />
       ) : items.length === 0 ? (
         <Empty>
-          {!filters.q && !filters.status && !filters.platform && !filters.app_id ? (
+          {!filters.q && !filters.status && !filters.platform && !filters.app_id && !filters.flagged ? (
             writer ? (
               <>No builds yet. Drop an .apk or a simulator build here, or upload one from CI with <code>npx svc upload</code>.</>
             ) : (
@@ -229,6 +229,7 @@ function BuildRow({
             <Link to={`/builds/${build.id}`} data-build-link={build.id} className={styles.buildLink} onFocus={onSelect}>
               {build.name}
             </Link>
+            <FlagBadge build={build} />
             <span className={styles.narrowOnly}>{versionText(build.version_name, build.build_number)}</span>
           </div>
         </div>
@@ -258,6 +259,21 @@ function BuildRow({
         )}
       </td>
     </tr>
+  );
+}
+
+/** "⚑ 2" when the build was flagged at upload against the one before it; the reasons in its title. */
+function FlagBadge({ build }: { build: Build }) {
+  const count = build.flags.length;
+  if (!count) return null;
+  const reasons = build.flags.map((f) => f.reason).join('\n');
+  return (
+    <>
+      {' '}
+      <span className={styles.flagBadge} title={reasons} role="img" aria-label={`${count} ${count === 1 ? 'flag' : 'flags'}: ${build.flags.map((f) => f.reason).join('; ')}`}>
+        ⚑ {count}
+      </span>
+    </>
   );
 }
 
@@ -315,6 +331,9 @@ function Filters({
         <option value="ios">iOS</option>
         <option value="android">Android</option>
       </SelectField>
+      <label className={styles.flaggedFilter}>
+        <input type="checkbox" checked={filters.flagged} onChange={(e) => onChange({ flagged: e.target.checked })} /> Flagged only
+      </label>
       <SelectField
         label="Sort"
         hideLabel

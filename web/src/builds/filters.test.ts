@@ -4,7 +4,7 @@ import { apiQuery, DEFAULT_FILTERS, filtersFromSearch, searchFromFilters, withCh
 describe('inbox filters in the URL', () => {
   it('reads every filter, sort and page of spec §4', () => {
     const filters = filtersFromSearch(
-      new URLSearchParams('page=2&limit=50&q=1.4&platform=android&status=In+Progress&app_id=7&sort=version_name&dir=asc'),
+      new URLSearchParams('page=2&limit=50&q=1.4&platform=android&status=In+Progress&app_id=7&flagged=true&sort=version_name&dir=asc'),
     );
     expect(filters).toEqual({
       page: 2,
@@ -13,6 +13,7 @@ describe('inbox filters in the URL', () => {
       platform: 'android',
       status: 'In Progress',
       app_id: 7,
+      flagged: true,
       sort: 'version_name',
       dir: 'asc',
     });
@@ -20,7 +21,7 @@ describe('inbox filters in the URL', () => {
 
   it('falls back to the defaults for unknown or out-of-range values', () => {
     expect(
-      filtersFromSearch(new URLSearchParams('page=-1&limit=500&platform=web&status=done&app_id=x&sort=size&dir=up')),
+      filtersFromSearch(new URLSearchParams('page=-1&limit=500&platform=web&status=done&app_id=x&flagged=yes&sort=size&dir=up')),
     ).toEqual(DEFAULT_FILTERS);
   });
 

@@ -8,6 +8,8 @@ export interface BuildFilters {
   platform: 'ios' | 'android' | '';
   status: BuildStatus | '';
   app_id: number | null;
+  /** Beyond the spec: only builds flagged at upload (docs/builds.md "Flagged builds"). */
+  flagged: boolean;
   sort: 'uploaded_at' | 'version_name' | 'status_label';
   dir: 'asc' | 'desc';
 }
@@ -19,6 +21,7 @@ export const DEFAULT_FILTERS: BuildFilters = {
   platform: '',
   status: '',
   app_id: null,
+  flagged: false,
   sort: 'uploaded_at',
   dir: 'desc',
 };
@@ -46,6 +49,7 @@ export function filtersFromSearch(params: URLSearchParams): BuildFilters {
     platform: platform === 'ios' || platform === 'android' ? platform : '',
     status: STATUSES.includes(status as BuildStatus) ? (status as BuildStatus) : '',
     app_id: whole(params.get('app_id'), 1, Number.MAX_SAFE_INTEGER),
+    flagged: params.get('flagged') === 'true',
     sort: SORTS.includes(sort as BuildFilters['sort']) ? (sort as BuildFilters['sort']) : DEFAULT_FILTERS.sort,
     dir: dir === 'asc' || dir === 'desc' ? dir : DEFAULT_FILTERS.dir,
   };
@@ -73,6 +77,7 @@ export function apiQuery(filters: BuildFilters) {
     ...(filters.platform ? { platform: filters.platform } : {}),
     ...(filters.status ? { status: filters.status } : {}),
     ...(filters.app_id ? { app_id: filters.app_id } : {}),
+    ...(filters.flagged ? { flagged: 'true' as const } : {}),
   };
 }
 

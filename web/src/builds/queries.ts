@@ -1,5 +1,5 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
-import { api, call, formData, multipart, type Build, type BuildStatus } from '../api/client';
+import { api, call, formData, multipart, type Build, type BuildStatus, type Schemas } from '../api/client';
 import { apiQuery, type BuildFilters } from './filters';
 
 /** One query key per API resource; the live event stream invalidates them by these prefixes. */
@@ -119,5 +119,44 @@ export function useRecordings(buildId: number) {
   return useQuery({
     queryKey: buildKeys.recordings(buildId),
     queryFn: () => call(api.GET('/api/v1/recordings', { params: { query: { buildId } } })),
+  });
+}
+
+/** `to` of GET /builds/:id/compare the build page offers. */
+export type CompareWith = 'previous' | 'last_done';
+
+export function useContents(buildId: number) {
+  return useQuery({
+    queryKey: ['builds', 'contents', buildId],
+    queryFn: () => call(api.GET('/api/v1/builds/{id}/contents', { params: { path: { id: buildId } } })),
+    staleTime: Infinity, // read once at upload, never changes
+  });
+}
+
+export function useComparison(buildId: number, to: CompareWith) {
+  return useQuery({
+    queryKey: ['builds', 'compare', buildId, to],
+    queryFn: () => call(api.GET('/api/v1/builds/{id}/compare', { params: { path: { id: buildId }, query: { to } } })),
+    retry: false, // a 404 (no earlier build) or 409 (no contents) is an answer, not a glitch
+  });
+}
+
+export function useCompareSettings(appId: number) {
+  return useQuery({
+    queryKey: ['compare-settings', appId],
+    queryFn: () => call(api.GET('/api/v1/apps/{id}/compare-settings', { params: { path: { id: appId } } })),
+  });
+}
+
+export function useSaveCompareSettings(appId: number) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (body: Schemas['CompareSettingsDto']) =>
+      call(api.PUT('/api/v1/apps/{id}/compare-settings', { params: { path: { id: appId } }, body })),
+    onSuccess: (saved) => {
+      client.setQueryData(['compare-settings', appId], saved);
+      // The live comparison follows the new rules (flags stored at upload do not).
+      void client.invalidateQueries({ queryKey: ['builds', 'compare'] });
+    },
   });
 }
