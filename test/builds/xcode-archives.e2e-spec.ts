@@ -53,6 +53,18 @@ describe('iOS archives as Xcode makes them', () => {
     },
   );
 
+  it.each(['detox-release.app.zip', 'detox-release.tar.gz'])(
+    '%s: the contents name the app’s own frameworks, extensions and executable, not the runner’s',
+    async (name) => {
+      const { body } = await upload(name).expect(201);
+      const contents = (await ctx.members.as(dev, 'get', `/api/v1/builds/${body.id}/contents`).expect(200)).body.contents;
+      expect(contents.ios).toMatchObject({ frameworks: ['MyKit.framework'], extensions: ['MyAppWidget.appex'] });
+      const named = (category: string) => contents.breakdown.filter((c: { category: string }) => c.category === category);
+      expect(named('framework').map((c: { name: string }) => c.name)).toEqual(['MyKit.framework']);
+      expect(named('executable')).toMatchObject([{ count: 1, uncompressed: 64 }]);
+    },
+  );
+
   it('through tus too: the completing PATCH files the Detox build under the app', async () => {
     const data = readFileSync(fixture(join(DIR, 'detox-release.app.zip')));
     const created = await ctx.members

@@ -223,8 +223,8 @@ describe('OpenAPI', () => {
 
   it('carries the spec’s build shapes and list filters', () => {
     const summaryFields = ['app_id', 'build_number', 'bundle_id', 'id', 'name', 'platform', 'status_label', 'uploaded_at', 'version_name'];
-    // The last three: beyond the spec, deliberately and only on GET (docs/builds.md "Uploader and icon").
-    const buildFields = [...summaryFields, 'completed_at', 'delete_after', 'version_label', 'uploaded_by', 'uploaded_by_id', 'icon_url'].sort();
+    // The last four: beyond the spec, deliberately and only on GET (docs/builds.md "Uploader and icon", "Flagged builds").
+    const buildFields = [...summaryFields, 'completed_at', 'delete_after', 'version_label', 'uploaded_by', 'uploaded_by_id', 'icon_url', 'flags'].sort();
     const build = responseSchema('get', '/api/v1/builds/{id}', '200');
     expect(propertiesOf(build)).toEqual(buildFields);
     expect(build.properties!.status_label).toMatchObject({
@@ -246,7 +246,8 @@ describe('OpenAPI', () => {
     const creationHeaders = doc.paths['/api/v1/uploads/builds'].post.parameters!.filter((p) => p.in === 'header').map((p) => p.name);
     expect(creationHeaders.sort()).toEqual(['Tus-Resumable', 'Upload-Length', 'Upload-Metadata']);
     const query = doc.paths['/api/v1/builds'].get.parameters!.filter((p) => p.in === 'query');
-    expect(query.map((p) => p.name).sort()).toEqual(['app_id', 'dir', 'limit', 'page', 'platform', 'q', 'sort', 'status']);
+    // flagged: beyond the spec (docs/builds.md "Flagged builds").
+    expect(query.map((p) => p.name).sort()).toEqual(['app_id', 'dir', 'flagged', 'limit', 'page', 'platform', 'q', 'sort', 'status']);
     expect(query.find((p) => p.name === 'sort')!.schema!.enum).toEqual(['uploaded_at', 'version_name', 'status_label']);
     const scheduled = responseSchema('post', '/api/v1/builds/{id}/schedule-deletion', '200');
     expect(propertiesOf(scheduled)).toEqual(['delete_after', 'ok']);

@@ -31,7 +31,11 @@ export function bundleFolderOf(plistPath: string): string {
 
 /** Xcode names a UI-test target's host app `<Target>-Runner.app`; it is never the build, so its plist is not even read. */
 export function isTestRunnerPlist(plistPath: string): boolean {
-  return /-Runner\.app$/i.test(bundleFolderOf(plistPath));
+  return isTestRunnerFolder(bundleFolderOf(plistPath));
+}
+
+export function isTestRunnerFolder(bundleFolder: string): boolean {
+  return /-Runner\.app$/i.test(bundleFolder);
 }
 
 /** `Foo.app/Contents/Info.plist` or `folder/Foo.app/Contents/Info.plist`: a macOS bundle's layout (not a `.app.dSYM`). */

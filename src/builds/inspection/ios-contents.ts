@@ -1,3 +1,4 @@
+import { isTestRunnerFolder } from './app-choice';
 import { BuildContents, CONTENTS_FORMAT, ContentsTally, IosCategory } from './build-contents';
 import type { BundleInfo } from './info-plist';
 
@@ -8,12 +9,14 @@ type Placed = { category: IosCategory; name: string | null } | 'maybe-executable
 
 /**
  * The category of an entry of an iOS archive: inside `Name.app/` (at the top or one folder down, as
- * the bundle is accepted) by where it sits in the bundle; anything outside a bundle is `other`.
+ * the bundle is accepted) by where it sits in the bundle; anything outside a bundle is `other`, and so
+ * is a UI-test runner's bundle beside the app (a whole Release-iphonesimulator/ folder, app-choice.ts):
+ * its XCTest.framework is not the app's.
  */
 export function iosCategory(path: string): Placed {
   const parts = path.split('/');
   const at = parts[0].endsWith('.app') ? 0 : parts.length > 1 && parts[1].endsWith('.app') && parts[0] !== '__MACOSX' ? 1 : -1;
-  if (at < 0) return { category: 'other', name: null };
+  if (at < 0 || isTestRunnerFolder(parts[at])) return { category: 'other', name: null };
   const rel = parts.slice(at + 1);
   if (rel.length >= 2 && rel[0] === 'Frameworks') return { category: 'framework', name: rel[1] };
   if (rel.length >= 2 && (rel[0] === 'PlugIns' || rel[0] === 'Extensions') && rel[1].endsWith('.appex')) {
