@@ -1,6 +1,6 @@
 import { RequestMethod } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { NestExpressApplication } from '@nestjs/platform-express';
+import { ExpressAdapter, NestExpressApplication } from '@nestjs/platform-express';
 import { json, type RequestHandler } from 'express';
 import { readFileSync } from 'node:fs';
 import { AppModule, type ExtraImports } from '../app.module';
@@ -19,7 +19,7 @@ import { RelayMetrics } from '../metrics/relay-metrics';
 import { applyServerTimeouts, requestIdleTimeout } from './http-timeouts';
 import { serveDashboard } from '../dashboard/dashboard';
 import { setupOpenApi } from './openapi';
-import { RelayHttpAdapter } from './relay-http-adapter';
+import { installPlatform } from '../platform/install';
 
 export const API_PREFIX = 'api/v1';
 
@@ -70,12 +70,15 @@ export async function createRelayApp(
     config.tlsCert && config.tlsKey
       ? { cert: readFileSync(config.tlsCert), key: readFileSync(config.tlsKey) }
       : undefined;
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, logger, extraImports), new RelayHttpAdapter(), {
+  // The engine room's HTTP adapter (src/platform/express), Nest's own without it.
+  const { adapter } = installPlatform('http-adapter', { adapter: null });
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, logger, extraImports), adapter ?? new ExpressAdapter(), {
     logger,
     bodyParser: false,
     httpsOptions,
     abortOnError: false,
   });
+  installPlatform('app', app);
   app.set('trust proxy', config.trustProxy);
   app.disable('x-powered-by');
   applyServerTimeouts(app.getHttpServer(), config.limits);

@@ -3,9 +3,8 @@ import type { ExtraImports } from '../app.module';
 import { RelayConfig } from '../config/relay-config';
 import { JsonLogger } from '../logging/json-logger';
 import { RelayHostDetailsService } from '../relay/relay-host-details.service';
+import { installPlatform } from '../platform/install';
 import { createRelayApp } from './create-app';
-import { widenHeapGrowth } from './heap-growth';
-import { releaseStartUpMemory } from './start-up-memory';
 
 /** Creates the relay and starts listening on the configured host and port. */
 export async function startRelay(
@@ -22,13 +21,14 @@ export async function startRelay(
 }
 
 /**
- * startRelay() for a process that is the relay (npm start, `svc relay`): V8 tuned for it around the
- * start (heap growth before, the start-up's young generation given back after). Relays built inside
- * a test process leave that process's V8 alone.
+ * startRelay() for a process that is the relay (npm start, `svc relay`): the engine room's 'process'
+ * pieces (V8 tuned for it around the start: heap growth before, the start-up's young generation
+ * given back after listening). Relays built inside a test process leave that process's V8 alone.
  */
 export async function startRelayProcess(config: RelayConfig, logger: JsonLogger): Promise<NestExpressApplication> {
-  widenHeapGrowth();
+  let listened!: () => void;
+  installPlatform('process', { logger, listening: new Promise<void>((resolve) => (listened = resolve)) });
   const app = await startRelay(config, logger);
-  releaseStartUpMemory(logger);
+  listened();
   return app;
 }

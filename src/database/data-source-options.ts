@@ -29,7 +29,7 @@ function connectionOptions(): string {
 export function dataSourceOptions(config: Pick<RelayConfig, 'database'>): DataSourceOptions {
   if (config.database.type === 'postgres') {
     // Loaded here so that a relay on SQLite never loads pg.
-    const { PreparingClient } = require('./prepared-client') as typeof import('./prepared-client');
+    const { PreparingClient } = require('../platform/pg/prepared-client') as typeof import('../platform/pg/prepared-client');
     return {
       type: 'postgres',
       url: config.database.url,

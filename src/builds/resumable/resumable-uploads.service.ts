@@ -17,6 +17,7 @@ import { StoragePaths } from '../../common/storage/storage-paths';
 import { DAY_MS } from '../../common/time';
 import { validateFields } from '../../common/validation/form-fields';
 import { RelayConfig } from '../../config/relay-config';
+import { tusHeaderValidator, type TusHeaderValidator } from '../../platform/tus/header-validator';
 import { buildTooLargeMessage, BuildIntakeService } from '../build-intake.service';
 import { toBuildSummary } from '../builds.mapper';
 import { UploadBuildFields } from '../dto/upload-build.dto';
@@ -30,8 +31,7 @@ const FILENAME_KEY = 'filename';
 /** The only tus extensions offered: the length is always declared, bytes always come by PATCH. */
 const EXTENSIONS = ['creation', 'termination', 'expiration'];
 
-type HeaderValidator = typeof import('@tus/server/dist/validators/HeaderValidator');
-type TusModules = typeof import('@tus/server') & typeof import('@tus/file-store') & Pick<HeaderValidator, 'validateHeader'>;
+type TusModules = typeof import('@tus/server') & typeof import('@tus/file-store') & { validateHeader: TusHeaderValidator };
 let loadedTus: TusModules | null = null;
 
 /**
@@ -44,7 +44,7 @@ function tusModules(): TusModules {
     ...(require('@tus/server') as typeof import('@tus/server')),
     ...(require('@tus/file-store') as typeof import('@tus/file-store')),
     // Not re-exported by the package index; the same check tus.handle() makes, run first so its refusal is JSON.
-    validateHeader: (require('@tus/server/dist/validators/HeaderValidator') as HeaderValidator).validateHeader,
+    validateHeader: tusHeaderValidator(),
   });
 }
 
