@@ -22,7 +22,7 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
 /**
  * OpenAPI JSON at /api/v1/openapi.json, browsable at /api/docs. The document is built on the first
  * request for it, not at boot: scanning every controller and DTO was ~0.5 s of each start
- * (docs/performance.md, cold start) and its result sat in memory unused by most relays.
+ * (docs/decisions.md#item-12) and its result sat in memory unused by most relays.
  */
 export function setupOpenApi(app: INestApplication): void {
   SwaggerModule.setup('api/docs', app, () => createOpenApiDocument(app), {

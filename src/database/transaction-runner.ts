@@ -33,7 +33,7 @@ let runsInFlight = 0;
  * Once no run() is in flight, both contexts are switched off until the next run(): while an
  * AsyncLocalStorage is on, Node runs a hook for every promise the process creates (~95 ns each
  * here), and a relay that had written once paid it on every request after (GET /builds: +10 % of
- * its CPU, docs/performance.md). Nothing is lost: a store still reachable then belongs to a scope
+ * its CPU, docs/decisions.md#item-40). Nothing is lost: a store still reachable then belongs to a scope
  * that has ended (`open` false, which every reader takes as no transaction), and a gate token only
  * matters while its transaction owns the connection.
  */

@@ -7,7 +7,7 @@ import { useTestRelay } from '../support/use-relay';
 
 /**
  * On PostgreSQL the relay's connections send parameterised SELECTs as named statements, parsed once
- * per connection (src/platform/pg/prepared-client.ts, docs/performance.md); everything else as before.
+ * per connection (src/platform/pg/prepared-client.ts, docs/decisions.md#p2); everything else as before.
  */
 describe('statements on PostgreSQL connections', () => {
   const ctx = useTestRelay();

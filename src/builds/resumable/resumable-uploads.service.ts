@@ -37,7 +37,7 @@ let loadedTus: TusModules | null = null;
 /**
  * @tus/server and @tus/file-store, loaded with the first resumable upload or the first sweep that
  * finds one: a relay whose clients never use tus does not load them (start-up time and idle memory,
- * docs/performance.md).
+ * docs/decisions.md#s1).
  */
 function tusModules(): TusModules {
   return (loadedTus ??= {

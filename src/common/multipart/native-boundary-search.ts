@@ -27,7 +27,7 @@ interface StreamSearchState extends BoundarySearch {
  * The boundary search busboy runs over every byte of a body, with the same callback contract as
  * `streamsearch` (busboy's own, Boyer-Moore-Horspool in JavaScript), on Node's native
  * `Buffer.indexOf`: on a 500 MB upload the JavaScript search was ~200 ms of the relay's main
- * thread, the largest cost nginx does not have (see docs/performance.md "Large uploads").
+ * thread, the largest cost nginx does not have (see docs/decisions.md#item-37).
  * Everything else (preamble, part headers, fields, limits, errors) stays busboy's.
  *
  * Same results as streamsearch: the leftmost non-overlapping matches, bytes before each match

@@ -12,7 +12,7 @@ type Remembered = { fields: Record<string, unknown> } | { refusal: string };
 /**
  * The validation pipe's results for whole query strings bound to a DTO (`@Query() query:
  * ListBuildsQuery`), by the query's text: class-transformer and class-validator cost ~30 µs a
- * GET /builds (~5 % of it, docs/performance.md), and a list is asked again and again with the
+ * GET /builds (~5 % of it, docs/decisions.md#item-34), and a list is asked again and again with the
  * same few query strings (a dashboard's pages, a CI poll). Validating a query is a pure function
  * of its text (the DTOs' transforms read nothing else), so a remembered result is what the pipe
  * would compute again: a new DTO of the class with the same fields, or a new 400 with the same

@@ -10,7 +10,7 @@ const nativeBoundarySearch: Piece<'app'> = {
   name: 'busboy boundary search on Buffer.indexOf',
   changes:
     "replaces busboy Multipart's `_bparser` (streamsearch's SBMH, its fields read) with NativeBoundarySearch, and ends a part whose header block is ended by the closing delimiter with busboy's 'Malformed part header' instead of hanging",
-  why: 'the JavaScript search was ~200 ms of the main thread per 500 MB upload (docs/performance.md "Large uploads", item 37)',
+  why: 'the JavaScript search was ~200 ms of the main thread per 500 MB upload (docs/decisions.md#item-37)',
   checkedAgainst: { busboy: '1.6.0', 'busboy > streamsearch': '1.1.0' },
   phase: 'app',
   fingerprint: () =>

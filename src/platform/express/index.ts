@@ -17,7 +17,7 @@ const relayHttpAdapter: Piece<'http-adapter'> = {
   name: 'express request and response classes',
   changes:
     "Nest's ExpressAdapter.initHttpServer overridden: Node builds requests and responses as subclasses whose prototypes replace Express's app.request/app.response, so app.handle's setPrototypeOf changes nothing",
-  why: 'about 30 % of the relay CPU of a list request (docs/performance.md item 49)',
+  why: 'about 30 % of the relay CPU of a list request (docs/decisions.md#item-49)',
   checkedAgainst: CHECKED,
   phase: 'http-adapter',
   fingerprint: () => {
@@ -45,7 +45,7 @@ const trustProxy: Piece<'app'> = {
 const etagFn: Piece<'app'> = {
   name: "express 'etag fn' reader",
   changes: "sendJsonText reads Express's compiled ETag function (an internal setting) to answer GET /builds as res.send would",
-  why: 'the Content-Type not parsed and formatted twice per list request (docs/performance.md, send-json-text.spec compares byte for byte); goes with issue 23 chunk 5a',
+  why: 'the Content-Type not parsed and formatted twice per list request (docs/decisions.md#item-36, send-json-text.spec compares byte for byte); goes with issue 23 chunk 5a',
   checkedAgainst: CHECKED,
   phase: 'app',
   fingerprint: () => sha256Of([String(expressModule().application.set), String(expressModule().response.send)]),

@@ -32,7 +32,7 @@ const sqliteGate: Piece<'data-source'> = {
 const integerParameters: Piece<'data-source'> = {
   name: 'typeorm SQLite integers bound as BigInt',
   changes: "replaces the SQLite driver instance's escapeQueryWithParameters: safe integers go in as BigInt, bound instead of written into the SQL text",
-  why: '21,125 distinct statements a minute of bench:soak -> 128; RSS 380 -> 556 MB became 250 -> 308 MB (docs/performance.md item 50)',
+  why: '21,125 distinct statements a minute of bench:soak -> 128; RSS 380 -> 556 MB became 250 -> 308 MB (docs/decisions.md#item-50)',
   checkedAgainst: CHECKED,
   phase: 'data-source',
   fingerprint: () => sha256Of([String(sqlite().escapeQueryWithParameters)]),

@@ -11,7 +11,7 @@ const V8 = ['11.3.244.8'];
 const heapGrowth: Piece<'process'> = {
   name: 'v8 heap growing factor',
   changes: 'sets V8 --heap-growing-percent=300 at start-up (unless the command line gives one)',
-  why: 'a full collection every ~90 screenshots instead of every 30-80 with 8 clients (docs/performance.md "Device relay", item 28)',
+  why: 'a full collection every ~90 screenshots instead of every 30-80 with 8 clients (docs/decisions.md#item-28)',
   checkedAgainst: CHECKED,
   phase: 'process',
   fingerprint: v8Version,
@@ -22,7 +22,7 @@ const heapGrowth: Piece<'process'> = {
 const startUpMemory: Piece<'process'> = {
   name: 'v8 start-up memory release',
   changes: "sends V8's low-memory notification (inspector HeapProfiler.collectGarbage) in the first quiet second after listen",
-  why: 'idle RSS 136 -> 98 MB at once instead of after ~30 s (docs/performance.md "Start-up and idle memory")',
+  why: 'idle RSS 136 -> 98 MB at once instead of after ~30 s (docs/decisions.md#s2)',
   checkedAgainst: CHECKED,
   phase: 'process',
   fingerprint: v8Version,
@@ -37,7 +37,7 @@ const startUpMemory: Piece<'process'> = {
 const youngScavenge: Piece<'app'> = {
   name: 'v8 young scavenge while spooling',
   changes: "takes V8's gc through --expose-gc set and unset at run time; file-spool calls gc({ type: 'minor' }) every 2 MB spooled",
-  why: 'the socket buffers of an upload die young: peak RSS of 500 MB x 3 uploads +45-52 MB -> +13-21 MB (docs/performance.md "Large uploads", items 18-19)',
+  why: 'the socket buffers of an upload die young: peak RSS of 500 MB x 3 uploads +45-52 MB -> +13-21 MB (docs/decisions.md#item-18, items 18-19)',
   checkedAgainst: CHECKED,
   phase: 'app',
   fingerprint: v8Version,

@@ -14,7 +14,7 @@ const slicedBinaryFrames: Piece<'app'> = {
   name: 'ws binary frames as slices of the socket reads',
   changes:
     "replaces the Receiver's getData of each agent socket (`_receiver` and its `_buffers`, `_fragments`, `_mask`… read and written), unmasking each read in place; screenshots gathered into pooled payloads",
-  why: 'no 1 MiB allocation and copy per screenshot, which drove most of the relay GC (docs/performance.md "Device relay")',
+  why: 'no 1 MiB allocation and copy per screenshot, which drove most of the relay GC (docs/decisions.md#item-26)',
   // Both copies' Receivers were read (sliced-binary-frames.spec covers both); the relay's sockets use the first.
   checkedAgainst: { [RELAY_WS]: '8.21.2', ws: '8.23.0', '@nestjs/platform-ws': '11.2.6' },
   phase: 'app',
@@ -36,7 +36,7 @@ const slicedBinaryFrames: Piece<'app'> = {
 const payloadReads: Piece<'app'> = {
   name: 'node socket reads into pooled payloads',
   changes: "sets net.Socket's private onread symbols (kBuffer, kBufferCb, kBufferGen) and calls the TCP handle's useUserBuffer on an accepted agent socket",
-  why: 'no ArrayBuffer per socket read or per screenshot (docs/performance.md item 32; chunk 3 re-checks it by A/B)',
+  why: 'no ArrayBuffer per socket read or per screenshot (docs/decisions.md#item-32; chunk 3 re-checks it by A/B)',
   checkedAgainst: { node: '20.20.2' },
   phase: 'app',
   // The private symbols a net.Socket carries, by name: onread's among them.
