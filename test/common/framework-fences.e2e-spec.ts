@@ -2,12 +2,8 @@ import { WsAdapter } from '@nestjs/platform-ws';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, Server } from 'node:http';
 import { join, relative, sep } from 'node:path';
-import { DataSource, QueryRunner } from 'typeorm';
-import { TransactionRunner } from '../../src/database/transaction-runner';
 import { PIECES } from '../../src/platform';
 import { installedVersion } from '../../src/platform/packages';
-import { itSqliteOnly } from '../support/test-relay';
-import { useTestRelay } from '../support/use-relay';
 
 /**
  * The engine room (src/platform/, docs/architecture.md "Engine room"): every piece that changes how a
@@ -28,7 +24,7 @@ const declared = (name: string): string | undefined =>
   PACKAGE.dependencies[name] ?? PACKAGE.devDependencies[name] ?? PACKAGE.optionalDependencies[name];
 
 /** Internals read only inside src/platform/ (or a file a not-yet-moved piece names). */
-const PRIVATE_NAMES = ['_bparser', 'kBuffer', "'etag fn'", "'trust proxy fn'", 'databaseConnection', 'escapeQueryWithParameters', '_receiver', 'setFlagsFromString'];
+const PRIVATE_NAMES = ['_bparser', 'kBuffer', "'etag fn'", "'trust proxy fn'", 'databaseConnection', '.master', 'escapeQueryWithParameters', '_receiver', 'setFlagsFromString'];
 /** A path past a package's index (`pkg/dist/...`): its internals by another door. */
 const DEEP_IMPORT = /(?:from\s+|require\(|import\()'(?:@[^'/]+\/)?[^'./][^'/]*\/dist\//;
 
@@ -98,7 +94,7 @@ describe('the engine room (src/platform): every piece fenced', () => {
   });
 });
 
-describe('framework internals the relay relies on (until chunks 3 and 4 turn them into fingerprints)', () => {
+describe('framework internals the relay relies on (until chunk 3 turns them into fingerprints)', () => {
   describe('Nest WsAdapter (UpgradeRoutingWsAdapter overrides these)', () => {
     let http: Server;
     beforeEach(() => (http = createServer()));
@@ -132,38 +128,5 @@ describe('framework internals the relay relies on (until chunks 3 and 4 turn the
       expect(typeof WsAdapter.prototype.dispose).toBe('function');
       expect((new WsAdapter(http) as unknown as { httpServersRegistry: unknown }).httpServersRegistry).toBeInstanceOf(Map);
     });
-  });
-
-  describe('TypeORM on SQLite (the connection gate wraps this)', () => {
-    const ctx = useTestRelay();
-
-    itSqliteOnly('the gate is for SQLite\'s one shared connection')(
-      'the driver hands out ONE query runner, whose query/start/commit/rollback the gate has wrapped',
-      async () => {
-        const dataSource = ctx.relay.app.get(DataSource);
-        const first = dataSource.driver.createQueryRunner('master');
-        expect(dataSource.driver.createQueryRunner('master')).toBe(first);
-        expect(dataSource.createQueryRunner()).toBe(first);
-        const proto = Object.getPrototypeOf(first) as QueryRunner;
-        for (const method of ['query', 'startTransaction', 'commitTransaction', 'rollbackTransaction'] as const) {
-          expect(typeof proto[method]).toBe('function');
-          expect(first[method]).not.toBe(proto[method]); // the gate's wrapper, installed on the instance
-        }
-      },
-    );
-
-    itSqliteOnly('the gate is for SQLite\'s one shared connection')(
-      'a transaction runs on that runner: isTransactionActive while inside, its manager bound to it',
-      async () => {
-        const dataSource = ctx.relay.app.get(DataSource);
-        const shared = dataSource.driver.createQueryRunner('master');
-        const seen = await ctx.relay.app.get(TransactionRunner).run(async (manager) => ({
-          sameRunner: manager.queryRunner === shared,
-          active: shared.isTransactionActive,
-        }));
-        expect(seen).toEqual({ sameRunner: true, active: true });
-        expect(shared.isTransactionActive).toBe(false);
-      },
-    );
   });
 });

@@ -1,9 +1,12 @@
 import type { Piece } from '../piece';
 import { packageFile, sha256Of } from '../packages';
+import { isSqlite, SqliteConnectionGate } from './sqlite-connection-gate';
+import { bindIntegerParameters } from './sqlite-integer-parameters';
 
 type Proto = { prototype: Record<string, unknown> };
-/** TypeORM's driver classes, loaded when a fingerprint is taken. */
-const driver = (file: string, name: string) => (require(packageFile('typeorm', `driver/${file}.js`)) as Record<string, Proto>)[name].prototype;
+/** A TypeORM class's prototype, loaded when a fingerprint is taken. */
+const typeormClass = (file: string, name: string) => (require(packageFile('typeorm', `${file}.js`)) as Record<string, Proto>)[name].prototype;
+const driver = (file: string, name: string) => typeormClass(`driver/${file}`, name);
 const sqlite = () => driver('better-sqlite3/BetterSqlite3Driver', 'BetterSqlite3Driver');
 const sqliteRunner = () => driver('better-sqlite3/BetterSqlite3QueryRunner', 'BetterSqlite3QueryRunner');
 const postgres = () => driver('postgres/PostgresDriver', 'PostgresDriver');
@@ -11,8 +14,8 @@ const postgres = () => driver('postgres/PostgresDriver', 'PostgresDriver');
 const CHECKED = { typeorm: '0.3.31', 'better-sqlite3': '12.11.1', 'typeorm > better-sqlite3': '12.11.1' } as const;
 
 /*
- * Not yet moved (issue 23 chunk 4a moves them here, installed in the 'data-source' phase): registered
- * so the fences cover them where they are installed today.
+ * Installed on the data source by DatabaseModule's factory before initialize(), so the migrations
+ * already run through them; the TransactionRunner only asks for the gate (SqliteConnectionGate.of).
  */
 
 const sqliteGate: Piece<'data-source'> = {
@@ -21,12 +24,15 @@ const sqliteGate: Piece<'data-source'> = {
   why: 'concurrent requests no longer run statements inside each other\'s transactions on the one SQLite connection (docs/database.md)',
   checkedAgainst: CHECKED,
   phase: 'data-source',
+  // The one shared runner (driver and data source hand out the same), and a transaction run on it.
   fingerprint: () => {
     const runner = sqliteRunner();
-    return sha256Of([sqlite().createQueryRunner, runner.query, runner.startTransaction, runner.commitTransaction, runner.rollbackTransaction].map(String));
+    const shared = [sqlite().createQueryRunner, typeormClass('data-source/DataSource', 'DataSource').createQueryRunner];
+    const transaction = typeormClass('entity-manager/EntityManager', 'EntityManager').transaction;
+    return sha256Of([...shared, transaction, runner.query, runner.startTransaction, runner.commitTransaction, runner.rollbackTransaction].map(String));
   },
-  expected: ['2264f286c2b1ce1280c8bef7a62701386cd8939edd1853520577052283509064'],
-  notYetMoved: { files: ['src/database/transaction-runner.ts'], installedFrom: 'TransactionRunner constructor (SqliteConnectionGate.for)' },
+  expected: ['17fa58eb389e62a5912715a69b36429977b9aac0d1744821d13dd8863cf2a3d4'],
+  install: (dataSource) => SqliteConnectionGate.install(dataSource),
 };
 
 const integerParameters: Piece<'data-source'> = {
@@ -37,18 +43,20 @@ const integerParameters: Piece<'data-source'> = {
   phase: 'data-source',
   fingerprint: () => sha256Of([String(sqlite().escapeQueryWithParameters)]),
   expected: ['fa0970a8ff382b160f63d4769f147703d7dc354b085cfe668318fe9613cfd274'],
-  notYetMoved: { files: ['src/database/sqlite-integer-parameters.ts'], installedFrom: "the SQLite gate's constructor" },
+  install: (dataSource) => {
+    if (isSqlite(dataSource)) bindIntegerParameters(dataSource);
+  },
 };
 
 const rawConnections: Piece<'data-source'> = {
   name: 'typeorm driver connections for array rows',
-  changes: "TransactionRunner.selectArrays reads the drivers' `databaseConnection` (better-sqlite3, raw statements) and `master` (pg Pool, rowMode 'array')",
+  changes: "reads the drivers' `databaseConnection` (better-sqlite3, raw statements) and `master` (pg Pool, rowMode 'array') for TransactionRunner.selectArrays; raw-connection.ts is the one reader",
   why: 'a 100-build page of GET /builds on SQLite 470 -> 260 µs (rows as arrays, docs/database.md)',
   checkedAgainst: { ...CHECKED, 'typeorm > pg': '8.23.1' },
   phase: 'data-source',
-  fingerprint: () => sha256Of([String(sqlite().createDatabaseConnection), String(postgres().connect)]),
-  expected: ['227c151bb48bc79cbdb5f41dd34a7268187e8c54b1f72704f6b160d1b8b6463e'],
-  notYetMoved: { files: ['src/database/transaction-runner.ts'], installedFrom: 'read by TransactionRunner.selectArrays, per request' },
+  // Where each field is set: the SQLite driver's connect() and createDatabaseConnection(), pg's connect().
+  fingerprint: () => sha256Of([String(sqlite().connect), String(sqlite().createDatabaseConnection), String(postgres().connect)]),
+  expected: ['3f78a9369a788ab92384145f2cf5e66fc01d7230b5de70c26e0f441a894608e5'],
 };
 
 export const pieces = [sqliteGate, integerParameters, rawConnections];
