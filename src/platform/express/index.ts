@@ -8,7 +8,6 @@ const CHECKED = { express: '5.2.1', [EXPRESS]: '5.2.1', '@nestjs/platform-expres
 interface ExpressInternals {
   (): unknown;
   application: Record<'handle' | 'set' | 'defaultConfiguration', unknown>;
-  response: Record<'send', unknown>;
 }
 /** Loaded when a fingerprint is taken, not with this list. */
 const expressModule = () => require(packageDir(EXPRESS)) as ExpressInternals;
@@ -42,15 +41,4 @@ const trustProxy: Piece<'app'> = {
   expected: ['b6e2c35763433285c4d2baf34f39b89cfc79491a2546dff72cf78b500a36372e'],
 };
 
-const etagFn: Piece<'app'> = {
-  name: "express 'etag fn' reader",
-  changes: "sendJsonText reads Express's compiled ETag function (an internal setting) to answer GET /builds as res.send would",
-  why: 'the Content-Type not parsed and formatted twice per list request (docs/decisions.md#item-36, send-json-text.spec compares byte for byte); goes with issue 23 chunk 5a',
-  checkedAgainst: CHECKED,
-  phase: 'app',
-  fingerprint: () => sha256Of([String(expressModule().application.set), String(expressModule().response.send)]),
-  expected: ['b0f50d788cef4a03568316fdf3e8fe006e61928f2c2296551fd15d1494646a0f'],
-  notYetMoved: { files: ['src/common/api/send-json-text.ts'], installedFrom: 'called by BuildsController.list (GET /builds)' },
-};
-
-export const pieces = [relayHttpAdapter, trustProxy, etagFn];
+export const pieces = [relayHttpAdapter, trustProxy];
