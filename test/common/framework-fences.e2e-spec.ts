@@ -94,39 +94,26 @@ describe('the engine room (src/platform): every piece fenced', () => {
   });
 });
 
-describe('framework internals the relay relies on (until chunk 3 turns them into fingerprints)', () => {
-  describe('Nest WsAdapter (UpgradeRoutingWsAdapter overrides these)', () => {
-    let http: Server;
-    beforeEach(() => (http = createServer()));
-    afterEach(() => http.close());
+describe('Nest WsAdapter as UpgradeRoutingWsAdapter uses it (public create() on a decoy server)', () => {
+  let decoy: Server;
+  beforeEach(() => (decoy = createServer()));
+  afterEach(() => decoy.close());
 
-    it('create() on the HTTP server (port 0) goes through ensureHttpServerExists(0, server) then addWsServerToRegistry(ws, 0, path)', async () => {
-      const calls: string[] = [];
-      class Probe extends WsAdapter {
-        protected override ensureHttpServerExists(port: number, httpServer?: Server) {
-          calls.push(`ensure:${port}:${httpServer === http}`);
-          // Pre-registering the server keeps the base class from adding its own 'upgrade' listener.
-          this.httpServersRegistry.set(port, httpServer!);
-          return httpServer;
-        }
-        protected override addWsServerToRegistry<T extends Record<'path', string>>(wsServer: T, port: number, path: string) {
-          super.addWsServerToRegistry(wsServer, port, path);
-          calls.push(`add:${port}:${path}:${wsServer.path}`); // the base class sets the ws server's path
+  it('create(0, { path }) makes a noServer ws server and listens on nothing but the server it was given', async () => {
+    const relay = createServer();
+    const adapter = new WsAdapter(decoy);
+    const server = adapter.create(0, { path: '/api/v1/things/:id/connect', perMessageDeflate: false }) as { options: { noServer?: boolean; perMessageDeflate?: boolean } };
+    // No port, no server of its own: the relay's 'upgrade' listener hands it the sockets (handleUpgrade).
+    expect(server.options).toMatchObject({ noServer: true, perMessageDeflate: false });
+    expect(decoy.listening).toBe(false);
+    expect(relay.listeners('upgrade')).toHaveLength(0);
+    await adapter.dispose();
+    expect(decoy.listening).toBe(false);
+  });
 
-        }
-      }
-      const adapter = new Probe(http);
-      adapter.create(0, { path: '/api/v1/things/:id/connect' });
-      expect(calls).toEqual(['ensure:0:true', 'add:0:/api/v1/things/:id/connect:/api/v1/things/:id/connect']);
-      expect(http.listeners('upgrade')).toHaveLength(0);
-      await adapter.dispose();
-    });
-
-    it('bindMessageHandlers(client, handlers, transform) and dispose() are still overridable methods', () => {
-      expect(typeof WsAdapter.prototype.bindMessageHandlers).toBe('function');
-      expect(WsAdapter.prototype.bindMessageHandlers.length).toBe(3);
-      expect(typeof WsAdapter.prototype.dispose).toBe('function');
-      expect((new WsAdapter(http) as unknown as { httpServersRegistry: unknown }).httpServersRegistry).toBeInstanceOf(Map);
-    });
+  it('bindMessageHandlers(client, handlers, transform), close(server) and dispose() are overridable methods', () => {
+    expect(WsAdapter.prototype.bindMessageHandlers.length).toBe(3);
+    expect(typeof WsAdapter.prototype.close).toBe('function');
+    expect(typeof WsAdapter.prototype.dispose).toBe('function');
   });
 });
