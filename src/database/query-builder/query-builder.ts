@@ -35,14 +35,14 @@ export class QueryBuilder {
     });
   }
 
-  /** The data source's builder (one per data source, with its prepared statements). */
+  /** The builder of the data source's dialect (one per dialect: a statement's text depends on nothing else). */
   static of(dataSource: DataSource): QueryBuilder {
-    let builder = builders.get(dataSource);
-    if (!builder) {
-      builder = new QueryBuilder(dataSource.options.type === 'postgres');
-      builders.set(dataSource, builder);
-    }
-    return builder;
+    return QueryBuilder.for(dataSource.options.type === 'postgres' ? 'postgres' : 'sqlite');
+  }
+
+  /** The dialect's builder, for a database reached without TypeORM (svc migrate's SQLite source). */
+  static for(dialect: 'sqlite' | 'postgres'): QueryBuilder {
+    return (builders[dialect] ??= new QueryBuilder(dialect === 'postgres'));
   }
 
   /**
@@ -61,13 +61,9 @@ export class QueryBuilder {
     return statement;
   }
 
-  /** A statement compiled as written, values and all: for one-off statements (the CLI's), never a hot path. */
-  compile<R>(query: Compilable<R>): CompiledQuery<R> {
-    return query.compile();
-  }
 }
 
-const builders = new WeakMap<DataSource, QueryBuilder>();
+const builders: Partial<Record<'sqlite' | 'postgres', QueryBuilder>> = {};
 
 /** A prepared statement's value, bound by name (a property of the values object) when it runs. */
 class StandIn {
