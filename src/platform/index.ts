@@ -1,5 +1,4 @@
 import type { AnyPiece } from './piece';
-import { pieces as busboy } from './busboy';
 import { pieces as express } from './express';
 import { pieces as pg } from './pg';
 import { pieces as tus } from './tus';
@@ -12,4 +11,4 @@ import { pieces as ws } from './ws';
  * "Engine room"). installPlatform() runs them by phase; the fences spec walks them. Loading this
  * list loads none of the packages it names.
  */
-export const PIECES: readonly AnyPiece[] = [...v8, ...express, ...pg, ...tus, ...busboy, ...ws, ...typeorm];
+export const PIECES: readonly AnyPiece[] = [...v8, ...express, ...pg, ...tus, ...ws, ...typeorm];
