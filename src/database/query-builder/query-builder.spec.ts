@@ -41,9 +41,8 @@ describe('QueryBuilder (compile-only Kysely)', () => {
     );
   });
 
-  it('one builder per dialect, whatever the data source', () => {
-    expect(QueryBuilder.of(new DataSource({ type: 'postgres' }))).toBe(QueryBuilder.for('postgres'));
-    expect(builderFor('better-sqlite3')).toBe(QueryBuilder.for('sqlite'));
-    expect(QueryBuilder.for('sqlite')).not.toBe(QueryBuilder.for('postgres'));
+  it('one builder per data source', () => {
+    const dataSource = new DataSource({ type: 'postgres' });
+    expect(QueryBuilder.of(dataSource)).toBe(QueryBuilder.of(dataSource));
   });
 });

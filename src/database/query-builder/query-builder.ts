@@ -35,14 +35,14 @@ export class QueryBuilder {
     });
   }
 
-  /** The builder of the data source's dialect (one per dialect: a statement's text depends on nothing else). */
+  /** The data source's builder (one per data source, with its prepared statements). */
   static of(dataSource: DataSource): QueryBuilder {
-    return QueryBuilder.for(dataSource.options.type === 'postgres' ? 'postgres' : 'sqlite');
-  }
-
-  /** The dialect's builder, for a database reached without TypeORM (svc migrate's SQLite source). */
-  static for(dialect: 'sqlite' | 'postgres'): QueryBuilder {
-    return (builders[dialect] ??= new QueryBuilder(dialect === 'postgres'));
+    let builder = builders.get(dataSource);
+    if (!builder) {
+      builder = new QueryBuilder(dataSource.options.type === 'postgres');
+      builders.set(dataSource, builder);
+    }
+    return builder;
   }
 
   /**
@@ -61,9 +61,13 @@ export class QueryBuilder {
     return statement;
   }
 
+  /** A statement compiled as written, values and all: for one-off statements (the CLI's), never a hot path. */
+  compile<R>(query: Compilable<R>): CompiledQuery<R> {
+    return query.compile();
+  }
 }
 
-const builders: Partial<Record<'sqlite' | 'postgres', QueryBuilder>> = {};
+const builders = new WeakMap<DataSource, QueryBuilder>();
 
 /** A prepared statement's value, bound by name (a property of the values object) when it runs. */
 class StandIn {
