@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { sql, type Insertable } from 'kysely';
 import { EntityManager, In, Repository } from 'typeorm';
+import { SqlParameters } from '../database/sql-parameters';
 import { AtOrBefore } from '../database/timestamp.column';
 import { forUpdate } from '../database/row-lock';
 import { TransactionRunner } from '../database/transaction-runner';
 import { QueryBuilder } from '../database/query-builder/query-builder';
-import type { Database } from '../database/query-builder/tables';
 import { listed, pageIds, PageValues, pageValues, shapeOf, totalOf } from './build-list-statements';
 import { BuildEntity } from './build.entity';
 import type { BuildStatus, Platform, StatusActor } from './build-status';
@@ -67,7 +66,7 @@ export interface ListedBuild {
 }
 
 /**
- * A builds row with its uploader and icon, as an array in the order build-list-statements.ts `listed` selects (PostgreSQL gives
+ * A builds row with its uploader and icon, as an array in LISTED_COLUMNS' order (PostgreSQL gives
  * bigint columns as strings, SQLite a boolean as 0 or 1).
  */
 type ListedValues = [
@@ -137,13 +136,13 @@ export class BuildsRepository {
   }
 
   /**
-   * The upload's three inserts are prepared statements (insertRow): `save()` and `insert()` build
-   * each statement through TypeORM's query builder (entity metadata walk, value maps, RETURNING
-   * handling), which was the largest single part of a small upload's CPU. Values are bound as the columns store
+   * The upload's three inserts are hand-written: `save()` and `insert()` build each statement
+   * through TypeORM's query builder (entity metadata walk, value maps, RETURNING handling), which
+   * was the largest single part of a small upload's CPU. Values are bound as the columns store
    * them (timestamps as epoch milliseconds, see timestamp.column.ts).
    */
   async insert(values: Omit<BuildEntity, 'id' | 'app'>, manager: EntityManager): Promise<BuildEntity> {
-    const rows = await this.insertRow(manager, 'builds', {
+    const rows: { id: number | string }[] = await insertRow(manager, 'builds', {
       app_id: values.appId,
       name: values.name,
       version_name: values.versionName,
@@ -158,7 +157,7 @@ export class BuildsRepository {
       uploaded_at: values.uploadedAt.getTime(),
       completed_at: values.completedAt?.getTime() ?? null,
       delete_after: values.deleteAfter?.getTime() ?? null,
-    });
+    }, 'id');
     return Object.assign(new BuildEntity(), values, { id: Number(rows[0].id) });
   }
 
@@ -167,7 +166,7 @@ export class BuildsRepository {
     entry: { buildId: number; from: BuildStatus | null; to: BuildStatus | null; by: StatusActor; at: Date },
     manager: EntityManager,
   ): Promise<void> {
-    await this.insertRow(manager, 'build_status_changes', {
+    await insertRow(manager, 'build_status_changes', {
       build_id: entry.buildId,
       from_status: entry.from,
       to_status: entry.to,
@@ -179,7 +178,7 @@ export class BuildsRepository {
   }
 
   async insertIcon(icon: BuildIconEntity, manager: EntityManager): Promise<void> {
-    await this.insertRow(manager, 'build_icons', {
+    await insertRow(manager, 'build_icons', {
       build_id: icon.buildId,
       mime: icon.mime,
       sha256: icon.sha256,
@@ -192,19 +191,15 @@ export class BuildsRepository {
   }
 
   /** The icon of the app's most recently uploaded build that has one. */
-  async latestIconOfApp(appId: number): Promise<BuildIconEntity | null> {
-    const statement = this.sql.prepare('builds.latestIcon', (v: { appId: number }) =>
-      this.sql.db
-        .selectFrom('build_icons as i')
-        .innerJoin('builds as b', 'b.id', 'i.build_id')
-        .select(['i.build_id', 'i.mime', 'i.sha256', 'i.data_base64'])
-        .where('b.app_id', '=', v.appId)
-        .orderBy('b.uploaded_at', 'desc')
-        .orderBy('b.id', 'desc')
-        .limit(sql.lit(1)),
-    );
-    const [row] = await statement.run<{ build_id: number | string; mime: string; sha256: string; data_base64: string }>(this.builds, { appId });
-    return row ? Object.assign(new BuildIconEntity(), { buildId: Number(row.build_id), mime: row.mime, sha256: row.sha256, dataBase64: row.data_base64 }) : null;
+  latestIconOfApp(appId: number): Promise<BuildIconEntity | null> {
+    return this.builds.manager
+      .getRepository(BuildIconEntity)
+      .createQueryBuilder('i')
+      .innerJoin(BuildEntity, 'b', 'b.id = i.build_id')
+      .where('b.app_id = :appId', { appId })
+      .orderBy('b.uploaded_at', 'DESC')
+      .addOrderBy('b.id', 'DESC')
+      .getOne();
   }
 
   /** A build's status history, oldest first, with the live account of each author where it still exists. */
@@ -288,21 +283,29 @@ export class BuildsRepository {
 
   /** Each app's latest build (by upload time, then id), in one query. */
   async latestPerApp(): Promise<LatestBuild[]> {
-    const statement = this.sql.prepare('builds.latestPerApp', () =>
-      this.sql.db
-        .selectFrom((db) => db.selectFrom('builds as b1').select('b1.app_id').distinct().as('x'))
-        .innerJoin('builds as b', (join) =>
-          join.on((eb) =>
-            eb(
-              'b.id',
-              '=',
-              eb.selectFrom('builds as b2').select('b2.id').whereRef('b2.app_id', '=', 'x.app_id').orderBy('b2.uploaded_at', 'desc').orderBy('b2.id', 'desc').limit(sql.lit(1)),
-            ),
-          ),
-        )
-        .select(['b.id', 'b.app_id', 'b.version_name', 'b.build_number', 'b.status_label', 'b.uploaded_at']),
-    );
-    const rows = await statement.run<LatestRow>(this.builds, {});
+    const latestId = this.builds
+      .createQueryBuilder()
+      .subQuery()
+      .select('b2.id')
+      .from(BuildEntity, 'b2')
+      .where('b2.app_id = x.app_id')
+      .orderBy('b2.uploaded_at', 'DESC')
+      .addOrderBy('b2.id', 'DESC')
+      .limit(1)
+      .getQuery();
+    const rows = await this.builds.manager
+      .createQueryBuilder()
+      .from((qb) => qb.select('DISTINCT b1.app_id', 'app_id').from(BuildEntity, 'b1'), 'x')
+      .innerJoin(BuildEntity, 'b', `b.id = ${latestId}`)
+      .select([
+        'b.id AS id',
+        'b.app_id AS app_id',
+        'b.version_name AS version_name',
+        'b.build_number AS build_number',
+        'b.status_label AS status_label',
+        'b.uploaded_at AS uploaded_at',
+      ])
+      .getRawMany<LatestRow>();
     return rows.map((row) => ({
       id: Number(row.id),
       appId: Number(row.app_id),
@@ -317,20 +320,25 @@ export class BuildsRepository {
     return this.builds.find({ where: { deleteAfter: AtOrBefore(now) }, select: { id: true, fileName: true } });
   }
 
+  /** Every build's id and stored file name, as plain rows (the orphan sweep reads all of them). */
   /** How many builds have each review status (null = none set), for the metrics gauge. */
   async countByStatus(): Promise<{ status: BuildStatus | null; count: number }[]> {
-    const statement = this.sql.prepare('builds.countByStatus', () =>
-      this.sql.db.selectFrom('builds as b').select((eb) => ['b.status_label as status', eb.fn.countAll().as('count')]).groupBy('b.status_label'),
-    );
-    const rows = await statement.run<{ status: BuildStatus | null; count: string | number }>(this.builds, {});
+    const rows = await this.builds
+      .createQueryBuilder('b')
+      .select('b.status_label', 'status')
+      .addSelect('COUNT(*)', 'count')
+      .groupBy('b.status_label')
+      .getRawMany<{ status: BuildStatus | null; count: string | number }>();
     return rows.map((r) => ({ status: r.status, count: Number(r.count) }));
   }
 
-  /** Every build's id and stored file name, as plain rows (the orphan sweep reads all of them). */
   async allFiles(): Promise<Pick<BuildEntity, 'id' | 'fileName'>[]> {
-    const statement = this.sql.prepare('builds.allFiles', () => this.sql.db.selectFrom('builds as b').select(['b.id', 'b.file_name']));
-    const rows = await statement.run<{ id: number | string; file_name: string }>(this.builds, {});
-    return rows.map((r) => ({ id: Number(r.id), fileName: r.file_name }));
+    const rows = await this.builds
+      .createQueryBuilder('b')
+      .select('b.id', 'id')
+      .addSelect('b.file_name', 'fileName')
+      .getRawMany<{ id: number | string; fileName: string }>();
+    return rows.map((r) => ({ id: Number(r.id), fileName: r.fileName }));
   }
 
   /** Deletes every build of an app (joining the caller's transaction); returns what was deleted. */
@@ -353,20 +361,13 @@ export class BuildsRepository {
       return present;
     });
   }
+}
 
-  /**
-   * One INSERT of `row` (column → value) into `table`, prepared once per table (every caller names
-   * all its columns); a build's insert returns its id.
-   */
-  private insertRow<T extends 'builds' | 'build_status_changes' | 'build_icons'>(
-    manager: EntityManager,
-    table: T,
-    row: Insertable<Database[T]>,
-  ): Promise<{ id: number | string }[]> {
-    const statement = this.sql.prepare(`insert ${table}`, (v: Insertable<Database[T]>) => {
-      const insert = this.sql.db.insertInto(table).values(Object.fromEntries(Object.keys(row).map((column) => [column, v[column as keyof typeof v]])) as never);
-      return table === 'builds' ? insert.returning('id' as never) : insert;
-    });
-    return statement.run(manager, row);
-  }
+/** One INSERT of `row` (column → value) into `table`, returning the `returning` column's rows when named. */
+function insertRow<T>(manager: EntityManager, table: string, row: Record<string, unknown>, returning?: string): Promise<T> {
+  const sql = SqlParameters.for(manager);
+  const columns = Object.keys(row);
+  const placeholders = columns.map((column) => sql.add(row[column]));
+  const tail = returning ? ` RETURNING ${returning}` : '';
+  return manager.query(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${placeholders.join(', ')})${tail}`, sql.values());
 }
