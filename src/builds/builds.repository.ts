@@ -5,8 +5,6 @@ import { SqlParameters } from '../database/sql-parameters';
 import { AtOrBefore } from '../database/timestamp.column';
 import { forUpdate } from '../database/row-lock';
 import { TransactionRunner } from '../database/transaction-runner';
-import { QueryBuilder } from '../database/query-builder/query-builder';
-import { listed, pageIds, PageValues, pageValues, shapeOf, totalOf } from './build-list-statements';
 import { BuildEntity } from './build.entity';
 import type { BuildStatus, Platform, StatusActor } from './build-status';
 import { BuildStatusChangeEntity } from './build-status-change.entity';
@@ -42,6 +40,23 @@ interface LatestRow {
  * which a page would read 20 times for nothing.
  */
 export type ShownBuild = Omit<BuildEntity, 'app' | 'fileName' | 'originalName' | 'fileSize'>;
+
+const SHOWN_COLUMNS = [
+  'id',
+  'app_id',
+  'name',
+  'version_name',
+  'build_number',
+  'version_label',
+  'status_label',
+  'platform',
+  'bundle_id',
+  'uploaded_at',
+  'completed_at',
+  'delete_after',
+]
+  .map((column) => `b.${column}`)
+  .join(', ');
 
 /**
  * Who uploaded a build (the author of its first status-history entry): the live account while it
@@ -91,6 +106,15 @@ type ListedValues = [
   hasIcon: number | boolean,
 ];
 
+/** The build, its upload entry and that entry's live account, and whether it has an icon. */
+const LISTED_COLUMNS = `${SHOWN_COLUMNS}, s.id AS upload_id, s.changed_by_id AS uploader_id,
+  s.changed_by_display_name AS kept_name, s.changed_by_email AS kept_email, u.display_name AS user_name,
+  u.email AS user_email, EXISTS (SELECT 1 FROM build_icons i WHERE i.build_id = b.id) AS has_icon`;
+
+/** Joins for LISTED_COLUMNS onto `builds b`: the first history entry by the build_id index, its author by primary key. */
+const LISTED_JOINS = ` LEFT JOIN build_status_changes s ON s.id = (SELECT MIN(f.id) FROM build_status_changes f WHERE f.build_id = b.id)
+  LEFT JOIN users u ON u.id = s.changed_by_id`;
+
 function listedFromValues(values: unknown[]): ListedBuild {
   const [id, appId, name, versionName, buildNumber, versionLabel, statusLabel, platform, bundleId, uploadedAt, completedAt, deleteAfter,
     uploadId, uploaderId, keptName, keptEmail, userName, userEmail, hasIcon] = values as ListedValues;
@@ -120,15 +144,10 @@ function listedFromValues(values: unknown[]): ListedBuild {
 /** Builds' rows. Multi-step writes go through the shared TransactionRunner (one at a time on SQLite). */
 @Injectable()
 export class BuildsRepository {
-  /** The hand-written statements' builder (compile-only Kysely, in the data source's dialect). */
-  private readonly sql: QueryBuilder;
-
   constructor(
     @InjectRepository(BuildEntity) private readonly builds: Repository<BuildEntity>,
     private readonly transactions: TransactionRunner,
-  ) {
-    this.sql = QueryBuilder.of(builds.manager.connection);
-  }
+  ) {}
 
   /** Runs `work` in a transaction of the shared runner. */
   inWriteTransaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
@@ -232,27 +251,40 @@ export class BuildsRepository {
    * through the query builder or the entity hydrator, which cost more than the queries.
    */
   async findPage(query: BuildPageQuery): Promise<{ items: ListedBuild[]; total: number }> {
-    const values = pageValues(query);
-    const ids = this.sql.prepare(`builds.page ${shapeOf(query)}`, (v: PageValues) => pageIds(this.sql.db, v, query));
-    const idRows = await ids.run<{ id: number | string; total: number | string }>(this.builds, values);
+    const sql = SqlParameters.for(this.builds.manager);
+    // Placeholders are added in the order they appear in the text (SQLite's `?` are positional).
+    const total = totalOf(query, sql);
+    const filter = whereOf(query, sql);
+    const dir = query.dir === 'asc' ? 'ASC' : 'DESC';
+    // Unset values sort last either way, on SQLite and PostgreSQL alike; id breaks ties so pages are
+    // stable. uploaded_at is never null, so it needs no NULLS clause (and keeps to its index).
+    const nulls = query.sort === 'uploaded_at' ? '' : ' NULLS LAST';
+    const idRows: { id: number | string; total: number | string }[] = await this.builds.query(
+      `SELECT b.id, (${total}) AS total FROM builds b${filter} ORDER BY b.${query.sort} ${dir}${nulls}, b.id ${dir} LIMIT ${sql.add(query.limit)} OFFSET ${sql.add(query.page * query.limit)}`,
+      sql.values(),
+    );
     if (idRows.length) return { items: await this.listedInOrder(idRows.map((row) => Number(row.id))), total: Number(idRows[0].total) };
     // No row on the page: nothing matches at all on the first page, else the page is past the end
     // and the count is asked alone.
     if (query.page === 0) return { items: [], total: 0 };
-    const alone = this.sql.prepare(`builds.total ${shapeOf(query)}`, (v: PageValues) => totalOf(this.sql.db, v, query));
-    const [row] = await alone.run<{ total: number | string }>(this.builds, values);
+    const alone = SqlParameters.for(this.builds.manager);
+    const [row] = await this.builds.query(totalOf(query, alone), alone.values());
     return { items: [], total: Number(row.total) };
   }
 
   /**
-   * These builds with their uploader and icon, in the order given (build-list-statements.ts
-   * `listed`). Read as arrays (TransactionRunner.selectArrays): at 100 rows the drivers' row
-   * objects cost more than the statement.
+   * These builds with their uploader and icon, in the order given. No ORDER BY: the ids already
+   * are the page's order, and sorting in SQL would be a sort step per request (test/builds/list-plans).
+   * Read as arrays (TransactionRunner.selectArrays): at 100 rows the drivers' row objects cost
+   * more than the statement.
    */
   private async listedInOrder(ids: number[]): Promise<ListedBuild[]> {
     if (!ids.length) return [];
-    const statement = this.sql.prepare(`builds.listed ${ids.length}`, (v: number[]) => listed(this.sql.db, v, ids.length));
-    const rows = await this.transactions.selectArrays(statement.sql, statement.parameters(ids));
+    const sql = SqlParameters.for(this.builds.manager);
+    const rows = await this.transactions.selectArrays(
+      `SELECT ${LISTED_COLUMNS} FROM builds b${LISTED_JOINS} WHERE b.id IN (${ids.map((id) => sql.add(id)).join(', ')})`,
+      sql.values(),
+    );
     const byId = new Map(rows.map((row) => [Number(row[0]), row]));
     return ids.flatMap((id) => {
       const row = byId.get(id);
@@ -361,6 +393,35 @@ export class BuildsRepository {
       return present;
     });
   }
+}
+
+/** The statement that counts every match: the maintained counts, or the rows themselves for a search term. */
+function totalOf(query: BuildPageQuery, sql: SqlParameters): string {
+  if (query.q) return `SELECT COUNT(*) AS total FROM builds b${whereOf(query, sql)}`;
+  const counted: string[] = [];
+  if (query.platform) counted.push(`c.platform = ${sql.add(query.platform)}`);
+  if (query.status) counted.push(`c.status_key = ${sql.add(query.status)}`);
+  if (query.appId !== undefined) counted.push(`c.app_id = ${sql.add(query.appId)}`);
+  return `SELECT COALESCE(SUM(c.n), 0) AS total FROM build_counts c${counted.length ? ` WHERE ${counted.join(' AND ')}` : ''}`;
+}
+
+/** The list's filters on `builds b`, as a WHERE clause (or nothing), its values added to `sql`. */
+function whereOf(query: BuildPageQuery, sql: SqlParameters): string {
+  const where: string[] = [];
+  // LOWER() folds ASCII letters only on SQLite (and on PostgreSQL's COLLATE "C" column): fold the term the same way.
+  if (query.q) where.push(`LOWER(b.version_name) LIKE ${sql.add(`%${escapeLike(asciiLowerCase(query.q))}%`)} ESCAPE '\\'`);
+  if (query.platform) where.push(`b.platform = ${sql.add(query.platform)}`);
+  if (query.status) where.push(`b.status_label = ${sql.add(query.status)}`);
+  if (query.appId !== undefined) where.push(`b.app_id = ${sql.add(query.appId)}`);
+  return where.length ? ` WHERE ${where.join(' AND ')}` : '';
+}
+
+function asciiLowerCase(text: string): string {
+  return text.replace(/[A-Z]/g, (c) => c.toLowerCase());
+}
+
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
 /** One INSERT of `row` (column → value) into `table`, returning the `returning` column's rows when named. */
