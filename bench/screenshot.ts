@@ -10,7 +10,7 @@
  * a third set of the same agents answering the same `screenshot` requests to a `ws` server in a worker
  * thread of this process that plays the relay's side of the protocol (no HTTP, no relay process).
  * The relay's ratio is printed against both; the verdict against the plain HTTP server (the stricter)
- * stays, and the one against the protocol baseline is printed beside it (see docs/performance.md).
+ * stays, and the one against the protocol baseline is printed beside it (see docs/decisions.md#two-direct-baselines).
  * A third party in the same run, "hop": the same agents (a second set of them) behind the least a
  * relay can be (bench/baselines/screenshot-hop.js: node:http + ws in a process of its own), so the
  * cost of the extra process and loopback hop is told apart from the relay's own.
@@ -18,7 +18,7 @@
  * the relay's CPU time per screenshot and its peak RSS. Before the rounds, every party is loaded once
  * with BENCH_AGENTS clients for BENCH_WARMUP_SECONDS (4; 0 skips it), unrecorded: the relay and the hop
  * are fresh processes, and their first seconds of load were V8 compiling the hot paths (the relay's
- * CPU per screenshot 1.44 ms in the first round against 0.94 and 0.81 after, docs/performance.md item 47). BENCH_PROFILE=<dir> writes a CPU profile of the relay.
+ * CPU per screenshot 1.44 ms in the first round against 0.94 and 0.81 after, docs/decisions.md#item-47). BENCH_PROFILE=<dir> writes a CPU profile of the relay.
  * Run: npm run bench:screenshot   (not part of npm test)
  */
 import { ChildProcess, spawn } from 'node:child_process';

@@ -24,17 +24,12 @@ import {
   MAX_MESSAGE_BYTES,
   parseAgentMessage,
 } from './protocol/agent-protocol';
-import { payloadPool } from './protocol/payload-pool';
-import { sliceBinaryFrames } from './protocol/sliced-binary-frames';
 import { AgentResourcesService } from './resources/agent-resources.service';
 
 interface AgentUpgrade {
   name: string;
   issuer: AgentIssuer;
 }
-
-/** Said once per process: the slicing is an optimisation, the relay works without it. */
-let slicingUnavailableLogged = false;
 
 /** Malformed frames logged per connection before going quiet (a flood must not flood the log). */
 const MALFORMED_LOG_LIMIT = 5;
@@ -74,13 +69,9 @@ export class AgentGateway implements OnGatewayInit, OnGatewayConnection, BeforeA
     previous?.close(CloseCode.replaced, 'replaced');
     this.locator.connected(connection.name);
     this.heartbeat?.track(socket);
-    // Binary messages arrive as their fragments, not joined, each fragment a slice of a socket read:
-    // a screenshot's bytes are never copied into a new buffer on their way through.
+    // Binary messages arrive as their fragments, not joined; with this binaryType the engine room's ws
+    // piece (src/platform/ws) reads them as slices of the socket's reads or into pooled payloads.
     socket.binaryType = 'fragments';
-    if (!sliceBinaryFrames(socket, payloadPool) && !slicingUnavailableLogged) {
-      slicingUnavailableLogged = true;
-      this.logger.warn('ws internals are not the expected ones: agent binary frames are copied as ws does by default');
-    }
     let malformed = 0;
     socket.on('message', (data: RawData, isBinary: boolean) => {
       const message = parseAgentMessage(data as Buffer | Buffer[], isBinary);

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { PayloadPool } from '../platform/ws/payload-pool';
 import { AgentDirectory } from './agent-directory.service';
 import { AgentMetrics } from './agent-metrics';
 import { AgentGateway } from './agent.gateway';
@@ -28,7 +29,9 @@ import { AgentResourcesService } from './resources/agent-resources.service';
     AgentResourcesService,
     AgentMetrics,
     AgentStatusService,
+    // Filled by the agent sockets (the ws piece takes it at start-up), handed back by whoever wrote a screenshot.
+    { provide: PayloadPool, useFactory: () => new PayloadPool() },
   ],
-  exports: [AgentDirectory, AgentLocator, AgentRouter, AgentRpcService, AgentResourcesService],
+  exports: [AgentDirectory, AgentLocator, AgentRouter, AgentRpcService, AgentResourcesService, PayloadPool],
 })
 export class AgentsModule {}

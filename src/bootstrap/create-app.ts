@@ -1,6 +1,6 @@
 import { RequestMethod } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { NestExpressApplication } from '@nestjs/platform-express';
+import { ExpressAdapter, NestExpressApplication } from '@nestjs/platform-express';
 import { json, type RequestHandler } from 'express';
 import { readFileSync } from 'node:fs';
 import { AppModule, type ExtraImports } from '../app.module';
@@ -10,7 +10,6 @@ import { Clock } from '../common/clock';
 import { shareConnectionsByAddress } from '../common/net/connection-shares';
 import { CredentialExpiry } from '../common/net/credential-expiry';
 import { isLoopback } from '../common/net/ip-address';
-import type { TrustFn } from '../common/net/relay-host';
 import { hasRequestBody, requestDeadline } from '../common/net/request-deadline';
 import { UpgradeRoutingWsAdapter } from '../common/net/upgrade-routing-ws-adapter';
 import { rejectMalformedJson } from '../common/validation/well-formed-input';
@@ -23,7 +22,8 @@ import { RelayMetrics } from '../metrics/relay-metrics';
 import { applyServerTimeouts, headersCheckIntervalMs, requestIdleTimeout } from './http-timeouts';
 import { serveDashboard } from '../dashboard/dashboard';
 import { setupOpenApi } from './openapi';
-import { RelayHttpAdapter } from './relay-http-adapter';
+import { appTrustProxy } from '../platform/express/trust-proxy';
+import { installPlatform } from '../platform/install';
 
 export const API_PREFIX = 'api/v1';
 
@@ -67,7 +67,7 @@ function jsonBodies(): RequestHandler {
  * loopback while a tunnel is known (cloudflared, ngrok and Tailscale connect from loopback).
  */
 function sharedFrontDoors(app: NestExpressApplication): (address: string) => boolean {
-  const trust = app.getHttpAdapter().getInstance().get('trust proxy fn') as TrustFn;
+  const trust = appTrustProxy(app);
   const tunnel = app.get(TunnelUrl);
   return (address) => trust(address, 0) || (tunnel.current() !== null && isLoopback(address));
 }
@@ -86,13 +86,17 @@ export async function createRelayApp(
     config.tlsCert && config.tlsKey
       ? { cert: readFileSync(config.tlsCert), key: readFileSync(config.tlsKey), handshakeTimeout: config.limits.headersTimeoutMs }
       : undefined;
-  const adapter = new RelayHttpAdapter({ connectionsCheckingInterval: headersCheckIntervalMs(config.limits) });
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, logger, extraImports), adapter, {
+  // The engine room's HTTP adapter (src/platform/express), given the server options Node reads only
+  // at creation; Nest's own adapter without it.
+  const serverOptions = { connectionsCheckingInterval: headersCheckIntervalMs(config.limits) };
+  const { adapter } = installPlatform('http-adapter', { adapter: null, serverOptions });
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, logger, extraImports), adapter ?? new ExpressAdapter(), {
     logger,
     bodyParser: false,
     httpsOptions,
     abortOnError: false,
   });
+  installPlatform('app', app);
   app.set('trust proxy', config.trustProxy);
   app.disable('x-powered-by');
   applyServerTimeouts(app.getHttpServer(), config.limits);

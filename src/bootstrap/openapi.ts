@@ -29,7 +29,7 @@ const API_DOCS_CSP = documentCsp("'self' 'unsafe-inline'");
 /**
  * OpenAPI JSON at /api/v1/openapi.json, browsable at /api/docs. The document is built on the first
  * request for it, not at boot: scanning every controller and DTO was ~0.5 s of each start
- * (docs/performance.md, cold start) and its result sat in memory unused by most relays.
+ * (docs/decisions.md#item-12) and its result sat in memory unused by most relays.
  * The page is on the dashboard's origin and "Try it out" sends the session cookie, so it gets the
  * dashboard's security headers (no framing, no sniffing), and so do its assets and the document.
  */

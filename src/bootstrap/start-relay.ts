@@ -4,9 +4,8 @@ import { describeTightened, keepNewFilesPrivate, tightenDataFolder } from '../co
 import { RelayConfig } from '../config/relay-config';
 import { JsonLogger } from '../logging/json-logger';
 import { RelayHostDetailsService } from '../relay/relay-host-details.service';
+import { installPlatform } from '../platform/install';
 import { createRelayApp } from './create-app';
-import { widenHeapGrowth } from './heap-growth';
-import { releaseStartUpMemory } from './start-up-memory';
 import { logUnhandledRejections } from './unhandled-rejections';
 
 /** Creates the relay and starts listening on the configured host and port. */
@@ -24,10 +23,10 @@ export async function startRelay(
 }
 
 /**
- * startRelay() for a process that is the relay (npm start, `svc relay`): V8 tuned for it around the
- * start (heap growth before, the start-up's young generation given back after), and everything it
- * writes kept from other local users (umask 077, the data folder tightened). Relays built inside a
- * test process leave that process's V8 and umask alone.
+ * startRelay() for a process that is the relay (npm start, `svc relay`): the engine room's 'process'
+ * pieces (V8 tuned for it around the start: heap growth before, the start-up's young generation
+ * given back after listening), and everything it writes kept from other local users (umask 077,
+ * the data folder tightened). Relays built inside a test process leave that process's V8 and umask alone.
  */
 export async function startRelayProcess(config: RelayConfig, logger: JsonLogger): Promise<NestExpressApplication> {
   // An unhandled rejection is logged, not fatal (unhandled-rejections.ts).
@@ -35,8 +34,9 @@ export async function startRelayProcess(config: RelayConfig, logger: JsonLogger)
   keepNewFilesPrivate();
   const tightened = describeTightened(config.dataDir, tightenDataFolder(config));
   if (tightened) logger.warn(tightened, 'FileModes');
-  widenHeapGrowth();
+  let listened!: () => void;
+  installPlatform('process', { logger, listening: new Promise<void>((resolve) => (listened = resolve)) });
   const app = await startRelay(config, logger);
-  releaseStartUpMemory(logger);
+  listened();
   return app;
 }

@@ -2,7 +2,6 @@ import { Body, Controller, Delete, Get, Header, HttpCode, Param, Patch, Post, Qu
 import { ApiCreatedResponse, ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { ApiFileResponse, ApiMultipartBody, binaryFile } from '../common/api/files';
-import { sendJsonText } from '../common/api/send-json-text';
 import { ApiErrors, OkResponse } from '../common/api/responses';
 import { Auth } from '../common/auth/auth.decorator';
 import type { Principal } from '../common/auth/principal';
@@ -22,7 +21,6 @@ import {
   BuildList,
   BuildStatusChange,
   BuildSummary,
-  buildListJson,
   DeletionScheduled,
   toBuildResponse,
   toBuildStatusChange,
@@ -60,15 +58,18 @@ export class BuildsController {
     return toBuildSummary(await this.intake.receive(req, principal));
   }
 
-  // The body is BuildList written as JSON text by the mapper (buildListJson): no object per item,
-  // sent as Express would send it (sendJsonText), without its Content-Type round trips.
+  // Sent through @Res() as a Buffer with its Content-Type set first: Express's res.send still adds
+  // the ETag, answers a fresh If-None-Match with 304 and HEAD without a body, but neither parses nor
+  // formats the Content-Type as Nest's @Header and res.json would (docs/decisions.md#item-36).
   @Get()
   @Auth({ cookie: true, pat: 'builds:write' })
   @ApiOkResponse({ type: BuildList })
   @ApiErrors(400, 401, 403)
   async list(@Query() query: ListBuildsQuery, @Res() res: Response): Promise<void> {
     const page = await this.query.list(query);
-    sendJsonText(res, buildListJson(page.items, page.total));
+    const body: BuildList = { items: page.items.map(toBuildResponse), total: page.total };
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    res.send(Buffer.from(JSON.stringify(body)));
   }
 
   @Get(':id')

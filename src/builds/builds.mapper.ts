@@ -124,37 +124,6 @@ export function toBuildResponse({ build, uploader, hasIcon, flags }: ListedBuild
   };
 }
 
-/**
- * GET /builds' body as JSON text: exactly `JSON.stringify({ items: items.map(toBuildResponse), total })`
- * (builds.mapper.spec holds it to that), written straight from the builds. On a 100-item page the
- * response objects and their serialisation cost more than the statement that reads the rows.
- */
-export function buildListJson(items: ListedBuild[], total: number): string {
-  let body = '{"items":[';
-  for (let i = 0; i < items.length; i++) {
-    const { build, uploader, hasIcon, flags } = items[i];
-    body +=
-      `${i ? ',' : ''}{"id":${build.id},"app_id":${build.appId},"name":${jsonText(build.name)},` +
-      `"version_name":${jsonText(build.versionName)},"build_number":${jsonText(build.buildNumber)},` +
-      `"version_label":${jsonText(build.versionLabel)},"status_label":${jsonText(build.statusLabel)},` +
-      `"platform":${jsonText(build.platform)},"bundle_id":${jsonText(build.bundleId)},` +
-      `"uploaded_at":"${isoWithMillis(build.uploadedAt)}","completed_at":${jsonTime(build.completedAt)},` +
-      `"delete_after":${jsonTime(build.deleteAfter)},"uploaded_by":${uploader ? jsonText(shownName(uploader)) : 'null'},` +
-      `"uploaded_by_id":${uploader?.id ?? 'null'},"icon_url":${hasIcon ? `"/api/v1/builds/${build.id}/icon"` : 'null'},` +
-      // The stored text is JSON the relay wrote (JSON.stringify of the flags): copied as it is.
-      `"flags":${flags ?? '[]'}}`;
-  }
-  return `${body}],"total":${total}}`;
-}
-
-function jsonText(text: string | null): string {
-  return text === null ? 'null' : JSON.stringify(text);
-}
-
-function jsonTime(date: Date | null): string {
-  return date ? `"${isoWithMillis(date)}"` : 'null';
-}
-
 /** The live account while it exists (a renamed member shows the new name), else what the entry kept. */
 function authorOf(entry: BuildStatusChangeEntity): Pick<UserEntity, 'displayName' | 'email'> {
   return entry.changedBy ?? { displayName: entry.changedByDisplayName, email: entry.changedByEmail };

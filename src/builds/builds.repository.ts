@@ -248,7 +248,7 @@ export class BuildsRepository {
 
   /**
    * One page of builds with their uploader and icon, and the count of every match
-   * (docs/performance.md). The total comes from `build_counts` (kept by triggers) unless a search
+   * (docs/decisions.md#item-3). The total comes from `build_counts` (kept by triggers) unless a search
    * term makes the rows themselves the only answer. The page's ids come first, from an index alone
    * (on a deep page SQLite steps over index entries, never rows), with the total alongside as a
    * scalar sub-select (evaluated once; one round trip less on PostgreSQL); then one statement reads

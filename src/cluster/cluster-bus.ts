@@ -43,7 +43,7 @@ export class ClusterBus implements OnModuleInit, OnModuleDestroy {
     // Commands fail fast while Redis is away (no queue growing without bound); the client reconnects by itself.
     const options = { maxRetriesPerRequest: 1, enableOfflineQueue: true, lazyConnect: false };
     // Loaded only when Redis is configured: a relay alone never needs the client (start-up time and
-    // idle memory, docs/performance.md).
+    // idle memory, docs/decisions.md#s1).
     const { default: RedisClient } = require('ioredis') as typeof import('ioredis');
     this.commands = new RedisClient(config.redis.url, options);
     this.subscriber = new RedisClient(config.redis.url, options);

@@ -14,7 +14,7 @@ const MIGRATIONS = [join(__dirname, 'migrations', '*.{ts,js}')];
  * PostgreSQL kept choosing custom plans for the list's page-ids statement (its parameterised
  * OFFSET makes the generic plan's estimate look worse), so each GET /builds paid 0.1–0.2 ms of
  * planning for 0.06–0.3 ms of execution; the generic plans of every list variant are the custom
- * ones' shapes at 100,000 builds (docs/performance.md P7), and test/builds/list-plans explains the
+ * ones' shapes at 100,000 builds (docs/decisions.md#p7), and test/builds/list-plans explains the
  * generic plan of each statement the list sends.
  */
 export const POSTGRES_SESSION_OPTIONS = '-c plan_cache_mode=force_generic_plan';
@@ -30,7 +30,7 @@ function connectionOptions(): string {
 export function dataSourceOptions(config: Pick<RelayConfig, 'database'>): DataSourceOptions {
   if (config.database.type === 'postgres') {
     // Loaded here so that a relay on SQLite never loads pg.
-    const { PreparingClient } = require('./prepared-client') as typeof import('./prepared-client');
+    const { PreparingClient } = require('../platform/pg/prepared-client') as typeof import('../platform/pg/prepared-client');
     return {
       type: 'postgres',
       url: config.database.url,

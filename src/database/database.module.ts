@@ -1,6 +1,8 @@
 import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import { RelayConfig } from '../config/relay-config';
+import { installPlatform } from '../platform/install';
 import { dataSourceOptions } from './data-source-options';
 import { TransactionRunner } from './transaction-runner';
 
@@ -11,6 +13,8 @@ import { TransactionRunner } from './transaction-runner';
     TypeOrmModule.forRootAsync({
       inject: [RelayConfig],
       useFactory: (config: RelayConfig) => ({ ...dataSourceOptions(config), autoLoadEntities: true }),
+      // The engine room's 'data-source' pieces, before initialize() runs the migrations (also for the CLI's contexts).
+      dataSourceFactory: async (options) => installPlatform('data-source', new DataSource(options!)),
     }),
   ],
   providers: [TransactionRunner],

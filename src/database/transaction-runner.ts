@@ -1,16 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Database as SqliteDatabase, Statement as SqliteStatement } from 'better-sqlite3';
-import type { Pool } from 'pg';
-import { DataSource, EntityManager, QueryRunner } from 'typeorm';
-import { bindIntegerParameters } from './sqlite-integer-parameters';
-
-/** Prepared statements kept for selectArrays() on SQLite (the list's pages differ only in their number of ids, 1-100). */
-const MAX_ARRAY_STATEMENTS = 500;
-
-/** Owner of the SQLite connection while TypeORM runs a transaction it started on its own (save()). */
-const IMPLICIT = Symbol('implicit transaction');
+import { DataSource, EntityManager } from 'typeorm';
+import { postgresPool } from '../platform/typeorm/raw-connection';
+import { SqliteConnectionGate } from '../platform/typeorm/sqlite-connection-gate';
 
 /** One open transaction as the code inside it sees it: its manager and what runs after the commit. */
 interface TransactionScope {
@@ -23,24 +16,19 @@ interface TransactionScope {
 /** The transaction the current async call chain runs in; shared by every runner of the process. */
 const currentScope = new AsyncLocalStorage<TransactionScope>();
 
-/** Which transaction owns the SQLite connection, as the current async call chain sees it (every gate's tokens are unique). */
-const gateOwner = new AsyncLocalStorage<symbol>();
-
 /** run() calls begun and not yet returned, process-wide (joined ones included). */
 let runsInFlight = 0;
 
 /**
- * Once no run() is in flight, both contexts are switched off until the next run(): while an
+ * Once no run() is in flight, the context is switched off until the next run(): while an
  * AsyncLocalStorage is on, Node runs a hook for every promise the process creates (~95 ns each
  * here), and a relay that had written once paid it on every request after (GET /builds: +10 % of
- * its CPU, docs/performance.md). Nothing is lost: a store still reachable then belongs to a scope
- * that has ended (`open` false, which every reader takes as no transaction), and a gate token only
- * matters while its transaction owns the connection.
+ * its CPU, docs/decisions.md#item-40). Nothing is lost: a store still reachable then belongs to a scope
+ * that has ended (`open` false, which every reader takes as no transaction). The SQLite gate does
+ * the same with its own.
  */
 function runEnded(): void {
-  if (--runsInFlight > 0) return;
-  currentScope.disable();
-  gateOwner.disable();
+  if (--runsInFlight === 0) currentScope.disable();
 }
 
 /**
@@ -49,9 +37,11 @@ function runEnded(): void {
  * On SQLite TypeORM sends every statement of every request over ONE connection (one query
  * runner). Left alone, two transactions started by two requests nest as savepoints of each
  * other, and a statement of a third request issued while one is open becomes part of it and is
- * rolled back with it. The runner hands the connection to one transaction at a time (FIFO);
- * statements from outside the running transaction wait at the connection until it ends. On
- * PostgreSQL each transaction has a pooled connection of its own, so `run()` is a plain transaction.
+ * rolled back with it. The runner hands its transactions to the data source's connection gate
+ * (src/platform/typeorm/, installed with the data source), which gives the connection to one
+ * transaction at a time (FIFO); statements from outside the running transaction wait at the
+ * connection until it ends. On PostgreSQL each transaction has a pooled connection of its own, so
+ * `run()` is a plain transaction.
  *
  * Modules never hand an EntityManager to each other: a `run()` called while another is open in
  * the same async call chain (a module calling another module's service inside its transaction)
@@ -62,8 +52,9 @@ function runEnded(): void {
 export class TransactionRunner {
   private readonly gate: SqliteConnectionGate | null;
 
+  /** Throws on SQLite when the data source was built without its gate (a start-up error, not a lost transaction). */
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {
-    this.gate = SqliteConnectionGate.for(dataSource);
+    this.gate = SqliteConnectionGate.of(dataSource);
   }
 
   async run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
@@ -122,8 +113,7 @@ export class TransactionRunner {
     const scope = currentScope.getStore();
     if (scope?.open) return ((await scope.manager.query(sql, parameters)) as object[]).map((row) => Object.values(row));
     if (this.gate) return this.gate.selectArrays(sql, parameters);
-    const pool = (this.dataSource.driver as unknown as { master: Pool }).master;
-    return (await pool.query({ text: sql, values: parameters, rowMode: 'array' })).rows;
+    return (await postgresPool(this.dataSource).query({ text: sql, values: parameters, rowMode: 'array' })).rows;
   }
 
   /**
@@ -134,96 +124,5 @@ export class TransactionRunner {
     const scope = currentScope.getStore();
     if (scope?.open) scope.afterCommit.push(task);
     else await task();
-  }
-}
-
-/** Serialises use of the shared SQLite query runner; installed once per data source. */
-class SqliteConnectionGate {
-  private static readonly gates = new WeakMap<DataSource, SqliteConnectionGate>();
-  private owner: symbol | null = null;
-  private released: Promise<void> = Promise.resolve();
-  private release: () => void = () => undefined;
-  private queue: Promise<unknown> = Promise.resolve();
-  /** selectArrays()'s statements, prepared once each in array mode, by SQL text. */
-  private readonly arrayStatements = new Map<string, SqliteStatement>();
-
-  static for(dataSource: DataSource): SqliteConnectionGate | null {
-    const type = dataSource.options.type;
-    if (type !== 'better-sqlite3' && type !== 'sqlite') return null;
-    let gate = this.gates.get(dataSource);
-    if (!gate) this.gates.set(dataSource, (gate = new SqliteConnectionGate(dataSource)));
-    return gate;
-  }
-
-  private constructor(private readonly dataSource: DataSource) {
-    // The SQLite driver returns the same query runner to everyone: wrap that one.
-    this.wrap(dataSource.driver.createQueryRunner('master'));
-    bindIntegerParameters(dataSource);
-  }
-
-  run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    const result = this.queue.then(async () => {
-      const token = Symbol('transaction');
-      await this.acquire(token);
-      try {
-        return await gateOwner.run(token, () => this.dataSource.transaction(work));
-      } finally {
-        this.free();
-      }
-    });
-    this.queue = result.catch(() => undefined);
-    return result;
-  }
-
-  /** selectArrays() outside any transaction: waits, as every statement does, until none holds the connection. */
-  async selectArrays(sql: string, parameters: unknown[]): Promise<unknown[][]> {
-    while (this.owner !== null) await this.released;
-    let statement = this.arrayStatements.get(sql);
-    if (!statement) {
-      const connection = (this.dataSource.driver as unknown as { databaseConnection: SqliteDatabase }).databaseConnection;
-      statement = connection.prepare(sql).raw(true);
-      this.arrayStatements.set(sql, statement);
-      // First in, first out, as TypeORM's own statement cache.
-      if (this.arrayStatements.size > MAX_ARRAY_STATEMENTS) this.arrayStatements.delete(this.arrayStatements.keys().next().value!);
-    }
-    return statement.all(...parameters) as unknown[][];
-  }
-
-  private wrap(runner: QueryRunner): void {
-    const query = runner.query.bind(runner) as (...args: unknown[]) => Promise<unknown>;
-    const start = runner.startTransaction.bind(runner);
-    const commit = runner.commitTransaction.bind(runner);
-    const rollback = runner.rollbackTransaction.bind(runner);
-    const inOwnTransaction = () => this.owner !== null && (this.owner === IMPLICIT || gateOwner.getStore() === this.owner);
-
-    (runner as { query: unknown }).query = async (...args: unknown[]) => {
-      while (this.owner !== null && !inOwnTransaction()) await this.released;
-      return query(...args);
-    };
-    // A transaction TypeORM opens by itself (save() outside run()) also takes the connection.
-    runner.startTransaction = async (isolation) => {
-      if (!inOwnTransaction()) await this.acquire(IMPLICIT);
-      return start(isolation);
-    };
-    const ending = (end: () => Promise<void>) => async () => {
-      try {
-        await end();
-      } finally {
-        if (this.owner === IMPLICIT && !runner.isTransactionActive) this.free();
-      }
-    };
-    runner.commitTransaction = ending(commit);
-    runner.rollbackTransaction = ending(rollback);
-  }
-
-  private async acquire(owner: symbol): Promise<void> {
-    while (this.owner !== null) await this.released;
-    this.owner = owner;
-    this.released = new Promise((resolve) => (this.release = resolve));
-  }
-
-  private free(): void {
-    this.owner = null;
-    this.release();
   }
 }

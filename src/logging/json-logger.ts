@@ -49,7 +49,7 @@ export class JsonLogger implements LoggerService {
 /**
  * stdout lines are gathered and written once per event-loop turn: under load one `write` carries
  * the lines of many requests (a write per request line cost more than the request's own queries;
- * docs/performance.md). Errors go out at once, after whatever was waiting, and whatever is left
+ * docs/decisions.md#item-8). Errors go out at once, after whatever was waiting, and whatever is left
  * is written when the process exits.
  */
 let pending = '';

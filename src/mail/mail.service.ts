@@ -10,7 +10,7 @@ const SMTP_TIMEOUT_MS = 10_000;
  * Sends e-mail through the configured SMTP server (nodemailer). `send` resolves true only when
  * the server accepted the message for the recipient; any failure is logged and resolves false, so
  * a broken mail server never fails the request that wanted to send. nodemailer is loaded with the
- * first message, not at start-up: a relay without SMTP never needs it (docs/performance.md).
+ * first message, not at start-up: a relay without SMTP never needs it (docs/decisions.md#item-13).
  */
 @Injectable()
 export class MailService implements OnModuleDestroy {

@@ -10,7 +10,7 @@ import { loopbackBaseUrl } from './loopback';
  * caller's PAT, answered with plain JSON (no session, no SSE stream to keep). The tools call this
  * relay's own REST routes and device-session socket on the loopback with that PAT, so what a token
  * may do through MCP is by construction what it may do through REST. The MCP SDK (and zod) load on
- * the first MCP request, not at start-up (a fifth of the relay's start time; docs/performance.md).
+ * the first MCP request, not at start-up (a fifth of the relay's start time; docs/decisions.md#item-9).
  */
 @Injectable()
 export class McpService {

@@ -3,10 +3,10 @@ import { AgentLocator, SessionPlace } from '../agents/agent-locator.service';
 import { AgentRouter } from '../agents/agent-router.service';
 import type { RpcOutcome } from '../agents/agent-rpc.service';
 import { BinaryPayload, payloadLength } from '../agents/protocol/agent-protocol';
-import { payloadPool } from '../agents/protocol/payload-pool';
 import { ErrorMessages } from '../common/errors/error-messages';
 import { badRequest, conflict, notFound, HttpError } from '../common/errors/http-error';
 import { RelayConfig } from '../config/relay-config';
+import { PayloadPool } from '../platform/ws/payload-pool';
 import { DeviceListItem, toDeviceListItem } from './device.mapper';
 import { toUiElements, UiElement } from './ui-element.mapper';
 
@@ -22,7 +22,7 @@ export interface Screenshot {
   length: number;
   /**
    * Once every byte of the answer is written, the agent sockets may read the next screenshot into
-   * the same memory (payload-pool.ts). Not calling it (a client gone mid-write) leaves it to GC.
+   * the same memory (AgentsModule's PayloadPool). Not calling it (a client gone mid-write) leaves it to GC.
    */
   written(): void;
 }
@@ -45,6 +45,7 @@ export class DeviceSessionsService {
     private readonly locator: AgentLocator,
     private readonly router: AgentRouter,
     private readonly config: RelayConfig,
+    private readonly payloads: PayloadPool,
   ) {}
 
   async screenshot(sessionId: string, format: ScreenshotFormat): Promise<Screenshot> {
@@ -56,7 +57,7 @@ export class DeviceSessionsService {
       throw new HttpError(HttpStatus.BAD_GATEWAY, 'Agent returned no image');
     }
     const payload = ok.payload!;
-    return { mime, payload, length, written: () => payloadPool.release(payload) };
+    return { mime, payload, length, written: () => this.payloads.release(payload) };
   }
 
   async uiTree(sessionId: string): Promise<{ elements: UiElement[] }> {

@@ -6,7 +6,7 @@ import { BuildsRepository } from '../../src/builds/builds.repository';
 
 /**
  * GET /builds takes its `total` from `build_counts`, which triggers on `builds` keep exact
- * (docs/performance.md). Every kind of write the relay makes must keep it equal to counting the
+ * (docs/decisions.md#item-3). Every kind of write the relay makes must keep it equal to counting the
  * rows: uploads, status changes, purges, an app's deletion (a cascade), and a rebuilt table
  * (a later migration that drops the triggers fails here).
  */

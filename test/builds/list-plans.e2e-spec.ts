@@ -6,7 +6,7 @@ import { useTestRelay } from '../support/use-relay';
 
 /**
  * GET /builds reads each page by walking an index in the list's order, never by sorting the
- * matches (docs/performance.md): at 100,000 builds a sort costs more than all the rest of a
+ * matches (docs/decisions.md#p1): at 100,000 builds a sort costs more than all the rest of a
  * request. The statements checked are the ones the relay really sends for each variant of spec §4
  * (caught on their way to the data source), explained on the same database: on PostgreSQL as the generic
  * plan the relay's connections use, with sorting disabled, so any plan that still sorts has no index to

@@ -111,7 +111,7 @@ describe('POST /builds: upload and metadata', () => {
   });
 
   it('stores the bytes sent when every delimiter reaches the relay cut at any offset', async () => {
-    // The boundary search (native-boundary-search.ts) holds back a read's tail that could begin a
+    // The parser's boundary search holds back a read's tail that could begin a
     // delimiter: here each delimiter arrives split across two reads, at every offset in turn.
     const boundary = 'cut-boundary';
     const apk = readFileSync(fixture('literal-label.apk'));

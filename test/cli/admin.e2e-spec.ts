@@ -122,7 +122,7 @@ describe('svc admin', () => {
     answer.catch(() => undefined);
     const tmp = join(relay.dataDir, 'tmp');
     // Its temp file exists once the relay has started writing the body; how much of it is on disk
-    // yet depends on the spool (docs/performance.md: a slow write switches to 1 MB buffered writes).
+    // yet depends on the spool (docs/decisions.md#item-21: a slow write switches to 1 MB buffered writes).
     const partial = () => readdirSync(tmp).filter((f) => f.endsWith('.part'));
     for (const deadline = Date.now() + 15_000; partial().length === 0; ) {
       if (Date.now() > deadline) throw new Error('the upload never reached the disk');

@@ -1,102 +1,119 @@
 import { WsAdapter } from '@nestjs/platform-ws';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, Server } from 'node:http';
-import { join } from 'node:path';
-import { DataSource, QueryRunner } from 'typeorm';
-import { TransactionRunner } from '../../src/database/transaction-runner';
-import { itSqliteOnly } from '../support/test-relay';
-import { useTestRelay } from '../support/use-relay';
+import { join, relative, sep } from 'node:path';
+import { PIECES } from '../../src/platform';
+import { installedVersion } from '../../src/platform/packages';
 
 /**
- * Pieces that reach past public APIs: UpgradeRoutingWsAdapter (src/common/net/) overrides protected
- * hooks of Nest's WsAdapter, the SQLite connection gate (src/database/transaction-runner.ts)
- * wraps TypeORM's one shared query runner, the agent sockets' frame slicing patches ws's Receiver
- * (src/agents/protocol/, its own spec checks the fingerprint on both copies of ws), and uploads
- * swap busboy's boundary search (src/common/multipart/native-boundary-search.ts, likewise). Their
- * packages' minor versions are pinned in
- * package.json; these tests name each internal relied on, so an upgrade that moves one fails here,
- * loudly and by name, before it fails as a hung WebSocket or a lost transaction. When one fails:
- * read the new version's source, adapt the piece, then widen the pin.
+ * The engine room (src/platform/, docs/architecture.md "Engine room"): every piece that changes how a
+ * dependency, Node or V8 behaves is listed in PIECES with the exact versions it was read against and
+ * a fingerprint of what it relies on. This spec walks that list, so an upgrade that moves an
+ * internal fails here, loudly and by name, before it fails as a hung WebSocket or a lost
+ * transaction. When one fails: read the new version's source, adapt the piece, then update its
+ * `checkedAgainst`, `expected` and the pin in package.json together.
  */
 const REPO = join(__dirname, '..', '..');
-const FENCED = ['@nestjs/platform-ws', '@nestjs/websockets', 'typeorm', 'ws', 'busboy'];
+const PACKAGE = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as {
+  engines: { node: string };
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+  optionalDependencies: Record<string, string>;
+};
+const declared = (name: string): string | undefined =>
+  PACKAGE.dependencies[name] ?? PACKAGE.devDependencies[name] ?? PACKAGE.optionalDependencies[name];
 
-describe('framework internals the relay relies on', () => {
-  it.each(FENCED)('%s is pinned to one minor version, and the installed one satisfies it', (name) => {
-    const range: string = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).dependencies[name];
-    const installed: string = JSON.parse(readFileSync(join(REPO, 'node_modules', name, 'package.json'), 'utf8')).version;
-    expect(range).toMatch(/^(~|)\d+\.\d+\.\d+$/); // `~x.y.z` or exact: never `^`, which lets a new minor in
-    const [major, minor, patch] = range.replace('~', '').split('.').map(Number);
-    const [iMajor, iMinor, iPatch] = installed.split('.').map(Number);
-    expect([iMajor, iMinor]).toEqual([major, minor]);
-    expect(range.startsWith('~') ? iPatch >= patch : iPatch === patch).toBe(true);
+/** Internals read only inside src/platform/ (or a file a not-yet-moved piece names). */
+const PRIVATE_NAMES = ['_bparser', 'kBuffer', "'etag fn'", "'trust proxy fn'", 'databaseConnection', '.master', 'escapeQueryWithParameters', '_receiver', 'setFlagsFromString'];
+/** A path past a package's index (`pkg/dist/...`): its internals by another door. */
+const DEEP_IMPORT = /(?:from\s+|require\(|import\()'(?:@[^'/]+\/)?[^'./][^'/]*\/dist\//;
+
+const versionEntries = PIECES.flatMap((piece) =>
+  Object.entries(piece.checkedAgainst).filter(([name]) => name !== 'node').map(([chain, version]) => ({ piece: piece.name, chain, version })),
+);
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith('.ts') ? [relative(REPO, path).split(sep).join('/')] : [];
+  });
+}
+
+describe('the engine room (src/platform): every piece fenced', () => {
+  it('lists each piece once, each with what it changes and why', () => {
+    expect(new Set(PIECES.map((piece) => piece.name)).size).toBe(PIECES.length);
+    for (const piece of PIECES) {
+      expect(piece.changes.length).toBeGreaterThan(20);
+      expect(piece.why).toMatch(/docs\//); // the measured gain, with where it is written up
+      expect(Object.keys(piece.checkedAgainst).length).toBeGreaterThan(0);
+    }
   });
 
-  describe('Nest WsAdapter (UpgradeRoutingWsAdapter overrides these)', () => {
-    let http: Server;
-    beforeEach(() => (http = createServer()));
-    afterEach(() => http.close());
-
-    it('create() on the HTTP server (port 0) goes through ensureHttpServerExists(0, server) then addWsServerToRegistry(ws, 0, path)', async () => {
-      const calls: string[] = [];
-      class Probe extends WsAdapter {
-        protected override ensureHttpServerExists(port: number, httpServer?: Server) {
-          calls.push(`ensure:${port}:${httpServer === http}`);
-          // Pre-registering the server keeps the base class from adding its own 'upgrade' listener.
-          this.httpServersRegistry.set(port, httpServer!);
-          return httpServer;
-        }
-        protected override addWsServerToRegistry<T extends Record<'path', string>>(wsServer: T, port: number, path: string) {
-          super.addWsServerToRegistry(wsServer, port, path);
-          calls.push(`add:${port}:${path}:${wsServer.path}`); // the base class sets the ws server's path
-
-        }
-      }
-      const adapter = new Probe(http);
-      adapter.create(0, { path: '/api/v1/things/:id/connect' });
-      expect(calls).toEqual(['ensure:0:true', 'add:0:/api/v1/things/:id/connect:/api/v1/things/:id/connect']);
-      expect(http.listeners('upgrade')).toHaveLength(0);
-      await adapter.dispose();
-    });
-
-    it('bindMessageHandlers(client, handlers, transform) and dispose() are still overridable methods', () => {
-      expect(typeof WsAdapter.prototype.bindMessageHandlers).toBe('function');
-      expect(WsAdapter.prototype.bindMessageHandlers.length).toBe(3);
-      expect(typeof WsAdapter.prototype.dispose).toBe('function');
-      expect((new WsAdapter(http) as unknown as { httpServersRegistry: unknown }).httpServersRegistry).toBeInstanceOf(Map);
-    });
+  it.each(versionEntries)('$piece: $chain is pinned (never ^) and installed at exactly $version', ({ chain, version }) => {
+    const names = chain.split('>').map((name) => name.trim());
+    // The first name is the relay's own dependency; later ones are the copies it loads.
+    expect(declared(names[0])).toBeDefined();
+    for (const name of names) {
+      const range = declared(name);
+      if (range !== undefined) expect(`${name}@${range}`).toMatch(/@~?\d+\.\d+\.\d+$/);
+    }
+    expect(installedVersion(chain)).toBe(version);
   });
 
-  describe('TypeORM on SQLite (the connection gate wraps this)', () => {
-    const ctx = useTestRelay();
+  it.each(PIECES.map((piece) => [piece.name, piece] as const))('%s: the fingerprint of what it relies on is a checked one', (_name, piece) => {
+    expect(piece.expected).toContain(piece.fingerprint());
+  });
 
-    itSqliteOnly('the gate is for SQLite\'s one shared connection')(
-      'the driver hands out ONE query runner, whose query/start/commit/rollback the gate has wrapped',
-      async () => {
-        const dataSource = ctx.relay.app.get(DataSource);
-        const first = dataSource.driver.createQueryRunner('master');
-        expect(dataSource.driver.createQueryRunner('master')).toBe(first);
-        expect(dataSource.createQueryRunner()).toBe(first);
-        const proto = Object.getPrototypeOf(first) as QueryRunner;
-        for (const method of ['query', 'startTransaction', 'commitTransaction', 'rollbackTransaction'] as const) {
-          expect(typeof proto[method]).toBe('function');
-          expect(first[method]).not.toBe(proto[method]); // the gate's wrapper, installed on the instance
-        }
-      },
-    );
+  it('Node runs the major that engines.node pins and every piece was checked against', () => {
+    const major = process.versions.node.split('.')[0];
+    expect(PACKAGE.engines.node).toMatch(new RegExp(`^>=${major}\\.\\d+ <${Number(major) + 1}$`));
+    for (const piece of PIECES) {
+      const checked = (piece.checkedAgainst as Record<string, string | undefined>).node;
+      if (checked) expect(`${piece.name}: node ${checked.split('.')[0]}`).toBe(`${piece.name}: node ${major}`);
+    }
+  });
 
-    itSqliteOnly('the gate is for SQLite\'s one shared connection')(
-      'a transaction runs on that runner: isTransactionActive while inside, its manager bound to it',
-      async () => {
-        const dataSource = ctx.relay.app.get(DataSource);
-        const shared = dataSource.driver.createQueryRunner('master');
-        const seen = await ctx.relay.app.get(TransactionRunner).run(async (manager) => ({
-          sameRunner: manager.queryRunner === shared,
-          active: shared.isTransactionActive,
-        }));
-        expect(seen).toEqual({ sameRunner: true, active: true });
-        expect(shared.isTransactionActive).toBe(false);
-      },
-    );
+  it('the files of pieces not yet moved exist, and each says where it is installed from today', () => {
+    for (const piece of PIECES) {
+      for (const file of piece.notYetMoved?.files ?? []) expect(existsSync(join(REPO, file)) ? file : `${piece.name}: missing ${file}`).toBe(file);
+      if (piece.notYetMoved) expect(piece.notYetMoved.installedFrom.length).toBeGreaterThan(5);
+    }
+  });
+
+  it('internals are read nowhere outside src/platform/ but in the files of pieces not yet moved', () => {
+    const exempt = new Set(PIECES.flatMap((piece) => piece.notYetMoved?.files ?? []));
+    const found = sourceFiles(join(REPO, 'src'))
+      .filter((file) => !file.startsWith('src/platform/') && !exempt.has(file))
+      .flatMap((file) => {
+        const text = readFileSync(join(REPO, file), 'utf8');
+        const names = PRIVATE_NAMES.filter((name) => text.includes(name));
+        return [...names, ...(DEEP_IMPORT.test(text) ? ['a /dist/ import'] : [])].map((name) => `${file}: ${name}`);
+      });
+    expect(found).toEqual([]);
+  });
+});
+
+describe('Nest WsAdapter as UpgradeRoutingWsAdapter uses it (public create() on a decoy server)', () => {
+  let decoy: Server;
+  beforeEach(() => (decoy = createServer()));
+  afterEach(() => decoy.close());
+
+  it('create(0, { path }) makes a noServer ws server and listens on nothing but the server it was given', async () => {
+    const relay = createServer();
+    const adapter = new WsAdapter(decoy);
+    const server = adapter.create(0, { path: '/api/v1/things/:id/connect', perMessageDeflate: false }) as { options: { noServer?: boolean; perMessageDeflate?: boolean } };
+    // No port, no server of its own: the relay's 'upgrade' listener hands it the sockets (handleUpgrade).
+    expect(server.options).toMatchObject({ noServer: true, perMessageDeflate: false });
+    expect(decoy.listening).toBe(false);
+    expect(relay.listeners('upgrade')).toHaveLength(0);
+    await adapter.dispose();
+    expect(decoy.listening).toBe(false);
+  });
+
+  it('bindMessageHandlers(client, handlers, transform), close(server) and dispose() are overridable methods', () => {
+    expect(WsAdapter.prototype.bindMessageHandlers.length).toBe(3);
+    expect(typeof WsAdapter.prototype.close).toBe('function');
+    expect(typeof WsAdapter.prototype.dispose).toBe('function');
   });
 });

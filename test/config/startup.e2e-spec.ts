@@ -62,7 +62,7 @@ describe('starting the relay process', () => {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       expect(run.output()).toMatch(/"msg":"GET \/api\/v1\/auth\/status 200/);
-      // npm start gives back the young generation start-up grew (src/bootstrap/start-up-memory.ts)
+      // npm start gives back the young generation start-up grew (src/platform/v8/start-up-memory.ts)
       for (let i = 0; i < 200 && !/start-up memory released in \d+ ms: RSS \d+ → \d+ MB/.test(run.output()); i++) {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }

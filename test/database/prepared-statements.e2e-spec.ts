@@ -1,13 +1,13 @@
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { PreparingClient } from '../../src/database/prepared-client';
+import { PreparingClient } from '../../src/platform/pg/prepared-client';
 import { uploadTestBuild } from '../support/builds';
 import { itPostgresOnly, itSqliteOnly } from '../support/test-relay';
 import { useTestRelay } from '../support/use-relay';
 
 /**
  * On PostgreSQL the relay's connections send parameterised SELECTs as named statements, parsed once
- * per connection (src/database/prepared-client.ts, docs/performance.md); everything else as before.
+ * per connection (src/platform/pg/prepared-client.ts, docs/decisions.md#p2); everything else as before.
  */
 describe('statements on PostgreSQL connections', () => {
   const ctx = useTestRelay();

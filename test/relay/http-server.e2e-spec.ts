@@ -3,7 +3,7 @@ import { useTestRelay } from '../support/use-relay';
 
 /**
  * The relay's HTTP server builds each request and response with Express's prototypes
- * (src/bootstrap/relay-http-adapter.ts), so Express's own setPrototypeOf has nothing to change.
+ * (src/platform/express/relay-http-adapter.ts), so Express's own setPrototypeOf has nothing to change.
  */
 describe('the HTTP server behind Express', () => {
   const ctx = useTestRelay();

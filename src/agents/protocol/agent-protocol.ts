@@ -11,14 +11,7 @@ export const AGENT_NAME_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 /** Messages above this close the socket with 1009 (§1). */
 export const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
 
-export const CloseCode = {
-  goingAway: 1001,
-  tooBig: 1009,
-  replaced: 4000,
-  revoked: 4001,
-  forbidden: 4003,
-  agentGone: 4502,
-} as const;
+export { CloseCode } from '../../common/net/close-codes';
 
 export type DeviceState = 'booted' | 'shutdown';
 export type AgentErrorCode = 'not_found' | 'not_booted' | 'unsupported' | 'failed';

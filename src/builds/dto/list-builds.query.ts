@@ -1,5 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { RememberQueryResults } from '../../common/validation/query-results';
 import { ToId, ToInteger } from '../../common/validation/transforms';
 import { BUILD_STATUSES, BuildStatus, PLATFORMS, Platform } from '../build-status';
 import type { BuildSortField } from '../builds.repository';
@@ -10,6 +11,7 @@ export const DEFAULT_PAGE_SIZE = 20;
 const SORTS: BuildSortField[] = ['uploaded_at', 'version_name', 'status_label'];
 
 /** GET /builds query (spec §4). Numbers arrive as strings; anything not a plain non-negative integer is 400. */
+@RememberQueryResults()
 export class ListBuildsQuery {
   // class-validator runs the decorators bottom-up: the type check comes last so it reports first.
   @ApiPropertyOptional({ type: 'integer', minimum: 0, default: 0, description: 'page index, from 0' })

@@ -1,6 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiResponse } from '@nestjs/swagger';
-import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { ApiBody, ApiConsumes, ApiResponse, type SchemaObject } from '@nestjs/swagger';
 
 /** A file part of a multipart form, or a file body. */
 export const binaryFile = (description: string): SchemaObject => ({ type: 'string', format: 'binary', description });

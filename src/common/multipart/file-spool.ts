@@ -1,8 +1,7 @@
 import { writeSync, WriteStream } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { Readable } from 'node:stream';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { collectYoungGarbage } from '../../platform/v8/young-scavenge';
 
 /** Size of each disk write, and of each of the few buffers the bytes are copied into. */
 export const SPOOL_WRITE_BYTES = 1024 * 1024;
@@ -166,25 +165,4 @@ export function spoolBuffered(source: Readable, out: WriteStream, atMostBytes = 
     ended = true;
     finish();
   });
-}
-
-let scavenge: ((options: { type: 'minor' }) => void) | null | undefined;
-
-/**
- * A scavenge (young-generation collection, well under a millisecond with the relay's young
- * generation) so the socket buffers already copied are freed now rather than at V8's next full
- * collection. V8 has no API for it outside `--expose-gc`; the flag set at run time exposes `gc`
- * to the context created while it is set, not to the relay's global scope. Where that fails, nothing is done.
- */
-function collectYoungGarbage(): void {
-  if (scavenge === undefined) {
-    try {
-      setFlagsFromString('--expose-gc');
-      scavenge = runInNewContext('gc') as (options: { type: 'minor' }) => void;
-      setFlagsFromString('--no-expose-gc'); // later contexts and workers get no `gc`
-    } catch {
-      scavenge = null;
-    }
-  }
-  scavenge?.({ type: 'minor' });
 }

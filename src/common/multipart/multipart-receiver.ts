@@ -1,13 +1,13 @@
-import busboy from 'busboy';
+import { Busboy, BusboyHeaders, BusboyInstance } from '@fastify/busboy';
 import type { Request } from 'express';
 import { createWriteStream, mkdirSync, statfsSync, WriteStream } from 'node:fs';
 import { readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Readable, Writable } from 'node:stream';
 import { randomHex } from '../crypto/secret-token';
 import { badRequest, payloadTooLarge, HttpError } from '../errors/http-error';
 import { leaveRequestDeadline } from '../net/request-deadline';
 import { spoolTo } from './file-spool';
-import { useNativeBoundarySearch } from './native-boundary-search';
 
 export interface FileFieldRule {
   maxBytes: number;
@@ -112,7 +112,10 @@ export function receiveMultipart(req: Request, options: MultipartOptions): Promi
     const files: ReceivedFile[] = [];
     const writes: Promise<void>[] = [];
     const openStreams = new Set<WriteStream>();
+    /** Every file part the parser opened, read or skipped (for the stall check). */
+    const fileParts: Readable[] = [];
     let failed: Error | null = null;
+    let parsed = false;
     let anyFieldUsed = false;
 
     const cleanup = async () => {
@@ -129,36 +132,37 @@ export function receiveMultipart(req: Request, options: MultipartOptions): Promi
         .then(() => reject(err));
     };
 
-    let parser: busboy.Busboy;
+    let parser: BusboyInstance;
     try {
-      parser = busboy({
-        headers: req.headers,
+      parser = new Busboy({
+        headers: req.headers as BusboyHeaders,
         limits: {
-          // busboy reports 'limit' when a file reaches fileSize exactly, so a file of exactly the
-          // limit would be refused; one byte of headroom, and the per-rule check below is exact.
-          fileSize: largest + 1,
+          // 'limit' comes once a file passes fileSize (a field is truncated once it passes
+          // fieldSize), so one of exactly its limit is kept; the per-rule check below is exact for
+          // the smaller file limits.
+          fileSize: largest,
           files: Object.keys(options.files).length || 0,
           fields: options.maxFields ?? 20,
           fieldSize: options.maxFieldBytes ?? 64 * 1024,
           parts: (options.maxFields ?? 20) + Object.keys(options.files).length + 1,
+          // A part's header block kept to busboy 1.6's (and Node's) 16 KiB, not @fastify/busboy's 80.
+          headerSize: 16 * 1024,
         },
-        defParamCharset: 'utf8',
       });
     } catch {
       reject(badRequest('Malformed multipart/form-data body'));
       return;
     }
-    // busboy's boundary search in JavaScript was the largest main-thread cost of a large upload.
-    useNativeBoundarySearch(parser);
 
-    parser.on('field', (name, value, info) => {
-      if (info.valueTruncated) return fail(badRequest(`${name} is too long`));
+    parser.on('field', (name, value, _nameTruncated, valueTruncated) => {
+      if (valueTruncated) return fail(badRequest(`${name} is too long`));
       fields[name] = value;
     });
 
-    parser.on('file', (field, stream, info) => {
-      // busboy destroys the file stream with "Unexpected end of form" when the body ends inside a
-      // part; unlistened, that 'error' event would take the whole process down.
+    parser.on('file', (field, stream, filename, _encoding, mimeType) => {
+      fileParts.push(stream);
+      // The parser destroys a file stream whose part the body ends inside ("Part terminated
+      // early"); unlistened, that 'error' event would take the whole process down.
       stream.on('error', () => fail(badRequest('Malformed multipart/form-data body')));
       let rule = options.files[field];
       if (!rule && options.files['*'] && !anyFieldUsed) {
@@ -173,8 +177,8 @@ export function receiveMultipart(req: Request, options: MultipartOptions): Promi
       const received: ReceivedFile = {
         field,
         path,
-        originalName: info.filename ?? '',
-        mimeType: info.mimeType,
+        originalName: filename ?? '',
+        mimeType,
         size: 0,
         head: Buffer.alloc(0),
       };
@@ -213,7 +217,9 @@ export function receiveMultipart(req: Request, options: MultipartOptions): Promi
     parser.on('fieldsLimit', () => fail(badRequest('Too many form fields')));
     parser.on('partsLimit', () => fail(badRequest('Too many form parts')));
     parser.on('error', () => fail(badRequest('Malformed multipart/form-data body')));
-    parser.on('close', () => {
+    // @fastify/busboy's 'finish': every part read and each file stream ended (also after an 'error').
+    parser.on('finish', () => {
+      parsed = true;
       Promise.all(writes).then(() => {
         if (failed) return;
         resolve({
@@ -233,9 +239,35 @@ export function receiveMultipart(req: Request, options: MultipartOptions): Promi
     req.on('close', () => {
       if (!req.complete) fail(badRequest('Upload aborted by the client'));
     });
+    req.on('end', () => failWhenStalled(parser, fileParts, () => parsed || failed !== null, fail));
     leaveRequestDeadline(req);
     req.pipe(parser);
   });
+}
+
+/** How often, once a body has arrived, the stall check looks; it fails on the second look in a row. */
+const STALL_CHECK_MS = 100;
+
+/**
+ * Uploads have no request deadline, so a parser that has taken the whole body and then neither
+ * ends a part nor finishes would leave the request unanswered for ever. busboy 1.6 did that on a
+ * file part whose header block was ended by the closing delimiter (`…filename=a\r\n\r\n--B\r\n--`):
+ * it opened a file stream after the end and never ended it. Told by public state only: the request
+ * has ended, the parser has taken in all of it (ended, nothing left to write) but not finished, and
+ * no file part is being read (each has ended, or holds no bytes and is not paused by the spool), on
+ * two looks in a row; then the body is answered 400 as malformed.
+ */
+export function failWhenStalled(parser: Pick<Writable, 'writableEnded' | 'writableLength'>, fileParts: readonly Readable[], settled: () => boolean, fail: (err: HttpError) => void): void {
+  let looks = 0;
+  const timer = setInterval(() => {
+    if (settled()) return clearInterval(timer);
+    const stalled = parser.writableEnded && parser.writableLength === 0 && fileParts.every((part) => part.readableEnded || (part.readableLength === 0 && !part.isPaused()));
+    looks = stalled ? looks + 1 : 0;
+    if (looks < 2) return;
+    clearInterval(timer);
+    fail(badRequest('Malformed multipart/form-data body'));
+  }, STALL_CHECK_MS);
+  timer.unref();
 }
 
 function tooLargeMessage(rule: FileFieldRule): string {

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { WebSocket } from 'ws';
-import { CloseCode } from '../../agents/protocol/agent-protocol';
+import { CloseCode } from './close-codes';
 
 /** How often open connections are compared against their credential's expiry. */
 export const CREDENTIAL_SWEEP_MS = 1000;

@@ -111,11 +111,6 @@ export function isRelayHostRequest(req: IncomingMessage, knownUrls: (string | nu
   return chain.length > 0 && chain.every((address) => isOwnAddress(normalizeIp(address)));
 }
 
-/** Express's compiled `trust proxy` function, when the request went through Express. */
-export function trustProxyOf(req: IncomingMessage): TrustFn | undefined {
-  return (req as Partial<Request>).app?.get('trust proxy fn') as TrustFn | undefined;
-}
-
 /** The client address for rate limits and logs: the socket peer, or the forwarded one via trusted proxies. */
 export function clientAddress(req: Request): string {
   return normalizeIp(req.ip) ?? normalizeIp(req.socket.remoteAddress) ?? 'unknown';

@@ -1,12 +1,12 @@
 import { HttpException, Logger } from '@nestjs/common';
-import type { INestApplicationContext } from '@nestjs/common';
+import type { INestApplication } from '@nestjs/common';
 import { WsAdapter } from '@nestjs/platform-ws';
-import type { MessageMappingProperties } from '@nestjs/websockets/gateway-metadata-explorer';
-import { IncomingMessage, STATUS_CODES, Server as HttpServer } from 'node:http';
+import type { MessageMappingProperties } from '@nestjs/websockets';
+import { createServer, IncomingMessage, STATUS_CODES, Server as HttpServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Observable } from 'rxjs';
 import type { WebSocket, WebSocketServer } from 'ws';
-import { CloseCode } from '../../agents/protocol/agent-protocol';
+import { CloseCode } from './close-codes';
 import { AccessRequirement, AUTH_REQUIREMENT } from '../auth/auth.decorator';
 import type { Principal } from '../auth/principal';
 import { CredentialExpiry, expiringWebSocket } from './credential-expiry';
@@ -71,22 +71,34 @@ export class UpgradeRoutingWsAdapter extends WsAdapter {
   private readonly routes: Route[] = [];
   private goingAwayDone: Promise<void> | null = null;
 
+  /**
+   * Nest's WsAdapter is handed a decoy HTTP server that never listens: its create() then makes
+   * `noServer` ws servers and hangs its own 'upgrade' listener (exact paths only, unmatched sockets
+   * destroyed without an answer) on the decoy. The relay's server gets ours instead (public APIs
+   * only: Node's 'upgrade' event, ws's handleUpgrade, the adapter's public create()).
+   */
   constructor(
-    app: INestApplicationContext,
+    app: INestApplication,
     private readonly authenticate: UpgradeAuthenticator,
     private readonly expiry: CredentialExpiry,
   ) {
-    super(app);
+    super(createServer());
+    (app.getHttpServer() as HttpServer).on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      this.upgrade(req, socket, head).catch((err) => {
+        this.log.error(`Upgrade failed: ${(err as Error).message}`, (err as Error).stack);
+        refuse(socket, 500, 'Internal server error');
+      });
+    });
   }
 
-  protected override addWsServerToRegistry<T extends Record<'path', string> = any>(
-    wsServer: T,
-    port: number,
-    path: string,
-  ): void {
-    super.addWsServerToRegistry(wsServer, port, path);
+  /** A gateway's server: registered under its path (`:params` allowed) for our 'upgrade' listener. */
+  override create(port: number, options?: Record<string, unknown> & { path?: string }): WebSocketServer {
+    if (port !== 0 || typeof options?.path !== 'string') {
+      throw new Error('A gateway here shares the relay\'s HTTP server: @WebSocketGateway({ path }) without a port');
+    }
+    const server = super.create(port, options) as WebSocketServer;
     const names: string[] = [];
-    const source = wsServer.path
+    const source = normalizePath(options.path)
       .split('/')
       .map((segment) => {
         if (!segment.startsWith(':')) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -94,19 +106,8 @@ export class UpgradeRoutingWsAdapter extends WsAdapter {
         return '([^/]+)';
       })
       .join('/');
-    this.routes.push({ server: wsServer as unknown as WebSocketServer, pattern: new RegExp(`^${source}$`), names });
-  }
-
-  protected override ensureHttpServerExists(port: number, httpServer?: HttpServer): HttpServer | undefined {
-    if (this.httpServersRegistry.has(port) || !httpServer) return super.ensureHttpServerExists(port, httpServer);
-    this.httpServersRegistry.set(port, httpServer);
-    httpServer.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-      this.upgrade(req, socket, head).catch((err) => {
-        this.log.error(`Upgrade failed: ${(err as Error).message}`, (err as Error).stack);
-        refuse(socket, 500, 'Internal server error');
-      });
-    });
-    return httpServer;
+    this.routes.push({ server, pattern: new RegExp(`^${source}$`), names });
+    return server;
   }
 
   override bindMessageHandlers(
@@ -220,6 +221,11 @@ function closeWithin(ws: WebSocket, graceMs: number): Promise<void> {
     });
     if (ws.readyState === ws.OPEN) ws.close(CloseCode.goingAway, 'relay shutting down');
   });
+}
+
+/** As Nest normalises a gateway's path: one leading slash, none trailing, no empty segments. */
+function normalizePath(path: string): string {
+  return '/' + path.split('/').filter(Boolean).join('/');
 }
 
 /** A plain HTTP answer on the upgrade socket, then close it. */

@@ -42,6 +42,9 @@ function expectSame(remembered: Outcome, fresh: Outcome, query: string): void {
   }
 }
 
+/** What the pipe keeps per DTO class (QueryResults.byClass), read for the bounds and the opt-in. */
+const remembered = (pipe: unknown) => (pipe as { queries: { byClass: Map<unknown, Map<string, unknown>> } }).queries.byClass;
+
 describe('the validation pipe remembers whole query strings', () => {
   const cases: [string, ArgumentMetadata][] = [
     ['ListBuildsQuery', { type: 'query', metatype: ListBuildsQuery }],
@@ -94,9 +97,18 @@ describe('the validation pipe remembers whole query strings', () => {
     const pipe = createValidationPipe();
     const metadata: ArgumentMetadata = { type: 'query', metatype: ListBuildsQuery };
     for (let page = 0; page < MAX_REMEMBERED_QUERIES * 4; page++) await pipe.transform(parse(`page=${page}`), metadata);
-    const kept = (pipe as unknown as { queries: { byClass: Map<unknown, Map<string, unknown>> } }).queries.byClass.get(ListBuildsQuery)!;
+    const kept = remembered(pipe).get(ListBuildsQuery)!;
     expect(kept.size).toBe(MAX_REMEMBERED_QUERIES);
     expect(kept.has(JSON.stringify({ page: String(MAX_REMEMBERED_QUERIES * 4 - 1) }))).toBe(true);
     expect(kept.has(JSON.stringify({ page: '0' }))).toBe(false);
+  });
+
+  it('remembers only DTOs marked @RememberQueryResults(): ListBuildsQuery, not UploadRecordingQuery', async () => {
+    const pipe = createValidationPipe();
+    for (const metatype of [ListBuildsQuery, UploadRecordingQuery]) {
+      for (const query of ['', 'page=2', 'limit=0']) await pipe.transform(parse(query), { type: 'query', metatype }).catch(() => undefined);
+    }
+    expect([...remembered(pipe).keys()]).toEqual([ListBuildsQuery]);
+    expect(remembered(pipe).get(ListBuildsQuery)!.size).toBe(3);
   });
 });

@@ -9,23 +9,35 @@ const MAX_KEY_LENGTH = 512;
 
 type Remembered = { fields: Record<string, unknown> } | { refusal: string };
 
+/** Class metadata: the DTO's validation results may be remembered (RememberQueryResults). */
+const REMEMBER = Symbol('remember query results');
+
 /**
- * The validation pipe's results for whole query strings bound to a DTO (`@Query() query:
- * ListBuildsQuery`), by the query's text: class-transformer and class-validator cost ~30 µs a
- * GET /builds (~5 % of it, docs/performance.md), and a list is asked again and again with the
- * same few query strings (a dashboard's pages, a CI poll). Validating a query is a pure function
- * of its text (the DTOs' transforms read nothing else), so a remembered result is what the pipe
- * would compute again: a new DTO of the class with the same fields, or a new 400 with the same
- * message. Only DTOs whose every field is a primitive are remembered (a copy shares nothing
- * mutable), only 400s the pipe itself raised (any other error is thrown as it came), and only
- * short query strings, so what is kept is bounded.
+ * Marks a query DTO whose validation results the pipe remembers by the query string's text
+ * (QueryResults). Opt-in, and only where it was measured to help: GET /builds (ListBuildsQuery,
+ * docs/decisions.md#item-34), asked again and again with the same few strings. Its transforms must
+ * read nothing but the query's text, and its fields must all be primitives.
+ */
+export function RememberQueryResults(): ClassDecorator {
+  return (target) => Reflect.defineMetadata(REMEMBER, true, target);
+}
+
+/**
+ * The validation pipe's results for whole query strings bound to a DTO marked
+ * @RememberQueryResults() (`@Query() query: ListBuildsQuery`), by the query's text:
+ * class-transformer and class-validator cost ~30 µs a GET /builds (~5 % of it,
+ * docs/decisions.md#item-34). Validating such a query is a pure function of its text, so a
+ * remembered result is what the pipe would compute again: a new DTO of the class with the same
+ * fields, or a new 400 with the same message. Only DTOs whose every field is a primitive are
+ * remembered (a copy shares nothing mutable), only 400s the pipe itself raised (any other error is
+ * thrown as it came), and only short query strings, so what is kept is bounded.
  */
 export class QueryResults {
   private readonly byClass = new Map<Function, Map<string, Remembered>>();
 
   async remembered(value: unknown, metadata: ArgumentMetadata, validate: () => Promise<unknown>): Promise<unknown> {
     const { metatype } = metadata;
-    const key = metadata.type === 'query' && metadata.data === undefined && isDtoClass(metatype) && isStringRecord(value) ? JSON.stringify(value) : undefined;
+    const key = metadata.type === 'query' && metadata.data === undefined && isMarked(metatype) && isStringRecord(value) ? JSON.stringify(value) : undefined;
     if (key === undefined || key.length > MAX_KEY_LENGTH) return validate();
     let results = this.byClass.get(metatype!);
     const hit = results?.get(key);
@@ -53,11 +65,9 @@ export class QueryResults {
   }
 }
 
-/** Types the pipe passes through unvalidated (`@Query() query: object`): their value is handed on as it is, never remembered. */
-const NOT_VALIDATED: unknown[] = [String, Boolean, Number, Array, Object, Buffer, Date];
-
-function isDtoClass(metatype: ArgumentMetadata['metatype']): metatype is new () => object {
-  return typeof metatype === 'function' && !NOT_VALIDATED.includes(metatype);
+function isMarked(metatype: ArgumentMetadata['metatype']): metatype is new () => object {
+  // Own metadata: a subclass of a marked DTO may add what makes remembering wrong, so it opts in itself.
+  return typeof metatype === 'function' && Reflect.getOwnMetadata(REMEMBER, metatype) === true;
 }
 
 /** A parsed query string: each value a string or a list of strings. */

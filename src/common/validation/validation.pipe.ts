@@ -20,7 +20,8 @@ class ParamTextValidationPipe extends ValidationPipe {
   private readonly queries = new QueryResults();
 
   async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    // A whole query string as a DTO (GET /builds): the same text gives the same DTO or the same 400.
+    // A whole query string as a DTO marked @RememberQueryResults() (GET /builds): the same text
+    // gives the same DTO or the same 400; any other value is validated every time.
     return this.queries.remembered(value, metadata, () => this.checkAndTransform(value, metadata));
   }
 

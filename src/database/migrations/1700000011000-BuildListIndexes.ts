@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner, Table, TableIndex } from 'typeorm';
 
 /**
- * GET /builds at scale (issue 11, docs/performance.md).
+ * GET /builds at scale (issue 11, docs/decisions.md#item-2).
  *
  * - `IDX_builds_status_uploaded` (status_label, uploaded_at, id): the status filter with the default
  *   sort reads its page straight from the index instead of sorting the whole status.

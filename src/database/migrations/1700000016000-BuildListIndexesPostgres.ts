@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * PostgreSQL only: indexes in the list's exact order (GET /builds, docs/performance.md).
+ * PostgreSQL only: indexes in the list's exact order (GET /builds, docs/decisions.md#p1).
  *
  * The list orders by `<column> <dir> NULLS LAST, id <dir>`. PostgreSQL can walk an index for that
  * only when the index has the same order, NULLs placement included: a backward scan of a plain

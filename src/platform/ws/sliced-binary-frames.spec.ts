@@ -1,12 +1,15 @@
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import type * as Ws from 'ws';
+import { pieces } from '.';
 import { PayloadPool } from './payload-pool';
-import { sliceBinaryFrames } from './sliced-binary-frames';
+import { installSlicedBinaryFrames, patchReceiver, setPayloadPool } from './sliced-binary-frames';
 
 /** The ws the relay's agent sockets come from (@nestjs/platform-ws's own copy), and the top-level one. */
 const RELAY_WS = require.resolve('ws', { paths: [dirname(require.resolve('@nestjs/platform-ws'))] });
 const TOP_WS = require.resolve('ws');
+/** The fingerprints the piece was checked against. */
+const EXPECTED = pieces.find((piece) => piece.name === 'ws binary frames as slices of the socket reads')!.expected;
 
 /** Seeded, so a failure replays. */
 function prng(seed: number): () => number {
@@ -35,36 +38,40 @@ interface Received {
   closed: Promise<number>;
 }
 
-/** A ws server whose sockets read as the relay's agent sockets do, and a client writing raw bytes to it. */
+/**
+ * A ws server (its Receiver patched once, as the 'app' phase patches the relay's) whose sockets are
+ * marked as the agent gateway marks its own (binaryType 'fragments', unless `binaryType` says
+ * otherwise), and a client writing raw bytes to it.
+ */
 async function connectTo(
-  ws: typeof Ws,
-  options: { maxPayload?: number; pool?: PayloadPool } = {},
-): Promise<{ write(bytes: Buffer): void; received: Received; sliced: boolean; readsIntoPayloads: boolean; serverSocket: object; stop(): Promise<void> }> {
+  wsPath: string,
+  options: { maxPayload?: number; binaryType?: 'fragments' | 'nodebuffer' } = {},
+): Promise<{ write(bytes: Buffer): void; received: Received; serverSocket: object; stop(): Promise<void> }> {
+  // False after a ws upgrade that changed the Receiver methods the patch relies on: read them
+  // again against sliced-binary-frames.ts, then add the new fingerprint to the piece's `expected`.
+  expect(installSlicedBinaryFrames(dirname(wsPath), EXPECTED)).toBe(true);
+  const ws = require(wsPath) as typeof Ws;
   const server = new ws.WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: false, maxPayload: options.maxPayload });
   await new Promise((resolve) => server.once('listening', resolve));
-  const accepted = new Promise<{ sliced: boolean; readsIntoPayloads: boolean; serverSocket: object; received: Received }>((resolve) =>
+  const accepted = new Promise<{ serverSocket: object; received: Received }>((resolve) =>
     server.once('connection', (socket) => {
-      socket.binaryType = 'fragments';
-      const sliced = sliceBinaryFrames(socket, options.pool);
-      const readsIntoPayloads = userReadBuffer((socket as unknown as { _socket: object })._socket) !== null;
+      socket.binaryType = options.binaryType ?? 'fragments';
       const received: Received = { messages: [], pings: [], closed: clientClosed };
       socket.on('error', () => undefined); // the frames the tests break on are meant to fail
       socket.on('message', (data, isBinary) => received.messages.push({ data: data as Buffer[] | Buffer, isBinary }));
       socket.on('ping', (data) => received.pings.push(Buffer.from(data)));
-      resolve({ sliced, readsIntoPayloads, serverSocket: (socket as unknown as { _socket: object })._socket, received });
+      resolve({ serverSocket: (socket as unknown as { _socket: object })._socket, received });
     }),
   );
   const client = new ws.WebSocket(`ws://127.0.0.1:${(server.address() as AddressInfo).port}`, { perMessageDeflate: false });
   client.on('error', () => undefined);
   const clientClosed = new Promise<number>((done) => client.once('close', done));
   await new Promise((resolve) => client.once('open', resolve));
-  const { sliced, readsIntoPayloads, serverSocket, received } = await accepted;
+  const { serverSocket, received } = await accepted;
   const raw = (client as unknown as { _socket: { write(bytes: Buffer): void } })._socket;
   return {
     write: (bytes) => raw.write(bytes),
     received,
-    sliced,
-    readsIntoPayloads,
     serverSocket,
     stop: async () => {
       client.terminate();
@@ -103,10 +110,11 @@ describe.each([
   ['the top-level ws', TOP_WS, false],
   ['the relay\'s ws, large payloads pooled and read into directly', RELAY_WS, true],
   ['the top-level ws, large payloads pooled and read into directly', TOP_WS, true],
-])('sliceBinaryFrames on %s', (_name, path, pooled) => {
-  const ws = require(path) as typeof Ws;
+])('binary frames sliced on %s', (_name, path, pooled) => {
   // The pool's threshold well below the tests' frames, so most of them are pooled.
-  const connect = (w: typeof Ws, options: { maxPayload?: number } = {}) => connectTo(w, { ...options, pool: pooled ? new PayloadPool(1000) : undefined });
+  beforeAll(() => setPayloadPool(pooled ? new PayloadPool(1000) : null));
+  afterAll(() => setPayloadPool(null));
+  const connect = (options: { maxPayload?: number } = {}) => connectTo(path, options);
 
   it('hands a binary message cut across many frames and reads on byte for byte, as slices, with pings between the frames', async () => {
     const random = prng(7);
@@ -127,11 +135,8 @@ describe.each([
       at += size;
     }
     const dataFrames = frames.length - pings.length;
-    const { write, received, sliced, readsIntoPayloads, stop } = await connect(ws);
+    const { write, received, serverSocket, stop } = await connect();
     try {
-      // False after a ws upgrade that changed the Receiver methods the patch relies on: read them
-      // again against sliced-binary-frames.ts, then add the new fingerprint to KNOWN_RECEIVERS.
-      expect(sliced).toBe(true);
       await writeInPieces(write, Buffer.concat(frames), random, 40_000);
       await until(() => received.messages.length === 1);
       const { data, isBinary } = received.messages[0];
@@ -140,11 +145,12 @@ describe.each([
       expect(received.pings).toEqual(pings);
       if (pooled) {
         // The socket reads pooled payloads straight into their buffers; each frame is one fragment.
-        expect(readsIntoPayloads).toBe(true);
+        expect(userReadBuffer(serverSocket)).not.toBeNull();
         expect((data as Buffer[]).length).toBe(dataFrames);
       } else {
         // ws alone gives one fragment per frame; slices of the reads are more than that.
         expect((data as Buffer[]).length).toBeGreaterThan(dataFrames);
+        expect(userReadBuffer(serverSocket)).toBeNull();
       }
     } finally {
       await stop();
@@ -154,7 +160,7 @@ describe.each([
   it('keeps back-to-back messages in one read apart, and a message in one frame', async () => {
     const a = Buffer.from('first binary message');
     const b = Buffer.alloc(70_000, 0xab);
-    const { write, received, stop } = await connect(ws);
+    const { write, received, stop } = await connect();
     try {
       write(Buffer.concat([frame(0x02, true, a, [1, 2, 3, 4]), frame(0x02, true, b, [9, 8, 7, 6]), frame(0x01, true, Buffer.from('text'), [5, 5, 5, 5])]));
       await until(() => received.messages.length === 3);
@@ -168,7 +174,7 @@ describe.each([
 
   it('leaves text frames to ws: fragmented text is joined and UTF-8 checked', async () => {
     const text = Buffer.from('żółć — agent ✓');
-    const { write, received, stop } = await connect(ws);
+    const { write, received, stop } = await connect();
     try {
       // "ż" cut between the two frames, a ping between them.
       write(Buffer.concat([frame(0x01, false, text.subarray(0, 1), [3, 1, 4, 1]), frame(0x09, true, Buffer.alloc(0), [0, 0, 0, 0]), frame(0x00, true, text.subarray(1), [2, 7, 1, 8])]));
@@ -182,7 +188,7 @@ describe.each([
   });
 
   it('keeps maxPayload across the fragments of a binary message', async () => {
-    const { write, received, stop } = await connect(ws, { maxPayload: 1000 });
+    const { write, received, stop } = await connect({ maxPayload: 1000 });
     try {
       write(frame(0x02, false, Buffer.alloc(600), [1, 2, 3, 4]));
       write(frame(0x00, true, Buffer.alloc(600), [1, 2, 3, 4]));
@@ -194,7 +200,7 @@ describe.each([
   });
 
   it('closes on a close frame between the fragments of a binary message', async () => {
-    const { write, received, stop } = await connect(ws);
+    const { write, received, stop } = await connect();
     try {
       const close = Buffer.alloc(2);
       close.writeUInt16BE(4001);
@@ -208,21 +214,21 @@ describe.each([
 
 });
 
-describe('sliceBinaryFrames with a payload pool', () => {
-  const ws = require(RELAY_WS) as typeof Ws;
+describe('binary frames with a payload pool', () => {
   const random = prng(11);
   const bytes = (n: number) => Buffer.from(Array.from({ length: n }, () => Math.floor(random() * 256)));
 
   it('reads a pooled payload straight into its buffer, never into memory handed out and not handed back, and reuses what is handed back', async () => {
     const pool = new PayloadPool(64 * 1024);
-    const { write, received, readsIntoPayloads, serverSocket, stop } = await connectTo(ws, { pool });
+    setPayloadPool(pool);
+    const { write, received, serverSocket, stop } = await connectTo(RELAY_WS);
     try {
-      expect(readsIntoPayloads).toBe(true);
       const first = bytes(200_000);
       const firstFrame = frame(0x02, true, first, [0x21, 0x43, 0x65, 0x87]);
       write(firstFrame.subarray(0, 50_000));
-      // Mid-payload the socket's read buffer is the rest of the payload's own buffer but its last byte.
-      await until(() => (userReadBuffer(serverSocket) as Buffer).length > 16 * 1024);
+      // Mid-payload (from the socket's first pooled payload on) the socket's read buffer is the rest of
+      // the payload's own buffer but its last byte.
+      await until(() => ((userReadBuffer(serverSocket) as Buffer | null)?.length ?? 0) > 16 * 1024);
       const target = userReadBuffer(serverSocket) as Buffer;
       write(firstFrame.subarray(50_000));
       await until(() => received.messages.length === 1);
@@ -256,19 +262,44 @@ describe('sliceBinaryFrames with a payload pool', () => {
       expect((received.messages[3].data as Buffer[])[0].buffer).not.toBe(held.buffer);
       expect(reused.equals(third)).toBe(true);
     } finally {
+      setPayloadPool(null);
       await stop();
     }
   });
 });
 
-describe('sliceBinaryFrames on an unknown ws', () => {
-  it('leaves the socket alone', () => {
+describe('binary frames of sockets the gateway did not mark', () => {
+  it('are left to ws on the patched Receiver: one joined Buffer per message, nothing pooled or read into', async () => {
+    const pool = new PayloadPool(1000);
+    setPayloadPool(pool);
+    const { write, received, serverSocket, stop } = await connectTo(RELAY_WS, { binaryType: 'nodebuffer' });
+    try {
+      const message = Buffer.alloc(100_000, 0x5a);
+      write(Buffer.concat([frame(0x02, false, message.subarray(0, 70_000), [1, 2, 3, 4]), frame(0x00, true, message.subarray(70_000), [4, 3, 2, 1])]));
+      await until(() => received.messages.length === 1);
+      expect(Buffer.isBuffer(received.messages[0].data)).toBe(true);
+      expect((received.messages[0].data as Buffer).equals(message)).toBe(true);
+      expect(userReadBuffer(serverSocket)).toBeNull();
+      expect(pool.kept).toBe(0);
+      pool.release([received.messages[0].data as Buffer]);
+      expect(pool.kept).toBe(0); // not one of the pool's
+    } finally {
+      setPayloadPool(null);
+      await stop();
+    }
+  });
+});
+
+describe('an unknown ws', () => {
+  it('is left unpatched', () => {
     // A Receiver whose methods differ from the reviewed ones (as after a ws upgrade that changed them).
     class Receiver {
       _buffers = [];
       _fragments = [];
       getData(): void {}
     }
-    expect(sliceBinaryFrames({ _receiver: new Receiver() } as unknown as Ws.WebSocket)).toBe(false);
+    const getData = Receiver.prototype.getData;
+    expect(patchReceiver(Receiver, Symbol('websocket'), EXPECTED)).toBe(false);
+    expect(Receiver.prototype.getData).toBe(getData);
   });
 });

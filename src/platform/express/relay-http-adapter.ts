@@ -7,7 +7,7 @@ import { createServer as createHttpsServer } from 'node:https';
  * Express gives every request and response its app's prototypes (`app.request`, `app.response`)
  * with Object.setPrototypeOf, as the first thing it does with them. Done to objects Node has already
  * built, that change of shape costs V8 what it had learned about requests at every property read
- * after it: about 30 % of the relay's CPU on a list request (docs/performance.md, item 49).
+ * after it: about 30 % of the relay's CPU on a list request (docs/decisions.md#item-49).
  *
  * Here Node builds them as instances of two subclasses of its own, whose prototypes take the place of
  * the app's (the same properties, the same chain behind them), so Express's setPrototypeOf finds

@@ -8,6 +8,9 @@
  *
  * A buffer is in one of two states, out or free; `release` of a buffer that is not out does
  * nothing, so a payload handed back twice cannot end up with two owners.
+ *
+ * The relay's one pool is a provider of AgentsModule (agent sockets fill it through the ws piece,
+ * which takes it at start-up; DeviceSessionsService hands screenshots back once written).
  */
 export class PayloadPool {
   /** Free buffers by size class (a power of two). */
@@ -60,6 +63,3 @@ export class PayloadPool {
 function sizeClass(length: number): number {
   return 2 ** Math.ceil(Math.log2(Math.max(length, 1)));
 }
-
-/** The relay's one pool: agent sockets fill it, screenshot answers hand it back once written. */
-export const payloadPool = new PayloadPool();

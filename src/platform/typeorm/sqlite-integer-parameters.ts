@@ -7,7 +7,7 @@ type Escape = (sql: string, parameters: ObjectLiteral, nativeParameters: ObjectL
  * each insert, update and find by id is a statement SQLite has never seen: it is parsed and planned
  * again, it pushes the statements that do repeat out of TypeORM's statement cache, and each dead
  * statement keeps its native memory, which V8 cannot see, until a full collection. Under the
- * mixed-load benchmark that was 21,000 new statements a minute and ~250 MB of RSS (docs/performance.md,
+ * mixed-load benchmark that was 21,000 new statements a minute and ~250 MB of RSS (docs/decisions.md,
  * item 50). Integers go in as BigInt instead, which TypeORM binds like any other value and
  * better-sqlite3 binds as an SQLite INTEGER: what the literal was. Other numbers keep TypeORM's way.
  */

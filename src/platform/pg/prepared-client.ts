@@ -10,7 +10,7 @@ const MAX_NAMED_PER_CONNECTION = 500;
  * The PostgreSQL connection the relay's pool uses (pg's `Client` option): a parameterised SELECT is
  * sent as a named statement, so each connection parses it once and PostgreSQL may keep its plan,
  * instead of parsing and planning it on every request. On GET /builds planning was more of the
- * database's time than running the statements (docs/performance.md); TypeORM sends every statement
+ * database's time than running the statements (docs/decisions.md#p2); TypeORM sends every statement
  * unnamed. SQLite has the same through its statement cache (data-source-options). Only SELECTs:
  * they never change the schema, and the relay changes it only in migrations before serving.
  */

@@ -9,7 +9,7 @@ const GROWING_PERCENT = 300;
  * in the relay stayed near 1.5–2. Each screenshot through the relay leaves ~1 MiB of socket reads
  * whose ArrayBuffers count toward that limit once promoted, and every full collection marks the
  * whole ~35 MB heap: with 8 clients the relay ran one every 30–80 screenshots, about 90 with this
- * (docs/performance.md, "Device relay", item 28). Read by V8 at each limit computation, so setting
+ * (docs/decisions.md#item-28). Read by V8 at each limit computation, so setting
  * it at start-up is enough; `node --heap-growing-percent=N` on the command line wins.
  */
 export function widenHeapGrowth(): void {

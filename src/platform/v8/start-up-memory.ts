@@ -15,10 +15,11 @@ const MAX_CHECKS = 60;
  * idle relay, then 98 MB. A low-memory notification does the reducer's work at once (full
  * collections that shrink the young generation to 1 MB and compact the old one); under load V8
  * grows the young generation again as it sees fit. `--max-semi-space-size` would keep it small for
- * good, and cost the screenshot path (docs/performance.md, "Start-up and idle memory").
+ * good, and cost the screenshot path (docs/decisions.md#startup-tried).
  * The collections take ~100 ms of CPU in one pause, so they wait for a second in which the event
  * loop was quiet (the work a start leaves running after `listen` done, no burst of requests).
- * Called by startRelayProcess (npm start, `svc relay`), not for relays built inside tests.
+ * Installed as an engine-room 'process' piece (startRelayProcess: npm start, `svc relay`), not for
+ * relays built inside tests.
  */
 export function releaseStartUpMemory(logger?: LoggerService): void {
   let checks = 0;

@@ -1,0 +1,44 @@
+import type { Piece } from '../piece';
+import { packageDir, sha256Of } from '../packages';
+
+/** Express as @nestjs/platform-express loads it (the relay's one copy). */
+const EXPRESS = '@nestjs/platform-express > express';
+const CHECKED = { express: '5.2.1', [EXPRESS]: '5.2.1', '@nestjs/platform-express': '11.2.10' } as const;
+
+interface ExpressInternals {
+  (): unknown;
+  application: Record<'handle' | 'set' | 'defaultConfiguration', unknown>;
+}
+/** Loaded when a fingerprint is taken, not with this list. */
+const expressModule = () => require(packageDir(EXPRESS)) as ExpressInternals;
+
+const relayHttpAdapter: Piece<'http-adapter'> = {
+  name: 'express request and response classes',
+  changes:
+    "Nest's ExpressAdapter.initHttpServer overridden: Node builds requests and responses as subclasses whose prototypes replace Express's app.request/app.response, so app.handle's setPrototypeOf changes nothing",
+  why: 'about 30 % of the relay CPU of a list request (docs/decisions.md#item-49)',
+  checkedAgainst: CHECKED,
+  phase: 'http-adapter',
+  fingerprint: () => {
+    const { ExpressAdapter } = require(packageDir('@nestjs/platform-express')) as { ExpressAdapter: typeof import('@nestjs/platform-express').ExpressAdapter };
+    return sha256Of([String(ExpressAdapter.prototype.initHttpServer), String(expressModule()), String(expressModule().application.handle)]);
+  },
+  expected: ['8c671bfff48d4b2206fb2b47c806a674905a60b7861e5d23a6baabfd8fb845b7'],
+  install: (slot) => {
+    // Required here: a CLI command's application context loads this list, not Express.
+    const { RelayHttpAdapter } = require('./relay-http-adapter') as typeof import('./relay-http-adapter');
+    slot.adapter = new RelayHttpAdapter(slot.serverOptions);
+  },
+};
+
+const trustProxy: Piece<'app'> = {
+  name: "express 'trust proxy fn' reader",
+  changes: "reads Express's compiled trust proxy function (an internal setting) for the relay-host rule (trustProxyOf) and the per-address connection share's trusted proxies (appTrustProxy)",
+  why: 'the forwarded hops judged exactly as req.ip judges them, with no second parse of the setting (docs/auth.md relay-host rule)',
+  checkedAgainst: CHECKED,
+  phase: 'app',
+  fingerprint: () => sha256Of([String(expressModule().application.set), String(expressModule().application.defaultConfiguration)]),
+  expected: ['b6e2c35763433285c4d2baf34f39b89cfc79491a2546dff72cf78b500a36372e'],
+};
+
+export const pieces = [relayHttpAdapter, trustProxy];

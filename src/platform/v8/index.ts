@@ -1,0 +1,48 @@
+import type { Piece } from '../piece';
+import { v8Version } from '../packages';
+import { widenHeapGrowth } from './heap-growth';
+import { releaseStartUpMemory } from './start-up-memory';
+import { exposeYoungScavenge } from './young-scavenge';
+
+/** Node 20.20's V8; the flags and options below are V8's, read against this version. */
+const CHECKED = { node: '20.20.2' } as const;
+const V8 = ['11.3.244.8'];
+
+const heapGrowth: Piece<'process'> = {
+  name: 'v8 heap growing factor',
+  changes: 'sets V8 --heap-growing-percent=300 at start-up (unless the command line gives one)',
+  why: 'a full collection every ~90 screenshots instead of every 30-80 with 8 clients (docs/decisions.md#item-28)',
+  checkedAgainst: CHECKED,
+  phase: 'process',
+  fingerprint: v8Version,
+  expected: V8,
+  install: () => widenHeapGrowth(),
+};
+
+const startUpMemory: Piece<'process'> = {
+  name: 'v8 start-up memory release',
+  changes: "sends V8's low-memory notification (inspector HeapProfiler.collectGarbage) in the first quiet second after listen",
+  why: 'idle RSS 136 -> 98 MB at once instead of after ~30 s (docs/decisions.md#s2)',
+  checkedAgainst: CHECKED,
+  phase: 'process',
+  fingerprint: v8Version,
+  expected: V8,
+  install: ({ listening, logger }) => void listening.then(() => releaseStartUpMemory(logger)),
+};
+
+/**
+ * 'app', not 'process': uploads spool in whatever process serves them, test relays included, as
+ * they did when the scavenge was taken on the first upload.
+ */
+const youngScavenge: Piece<'app'> = {
+  name: 'v8 young scavenge while spooling',
+  changes: "takes V8's gc through --expose-gc set and unset at run time; file-spool calls gc({ type: 'minor' }) every 2 MB spooled",
+  why: 'the socket buffers of an upload die young: peak RSS of 500 MB x 3 uploads +45-52 MB -> +13-21 MB (docs/decisions.md#item-18, items 18-19)',
+  checkedAgainst: CHECKED,
+  phase: 'app',
+  fingerprint: v8Version,
+  expected: V8,
+  install: () => exposeYoungScavenge(),
+};
+
+export const pieces = [heapGrowth, startUpMemory, youngScavenge];
