@@ -16,10 +16,11 @@ import { BuildsRepository } from './builds.repository';
 import { ResumableUploadsController } from './resumable/resumable-uploads.controller';
 import { ResumableUploadsService } from './resumable/resumable-uploads.service';
 import { BuildFiles } from './storage/build-files';
+import { WebhooksModule } from '../webhooks/webhooks.module';
 
 /** Builds: upload (multipart and tus resumable) and metadata, listing, review status, deletion schedule, purge, download. */
 @Module({
-  imports: [TypeOrmModule.forFeature([BuildEntity, BuildStatusChangeEntity, BuildIconEntity]), AppCatalogueModule],
+  imports: [TypeOrmModule.forFeature([BuildEntity, BuildStatusChangeEntity, BuildIconEntity]), AppCatalogueModule, WebhooksModule],
   controllers: [BuildsController, ResumableUploadsController],
   providers: [
     BuildsRepository,
