@@ -32,13 +32,15 @@ export function wsAdapterOf(app: object): UpgradeRoutingWsAdapter | undefined {
 
 /**
  * Routes served at the relay root rather than under /api/v1 (spec §1: files under /uploads/;
- * /metrics where Prometheus looks by default). The
+ * /metrics where Prometheus looks by default; the share links' /install pages). The
  * pages the e-mailed links open (/invite, /reset-password) are dashboard routes (src/dashboard).
  */
 const ROOT_ROUTES = [
   // GET only: /api/v1/uploads/builds (resumable uploads: POST, HEAD, PATCH, DELETE, OPTIONS) stays prefixed.
   { path: 'uploads/*path', method: RequestMethod.GET },
   { path: 'metrics', method: RequestMethod.GET },
+  // The page a share link opens (docs/builds.md "Share links"), where the link points: the relay root.
+  { path: 'install/:token', method: RequestMethod.GET },
 ];
 
 /** JSON bodies are small; builds and files arrive as streamed multipart, never through this parser. */

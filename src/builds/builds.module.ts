@@ -34,6 +34,6 @@ import { WebhooksModule } from '../webhooks/webhooks.module';
     BuildIconsService,
     ResumableUploadsService,
   ],
-  exports: [BuildQueryService, BuildRetentionService, BuildIconsService, ResumableUploadsService],
+  exports: [BuildQueryService, BuildRetentionService, BuildIconsService, BuildDownloadService, ResumableUploadsService],
 })
 export class BuildsModule {}

@@ -39,9 +39,12 @@ export function dashboardCsp(nonce: string): string {
   ].join('; ');
 }
 
-/** The API, stored files and /metrics: never the dashboard's (neither a route nor a file of its build). */
+/**
+ * The API, stored files, /metrics and the share links' install pages (server-rendered, so a phone
+ * without an account loads no app): never the dashboard's (neither a route nor a file of its build).
+ */
 function isServerPath(path: string): boolean {
-  return /^\/(api|uploads)(\/|$)/.test(path) || path === '/metrics';
+  return /^\/(api|uploads|install)(\/|$)/.test(path) || path === '/metrics';
 }
 
 /** True for paths the single-page app owns: not the API, not stored files, not /metrics, not a file name. */
@@ -88,6 +91,15 @@ function indexPage(indexPath: string): RequestHandler {
       },
     );
   };
+}
+
+/**
+ * A page the relay renders itself (the share links' install page), with the dashboard's headers and
+ * CSP; `render` gets the nonce its one <style> element must carry.
+ */
+export function sendRenderedPage(res: Response, status: number, render: (styleNonce: string) => string): void {
+  const nonce = randomBytes(16).toString('base64');
+  sendDocument(res, status, render(nonce), dashboardCsp(nonce));
 }
 
 /** Security headers of every dashboard document (the token links open these pages too). */

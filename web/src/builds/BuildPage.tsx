@@ -15,7 +15,9 @@ import { Comments } from './Comments';
 import { absoluteTime, countdown, fileSize, relativeTime, versionText } from './format';
 import { StatusHistory } from './StatusHistory';
 import { QrCode } from './QrCode';
-import { useReachableOrigin } from '../relay/queries';
+import { ReachableAddressNote } from '../relay/ReachableAddressNote';
+import { useReachableAddress } from '../relay/queries';
+import { SharePanel } from './SharePanel';
 import { InstallOnDevice } from '../devices/InstallOnDevice';
 import { useBuild, useDeletionSchedule, useRecordings, useUpdateBuild } from './queries';
 import { notifiesWebhooks, STATUS_KEYS, StatusMenu } from './StatusMenu';
@@ -108,6 +110,12 @@ function BuildView({ build }: { build: Build }) {
         </div>
       </header>
 
+      {/* Install first: on a phone the page is one column, and this is what a tester opened it for. */}
+      <div className={styles.install}>
+        <Download build={build} />
+        <SharePanel build={build} writer={writer} />
+      </div>
+
       <div className={styles.grid}>
         <div className={styles.main}>
           <Recordings buildId={build.id} />
@@ -141,7 +149,6 @@ function BuildView({ build }: { build: Build }) {
             </dl>
             <LabelEditor build={build} writer={writer} />
           </section>
-          <Download build={build} />
           <DeletionSchedule build={build} writer={writer} />
           <StatusHistory buildId={build.id} />
         </aside>
@@ -194,8 +201,9 @@ function LabelEditor({ build, writer }: { build: Build; writer: boolean }) {
 }
 
 function Download({ build }: { build: Build }) {
-  const origin = useReachableOrigin();
+  const address = useReachableAddress();
   const path = `/api/v1/builds/${build.id}/download`;
+  const origin = address.origin;
   return (
     <section className={cardClass} aria-labelledby="download-title">
       <h2 id="download-title">Download</h2>
@@ -207,8 +215,10 @@ function Download({ build }: { build: Build }) {
       <div className={styles.qr}>
         <QrCode value={origin + path} label={`QR code of the download link ${origin + path}`} />
         <p className={styles.note}>
-          Scan with a phone on the same network (signed in to the dashboard in its browser): <code>{origin + path}</code>
+          Scan with a phone signed in to the dashboard in its browser (for a phone without an account, create a share link):{' '}
+          <code>{origin + path}</code>
         </p>
+        <ReachableAddressNote address={address} link="download link" />
       </div>
       <InstallOnDevice build={build} />
     </section>
