@@ -5,6 +5,7 @@ import { BuildRetentionService } from '../../src/builds/build-retention.service'
 import { DAY_MS } from '../../src/common/time';
 import { ShareLinkEntity } from '../../src/share-links/share-link.entity';
 import { fixture } from '../support/build-fixtures';
+import { rawBody } from '../support/raw-body';
 import type { TestMember } from '../support/factory';
 import { useTestRelay } from '../support/use-relay';
 import { zipOf } from '../support/zip-file';
@@ -126,12 +127,12 @@ describe('share links', () => {
     expect(page.text).not.toContain('<script');
 
     const bytes = readFileSync(fixture(APK));
-    const file = await http().get(`/api/v1/share/${token}/download`).buffer(true).parse(binary).expect(200);
+    const file = await http().get(`/api/v1/share/${token}/download`).buffer(true).parse(rawBody).expect(200);
     expect(file.headers['content-type']).toBe('application/vnd.android.package-archive');
     expect(file.headers['content-disposition']).toBe(`attachment; filename="${APK}"`);
     expect(Buffer.compare(file.body as Buffer, bytes)).toBe(0);
     await http().get(`/api/v1/share/${token}/download`).set('Range', 'bytes=0-9').expect(206);
-    const resumed = await http().get(`/api/v1/share/${token}/download`).set('Range', 'bytes=10-').buffer(true).parse(binary).expect(206);
+    const resumed = await http().get(`/api/v1/share/${token}/download`).set('Range', 'bytes=10-').buffer(true).parse(rawBody).expect(206);
     expect(Buffer.compare(resumed.body as Buffer, bytes.subarray(10))).toBe(0);
     await http().head(`/api/v1/share/${token}/download`).expect(200);
     expect((await list()).find((l) => l.id === link.id)!.downloads).toBe(2);
@@ -211,9 +212,3 @@ describe('share links', () => {
   });
 });
 
-/** supertest parser that keeps a binary body as one Buffer. */
-function binary(res: NodeJS.ReadableStream, done: (err: Error | null, body: Buffer) => void): void {
-  const chunks: Buffer[] = [];
-  res.on('data', (chunk: Buffer) => chunks.push(chunk));
-  res.on('end', () => done(null, Buffer.concat(chunks)));
-}
