@@ -98,6 +98,7 @@ describe('first run', () => {
 
     const init = await runCli(['admin', 'init', '--email', 'owner@example.com', '--data-dir', relay.dataDir], {
       env: { SVC_ADMIN_PASSWORD: PASSWORD, SVC_DATABASE_URL: relay.env.SVC_DATABASE_URL },
+      timeoutMs: 90_000,
     });
     expect(init.code).toBe(0);
     const second = start();

@@ -212,6 +212,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Beyond the spec: /auth/me's answer, or null when signed out, always 200 (the dashboard's first probe). */
+        get: operations["AuthController_session"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/status": {
         parameters: {
             query?: never;
@@ -912,6 +929,76 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhooks/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the webhooks declared in svc.config.json, used or not (read-only) */
+        get: operations["ConfigWebhooksController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/config/{index}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Delivery log of a svc.config.json webhook: the newest 50 attempts this relay made since it started, newest first */
+        get: operations["ConfigWebhooksController_deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/config/{index}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a signed `ping` to a svc.config.json webhook now and answer with the attempt
+         * @description As POST /webhooks/:id/test; an entry not in use (disabled, unset secret variable, refused destination) is 400 naming why.
+         */
+        post: operations["ConfigWebhooksController_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/install/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["InstallPageController_show"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/metrics": {
         parameters: {
             query?: never;
@@ -966,22 +1053,6 @@ export interface components {
             booted: number;
             /** @description devices in its last list */
             devices: number;
-    "/install/{token}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: operations["InstallPageController_show"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
             /** @example mac-mini-3.local */
             hostname: string | null;
             /** @example mac-mini-3 */
@@ -1009,12 +1080,16 @@ export interface components {
             items: components["schemas"]["AppListItem"][];
         };
         AppListItem: {
+            /** @description beyond the spec: how many builds the app has (those scheduled for deletion included) */
+            build_count: number;
             /** @description of the latest build */
             build_number: string | null;
             /** @example com.example.app */
             bundle_id_key: string;
             /** Format: date-time */
             created_at: string;
+            /** @description beyond the spec: /api/v1/apps/:id/icon when one of its builds has a launcher icon, else null */
+            icon_url: string | null;
             id: number;
             /** @description null when the app has no build */
             latest_build_id: number | null;
@@ -1030,6 +1105,10 @@ export interface components {
             status_label: string | null;
             /** @description of the latest build */
             version_name: string | null;
+        };
+        AuthSessionResponse: {
+            /** @description null when not signed in (no or an ended session) */
+            me: components["schemas"]["MeResponse"] | null;
         };
         AuthStatusResponse: {
             /** @description no account exists and the request comes from the relay host */
@@ -1165,6 +1244,29 @@ export interface components {
             created_at: string;
             id: number;
         };
+        ConfigWebhook: {
+            enabled: boolean;
+            /** @description its secretEnv variable is set; deliveries are signed */
+            has_secret: boolean;
+            /** @example config-0 */
+            id: string;
+            /** @description receives deliveries (enabled and passed the start-up checks) */
+            in_use: boolean;
+            /** @description position in the file's `webhooks` array */
+            index: number;
+            /** @description why it is not in use; null when it is */
+            problem: string | null;
+            /** @enum {string} */
+            source: "svc.config.json";
+            /**
+             * @description scheme, host and port only: paths and queries of webhook URLs often carry tokens
+             * @example https://chat.example.com/…
+             */
+            url: string;
+        };
+        ConfigWebhookList: {
+            webhooks: components["schemas"]["ConfigWebhook"][];
+        };
         CreateAppDto: {
             /** @example com.example.app */
             bundle_id_key: string;
@@ -1184,6 +1286,13 @@ export interface components {
              * @enum {string}
              */
             role: "Admin" | "Developer" | "QA" | "Viewer";
+        };
+        CreateShareLinkDto: {
+            /**
+             * @description days until the link expires
+             * @default 7
+             */
+            expires_in_days: number;
         };
         CreateTokenDto: {
             /** @description days until the token expires; omit or 0 = no expiry; a numeric string is accepted */
@@ -1262,13 +1371,6 @@ export interface components {
             database: "ok" | "down";
             /**
              * @description Redis answers PING (several instances, docs/scaling.md)
-        CreateShareLinkDto: {
-            /**
-             * @description days until the link expires
-             * @default 7
-             */
-            expires_in_days: number;
-        };
              * @enum {string}
              */
             redis: "ok" | "down" | "not_used";
@@ -1301,9 +1403,15 @@ export interface components {
             email: string;
             password: string;
         };
-        InvitationRole: {
+        InvitationDetails: {
+            /** @description beyond the spec: the invited address; null for an invitation without one */
+            email: string | null;
+            /** @description beyond the spec: who invited (display name); null once their account is gone */
+            invited_by: string | null;
             /** @enum {string} */
             role: "Admin" | "Developer" | "QA" | "Viewer";
+            /** @description beyond the spec: the team the invitation joins */
+            team_name: string;
         };
         InviteResponse: {
             /** @description false when SMTP is not configured or no e-mail was given */
@@ -1392,6 +1500,8 @@ export interface components {
             role: "Admin" | "Developer" | "QA" | "Viewer";
         };
         Member: {
+            /** @description beyond the spec: the profile image, null when none (as /auth/me avatarUrl) */
+            avatar_url: string | null;
             /** @description display name, or the part of the e-mail before @ when none */
             display_name: string;
             email: string;
@@ -1455,6 +1565,8 @@ export interface components {
             agentRelayUrl: string | null;
             /** @description LAN address; always null inside a container */
             lanHost: string | null;
+            /** @description beyond the spec: the largest build the relay accepts, in bytes (SVC_MAX_BUILD_BYTES), for checks before a file is sent */
+            maxBuildBytes: number;
             port: number;
             publicBaseUrl: string | null;
         };
@@ -1479,6 +1591,28 @@ export interface components {
             resetUrl: string | null;
             /** @description works once, for 2 hours */
             token: string;
+        };
+        ShareLink: {
+            /** Format: date-time */
+            created_at: string;
+            /** @description display name of the member who created it, or the part of the e-mail before @ */
+            created_by: string;
+            /** @description downloads started from the first byte (a resumed range is not counted again) */
+            downloads: number;
+            /** Format: date-time */
+            expires_at: string;
+            id: number;
+            /**
+             * @description the install page on this relay, to prefix with an address a phone can open; null in the list
+             * @example /install/0f3a…
+             */
+            path: string | null;
+            revoked: boolean;
+            /**
+             * @description `<public url>/install/<token>`; null when the relay knows no public URL, and in the list (the token is not kept)
+             * @example https://relay.example.com/install/0f3a…
+             */
+            url: string | null;
         };
         TeamSettings: {
             /** @description null when there is no logo */
@@ -1557,28 +1691,6 @@ export interface components {
             id: number;
             /** @example https://ci.example.com/hooks/svc */
             url: string;
-        ShareLink: {
-            /** Format: date-time */
-            created_at: string;
-            /** @description display name of the member who created it, or the part of the e-mail before @ */
-            created_by: string;
-            /** @description downloads started from the first byte (a resumed range is not counted again) */
-            downloads: number;
-            /** Format: date-time */
-            expires_at: string;
-            id: number;
-            /**
-             * @description the install page on this relay, to prefix with an address a phone can open; null in the list
-             * @example /install/0f3a…
-             */
-            path: string | null;
-            revoked: boolean;
-            /**
-             * @description `<public url>/install/<token>`; null when the relay knows no public URL, and in the list (the token is not kept)
-             * @example https://relay.example.com/install/0f3a…
-             */
-            url: string | null;
-        };
         };
         WebhookDeliveryItem: {
             /** @description 1 for the first try */
@@ -2309,6 +2421,25 @@ export interface operations {
             };
         };
     };
+    AuthController_session: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthSessionResponse"];
+                };
+            };
+        };
+    };
     AuthController_status: {
         parameters: {
             query?: never;
@@ -2341,8 +2472,11 @@ export interface operations {
                 platform?: "ios" | "android";
                 /** @description searches the version name */
                 q?: string;
+                /** @description beyond the spec: every whitespace-separated term is a case-insensitive (ASCII) substring of the app name, build name, bundle id, version name, build number or label; trimmed, blank = no search */
+                search?: string;
                 sort?: "uploaded_at" | "version_name" | "status_label";
-                status?: "Backlog" | "In Progress" | "Done" | "Rejected";
+                /** @description untriaged (beyond the spec): builds with no status */
+                status?: "Backlog" | "In Progress" | "Done" | "Rejected" | "untriaged";
             };
             header?: never;
             path?: never;
@@ -2550,6 +2684,8 @@ export interface operations {
             /** @description a change to Done or Rejected notifies the webhooks */
             200: {
                 headers: {
+                    /** @description beyond the spec: how many webhook endpoints this change notifies (0 when none) */
+                    "X-Webhooks-Notified"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2894,88 +3030,6 @@ export interface operations {
             };
         };
     };
-    CommentsController_list: {
-        parameters: {
-            query: {
-                build_id: number;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description oldest first */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CommentListItem"][];
-                };
-            };
-            /** @description missing field, invalid format */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description not authenticated or session expired */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    CommentsController_create: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "multipart/form-data": {
-                    /**
-                     * Format: binary
-                     * @description optional; a PNG, JPEG or WebP image of at most 5 MB
-                     */
-                    attachment?: string;
-                    body: string;
-                    build_id: number;
-                };
-            };
-        };
-        responses: {
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CommentCreated"];
-                };
-            };
-            /** @description missing field, invalid format */
-            400: {
-                headers: {
-                    [name: string]: unknown;
     ShareLinksController_list: {
         parameters: {
             query?: never;
@@ -3153,6 +3207,88 @@ export interface operations {
             };
         };
     };
+    CommentsController_list: {
+        parameters: {
+            query: {
+                build_id: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommentListItem"][];
+                };
+            };
+            /** @description missing field, invalid format */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    CommentsController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description optional; a PNG, JPEG or WebP image of at most 5 MB
+                     */
+                    attachment?: string;
+                    body: string;
+                    build_id: number;
+                };
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommentCreated"];
+                };
+            };
+            /** @description missing field, invalid format */
+            400: {
+                headers: {
+                    [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -3463,13 +3599,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the role the invitation grants */
+            /** @description the role the invitation grants, the invited address, the team and who invited */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["InvitationRole"];
+                    "application/json": components["schemas"]["InvitationDetails"];
                 };
             };
             /** @description missing field, invalid format */
@@ -4196,6 +4332,49 @@ export interface operations {
             };
         };
     };
+    ShareLinksController_download: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the shared build file (Range requests answered 206); a GET from the first byte counts one download */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/gzip": string;
+                    "application/octet-stream": string;
+                    "application/vnd.android.package-archive": string;
+                    "application/zip": string;
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description expired or gone (a token, a link, a resumable upload past 24 h) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     InvitationsController_listOpen: {
         parameters: {
             query?: never;
@@ -4278,49 +4457,6 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
-    ShareLinksController_download: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                token: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description the shared build file (Range requests answered 206); a GET from the first byte counts one download */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/gzip": string;
-                    "application/octet-stream": string;
-                    "application/vnd.android.package-archive": string;
-                    "application/zip": string;
-                };
-            };
-            /** @description not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description expired or gone (a token, a link, a resumable upload past 24 h) */
-            410: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
             };
             /** @description not found */
             404: {
@@ -5421,6 +5557,183 @@ export interface operations {
             };
         };
     };
+    ConfigWebhooksController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConfigWebhookList"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    ConfigWebhooksController_deliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                index: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    ConfigWebhooksController_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                index: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the attempt, as the delivery log shows it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryItem"];
+                };
+            };
+            /** @description missing field, invalid format */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    InstallPageController_show: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the install page: icon, name, version, size, label, upload time and a Download button */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description a page saying the link is not valid */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description a page saying the link expired, was revoked, or its build was deleted */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     MetricsController_scrape: {
         parameters: {
             query?: never;
@@ -5503,37 +5816,3 @@ export interface operations {
         };
     };
 }
-    InstallPageController_show: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                token: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description the install page: icon, name, version, size, label, upload time and a Download button */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description a page saying the link is not valid */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description a page saying the link expired, was revoked, or its build was deleted */
-            410: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };

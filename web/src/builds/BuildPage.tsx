@@ -9,7 +9,6 @@ import { ConfirmDialog } from '../ui/ConfirmDialog';
 import { FormError, TextField, cardClass } from '../ui/Field';
 import { StatusBadge } from '../ui/StatusBadge';
 import { CenterMessage, Empty, Loading } from '../ui/States';
-import { useToast } from '../ui/Toast';
 import { AppIcon } from './AppIcon';
 import { Comments } from './Comments';
 import { absoluteTime, countdown, fileSize, relativeTime, versionText } from './format';
@@ -20,7 +19,8 @@ import { useReachableAddress } from '../relay/queries';
 import { SharePanel } from './SharePanel';
 import { InstallOnDevice } from '../devices/InstallOnDevice';
 import { useBuild, useDeletionSchedule, useRecordings, useUpdateBuild } from './queries';
-import { notifiesWebhooks, STATUS_KEYS, StatusMenu } from './StatusMenu';
+import { STATUS_KEYS, StatusMenu } from './StatusMenu';
+import { useStatusChange } from './status-feedback';
 import styles from './build-page.module.css';
 
 
@@ -51,18 +51,10 @@ function BuildView({ build }: { build: Build }) {
   const me = useCurrentMember();
   const writer = canWrite(me.role);
   const update = useUpdateBuild();
-  const toast = useToast();
   const location = useLocation();
   const uploader = build.uploaded_by;
-  const setStatus = (status: BuildStatus | null) => {
-    if (status === build.status_label) return;
-    update.mutate(
-      { id: build.id, status_label: status },
-      {
-        onSuccess: () => toast(`Status: ${status ?? 'no status'}${notifiesWebhooks(status) ? ' (webhooks notified)' : ''}`),
-      },
-    );
-  };
+  const changeStatus = useStatusChange(update, () => 'Status');
+  const setStatus = (status: BuildStatus | null) => changeStatus(build, status);
   useShortcuts({
     c: () => document.getElementById('comment')?.focus(),
     ...(writer

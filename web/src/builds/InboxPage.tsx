@@ -9,12 +9,12 @@ import { Button } from '../ui/Button';
 import { FormError, SelectField, TextField } from '../ui/Field';
 import { STATUSES, StatusBadge } from '../ui/StatusBadge';
 import { Empty, Loading, Spinner } from '../ui/States';
-import { useToast } from '../ui/Toast';
 import { DEFAULT_FILTERS, filtersFromSearch, PAGE_SIZES, searchFromFilters, withChange, type BuildFilters } from './filters';
 import { AppIcon } from './AppIcon';
 import { absoluteTime, relativeTime, versionText } from './format';
 import { useBuilds, useUpdateBuild } from './queries';
-import { notifiesWebhooks, STATUS_KEYS, StatusMenu } from './StatusMenu';
+import { STATUS_KEYS, StatusMenu } from './StatusMenu';
+import { useStatusChange } from './status-feedback';
 import { droppedFile, UploadPanel } from './UploadPanel';
 import styles from './builds.module.css';
 
@@ -27,7 +27,6 @@ export function InboxPage() {
   const writer = canWrite(me.role);
   const builds = useBuilds(filters);
   const update = useUpdateBuild();
-  const toast = useToast();
   const navigate = useNavigate();
   const search = useRef<HTMLInputElement>(null);
   const [file, setFile] = useState<File | null>(null);
@@ -53,20 +52,7 @@ export function InboxPage() {
     return { index, build: index >= 0 ? items[index] : null };
   };
 
-  const setStatus = (build: Build, status: BuildStatus | null) => {
-    if (build.status_label === status) return;
-    update.mutate(
-      { id: build.id, status_label: status },
-      {
-        onSuccess: () =>
-          toast(
-            `${build.name} ${versionText(build.version_name, build.build_number)}: ${status ?? 'no status'}` +
-              (notifiesWebhooks(status) ? ', webhooks notified' : ''),
-          ),
-        onError: (err) => toast(`Could not change the status: ${err.message}`, 'error'),
-      },
-    );
-  };
+  const setStatus = useStatusChange(update, (build) => `${build.name} ${versionText(build.version_name, build.build_number)}`);
 
   const move = (step: number) => {
     if (items.length === 0) return;
