@@ -172,7 +172,7 @@ describeUnless(browserSkipReason(), 'dashboard in the browser (issue 12)', () =>
     const result = page.getByRole('status').filter({ hasText: 'Uploaded' });
     await result.waitFor();
     const progressSeen = await page.evaluate(() => (window as unknown as { __progressSeen: string[] }).__progressSeen);
-    expect(progressSeen).toContain('Upload progress');
+    expect(progressSeen).toContain('Upload progress of string-label.apk');
     // What `aapt dump badging` prints for this APK (test/fixtures/builds/string-label.apk.badging.txt).
     await expect(result.innerText()).resolves.toMatch(/Résumé Viewer[\s\S]*Android[\s\S]*com\.example\.stringlabel[\s\S]*2\.0\.0-beta \(7\)[\s\S]*In Progress/);
     const row = page.getByRole('row').filter({ hasText: 'Résumé Viewer' });
@@ -214,10 +214,10 @@ describeUnless(browserSkipReason(), 'dashboard in the browser (issue 12)', () =>
 
   it('/ focuses the search, and the search term is kept in the URL', async () => {
     await page.locator('body').press('/');
-    const search = page.getByRole('searchbox', { name: 'Search versions' });
+    const search = page.getByRole('searchbox', { name: 'Search builds' });
     await expect(search.evaluate((el) => el === document.activeElement)).resolves.toBe(true);
     await page.keyboard.type('5.0');
-    await page.waitForURL(/q=5\.0/);
+    await page.waitForURL(/search=5\.0/);
     // The rows of the unfiltered list stay until the search's answer replaces them: wait for that.
     await page.getByRole('row').filter({ hasText: 'Résumé Viewer' }).waitFor({ state: 'detached' });
     await page.getByRole('row').filter({ hasText: triaged.name }).waitFor();
