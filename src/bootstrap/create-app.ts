@@ -8,6 +8,7 @@ import { bodyParserErrors } from '../common/errors/body-parser-errors';
 import { AuthenticatorService } from '../auth/authenticator.service';
 import { Clock } from '../common/clock';
 import { CredentialExpiry } from '../common/net/credential-expiry';
+import { compressResponses } from '../common/net/compressed-responses';
 import { hasRequestBody, requestDeadline } from '../common/net/request-deadline';
 import { UpgradeRoutingWsAdapter } from '../common/net/upgrade-routing-ws-adapter';
 import { rejectMalformedJson } from '../common/validation/well-formed-input';
@@ -83,6 +84,8 @@ export async function createRelayApp(
   applyServerTimeouts(app.getHttpServer(), config.limits);
   // First, so every request gets its line: root routes, unknown paths and body-parser failures too.
   app.use(logRequests, recordHttpMetrics(app.get(RelayMetrics)));
+  // JSON and pages over 1 KB, by Accept-Encoding; files and the event stream pass untouched.
+  app.use(compressResponses);
   app.use(requestIdleTimeout, requestDeadline(config.limits.requestTimeoutMs), jsonBodies());
   // Before Nest's routes: the dashboard owns every extension-less GET outside /api/ and /uploads/.
   app.use(serveDashboard(config.webDir));
