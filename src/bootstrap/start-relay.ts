@@ -5,6 +5,7 @@ import { RelayConfig } from '../config/relay-config';
 import { JsonLogger } from '../logging/json-logger';
 import { RelayHostDetailsService } from '../relay/relay-host-details.service';
 import { createRelayApp } from './create-app';
+import { announceRelay, withdrawRelay } from './relay-presence';
 import { widenHeapGrowth } from './heap-growth';
 import { releaseStartUpMemory } from './start-up-memory';
 import { logUnhandledRejections } from './unhandled-rejections';
@@ -20,6 +21,8 @@ export async function startRelay(
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   app.get(RelayHostDetailsService).setListeningPort(port);
+  announceRelay(config.dataDir, { pid: process.pid, port, host: config.host, startedAt: new Date().toISOString() });
+  app.getHttpServer().once('close', () => withdrawRelay(config.dataDir));
   return app;
 }
 

@@ -10,4 +10,6 @@ export class RelayHostDetails {
   publicBaseUrl: string | null;
   @ApiProperty({ type: String, nullable: true })
   agentRelayUrl: string | null;
+  @ApiProperty({ description: 'beyond the spec: the largest build the relay accepts, in bytes (SVC_MAX_BUILD_BYTES), for checks before a file is sent' })
+  maxBuildBytes: number;
 }

@@ -147,6 +147,9 @@ export const APP_LIST_ITEM_SHAPE: Shape = {
   build_number: 'string',
   status_label: [...STATUS_VALUES, null],
   latest_uploaded_at: 'iso',
+  // Beyond spec §2, deliberately (docs/builds.md "App icons"): the Apps page shows icons and counts.
+  build_count: 'number',
+  icon_url: (value) => expect(value === null || (typeof value === 'string' && /^\/api\/v1\/apps\/\d+\/icon$/.test(value))).toBe(true),
 };
 
 export const ATTACHMENT_SHAPE: Shape = {
@@ -177,6 +180,8 @@ export const MEMBER_SHAPE: Shape = {
   display_name: 'string',
   role: ROLE_VALUES,
   joined_at: 'iso',
+  // Beyond spec §2, deliberately (docs/team.md): the team list shows avatars.
+  avatar_url: 'string|null',
 };
 
 export const ME_SHAPE: Shape = {

@@ -16,8 +16,9 @@ describe('GET /relay/host', () => {
     const before = interfaceAddresses();
     const res = await ctx.members.as(viewer, 'get', HOST).expect(200);
     const own = [...before, ...interfaceAddresses()];
-    expect(Object.keys(res.body).sort()).toEqual(['agentRelayUrl', 'lanHost', 'port', 'publicBaseUrl']);
+    expect(Object.keys(res.body).sort()).toEqual(['agentRelayUrl', 'lanHost', 'maxBuildBytes', 'port', 'publicBaseUrl']);
     expect(res.body.port).toBe(ctx.relay.port);
+    expect(res.body.maxBuildBytes).toBe(524_288_000); // beyond the spec: SVC_MAX_BUILD_BYTES' default, for the dashboard's checks
     expect(res.body.publicBaseUrl).toBeNull();
     if (runningInContainer()) {
       expect(res.body.lanHost).toBeNull();

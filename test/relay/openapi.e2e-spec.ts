@@ -129,7 +129,7 @@ describe('OpenAPI', () => {
     expect(propertiesOf(resolve(list.items!))).toEqual(['created_at', 'expires_at', 'id', 'last_used_at', 'name', 'scope']);
     expect(propertiesOf(responseSchema('post', '/api/v1/tokens', '201'))).toEqual(['token']);
     expect(doc.paths['/api/v1/tokens/{id}'].delete.responses['204']).toBeDefined();
-    expect(propertiesOf(responseSchema('get', '/api/v1/relay/host', '200'))).toEqual(['agentRelayUrl', 'lanHost', 'port', 'publicBaseUrl']);
+    expect(propertiesOf(responseSchema('get', '/api/v1/relay/host', '200'))).toEqual(['agentRelayUrl', 'lanHost', 'maxBuildBytes', 'port', 'publicBaseUrl']);
     expect(responseSchema('get', '/api/v1/logs', '200')).toEqual({ type: 'array', items: { type: 'string' } });
     expect(propertiesOf(responseSchema('post', '/api/v1/auth/login', '429'))).toEqual(['error']);
   });
@@ -253,7 +253,7 @@ describe('OpenAPI', () => {
     expect(propertiesOf(scheduled)).toEqual(['delete_after', 'ok']);
     expect(propertiesOf(responseSchema('get', '/api/v1/apps', '200'))).toEqual(['items']);
     expect(propertiesOf(objectOf(responseSchema('get', '/api/v1/apps', '200').properties!.items))).toEqual([
-      'build_number', 'bundle_id_key', 'created_at', 'id', 'latest_build_id', 'latest_uploaded_at', 'name', 'platform',
+      'build_count', 'build_number', 'bundle_id_key', 'created_at', 'icon_url', 'id', 'latest_build_id', 'latest_uploaded_at', 'name', 'platform',
       'status_label', 'version_name',
     ]);
     expect(propertiesOf(responseSchema('post', '/api/v1/apps', '201'))).toEqual(['id', 'ok']);
@@ -269,13 +269,13 @@ describe('OpenAPI', () => {
     const deliveryItem = objectOf(responseSchema('get', '/api/v1/webhooks/{id}/deliveries', '200').properties!.deliveries);
     expect(responseSchema('post', '/api/v1/webhooks/{id}/test', '200')).toEqual(deliveryItem);
     expect(propertiesOf(objectOf(responseSchema('get', '/api/v1/team/members', '200')))).toEqual([
-      'display_name', 'email', 'id', 'joined_at', 'role',
+      'avatar_url', 'display_name', 'email', 'id', 'joined_at', 'role',
     ]);
     expect(propertiesOf(responseSchema('post', '/api/v1/team/invite', '201'))).toEqual(['emailSent', 'inviteUrl', 'token']);
     expect(propertiesOf(responseSchema('post', '/api/v1/team/members/{id}/send-reset', '200'))).toEqual([
       'emailSent', 'ok', 'resetUrl', 'token',
     ]);
-    expect(propertiesOf(responseSchema('get', '/api/v1/invitations/verify', '200'))).toEqual(['role']);
+    expect(propertiesOf(responseSchema('get', '/api/v1/invitations/verify', '200'))).toEqual(['email', 'invited_by', 'role', 'team_name']);
     expect(propertiesOf(objectOf(responseSchema('get', '/api/v1/team/invitations', '200')))).toEqual([
       'created_at', 'email', 'expires_at', 'id', 'role',
     ]);

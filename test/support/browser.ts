@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Locator, type Page } from 'playwright-core';
 
 /**
  * Browser end-to-end tests: Debian's Chromium driven by playwright-core (no browser download).
@@ -164,4 +164,14 @@ export async function dispatchFileEvent(
     },
     { selector, kind, name: file.name, type: file.type, base64: file.bytes.toString('base64') },
   );
+}
+
+/** How many pixels of a canvas were painted (not transparent): that a chart drew something. */
+export function paintedPixels(canvas: Locator): Promise<number> {
+  return canvas.evaluate((element: HTMLCanvasElement) => {
+    const data = element.getContext('2d')!.getImageData(0, 0, element.width, element.height).data;
+    let colored = 0;
+    for (let i = 3; i < data.length; i += 4) if (data[i] > 0) colored++;
+    return colored;
+  });
 }
