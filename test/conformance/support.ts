@@ -120,6 +120,8 @@ export const BUILD_SHAPE: Shape = {
   uploaded_by: 'string|null',
   uploaded_by_id: 'number|null',
   icon_url: (value) => expect(value === null || (typeof value === 'string' && /^\/api\/v1\/builds\/\d+\/icon$/.test(value))).toBe(true),
+  // Beyond spec §2 too (docs/builds.md "Flagged builds"): the flags stored at upload, [] when none.
+  flags: (value) => expect(Array.isArray(value)).toBe(true),
 };
 
 /** spec §4 POST /builds response. */
