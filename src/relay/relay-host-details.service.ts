@@ -34,7 +34,7 @@ export class RelayHostDetailsService {
       : lanHost
         ? `${scheme}://${lanHost}:${port}${AGENT_CONNECT_PATH}`
         : null;
-    return { lanHost, port, publicBaseUrl, agentRelayUrl, maxBuildBytes: this.config.maxBuildBytes };
+    return { lanHost, port, publicBaseUrl, agentRelayUrl };
   }
 }
 

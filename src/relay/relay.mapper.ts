@@ -10,6 +10,13 @@ export class RelayHostDetails {
   publicBaseUrl: string | null;
   @ApiProperty({ type: String, nullable: true })
   agentRelayUrl: string | null;
-  @ApiProperty({ description: 'beyond the spec: the largest build the relay accepts, in bytes (SVC_MAX_BUILD_BYTES), for checks before a file is sent' })
-  maxBuildBytes: number;
+}
+
+/**
+ * Beyond the spec, so /relay/host keeps exactly the spec's four fields: the limits the dashboard
+ * checks before a file is sent (the relay checks again). snake_case like the relay's other additions.
+ */
+export class RelayLimits {
+  @ApiProperty({ description: 'the largest build the relay accepts, in bytes (SVC_MAX_BUILD_BYTES)' })
+  max_build_bytes: number;
 }

@@ -688,6 +688,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/relay/limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Beyond the spec: the limits the dashboard checks before sending a file */
+        get: operations["RelayController_limits"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/sessions/{sessionId}/screenshot": {
         parameters: {
             query?: never;
@@ -1870,10 +1887,12 @@ export interface components {
             agentRelayUrl: string | null;
             /** @description LAN address; always null inside a container */
             lanHost: string | null;
-            /** @description beyond the spec: the largest build the relay accepts, in bytes (SVC_MAX_BUILD_BYTES), for checks before a file is sent */
-            maxBuildBytes: number;
             port: number;
             publicBaseUrl: string | null;
+        };
+        RelayLimits: {
+            /** @description the largest build the relay accepts, in bytes (SVC_MAX_BUILD_BYTES) */
+            max_build_bytes: number;
         };
         RenameAppDto: {
             /** @example Example */
@@ -4702,6 +4721,34 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RelayHostDetails"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    RelayController_limits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RelayLimits"];
                 };
             };
             /** @description not authenticated or session expired */

@@ -3,10 +3,10 @@ import { api, ApiError, call, toApiError, type Schemas } from './client';
 
 let limit: Promise<number | null> | null = null;
 
-/** The relay's largest build (`maxBuildBytes` of GET /relay/host), asked once; null when unknown (the relay still checks). */
+/** The relay's largest build (`max_build_bytes` of GET /relay/limits), asked once; null when unknown (the relay still checks). */
 function maxBuildBytes(): Promise<number | null> {
-  limit ??= call(api.GET('/api/v1/relay/host')).then(
-    (host) => host.maxBuildBytes,
+  limit ??= call(api.GET('/api/v1/relay/limits')).then(
+    (limits) => limits.max_build_bytes,
     () => ((limit = null), null),
   );
   return limit;
