@@ -10,6 +10,8 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
+# The CLI workspace's manifest, so `npm ci` finds the workspace the lock file names (its code is in src/cli).
+COPY packages/cli/package.json ./packages/cli/
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY src ./src

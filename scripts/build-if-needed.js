@@ -29,9 +29,10 @@ function staleAgainst(output, sourceTimes) {
   return sourceTimes.some((time) => time > builtAt);
 }
 
-function run(script, args, log) {
+function run(script, args, log, env = process.env) {
   execFileSync(process.execPath, [script, ...args], {
     cwd: root,
+    env,
     stdio: ['ignore', log === process.stderr ? 2 : 'inherit', 'inherit'],
   });
 }
@@ -64,7 +65,9 @@ function buildWebIfNeeded({ log = process.stdout } = {}) {
     return;
   }
   log.write('svc relay: building the dashboard (first start or web/ changed)…\n');
-  run(vite, ['build', '--config', join('web', 'vite.config.mts'), '--logLevel', 'warn'], log);
+  // Always the production build: under jest (NODE_ENV=test, the browser tests build it this way)
+  // Vite would otherwise bundle React's development build (larger, slower, and not what ships).
+  run(vite, ['build', '--config', join('web', 'vite.config.mts'), '--logLevel', 'warn'], log, { ...process.env, NODE_ENV: 'production' });
 }
 
 module.exports = { buildIfNeeded, buildWebIfNeeded };

@@ -11,6 +11,7 @@ trap 'kill "${relay_pid:-0}" 2>/dev/null || true; rm -rf "$work"' EXIT
 echo "== build stage (in $work/build)"
 mkdir -p "$work/build"
 cp "$root/package.json" "$root/package-lock.json" "$root/tsconfig.json" "$root/tsconfig.build.json" "$root/nest-cli.json" "$work/build/"
+mkdir -p "$work/build/packages/cli" && cp "$root/packages/cli/package.json" "$work/build/packages/cli/"
 cp -r "$root/src" "$work/build/src"
 cp -r "$root/web" "$work/build/web" && rm -rf "$work/build/web/dist"
 (cd "$work/build" && npm ci --no-audit --no-fund && npm run build && npm run build:web && npm prune --omit=dev --no-audit --no-fund)

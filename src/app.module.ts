@@ -30,6 +30,7 @@ import { DeviceSessionsModule } from './sessions/device-sessions.module';
 import { PasswordResetModule } from './password-reset/password-reset.module';
 import { ProfileModule } from './profile/profile.module';
 import { SettingsModule } from './settings/settings.module';
+import { ShareLinksModule } from './share-links/share-links.module';
 import { StorageModule } from './storage/storage.module';
 import { TeamModule } from './team/team.module';
 import { TokensModule } from './tokens/tokens.module';
@@ -75,6 +76,7 @@ export class AppModule {
         RelayModule,
         AppsModule,
         BuildsModule,
+        ShareLinksModule,
         AgentsModule,
         DeviceSessionsModule,
         RecordingsModule,

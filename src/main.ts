@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { stopOnSignals } from './bootstrap/graceful-shutdown';
+import { readyLine } from './bootstrap/ready-line';
 import { startRelayProcess } from './bootstrap/start-relay';
 import { ConfigError } from './config/config-error';
 import { loadConfig } from './config/config.loader';
@@ -23,6 +24,7 @@ async function main(): Promise<void> {
   const scheme = config.tlsCert ? 'https' : 'http';
   const port = (app.getHttpServer().address() as { port: number }).port;
   process.stdout.write(`svc relay listening on ${scheme}://${config.host}:${port} (data: ${config.dataDir})\n`);
+  process.stdout.write(`${await readyLine(app, config, port)}\n`);
 }
 
 main().catch((err) => {

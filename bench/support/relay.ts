@@ -25,12 +25,15 @@ export function buildRelay(): void {
 /** `BENCH_NODE_ARGS="--flag …"`: node options for every relay a benchmark starts (for A/B runs of V8 flags). */
 const EXTRA_NODE_ARGS = process.env.BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
 
-/** The relay as `npm start` runs it (plain node on dist/, default log level), on a free port, with `env` added. */
-export async function startRelay(dataDir: string, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<RunningRelay> {
+/**
+ * The relay as `npm start` runs it (plain node on dist/, default log level), on a free port, with `env` added;
+ * `checkout` names another built checkout to run instead of this one (an A/B against an older commit).
+ */
+export async function startRelay(dataDir: string, env: Record<string, string> = {}, nodeArgs: string[] = [], checkout = ROOT): Promise<RunningRelay> {
   const port = await freePort();
   const started = performance.now();
-  const child = spawn(process.execPath, [...EXTRA_NODE_ARGS, ...nodeArgs, join(ROOT, 'dist', 'main.js')], {
-    cwd: ROOT,
+  const child = spawn(process.execPath, [...EXTRA_NODE_ARGS, ...nodeArgs, join(checkout, 'dist', 'main.js')], {
+    cwd: checkout,
     env: {
       ...process.env,
       SVC_DATA_DIR: dataDir,

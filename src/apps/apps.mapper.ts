@@ -32,6 +32,14 @@ export class AppListItem {
   status_label: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'upload time of the latest build' })
   latest_uploaded_at: string | null;
+  @ApiProperty({ description: 'beyond the spec: how many builds the app has (those scheduled for deletion included)' })
+  build_count: number;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'beyond the spec: /api/v1/apps/:id/icon when one of its builds has a launcher icon, else null',
+  })
+  icon_url: string | null;
 }
 
 /** GET /apps. */
@@ -60,5 +68,7 @@ export function toAppListItem({ app, latest }: AppWithLatestBuild): AppListItem 
     build_number: latest?.buildNumber ?? null,
     status_label: latest?.statusLabel ?? null,
     latest_uploaded_at: latest ? isoWithMillis(latest.uploadedAt) : null,
+    build_count: latest?.buildCount ?? 0,
+    icon_url: latest?.hasIcon ? `/api/v1/apps/${app.id}/icon` : null,
   };
 }

@@ -11,7 +11,7 @@ import { MeResponse, toMeResponse } from '../users/users.mapper';
 import { UsersService } from '../users/users.service';
 import { AuthService } from './auth.service';
 import { AuthenticatorService } from './authenticator.service';
-import { AuthStatusResponse, LoginResponse } from './dto/auth-responses';
+import { AuthSessionResponse, AuthStatusResponse, LoginResponse } from './dto/auth-responses';
 import { ChangePasswordDto, InitDto, LoginDto } from './dto/credentials.dto';
 import { clearSessionCookie, setSessionCookie } from './session-cookie';
 
@@ -71,6 +71,16 @@ export class AuthController {
     await this.auth.logout(principal);
     clearSessionCookie(req, res);
     return { ok: true };
+  }
+
+  /** Beyond the spec: /auth/me's answer, or null when signed out, always 200 (the dashboard's first probe). */
+  @Get('session')
+  @Auth({ public: true })
+  @ApiOkResponse({ type: AuthSessionResponse })
+  async session(@Req() req: Request): Promise<AuthSessionResponse> {
+    const principal = await this.authenticator.signedInMember(req);
+    const user = principal ? await this.users.findById(principal.userId) : null;
+    return { me: user ? toMeResponse(user) : null };
   }
 
   @Get('me')

@@ -49,6 +49,14 @@ export class AuthenticatorService {
     return principal;
   }
 
+  /**
+   * The member this browser's session cookie belongs to, or null (no cookie, or an ended session):
+   * for the signed-out-or-not probe, which must answer 200 either way.
+   */
+  signedInMember(req: IncomingMessage): Promise<Principal | null> {
+    return this.fromCookie(req, { cookie: true });
+  }
+
   /** The relay-host rule (docs/auth.md): own TCP peer, own forwarded hops, a Host naming this machine. */
   isFromRelayHost(req: IncomingMessage): boolean {
     return isRelayHostRequest(req, this.knownUrls(), trustProxyOf(req));

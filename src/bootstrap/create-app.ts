@@ -9,6 +9,7 @@ import { AuthenticatorService } from '../auth/authenticator.service';
 import { Clock } from '../common/clock';
 import { shareConnectionsByAddress } from '../common/net/connection-shares';
 import { CredentialExpiry } from '../common/net/credential-expiry';
+import { compressResponses } from '../common/net/compressed-responses';
 import { isLoopback } from '../common/net/ip-address';
 import { hasRequestBody, requestDeadline } from '../common/net/request-deadline';
 import { UpgradeRoutingWsAdapter } from '../common/net/upgrade-routing-ws-adapter';
@@ -36,13 +37,15 @@ export function wsAdapterOf(app: object): UpgradeRoutingWsAdapter | undefined {
 
 /**
  * Routes served at the relay root rather than under /api/v1 (spec §1: files under /uploads/;
- * /metrics where Prometheus looks by default). The
+ * /metrics where Prometheus looks by default; the share links' /install pages). The
  * pages the e-mailed links open (/invite, /reset-password) are dashboard routes (src/dashboard).
  */
 const ROOT_ROUTES = [
   // GET only: /api/v1/uploads/builds (resumable uploads: POST, HEAD, PATCH, DELETE, OPTIONS) stays prefixed.
   { path: 'uploads/*path', method: RequestMethod.GET },
   { path: 'metrics', method: RequestMethod.GET },
+  // The page a share link opens (docs/builds.md "Share links"), where the link points: the relay root.
+  { path: 'install/:token', method: RequestMethod.GET },
 ];
 
 /** JSON bodies are small; builds and files arrive as streamed multipart, never through this parser. */
@@ -106,6 +109,8 @@ export async function createRelayApp(
   });
   // First, so every request gets its line: root routes, unknown paths and body-parser failures too.
   app.use(logRequests, recordHttpMetrics(app.get(RelayMetrics)));
+  // JSON and pages over 1 KB, by Accept-Encoding; files and the event stream pass untouched.
+  app.use(compressResponses);
   app.use(requestIdleTimeout, requestDeadline(config.limits.requestTimeoutMs), jsonBodies());
   // Before Nest's routes: the dashboard owns every extension-less GET outside /api/ and /uploads/.
   app.use(serveDashboard(config.webDir));

@@ -6,6 +6,7 @@ import { JsonLogger } from '../logging/json-logger';
 import { RelayHostDetailsService } from '../relay/relay-host-details.service';
 import { installPlatform } from '../platform/install';
 import { createRelayApp } from './create-app';
+import { announceRelay, withdrawRelay } from './relay-presence';
 import { logUnhandledRejections } from './unhandled-rejections';
 
 /** Creates the relay and starts listening on the configured host and port. */
@@ -19,6 +20,8 @@ export async function startRelay(
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   app.get(RelayHostDetailsService).setListeningPort(port);
+  announceRelay(config.dataDir, { pid: process.pid, port, host: config.host, startedAt: new Date().toISOString() });
+  app.getHttpServer().once('close', () => withdrawRelay(config.dataDir));
   return app;
 }
 

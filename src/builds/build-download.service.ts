@@ -12,6 +12,9 @@ const CONTENT_TYPES: [suffix: string, type: string][] = [
   ['.tgz', 'application/gzip'],
 ];
 
+/** Every Content-Type a build download can carry (for the OpenAPI document). */
+export const BUILD_FILE_CONTENT_TYPES = [...new Set(CONTENT_TYPES.map(([, type]) => type)), 'application/octet-stream'];
+
 /**
  * Streams a build's file: Content-Length, Range (via Express's `send`), and a Content-Disposition
  * carrying the original file name, RFC 6266-encoded (the name never reaches a header raw).
@@ -23,9 +26,11 @@ export class BuildDownloadService {
     private readonly files: BuildFiles,
   ) {}
 
-  async send(id: number, res: Response): Promise<void> {
+  /** `beforeStream` runs once the file is known to exist, just before its bytes go out (share links count downloads there). */
+  async send(id: number, res: Response, beforeStream?: () => Promise<unknown>): Promise<void> {
     const build = await this.query.get(id);
     if ((await this.files.modifiedMs(build.fileName)) === null) throw notFound(ErrorMessages.buildNotFound);
+    await beforeStream?.();
     const type = CONTENT_TYPES.find(([suffix]) => build.fileName.endsWith(suffix))?.[1] ?? 'application/octet-stream';
     const downloadName = build.originalName || `build-${build.id}${build.fileName.slice(build.fileName.indexOf('.'))}`;
     await this.files.send(

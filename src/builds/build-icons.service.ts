@@ -23,6 +23,12 @@ export class BuildIconsService {
     send(res, await this.builds.iconOf(buildId), 'immutable');
   }
 
+  /** The build's icon as a `data:` URL (icons are tens of KB), for pages that embed it; null when it has none. */
+  async dataUrlOf(buildId: number): Promise<string | null> {
+    const icon = await this.builds.iconOf(buildId);
+    return icon ? `data:${icon.mime};base64,${icon.dataBase64}` : null;
+  }
+
   /** The icon of the app's most recently uploaded build that has one. */
   async sendAppIcon(appId: number, res: Response): Promise<void> {
     send(res, await this.builds.latestIconOfApp(appId), 'revalidate');

@@ -45,6 +45,7 @@ export class BuildQueryService {
       page: query.page ?? 0,
       limit: Math.min(query.limit ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE),
       q: query.q?.trim() || undefined,
+      searchTerms: searchTerms(query.search),
       platform: query.platform,
       status: query.status,
       appId: query.app_id,
@@ -53,4 +54,10 @@ export class BuildQueryService {
       dir: query.dir ?? 'desc',
     });
   }
+}
+
+/** The search's terms: split on whitespace, each matched on its own (none for a blank search). */
+function searchTerms(search: string | undefined): string[] | undefined {
+  const terms = search?.split(/\s+/).filter(Boolean);
+  return terms?.length ? terms : undefined;
 }

@@ -5,11 +5,15 @@ import { ErrorMessages } from '../common/errors/error-messages';
 import { badRequest, notFound } from '../common/errors/http-error';
 import { DAY_MS } from '../common/time';
 import { RelayConfig } from '../config/relay-config';
+import { WebhookAudience } from '../webhooks/delivery/webhook-audience';
 import { BuildEntity } from './build.entity';
 import { isFinalStatus, type BuildStatus, type StatusActor } from './build-status';
 import { BuildsRepository } from './builds.repository';
 import { BuildStatusChangedEvent } from './events/build-status-changed.event';
 import { BuildUpdatedEvent } from './events/build-updated.event';
+
+/** Answer header of PATCH /builds/:id: how many webhook endpoints the change notifies. */
+export const WEBHOOKS_NOTIFIED_HEADER = 'X-Webhooks-Notified';
 
 /**
  * Changes people make to a build: review status and label (PATCH) and the deletion schedule.
@@ -23,13 +27,15 @@ export class BuildReviewService {
     private readonly clock: Clock,
     private readonly config: RelayConfig,
     private readonly events: EventEmitter2,
+    private readonly webhookAudience: WebhookAudience,
   ) {}
 
+  /** Resolves with how many webhook endpoints the change notifies (0 unless it reaches Done or Rejected). */
   async update(
     id: number,
     input: { statusLabel?: BuildStatus | null; versionLabel?: string | null },
     actor: StatusActor,
-  ): Promise<void> {
+  ): Promise<number> {
     if (input.statusLabel === undefined && input.versionLabel === undefined) {
       throw badRequest('Nothing to update: send status_label and/or version_label');
     }
@@ -71,6 +77,7 @@ export class BuildReviewService {
         ),
       );
     }
+    return this.webhookAudience.notifiedBy(before.statusLabel, after.statusLabel);
   }
 
   /** delete_after = now + SVC_BUILD_TTL_DAYS days (rescheduling moves it). */

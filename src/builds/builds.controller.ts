@@ -14,7 +14,7 @@ import { BuildDownloadService } from './build-download.service';
 import { BuildIconsService } from './build-icons.service';
 import { BuildIntakeService } from './build-intake.service';
 import { BuildQueryService } from './build-query.service';
-import { BuildReviewService } from './build-review.service';
+import { BuildReviewService, WEBHOOKS_NOTIFIED_HEADER } from './build-review.service';
 import { BUILD_STATUSES, PLATFORMS } from './build-status';
 import {
   Build,
@@ -90,14 +90,21 @@ export class BuildsController {
 
   @Patch(':id')
   @Auth({ cookie: true, roles: WRITER_ROLES })
-  @ApiOkResponse({ type: OkResponse, description: 'a change to Done or Rejected notifies the webhooks' })
+  @ApiOkResponse({
+    type: OkResponse,
+    description: 'a change to Done or Rejected notifies the webhooks',
+    headers: { [WEBHOOKS_NOTIFIED_HEADER]: { description: 'beyond the spec: how many webhook endpoints this change notifies (0 when none)', schema: { type: 'integer' } } },
+  })
   @ApiErrors(400, 401, 403, 404)
   async update(
     @Param('id', new ParseIdPipe(ErrorMessages.buildNotFound)) id: number,
     @Body() dto: UpdateBuildDto,
     @CurrentPrincipal() principal: Principal,
+    @Res({ passthrough: true }) res: Response,
   ): Promise<OkResponse> {
-    await this.review.update(id, { statusLabel: dto.status_label, versionLabel: dto.version_label }, principal);
+    const notified = await this.review.update(id, { statusLabel: dto.status_label, versionLabel: dto.version_label }, principal);
+    // A header, not a body field: spec §4 fixes the body as { ok: true }.
+    res.setHeader(WEBHOOKS_NOTIFIED_HEADER, String(notified));
     return { ok: true };
   }
 

@@ -21,10 +21,11 @@ import { AppCompareSettingsEntity } from './contents/compare-settings.entity';
 import { ResumableUploadsController } from './resumable/resumable-uploads.controller';
 import { ResumableUploadsService } from './resumable/resumable-uploads.service';
 import { BuildFiles } from './storage/build-files';
+import { WebhooksModule } from '../webhooks/webhooks.module';
 
 /** Builds: upload (multipart and tus resumable) and metadata, contents and comparison, listing, review status, deletion schedule, purge, download. */
 @Module({
-  imports: [TypeOrmModule.forFeature([BuildEntity, BuildStatusChangeEntity, BuildIconEntity, BuildContentsEntity, AppCompareSettingsEntity]), AppCatalogueModule],
+  imports: [TypeOrmModule.forFeature([BuildEntity, BuildStatusChangeEntity, BuildIconEntity, BuildContentsEntity, AppCompareSettingsEntity]), AppCatalogueModule, WebhooksModule],
   controllers: [BuildsController, BuildContentsController, ResumableUploadsController],
   providers: [
     BuildsRepository,
@@ -40,6 +41,6 @@ import { BuildFiles } from './storage/build-files';
     BuildContentsService,
     ResumableUploadsService,
   ],
-  exports: [BuildQueryService, BuildRetentionService, BuildIconsService, ResumableUploadsService],
+  exports: [BuildQueryService, BuildRetentionService, BuildIconsService, BuildDownloadService, ResumableUploadsService],
 })
 export class BuildsModule {}

@@ -9,15 +9,20 @@ import { BuildEntity } from './build.entity';
 import type { BuildStatus, Platform, StatusActor } from './build-status';
 import { BuildStatusChangeEntity } from './build-status-change.entity';
 import { BuildIconEntity } from './build-icon.entity';
+import { asciiLowerCase, escapeLike, searchCondition } from './build-search';
 
 export type BuildSortField = 'uploaded_at' | 'version_name' | 'status_label';
+/** A status filter of the list: one of the four, or `untriaged` (no status set). */
+export type ListedStatus = BuildStatus | 'untriaged';
 
 export interface BuildPageQuery {
   page: number;
   limit: number;
   q?: string;
+  /** `search`'s terms, each a substring of some field (build-search.ts). */
+  searchTerms?: string[];
   platform?: Platform;
-  status?: BuildStatus;
+  status?: ListedStatus;
   appId?: number;
   /** Beyond the spec: only builds with a build_flags row. */
   flagged?: boolean;
@@ -25,8 +30,14 @@ export interface BuildPageQuery {
   dir: 'asc' | 'desc';
 }
 
-/** The summary of an app's latest build that GET /apps shows. */
-export type LatestBuild = Pick<BuildEntity, 'id' | 'appId' | 'versionName' | 'buildNumber' | 'statusLabel' | 'uploadedAt'>;
+/**
+ * The summary of an app's latest build that GET /apps shows, with the app's build count and
+ * whether any of its builds has a launcher icon (GET /apps/:id/icon answers 404 otherwise).
+ */
+export type LatestBuild = Pick<BuildEntity, 'id' | 'appId' | 'versionName' | 'buildNumber' | 'statusLabel' | 'uploadedAt'> & {
+  buildCount: number;
+  hasIcon: boolean;
+};
 
 interface LatestRow {
   id: number;
@@ -35,6 +46,8 @@ interface LatestRow {
   build_number: string | null;
   status_label: BuildStatus | null;
   uploaded_at: string | number;
+  build_count: string | number;
+  has_icon: boolean | number | string;
 }
 
 /**
@@ -259,14 +272,23 @@ export class BuildsRepository {
   async findPage(query: BuildPageQuery): Promise<{ items: ListedBuild[]; total: number }> {
     const sql = SqlParameters.for(this.builds.manager);
     // Placeholders are added in the order they appear in the text (SQLite's `?` are positional).
-    const total = totalOf(query, sql);
+    // A search's matches come from its own index, never from walking the sort column's index: they
+    // are gathered once (also the count, which needs them all anyway), then the page is sorted out of
+    // them. Left to itself PostgreSQL's generic plan walks the sort index and filters each row, which
+    // reads every build for a rare term (test/builds/list-plans).
+    const searched = Boolean(query.searchTerms);
+    const total = searched ? '' : totalOf(query, sql);
     const filter = whereOf(query, sql);
     const dir = query.dir === 'asc' ? 'ASC' : 'DESC';
     // Unset values sort last either way, on SQLite and PostgreSQL alike; id breaks ties so pages are
     // stable. uploaded_at is never null, so it needs no NULLS clause (and keeps to its index).
     const nulls = query.sort === 'uploaded_at' ? '' : ' NULLS LAST';
+    const page = ` LIMIT ${sql.add(query.limit)} OFFSET ${sql.add(query.page * query.limit)}`;
     const idRows: { id: number | string; total: number | string }[] = await this.builds.query(
-      `SELECT b.id, (${total}) AS total FROM builds b${filter} ORDER BY b.${query.sort} ${dir}${nulls}, b.id ${dir} LIMIT ${sql.add(query.limit)} OFFSET ${sql.add(query.page * query.limit)}`,
+      searched
+        ? `WITH m AS MATERIALIZED (SELECT b.id, b.${query.sort} AS k FROM builds b${filter})
+           SELECT m.id, (SELECT COUNT(*) FROM m) AS total FROM m ORDER BY m.k ${dir}${nulls}, m.id ${dir}${page}`
+        : `SELECT b.id, (${total}) AS total FROM builds b${filter} ORDER BY b.${query.sort} ${dir}${nulls}, b.id ${dir}${page}`,
       sql.values(),
     );
     if (idRows.length) return { items: await this.listedInOrder(idRows.map((row) => Number(row.id))), total: Number(idRows[0].total) };
@@ -342,6 +364,9 @@ export class BuildsRepository {
         'b.build_number AS build_number',
         'b.status_label AS status_label',
         'b.uploaded_at AS uploaded_at',
+        // The maintained counts (a few rows per app), not the builds themselves.
+        '(SELECT COALESCE(SUM(c.n), 0) FROM build_counts c WHERE c.app_id = x.app_id) AS build_count',
+        'EXISTS (SELECT 1 FROM build_icons i INNER JOIN builds b3 ON b3.id = i.build_id WHERE b3.app_id = x.app_id) AS has_icon',
       ])
       .getRawMany<LatestRow>();
     return rows.map((row) => ({
@@ -351,6 +376,8 @@ export class BuildsRepository {
       buildNumber: row.build_number,
       statusLabel: row.status_label,
       uploadedAt: new Date(Number(row.uploaded_at)),
+      buildCount: Number(row.build_count),
+      hasIcon: row.has_icon === true || Number(row.has_icon) === 1,
     }));
   }
 
@@ -405,10 +432,11 @@ export class BuildsRepository {
 function totalOf(query: BuildPageQuery, sql: SqlParameters): string {
   // Flagged builds are counted from their own table: as cheap as they are few.
   if (query.flagged) return `SELECT COUNT(*) AS total FROM build_flags g JOIN builds b ON b.id = g.build_id${whereOf(query, sql)}`;
-  if (query.q) return `SELECT COUNT(*) AS total FROM builds b${whereOf(query, sql)}`;
+  if (query.q || query.searchTerms) return `SELECT COUNT(*) AS total FROM builds b${whereOf(query, sql)}`;
   const counted: string[] = [];
   if (query.platform) counted.push(`c.platform = ${sql.add(query.platform)}`);
-  if (query.status) counted.push(`c.status_key = ${sql.add(query.status)}`);
+  // build_counts keeps an unset status under ''.
+  if (query.status) counted.push(`c.status_key = ${sql.add(query.status === 'untriaged' ? '' : query.status)}`);
   if (query.appId !== undefined) counted.push(`c.app_id = ${sql.add(query.appId)}`);
   return `SELECT COALESCE(SUM(c.n), 0) AS total FROM build_counts c${counted.length ? ` WHERE ${counted.join(' AND ')}` : ''}`;
 }
@@ -418,20 +446,14 @@ function whereOf(query: BuildPageQuery, sql: SqlParameters): string {
   const where: string[] = [];
   // LOWER() folds ASCII letters only on SQLite (and on PostgreSQL's COLLATE "C" column): fold the term the same way.
   if (query.q) where.push(`LOWER(b.version_name) LIKE ${sql.add(`%${escapeLike(asciiLowerCase(query.q))}%`)} ESCAPE '\\'`);
+  if (query.searchTerms) where.push(searchCondition(query.searchTerms, sql, sql.postgres));
   if (query.platform) where.push(`b.platform = ${sql.add(query.platform)}`);
-  if (query.status) where.push(`b.status_label = ${sql.add(query.status)}`);
+  if (query.status === 'untriaged') where.push('b.status_label IS NULL');
+  else if (query.status) where.push(`b.status_label = ${sql.add(query.status)}`);
   if (query.appId !== undefined) where.push(`b.app_id = ${sql.add(query.appId)}`);
   // A probe per row of the list's index walk (not `IN (…)`, which would sort the flagged builds).
   if (query.flagged) where.push('EXISTS (SELECT 1 FROM build_flags f WHERE f.build_id = b.id)');
   return where.length ? ` WHERE ${where.join(' AND ')}` : '';
-}
-
-function asciiLowerCase(text: string): string {
-  return text.replace(/[A-Z]/g, (c) => c.toLowerCase());
-}
-
-function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
 /** One INSERT of `row` (column → value) into `table`, returning the `returning` column's rows when named. */

@@ -1,14 +1,13 @@
 import { Command } from 'commander';
 import { agentCommand } from '../agent-daemon/main';
 import { RELAY_VERSION } from '../bootstrap/version';
+import { clientCommands } from './client-commands';
 import { adminCommand } from './commands/admin.command';
-import { appsCommand } from './commands/apps.command';
 import { backupCommand, restoreCommand } from './commands/backup.command';
-import { buildsCommand } from './commands/builds.command';
 import { mcpCommand } from './commands/mcp.command';
 import { migrateCommand } from './commands/migrate.command';
 import { relayCommand } from './commands/relay.command';
-import { uploadCommand } from './commands/upload.command';
+import { throwInsteadOfExiting } from './run-program';
 
 /** The whole `svc` command tree. Heavy modules (Nest, the database) load only inside operator commands. */
 export function buildProgram(): Command {
@@ -39,18 +38,10 @@ Examples:
     backupCommand(),
     restoreCommand(),
     migrateCommand(),
-    uploadCommand(),
-    buildsCommand(),
-    appsCommand(),
+    ...clientCommands(),
     mcpCommand(),
     agentCommand(),
   ];
   for (const command of commands) program.addCommand(command);
-  applyToTree(program, (cmd) => cmd.exitOverride().showHelpAfterError('(run with --help for usage and examples)'));
-  return program;
-}
-
-function applyToTree(command: Command, apply: (cmd: Command) => void): void {
-  apply(command);
-  for (const sub of command.commands) applyToTree(sub, apply);
+  return throwInsteadOfExiting(program);
 }

@@ -1,8 +1,9 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { extname, join } from 'node:path';
 import { documentCsp, setDocumentSecurityHeaders } from '../common/html/security-headers';
+import { preferredCoding } from '../common/net/content-coding';
 
 /**
  * The dashboard (web/, built by Vite into web/dist) served at the relay root:
@@ -28,9 +29,12 @@ export function dashboardCsp(nonce: string): string {
   return documentCsp(`'self' 'nonce-${nonce}'`);
 }
 
-/** The API, stored files and /metrics: never the dashboard's (neither a route nor a file of its build). */
+/**
+ * The API, stored files, /metrics and the share links' install pages (server-rendered, so a phone
+ * without an account loads no app): never the dashboard's (neither a route nor a file of its build).
+ */
 function isServerPath(path: string): boolean {
-  return /^\/(api|uploads)(\/|$)/.test(path) || path === '/metrics';
+  return /^\/(api|uploads|install)(\/|$)/.test(path) || path === '/metrics';
 }
 
 /** True for paths the single-page app owns: not the API, not stored files, not /metrics, not a file name. */
@@ -40,25 +44,55 @@ export function isDashboardRoute(path: string): boolean {
   return !lastSegment.includes('.');
 }
 
+/** Files `vite build` writes a `.br` and a `.gz` copy beside (web/vite.config.mts, precompress). */
+const PRECOMPRESSED = /\.(js|mjs|css|svg|json|txt|map|webmanifest)$/;
+const VARIANT_SUFFIX = { br: '.br', gzip: '.gz' } as const;
+
 export function serveDashboard(webDir: string): RequestHandler[] {
+  const cacheFor = (res: Response) => {
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    const url = (res.req as Request).path;
+    res.setHeader(
+      'Cache-Control',
+      url.startsWith(DASHBOARD_ASSET_PREFIX) ? `public, max-age=${YEAR_SECONDS}, immutable` : 'no-cache',
+    );
+  };
+  const staticOptions = { index: false, fallthrough: true, redirect: false } as const;
   const files = express.static(webDir, {
-    index: false,
-    fallthrough: true,
-    redirect: false,
-    setHeaders: (res, _path) => {
-      res.setHeader('X-Content-Type-Options', 'nosniff');
-      const url = (res.req as Request).path;
-      res.setHeader(
-        'Cache-Control',
-        url.startsWith(DASHBOARD_ASSET_PREFIX) ? `public, max-age=${YEAR_SECONDS}, immutable` : 'no-cache',
-      );
+    ...staticOptions,
+    setHeaders: (res, path) => {
+      cacheFor(res);
+      if (PRECOMPRESSED.test(path)) res.setHeader('Vary', 'Accept-Encoding');
+    },
+  });
+  // The .br/.gz copy under the original's name and type. Ranges are off: a range of encoded bytes
+  // is of no use to a browser, and one coding per answer keeps caches simple. `send` derives the
+  // ETag from the copy's size and time, so each coding has its own.
+  const encodedFiles = express.static(webDir, {
+    ...staticOptions,
+    acceptRanges: false,
+    setHeaders: (res, path) => {
+      cacheFor(res);
+      res.setHeader('Vary', 'Accept-Encoding');
+      res.setHeader('Content-Encoding', path.endsWith('.br') ? 'br' : 'gzip');
+      res.type(extname(path.slice(0, path.lastIndexOf('.'))));
     },
   });
   const onlyFiles: RequestHandler = (req, res, next) => {
     // index.html is only ever served through the route below (with its headers), never as a file.
     // API calls skip the file lookup (a stat per request otherwise).
     if (req.path === '/index.html' || isServerPath(req.path) || isDashboardRoute(req.path)) return next();
-    return files(req, res, next);
+    // The copies are served only in place of their original, never under their own names.
+    if (/\.(br|gz)$/.test(req.path)) return next();
+    const coding = PRECOMPRESSED.test(req.path) ? preferredCoding(req) : null;
+    if (!coding) return files(req, res, next);
+    const url = req.url;
+    req.url = req.path + VARIANT_SUFFIX[coding];
+    encodedFiles(req, res, (err?: unknown) => {
+      req.url = url;
+      // No copy (a file under the size the build compresses): the original.
+      return err ? next(err) : files(req, res, next);
+    });
   };
   return [onlyFiles, indexPage(join(webDir, 'index.html'))];
 }
@@ -77,6 +111,15 @@ function indexPage(indexPath: string): RequestHandler {
       },
     );
   };
+}
+
+/**
+ * A page the relay renders itself (the share links' install page), with the dashboard's headers and
+ * CSP; `render` gets the nonce its one <style> element must carry.
+ */
+export function sendRenderedPage(res: Response, status: number, render: (styleNonce: string) => string): void {
+  const nonce = randomBytes(16).toString('base64');
+  sendDocument(res, status, render(nonce), dashboardCsp(nonce));
 }
 
 /** Security headers of every dashboard document (the token links open these pages too). */

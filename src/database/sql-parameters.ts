@@ -3,7 +3,7 @@ import type { EntityManager } from 'typeorm';
 /** Positional parameters for hand-written SQL: `?` on SQLite, `$n` on PostgreSQL. */
 export class SqlParameters {
   private readonly list: unknown[] = [];
-  constructor(private readonly postgres: boolean) {}
+  constructor(readonly postgres: boolean) {}
 
   static for(manager: EntityManager): SqlParameters {
     return new SqlParameters(manager.connection.options.type === 'postgres');

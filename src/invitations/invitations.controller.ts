@@ -13,7 +13,7 @@ import { AcceptInvitationFields } from './dto/accept-invitation.dto';
 import { CreateInvitationDto } from './dto/create-invitation.dto';
 import { ParseIdPipe } from '../common/validation/parse-id.pipe';
 import { InvitationMessages } from './invitation-messages';
-import { InvitationRole, InviteResponse, OpenInvitation } from './invitations.mapper';
+import { InvitationDetails, InviteResponse, OpenInvitation } from './invitations.mapper';
 import { InvitationsService } from './invitations.service';
 
 @ApiTags('invitations')
@@ -53,11 +53,10 @@ export class InvitationsController {
   @Get('invitations/verify')
   @Auth({ public: true })
   @ApiQuery({ name: 'token', required: true, schema: { type: 'string', pattern: '^[0-9a-fA-F]{64}$' } })
-  @ApiOkResponse({ type: InvitationRole, description: 'the role the invitation grants' })
+  @ApiOkResponse({ type: InvitationDetails, description: 'the role the invitation grants, the invited address, the team and who invited' })
   @ApiErrors(400, 410)
-  async verify(@Query('token') token: unknown): Promise<InvitationRole> {
-    const invitation = await this.invitations.usable(token);
-    return { role: invitation.role };
+  verify(@Query('token') token: unknown): Promise<InvitationDetails> {
+    return this.invitations.details(token);
   }
 
   @Post('invitations/accept')

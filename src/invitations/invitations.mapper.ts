@@ -17,10 +17,16 @@ export class InviteResponse {
   inviteUrl: string | null;
 }
 
-/** GET /invitations/verify. */
-export class InvitationRole {
+/** GET /invitations/verify: spec §4's `{ role }`, and beyond it what the invitee's page shows (docs/team.md). */
+export class InvitationDetails {
   @ApiProperty({ enum: ROLES })
   role: Role;
+  @ApiProperty({ type: String, nullable: true, description: 'beyond the spec: the invited address; null for an invitation without one' })
+  email: string | null;
+  @ApiProperty({ description: 'beyond the spec: the team the invitation joins' })
+  team_name: string;
+  @ApiProperty({ type: String, nullable: true, description: 'beyond the spec: who invited (display name); null once their account is gone' })
+  invited_by: string | null;
 }
 
 /**

@@ -1,4 +1,3 @@
-import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, Repository } from 'typeorm';
 import { ActiveSession, SessionsService } from '../auth/sessions.service';
@@ -7,7 +6,8 @@ import { ROLES, type Role } from '../common/auth/role';
 import { Clock } from '../common/clock';
 import { linkTokenHash, newLinkToken } from '../common/crypto/link-token';
 import { ErrorMessages } from '../common/errors/error-messages';
-import { badRequest, conflict, gone, notFound } from '../common/errors/http-error';
+import { HttpStatus, Injectable } from '@nestjs/common';
+import { badRequest, conflict, gone, HttpError, notFound } from '../common/errors/http-error';
 import { SerialQueue } from '../common/serial-queue';
 import { DAY_MS } from '../common/time';
 import { isEmailAddress } from '../common/validation/email';
@@ -21,14 +21,25 @@ import { ImageForm, StoredImagesService } from '../images/stored-images.service'
 import { PasswordHasher } from '../users/password-hasher';
 import type { UserEntity } from '../users/user.entity';
 import { UsersService, normalizeEmail } from '../users/users.service';
+import { shownName } from '../users/users.mapper';
 import { TransactionRunner } from '../database/transaction-runner';
 import type { AcceptInvitationFields } from './dto/accept-invitation.dto';
 import { InvitationEntity } from './invitation.entity';
 import { InvitationMessages } from './invitation-messages';
-import { toOpenInvitation, type InviteResponse, type OpenInvitation } from './invitations.mapper';
+import { toOpenInvitation, type InvitationDetails, type InviteResponse, type OpenInvitation } from './invitations.mapper';
 
 export const INVITATION_TTL_MS = 7 * DAY_MS;
 export const INVITE_PAGE_PATH = '/invite';
+/** The header of a 410 that says why an invitation link no longer works. */
+export const INVITATION_STATE_HEADER = 'X-Invitation-State';
+
+type InvitationState = 'open' | 'used' | 'expired' | 'unknown';
+
+/** Accepted invitations are kept (the row records who joined); revoked ones are deleted, so unknown. */
+function stateOf(invitation: InvitationEntity, nowMs: number): InvitationState {
+  if (invitation.acceptedAt) return 'used';
+  return invitation.expiresAt.getTime() > nowMs ? 'open' : 'expired';
+}
 
 /**
  * Invitations (spec §4): a 64-hex token of 32 random bytes, stored only as its hash, valid 7 days,
@@ -103,18 +114,38 @@ export class InvitationsService {
 
   /** The open invitation for a token, or null when unknown, expired or used. */
   async findUsable(token: unknown): Promise<InvitationEntity | null> {
-    const hash = linkTokenHash(token);
-    const invitation = hash ? await this.invitations.findOneBy({ tokenHash: hash }) : null;
-    const open = invitation && !invitation.acceptedAt && invitation.expiresAt.getTime() > this.clock.nowMs();
-    return open ? invitation : null;
+    const invitation = await this.findByToken(token);
+    return invitation && stateOf(invitation, this.clock.nowMs()) === 'open' ? invitation : null;
   }
 
-  /** The open invitation for a token; 400 without one, 410 when unknown, expired or used. */
+  /**
+   * The open invitation for a token; 400 without one, 410 when unknown, expired or used. The 410
+   * keeps the spec's message and says which in `X-Invitation-State` (`used`, `expired`; absent when
+   * unknown or revoked), so the page can tell a used link from an expired one.
+   */
   async usable(token: unknown): Promise<InvitationEntity> {
     if (typeof token !== 'string' || !token) throw badRequest(InvitationMessages.tokenRequired);
-    const invitation = await this.findUsable(token);
-    if (!invitation) throw gone(ErrorMessages.invitationGone);
-    return invitation;
+    const invitation = await this.findByToken(token);
+    const state = invitation ? stateOf(invitation, this.clock.nowMs()) : 'unknown';
+    if (state === 'open') return invitation!;
+    throw new HttpError(HttpStatus.GONE, ErrorMessages.invitationGone, state === 'unknown' ? {} : { [INVITATION_STATE_HEADER]: state });
+  }
+
+  /** GET /invitations/verify: the role, and who is invited to which team by whom, for the invitee's page. */
+  async details(token: unknown): Promise<InvitationDetails> {
+    const invitation = await this.usable(token);
+    const inviter = invitation.invitedBy ? await this.users.findById(invitation.invitedBy) : null;
+    return {
+      role: invitation.role,
+      email: invitation.email,
+      team_name: await this.settings.teamName(),
+      invited_by: inviter ? shownName(inviter) : null,
+    };
+  }
+
+  private async findByToken(token: unknown): Promise<InvitationEntity | null> {
+    const hash = linkTokenHash(token);
+    return hash ? this.invitations.findOneBy({ tokenHash: hash }) : null;
   }
 
   /**

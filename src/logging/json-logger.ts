@@ -7,6 +7,12 @@ import { maskSecrets } from './mask-secrets';
 const SEVERITY: Record<LogLevel, number> = { error: 0, warn: 1, info: 2, debug: 3 };
 
 /**
+ * Nest's start-up bookkeeping (a line per route, per module, per gateway: about a hundred) is debug
+ * detail: at the default level `npm start` prints what an operator needs, not the route table.
+ */
+const NEST_START_UP_DETAIL = new Set(['RoutesResolver', 'RouterExplorer', 'InstanceLoader', 'WebSocketsController']);
+
+/**
  * The relay's one logger: one JSON object per line on stdout (stderr for errors), secrets masked,
  * and every line also kept in the in-memory buffer behind GET /logs.
  */
@@ -19,7 +25,7 @@ export class JsonLogger implements LoggerService {
   ) {}
 
   log(message: unknown, context?: string): void {
-    this.record('info', message, context);
+    this.record(context && NEST_START_UP_DETAIL.has(context) ? 'debug' : 'info', message, context);
   }
   error(message: unknown, stackOrContext?: string, context?: string): void {
     const stack = context ? stackOrContext : undefined;

@@ -7,6 +7,8 @@ describe('maskSecrets', () => {
     ['a bearer credential', 'Authorization: Bearer abc.def', 'Authorization: Bearer ***'],
     ['a JSON password with spaces', '{"password":"two words","email":"a@b"}', '{"password":"***","email":"a@b"}'],
     ['an escaped quote inside', '{"newPassword":"a\\"b c"}', '{"newPassword":"***"}'],
+    ['a share-link token in a path', `GET /install/${'ab'.repeat(32)} 200`, 'GET /install/*** 200'],
+    ['a share-link download', `GET /api/v1/share/${'0F'.repeat(32)}/download 206`, 'GET /api/v1/share/***/download 206'],
     ['key=value forms', 'password=hunter2&secret=s3 token: abc', 'password=***&secret=*** token: ***'],
   ])('masks %s', (_label, input, expected) => {
     expect(maskSecrets(input)).toBe(expected);

@@ -11,3 +11,12 @@ export class RelayHostDetails {
   @ApiProperty({ type: String, nullable: true })
   agentRelayUrl: string | null;
 }
+
+/**
+ * Beyond the spec, so /relay/host keeps exactly the spec's four fields: the limits the dashboard
+ * checks before a file is sent (the relay checks again). snake_case like the relay's other additions.
+ */
+export class RelayLimits {
+  @ApiProperty({ description: 'the largest build the relay accepts, in bytes (SVC_MAX_BUILD_BYTES)' })
+  max_build_bytes: number;
+}

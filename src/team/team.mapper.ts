@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { ROLES, type Role } from '../common/auth/role';
 import { isoWithMillis } from '../common/time';
 import type { UserEntity } from '../users/user.entity';
-import { shownName } from '../users/users.mapper';
+import { shownName, uploadUrl } from '../users/users.mapper';
 
 /** spec §2 "Member (team list)". */
 export class Member {
@@ -16,6 +16,8 @@ export class Member {
   role: Role;
   @ApiProperty({ format: 'date-time' })
   joined_at: string;
+  @ApiProperty({ type: String, nullable: true, description: 'beyond the spec: the profile image, null when none (as /auth/me avatarUrl)' })
+  avatar_url: string | null;
 }
 
 export function toMember(user: UserEntity): Member {
@@ -25,5 +27,6 @@ export function toMember(user: UserEntity): Member {
     display_name: shownName(user),
     role: user.role,
     joined_at: isoWithMillis(user.createdAt),
+    avatar_url: uploadUrl(user.avatarPath),
   };
 }

@@ -11,7 +11,7 @@ import { toDeliveryItem, toWebhookResponse, Webhook, WebhookDeliveryItem, Webhoo
 import { WEBHOOK_NOT_FOUND, WebhooksService } from './webhooks.service';
 
 /** spec §4 Webhooks: cookie or PAT builds:write; a Viewer gets 403 on every one, list included. */
-const WEBHOOK_ACCESS = { cookie: true, pat: 'builds:write', roles: WRITER_ROLES } as const;
+export const WEBHOOK_ACCESS = { cookie: true, pat: 'builds:write', roles: WRITER_ROLES } as const;
 
 @ApiTags('webhooks')
 @Controller('webhooks')

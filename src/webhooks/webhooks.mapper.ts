@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { isoWithMillis, sqlDateTime } from '../common/time';
+import type { ConfigFileEntry } from './delivery/config-file-webhooks';
 import type { AttemptRecord } from './delivery/delivery-log';
 import type { WebhookEntity } from './webhook.entity';
 
@@ -67,4 +68,56 @@ export function toDeliveryItem(attempt: AttemptRecord): WebhookDeliveryItem {
     error: attempt.error,
     duration_ms: attempt.durationMs,
   };
+}
+
+/**
+ * A svc.config.json `webhooks` entry (beyond the spec; docs/webhooks.md): read-only, its id a string
+ * (`config-<index>`) so it can never be taken for an API webhook's numeric id.
+ */
+export class ConfigWebhook {
+  @ApiProperty({ example: 'config-0' })
+  id: string;
+  @ApiProperty({ enum: ['svc.config.json'] })
+  source: 'svc.config.json';
+  @ApiProperty({ description: 'position in the file\'s `webhooks` array' })
+  index: number;
+  @ApiProperty({ description: 'scheme, host and port only: paths and queries of webhook URLs often carry tokens', example: 'https://chat.example.com/…' })
+  url: string;
+  @ApiProperty()
+  enabled: boolean;
+  @ApiProperty({ description: 'its secretEnv variable is set; deliveries are signed' })
+  has_secret: boolean;
+  @ApiProperty({ description: 'receives deliveries (enabled and passed the start-up checks)' })
+  in_use: boolean;
+  @ApiProperty({ type: String, nullable: true, description: 'why it is not in use; null when it is' })
+  problem: string | null;
+}
+
+/** GET /webhooks/config. */
+export class ConfigWebhookList {
+  @ApiProperty({ type: [ConfigWebhook] })
+  webhooks: ConfigWebhook[];
+}
+
+export function toConfigWebhook(entry: ConfigFileEntry): ConfigWebhook {
+  return {
+    id: `config-${entry.index}`,
+    source: 'svc.config.json',
+    index: entry.index,
+    url: originOnly(entry.url),
+    enabled: entry.enabled,
+    has_secret: entry.secret !== null,
+    in_use: entry.problem === null,
+    problem: entry.problem,
+  };
+}
+
+/** `https://host:port/…`: the operator's path and query stay in the file (they often hold tokens). */
+function originOnly(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}/…`;
+  } catch {
+    return '(not a URL)';
+  }
 }

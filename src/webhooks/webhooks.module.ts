@@ -1,22 +1,25 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { BuildStatusChangedListener } from './delivery/build-status-changed.listener';
+import { ConfigFileDeliveryLog } from './delivery/config-file-delivery-log';
 import { ConfigFileWebhooks } from './delivery/config-file-webhooks';
 import { DeliveryLog } from './delivery/delivery-log';
 import { WebhookDeliverySettings } from './delivery/delivery-settings';
 import { WebhookDispatcher } from './delivery/webhook-dispatcher';
 import { WebhookSender } from './delivery/webhook-sender';
+import { WebhookAudience } from './delivery/webhook-audience';
 import { DestinationGuard } from './destination/destination-guard';
 import { HostnameResolver } from './destination/hostname-resolver';
 import { WebhookDeliveryEntity } from './webhook-delivery.entity';
 import { WebhookEntity } from './webhook.entity';
+import { ConfigWebhooksController } from './config-webhooks.controller';
 import { WebhooksController } from './webhooks.controller';
 import { WebhooksService } from './webhooks.service';
 
 /** Webhook registration (with the SSRF rule), signed delivery of build.status_changed, config-file endpoints. */
 @Module({
   imports: [TypeOrmModule.forFeature([WebhookEntity, WebhookDeliveryEntity])],
-  controllers: [WebhooksController],
+  controllers: [WebhooksController, ConfigWebhooksController],
   providers: [
     WebhooksService,
     HostnameResolver,
@@ -24,9 +27,13 @@ import { WebhooksService } from './webhooks.service';
     WebhookDeliverySettings,
     WebhookSender,
     DeliveryLog,
+    ConfigFileDeliveryLog,
     ConfigFileWebhooks,
     WebhookDispatcher,
     BuildStatusChangedListener,
+    WebhookAudience,
   ],
+  // The builds module tells whoever changes a status how many endpoints it notifies.
+  exports: [WebhookAudience],
 })
 export class WebhooksModule {}

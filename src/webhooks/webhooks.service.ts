@@ -31,6 +31,10 @@ export class WebhooksService {
     return this.webhooks.find({ where: { enabled: true }, order: { id: 'ASC' } });
   }
 
+  countEnabled(): Promise<number> {
+    return this.webhooks.count({ where: { enabled: true } });
+  }
+
   findOne(id: number): Promise<WebhookEntity | null> {
     return this.webhooks.findOne({ where: { id } });
   }

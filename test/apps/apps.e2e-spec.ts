@@ -39,6 +39,8 @@ describe('apps', () => {
       build_number: null,
       status_label: null,
       latest_uploaded_at: null,
+      build_count: 0,
+      icon_url: null,
     });
     expect((await members.as(dev, 'patch', `/api/v1/apps/${created.body.id}`).send({ name: 'Shop 2' }).expect(200)).body).toEqual({ ok: true });
     expect((await apps()).find((a: { id: number }) => a.id === created.body.id).name).toBe('Shop 2');
@@ -83,6 +85,8 @@ describe('apps', () => {
       build_number: '42',
       status_label: 'In Progress',
       latest_uploaded_at: latest.body.uploaded_at,
+      build_count: 2,
+      icon_url: null, // the fixture APK has no launcher icon
     });
     // Most recent activity first.
     expect((await apps())[0].id).toBe(first.body.app_id);

@@ -61,6 +61,25 @@ describe('flagged builds and app sizes', () => {
     expect([page2.items.map((b: Listed) => b.id), page2.total]).toEqual([[ids['shop-2'].id], 2]);
   });
 
+  it('flagged=true combines with search and status=untriaged (docs/builds.md "Search"), pages and counts included', async () => {
+    const idsOf = (page: { items: Listed[] }) => page.items.map((b) => b.id);
+    // The ApiDemos builds share the bundle id io.appium.android.apis; only 5.0.0 is flagged.
+    const searched = await list('?flagged=true&search=apis');
+    expect([idsOf(searched), searched.total]).toEqual([[ids['apidemos-5'].id], 1]);
+    const untriaged = await list('?flagged=true&status=untriaged');
+    expect([idsOf(untriaged), untriaged.total]).toEqual([[ids['apidemos-5'].id, ids['shop-2'].id], 2]);
+    await members.as(dev, 'patch', `/api/v1/builds/${ids['shop-2'].id}`).send({ status_label: 'Done' }).expect(200);
+    try {
+      const all = await list('?flagged=true&status=untriaged&search=a');
+      expect([idsOf(all), all.total]).toEqual([[ids['apidemos-5'].id], 1]);
+      // Past the last page: the count is asked alone (build_flags joined, the search condition kept).
+      const past = await list('?flagged=true&status=untriaged&search=apis&limit=1&page=1');
+      expect([idsOf(past), past.total]).toEqual([[], 1]);
+    } finally {
+      await members.as(dev, 'patch', `/api/v1/builds/${ids['shop-2'].id}`).send({ status_label: null }).expect(200);
+    }
+  });
+
   it.each(['false', 'yes', '1', 'TRUE', ''])('flagged=%s is a 400 naming the parameter', async (value) => {
     const res = await members.as(dev, 'get', `/api/v1/builds?flagged=${value}`).expect(400);
     expect(res.body).toEqual({ error: 'flagged must be true (leave it out for every build)' });

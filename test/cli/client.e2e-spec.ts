@@ -136,6 +136,19 @@ describe('svc client commands', () => {
       expect(answer.error).toBe('Viewers have read-only access');
     });
 
+    it('a token without the scope a command needs: the relay\'s refusal, then the scope to ask for', async () => {
+      const writeOnly = await members.pat(await members.member('Developer'), 'builds:write');
+      const answer = await relayAnswer('get', '/api/v1/apps', writeOnly);
+      expect(answer).toEqual({ status: 403, error: 'Insufficient scope' });
+      const result = await svc(['apps', 'list'], { SVC_TOKEN: writeOnly });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(
+        'svc: Insufficient scope\nThis command needs a token with the `view` scope: create one in the dashboard (account menu → Access tokens).\n',
+      );
+      const viewOnly = await members.pat(await members.member('Developer'), 'view');
+      expect((await svc(['builds', 'list'], { SVC_TOKEN: viewOnly })).stderr).toContain('needs a token with the `builds:write` scope');
+    });
+
     it('an unreachable relay is exit 1 with a plain message', async () => {
       const result = await svc(['apps', 'list'], { SVC_URL: 'http://127.0.0.1:1' });
       expect(result.code).toBe(1);
@@ -198,6 +211,14 @@ describe('svc client commands', () => {
 
       const apps = JSON.parse((await svc(['apps', 'list', '--json'])).stdout);
       expect(apps.items.some((a: { bundle_id_key: string }) => a.bundle_id_key === 'com.example.cli')).toBe(true);
+    });
+
+    it('upload without --json ends with the build page\'s URL on the address the CLI reached', async () => {
+      const build = await simulatorBuild({ bundleId: 'com.example.cli.page' });
+      const result = await svc(['upload', build.path]);
+      expect(result.code).toBe(0);
+      const id = Number(/^Uploaded build #(\d+) /.exec(result.stdout)?.[1]);
+      expect(result.stdout.trimEnd().split('\n').pop()).toBe(`Build page: ${relay.url}/builds/${id}`);
     });
 
     it('builds show of a missing build: exit 1, "Build not found"', async () => {

@@ -120,6 +120,8 @@ export const BUILD_SHAPE: Shape = {
   uploaded_by: 'string|null',
   uploaded_by_id: 'number|null',
   icon_url: (value) => expect(value === null || (typeof value === 'string' && /^\/api\/v1\/builds\/\d+\/icon$/.test(value))).toBe(true),
+  // Beyond spec §2 too (docs/builds.md "Flagged builds"): the flags stored at upload, [] when none.
+  flags: (value) => expect(Array.isArray(value)).toBe(true),
 };
 
 /** spec §4 POST /builds response. */
@@ -147,6 +149,9 @@ export const APP_LIST_ITEM_SHAPE: Shape = {
   build_number: 'string',
   status_label: [...STATUS_VALUES, null],
   latest_uploaded_at: 'iso',
+  // Beyond spec §2, deliberately (docs/builds.md "App icons"): the Apps page shows icons and counts.
+  build_count: 'number',
+  icon_url: (value) => expect(value === null || (typeof value === 'string' && /^\/api\/v1\/apps\/\d+\/icon$/.test(value))).toBe(true),
 };
 
 export const ATTACHMENT_SHAPE: Shape = {
@@ -177,6 +182,8 @@ export const MEMBER_SHAPE: Shape = {
   display_name: 'string',
   role: ROLE_VALUES,
   joined_at: 'iso',
+  // Beyond spec §2, deliberately (docs/team.md): the team list shows avatars.
+  avatar_url: 'string|null',
 };
 
 export const ME_SHAPE: Shape = {

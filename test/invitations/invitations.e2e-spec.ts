@@ -50,7 +50,8 @@ describe('invitations', () => {
     expect(page.headers['content-type']).toMatch(/^text\/html/);
 
     const verify = await relay.http().get(`/api/v1/invitations/verify?token=${token}`).expect(200);
-    expect(verify.body).toEqual({ role: 'Developer' });
+    // Beyond spec §4's `{ role }`: what the invitee's page shows (docs/team.md).
+    expect(verify.body).toEqual({ role: 'Developer', email: 'new.person@example.com', team_name: expect.any(String), invited_by: 'admin' });
 
     const accepted = await accept({ token, password: 'a new password', display_name: 'New Person' }).expect(200);
     expect(accepted.body).toEqual({ ok: true });
@@ -61,7 +62,10 @@ describe('invitations', () => {
 
     const again = await accept({ token, password: 'another password' }).expect(410);
     expect(again.body).toEqual({ error: 'Invitation expired or not found' });
-    await relay.http().get(`/api/v1/invitations/verify?token=${token}`).expect(410);
+    // Used, not expired: the spec's message, and the header that tells the two apart.
+    const used = await relay.http().get(`/api/v1/invitations/verify?token=${token}`).expect(410);
+    expect(used.body).toEqual({ error: 'Invitation expired or not found' });
+    expect(used.headers['x-invitation-state']).toBe('used');
   });
 
   it('stores only a hash of the token', async () => {
@@ -77,7 +81,7 @@ describe('invitations', () => {
     const a = await invite({}).expect(201);
     const b = await invite({}).expect(201);
     expect(a.body.token).not.toBe(b.body.token);
-    expect((await relay.http().get(`/api/v1/invitations/verify?token=${a.body.token}`).expect(200)).body).toEqual({ role: 'QA' });
+    expect((await relay.http().get(`/api/v1/invitations/verify?token=${a.body.token}`).expect(200)).body).toMatchObject({ role: 'QA', email: null });
   });
 
   it('rejects bad invite bodies (400)', async () => {
@@ -95,7 +99,10 @@ describe('invitations', () => {
     relay.clock.advance(7 * DAY_MS - 60_000);
     await relay.http().get(`/api/v1/invitations/verify?token=${res.body.token}`).expect(200);
     relay.clock.advance(60_000);
-    await relay.http().get(`/api/v1/invitations/verify?token=${res.body.token}`).expect(410);
+    const expired = await relay.http().get(`/api/v1/invitations/verify?token=${res.body.token}`).expect(410);
+    expect(expired.headers['x-invitation-state']).toBe('expired');
+    const unknown = await relay.http().get(`/api/v1/invitations/verify?token=${'b'.repeat(64)}`).expect(410);
+    expect(unknown.headers['x-invitation-state']).toBeUndefined();
     await accept({ token: res.body.token, password: 'long enough' }).expect(410);
     admin.cookie = await members.login(admin.email); // the 7-day session ended with the clock too
   });

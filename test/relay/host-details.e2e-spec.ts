@@ -3,10 +3,11 @@ import { runningInContainer } from '../../src/relay/relay-host-details.service';
 import { useTestRelay, withTestRelay } from '../support/use-relay';
 
 const HOST = '/api/v1/relay/host';
+const LIMITS = '/api/v1/relay/limits';
 
 const interfaceAddresses = () => Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((e) => e.address));
 
-describe('GET /relay/host', () => {
+describe('GET /relay/host and GET /relay/limits', () => {
   const ctx = useTestRelay();
 
   it('200 { lanHost, port, publicBaseUrl, agentRelayUrl } for a signed-in member; port is the bound one', async () => {
@@ -27,12 +28,25 @@ describe('GET /relay/host', () => {
     }
   });
 
-  it('401 without a cookie; a PAT is not accepted', async () => {
-    const res = await ctx.relay.http().get(HOST);
+  it.each([HOST, LIMITS])('%s: 401 without a cookie; a PAT is not accepted', async (path) => {
+    const res = await ctx.relay.http().get(path);
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ error: 'Unauthorized' });
     const admin = await ctx.members.admin();
-    await ctx.members.withPat(await ctx.members.pat(admin, 'view'), 'get', HOST).expect(401);
+    await ctx.members.withPat(await ctx.members.pat(admin, 'view'), 'get', path).expect(401);
+  });
+
+  // beyond the spec, apart from /relay/host so that one keeps the spec's four fields: what the dashboard checks before sending
+  it('/relay/limits: 200 { max_build_bytes } for any signed-in member: SVC_MAX_BUILD_BYTES, 500 MB by default', async () => {
+    const res = await ctx.members.as(await ctx.members.member('Viewer'), 'get', LIMITS).expect(200);
+    expect(res.body).toEqual({ max_build_bytes: 524_288_000 });
+  });
+
+  it('/relay/limits follows SVC_MAX_BUILD_BYTES', async () => {
+    await withTestRelay({ SVC_MAX_BUILD_BYTES: '1000' }, async (_relay, members) => {
+      const res = await members.as(await members.admin(), 'get', LIMITS).expect(200);
+      expect(res.body).toEqual({ max_build_bytes: 1000 });
+    });
   });
 });
 

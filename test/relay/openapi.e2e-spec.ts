@@ -42,7 +42,15 @@ const BINARY_RESPONSES: Record<string, string[]> = {
   'GET /api/v1/builds/{id}/icon': ['image/png', 'image/webp'],
   'GET /api/v1/apps/{id}/icon': ['image/png', 'image/webp'],
   'GET /metrics': ['text/plain'],
+  'GET /api/v1/share/{token}/download': [
+    'application/vnd.android.package-archive',
+    'application/zip',
+    'application/gzip',
+    'application/octet-stream',
+  ],
 };
+/** Pages a person opens (docs/builds.md "Share links"): every answer, refusals too, is text/html. */
+const HTML_PAGES = ['GET /install/{token}'];
 /**
  * Operations that never succeed, by design: the MCP endpoint is stateless Streamable HTTP, whose
  * specification has GET (no event stream) and DELETE (no session) answer 405 (docs/mcp.md).
@@ -130,6 +138,8 @@ describe('OpenAPI', () => {
     expect(propertiesOf(responseSchema('post', '/api/v1/tokens', '201'))).toEqual(['token']);
     expect(doc.paths['/api/v1/tokens/{id}'].delete.responses['204']).toBeDefined();
     expect(propertiesOf(responseSchema('get', '/api/v1/relay/host', '200'))).toEqual(['agentRelayUrl', 'lanHost', 'port', 'publicBaseUrl']);
+    // beyond the spec (docs/dashboard.md "Files checked before they are sent"), so /relay/host keeps the spec's four fields
+    expect(propertiesOf(responseSchema('get', '/api/v1/relay/limits', '200'))).toEqual(['max_build_bytes']);
     expect(responseSchema('get', '/api/v1/logs', '200')).toEqual({ type: 'array', items: { type: 'string' } });
     expect(propertiesOf(responseSchema('post', '/api/v1/auth/login', '429'))).toEqual(['error']);
   });
@@ -167,6 +177,7 @@ describe('OpenAPI', () => {
           if (types.length) problems.push(`${key} ${status}: a body where tus sends headers only`);
           continue;
         }
+        if (HTML_PAGES.includes(key)) continue;
         if (EVENT_STREAMS.includes(key)) {
           if (JSON.stringify(types) !== JSON.stringify(['text/event-stream'])) problems.push(`${key} ${status}: ${types}`);
           continue;
@@ -193,7 +204,7 @@ describe('OpenAPI', () => {
     expect(problems).toEqual([]);
     // Every listed exception is a real operation, so the lists cannot go stale.
     const keys = operations().map((o) => o.key);
-    expect(keys).toEqual(expect.arrayContaining([...Object.keys(BINARY_RESPONSES), ...STRING_ARRAY_RESPONSES, ...ALWAYS_405, ...EVENT_STREAMS]));
+    expect(keys).toEqual(expect.arrayContaining([...Object.keys(BINARY_RESPONSES), ...STRING_ARRAY_RESPONSES, ...ALWAYS_405, ...EVENT_STREAMS, ...HTML_PAGES]));
     expect(keys).toEqual(expect.arrayContaining(HEADER_ONLY_ANSWERS.map((answer) => answer.replace(/ \d+$/, ''))));
   });
 
@@ -210,6 +221,10 @@ describe('OpenAPI', () => {
   it('documents the { error } answers, and 401 wherever a credential is needed', () => {
     for (const { key, operation } of operations()) {
       for (const [status, response] of Object.entries(operation.responses)) {
+        if (HTML_PAGES.includes(key)) {
+          expect({ key, status, types: Object.keys(response.content ?? {}) }).toEqual({ key, status, types: ['text/html'] });
+          continue;
+        }
         if (Number(status) < 400) continue;
         expect({ key, status, schema: response.content?.['application/json']?.schema }).toEqual({
           key,
@@ -246,14 +261,14 @@ describe('OpenAPI', () => {
     const creationHeaders = doc.paths['/api/v1/uploads/builds'].post.parameters!.filter((p) => p.in === 'header').map((p) => p.name);
     expect(creationHeaders.sort()).toEqual(['Tus-Resumable', 'Upload-Length', 'Upload-Metadata']);
     const query = doc.paths['/api/v1/builds'].get.parameters!.filter((p) => p.in === 'query');
-    // flagged: beyond the spec (docs/builds.md "Flagged builds").
-    expect(query.map((p) => p.name).sort()).toEqual(['app_id', 'dir', 'flagged', 'limit', 'page', 'platform', 'q', 'sort', 'status']);
+    // flagged and search: beyond the spec (docs/builds.md "Flagged builds", "Search").
+    expect(query.map((p) => p.name).sort()).toEqual(['app_id', 'dir', 'flagged', 'limit', 'page', 'platform', 'q', 'search', 'sort', 'status']);
     expect(query.find((p) => p.name === 'sort')!.schema!.enum).toEqual(['uploaded_at', 'version_name', 'status_label']);
     const scheduled = responseSchema('post', '/api/v1/builds/{id}/schedule-deletion', '200');
     expect(propertiesOf(scheduled)).toEqual(['delete_after', 'ok']);
     expect(propertiesOf(responseSchema('get', '/api/v1/apps', '200'))).toEqual(['items']);
     expect(propertiesOf(objectOf(responseSchema('get', '/api/v1/apps', '200').properties!.items))).toEqual([
-      'build_number', 'bundle_id_key', 'created_at', 'id', 'latest_build_id', 'latest_uploaded_at', 'name', 'platform',
+      'build_count', 'build_number', 'bundle_id_key', 'created_at', 'icon_url', 'id', 'latest_build_id', 'latest_uploaded_at', 'name', 'platform',
       'status_label', 'version_name',
     ]);
     expect(propertiesOf(responseSchema('post', '/api/v1/apps', '201'))).toEqual(['id', 'ok']);
@@ -269,13 +284,13 @@ describe('OpenAPI', () => {
     const deliveryItem = objectOf(responseSchema('get', '/api/v1/webhooks/{id}/deliveries', '200').properties!.deliveries);
     expect(responseSchema('post', '/api/v1/webhooks/{id}/test', '200')).toEqual(deliveryItem);
     expect(propertiesOf(objectOf(responseSchema('get', '/api/v1/team/members', '200')))).toEqual([
-      'display_name', 'email', 'id', 'joined_at', 'role',
+      'avatar_url', 'display_name', 'email', 'id', 'joined_at', 'role',
     ]);
     expect(propertiesOf(responseSchema('post', '/api/v1/team/invite', '201'))).toEqual(['emailSent', 'inviteUrl', 'token']);
     expect(propertiesOf(responseSchema('post', '/api/v1/team/members/{id}/send-reset', '200'))).toEqual([
       'emailSent', 'ok', 'resetUrl', 'token',
     ]);
-    expect(propertiesOf(responseSchema('get', '/api/v1/invitations/verify', '200'))).toEqual(['role']);
+    expect(propertiesOf(responseSchema('get', '/api/v1/invitations/verify', '200'))).toEqual(['email', 'invited_by', 'role', 'team_name']);
     expect(propertiesOf(objectOf(responseSchema('get', '/api/v1/team/invitations', '200')))).toEqual([
       'created_at', 'email', 'expires_at', 'id', 'role',
     ]);

@@ -138,7 +138,7 @@ describeUnless(browserSkipReason(), 'dashboard accounts and authors in the brows
     await page.getByLabel('Current password').fill('not my password');
     await page.getByLabel('New password').fill('another good password');
     await page.getByRole('button', { name: 'Change password' }).click();
-    await expect(fieldError(page, 'Current password')).resolves.toBe('Current password is incorrect');
+    await expect(fieldError(page, 'Current password')).resolves.toBe('Current password is incorrect.'); // the relay's message, as a sentence
     await expect(page.getByLabel('New password').getAttribute('aria-invalid')).resolves.toBeNull();
     await screenshotBothThemes(page, 'change-password');
     await page.getByLabel('Current password').fill(TEST_PASSWORD);

@@ -7,7 +7,7 @@ import type { AgentDaemon } from '../../src/agent-daemon/agent-daemon';
 import { AgentResourceSampleEntity } from '../../src/agents/resources/agent-resource-sample.entity';
 import { MINUTE_MS } from '../../src/common/time';
 import { agentToken, startFakeAgent, TestPeer, wsUrl } from '../agents/agent-kit';
-import { browserSkipReason, ensureWebBuilt, launchChromium, newContext, screenshotBothThemes, WEB_DIST, signedInPage, type WatchedPage } from '../support/browser';
+import { browserSkipReason, ensureWebBuilt, launchChromium, newContext, paintedPixels, screenshotBothThemes, WEB_DIST, signedInPage, type WatchedPage } from '../support/browser';
 import { fixture } from '../support/build-fixtures';
 import { uploadTestBuild } from '../support/builds';
 import { describeUnless } from '../support/describe-unless';
@@ -84,12 +84,7 @@ describeUnless(browserSkipReason(), 'dashboard in the browser: agents and device
     await cpu.getByText(/^CPU · 300 samples · latest \d+\.\d %$/).waitFor();
     await ram.getByText('RAM · 300 samples · latest 69.9 %').waitFor();
     // uPlot drew into a canvas: something other than the background was painted.
-    const painted = await cpu.locator('canvas').evaluate((canvas: HTMLCanvasElement) => {
-      const data = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
-      let colored = 0;
-      for (let i = 3; i < data.length; i += 4) if (data[i] > 0) colored++;
-      return colored;
-    });
+    const painted = await paintedPixels(cpu.locator('canvas'));
     expect(painted).toBeGreaterThan(500);
     // uPlot came in a chunk of its own, fetched by this page.
     expect(chunks.some((u) => /\/assets\/ResourceChart-[\w-]+\.js$/.test(u))).toBe(true);

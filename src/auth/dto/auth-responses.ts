@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ROLES, type Role } from '../../common/auth/role';
+import { MeResponse } from '../../users/users.mapper';
 
 /** GET /auth/status. */
 export class AuthStatusResponse {
@@ -15,4 +16,13 @@ export class LoginResponse {
   ok: true;
   @ApiProperty({ enum: ROLES })
   role: Role;
+}
+
+/**
+ * GET /auth/session (beyond the spec, docs/auth.md): who this browser is signed in as, 200 either
+ * way, so a signed-out first visit asks without a 401 (which browsers log as a console error).
+ */
+export class AuthSessionResponse {
+  @ApiProperty({ type: MeResponse, nullable: true, description: 'null when not signed in (no or an ended session)' })
+  me: MeResponse | null;
 }

@@ -1,14 +1,17 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { RememberQueryResults } from '../../common/validation/query-results';
-import { ToId, ToInteger } from '../../common/validation/transforms';
-import { BUILD_STATUSES, BuildStatus, PLATFORMS, Platform } from '../build-status';
-import type { BuildSortField } from '../builds.repository';
+import { ToId, ToInteger, Trim } from '../../common/validation/transforms';
+import { BUILD_STATUSES, PLATFORMS, Platform } from '../build-status';
+import type { BuildSortField, ListedStatus } from '../builds.repository';
 
 /** Largest page size (spec §8); a larger `limit` is capped, not refused. */
 export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 20;
 const SORTS: BuildSortField[] = ['uploaded_at', 'version_name', 'status_label'];
+/** Beyond the spec's four: `untriaged`, builds with no status set (docs/builds.md). */
+const LIST_STATUSES: ListedStatus[] = [...BUILD_STATUSES, 'untriaged'];
+export const MAX_SEARCH_LENGTH = 100;
 
 /** GET /builds query (spec §4). Numbers arrive as strings; anything not a plain non-negative integer is 400. */
 @RememberQueryResults()
@@ -41,15 +44,27 @@ export class ListBuildsQuery {
   @IsString({ message: 'q must be a string' })
   q?: string;
 
+  @ApiPropertyOptional({
+    maxLength: MAX_SEARCH_LENGTH,
+    description:
+      'beyond the spec: every whitespace-separated term is a case-insensitive (ASCII) substring of the app name, build name, ' +
+      'bundle id, version name, build number or label; trimmed, blank = no search',
+  })
+  @IsOptional()
+  @MaxLength(MAX_SEARCH_LENGTH, { message: `search must be at most ${MAX_SEARCH_LENGTH} characters` })
+  @IsString({ message: 'search must be a string' })
+  @Trim()
+  search?: string;
+
   @ApiPropertyOptional({ enum: PLATFORMS })
   @IsOptional()
   @IsIn(PLATFORMS, { message: 'platform must be one of ios, android' })
   platform?: Platform;
 
-  @ApiPropertyOptional({ enum: BUILD_STATUSES })
+  @ApiPropertyOptional({ enum: LIST_STATUSES, description: 'untriaged (beyond the spec): builds with no status' })
   @IsOptional()
-  @IsIn(BUILD_STATUSES, { message: 'status must be one of Backlog, In Progress, Done, Rejected' })
-  status?: BuildStatus;
+  @IsIn(LIST_STATUSES, { message: `status must be one of ${LIST_STATUSES.join(', ')}` })
+  status?: ListedStatus;
 
   @ApiPropertyOptional({ type: 'integer', minimum: 1, description: 'an id past 2147483647 matches no build' })
   @IsOptional()

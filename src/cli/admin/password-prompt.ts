@@ -1,5 +1,8 @@
 import { usageError } from '../cli-error';
 
+/** What was typed past the Enter that ended the last answer (a pasted "pass\rpass\r"): the next prompt's start. */
+let typedAhead = '';
+
 /**
  * Reads a password from the terminal without echoing it. Not a terminal (CI, pipes) is a usage
  * error: such callers pass SVC_ADMIN_PASSWORD instead.
@@ -14,26 +17,56 @@ export async function promptPassword(question: string): Promise<string> {
   try {
     return await new Promise<string>((resolve, reject) => {
       let value = '';
-      const onData = (chunk: string) => {
-        for (const ch of chunk) {
+      /** Takes typed characters; true once the answer is complete (or cancelled). */
+      const take = (text: string): boolean => {
+        for (let i = 0; i < text.length; i++) {
+          const ch = text[i];
           if (ch === '\r' || ch === '\n' || ch === '\u0004') {
-            input.off('data', onData);
+            typedAhead = text.slice(ch === '\r' && text[i + 1] === '\n' ? i + 2 : i + 1);
             process.stderr.write('\n');
-            return resolve(value);
+            resolve(value);
+            return true;
           }
           if (ch === '\u0003') {
-            input.off('data', onData);
+            typedAhead = '';
             process.stderr.write('\n');
-            return reject(usageError('Cancelled'));
+            reject(usageError('Cancelled'));
+            return true;
           }
           if (ch === '\u007f' || ch === '\b') value = value.slice(0, -1);
           else value += ch;
         }
+        return false;
+      };
+      const ahead = typedAhead;
+      typedAhead = '';
+      if (take(ahead)) return;
+      const onData = (chunk: string) => {
+        if (take(chunk)) input.off('data', onData);
       };
       input.on('data', onData);
     });
   } finally {
     input.setRawMode(false);
     input.pause();
+  }
+}
+
+/**
+ * A new password asked twice; a too-short one or two entries that differ are said and asked again
+ * (a typo on a hidden prompt is no reason to start over), up to `attempts` times, then a usage error.
+ */
+export async function promptNewPassword(question: string, minLength: number, attempts = 3): Promise<string> {
+  for (let attempt = 1; ; attempt++) {
+    const password = await promptPassword(question);
+    const problem =
+      password.length < minLength
+        ? `The password must be at least ${minLength} characters.`
+        : (await promptPassword('Repeat the password: ')) !== password
+          ? 'The passwords do not match.'
+          : null;
+    if (!problem) return password;
+    if (attempt >= attempts) throw usageError(problem.slice(0, -1));
+    process.stderr.write(`${problem} Try again.\n`);
   }
 }

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
-import { CliError, ExitCode, usageError } from '../cli-error';
-import { promptPassword } from '../admin/password-prompt';
+import { CliError, usageError } from '../cli-error';
+import { promptNewPassword } from '../admin/password-prompt';
 import { operatorConfig, OperatorOptions, withOperatorOptions } from '../operator-config';
 
 const MIN_PASSWORD_LENGTH = 8;
@@ -31,8 +31,9 @@ function initCommand(): Command {
     .addHelpText(
       'after',
       `
-The password is read from SVC_ADMIN_PASSWORD, or asked for (twice) on the terminal. At least 8
-characters. Works whether or not the relay is running.
+The password is read from SVC_ADMIN_PASSWORD, or asked for (twice) on the terminal, and asked
+again when the two differ. At least 8 characters. Works whether or not the relay is running, but
+refuses (exit 1) when a relay answers on the configured port while running on another data folder.
 
 Examples:
   $ svc admin init --email you@example.com
@@ -42,6 +43,8 @@ Examples:
       const email = options.email.trim();
       if (!EMAIL.test(email)) throw usageError(`--email: "${options.email}" is not an e-mail address`);
       const config = operatorConfig(options);
+      const { refuseOtherRelaysDataFolder } = await import('../admin/data-folder-check');
+      await refuseOtherRelaysDataFolder(config);
       const password = await adminPassword();
       const { withRelayContext } = await import('../admin/relay-context');
       const { AuthService } = await import('../../auth/auth.service');
@@ -96,12 +99,7 @@ Examples:
 
 async function adminPassword(): Promise<string> {
   const fromEnv = process.env.SVC_ADMIN_PASSWORD;
-  const password = fromEnv ?? (await promptPassword('Password for the first Admin: '));
-  if (password.length < MIN_PASSWORD_LENGTH) {
-    throw usageError(`The password must be at least ${MIN_PASSWORD_LENGTH} characters`);
-  }
-  if (fromEnv === undefined && (await promptPassword('Repeat the password: ')) !== password) {
-    throw new CliError('The passwords do not match', ExitCode.usage);
-  }
-  return password;
+  if (fromEnv === undefined) return promptNewPassword('Password for the first Admin: ', MIN_PASSWORD_LENGTH);
+  if (fromEnv.length < MIN_PASSWORD_LENGTH) throw usageError(`The password must be at least ${MIN_PASSWORD_LENGTH} characters`);
+  return fromEnv;
 }

@@ -14,6 +14,7 @@ import {
 } from '../client/client-options';
 import { ProgressBar } from '../client/progress-bar';
 import { RelayClient } from '../client/relay-client';
+import { requiresScope } from '../client/required-scope';
 import type { Build, BuildPage } from '../client/relay-types';
 import { formatBytes, formatRecord, printItems, printJson } from '../output';
 import { VERDICT_IS_A_PERSONS_DECISION } from './verdict-note';
@@ -77,25 +78,27 @@ Examples:
   $ svc builds list --app-id 3 --status Done --limit 5
   $ svc builds list -q 2.4 --sort version_name --dir asc --json`,
     )
-    .action(async (options: ListOptions) => {
-      const page = await new RelayClient(connectionFrom(options)).getJson<BuildPage>('/builds', {
-        page: options.page,
-        limit: options.limit,
-        q: options.search,
-        platform: options.platform,
-        status: options.status,
-        app_id: options.appId,
-        sort: options.sort,
-        dir: options.dir,
-      });
-      printItems(
-        options,
-        page,
-        ['ID', 'APP', 'NAME', 'VERSION', 'PLATFORM', 'STATUS', 'LABEL', 'UPLOADED'],
-        (b) => [b.id, b.app_id, b.name, `${b.version_name} (${b.build_number})`, b.platform, b.status_label, b.version_label, b.uploaded_at],
-        `${page.items.length} of ${page.total} build(s)\n`,
-      );
-    });
+    .action(
+      requiresScope(['builds:write'], async (options: ListOptions) => {
+        const page = await new RelayClient(connectionFrom(options)).getJson<BuildPage>('/builds', {
+          page: options.page,
+          limit: options.limit,
+          q: options.search,
+          platform: options.platform,
+          status: options.status,
+          app_id: options.appId,
+          sort: options.sort,
+          dir: options.dir,
+        });
+        printItems(
+          options,
+          page,
+          ['ID', 'APP', 'NAME', 'VERSION', 'PLATFORM', 'STATUS', 'LABEL', 'UPLOADED'],
+          (b) => [b.id, b.app_id, b.name, `${b.version_name} (${b.build_number})`, b.platform, b.status_label, b.version_label, b.uploaded_at],
+          `${page.items.length} of ${page.total} build(s)\n`,
+        );
+      }),
+    );
 }
 
 function showCommand(): Command {
@@ -103,11 +106,13 @@ function showCommand(): Command {
     new Command('show').description('Show one build (GET /builds/:id)').argument('<id>', 'build id', parsePositiveInt),
   )
     .addHelpText('after', '\nExamples:\n  $ svc builds show 42\n  $ svc builds show 42 --json | jq .status_label')
-    .action(async (id: number, options: ClientOptions) => {
-      const build = await new RelayClient(connectionFrom(options)).getJson<Build>(`/builds/${id}`);
-      if (options.json) return printJson(build);
-      process.stdout.write(formatRecord({ ...build }));
-    });
+    .action(
+      requiresScope(['builds:write'], async (id: number, options: ClientOptions) => {
+        const build = await new RelayClient(connectionFrom(options)).getJson<Build>(`/builds/${id}`);
+        if (options.json) return printJson(build);
+        process.stdout.write(formatRecord({ ...build }));
+      }),
+    );
 }
 
 function downloadCommand(): Command {
@@ -125,19 +130,21 @@ Examples:
   $ svc builds download 42 -o app.apk
   $ svc builds download 42 -o ./artifacts/ --json`,
     )
-    .action(async (id: number, options: ClientOptions & { output?: string }) => {
-      const client = new RelayClient(connectionFrom(options));
-      let progress: ProgressBar | null = null;
-      const result = await client.download(
-        `/builds/${id}/download`,
-        (suggested) => destination(options.output, suggested ?? `build-${id}`),
-        (total) => (progress = total === null ? null : ProgressBar.forTerminal(`Downloading build #${id}`, total, options.json)),
-        (bytes) => progress?.advance(bytes),
-      );
-      (progress as ProgressBar | null)?.finish();
-      if (options.json) return printJson({ id, path: result.path, bytes: result.bytes });
-      process.stdout.write(`Saved build #${id} to ${result.path} (${formatBytes(result.bytes)})\n`);
-    });
+    .action(
+      requiresScope(['builds:write', 'view'], async (id: number, options: ClientOptions & { output?: string }) => {
+        const client = new RelayClient(connectionFrom(options));
+        let progress: ProgressBar | null = null;
+        const result = await client.download(
+          `/builds/${id}/download`,
+          (suggested) => destination(options.output, suggested ?? `build-${id}`),
+          (total) => (progress = total === null ? null : ProgressBar.forTerminal(`Downloading build #${id}`, total, options.json)),
+          (bytes) => progress?.advance(bytes),
+        );
+        (progress as ProgressBar | null)?.finish();
+        if (options.json) return printJson({ id, path: result.path, bytes: result.bytes });
+        process.stdout.write(`Saved build #${id} to ${result.path} (${formatBytes(result.bytes)})\n`);
+      }),
+    );
 }
 
 function parseLimit(value: string): number {

@@ -63,6 +63,7 @@ Examples:
       const port = (app.getHttpServer().address() as { port: number }).port;
       const scheme = servesHttps ? 'https' : 'http';
       say(`svc relay listening on ${scheme}://${config.host}:${port} (data: ${config.dataDir})`);
+      say(await (await import('../../bootstrap/ready-line')).readyLine(app, config, port));
 
       let tunnel: RunningTunnel | null = null;
       // Stop the tunnel first (so nobody reaches a closing relay), then the relay.

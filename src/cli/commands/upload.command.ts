@@ -11,8 +11,10 @@ import {
   parseStatus,
   withClientOptions,
 } from '../client/client-options';
+import { buildPageUrl } from '../client/dashboard-links';
 import { ProgressBar } from '../client/progress-bar';
 import { RelayClient } from '../client/relay-client';
+import { requiresScope } from '../client/required-scope';
 import { uploadResumable } from '../client/resumable-upload';
 import { ResumeState } from '../client/resume-state';
 import type { BuildStatus, BuildSummary } from '../client/relay-types';
@@ -59,57 +61,60 @@ Examples:
   $ svc upload app-release.apk --status Backlog --label "$BRANCH" --json
   $ svc upload build/MyApp.app.zip --platform ios --app-id 3`,
     )
-    .action(async (file: string, options: UploadOptions) => {
-      const path = resolve(file);
-      let size: number;
-      let mtimeMs: number;
-      try {
-        const stat = statSync(path);
-        if (!stat.isFile()) throw usageError(`${file} is not a file`);
-        size = stat.size;
-        mtimeMs = stat.mtimeMs;
-      } catch (err) {
-        if (err.code === 'ENOENT') throw usageError(`${file}: no such file`);
-        throw err;
-      }
-      const connection = connectionFrom(options);
-      const client = new RelayClient(connection);
-      const progress = ProgressBar.forTerminal(`Uploading ${basename(path)}`, size, options.json);
-      let summary: BuildSummary;
-      try {
-        const fields = {
-          status: options.status,
-          label: options.label,
-          platform: options.platform,
-          app_id: options.appId === undefined ? undefined : String(options.appId),
-        };
-        const onProgress = (bytes: number) => progress?.advance(bytes);
-        if (size > options.resumableAbove) {
-          const resume = { state: new ResumeState(), key: ResumeState.keyOf({ baseUrl: connection.baseUrl, path, size, mtimeMs, fields }) };
-          summary = await uploadResumable<BuildSummary>(client, { path, name: basename(path), size }, fields, onProgress, resume);
-        } else {
-          summary = await client.postMultipart<BuildSummary>('/builds', fields, { field: 'file', path, name: basename(path), size }, onProgress);
+    .action(
+      requiresScope(['builds:write'], async (file: string, options: UploadOptions) => {
+        const path = resolve(file);
+        let size: number;
+        let mtimeMs: number;
+        try {
+          const stat = statSync(path);
+          if (!stat.isFile()) throw usageError(`${file} is not a file`);
+          size = stat.size;
+          mtimeMs = stat.mtimeMs;
+        } catch (err) {
+          if (err.code === 'ENOENT') throw usageError(`${file}: no such file`);
+          throw err;
         }
-      } catch (err) {
-        // Only when the relay's refusal is about the status itself (not a Viewer or scope refusal).
-        if (err instanceof RelayRefusedError && err.status === 403 && options.status && /status|verdict/i.test(err.relayMessage)) {
-          throw new RelayRefusedError(err.status, `${err.relayMessage}\n${VERDICT_IS_A_PERSONS_DECISION}`);
+        const connection = connectionFrom(options);
+        const client = new RelayClient(connection);
+        const progress = ProgressBar.forTerminal(`Uploading ${basename(path)}`, size, options.json);
+        let summary: BuildSummary;
+        try {
+          const fields = {
+            status: options.status,
+            label: options.label,
+            platform: options.platform,
+            app_id: options.appId === undefined ? undefined : String(options.appId),
+          };
+          const onProgress = (bytes: number) => progress?.advance(bytes);
+          if (size > options.resumableAbove) {
+            const resume = { state: new ResumeState(), key: ResumeState.keyOf({ baseUrl: connection.baseUrl, path, size, mtimeMs, fields }) };
+            summary = await uploadResumable<BuildSummary>(client, { path, name: basename(path), size }, fields, onProgress, resume);
+          } else {
+            summary = await client.postMultipart<BuildSummary>('/builds', fields, { field: 'file', path, name: basename(path), size }, onProgress);
+          }
+        } catch (err) {
+          // Only when the relay's refusal is about the status itself (not a Viewer or scope refusal).
+          if (err instanceof RelayRefusedError && err.status === 403 && options.status && /status|verdict/i.test(err.relayMessage)) {
+            throw new RelayRefusedError(err.status, `${err.relayMessage}\n${VERDICT_IS_A_PERSONS_DECISION}`);
+          }
+          throw err;
+        } finally {
+          progress?.finish();
         }
-        throw err;
-      } finally {
-        progress?.finish();
-      }
-      if (options.json) return printJson(summary);
-      process.stdout.write(
-        `Uploaded build #${summary.id} of ${summary.name}\n` +
-          formatRecord({
-            app_id: summary.app_id,
-            version: `${summary.version_name} (${summary.build_number})`,
-            bundle_id: summary.bundle_id,
-            platform: summary.platform,
-            status: summary.status_label,
-            uploaded_at: summary.uploaded_at,
-          }),
-      );
-    });
+        if (options.json) return printJson(summary);
+        process.stdout.write(
+          `Uploaded build #${summary.id} of ${summary.name}\n` +
+            formatRecord({
+              app_id: summary.app_id,
+              version: `${summary.version_name} (${summary.build_number})`,
+              bundle_id: summary.bundle_id,
+              platform: summary.platform,
+              status: summary.status_label,
+              uploaded_at: summary.uploaded_at,
+            }) +
+            `Build page: ${buildPageUrl(connection.baseUrl, summary.id)}\n`,
+        );
+      }),
+    );
 }

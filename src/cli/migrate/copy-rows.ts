@@ -10,6 +10,10 @@ const NOT_DATA = new Set(['migrations', 'typeorm_metadata']);
  * never copied, only verified against the source.
  */
 const DERIVED = new Set(['build_counts']);
+/** SQLite's search index (an FTS5 table and its shadow tables, migration BuildSearch): PostgreSQL indexes a column instead. */
+const isSqliteIndex = (name: string) => name === 'build_search' || name.startsWith('build_search_');
+/** Columns only the target has, filled by its triggers (`builds.search_text`, migration BuildSearch): not compared. */
+const TARGET_ONLY_COLUMNS: Record<string, string[]> = { builds: ['search_text'] };
 /** Rows per INSERT (PostgreSQL allows 65535 parameters per statement). */
 const BATCH_PARAMETERS = 30_000;
 
@@ -23,7 +27,7 @@ export interface TableReport {
 export function tablesInCopyOrder(source: Database.Database): string[] {
   const names = (source.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as { name: string }[])
     .map((t) => t.name)
-    .filter((name) => !NOT_DATA.has(name))
+    .filter((name) => !NOT_DATA.has(name) && !isSqliteIndex(name))
     .sort();
   const parents = new Map(
     names.map((name) => [
@@ -90,6 +94,7 @@ export function sourceReport(source: Database.Database, table: string, booleans:
 
 export async function targetReport(target: DataSource | EntityManager, table: string): Promise<TableReport> {
   const rows = (await target.query(`SELECT * FROM ${quote(table)}`)) as Record<string, unknown>[];
+  for (const row of rows) for (const column of TARGET_ONLY_COLUMNS[table] ?? []) delete row[column];
   return report(table, rows, new Set());
 }
 

@@ -5,10 +5,11 @@ import { RELAY_VERSION } from '../../bootstrap/version';
 import { Clock } from '../../common/clock';
 import type { DestinationPolicy } from '../destination/address-classifier';
 import { WEBHOOK_NOT_FOUND, WebhooksService } from '../webhooks.service';
-import { ConfigFileWebhooks } from './config-file-webhooks';
+import { ConfigFileDeliveryLog } from './config-file-delivery-log';
+import { ConfigFileEndpoint, ConfigFileWebhooks } from './config-file-webhooks';
 import { AttemptRecord, DeliveryLog } from './delivery-log';
 import { WebhookDeliverySettings } from './delivery-settings';
-import { notFound } from '../../common/errors/http-error';
+import { badRequest, notFound } from '../../common/errors/http-error';
 import { WebhookEntity } from '../webhook.entity';
 import { PING_EVENT, pingBody } from './ping-payload';
 import { signatureFor, statusChangedBody } from './status-changed-payload';
@@ -19,7 +20,10 @@ import { RelayMetrics } from '../../metrics/relay-metrics';
 interface DeliveryTarget {
   label: string;
   policy: DestinationPolicy;
-  webhookId: number | null;
+  /** The API webhook's id; 0 for a svc.config.json entry (no row). */
+  webhookId: number;
+  /** Keeps an attempt in the target's delivery log: the database for API webhooks, memory for file entries. */
+  keep(record: AttemptRecord): Promise<void> | void;
   current(): Promise<{ url: string; secret: string | null } | null>;
 }
 
@@ -51,6 +55,7 @@ export class WebhookDispatcher implements OnModuleDestroy {
     private readonly configFile: ConfigFileWebhooks,
     private readonly sender: WebhookSender,
     private readonly deliveryLog: DeliveryLog,
+    private readonly configFileLog: ConfigFileDeliveryLog,
     private readonly settings: WebhookDeliverySettings,
     private readonly clock: Clock,
     private readonly metrics: RelayMetrics,
@@ -80,11 +85,26 @@ export class WebhookDispatcher implements OnModuleDestroy {
   async ping(webhookId: number): Promise<AttemptRecord> {
     const webhook = await this.webhooks.findOne(webhookId);
     if (!webhook) throw notFound(WEBHOOK_NOT_FOUND);
-    const target = this.apiTarget(webhook, { evenIfDisabled: true });
-    const delivery = { id: randomUUID(), event: PING_EVENT, body: pingBody(webhook.id, this.clock.now()), target, retries: false };
-    const record = await this.attempt(delivery, 1);
+    const record = await this.sendPing(this.apiTarget(webhook, { evenIfDisabled: true }), webhook.id);
     if (!record) throw notFound(WEBHOOK_NOT_FOUND); // deleted between the lookup and the attempt
     return record;
+  }
+
+  /**
+   * The same ping to a svc.config.json entry in use. One not in use is refused (400) rather than
+   * tried: it is disabled, names an unset secret variable (never sent unsigned) or a refused destination.
+   */
+  async pingConfigEntry(index: number): Promise<AttemptRecord> {
+    const entry = this.configFile.entry(index);
+    if (entry.problem !== null) throw badRequest(`svc.config.json webhooks[${index}] is not used: ${entry.problem}`);
+    const record = await this.sendPing(this.configTarget(entry as ConfigFileEndpoint), `config-${index}`);
+    if (!record) throw new Error('the relay is stopping'); // only a shutdown stops a file entry's attempt
+    return record;
+  }
+
+  private sendPing(target: DeliveryTarget, id: number | string): Promise<AttemptRecord | null> {
+    const delivery = { id: randomUUID(), event: PING_EVENT, body: pingBody(id, this.clock.now()), target, retries: false };
+    return this.attempt(delivery, 1);
   }
 
   private async apiTargets(): Promise<DeliveryTarget[]> {
@@ -96,6 +116,7 @@ export class WebhookDispatcher implements OnModuleDestroy {
       label: `webhook #${hook.id}`,
       policy: 'api',
       webhookId: hook.id,
+      keep: (record) => this.deliveryLog.record(record),
       // Re-read before each attempt: a webhook deleted or disabled meanwhile is not retried; a changed secret signs the retry.
       current: async () => {
         const now = await this.webhooks.findOne(hook.id);
@@ -105,12 +126,17 @@ export class WebhookDispatcher implements OnModuleDestroy {
   }
 
   private configTargets(): DeliveryTarget[] {
-    return this.configFile.endpoints().map((endpoint) => ({
+    return this.configFile.endpoints().map((endpoint) => this.configTarget(endpoint));
+  }
+
+  private configTarget(endpoint: ConfigFileEndpoint): DeliveryTarget {
+    return {
       label: endpoint.label,
-      policy: 'operator' as const,
-      webhookId: null,
+      policy: 'operator',
+      webhookId: 0,
+      keep: (record) => this.configFileLog.record(endpoint.index, record),
       current: async () => ({ url: endpoint.url, secret: endpoint.secret }),
-    }));
+    };
   }
 
   /** One attempt; resolves with what was recorded, or null when the target is gone or the relay stops. */
@@ -141,7 +167,7 @@ export class WebhookDispatcher implements OnModuleDestroy {
     this.report(delivery, attempt, outcome, willRetry);
     this.metrics.webhookAttempt(outcome.ok ? 'delivered' : willRetry ? 'retrying' : 'failed', outcome.durationMs / 1000);
     const record: AttemptRecord = {
-      webhookId: delivery.target.webhookId ?? 0,
+      webhookId: delivery.target.webhookId,
       deliveryId: delivery.id,
       event: delivery.event,
       attempt,
@@ -150,11 +176,9 @@ export class WebhookDispatcher implements OnModuleDestroy {
       error: outcome.error?.slice(0, 500) ?? null,
       durationMs: outcome.durationMs,
     };
-    if (delivery.target.webhookId !== null) {
-      await this.deliveryLog
-        .record(record)
-        .catch((err) => this.logger.warn(`${delivery.target.label} delivery ${delivery.id}: not logged (${err})`));
-    }
+    await Promise.resolve()
+      .then(() => delivery.target.keep(record))
+      .catch((err) => this.logger.warn(`${delivery.target.label} delivery ${delivery.id}: not logged (${err})`));
     if (willRetry) this.retryLater(delivery, attempt);
     return record;
   }

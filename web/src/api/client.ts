@@ -1,5 +1,6 @@
 import createClient from 'openapi-fetch';
 import type { components, paths } from './schema';
+import { asSentence } from './sentence';
 
 export type Schemas = components['schemas'];
 export type Build = Schemas['Build'];
@@ -20,11 +21,11 @@ export class ApiError extends Error {
 /** The typed client for the relay's own API (same origin; the session cookie travels by itself). */
 export const api = createClient<paths>({ baseUrl: '', credentials: 'same-origin' });
 
-/** Reads the `{ error }` body of a failed answer into an ApiError. */
+/** Reads the `{ error }` body of a failed answer into an ApiError, its message as a sentence. */
 export function toApiError(status: number, body: unknown): ApiError {
   const message =
     body && typeof body === 'object' && 'error' in body && typeof (body as { error: unknown }).error === 'string'
-      ? (body as { error: string }).error
+      ? asSentence((body as { error: string }).error)
       : status === 0
         ? 'The relay could not be reached.'
         : `The relay answered ${status}.`;

@@ -244,6 +244,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Beyond the spec: /auth/me's answer, or null when signed out, always 200 (the dashboard's first probe). */
+        get: operations["AuthController_session"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/status": {
         parameters: {
             query?: never;
@@ -385,6 +402,38 @@ export interface paths {
         put?: never;
         post: operations["BuildsController_scheduleDeletion"];
         delete: operations["BuildsController_cancelDeletion"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/builds/{id}/share-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["ShareLinksController_list"];
+        put?: never;
+        post: operations["ShareLinksController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/builds/{id}/share-links/{linkId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete: operations["ShareLinksController_revoke"];
         options?: never;
         head?: never;
         patch?: never;
@@ -639,6 +688,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/relay/limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Beyond the spec: the limits the dashboard checks before sending a file */
+        get: operations["RelayController_limits"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/sessions/{sessionId}/screenshot": {
         parameters: {
             query?: never;
@@ -685,6 +751,23 @@ export interface paths {
         options?: never;
         head?: never;
         patch: operations["SettingsController_update"];
+        trace?: never;
+    };
+    "/api/v1/share/{token}/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Public: the token is the only credential, and it opens this build's file and nothing else. */
+        get: operations["ShareLinksController_download"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/team/invitations": {
@@ -927,6 +1010,76 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhooks/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the webhooks declared in svc.config.json, used or not (read-only) */
+        get: operations["ConfigWebhooksController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/config/{index}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Delivery log of a svc.config.json webhook: the newest 50 attempts this relay made since it started, newest first */
+        get: operations["ConfigWebhooksController_deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/config/{index}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a signed `ping` to a svc.config.json webhook now and answer with the attempt
+         * @description As POST /webhooks/:id/test; an entry not in use (disabled, unset secret variable, refused destination) is 400 naming why.
+         */
+        post: operations["ConfigWebhooksController_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/install/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["InstallPageController_show"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/metrics": {
         parameters: {
             query?: never;
@@ -1026,12 +1179,16 @@ export interface components {
             items: components["schemas"]["AppListItem"][];
         };
         AppListItem: {
+            /** @description beyond the spec: how many builds the app has (those scheduled for deletion included) */
+            build_count: number;
             /** @description of the latest build */
             build_number: string | null;
             /** @example com.example.app */
             bundle_id_key: string;
             /** Format: date-time */
             created_at: string;
+            /** @description beyond the spec: /api/v1/apps/:id/icon when one of its builds has a launcher icon, else null */
+            icon_url: string | null;
             id: number;
             /** @description null when the app has no build */
             latest_build_id: number | null;
@@ -1069,6 +1226,10 @@ export interface components {
              * @enum {string}
              */
             platform: "ios" | "android" | "both";
+        };
+        AuthSessionResponse: {
+            /** @description null when not signed in (no or an ended session) */
+            me: components["schemas"]["MeResponse"] | null;
         };
         AuthStatusResponse: {
             /** @description no account exists and the request comes from the relay host */
@@ -1313,6 +1474,29 @@ export interface components {
             /** @description a new permission on the app's watch-list */
             watched: boolean;
         };
+        ConfigWebhook: {
+            enabled: boolean;
+            /** @description its secretEnv variable is set; deliveries are signed */
+            has_secret: boolean;
+            /** @example config-0 */
+            id: string;
+            /** @description receives deliveries (enabled and passed the start-up checks) */
+            in_use: boolean;
+            /** @description position in the file's `webhooks` array */
+            index: number;
+            /** @description why it is not in use; null when it is */
+            problem: string | null;
+            /** @enum {string} */
+            source: "svc.config.json";
+            /**
+             * @description scheme, host and port only: paths and queries of webhook URLs often carry tokens
+             * @example https://chat.example.com/…
+             */
+            url: string;
+        };
+        ConfigWebhookList: {
+            webhooks: components["schemas"]["ConfigWebhook"][];
+        };
         ContentsCategorySize: {
             /**
              * @description Android: dex, resources_table (resources.arsc), res, native (lib/<abi>/), assets, manifest, signature (META-INF signature files), other. iOS: executable, framework (each), asset_catalog (Assets.car), resources, extension (PlugIns/Extensions *.appex, each), other (outside the bundle)
@@ -1376,6 +1560,13 @@ export interface components {
              * @enum {string}
              */
             role: "Admin" | "Developer" | "QA" | "Viewer";
+        };
+        CreateShareLinkDto: {
+            /**
+             * @description days until the link expires
+             * @default 7
+             */
+            expires_in_days: number;
         };
         CreateTokenDto: {
             /** @description days until the token expires; omit or 0 = no expiry; a numeric string is accepted */
@@ -1499,9 +1690,15 @@ export interface components {
             email: string;
             password: string;
         };
-        InvitationRole: {
+        InvitationDetails: {
+            /** @description beyond the spec: the invited address; null for an invitation without one */
+            email: string | null;
+            /** @description beyond the spec: who invited (display name); null once their account is gone */
+            invited_by: string | null;
             /** @enum {string} */
             role: "Admin" | "Developer" | "QA" | "Viewer";
+            /** @description beyond the spec: the team the invitation joins */
+            team_name: string;
         };
         InviteResponse: {
             /** @description false when SMTP is not configured or no e-mail was given */
@@ -1625,6 +1822,8 @@ export interface components {
             role: "Admin" | "Developer" | "QA" | "Viewer";
         };
         Member: {
+            /** @description beyond the spec: the profile image, null when none (as /auth/me avatarUrl) */
+            avatar_url: string | null;
             /** @description display name, or the part of the e-mail before @ when none */
             display_name: string;
             email: string;
@@ -1691,6 +1890,10 @@ export interface components {
             port: number;
             publicBaseUrl: string | null;
         };
+        RelayLimits: {
+            /** @description the largest build the relay accepts, in bytes (SVC_MAX_BUILD_BYTES) */
+            max_build_bytes: number;
+        };
         RenameAppDto: {
             /** @example Example */
             name: string;
@@ -1712,6 +1915,28 @@ export interface components {
             resetUrl: string | null;
             /** @description works once, for 2 hours */
             token: string;
+        };
+        ShareLink: {
+            /** Format: date-time */
+            created_at: string;
+            /** @description display name of the member who created it, or the part of the e-mail before @ */
+            created_by: string;
+            /** @description downloads started from the first byte (a resumed range is not counted again) */
+            downloads: number;
+            /** Format: date-time */
+            expires_at: string;
+            id: number;
+            /**
+             * @description the install page on this relay, to prefix with an address a phone can open; null in the list
+             * @example /install/0f3a…
+             */
+            path: string | null;
+            revoked: boolean;
+            /**
+             * @description `<public url>/install/<token>`; null when the relay knows no public URL, and in the list (the token is not kept)
+             * @example https://relay.example.com/install/0f3a…
+             */
+            url: string | null;
         };
         SigningCertificateInfo: {
             /** @description lowercase hex SHA-256 of the certificate (as apksigner --print-certs shows it) */
@@ -2736,6 +2961,25 @@ export interface operations {
             };
         };
     };
+    AuthController_session: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthSessionResponse"];
+                };
+            };
+        };
+    };
     AuthController_status: {
         parameters: {
             query?: never;
@@ -2770,8 +3014,11 @@ export interface operations {
                 platform?: "ios" | "android";
                 /** @description searches the version name */
                 q?: string;
+                /** @description beyond the spec: every whitespace-separated term is a case-insensitive (ASCII) substring of the app name, build name, bundle id, version name, build number or label; trimmed, blank = no search */
+                search?: string;
                 sort?: "uploaded_at" | "version_name" | "status_label";
-                status?: "Backlog" | "In Progress" | "Done" | "Rejected";
+                /** @description untriaged (beyond the spec): builds with no status */
+                status?: "Backlog" | "In Progress" | "Done" | "Rejected" | "untriaged";
             };
             header?: never;
             path?: never;
@@ -2979,6 +3226,8 @@ export interface operations {
             /** @description a change to Done or Rejected notifies the webhooks */
             200: {
                 headers: {
+                    /** @description beyond the spec: how many webhook endpoints this change notifies (0 when none) */
+                    "X-Webhooks-Notified"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3451,6 +3700,183 @@ export interface operations {
             };
         };
     };
+    ShareLinksController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description newest first, revoked and expired links included; url and path are null */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShareLink"][];
+                };
+            };
+            /** @description missing field, invalid format */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    ShareLinksController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateShareLinkDto"];
+            };
+        };
+        responses: {
+            /** @description the link (shown only now: only its hash is kept), valid 7 days unless expires_in_days says otherwise */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShareLink"];
+                };
+            };
+            /** @description missing field, invalid format */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    ShareLinksController_revoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                linkId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description revoked: the link answers 410 from now on */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description missing field, invalid format */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     CommentsController_list: {
         parameters: {
             query: {
@@ -3852,13 +4278,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the role the invitation grants */
+            /** @description the role the invitation grants, the invited address, the team and who invited */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["InvitationRole"];
+                    "application/json": components["schemas"]["InvitationDetails"];
                 };
             };
             /** @description missing field, invalid format */
@@ -4308,6 +4734,34 @@ export interface operations {
             };
         };
     };
+    RelayController_limits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RelayLimits"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     DeviceSessionsController_screenshot: {
         parameters: {
             query?: {
@@ -4576,6 +5030,49 @@ export interface operations {
             };
             /** @description body too large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    ShareLinksController_download: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the shared build file (Range requests answered 206); a GET from the first byte counts one download */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/gzip": string;
+                    "application/octet-stream": string;
+                    "application/vnd.android.package-archive": string;
+                    "application/zip": string;
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description expired or gone (a token, a link, a resumable upload past 24 h) */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5763,6 +6260,189 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    ConfigWebhooksController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConfigWebhookList"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    ConfigWebhooksController_deliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                index: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    ConfigWebhooksController_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                index: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the attempt, as the delivery log shows it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryItem"];
+                };
+            };
+            /** @description missing field, invalid format */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    InstallPageController_show: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the install page: icon, name, version, size, label, upload time and a Download button */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description a page saying the link is not valid */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description a page saying the link expired, was revoked, or its build was deleted */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
         };

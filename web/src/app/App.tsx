@@ -1,24 +1,11 @@
 import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { Tooltip } from 'radix-ui';
-import { createBrowserRouter, Navigate, RouterProvider } from 'react-router';
+import { createBrowserRouter, Navigate, RouterProvider, type RouteObject } from 'react-router';
 import { ApiError } from '../api/client';
 import { authKeys } from '../auth/queries';
-import { AppsPage } from '../apps/AppsPage';
-import { AccountPage } from '../auth/AccountPage';
-import { SignInPage } from '../auth/SignInPage';
-import { InvitePage, ResetPasswordPage } from '../auth/TokenPages';
-import { BuildPage } from '../builds/BuildPage';
-import { InboxPage } from '../builds/InboxPage';
-import { RelayPage } from '../relay/RelayPage';
-import { SettingsPage } from '../team/SettingsPage';
-import { TeamPage } from '../team/TeamPage';
-import { TokensPage } from '../tokens/TokensPage';
+import { lazy, Suspense, type ComponentType } from 'react';
+import { Loading } from '../ui/States';
 import { ToastProvider } from '../ui/Toast';
-import { WebhooksPage } from '../webhooks/WebhooksPage';
-import { AgentsPage } from '../agents/AgentsPage';
-import { DevicesPage } from '../devices/DevicesPage';
-import { DevicePage } from '../devices/DevicePage';
-import { DevicePopout, DeviceWall } from '../devices/DeviceWall';
 import { Layout } from './Layout';
 import { NotFoundPage } from './NotFoundPage';
 import { RequireAuth } from './RequireAuth';
@@ -41,17 +28,34 @@ const queryClient: QueryClient = new QueryClient({
   },
 });
 
+/**
+ * A page in a chunk of its own, loaded when its route is first shown: the first screen downloads the
+ * shell and its own page, not all of them. `handle.preload` lets the router start the first
+ * page's download at once, alongside the session check, rather than after it (see below).
+ */
+function lazyPage<K extends string>(load: () => Promise<Record<K, ComponentType>>, name: K): Pick<RouteObject, 'element' | 'handle'> {
+  const Page = lazy(() => load().then((module): { default: ComponentType } => ({ default: module[name] })));
+  return {
+    element: (
+      <Suspense fallback={<Loading />}>
+        <Page />
+      </Suspense>
+    ),
+    handle: { preload: load },
+  };
+}
+
+const inbox = lazyPage(() => import('../builds/InboxPage'), 'InboxPage');
+const devicePopout = lazyPage(() => import('../devices/DeviceWall'), 'DevicePopout');
+
 const router = createBrowserRouter([
-  { path: '/signin', element: <SignInPage /> },
-  { path: '/invite', element: <InvitePage /> },
-  { path: '/reset-password', element: <ResetPasswordPage /> },
+  { path: '/signin', ...lazyPage(() => import('../auth/SignInPage'), 'SignInPage') },
+  { path: '/invite', ...lazyPage(() => import('../auth/TokenPages'), 'InvitePage') },
+  { path: '/reset-password', ...lazyPage(() => import('../auth/TokenPages'), 'ResetPasswordPage') },
   {
     path: '/devices/:sessionId/screen',
-    element: (
-      <RequireAuth>
-        <DevicePopout />
-      </RequireAuth>
-    ),
+    element: <RequireAuth>{devicePopout.element}</RequireAuth>,
+    handle: devicePopout.handle,
   },
   {
     element: (
@@ -60,24 +64,28 @@ const router = createBrowserRouter([
       </RequireAuth>
     ),
     children: [
-      { path: '/', element: <Navigate to="/builds" replace /> },
-      { path: '/builds', element: <InboxPage /> },
-      { path: '/builds/:id', element: <BuildPage /> },
-      { path: '/apps', element: <AppsPage /> },
-      { path: '/account', element: <AccountPage /> },
-      { path: '/webhooks', element: <WebhooksPage /> },
-      { path: '/tokens', element: <TokensPage /> },
-      { path: '/team', element: <TeamPage /> },
-      { path: '/settings', element: <SettingsPage /> },
-      { path: '/relay', element: <RelayPage /> },
-      { path: '/agents', element: <AgentsPage /> },
-      { path: '/devices', element: <DevicesPage /> },
-      { path: '/devices/wall', element: <DeviceWall /> },
-      { path: '/devices/:sessionId', element: <DevicePage /> },
+      { path: '/', element: <Navigate to="/builds" replace />, handle: inbox.handle },
+      { path: '/builds', ...inbox },
+      { path: '/builds/:id', ...lazyPage(() => import('../builds/BuildPage'), 'BuildPage') },
+      { path: '/apps', ...lazyPage(() => import('../apps/AppsPage'), 'AppsPage') },
+      { path: '/account', ...lazyPage(() => import('../auth/AccountPage'), 'AccountPage') },
+      { path: '/webhooks', ...lazyPage(() => import('../webhooks/WebhooksPage'), 'WebhooksPage') },
+      { path: '/tokens', ...lazyPage(() => import('../tokens/TokensPage'), 'TokensPage') },
+      { path: '/team', ...lazyPage(() => import('../team/TeamPage'), 'TeamPage') },
+      { path: '/settings', ...lazyPage(() => import('../team/SettingsPage'), 'SettingsPage') },
+      { path: '/relay', ...lazyPage(() => import('../relay/RelayPage'), 'RelayPage') },
+      { path: '/agents', ...lazyPage(() => import('../agents/AgentsPage'), 'AgentsPage') },
+      { path: '/devices', ...lazyPage(() => import('../devices/DevicesPage'), 'DevicesPage') },
+      { path: '/devices/wall', ...lazyPage(() => import('../devices/DeviceWall'), 'DeviceWall') },
+      { path: '/devices/:sessionId', ...lazyPage(() => import('../devices/DevicePage'), 'DevicePage') },
       { path: '*', element: <NotFoundPage /> },
     ],
   },
 ]);
+
+// The page of the address the app was opened at starts downloading now, while RequireAuth checks
+// the session; its lazy component then finds the module already loaded (or on its way).
+for (const match of router.state.matches) (match.route.handle as { preload?: () => void } | undefined)?.preload?.();
 
 export function App() {
   return (

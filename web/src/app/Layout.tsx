@@ -6,7 +6,7 @@ import { canWrite, useLogout, useSettings } from '../auth/queries';
 import { useLiveEvents } from '../builds/live';
 import { Button } from '../ui/Button';
 import { menuClass, menuItemClass } from '../ui/Menu';
-import { tileClass } from '../ui/Tile';
+import { Avatar } from '../ui/Avatar';
 import { useToast } from '../ui/Toast';
 import { ShortcutsDialog, useGlobalShortcut } from './ShortcutsDialog';
 import styles from './layout.module.css';
@@ -51,13 +51,7 @@ export function Layout() {
         <DropdownMenu.Root>
           <DropdownMenu.Trigger asChild>
             <button type="button" className={styles.userButton} aria-label={`Account: ${name}`}>
-              {me.avatarUrl ? (
-                <img className={`${tileClass} ${styles.avatar}`} src={me.avatarUrl} alt="" />
-              ) : (
-                <span className={`${tileClass} ${styles.avatar}`} aria-hidden="true">
-                  {name.slice(0, 1).toUpperCase()}
-                </span>
-              )}
+              <Avatar name={name} src={me.avatarUrl} className={styles.avatar} />
               <span className={styles.userName}>{name}</span>
             </button>
           </DropdownMenu.Trigger>

@@ -3,6 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import type { Schemas } from '../api/client';
 import { canWrite } from '../auth/queries';
+import { AppIcon } from '../builds/AppIcon';
 import { versionText } from '../builds/format';
 import { Button } from '../ui/Button';
 import { ConfirmDialog } from '../ui/ConfirmDialog';
@@ -52,14 +53,18 @@ function AppItem({ app, writer }: { app: App; writer: boolean }) {
         {renaming ? (
           <RenameForm app={app} onDone={() => setRenaming(false)} />
         ) : (
-          <h2>
+          <h2 className={styles.appName}>
+            <AppIcon name={app.name} src={app.icon_url} />
             <Link to={`/builds?app_id=${app.id}`}>{app.name}</Link>
           </h2>
         )}
         <span className={styles.platform}>{app.platform === 'both' ? 'iOS + Android' : app.platform === 'ios' ? 'iOS' : 'Android'}</span>
       </div>
       <p className={styles.bundle}>
-        <code>{app.bundle_id_key}</code>
+        <code>{app.bundle_id_key}</code> ·{' '}
+        <Link to={`/builds?app_id=${app.id}`} className={styles.count}>
+          {app.build_count} {app.build_count === 1 ? 'build' : 'builds'}
+        </Link>
       </p>
       {app.latest_build_id ? (
         <p className={styles.latest}>

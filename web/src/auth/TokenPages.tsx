@@ -1,10 +1,11 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import { api, ApiError, call, formData, multipart } from '../api/client';
+import { api, ApiError, call, formData, multipart, toApiError } from '../api/client';
 import { Button } from '../ui/Button';
 import { FormError, TextField, formClass } from '../ui/Field';
 import { splitError } from '../ui/form-errors';
+import { useImagePick } from '../ui/ImageField';
 import { Loading } from '../ui/States';
 import { AuthFrame, authStyles } from './AuthFrame';
 import { PasswordField } from './CredentialFields';
@@ -24,6 +25,50 @@ function isGone(error: unknown) {
   return error instanceof ApiError && (error.status === 410 || error.status === 400);
 }
 
+/** Why an invitation link no longer works: the relay's 410 says `used` or `expired` in a header; else unknown or revoked. */
+type DeadInvitation = 'used' | 'expired' | 'unknown';
+
+class InvitationGone extends ApiError {
+  constructor(
+    message: string,
+    readonly state: DeadInvitation,
+  ) {
+    super(410, message);
+  }
+}
+
+async function verifyInvitation(token: string) {
+  const { data, error, response } = await api.GET('/api/v1/invitations/verify', { params: { query: { token } } });
+  if (response.status === 410) {
+    const state = response.headers.get('X-Invitation-State');
+    throw new InvitationGone(toApiError(410, error).message, state === 'used' || state === 'expired' ? state : 'unknown');
+  }
+  return call(Promise.resolve({ data, error, response }));
+}
+
+function DeadInvitationPage({ state }: { state: DeadInvitation }) {
+  if (state === 'used') {
+    return (
+      <DeadLink title="This invitation was already used">
+        Someone joined the team with it; an invitation works only once. If that was you, sign in with the e-mail and
+        password you chose. Otherwise ask an Admin of the team for a new one.
+      </DeadLink>
+    );
+  }
+  if (state === 'expired') {
+    return (
+      <DeadLink title="This invitation has expired">
+        Invitations work for 7 days. Ask an Admin of the team for a new one.
+      </DeadLink>
+    );
+  }
+  return (
+    <DeadLink title="This invitation link does not work">
+      It was revoked, replaced or mistyped. Ask an Admin of the team for a new one.
+    </DeadLink>
+  );
+}
+
 /** /invite?token=…: join the team with the role the invitation carries. */
 export function InvitePage() {
   const [params] = useSearchParams();
@@ -33,12 +78,12 @@ export function InvitePage() {
   const [password, setPassword] = useState('');
   const [displayName, setDisplayName] = useState('');
   const [email, setEmail] = useState('');
-  const [avatar, setAvatar] = useState<File | null>(null);
+  const avatar = useImagePick();
   const accept = useMutation({
     mutationFn: () =>
       call(
         api.POST('/api/v1/invitations/accept', {
-          body: formData({ token, password, display_name: displayName.trim() || undefined, email: email.trim() || undefined, avatar }) as never,
+          body: formData({ token, password, display_name: displayName.trim() || undefined, email: email.trim() || undefined, avatar: avatar.file }) as never,
           ...multipart,
         }),
       ),
@@ -50,20 +95,15 @@ export function InvitePage() {
   // Not asked again once used: the invitation is gone (410) the moment it is accepted.
   const verify = useQuery({
     queryKey: ['invitation', token],
-    queryFn: () => call(api.GET('/api/v1/invitations/verify', { params: { query: { token } } })),
+    queryFn: () => verifyInvitation(token),
     enabled: token !== '' && accept.isIdle,
     retry: false,
   });
   if (!token) return <DeadLink title="This invitation link is incomplete">Open the full link from your invitation.</DeadLink>;
   if (verify.isPending) return <Loading />;
   if (verify.isError) {
-    if (isGone(verify.error)) {
-      return (
-        <DeadLink title="This invitation has expired">
-          Invitations work for 7 days and only once. Ask an Admin of the team for a new one.
-        </DeadLink>
-      );
-    }
+    if (verify.error instanceof InvitationGone) return <DeadInvitationPage state={verify.error.state} />;
+    if (isGone(verify.error)) return <DeadInvitationPage state="unknown" />;
     return (
       <AuthFrame title="Join the team">
         <FormError error={verify.error} />
@@ -87,21 +127,29 @@ export function InvitePage() {
     event.preventDefault();
     accept.mutate();
   };
+  const invitation = verify.data;
   return (
-    <AuthFrame title="Join the team">
+    <AuthFrame title={`Join ${invitation.team_name}`}>
       <p className={authStyles.lead}>
-        You were invited as <strong>{verify.data.role}</strong>. Choose a password to create your account.
+        {invitation.invited_by ? <strong>{invitation.invited_by}</strong> : 'An Admin'} invited{' '}
+        {invitation.email ? <strong>{invitation.email}</strong> : 'you'} to <strong>{invitation.team_name}</strong> as{' '}
+        <strong>{invitation.role}</strong>. Choose a password to create your account.
       </p>
       <form className={formClass} onSubmit={submit} noValidate>
-        <TextField
-          label="E-mail"
-          type="email"
-          autoComplete="username"
-          hint="Only needed when the invitation did not come to your e-mail address: then it is the address you sign in with."
-          value={email}
-          onChange={(e) => setEmail(e.target.value)}
-          error={field === 'email' ? message : null}
-        />
+        {invitation.email ? (
+          // The invited address is the account's; shown so a password manager files it under it.
+          <TextField label="E-mail" type="email" autoComplete="username" value={invitation.email} readOnly hint="The address you were invited at: you sign in with it." />
+        ) : (
+          <TextField
+            label="E-mail"
+            type="email"
+            autoComplete="username"
+            hint="The invitation came without an address: the one you give here is the one you sign in with."
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+            error={field === 'email' ? message : null}
+          />
+        )}
         <TextField
           label="Display name"
           hint="Optional: how teammates see you."
@@ -111,14 +159,7 @@ export function InvitePage() {
           error={field === 'display_name' ? message : null}
         />
         <PasswordField isNew value={password} onChange={setPassword} error={field === 'password' ? message : null} autoFocus />
-        <TextField
-          label="Profile picture"
-          type="file"
-          accept="image/png,image/jpeg"
-          hint="Optional: PNG or JPEG, at most 2 MB."
-          onChange={(e) => setAvatar(e.target.files?.[0] ?? null)}
-          error={field === 'avatar' ? message : null}
-        />
+        {avatar.field({ label: 'Profile picture (optional)', error: field === 'avatar' ? message : null })}
         {field === null && <FormError error={accept.error} />}
         <Button type="submit" variant="primary" disabled={accept.isPending}>
           {accept.isPending ? 'Joining…' : 'Join the team'}

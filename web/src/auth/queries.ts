@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
-import { api, ApiError, call, formData, multipart, type Role, type Schemas } from '../api/client';
+import { api, call, formData, multipart, type Role, type Schemas } from '../api/client';
 
 export const authKeys = {
   status: ['auth', 'status'] as const,
@@ -12,20 +12,17 @@ export function useAuthStatus() {
   return useQuery({ queryKey: authKeys.status, queryFn: () => call(api.GET('/api/v1/auth/status')) });
 }
 
-/** The signed-in member, or null when signed out (401 is an answer here, not an error). */
+/**
+ * Who this browser is signed in as, or null. Asked through /auth/session, which answers 200 either
+ * way: a 401 from /auth/me would be logged as a failed request on every signed-out first visit.
+ */
+async function currentMember(): Promise<Schemas['MeResponse'] | null> {
+  return (await call(api.GET('/api/v1/auth/session'))).me;
+}
+
+/** The signed-in member, or null when signed out. */
 export function useMe() {
-  return useQuery({
-    queryKey: authKeys.me,
-    queryFn: async (): Promise<Schemas['MeResponse'] | null> => {
-      try {
-        return await call(api.GET('/api/v1/auth/me'));
-      } catch (err) {
-        if (err instanceof ApiError && err.status === 401) return null;
-        throw err;
-      }
-    },
-    staleTime: 60_000,
-  });
+  return useQuery({ queryKey: authKeys.me, queryFn: currentMember, staleTime: 60_000 });
 }
 
 export function useSettings(enabled: boolean) {
@@ -92,9 +89,11 @@ export async function sessionEnded(client: QueryClient): Promise<void> {
   if (client.isMutating({ mutationKey: authKeys.changePassword }) > 0) return;
   if (client.getQueryData(authKeys.me) === null) return;
   try {
-    client.setQueryData(authKeys.me, await call(api.GET('/api/v1/auth/me')));
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 401) signedOut(client);
+    const me = await currentMember();
+    if (me) client.setQueryData(authKeys.me, me);
+    else signedOut(client);
+  } catch {
+    // Unreachable relay: the stream reconnects and asks again.
   }
 }
 

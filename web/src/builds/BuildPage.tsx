@@ -9,17 +9,19 @@ import { ConfirmDialog } from '../ui/ConfirmDialog';
 import { FormError, TextField, cardClass } from '../ui/Field';
 import { StatusBadge } from '../ui/StatusBadge';
 import { CenterMessage, Empty, Loading } from '../ui/States';
-import { useToast } from '../ui/Toast';
 import { AppIcon } from './AppIcon';
 import { Comments } from './Comments';
 import { ComparePanel } from './ComparePanel';
 import { absoluteTime, countdown, fileSize, relativeTime, versionText } from './format';
 import { StatusHistory } from './StatusHistory';
 import { QrCode } from './QrCode';
-import { useReachableOrigin } from '../relay/queries';
+import { ReachableAddressNote } from '../relay/ReachableAddressNote';
+import { useReachableAddress } from '../relay/queries';
+import { SharePanel } from './SharePanel';
 import { InstallOnDevice } from '../devices/InstallOnDevice';
 import { useBuild, useDeletionSchedule, useRecordings, useUpdateBuild } from './queries';
-import { notifiesWebhooks, STATUS_KEYS, StatusMenu } from './StatusMenu';
+import { STATUS_KEYS, StatusMenu } from './StatusMenu';
+import { useStatusChange } from './status-feedback';
 import styles from './build-page.module.css';
 
 
@@ -50,18 +52,10 @@ function BuildView({ build }: { build: Build }) {
   const me = useCurrentMember();
   const writer = canWrite(me.role);
   const update = useUpdateBuild();
-  const toast = useToast();
   const location = useLocation();
   const uploader = build.uploaded_by;
-  const setStatus = (status: BuildStatus | null) => {
-    if (status === build.status_label) return;
-    update.mutate(
-      { id: build.id, status_label: status },
-      {
-        onSuccess: () => toast(`Status: ${status ?? 'no status'}${notifiesWebhooks(status) ? ' (webhooks notified)' : ''}`),
-      },
-    );
-  };
+  const changeStatus = useStatusChange(update, () => 'Status');
+  const setStatus = (status: BuildStatus | null) => changeStatus(build, status);
   useShortcuts({
     c: () => document.getElementById('comment')?.focus(),
     ...(writer
@@ -109,6 +103,12 @@ function BuildView({ build }: { build: Build }) {
         </div>
       </header>
 
+      {/* Install first: on a phone the page is one column, and this is what a tester opened it for. */}
+      <div className={styles.install}>
+        <Download build={build} />
+        <SharePanel build={build} writer={writer} />
+      </div>
+
       <div className={styles.grid}>
         <div className={styles.main}>
           <ComparePanel build={build} canEditSettings={me.role === 'Admin' || me.role === 'Developer'} />
@@ -143,7 +143,6 @@ function BuildView({ build }: { build: Build }) {
             </dl>
             <LabelEditor build={build} writer={writer} />
           </section>
-          <Download build={build} />
           <DeletionSchedule build={build} writer={writer} />
           <StatusHistory buildId={build.id} />
         </aside>
@@ -196,8 +195,9 @@ function LabelEditor({ build, writer }: { build: Build; writer: boolean }) {
 }
 
 function Download({ build }: { build: Build }) {
-  const origin = useReachableOrigin();
+  const address = useReachableAddress();
   const path = `/api/v1/builds/${build.id}/download`;
+  const origin = address.origin;
   return (
     <section className={cardClass} aria-labelledby="download-title">
       <h2 id="download-title">Download</h2>
@@ -209,8 +209,10 @@ function Download({ build }: { build: Build }) {
       <div className={styles.qr}>
         <QrCode value={origin + path} label={`QR code of the download link ${origin + path}`} />
         <p className={styles.note}>
-          Scan with a phone on the same network (signed in to the dashboard in its browser): <code>{origin + path}</code>
+          Scan with a phone signed in to the dashboard in its browser (for a phone without an account, create a share link):{' '}
+          <code>{origin + path}</code>
         </p>
+        <ReachableAddressNote address={address} link="download link" />
       </div>
       <InstallOnDevice build={build} />
     </section>

@@ -6,16 +6,33 @@ import { FormError, TextArea, cardClass } from '../ui/Field';
 import { Empty, Loading } from '../ui/States';
 import { absoluteTime, relativeTime } from './format';
 import { useAddComment, useComments, useDeleteComment } from './queries';
-import { tileClass } from '../ui/Tile';
+import { Avatar } from '../ui/Avatar';
+import { COMMENT_IMAGE, imageProblem } from '../ui/file-checks';
+import { linkParts } from './links';
 import styles from './build-page.module.css';
-
-const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp'];
 
 /** The first image among pasted or dropped files (screenshots arrive as image/png). */
 export function imageFrom(files: FileList | File[] | null | undefined): File | null {
   if (!files) return null;
-  for (const file of Array.from(files)) if (IMAGE_TYPES.includes(file.type)) return file;
+  for (const file of Array.from(files)) if (COMMENT_IMAGE.types.includes(file.type)) return file;
   return null;
+}
+
+/** The comment's text with its http(s) addresses as links (opened in a new tab, without the opener or a Referer). */
+function CommentText({ body }: { body: string }) {
+  return (
+    <p className={styles.commentBody}>
+      {linkParts(body).map((part, i) =>
+        'url' in part ? (
+          <a key={i} href={part.url} target="_blank" rel="noopener noreferrer">
+            {part.url}
+          </a>
+        ) : (
+          part.text
+        ),
+      )}
+    </p>
+  );
 }
 
 type Comment = Schemas['CommentListItem'];
@@ -45,13 +62,7 @@ export function Comments({ buildId, me }: { buildId: number; me: Schemas['MeResp
           {comments.data.map((comment) => (
             <li key={comment.id} className={styles.comment}>
               <div className={styles.commentHead}>
-                {comment.authorAvatarUrl ? (
-                  <img className={`${tileClass} ${styles.avatar}`} src={comment.authorAvatarUrl} alt="" />
-                ) : (
-                  <span className={`${tileClass} ${styles.avatar}`} aria-hidden="true">
-                    {comment.author.slice(0, 1).toUpperCase()}
-                  </span>
-                )}
+                <Avatar name={comment.author} src={comment.authorAvatarUrl} className={styles.avatar} />
                 <strong>{comment.author}</strong>
                 <time dateTime={comment.created_at} title={absoluteTime(comment.created_at)} className={styles.muted}>
                   {relativeTime(comment.created_at)}
@@ -70,9 +81,17 @@ export function Comments({ buildId, me }: { buildId: number; me: Schemas['MeResp
                   />
                 )}
               </div>
-              <p className={styles.commentBody}>{comment.body}</p>
+              <CommentText body={comment.body} />
+              {/* Fits the column; the link opens the picture at full size in a new tab. */}
               {comment.attachments.map((attachment) => (
-                <a key={attachment.id} href={attachment.file_path} target="_blank" rel="noreferrer" className={styles.attachment}>
+                <a
+                  key={attachment.id}
+                  href={attachment.file_path}
+                  target="_blank"
+                  rel="noopener noreferrer"
+                  className={styles.attachment}
+                  title="Open full size in a new tab"
+                >
                   <img src={attachment.file_path} alt={`Attachment to the comment by ${comment.author}`} />
                 </a>
               ))}
@@ -88,8 +107,16 @@ export function Comments({ buildId, me }: { buildId: number; me: Schemas['MeResp
 function CommentForm({ buildId }: { buildId: number }) {
   const add = useAddComment(buildId);
   const [body, setBody] = useState('');
-  const [attachment, setAttachment] = useState<File | null>(null);
+  const [attachment, setAttachmentFile] = useState<File | null>(null);
+  const [refused, setRefused] = useState<string | null>(null);
   const [dragging, setDragging] = useState(false);
+  // A picture the relay would refuse (type, size) is refused here, before the comment is sent.
+  const setAttachment = (file: File | null) => {
+    const problem = file && imageProblem(file, COMMENT_IMAGE);
+    setRefused(problem || null);
+    setAttachmentFile(problem ? null : file);
+    if (problem && picker.current) picker.current.value = '';
+  };
   const picker = useRef<HTMLInputElement>(null);
   const preview = useMemo(() => (attachment ? URL.createObjectURL(attachment) : null), [attachment]);
   useEffect(() => () => (preview ? URL.revokeObjectURL(preview) : undefined), [preview]);
@@ -117,7 +144,9 @@ function CommentForm({ buildId }: { buildId: number }) {
   const onDrop = (event: DragEvent) => {
     event.preventDefault();
     setDragging(false);
-    const image = imageFrom(event.dataTransfer?.files);
+    const dropped = event.dataTransfer?.files;
+    // A dropped file that is no image the relay takes is refused with the reason, not ignored.
+    const image = imageFrom(dropped) ?? dropped?.[0] ?? null;
     if (image) setAttachment(image);
   };
   return (
@@ -154,6 +183,7 @@ function CommentForm({ buildId }: { buildId: number }) {
           </span>
         </div>
       )}
+      {refused && <FormError error={{ message: refused }} />}
       <FormError error={add.error} />
       <div className={styles.actions}>
         <Button type="submit" variant="primary" disabled={add.isPending || !body.trim()}>
@@ -164,7 +194,7 @@ function CommentForm({ buildId }: { buildId: number }) {
           <input
             ref={picker}
             type="file"
-            accept={IMAGE_TYPES.join(',')}
+            accept={COMMENT_IMAGE.types.join(',')}
             className="visually-hidden"
             onChange={(e) => setAttachment(e.target.files?.[0] ?? null)}
           />

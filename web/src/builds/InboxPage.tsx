@@ -9,16 +9,17 @@ import { Button } from '../ui/Button';
 import { FormError, SelectField, TextField } from '../ui/Field';
 import { STATUSES, StatusBadge } from '../ui/StatusBadge';
 import { Empty, Loading, Spinner } from '../ui/States';
-import { useToast } from '../ui/Toast';
-import { DEFAULT_FILTERS, filtersFromSearch, PAGE_SIZES, searchFromFilters, withChange, type BuildFilters } from './filters';
+import { apiQuery, DEFAULT_FILTERS, filtersFromSearch, PAGE_SIZES, searchFromFilters, withChange, type BuildFilters } from './filters';
 import { AppIcon } from './AppIcon';
 import { absoluteTime, relativeTime, versionText } from './format';
 import { useBuilds, useUpdateBuild } from './queries';
-import { notifiesWebhooks, STATUS_KEYS, StatusMenu } from './StatusMenu';
-import { droppedFile, UploadPanel } from './UploadPanel';
+import { STATUS_KEYS, StatusMenu } from './StatusMenu';
+import { useStatusChange } from './status-feedback';
+import { SelectionBar, useBulkActions, useRowSelection, type RowSelection } from './SelectionBar';
+import { droppedFiles, UploadPanel } from './UploadPanel';
 import styles from './builds.module.css';
 
-/** The builds inbox: filters in the URL, keyboard triage, upload, live updates. */
+/** The builds inbox: filters in the URL, keyboard triage, several builds at once, uploads, live updates. */
 export function InboxPage() {
   const [params, setParams] = useSearchParams();
   const filters = filtersFromSearch(params);
@@ -27,10 +28,9 @@ export function InboxPage() {
   const writer = canWrite(me.role);
   const builds = useBuilds(filters);
   const update = useUpdateBuild();
-  const toast = useToast();
   const navigate = useNavigate();
   const search = useRef<HTMLInputElement>(null);
-  const [file, setFile] = useState<File | null>(null);
+  const [files, setFiles] = useState<File[]>([]);
   const [dragging, setDragging] = useState(false);
 
   const setFilters = (next: BuildFilters, selected: number | null = null) => {
@@ -40,33 +40,22 @@ export function InboxPage() {
   };
   const change = (patch: Partial<BuildFilters>) => setFilters(withChange(filters, patch));
   // Shortcuts act on the selection at once, even before the URL change has re-rendered the page.
-  const selection = useRef<number | null>(selectedId);
-  selection.current = selectedId;
+  const focused = useRef<number | null>(selectedId);
+  focused.current = selectedId;
   const select = (id: number | null) => {
-    selection.current = id;
+    focused.current = id;
     setFilters(filters, id);
   };
 
   const items = builds.data?.items ?? [];
+  const selection = useRowSelection(items, JSON.stringify(apiQuery(filters)));
+  const bulk = useBulkActions(selection);
   const current = () => {
-    const index = items.findIndex((b) => b.id === selection.current);
+    const index = items.findIndex((b) => b.id === focused.current);
     return { index, build: index >= 0 ? items[index] : null };
   };
 
-  const setStatus = (build: Build, status: BuildStatus | null) => {
-    if (build.status_label === status) return;
-    update.mutate(
-      { id: build.id, status_label: status },
-      {
-        onSuccess: () =>
-          toast(
-            `${build.name} ${versionText(build.version_name, build.build_number)}: ${status ?? 'no status'}` +
-              (notifiesWebhooks(status) ? ', webhooks notified' : ''),
-          ),
-        onError: (err) => toast(`Could not change the status: ${err.message}`, 'error'),
-      },
-    );
-  };
+  const setStatus = useStatusChange(update, (build) => `${build.name} ${versionText(build.version_name, build.build_number)}`);
 
   const move = (step: number) => {
     if (items.length === 0) return;
@@ -92,12 +81,22 @@ export function InboxPage() {
             Object.entries(STATUS_KEYS).map(([key, status]) => [
               key,
               () => {
+                // With rows checked, the status keys act on all of them.
+                if (selection.selected.length) return void bulk.setStatus(status);
                 const { build } = current();
                 if (build) setStatus(build, status);
               },
             ]),
           ),
           u: () => document.getElementById('upload-file')?.click(),
+          x: () => {
+            const { build } = current();
+            if (build) selection.toggle(build.id);
+          },
+          X: () => {
+            const { build } = current();
+            if (build) selection.toggle(build.id, true);
+          },
         }
       : {}),
   });
@@ -122,8 +121,8 @@ export function InboxPage() {
         onDrop: (event: DragEvent) => {
           event.preventDefault();
           setDragging(false);
-          const dropped = droppedFile(event);
-          if (dropped) setFile(dropped);
+          const dropped = droppedFiles(event);
+          if (dropped.length) setFiles(dropped);
         },
       }
     : {};
@@ -139,18 +138,19 @@ export function InboxPage() {
         )}
         {builds.isFetching && !builds.isPending && <Spinner label="Refreshing" />}
         <span className={styles.hintKeys}>
-          <kbd>j</kbd>/<kbd>k</kbd> move · <kbd>Enter</kbd> open{writer && <> · <kbd>1</kbd>–<kbd>4</kbd> status</>} · <kbd>?</kbd> all
+          <kbd>j</kbd>/<kbd>k</kbd> move · <kbd>Enter</kbd> open{writer && <> · <kbd>x</kbd> select · <kbd>1</kbd>–<kbd>4</kbd> status</>} · <kbd>?</kbd> all
         </span>
       </div>
-      {writer && <UploadPanel file={file} onFile={setFile} dragging={dragging} />}
+      {writer && <UploadPanel files={files} onFiles={setFiles} dragging={dragging} />}
       <Filters filters={filters} onChange={change} searchRef={search} />
+      {writer && <SelectionBar selection={selection} actions={bulk} />}
       {builds.isPending ? (
         <Loading label="Loading builds…" />
       ) : builds.isError ? (
         <FormError error={builds.error} />
       ) : items.length === 0 ? (
         <Empty>
-          {!filters.q && !filters.status && !filters.platform && !filters.app_id && !filters.flagged ? (
+          {!filters.q && !filters.search && !filters.status && !filters.platform && !filters.app_id && !filters.flagged ? (
             writer ? (
               <>No builds yet. Drop an .apk or a simulator build here, or upload one from CI with <code>npx svc upload</code>.</>
             ) : (
@@ -169,6 +169,16 @@ export function InboxPage() {
               <caption className="visually-hidden">Builds, {builds.data.total} in all</caption>
               <thead>
                 <tr>
+                  {writer && (
+                    <th scope="col" className={styles.selectCell}>
+                      <input
+                        type="checkbox"
+                        aria-label="Select all builds on this page"
+                        checked={selection.allChecked}
+                        onChange={selection.toggleAll}
+                      />
+                    </th>
+                  )}
                   <th scope="col">App</th>
                   <th scope="col" className={styles.wideOnly}>Version</th>
                   <th scope="col">Status</th>
@@ -185,6 +195,7 @@ export function InboxPage() {
                     build={build}
                     selected={build.id === selectedId}
                     writer={writer}
+                    selection={selection}
                     onSelect={() => select(build.id)}
                     onStatus={(status) => setStatus(build, status)}
                   />
@@ -208,23 +219,38 @@ function BuildRow({
   build,
   selected,
   writer,
+  selection,
   onSelect,
   onStatus,
 }: {
   build: Build;
   selected: boolean;
   writer: boolean;
+  selection: RowSelection;
   onSelect: () => void;
   onStatus: (status: BuildStatus | null) => void;
 }) {
   return (
     <tr className={selected ? styles.selectedRow : undefined} aria-current={selected ? 'true' : undefined} onClick={onSelect}>
+      {writer && (
+        <td className={styles.selectCell} onClick={(e) => e.stopPropagation()}>
+          {/* Out of the tab order (one tab stop per row: its link); `x` toggles it from the keyboard. */}
+          <input
+            type="checkbox"
+            tabIndex={-1}
+            aria-label={`Select ${build.name} ${versionText(build.version_name, build.build_number)}`}
+            checked={selection.isChecked(build.id)}
+            onChange={() => undefined}
+            onClick={(e) => selection.toggle(build.id, e.shiftKey)}
+          />
+        </td>
+      )}
       <td>
         <div className={styles.appCell}>
           <AppIcon name={build.name} src={build.icon_url} />
           <div>
             <span className={styles.platform} title={build.platform === 'ios' ? 'iOS' : 'Android'}>
-              {build.platform === 'ios' ? 'iOS' : 'And'}
+              {build.platform === 'ios' ? 'iOS' : 'Android'}
             </span>{' '}
             <Link to={`/builds/${build.id}`} data-build-link={build.id} className={styles.buildLink} onFocus={onSelect}>
               {build.name}
@@ -237,7 +263,7 @@ function BuildRow({
       <td className={`${styles.nowrap} ${styles.wideOnly}`}>{versionText(build.version_name, build.build_number)}</td>
       <td onClick={(e) => e.stopPropagation()}>
         {writer ? (
-          <StatusMenu status={build.status_label} onChange={onStatus} label={`Status of ${build.name} ${build.version_name ?? ''}`} />
+          <StatusMenu status={build.status_label} onChange={onStatus} label={`Status of ${build.name} ${build.version_name ?? ''}`} inRow />
         ) : (
           <StatusBadge status={build.status_label} />
         )}
@@ -287,23 +313,24 @@ function Filters({
   searchRef: React.RefObject<HTMLInputElement | null>;
 }) {
   const apps = useApps();
-  const [q, setQ] = useState(filters.q);
-  useEffect(() => setQ(filters.q), [filters.q]);
+  const [term, setTerm] = useState(filters.search);
+  useEffect(() => setTerm(filters.search), [filters.search]);
   // Search as you type, without a request per key.
   useEffect(() => {
-    if (q === filters.q) return;
-    const timer = setTimeout(() => onChange({ q }), 250);
+    if (term === filters.search) return;
+    const timer = setTimeout(() => onChange({ search: term }), 250);
     return () => clearTimeout(timer);
   });
   return (
     <form className={styles.filters} role="search" aria-label="Filter builds" onSubmit={(e) => e.preventDefault()}>
       <TextField
         ref={searchRef}
-        label="Search versions"
+        label="Search builds"
         type="search"
-        placeholder="Search versions (press /)"
-        value={q}
-        onChange={(e) => setQ(e.target.value)}
+        placeholder="App, version, build number, label (press /)"
+        value={term}
+        maxLength={100}
+        onChange={(e) => setTerm(e.target.value)}
         onKeyDown={(e) => {
           if (e.key === 'Escape') (e.target as HTMLInputElement).blur();
         }}
@@ -320,6 +347,7 @@ function Filters({
       </SelectField>
       <SelectField label="Status" hideLabel value={filters.status} onChange={(e) => onChange({ status: e.target.value as BuildFilters['status'] })}>
         <option value="">Any status</option>
+        <option value="untriaged">Untriaged (no status)</option>
         {STATUSES.map((s) => (
           <option key={s} value={s}>
             {s}

@@ -9,20 +9,30 @@ export function notifiesWebhooks(status: BuildStatus | null): boolean {
   return status === 'Done' || status === 'Rejected';
 }
 
-/** The status badge as a menu button for members who may change it. */
+/**
+ * The status badge as a menu button for members who may change it. `inRow`: in an inbox row, out of
+ * the tab order (one tab stop per row, its link; the keys 1–4 set the status of the focused row).
+ */
 export function StatusMenu({
   status,
   onChange,
   label,
+  inRow = false,
 }: {
   status: BuildStatus | null;
   onChange: (status: BuildStatus | null) => void;
   label: string;
+  inRow?: boolean;
 }) {
   return (
     <DropdownMenu.Root>
       <DropdownMenu.Trigger asChild>
-        <button type="button" className={styles.statusTrigger} aria-label={`${label}: ${status ?? 'no status'}. Change status`}>
+        <button
+          type="button"
+          className={styles.statusTrigger}
+          tabIndex={inRow ? -1 : undefined}
+          aria-label={`${label}: ${status ?? 'no status'}. Change status`}
+        >
           <StatusBadge status={status} />
           <span aria-hidden="true" className={styles.caret}>▾</span>
         </button>

@@ -4,12 +4,13 @@ import { apiQuery, DEFAULT_FILTERS, filtersFromSearch, searchFromFilters, withCh
 describe('inbox filters in the URL', () => {
   it('reads every filter, sort and page of spec §4', () => {
     const filters = filtersFromSearch(
-      new URLSearchParams('page=2&limit=50&q=1.4&platform=android&status=In+Progress&app_id=7&flagged=true&sort=version_name&dir=asc'),
+      new URLSearchParams('page=2&limit=50&q=1.4&search=feature%2Flogin&platform=android&status=In+Progress&app_id=7&flagged=true&sort=version_name&dir=asc'),
     );
     expect(filters).toEqual({
       page: 2,
       limit: 50,
       q: '1.4',
+      search: 'feature/login',
       platform: 'android',
       status: 'In Progress',
       app_id: 7,
@@ -42,6 +43,11 @@ describe('inbox filters in the URL', () => {
       q: '2.0',
       app_id: 4,
     });
+    expect(apiQuery({ ...DEFAULT_FILTERS, search: ' payments 42 ', status: 'untriaged' })).toMatchObject({ search: 'payments 42', status: 'untriaged' });
+  });
+
+  it('reads the untriaged status filter (beyond the spec) from the URL', () => {
+    expect(filtersFromSearch(new URLSearchParams('status=untriaged')).status).toBe('untriaged');
   });
 
   it('goes back to the first page when a filter changes, not when the page does', () => {

@@ -1,12 +1,20 @@
 import type { BuildStatus } from '../api/client';
 
-/** GET /builds query (spec §4), kept in the URL so every view of the inbox can be linked and reloaded. */
+/** The status filter: the spec's four, or `untriaged` (no status; beyond the spec, docs/builds.md). */
+export type StatusFilter = BuildStatus | 'untriaged';
+
+/**
+ * GET /builds query (spec §4, plus `search` and `status=untriaged`), kept in the URL so every view
+ * of the inbox can be linked and reloaded. The search box edits `search`; `q` (version name only)
+ * is still read from links that carry it.
+ */
 export interface BuildFilters {
   page: number;
   limit: number;
   q: string;
+  search: string;
   platform: 'ios' | 'android' | '';
-  status: BuildStatus | '';
+  status: StatusFilter | '';
   app_id: number | null;
   /** Beyond the spec: only builds flagged at upload (docs/builds.md "Flagged builds"). */
   flagged: boolean;
@@ -18,6 +26,7 @@ export const DEFAULT_FILTERS: BuildFilters = {
   page: 0,
   limit: 20,
   q: '',
+  search: '',
   platform: '',
   status: '',
   app_id: null,
@@ -27,7 +36,7 @@ export const DEFAULT_FILTERS: BuildFilters = {
 };
 
 export const PAGE_SIZES = [20, 50, 100];
-const STATUSES: BuildStatus[] = ['Backlog', 'In Progress', 'Done', 'Rejected'];
+const STATUSES: StatusFilter[] = ['Backlog', 'In Progress', 'Done', 'Rejected', 'untriaged'];
 const SORTS: BuildFilters['sort'][] = ['uploaded_at', 'version_name', 'status_label'];
 
 function whole(value: string | null, min: number, max: number): number | null {
@@ -46,8 +55,9 @@ export function filtersFromSearch(params: URLSearchParams): BuildFilters {
     page: whole(params.get('page'), 0, 1_000_000) ?? DEFAULT_FILTERS.page,
     limit: whole(params.get('limit'), 1, 100) ?? DEFAULT_FILTERS.limit,
     q: params.get('q') ?? '',
+    search: params.get('search') ?? '',
     platform: platform === 'ios' || platform === 'android' ? platform : '',
-    status: STATUSES.includes(status as BuildStatus) ? (status as BuildStatus) : '',
+    status: STATUSES.includes(status as StatusFilter) ? (status as StatusFilter) : '',
     app_id: whole(params.get('app_id'), 1, Number.MAX_SAFE_INTEGER),
     flagged: params.get('flagged') === 'true',
     sort: SORTS.includes(sort as BuildFilters['sort']) ? (sort as BuildFilters['sort']) : DEFAULT_FILTERS.sort,
@@ -74,6 +84,7 @@ export function apiQuery(filters: BuildFilters) {
     sort: filters.sort,
     dir: filters.dir,
     ...(filters.q.trim() ? { q: filters.q.trim() } : {}),
+    ...(filters.search.trim() ? { search: filters.search.trim() } : {}),
     ...(filters.platform ? { platform: filters.platform } : {}),
     ...(filters.status ? { status: filters.status } : {}),
     ...(filters.app_id ? { app_id: filters.app_id } : {}),

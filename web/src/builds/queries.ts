@@ -42,11 +42,18 @@ export interface BuildChange {
   version_label?: string | null;
 }
 
+/** The PATCH answer with the count of webhooks it notified (a header: the spec fixes the body as { ok: true }). */
+function withWebhooksNotified<R extends { data?: object; response: Response }>(result: R) {
+  const webhooksNotified = Number(result.response.headers.get('X-Webhooks-Notified') ?? 0);
+  return { ...result, data: result.data && { ...result.data, webhooksNotified } };
+}
+
 export function useUpdateBuild() {
   const client = useQueryClient();
   return useMutation({
+    // X-Webhooks-Notified: how many webhooks the change notified, for a truthful confirmation.
     mutationFn: ({ id, ...body }: BuildChange) =>
-      call(api.PATCH('/api/v1/builds/{id}', { params: { path: { id } }, body })),
+      call(api.PATCH('/api/v1/builds/{id}', { params: { path: { id } }, body }).then(withWebhooksNotified)),
     onMutate: async ({ id, ...change }) => {
       await client.cancelQueries({ queryKey: buildKeys.all });
       const before = client.getQueriesData<unknown>({ queryKey: buildKeys.all });

@@ -9,11 +9,25 @@ import styles from './devices.module.css';
 
 /**
  * "Attach this screen to a comment": the picture on screen now, as a comment attachment on a
- * chosen build (the newest first; `?build=` preselects one, so a build page can open its device).
+ * chosen build (the newest of the device's platform first; `?build=` preselects one, so a build
+ * page can open its device).
  */
-export function AttachScreen({ screen, deviceName, initialBuildId }: { screen: Blob | null; deviceName: string; initialBuildId: number | null }) {
+export function AttachScreen({
+  screen,
+  deviceName,
+  platform,
+  initialBuildId,
+}: {
+  screen: Blob | null;
+  deviceName: string;
+  platform: 'ios' | 'android' | null;
+  initialBuildId: number | null;
+}) {
   const builds = useBuilds(DEFAULT_FILTERS);
-  const items = builds.data?.items ?? [];
+  // The device's own platform first: a screen of a Pixel belongs to an Android build.
+  const ownPlatform = useBuilds({ ...DEFAULT_FILTERS, platform: platform ?? '' });
+  const own = platform ? (ownPlatform.data?.items ?? []) : [];
+  const items = [...own, ...(builds.data?.items ?? []).filter((b) => !own.some((o) => o.id === b.id))];
   const [chosen, setChosen] = useState<number | null>(initialBuildId);
   const buildId = chosen ?? items[0]?.id ?? 0;
   const [body, setBody] = useState('');

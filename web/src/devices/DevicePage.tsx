@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
-import { api, call, type Schemas } from '../api/client';
+import { api, call } from '../api/client';
 import { useDevices } from '../agents/queries';
 import { CopyField } from '../ui/CopyField';
 import { FormError, cardClass } from '../ui/Field';
@@ -11,11 +11,9 @@ import { canWrite } from '../auth/queries';
 import { useCurrentMember } from '../app/RequireAuth';
 import { Button } from '../ui/Button';
 import { DeviceScreen } from './DeviceScreen';
+import { UiTree } from './UiTree';
 import { useLiveScreen } from './live-screen';
 import styles from './devices.module.css';
-
-type UiElement = Schemas['UiElement'];
-
 
 /** The live device panel: the screen about once a second with the UI tree drawn over it. */
 export function DevicePage() {
@@ -31,12 +29,16 @@ export function DevicePage() {
     queryFn: () => call(api.GET('/api/v1/sessions/{sessionId}/ui-tree', { params: { path: { sessionId } } })),
     refetchInterval: 5000,
   });
-  const [selected, setSelected] = useState<UiElement | null>(null);
+  // By index in the agent's list: the tree is refetched, the position stays.
+  const [selectedIndex, setSelectedIndex] = useState<number | null>(null);
+  const all = tree.data?.elements ?? [];
+  const selected = selectedIndex !== null ? (all[selectedIndex] ?? null) : null;
   const me = useCurrentMember();
   // Input changes the device: offered to members who may change things (not Viewers).
   const control = canWrite(me.role);
   const input = useDeviceInput(sessionId);
-  const elements = (tree.data?.elements ?? []).filter((e) => e.frame.width > 0 && e.frame.height > 0 && e.frame.width * e.frame.height < 1);
+  // Hover boxes for the elements smaller than the screen; the hierarchy lists every one.
+  const elements = all.filter((e) => e.frame.width > 0 && e.frame.height > 0 && e.frame.width * e.frame.height < 1);
   return (
     <section className={styles.page} aria-labelledby="device-title">
       <p>
@@ -63,9 +65,10 @@ export function DevicePage() {
           name={device?.name ?? sessionId}
           elements={elements}
           selected={selected}
-          onSelect={setSelected}
+          onSelect={(element) => setSelectedIndex(all.indexOf(element))}
         />
         <aside className={`${cardClass} ${styles.details}`} aria-label="Element details">
+          <UiTree elements={all} selected={selectedIndex} onSelect={setSelectedIndex} />
           {selected ? (
             <>
               <dl className={styles.props}>
@@ -95,13 +98,14 @@ export function DevicePage() {
               )}
             </>
           ) : (
-            <p className={styles.muted}>Hover the screen to see its UI elements; click one for its role, label and identifier.</p>
+            <p className={styles.muted}>Pick an element in the hierarchy or on the screen for its role, label and identifier.</p>
           )}
           {tree.isError && <FormError error={tree.error} />}
           {control && <DeviceInput input={input} />}
           <AttachScreen
             screen={screen.blob}
             deviceName={device?.name ?? sessionId}
+            platform={device?.platform === 'ios' || device?.platform === 'android' ? device.platform : null}
             initialBuildId={Number.isInteger(buildParam) && buildParam > 0 ? buildParam : null}
           />
         </aside>

@@ -30,6 +30,19 @@ export function DeviceScreen({
       {screen.url ? (
         <div className={styles.screen}>
           <img src={screen.url} alt={`Screen of ${name}`} className={styles.screenImage} />
+          {selected && (
+            <div
+              className={styles.highlight}
+              data-testid="selected-element"
+              aria-hidden="true"
+              style={{
+                left: `${selected.frame.x * 100}%`,
+                top: `${selected.frame.y * 100}%`,
+                width: `${selected.frame.width * 100}%`,
+                height: `${selected.frame.height * 100}%`,
+              }}
+            />
+          )}
           {onSelect && (
             <div className={styles.overlay} role="group" aria-label="UI elements">
               {elements.map((element, i) => (

@@ -1,6 +1,7 @@
 import { QrCode } from '../builds/QrCode';
 import { CopyField } from '../ui/CopyField';
-import { useReachableOrigin } from '../relay/queries';
+import { ReachableAddressNote } from '../relay/ReachableAddressNote';
+import { useReachableAddress } from '../relay/queries';
 import styles from '../ui/sections.module.css';
 
 interface ShareLinkProps {
@@ -16,9 +17,9 @@ interface ShareLinkProps {
 
 /** An invitation or reset link shown once: copy it, scan it, and whether an e-mail went out. */
 export function ShareLink({ label, url, page, token, sent, validity }: ShareLinkProps) {
-  const origin = useReachableOrigin();
+  const address = useReachableAddress();
   // spec §4: without the relay's own link, it is `<relay-url>/<page>?token=…`.
-  const link = url ?? `${origin}${page}?token=${token}`;
+  const link = url ?? `${address.origin}${page}?token=${token}`;
   return (
     <div className={styles.share}>
       <div>
@@ -26,12 +27,7 @@ export function ShareLink({ label, url, page, token, sent, validity }: ShareLink
         <p className={styles.muted} role="status">
           {sent ?? 'No e-mail was sent (no address given, or the relay has no SMTP): share the link yourself.'} {validity}
         </p>
-        {!url && (
-          <p className={styles.muted}>
-            The relay knows no public address, so this link uses the address this dashboard is reached at; set <code>SVC_RELAY_URL</code> if
-            teammates reach the relay elsewhere.
-          </p>
-        )}
+        {!url && <ReachableAddressNote address={address} link="link" />}
       </div>
       <QrCode value={link} label={`QR code of the ${label.toLowerCase()}`} size={144} />
     </div>

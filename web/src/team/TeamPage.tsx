@@ -3,6 +3,7 @@ import type { Role, Schemas } from '../api/client';
 import { AdminOnly } from '../app/AdminOnly';
 import { useCurrentMember } from '../app/RequireAuth';
 import { absoluteTime, relativeTime } from '../builds/format';
+import { Avatar } from '../ui/Avatar';
 import { Button } from '../ui/Button';
 import { ConfirmDialog } from '../ui/ConfirmDialog';
 import { FormError, SelectField, cardClass } from '../ui/Field';
@@ -64,6 +65,7 @@ function MemberRow({ member, lastAdmin }: { member: Member; lastAdmin: boolean }
   const noteId = `member-${member.id}-note`;
   return (
     <li className={styles.row} aria-label={name}>
+      <Avatar name={name} src={member.avatar_url} className={styles.avatar} />
       <div className={styles.rowMain}>
         <strong>
           {name}

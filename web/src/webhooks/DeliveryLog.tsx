@@ -1,7 +1,7 @@
 import { relativeTime } from '../builds/format';
 import { FormError } from '../ui/Field';
 import { Loading } from '../ui/States';
-import { useDeliveries, type DeliveryAttempt } from './queries';
+import { useDeliveries, type DeliveryAttempt, type DeliverySource } from './queries';
 import { tableClass, tableWrapClass } from '../ui/table';
 import styles from './webhooks.module.css';
 
@@ -9,15 +9,15 @@ export function outcomeText(attempt: DeliveryAttempt): string {
   return attempt.error === null ? 'Delivered' : 'Failed';
 }
 
-/** The newest 50 attempts (GET /webhooks/:id/deliveries), refreshed while open. */
-export function DeliveryLog({ webhookId }: { webhookId: number }) {
-  const log = useDeliveries(webhookId);
+/** The newest 50 attempts (GET /webhooks/:id/deliveries, or a file entry's), refreshed while open. */
+export function DeliveryLog({ source, name }: { source: DeliverySource; name: string }) {
+  const log = useDeliveries(source);
   if (log.isPending) return <Loading label="Loading deliveries…" />;
   if (log.isError) return <FormError error={log.error} />;
   if (log.data.deliveries.length === 0) return <p className={styles.muted}>No deliveries yet. Send a test delivery, or set a build to Done or Rejected.</p>;
   return (
     <div className={tableWrapClass}>
-      <table className={`${tableClass} ${styles.log}`} aria-label={`Deliveries of webhook ${webhookId}`}>
+      <table className={`${tableClass} ${styles.log}`} aria-label={`Deliveries of ${name}`}>
         <thead>
           <tr>
             <th scope="col">When</th>
@@ -55,5 +55,16 @@ export function DeliveryLog({ webhookId }: { webhookId: number }) {
         </tbody>
       </table>
     </div>
+  );
+}
+
+/** The outcome of a test delivery, announced where the button was pressed. */
+export function TestResult({ attempt }: { attempt: DeliveryAttempt }) {
+  const answer = attempt.status_code === null ? 'no response' : `HTTP ${attempt.status_code}`;
+  return (
+    <p role="status" className={attempt.error === null ? styles.ok : styles.failed}>
+      Test delivery: {outcomeText(attempt)} ({answer}
+      {attempt.error !== null && attempt.status_code === null ? `: ${attempt.error}` : ''}) in {attempt.duration_ms} ms
+    </p>
   );
 }

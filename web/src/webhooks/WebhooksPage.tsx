@@ -6,15 +6,16 @@ import { CopyField } from '../ui/CopyField';
 import { FormError, TextField, cardClass } from '../ui/Field';
 import { splitError } from '../ui/form-errors';
 import { Empty, Loading } from '../ui/States';
-import { DeliveryLog, outcomeText } from './DeliveryLog';
+import { ConfigWebhooks } from './ConfigWebhooks';
+import { DeliveryLog, TestResult } from './DeliveryLog';
 import {
   newSecret,
+  useConfigWebhooks,
   useCreateWebhook,
   useDeleteWebhook,
   useTestDelivery,
   useUpdateWebhook,
   useWebhooks,
-  type DeliveryAttempt,
   type Webhook,
 } from './queries';
 import { SignatureSnippet } from './SignatureSnippet';
@@ -31,6 +32,7 @@ interface RevealedSecret {
 
 export function WebhooksPage() {
   const hooks = useWebhooks();
+  const fromFile = useConfigWebhooks();
   const [revealed, setRevealed] = useState<RevealedSecret | null>(null);
   return (
     <section className={styles.page} aria-labelledby="webhooks-title">
@@ -46,7 +48,7 @@ export function WebhooksPage() {
       ) : hooks.isError ? (
         <FormError error={hooks.error} />
       ) : hooks.data.webhooks.length === 0 ? (
-        <Empty>No webhooks yet.</Empty>
+        <Empty>{fromFile.data?.webhooks.length ? 'No webhooks added here yet.' : 'No webhooks yet.'}</Empty>
       ) : (
         <ul className={styles.list}>
           {hooks.data.webhooks.map((hook) => (
@@ -54,6 +56,8 @@ export function WebhooksPage() {
           ))}
         </ul>
       )}
+      {fromFile.isError && <FormError error={fromFile.error} />}
+      {!!fromFile.data?.webhooks.length && <ConfigWebhooks hooks={fromFile.data.webhooks} />}
     </section>
   );
 }
@@ -169,7 +173,7 @@ function WebhookItem({ hook, onSecret }: { hook: Webhook; onSecret: (revealed: R
             </Button>
           )}
           {me.role === 'Admin' && (
-            <Button size="small" onClick={() => test.mutate(hook.id, { onSuccess: () => setShowLog(true) })} disabled={test.isPending}>
+            <Button size="small" onClick={() => test.mutate({ webhookId: hook.id }, { onSuccess: () => setShowLog(true) })} disabled={test.isPending}>
               {test.isPending ? 'Sending…' : 'Send test delivery'}
             </Button>
           )}
@@ -195,18 +199,8 @@ function WebhookItem({ hook, onSecret }: { hook: Webhook; onSecret: (revealed: R
       )}
       <FormError error={update.error ?? test.error} />
       {test.data && <TestResult attempt={test.data} />}
-      {showLog && <DeliveryLog webhookId={hook.id} />}
+      {showLog && <DeliveryLog source={{ webhookId: hook.id }} name={name} />}
     </li>
-  );
-}
-
-function TestResult({ attempt }: { attempt: DeliveryAttempt }) {
-  const answer = attempt.status_code === null ? 'no response' : `HTTP ${attempt.status_code}`;
-  return (
-    <p role="status" className={attempt.error === null ? styles.ok : styles.failed}>
-      Test delivery: {outcomeText(attempt)} ({answer}
-      {attempt.error !== null && attempt.status_code === null ? `: ${attempt.error}` : ''}) in {attempt.duration_ms} ms
-    </p>
   );
 }
 

@@ -1,0 +1,35 @@
+import { Command, CommanderError } from 'commander';
+import { CliError, ExitCode } from './cli-error';
+
+/**
+ * Runs a `svc` program (the relay's whole tree or the standalone client) and maps every outcome to
+ * the documented exit codes: 0 success (also --help and --version), 1 the relay refused or an
+ * operator action failed (message on stderr), 2 usage error.
+ */
+export async function runProgram(program: Command, argv: string[]): Promise<void> {
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    process.exitCode = exitCodeFor(err);
+  }
+}
+
+/** Every command of the tree throws instead of exiting, and points at --help after a usage error. */
+export function throwInsteadOfExiting(command: Command): Command {
+  command.exitOverride().showHelpAfterError('(run with --help for usage and examples)');
+  for (const sub of command.commands) throwInsteadOfExiting(sub);
+  return command;
+}
+
+function exitCodeFor(err: unknown): number {
+  if (err instanceof CommanderError) {
+    // Commander already printed its message (or the help); it exits 0 for help and version.
+    return err.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
+  }
+  if (err instanceof CliError) {
+    process.stderr.write(`svc: ${err.message}\n`);
+    return err.exitCode;
+  }
+  process.stderr.write(`svc: unexpected error: ${(err as Error)?.stack ?? err}\n`);
+  return ExitCode.refused;
+}
