@@ -91,6 +91,7 @@ describe('builds API: list, review, schedule, purge, download', () => {
         'uploaded_by', 'uploaded_by_id', 'icon_url', 'flags',
       ].sort(),
     );
+    expect(page.items.map((b: { flags: unknown }) => b.flags)).toEqual([[], [], [], [], []]);
   });
 
   it('filters by platform, status, app and version name (case-insensitive)', async () => {

@@ -212,6 +212,19 @@ describe('build contents and comparison', () => {
       expect((await compare(ids['apidemos-5'], 'last_done').expect(200)).body.compared_with.id).toBe(ids['apidemos-3']);
     });
 
+    it('the contents name the builds previous and last_done resolve to (null when compare would 404), so a page asks only for what exists', async () => {
+      const earlier = async (id: number) => {
+        const { previous_build_id, last_done_build_id } = await contents(id);
+        return { previous_build_id, last_done_build_id };
+      };
+      expect(await earlier(ids['shop-1.apk'])).toEqual({ previous_build_id: null, last_done_build_id: null });
+      expect(await earlier(ids['shop-2.apk'])).toEqual({ previous_build_id: ids['shop-1.apk'], last_done_build_id: null });
+      // apidemos-3 was made Done above; per platform and app, as compare resolves them.
+      expect(await earlier(ids['apidemos-5'])).toEqual({ previous_build_id: ids['apidemos-4'], last_done_build_id: ids['apidemos-3'] });
+      expect(await earlier(ids['apidemos-3'])).toEqual({ previous_build_id: null, last_done_build_id: null });
+      expect((await compare(ids['apidemos-5'], 'previous').expect(200)).body.compared_with.id).toBe(ids['apidemos-4']);
+    });
+
     it('builds of different apps or platforms: 400; a bad `to`: 400; an unknown build: 404', async () => {
       expect((await compare(ids['shop-2.apk'], String(ids['settings-4'])).expect(400)).body).toEqual({ error: 'Both builds must belong to the same app' });
       const both = (await members.as(dev, 'post', '/api/v1/apps').send({ name: 'Both', bundle_id_key: 'com.example.both', platform: 'both' }).expect(201)).body.id;

@@ -102,6 +102,8 @@ export function expectOk(res: Response, status = 200): void {
 export const ROLE_VALUES = ['Admin', 'Developer', 'QA', 'Viewer'] as const;
 export const STATUS_VALUES = ['Backlog', 'In Progress', 'Done', 'Rejected'] as const;
 
+const FLAG_KINDS = ['new_permission', 'size_jump', 'min_sdk_raised', 'min_os_raised', 'abi_removed', 'signing_changed', 'usage_description_added'];
+
 /** spec §2 Build (GET /builds items, GET /builds/:id). */
 export const BUILD_SHAPE: Shape = {
   id: 'number',
@@ -116,12 +118,15 @@ export const BUILD_SHAPE: Shape = {
   uploaded_at: 'iso',
   completed_at: 'iso|null',
   delete_after: 'iso|null',
-  // Beyond spec §2, deliberately (docs/builds.md "Uploader and icon"): additive, for the dashboard's inbox.
+  // Beyond spec §2, deliberately (docs/builds.md "Uploader and icon", "Flagged builds"): additive, for the dashboard's inbox.
   uploaded_by: 'string|null',
   uploaded_by_id: 'number|null',
   icon_url: (value) => expect(value === null || (typeof value === 'string' && /^\/api\/v1\/builds\/\d+\/icon$/.test(value))).toBe(true),
-  // Beyond spec §2 too (docs/builds.md "Flagged builds"): the flags stored at upload, [] when none.
-  flags: (value) => expect(Array.isArray(value)).toBe(true),
+  // The flags stored at upload against the build before it ([] when none): each { kind, reason, subject, watched }.
+  flags: (value) => {
+    expect(Array.isArray(value)).toBe(true);
+    for (const flag of value as unknown[]) expectShape(flag, { kind: FLAG_KINDS, reason: 'string', subject: 'string|null', watched: 'boolean' });
+  },
 };
 
 /** spec §4 POST /builds response. */

@@ -115,6 +115,12 @@ describe('access across modules (spec §5)', () => {
       'GET /api/v1/builds/:id/icon': 'builds:write,view', // docs/builds.md "App icons", like the download
       'GET /api/v1/apps/:id/icon': 'view', // like GET /apps
       'GET /api/v1/devices': 'view', // docs/agents.md, like the sessions routes
+      // docs/builds.md "Contents and comparison" and "Flagged builds", beyond the spec: a build's reads
+      // take GET /builds/:id's scope, the app's sizes GET /apps' (PUT compare-settings is cookie-only)
+      'GET /api/v1/builds/:id/contents': 'builds:write',
+      'GET /api/v1/builds/:id/compare': 'builds:write',
+      'GET /api/v1/apps/:id/compare-settings': 'builds:write',
+      'GET /api/v1/apps/:id/sizes': 'view',
       // docs/mcp.md: the endpoint takes either scope; each tool is then held to its own route's
       'POST /api/v1/mcp': 'builds:write,view',
       'GET /api/v1/mcp': 'builds:write,view',

@@ -23,7 +23,10 @@ export class BuildContentsController {
 
   @Get('builds/:id/contents')
   @Auth({ cookie: true, pat: 'builds:write' })
-  @ApiOkResponse({ type: BuildContentsResponse, description: 'size breakdown, permissions, SDKs, signing (Android), minimum OS, frameworks, usage descriptions (iOS)' })
+  @ApiOkResponse({
+    type: BuildContentsResponse,
+    description: 'size breakdown, permissions, SDKs, signing (Android), minimum OS, frameworks, usage descriptions (iOS); which builds compare\'s previous and last_done mean here (null where compare answers 404)',
+  })
   @ApiErrors(400, 401, 403, 404)
   async get(@Param('id', new ParseIdPipe(ErrorMessages.buildNotFound)) id: number): Promise<BuildContentsResponse> {
     return toContentsResponse(id, await this.contents.contentsOf(id));

@@ -3,6 +3,7 @@ import { isoWithMillis } from '../../common/time';
 import { PLATFORMS, type Platform } from '../build-status';
 import { APP_PLATFORMS, type AppPlatform } from '../../app-catalogue/app.entity';
 import type { RecentSize } from './build-contents.repository';
+import type { EarlierBuilds, FoundContents } from './build-contents.service';
 import type { BuildContents, CategorySize, ContentsCategory, EntrySize, SizeTotals } from '../inspection/build-contents';
 
 export const CATEGORIES: ContentsCategory[] = [
@@ -128,6 +129,18 @@ export class BuildContentsResponse {
   computed_at: string | null;
   @ApiProperty({ type: String, nullable: true, description: 'why contents is null' })
   unavailable_reason: string | null;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'the build compare?to=previous compares with (same app and platform, uploaded just before); null for the first build, where compare answers 404',
+  })
+  previous_build_id: number | null;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'the build compare?to=last_done compares with (the latest Done one uploaded before); null when there is none, where compare answers 404',
+  })
+  last_done_build_id: number | null;
 }
 
 const totals = (t: SizeTotals): ContentsTotals => ({ count: t.count, compressed: t.compressed, uncompressed: t.uncompressed });
@@ -166,9 +179,10 @@ export function toContentsInfo(c: BuildContents): BuildContentsInfo {
   };
 }
 
-export function toContentsResponse(buildId: number, found: { contents: BuildContents; computedAt: Date } | { reason: string }): BuildContentsResponse {
-  if ('reason' in found) return { build_id: buildId, contents: null, computed_at: null, unavailable_reason: found.reason };
-  return { build_id: buildId, contents: toContentsInfo(found.contents), computed_at: isoWithMillis(found.computedAt), unavailable_reason: null };
+export function toContentsResponse(buildId: number, { found, earlier }: { found: FoundContents; earlier: EarlierBuilds }): BuildContentsResponse {
+  const ids = { previous_build_id: earlier.previousId, last_done_build_id: earlier.lastDoneId };
+  if ('reason' in found) return { build_id: buildId, contents: null, computed_at: null, unavailable_reason: found.reason, ...ids };
+  return { build_id: buildId, contents: toContentsInfo(found.contents), computed_at: isoWithMillis(found.computedAt), unavailable_reason: null, ...ids };
 }
 
 /** One build of GET /apps/:id/sizes. */

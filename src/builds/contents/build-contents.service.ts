@@ -21,6 +21,12 @@ export type CompareTarget = number | 'previous' | 'last_done';
 
 export type FoundContents = { contents: BuildContents; computedAt: Date } | { reason: string };
 
+/** The builds `previous` and `last_done` resolve to for a build: null where a comparison with them would be a 404. */
+export interface EarlierBuilds {
+  previousId: number | null;
+  lastDoneId: number | null;
+}
+
 export const CompareMessages = {
   noPrevious: (id: number) => `Build ${id} is the first build of its app on its platform: there is no previous build to compare with`,
   noLastDone: (id: number) => `No build of the same app and platform uploaded before build ${id} is Done`,
@@ -55,8 +61,11 @@ export class BuildContentsService {
     private readonly clock: Clock,
   ) {}
 
-  async contentsOf(buildId: number): Promise<FoundContents> {
-    return this.contentsOfBuild(await this.build(buildId));
+  /** With the earlier builds a comparison can start from, so a page asks only for one that exists. */
+  async contentsOf(buildId: number): Promise<{ found: FoundContents; earlier: EarlierBuilds }> {
+    const build = await this.build(buildId);
+    const [found, previous, lastDone] = await Promise.all([this.contentsOfBuild(build), this.earlier(build, 'previous'), this.earlier(build, 'last_done')]);
+    return { found, earlier: { previousId: previous?.id ?? null, lastDoneId: lastDone?.id ?? null } };
   }
 
   async compare(buildId: number, to: CompareTarget): Promise<BuildComparison> {
@@ -124,9 +133,14 @@ export class BuildContentsService {
 
   private async target(build: ComparedBuild, to: CompareTarget): Promise<ComparedBuild> {
     if (typeof to === 'number') return this.build(to);
-    const found = await this.repository.previous(build, to === 'last_done' ? 'Done' : undefined);
+    const found = await this.earlier(build, to);
     if (!found) throw notFound(to === 'last_done' ? CompareMessages.noLastDone(build.id) : CompareMessages.noPrevious(build.id));
     return found;
+  }
+
+  /** One seek of the app-and-platform index: what `previous` and `last_done` mean. */
+  private earlier(build: ComparedBuild, to: 'previous' | 'last_done'): Promise<ComparedBuild | null> {
+    return this.repository.previous(build, to === 'last_done' ? 'Done' : undefined);
   }
 
   private async required(build: ComparedBuild): Promise<BuildContents> {

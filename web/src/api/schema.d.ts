@@ -1335,6 +1335,10 @@ export interface components {
             computed_at: string | null;
             /** @description null when the contents cannot be read (see unavailable_reason) */
             contents: components["schemas"]["BuildContentsInfo"] | null;
+            /** @description the build compare?to=last_done compares with (the latest Done one uploaded before); null when there is none, where compare answers 404 */
+            last_done_build_id: number | null;
+            /** @description the build compare?to=previous compares with (same app and platform, uploaded just before); null for the first build, where compare answers 404 */
+            previous_build_id: number | null;
             /** @description why contents is null */
             unavailable_reason: string | null;
         };
@@ -3353,7 +3357,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description size breakdown, permissions, SDKs, signing (Android), minimum OS, frameworks, usage descriptions (iOS) */
+            /** @description size breakdown, permissions, SDKs, signing (Android), minimum OS, frameworks, usage descriptions (iOS); which builds compare's previous and last_done mean here (null where compare answers 404) */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -14,12 +14,14 @@ import styles from './contents.module.css';
 /**
  * "Compared with build N" beside the verdict: the flags first, then what grew, the size breakdown
  * and the facts of the build (docs/dashboard.md "Build page"). Compared with the previous build by
- * default, or with the last Done one.
+ * default, or with the last Done one: the contents name both, so the comparison is asked only for
+ * one that exists (and only when this build's contents could be read; else it would be a 409).
  */
 export function ComparePanel({ build, canEditSettings }: { build: Build; canEditSettings: boolean }) {
   const [to, setTo] = useState<CompareWith>('previous');
-  const comparison = useComparison(build.id, to);
   const contents = useContents(build.id);
+  const earlier = contents.data?.contents ? (to === 'previous' ? contents.data.previous_build_id : contents.data.last_done_build_id) : undefined;
+  const comparison = useComparison(build.id, earlier);
   const c = comparison.data;
   return (
     <section className={cardClass} aria-labelledby="compare-title">
@@ -35,7 +37,11 @@ export function ComparePanel({ build, canEditSettings }: { build: Build; canEdit
           ))}
         </fieldset>
       </div>
-      {comparison.isPending ? (
+      {earlier === null ? (
+        <p className={styles.note}>{nothingToCompare(build, to)}</p>
+      ) : earlier === undefined ? (
+        contents.isPending && <Loading label="Comparing…" />
+      ) : comparison.isPending ? (
         <Loading label="Comparing…" />
       ) : comparison.isError ? (
         <p className={styles.note}>{noComparison(comparison.error)}</p>
@@ -96,7 +102,13 @@ function Changes({ lines }: { lines: string[] }) {
   );
 }
 
-/** Why there is no comparison: the first build, nothing Done before, contents unreadable. */
+/** No earlier build to compare with, said in words (the API's 404 messages, without asking for them). */
+function nothingToCompare(build: Build, to: CompareWith): string {
+  if (to === 'last_done') return `No build of the same app and platform uploaded before build ${build.id} is Done`;
+  return `First build of this app on ${build.platform === 'ios' ? 'iOS' : 'Android'}: nothing to compare with`;
+}
+
+/** Why the comparison failed: an earlier build's contents unreadable (409), or the build gone meanwhile (404). */
 function noComparison(error: Error): string {
   if (error instanceof ApiError && (error.status === 404 || error.status === 409)) return error.message;
   return `The comparison could not be loaded: ${error.message}`;

@@ -85,7 +85,9 @@ export function keysFor(type: string, payload: Payload): (readonly unknown[])[] 
     case 'build.updated': {
       const buildId = id(payload.build_id);
       if (buildId === null) return [buildKeys.all, ['apps']];
-      return [buildKeys.lists, buildKeys.detail(buildId), buildKeys.history(buildId), ['apps']];
+      const keys = [buildKeys.lists, buildKeys.detail(buildId), buildKeys.history(buildId), ['apps']];
+      // A build turned Done (or not) may be the last Done one another build's contents name.
+      return type === 'build.status_changed' ? [...keys, buildKeys.allContents] : keys;
     }
     case 'builds.deleted':
       return [buildKeys.all, ['apps']];

@@ -11,6 +11,9 @@ export const buildKeys = {
   history: (id: number) => ['builds', 'history', id] as const,
   comments: (id: number) => ['comments', id] as const,
   recordings: (id: number) => ['recordings', id] as const,
+  contents: (id: number) => ['builds', 'contents', id] as const,
+  /** Every build's contents: they name the last Done build before it, which a status change elsewhere moves. */
+  allContents: ['builds', 'contents'] as const,
 };
 
 export function useBuilds(filters: BuildFilters) {
@@ -129,22 +132,27 @@ export function useRecordings(buildId: number) {
   });
 }
 
-/** `to` of GET /builds/:id/compare the build page offers. */
+/** Which earlier build the build page's switch compares with (the contents name its id). */
 export type CompareWith = 'previous' | 'last_done';
 
+/** The build's contents, and which earlier builds `previous` and `last_done` name (null: none). */
 export function useContents(buildId: number) {
   return useQuery({
-    queryKey: ['builds', 'contents', buildId],
+    queryKey: buildKeys.contents(buildId),
     queryFn: () => call(api.GET('/api/v1/builds/{id}/contents', { params: { path: { id: buildId } } })),
-    staleTime: Infinity, // read once at upload, never changes
   });
 }
 
-export function useComparison(buildId: number, to: CompareWith) {
+/**
+ * The comparison with build `to`, asked only once the contents named it (`to` null: no such
+ * build, so no request that would answer 404 and leave an error in the console).
+ */
+export function useComparison(buildId: number, to: number | null | undefined) {
   return useQuery({
     queryKey: ['builds', 'compare', buildId, to],
-    queryFn: () => call(api.GET('/api/v1/builds/{id}/compare', { params: { path: { id: buildId }, query: { to } } })),
-    retry: false, // a 404 (no earlier build) or 409 (no contents) is an answer, not a glitch
+    queryFn: () => call(api.GET('/api/v1/builds/{id}/compare', { params: { path: { id: buildId }, query: { to: String(to) } } })),
+    enabled: typeof to === 'number',
+    retry: false, // a 409 (an earlier build's contents unreadable) is an answer, not a glitch
   });
 }
 
