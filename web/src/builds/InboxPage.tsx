@@ -57,10 +57,15 @@ export function InboxPage() {
 
   const setStatus = useStatusChange(update, (build) => `${build.name} ${versionText(build.version_name, build.build_number)}`);
 
+  // Focus follows a selection made by the keyboard (and the one a link opened with), never one made
+  // by focusing a row: that row has focus already, and re-focusing it after a refetch would pull
+  // focus back from wherever Tab has moved it since.
+  const focusSelection = useRef(selectedId !== null);
   const move = (step: number) => {
     if (items.length === 0) return;
     const { index } = current();
     const next = index < 0 ? (step > 0 ? 0 : items.length - 1) : Math.min(items.length - 1, Math.max(0, index + step));
+    focusSelection.current = true;
     select(items[next].id);
   };
   useShortcuts({
@@ -103,9 +108,11 @@ export function InboxPage() {
 
   // Keyboard selection moves focus to the selected row's link, so it is visible and announced.
   useEffect(() => {
-    if (selectedId === null) return;
+    if (selectedId === null || !focusSelection.current) return;
     const link = document.querySelector<HTMLAnchorElement>(`[data-build-link="${selectedId}"]`);
-    if (link && document.activeElement !== link && !isTyping()) link.focus({ preventScroll: false });
+    if (!link) return;
+    focusSelection.current = false;
+    if (document.activeElement !== link && !isTyping()) link.focus({ preventScroll: false });
   }, [selectedId, builds.data]);
 
   const dropHandlers = writer
