@@ -29,6 +29,8 @@ interface Operation {
 
 /** Routes that speak JSON-RPC (MCP's Streamable HTTP): their transport-level refusals are JSON-RPC errors. */
 const JSON_RPC_ROUTES = new Set(['/api/v1/mcp']);
+/** Pages for people, answered with an HTML page whatever the status (the share link's install page). */
+const HTML_PAGES = new Set(['/install/{token}']);
 
 /** Operations left out for signed-in identities: they would end the very session the fuzz uses. */
 const SESSION_ENDING = new Set(['POST /api/v1/auth/logout']);
@@ -267,7 +269,7 @@ describe('OpenAPI-driven fuzzing (fast-check)', () => {
           const what = `[${r.identity}] ${op.method} ${raw.path.slice(0, 200)} body=${String(r.body).slice(0, 120)} type=${r.type}`;
           const res = await answerOrBreach(relay.url, raw, what);
           if (typeof res !== 'string') statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-          const breach = typeof res === 'string' ? res : contractBreach(res, what, JSON_RPC_ROUTES.has(op.path) ? 'json-rpc' : 'relay');
+          const breach = typeof res === 'string' ? res : contractBreach(res, what, JSON_RPC_ROUTES.has(op.path) ? 'json-rpc' : HTML_PAGES.has(op.path) ? 'html-page' : 'relay');
           if (breach) breaches.push(breach);
           return breach === null;
         }),

@@ -57,11 +57,14 @@ export function send(baseUrl: string, req: RawRequest, timeoutMs = 10_000): Prom
  * `json-rpc`: the MCP endpoint, whose transport refuses in JSON-RPC 2.0 (`{ jsonrpc, error: { code,
  * message }, id }`) as the MCP specification requires; `{ error }` is accepted there too.
  */
-export function contractBreach(res: RawResponse, what: string, shape: 'relay' | 'json-rpc' = 'relay'): string | null {
+export function contractBreach(res: RawResponse, what: string, shape: 'relay' | 'json-rpc' | 'html-page' = 'relay'): string | null {
   if (res.status >= 500) return `${what} → ${res.status} ${res.text.slice(0, 300)}`;
   if (res.status < 300) return null;
   if (res.status === 304) return null;
   const type = String(res.headers['content-type'] ?? '');
+  // A page for people (the share link's install page) refuses with a page (docs/builds.md "Share links");
+  // what the body parsers refuse before any route is reached is the relay's usual { error }.
+  if (shape === 'html-page' && /^text\/html\b/i.test(type)) return null;
   if (!/^application\/json\b/i.test(type)) return `${what} → ${res.status} with content type "${type}": ${res.text.slice(0, 200)}`;
   let body: unknown;
   try {
