@@ -121,6 +121,14 @@ describe('access across modules (spec §5)', () => {
       'GET /api/v1/builds/:id/compare': 'builds:write',
       'GET /api/v1/apps/:id/compare-settings': 'builds:write',
       'GET /api/v1/apps/:id/sizes': 'view',
+      // docs/builds.md "Share links", beyond the spec: create and revoke like POST /builds, list like GET /builds/:id
+      'POST /api/v1/builds/:id/share-links': 'builds:write',
+      'GET /api/v1/builds/:id/share-links': 'builds:write',
+      'DELETE /api/v1/builds/:id/share-links/:linkId': 'builds:write',
+      // docs/webhooks.md "Config-file webhooks", beyond the spec: read-only, like the API webhooks
+      'GET /api/v1/webhooks/config': 'builds:write',
+      'GET /api/v1/webhooks/config/:index/deliveries': 'builds:write',
+      'POST /api/v1/webhooks/config/:index/test': 'builds:write',
       // docs/mcp.md: the endpoint takes either scope; each tool is then held to its own route's
       'POST /api/v1/mcp': 'builds:write,view',
       'GET /api/v1/mcp': 'builds:write,view',
@@ -149,6 +157,12 @@ describe('access across modules (spec §5)', () => {
         'PATCH /api/v1/webhooks/:id',
         'DELETE /api/v1/webhooks/:id',
         'GET /api/v1/webhooks/:id/deliveries',
+        // beyond the spec, held like their neighbours: share links like POST /builds (docs/builds.md),
+        // config-file webhooks like GET /webhooks (docs/webhooks.md)
+        'POST /api/v1/builds/:id/share-links',
+        'DELETE /api/v1/builds/:id/share-links/:linkId',
+        'GET /api/v1/webhooks/config',
+        'GET /api/v1/webhooks/config/:index/deliveries',
         'POST /api/v1/uploads/builds',
         'HEAD /api/v1/uploads/builds/:id',
         'PATCH /api/v1/uploads/builds/:id',
