@@ -112,8 +112,13 @@ describeUnless('reason' in disk ? disk.reason : null, 'resumable uploads on a ne
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
       });
-      // the relay may answer and close while bytes are still going out: only an unanswered error counts
-      req.on('error', (err) => (answered ? undefined : setTimeout(() => answered || reject(err), 500)));
+      // The relay may answer and close while bytes are still going out. Node then closes the socket
+      // with bytes unread, the kernel resets it, and on a loaded machine the reset can discard the
+      // answer before this client reads it: that is reported as { status: 0 } (callers then judge by
+      // what the disk holds); any other unanswered error fails the test.
+      req.on('error', (err: NodeJS.ErrnoException) =>
+        answered ? undefined : setTimeout(() => answered || (err.code === 'ECONNRESET' || err.code === 'EPIPE' ? resolve({ status: 0, text: 'reset' }) : reject(err)), 500),
+      );
     });
     return {
       response,
@@ -173,7 +178,8 @@ describeUnless('reason' in disk ? disk.reason : null, 'resumable uploads on a ne
     await patch.write(12 * MiB); // 16 MiB in all, short of the 20 declared: without the check, a 204
     patch.end();
     const res = await patch.response;
-    expect([res.status, res.text]).toEqual([507, JSON.stringify(NO_SPACE)]);
+    // 507 with its message, or the reset that can replace it (above); without the guard this is a 204.
+    if (res.status !== 0) expect([res.status, res.text]).toEqual([507, JSON.stringify(NO_SPACE)]);
 
     const held = statSync(file).size;
     expect(await offsetOf(created.location)).toBe(held); // nothing on disk past the offset a client resumes from
