@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext } from 'playwright-core';
 import { readFileSync } from 'node:fs';
-import { browserSkipReason, ensureWebBuilt, launchChromium, newContext, signedInPage, WEB_DIST, type WatchedPage } from '../support/browser';
+import { browserSkipReason, ensureWebBuilt, launchChromium, newContext, signedInPage, WEB_DIST, type WatchedPage, screenshotBothThemes } from '../support/browser';
 import { describeUnless } from '../support/describe-unless';
 import { MemberFactory, type TestMember } from '../support/factory';
 import { startTestRelay, type TestRelay } from '../support/test-relay';
@@ -65,6 +65,7 @@ describeUnless(browserSkipReason(), 'dashboard in the browser: comparison beside
     await expect(breakdown.getByRole('columnheader').allInnerTexts()).resolves.toEqual(['Category', 'Bar', 'Uncompressed', 'Compressed', 'Change']);
     await expect(page.locator('dt', { hasText: 'Certificate SHA-256' }).count()).resolves.toBe(1);
     await expect(page.getByText('POST_NOTIFICATIONS new').count()).resolves.toBeGreaterThan(0);
+    await screenshotBothThemes(page, 'build-contents', true);
   });
 
   it('the switch compares with the last Done build; with none Done, it says so without asking', async () => {

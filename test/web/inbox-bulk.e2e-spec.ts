@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import { browserSkipReason, ensureWebBuilt, launchChromium, newContext, signedInPage, waitFor, WEB_DIST, type WatchedPage } from '../support/browser';
+import { browserSkipReason, ensureWebBuilt, launchChromium, newContext, signedInPage, waitFor, WEB_DIST, type WatchedPage, screenshotBothThemes } from '../support/browser';
 import { attachBuild, EXPECTED, fixture } from '../support/build-fixtures';
 import { describeUnless } from '../support/describe-unless';
 import { MemberFactory, type TestMember } from '../support/factory';
@@ -62,6 +62,7 @@ describeUnless(browserSkipReason(), 'dashboard in the browser: find builds, act 
     await page.waitForURL(/search=checkout/);
     await page.locator('tbody tr').nth(1).waitFor({ state: 'detached' });
     await page.getByRole('row').filter({ hasText: 'feature/checkout-v2' }).waitFor();
+    await screenshotBothThemes(page, 'inbox-search');
     await expect(page.locator('tbody tr').count()).resolves.toBe(1);
     // Untriaged: no build has a status yet, so all five are listed.
     await page.goto(`${relay.url}/builds?status=untriaged`);
@@ -80,6 +81,7 @@ describeUnless(browserSkipReason(), 'dashboard in the browser: find builds, act 
     // Shift-click on c checks every row from e to c.
     await page.getByRole('checkbox', { name: `Select ${EXPECTED['xml-root.app.zip'].name} 3.4.5 (345)` }).click({ modifiers: ['Shift'] });
     await page.getByText('3 selected').waitFor();
+    await screenshotBothThemes(page, 'inbox-bulk');
     await page.getByRole('button', { name: 'Set Done' }).click();
     await page.getByText('3 set to Done', { exact: true }).waitFor();
     await waitFor(async () => (await statusOf(ids.c)) === 'Done');
@@ -98,10 +100,11 @@ describeUnless(browserSkipReason(), 'dashboard in the browser: find builds, act 
     await page.getByRole('button', { name: 'Upload 3 builds' }).click();
     const uploads = page.getByRole('list', { name: 'Uploads' });
     await waitFor(async () => (await uploads.getByRole('status').count()) === 2);
-    await uploads.getByRole('alert').filter({ hasText: /^app\.ipa: .*device build/i }).waitFor();
+    await uploads.getByRole('alert').filter({ hasText: /^app\.ipa is not a build .*device build/i }).waitFor();
     await expect(uploads.getByRole('listitem').count()).resolves.toBe(3);
     await expect(uploads.getByRole('status').nth(0).innerText()).resolves.toMatch(/Uploaded Icon Demo/);
     await expect(uploads.getByRole('status').nth(1).innerText()).resolves.toMatch(new RegExp(`Uploaded ${EXPECTED['xml-nested.tgz'].name}`));
+    await screenshotBothThemes(page, 'upload-queue');
     const listed = await members.as(qa, 'get', '/api/v1/builds?search=queue%2Fdrop').expect(200);
     expect(listed.body.total).toBe(2);
     watched.allow.splice(watched.allow.indexOf(refused), 1);

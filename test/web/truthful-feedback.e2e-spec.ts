@@ -6,7 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { Repository } from 'typeorm';
 import { AgentResourceSampleEntity } from '../../src/agents/resources/agent-resource-sample.entity';
 import { MINUTE_MS } from '../../src/common/time';
-import { browserSkipReason, ensureWebBuilt, launchChromium, newContext, paintedPixels, signedInPage, waitFor, WEB_DIST, type WatchedPage } from '../support/browser';
+import { browserSkipReason, ensureWebBuilt, launchChromium, newContext, paintedPixels, signedInPage, waitFor, WEB_DIST, type WatchedPage, screenshotBothThemes } from '../support/browser';
 import { uploadTestBuild } from '../support/builds';
 import { describeUnless } from '../support/describe-unless';
 import { MemberFactory, type TestMember } from '../support/factory';
@@ -95,6 +95,7 @@ describeUnless(browserSkipReason(), 'dashboard in the browser: truthful feedback
       .waitFor();
     expect(await statusOf(withFile, members, admin, build.id)).toBe('In Progress');
     await page.locator('tr[aria-current="true"]').getByText('In Progress').waitFor();
+    await screenshotBothThemes(page, 'undo');
     expect(watched.problems).toEqual([]);
   });
 
@@ -118,6 +119,7 @@ describeUnless(browserSkipReason(), 'dashboard in the browser: truthful feedback
     const log = item.getByRole('table', { name: 'Deliveries of svc.config.json webhook 0' });
     await log.getByRole('row').filter({ hasText: 'ping' }).waitFor();
     await log.getByRole('row').filter({ hasText: 'build.status_changed' }).waitFor(); // the Done of the test before
+    await screenshotBothThemes(page, 'webhooks-config-file', true);
     expect(hooks.hits.some((h) => h.headers['x-svc-event'] === 'ping' && h.url === '/chat-bot?token=abc')).toBe(true);
     expect(watched.problems).toEqual([]);
   });

@@ -164,6 +164,11 @@ export function UploadPanel({ files, onFiles, dragging }: UploadPanelProps) {
   );
 }
 
+/** The alert names the file (it is read alone); the relay's message often names it already. */
+function namedError(fileName: string, message: string): string {
+  return message.startsWith(fileName) ? message : `${fileName}: ${message}`;
+}
+
 function QueueRow({ entry }: { entry: QueuedUpload }) {
   if (entry.result) return <li><UploadedBuild build={entry.result} /></li>;
   return (
@@ -175,7 +180,7 @@ function QueueRow({ entry }: { entry: QueuedUpload }) {
           <span aria-live="polite">{entry.progress >= 1 ? 'Reading the build…' : `${Math.round(entry.progress * 100)}%`}</span>
         </div>
       ) : entry.error ? (
-        <FormError error={{ message: `${entry.file.name}: ${entry.error.message}` }} />
+        <FormError error={{ message: namedError(entry.file.name, entry.error.message) }} />
       ) : (
         <span className={styles.muted}> · waiting</span>
       )}
