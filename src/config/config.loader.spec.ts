@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from './config-error';
 import { loadConfig } from './config.loader';
@@ -40,6 +40,7 @@ describe('loadConfig', () => {
         smtp: null,
         logLevel: 'info',
         bcryptCost: 11,
+        passwordWorkers: Math.max(1, Math.min(4, availableParallelism() - 1)),
         tlsCert: null,
         tlsKey: null,
         webhooks: [],

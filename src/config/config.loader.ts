@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ConfigError } from './config-error';
 import { ConfigFileWebhook, LimitsConfig, LogLevel, RelayConfig, SmtpConfig, StorageConfig } from './relay-config';
@@ -72,6 +73,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     smtp: readSmtp(read),
     logLevel: read.oneOf<LogLevel>('SVC_LOG_LEVEL', 'log.level', ['error', 'warn', 'info', 'debug'], 'info'),
     bcryptCost: read.integer('SVC_BCRYPT_COST', 'auth.bcryptCost', 11, 4, 15),
+    passwordWorkers: read.integer('SVC_PASSWORD_WORKERS', 'auth.passwordWorkers', Math.max(1, Math.min(4, availableParallelism() - 1)), 1, 16),
     tlsCert,
     tlsKey,
     webhooks: readWebhooks(file.webhooks, env),

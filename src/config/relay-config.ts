@@ -107,6 +107,8 @@ export class RelayConfig {
   smtp: SmtpConfig | null;
   logLevel: LogLevel;
   bcryptCost: number;
+  /** Threads that hash passwords, apart from libuv's pool that serves file I/O (issue 27). */
+  passwordWorkers: number;
   tlsCert: string | null;
   tlsKey: string | null;
   webhooks: ConfigFileWebhook[];

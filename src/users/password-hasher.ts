@@ -1,15 +1,17 @@
-import { Injectable } from '@nestjs/common';
-import * as bcrypt from 'bcrypt';
+import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
 import { RelayConfig } from '../config/relay-config';
+import { PasswordWorkers } from './password-workers';
 
 /**
  * bcrypt silently ignores input past 72 bytes, so a long password would sign in with only its
  * first 72 bytes. Every password is first reduced to base64(SHA-256(password)) (44 ASCII bytes,
- * no NUL), so all of it counts. Hashing runs in libuv's thread pool (async bcrypt).
+ * no NUL), so all of it counts. Hashing runs on threads of its own (`PasswordWorkers`), never on
+ * libuv's pool, where it would hold up file I/O.
  */
 @Injectable()
-export class PasswordHasher {
+export class PasswordHasher implements OnModuleDestroy {
+  private readonly workers: PasswordWorkers;
   /**
    * A hash of a random password, compared against when the e-mail is unknown (equal timing).
    * Computed at start-up so even the first unknown e-mail costs one comparison, not a hash too.
@@ -17,21 +19,28 @@ export class PasswordHasher {
   private readonly decoyHash: Promise<string>;
 
   constructor(private readonly config: RelayConfig) {
+    this.workers = new PasswordWorkers(config.passwordWorkers);
     this.decoyHash = this.hash(randomBytes(16).toString('hex'));
+    // A relay stopped before the hash is done rejects it; nobody awaits it then.
+    this.decoyHash.catch(() => undefined);
   }
 
   hash(password: string): Promise<string> {
-    return bcrypt.hash(prehash(password), this.config.bcryptCost);
+    return this.workers.hash(prehash(password), this.config.bcryptCost);
   }
 
   verify(password: string, hash: string): Promise<boolean> {
-    return bcrypt.compare(prehash(password), hash);
+    return this.workers.compare(prehash(password), hash);
   }
 
   /** Spends the same work as verify() for a login whose e-mail matched nobody. */
   async verifyDecoy(password: string): Promise<false> {
-    await bcrypt.compare(prehash(password), await this.decoyHash);
+    await this.workers.compare(prehash(password), await this.decoyHash);
     return false;
+  }
+
+  onModuleDestroy(): Promise<void> {
+    return this.workers.close();
   }
 }
 
