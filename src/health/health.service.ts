@@ -2,7 +2,7 @@ import { HttpStatus, Injectable } from '@nestjs/common';
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { DataSource } from 'typeorm';
-import { RELAY_VERSION } from '../bootstrap/version';
+import { RELAY_VERSION } from '../relay/relay-version';
 import { ClusterBus } from '../cluster/cluster-bus';
 import { Clock } from '../common/clock';
 import { HttpError } from '../common/errors/http-error';

@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import * as tar from 'tar-stream';
-import { RELAY_VERSION } from '../../bootstrap/version';
+import { RELAY_VERSION } from '../../relay/relay-version';
 import { PRIVATE_FILE_MODE } from '../../common/storage/private-modes';
 import type { RelayConfig } from '../../config/relay-config';
 import { FileStore, STORED_FOLDERS } from '../../storage/file-store';
