@@ -4,7 +4,7 @@ import { Clock } from '../common/clock';
 import { TransactionRunner } from '../database/transaction-runner';
 import { BuildsRepository } from './builds.repository';
 import { BuildsDeletedEvent } from './events/builds-deleted.event';
-import { BuildFiles } from './storage/build-files';
+import { BuildFiles } from './build-files';
 
 /** Rows deleted per transaction by the purge. */
 const PURGE_BATCH = 500;

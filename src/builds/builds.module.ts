@@ -20,7 +20,7 @@ import { BuildContentsService } from './contents/build-contents.service';
 import { AppCompareSettingsEntity } from './contents/compare-settings.entity';
 import { ResumableUploadsController } from './resumable/resumable-uploads.controller';
 import { ResumableUploadsService } from './resumable/resumable-uploads.service';
-import { BuildFiles } from './storage/build-files';
+import { BuildFiles } from './build-files';
 import { WebhooksModule } from '../webhooks/webhooks.module';
 
 /** Builds: upload (multipart and tus resumable) and metadata, contents and comparison, listing, review status, deletion schedule, purge, download. */

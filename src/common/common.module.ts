@@ -1,8 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { Clock } from './clock';
-import { StoragePaths } from './storage/storage-paths';
 
 /** Cross-cutting providers every feature may inject. */
 @Global()
-@Module({ providers: [Clock, StoragePaths], exports: [Clock, StoragePaths] })
+@Module({ providers: [Clock], exports: [Clock] })
 export class CommonModule {}

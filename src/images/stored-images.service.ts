@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream';
 import { randomHex } from '../common/crypto/secret-token';
 import { badRequest } from '../common/errors/http-error';
 import { FileFieldRule, receiveMultipart } from '../common/multipart/multipart-receiver';
-import { StoragePaths } from '../common/storage/storage-paths';
+import { StoragePaths } from '../storage/storage-paths';
 import { validateFields } from '../common/validation/form-fields';
 import { FileStore } from '../storage/file-store';
 import { removeUnreferencedFiles } from '../storage/unreferenced-files';

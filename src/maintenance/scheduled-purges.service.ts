@@ -8,7 +8,7 @@ import { RecordingsService } from '../recordings/recordings.service';
 import { CommentsService } from '../comments/comments.service';
 import { ClusterBus } from '../cluster/cluster-bus';
 import { sweepTempUploads } from '../common/multipart/multipart-receiver';
-import { StoragePaths } from '../common/storage/storage-paths';
+import { StoragePaths } from '../storage/storage-paths';
 import { HOUR_MS, MINUTE_MS } from '../common/time';
 import { InvitationsService } from '../invitations/invitations.service';
 import { PasswordResetService } from '../password-reset/password-reset.service';

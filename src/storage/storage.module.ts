@@ -2,6 +2,7 @@ import { Global, Inject, Injectable, Module, OnApplicationShutdown } from '@nest
 import { RelayConfig } from '../config/relay-config';
 import { createFileStore } from './create-file-store';
 import { FileStore } from './file-store';
+import { StoragePaths } from './storage-paths';
 
 /** Releases the store's connections (S3's sockets) when the relay stops. */
 @Injectable()
@@ -14,9 +15,10 @@ class FileStoreLifecycle implements OnApplicationShutdown {
 }
 
 /**
- * The one storage every stored file goes through (`FileStore`), global like the config it is
- * built from. Feature modules own their keys: builds `builds/…`, images `uploads/…`, recordings
- * `recordings/…`.
+ * Storage, one place for all of it: the `FileStore` every stored file goes through, the data
+ * folder's local layout (`StoragePaths`, `private-modes.ts`) and the file responses
+ * (`file-responses.ts`). Feature modules own their keys: builds `builds/…`, images `uploads/…`,
+ * recordings `recordings/…`.
  */
 @Global()
 @Module({
@@ -27,7 +29,8 @@ class FileStoreLifecycle implements OnApplicationShutdown {
       useFactory: createFileStore,
     },
     FileStoreLifecycle,
+    StoragePaths,
   ],
-  exports: [FileStore],
+  exports: [FileStore, StoragePaths],
 })
 export class StorageModule {}

@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import * as tar from 'tar-stream';
 import { RELAY_VERSION } from '../../relay/relay-version';
-import { PRIVATE_FILE_MODE } from '../../common/storage/private-modes';
+import { PRIVATE_FILE_MODE } from '../../storage/private-modes';
 import type { RelayConfig } from '../../config/relay-config';
 import { FileStore, STORED_FOLDERS } from '../../storage/file-store';
 import { createFileStore } from '../../storage/create-file-store';
