@@ -7,10 +7,11 @@ import { CommentAttachmentEntity } from './comment-attachment.entity';
 import { CommentEntity } from './comment.entity';
 import { CommentsController } from './comments.controller';
 import { CommentsService } from './comments.service';
+import { CommonModule } from '../common/common.module';
 
 /** Comments on builds with image attachments. */
 @Module({
-  imports: [TypeOrmModule.forFeature([CommentEntity, CommentAttachmentEntity]), BuildsModule, ImagesModule],
+  imports: [CommonModule, TypeOrmModule.forFeature([CommentEntity, CommentAttachmentEntity]), BuildsModule, ImagesModule],
   controllers: [CommentsController],
   providers: [CommentsService, CommentsBuildsDeletedListener],
   exports: [CommentsService],

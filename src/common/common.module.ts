@@ -1,7 +1,6 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { Clock } from './clock';
 
-/** Cross-cutting providers every feature may inject. */
-@Global()
+/** The injectable `Clock` (tests move it forward), imported by the modules that read the time. */
 @Module({ providers: [Clock], exports: [Clock] })
 export class CommonModule {}

@@ -10,9 +10,15 @@ import { SettingsModule } from '../settings/settings.module';
 import { ImagesModule } from '../images/images.module';
 import { UsersModule } from '../users/users.module';
 import { ScheduledPurgesService } from './scheduled-purges.service';
+import { ClusterModule } from '../cluster/cluster.module';
+import { MetricsModule } from '../metrics/metrics.module';
+import { StorageModule } from '../storage/storage.module';
 
 @Module({
   imports: [
+    StorageModule,
+    MetricsModule,
+    ClusterModule,
     UsersModule,
     AuthModule,
     BuildsModule,

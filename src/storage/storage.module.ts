@@ -1,4 +1,4 @@
-import { Global, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
 import { RelayConfig } from '../config/relay-config';
 import { createFileStore } from './create-file-store';
 import { FileStore } from './file-store';
@@ -20,7 +20,6 @@ class FileStoreLifecycle implements OnApplicationShutdown {
  * (`file-responses.ts`). Feature modules own their keys: builds `builds/…`, images `uploads/…`,
  * recordings `recordings/…`.
  */
-@Global()
 @Module({
   providers: [
     {
