@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AttachmentFiles } from './attachment-files';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { BuildsModule } from '../builds/builds.module';
 import { ImagesModule } from '../images/images.module';
@@ -13,7 +14,7 @@ import { CommonModule } from '../common/common.module';
 @Module({
   imports: [CommonModule, TypeOrmModule.forFeature([CommentEntity, CommentAttachmentEntity]), BuildsModule, ImagesModule],
   controllers: [CommentsController],
-  providers: [CommentsService, CommentsBuildsDeletedListener],
+  providers: [CommentsService, CommentsBuildsDeletedListener, AttachmentFiles],
   exports: [CommentsService],
 })
 export class CommentsModule {}

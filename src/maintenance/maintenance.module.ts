@@ -2,13 +2,9 @@ import { Module } from '@nestjs/common';
 import { AgentsModule } from '../agents/agents.module';
 import { AuthModule } from '../auth/auth.module';
 import { BuildsModule } from '../builds/builds.module';
-import { CommentsModule } from '../comments/comments.module';
 import { InvitationsModule } from '../invitations/invitations.module';
 import { PasswordResetModule } from '../password-reset/password-reset.module';
 import { RecordingsModule } from '../recordings/recordings.module';
-import { SettingsModule } from '../settings/settings.module';
-import { ImagesModule } from '../images/images.module';
-import { UsersModule } from '../users/users.module';
 import { ScheduledPurgesService } from './scheduled-purges.service';
 import { ClusterModule } from '../cluster/cluster.module';
 import { MetricsModule } from '../metrics/metrics.module';
@@ -19,16 +15,12 @@ import { StorageModule } from '../storage/storage.module';
     StorageModule,
     MetricsModule,
     ClusterModule,
-    UsersModule,
     AuthModule,
     BuildsModule,
     AgentsModule,
     RecordingsModule,
     InvitationsModule,
     PasswordResetModule,
-    SettingsModule,
-    CommentsModule,
-    ImagesModule,
   ],
   providers: [ScheduledPurgesService],
   exports: [ScheduledPurgesService],

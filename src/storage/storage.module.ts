@@ -3,6 +3,7 @@ import { RelayConfig } from '../config/relay-config';
 import { createFileStore } from './create-file-store';
 import { FileStore } from './file-store';
 import { StoragePaths } from './storage-paths';
+import { StoredFileOwners } from './stored-file-owners';
 
 /** Releases the store's connections (S3's sockets) when the relay stops. */
 @Injectable()
@@ -17,7 +18,8 @@ class FileStoreLifecycle implements OnApplicationShutdown {
 /**
  * Storage, one place for all of it: the `FileStore` every stored file goes through, the data
  * folder's local layout (`StoragePaths`, `private-modes.ts`) and the file responses
- * (`file-responses.ts`). Feature modules own their keys: builds `builds/…`, images `uploads/…`,
+ * (`file-responses.ts`), and the registry of who owns which stored files (`StoredFileOwners`, read
+ * by the orphan sweeps). Feature modules own their keys: builds `builds/…`, images `uploads/…`,
  * recordings `recordings/…`.
  */
 @Module({
@@ -29,7 +31,8 @@ class FileStoreLifecycle implements OnApplicationShutdown {
     },
     FileStoreLifecycle,
     StoragePaths,
+    StoredFileOwners,
   ],
-  exports: [FileStore, StoragePaths],
+  exports: [FileStore, StoragePaths, StoredFileOwners],
 })
 export class StorageModule {}
