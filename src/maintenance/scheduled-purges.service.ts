@@ -12,7 +12,7 @@ import { HOUR_MS, MINUTE_MS } from '../common/time';
 import { InvitationsService } from '../invitations/invitations.service';
 import { PasswordResetService } from '../password-reset/password-reset.service';
 import { RelayMetrics } from '../metrics/relay-metrics';
-import { StoredFileOwners, type StoredFileOwner } from '../storage/stored-file-owners';
+import { StoredFileOwners, type OrphanSweepJob } from '../storage/stored-file-owners';
 
 /**
  * With several instances, each round holds a lock in Redis so one instance runs it at a time; the
@@ -97,7 +97,7 @@ export class ScheduledPurgesService implements OnApplicationBootstrap {
   }
 
   /** One job of the registered owners' orphan sweeps: owners sharing a name are swept together. */
-  private sweepOrphans(job: { orphans: string; owners: StoredFileOwner[] }, graceMs?: number): Promise<void> {
+  private sweepOrphans(job: OrphanSweepJob, graceMs?: number): Promise<void> {
     return this.guarded(job.orphans, () => Promise.all(job.owners.map((owner) => owner.sweepOrphans(graceMs ?? owner.graceMs))));
   }
 

@@ -31,6 +31,12 @@ export function folderOwner(
   return { orphans, every, graceMs, sweepOrphans: (grace) => removeUnreferencedFiles(store, prefix, referenced, grace) };
 }
 
+/** Owners sharing a name, swept as one job (one log name, one metrics label). */
+export interface OrphanSweepJob {
+  orphans: string;
+  owners: StoredFileOwner[];
+}
+
 /** The registry the owners join in `onModuleInit`; the scheduled purges read it. */
 @Injectable()
 export class StoredFileOwners {
@@ -41,7 +47,7 @@ export class StoredFileOwners {
   }
 
   /** The sweeps as jobs (owners grouped by name, in the order they registered), all or one schedule's. */
-  jobs(every?: StoredFileOwner['every']): { orphans: string; owners: StoredFileOwner[] }[] {
+  jobs(every?: StoredFileOwner['every']): OrphanSweepJob[] {
     const jobs = new Map<string, StoredFileOwner[]>();
     for (const owner of this.owners.filter((o) => every === undefined || o.every === every)) {
       jobs.set(owner.orphans, [...(jobs.get(owner.orphans) ?? []), owner]);
