@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { hostname } from 'node:os';
 import { AGENT_NAME_PATTERN } from '../agents/protocol/agent-protocol';
-import { RELAY_VERSION } from '../bootstrap/version';
+import { RELAY_VERSION } from '../relay/relay-version';
 import { AgentDaemon } from './agent-daemon';
 import { selectBackend } from './backends/select-backend';
 

@@ -13,10 +13,13 @@ import { AgentStatusService } from './agent-status';
 import { AgentResourceSampleEntity } from './resources/agent-resource-sample.entity';
 import { AgentResourcesRepository } from './resources/agent-resources.repository';
 import { AgentResourcesService } from './resources/agent-resources.service';
+import { ClusterModule } from '../cluster/cluster.module';
+import { MetricsModule } from '../metrics/metrics.module';
+import { CommonModule } from '../common/common.module';
 
 /** Agents over WebSocket (agent-protocol.md §1–2), their revocation, and their resource history. */
 @Module({
-  imports: [TypeOrmModule.forFeature([AgentResourceSampleEntity])],
+  imports: [CommonModule, MetricsModule, ClusterModule, TypeOrmModule.forFeature([AgentResourceSampleEntity])],
   controllers: [AgentsController],
   providers: [
     AgentGateway,

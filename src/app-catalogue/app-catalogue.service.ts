@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Platform } from '../builds/build-status';
+import type { Platform } from './platform';
 import { Clock } from '../common/clock';
 import { ErrorMessages } from '../common/errors/error-messages';
 import { badRequest, conflict, notFound } from '../common/errors/http-error';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, In, Repository } from 'typeorm';
-import type { Platform } from '../builds/build-status';
+import type { Platform } from './platform';
 import { forUpdate } from '../database/row-lock';
 import { AppEntity } from './app.entity';
 

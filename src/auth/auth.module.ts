@@ -8,13 +8,15 @@ import { AuthenticatorService } from './authenticator.service';
 import { LoginThrottleService } from './login-throttle.service';
 import { SessionEntity } from './session.entity';
 import { SessionsService } from './sessions.service';
+import { ClusterModule } from '../cluster/cluster.module';
+import { CommonModule } from '../common/common.module';
 
 /**
  * Sign-in, sessions, and the one authenticator behind the access guard and the WebSocket upgrades
  * (the guard itself is registered in AppModule with the other cross-cutting pieces).
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([SessionEntity]), UsersModule, TokensModule],
+  imports: [CommonModule, ClusterModule, TypeOrmModule.forFeature([SessionEntity]), UsersModule, TokensModule],
   controllers: [AuthController],
   providers: [
     AuthService,

@@ -2,7 +2,7 @@ import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { ServerResponse } from 'node:http';
 import { documentCsp, setDocumentSecurityHeaders } from '../common/html/security-headers';
-import { RELAY_VERSION } from './version';
+import { RELAY_VERSION } from '../relay/relay-version';
 
 /** The OpenAPI document generated from the controllers and DTOs (also read by scripts/generate-api-types.js). */
 export function createOpenApiDocument(app: INestApplication): OpenAPIObject {

@@ -1,6 +1,6 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { ExtraImports } from '../app.module';
-import { describeTightened, keepNewFilesPrivate, tightenDataFolder } from '../common/storage/private-modes';
+import { describeTightened, keepNewFilesPrivate, tightenDataFolder } from '../storage/private-modes';
 import { RelayConfig } from '../config/relay-config';
 import { JsonLogger } from '../logging/json-logger';
 import { RelayHostDetailsService } from '../relay/relay-host-details.service';

@@ -3,7 +3,7 @@ import type { Response } from 'express';
 import { ErrorMessages } from '../common/errors/error-messages';
 import { notFound } from '../common/errors/http-error';
 import { BuildQueryService } from './build-query.service';
-import { BuildFiles } from './storage/build-files';
+import { BuildFiles } from './build-files';
 
 const CONTENT_TYPES: [suffix: string, type: string][] = [
   ['.apk', 'application/vnd.android.package-archive'],

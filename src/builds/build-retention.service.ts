@@ -1,10 +1,12 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { Clock } from '../common/clock';
+import { HOUR_MS } from '../common/time';
 import { TransactionRunner } from '../database/transaction-runner';
 import { BuildsRepository } from './builds.repository';
 import { BuildsDeletedEvent } from './events/builds-deleted.event';
-import { BuildFiles } from './storage/build-files';
+import { BuildFiles } from './build-files';
+import { StoredFileOwners } from '../storage/stored-file-owners';
 
 /** Rows deleted per transaction by the purge. */
 const PURGE_BATCH = 500;
@@ -16,7 +18,7 @@ const PURGE_BATCH = 500;
  * committed right now are never touched).
  */
 @Injectable()
-export class BuildRetentionService {
+export class BuildRetentionService implements OnModuleInit {
   private readonly logger = new Logger('Builds');
   constructor(
     private readonly builds: BuildsRepository,
@@ -24,7 +26,16 @@ export class BuildRetentionService {
     private readonly events: EventEmitter2,
     private readonly files: BuildFiles,
     private readonly transactions: TransactionRunner,
+    private readonly owners: StoredFileOwners,
   ) {}
+
+  /**
+   * The builds folder's sweep runs every minute, sparing files younger than an hour (a large upload
+   * is stored before its row is inserted); it is its own, since it also drops rows whose file is gone.
+   */
+  onModuleInit(): void {
+    this.owners.register({ orphans: 'orphan build files', every: 'minute', graceMs: HOUR_MS, sweepOrphans: (g) => this.sweepOrphans(g) });
+  }
 
   /** Deletes every build whose delete_after has passed: rows, then files. Returns how many. */
   async purgeDue(): Promise<number> {

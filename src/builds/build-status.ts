@@ -1,6 +1,5 @@
 export const BUILD_STATUSES = ['Backlog', 'In Progress', 'Done', 'Rejected'] as const;
 export type BuildStatus = (typeof BUILD_STATUSES)[number];
-export const PLATFORMS = ['ios', 'android'] as const;
 
 /**
  * Done and Rejected are final: the one rule behind a build's completed_at (set on reaching a final
@@ -18,7 +17,8 @@ export function isFinalStatus(status: BuildStatus | null | undefined): status is
 export function changedToFinal(previous: BuildStatus | null, next: BuildStatus | null): boolean {
   return isFinalStatus(next) && next !== previous;
 }
-export type Platform = (typeof PLATFORMS)[number];
+// Kept for builds.repository.ts, which issue 23's data-access rewrite replaces; import from app-catalogue/platform.
+export { PLATFORMS, type Platform } from '../app-catalogue/platform';
 
 /** The member who set a status (history, live events): what the principal of the request carried. */
 export interface StatusActor {

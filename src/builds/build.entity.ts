@@ -1,7 +1,8 @@
 import { Column, Entity, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
 import { AppEntity } from '../app-catalogue/app.entity';
 import { TimestampColumn } from '../database/timestamp.column';
-import type { BuildStatus, Platform } from './build-status';
+import type { BuildStatus } from './build-status';
+import type { Platform } from '../app-catalogue/platform';
 
 const bigintNumber = {
   to: (value: number) => value,

@@ -15,7 +15,8 @@ import { BuildIconsService } from './build-icons.service';
 import { BuildIntakeService } from './build-intake.service';
 import { BuildQueryService } from './build-query.service';
 import { BuildReviewService, WEBHOOKS_NOTIFIED_HEADER } from './build-review.service';
-import { BUILD_STATUSES, PLATFORMS } from './build-status';
+import { BUILD_STATUSES } from './build-status';
+import { PLATFORMS } from '../app-catalogue/platform';
 import {
   Build,
   BuildList,

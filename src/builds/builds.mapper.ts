@@ -5,7 +5,8 @@ import type { BuildEntity } from './build.entity';
 import type { UserEntity } from '../users/user.entity';
 import type { ListedBuild } from './build-query.service';
 import type { BuildStatusChangeEntity } from './build-status-change.entity';
-import { BUILD_STATUSES, PLATFORMS, type BuildStatus, type Platform } from './build-status';
+import { BUILD_STATUSES, type BuildStatus } from './build-status';
+import { PLATFORMS, type Platform } from '../app-catalogue/platform';
 import { ComparisonFlag } from './contents/build-comparison';
 
 /** spec §2 Build. */

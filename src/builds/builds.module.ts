@@ -20,12 +20,22 @@ import { BuildContentsService } from './contents/build-contents.service';
 import { AppCompareSettingsEntity } from './contents/compare-settings.entity';
 import { ResumableUploadsController } from './resumable/resumable-uploads.controller';
 import { ResumableUploadsService } from './resumable/resumable-uploads.service';
-import { BuildFiles } from './storage/build-files';
+import { BuildFiles } from './build-files';
 import { WebhooksModule } from '../webhooks/webhooks.module';
+import { MetricsModule } from '../metrics/metrics.module';
+import { StorageModule } from '../storage/storage.module';
+import { CommonModule } from '../common/common.module';
 
 /** Builds: upload (multipart and tus resumable) and metadata, contents and comparison, listing, review status, deletion schedule, purge, download. */
 @Module({
-  imports: [TypeOrmModule.forFeature([BuildEntity, BuildStatusChangeEntity, BuildIconEntity, BuildContentsEntity, AppCompareSettingsEntity]), AppCatalogueModule, WebhooksModule],
+  imports: [
+    TypeOrmModule.forFeature([BuildEntity, BuildStatusChangeEntity, BuildIconEntity, BuildContentsEntity, AppCompareSettingsEntity]),
+    CommonModule,
+    StorageModule,
+    MetricsModule,
+    AppCatalogueModule,
+    WebhooksModule,
+  ],
   controllers: [BuildsController, BuildContentsController, ResumableUploadsController],
   providers: [
     BuildsRepository,

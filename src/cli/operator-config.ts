@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { keepNewFilesPrivate } from '../common/storage/private-modes';
+import { keepNewFilesPrivate } from '../storage/private-modes';
 import { ConfigError } from '../config/config-error';
 import { loadConfig } from '../config/config.loader';
 import type { RelayConfig } from '../config/relay-config';

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { agentCommand } from '../agent-daemon/main';
-import { RELAY_VERSION } from '../bootstrap/version';
+import { RELAY_VERSION } from '../relay/relay-version';
 import { clientCommands } from './client-commands';
 import { adminCommand } from './commands/admin.command';
 import { backupCommand, restoreCommand } from './commands/backup.command';

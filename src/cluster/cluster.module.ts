@@ -1,8 +1,7 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { ClusterBus } from './cluster-bus';
 import { ClusterEventsBridge } from './cluster-events.bridge';
 
 /** What several instances share through Redis (docs/scaling.md); inert without SVC_REDIS_URL. */
-@Global()
 @Module({ providers: [ClusterBus, ClusterEventsBridge], exports: [ClusterBus] })
 export class ClusterModule {}

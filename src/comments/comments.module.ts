@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AttachmentFiles } from './attachment-files';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { BuildsModule } from '../builds/builds.module';
 import { ImagesModule } from '../images/images.module';
@@ -7,12 +8,13 @@ import { CommentAttachmentEntity } from './comment-attachment.entity';
 import { CommentEntity } from './comment.entity';
 import { CommentsController } from './comments.controller';
 import { CommentsService } from './comments.service';
+import { CommonModule } from '../common/common.module';
 
 /** Comments on builds with image attachments. */
 @Module({
-  imports: [TypeOrmModule.forFeature([CommentEntity, CommentAttachmentEntity]), BuildsModule, ImagesModule],
+  imports: [CommonModule, TypeOrmModule.forFeature([CommentEntity, CommentAttachmentEntity]), BuildsModule, ImagesModule],
   controllers: [CommentsController],
-  providers: [CommentsService, CommentsBuildsDeletedListener],
+  providers: [CommentsService, CommentsBuildsDeletedListener, AttachmentFiles],
   exports: [CommentsService],
 })
 export class CommentsModule {}

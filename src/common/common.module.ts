@@ -1,8 +1,6 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { Clock } from './clock';
-import { StoragePaths } from './storage/storage-paths';
 
-/** Cross-cutting providers every feature may inject. */
-@Global()
-@Module({ providers: [Clock, StoragePaths], exports: [Clock, StoragePaths] })
+/** The injectable `Clock` (tests move it forward), imported by the modules that read the time. */
+@Module({ providers: [Clock], exports: [Clock] })
 export class CommonModule {}

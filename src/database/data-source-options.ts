@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { DataSourceOptions } from 'typeorm';
-import { PRIVATE_FOLDER_MODE } from '../common/storage/private-modes';
+import { PRIVATE_FOLDER_MODE } from '../storage/private-modes';
 import type { RelayConfig } from '../config/relay-config';
 
 /** Every migration, found by file name so feature modules add theirs without touching this file. */

@@ -2,12 +2,12 @@ import { HttpStatus, Injectable } from '@nestjs/common';
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { DataSource } from 'typeorm';
-import { RELAY_VERSION } from '../bootstrap/version';
+import { RELAY_VERSION } from '../relay/relay-version';
 import { ClusterBus } from '../cluster/cluster-bus';
 import { Clock } from '../common/clock';
 import { HttpError } from '../common/errors/http-error';
 import { DISK_RESERVE_BYTES, freeBytes } from '../common/multipart/multipart-receiver';
-import { StoragePaths } from '../common/storage/storage-paths';
+import { StoragePaths } from '../storage/storage-paths';
 import { FileStore } from '../storage/file-store';
 import type { DependencyState, HealthDependencies, HealthResponse } from './health.mapper';
 

@@ -5,9 +5,10 @@ import type { Readable } from 'node:stream';
 import { randomHex } from '../common/crypto/secret-token';
 import { badRequest } from '../common/errors/http-error';
 import { FileFieldRule, receiveMultipart } from '../common/multipart/multipart-receiver';
-import { StoragePaths } from '../common/storage/storage-paths';
+import { StoragePaths } from '../storage/storage-paths';
 import { validateFields } from '../common/validation/form-fields';
 import { FileStore } from '../storage/file-store';
+import { ORPHAN_FILE_GRACE_MS, StoredFileOwners } from '../storage/stored-file-owners';
 import { removeUnreferencedFiles } from '../storage/unreferenced-files';
 import { IMAGE_EXTENSION, IMAGE_MIME, ImageType, imageTypeOfStoredName, sniffImageType } from './image-type';
 
@@ -75,6 +76,7 @@ export class StoredImagesService {
   constructor(
     private readonly paths: StoragePaths,
     private readonly store: FileStore,
+    private readonly owners: StoredFileOwners,
   ) {}
 
   /**
@@ -145,6 +147,19 @@ export class StoredImagesService {
   /** The served image's bytes (rejects when it was removed since resolveServed). */
   open(image: ServedImage): Promise<Readable> {
     return this.store.read(image.key);
+  }
+
+  /**
+   * Registers the images of `folder` for the hourly orphan sweep ("unreferenced uploads"), called
+   * by the module whose rows reference them; `referenced` returns paths relative to uploads.
+   */
+  registerOwner(folder: UploadFolder, referenced: () => Promise<Iterable<string>>): void {
+    this.owners.register({
+      orphans: 'unreferenced uploads',
+      every: 'hour',
+      graceMs: ORPHAN_FILE_GRACE_MS,
+      sweepOrphans: (graceMs) => this.sweepOrphans(folder, async () => new Set(await referenced()), graceMs),
+    });
   }
 
   /**

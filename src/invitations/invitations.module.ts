@@ -9,10 +9,12 @@ import { ImagesModule } from '../images/images.module';
 import { InvitationEntity } from './invitation.entity';
 import { InvitationsController } from './invitations.controller';
 import { InvitationsService } from './invitations.service';
+import { CommonModule } from '../common/common.module';
 
 /** Invitations: create (Admin), verify, accept (the `/invite` page is the dashboard's). */
 @Module({
   imports: [
+    CommonModule,
     TypeOrmModule.forFeature([InvitationEntity]),
     UsersModule,
     AuthModule,

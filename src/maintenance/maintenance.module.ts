@@ -2,27 +2,25 @@ import { Module } from '@nestjs/common';
 import { AgentsModule } from '../agents/agents.module';
 import { AuthModule } from '../auth/auth.module';
 import { BuildsModule } from '../builds/builds.module';
-import { CommentsModule } from '../comments/comments.module';
 import { InvitationsModule } from '../invitations/invitations.module';
 import { PasswordResetModule } from '../password-reset/password-reset.module';
 import { RecordingsModule } from '../recordings/recordings.module';
-import { SettingsModule } from '../settings/settings.module';
-import { ImagesModule } from '../images/images.module';
-import { UsersModule } from '../users/users.module';
 import { ScheduledPurgesService } from './scheduled-purges.service';
+import { ClusterModule } from '../cluster/cluster.module';
+import { MetricsModule } from '../metrics/metrics.module';
+import { StorageModule } from '../storage/storage.module';
 
 @Module({
   imports: [
-    UsersModule,
+    StorageModule,
+    MetricsModule,
+    ClusterModule,
     AuthModule,
     BuildsModule,
     AgentsModule,
     RecordingsModule,
     InvitationsModule,
     PasswordResetModule,
-    SettingsModule,
-    CommentsModule,
-    ImagesModule,
   ],
   providers: [ScheduledPurgesService],
   exports: [ScheduledPurgesService],

@@ -5,20 +5,15 @@ import { SessionsService } from '../auth/sessions.service';
 import { BuildRetentionService } from '../builds/build-retention.service';
 import { ResumableUploadsService } from '../builds/resumable/resumable-uploads.service';
 import { RecordingsService } from '../recordings/recordings.service';
-import { CommentsService } from '../comments/comments.service';
 import { ClusterBus } from '../cluster/cluster-bus';
 import { sweepTempUploads } from '../common/multipart/multipart-receiver';
-import { StoragePaths } from '../common/storage/storage-paths';
+import { StoragePaths } from '../storage/storage-paths';
 import { HOUR_MS, MINUTE_MS } from '../common/time';
 import { InvitationsService } from '../invitations/invitations.service';
 import { PasswordResetService } from '../password-reset/password-reset.service';
-import { SettingsService } from '../settings/settings.service';
-import { StoredImagesService } from '../images/stored-images.service';
-import { UsersService } from '../users/users.service';
 import { RelayMetrics } from '../metrics/relay-metrics';
+import { StoredFileOwners, type OrphanSweepJob } from '../storage/stored-file-owners';
 
-/** Stored files younger than this are never swept: their row may be about to be written. */
-export const ORPHAN_UPLOAD_GRACE_MS = 10 * MINUTE_MS;
 /**
  * With several instances, each round holds a lock in Redis so one instance runs it at a time; the
  * lock expires after this even if its holder died mid-round. Far above a round's length.
@@ -42,14 +37,11 @@ export class ScheduledPurgesService implements OnApplicationBootstrap {
     private readonly recordings: RecordingsService,
     private readonly invitations: InvitationsService,
     private readonly resets: PasswordResetService,
-    private readonly users: UsersService,
-    private readonly settings: SettingsService,
-    private readonly comments: CommentsService,
-    private readonly images: StoredImagesService,
     private readonly resumableUploads: ResumableUploadsService,
     private readonly paths: StoragePaths,
     private readonly metrics: RelayMetrics,
     private readonly bus: ClusterBus,
+    private readonly fileOwners: StoredFileOwners,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -60,7 +52,8 @@ export class ScheduledPurgesService implements OnApplicationBootstrap {
   /**
    * The start-up sweep. Before the relay listens nothing is being uploaded or committed, so
    * whatever a crash (kill -9, power loss) left half-done is removed without a grace period:
-   * partial temp files of every uploader, build files, images and recordings no row points at.
+   * partial temp files of every uploader, and every registered owner's stored files (build files,
+   * images, recordings) no row points at.
    * Not with several instances: the others are uploading and committing right now, so their files
    * are left to the regular sweeps, which keep a grace period.
    */
@@ -68,9 +61,7 @@ export class ScheduledPurgesService implements OnApplicationBootstrap {
     if (this.bus.clustered) return;
     const now = Date.now();
     await this.guarded('partial uploads', () => sweepTempUploads(this.paths.tmp, now));
-    await this.guarded('orphan build files', () => this.builds.sweepOrphans(0));
-    await this.guarded('unreferenced uploads', () => this.sweepOrphanUploads(0));
-    await this.guarded('orphan recordings', () => this.recordings.sweepOrphans(0));
+    for (const job of this.fileOwners.jobs()) await this.sweepOrphans(job, 0);
   }
 
   /** Every purge of the minute; false when another instance is running them (nothing done here). */
@@ -82,7 +73,7 @@ export class ScheduledPurgesService implements OnApplicationBootstrap {
   private async purgeAll(): Promise<void> {
     await this.guarded('expired sessions', () => this.sessions.purgeExpired());
     await this.guarded('builds past their deletion time', () => this.builds.purgeDue());
-    await this.guarded('orphan build files', () => this.builds.sweepOrphans(HOUR_MS));
+    for (const job of this.fileOwners.jobs('minute')) await this.sweepOrphans(job);
     await this.guarded('partial uploads idle for an hour', () => sweepTempUploads(this.paths.tmp, Date.now() - HOUR_MS));
     await this.guarded('resumable uploads past 24 hours', () => this.resumableUploads.sweepExpired());
     await this.guarded('agent resource samples older than 30 days', () => this.agentResources.purgeExpired());
@@ -93,23 +84,21 @@ export class ScheduledPurgesService implements OnApplicationBootstrap {
 
   @Cron(CronExpression.EVERY_HOUR, { name: 'sweep-uploads' })
   sweepUploads(): Promise<boolean> {
-    return this.bus.exclusive('sweep-uploads', PURGE_LOCK_TTL_MS, async () => {
-      await this.guarded('unreferenced uploads', () => this.sweepOrphanUploads());
-      await this.guarded('orphan recordings', () => this.recordings.sweepOrphans(ORPHAN_UPLOAD_GRACE_MS));
-    });
+    return this.bus.exclusive('sweep-uploads', PURGE_LOCK_TTL_MS, () => this.sweepOrphanUploads());
   }
 
   /**
-   * Deletes stored images no row points at: attachments of comments removed with their build
-   * (the database cascade cannot delete files), avatars and logos left by a crash between steps.
+   * The hourly orphan sweeps (stored images no row points at: attachments of comments removed with
+   * their build, avatars and logos left by a crash between steps; recordings), each sparing files
+   * younger than `graceMs`, or than its owner's grace period when not given.
    */
-  async sweepOrphanUploads(graceMs = ORPHAN_UPLOAD_GRACE_MS): Promise<number> {
-    const counts = await Promise.all([
-      this.images.sweepOrphans('comments', () => this.comments.attachmentPaths(), graceMs),
-      this.images.sweepOrphans('avatars', async () => new Set(await this.users.avatarPaths()), graceMs),
-      this.images.sweepOrphans('logos', async () => new Set([await this.settings.logoPath()].filter((p) => p !== null)), graceMs),
-    ]);
-    return counts.reduce((a, b) => a + b, 0);
+  async sweepOrphanUploads(graceMs?: number): Promise<void> {
+    for (const job of this.fileOwners.jobs('hour')) await this.sweepOrphans(job, graceMs);
+  }
+
+  /** One job of the registered owners' orphan sweeps: owners sharing a name are swept together. */
+  private sweepOrphans(job: OrphanSweepJob, graceMs?: number): Promise<void> {
+    return this.guarded(job.orphans, () => Promise.all(job.owners.map((owner) => owner.sweepOrphans(graceMs ?? owner.graceMs))));
   }
 
   private async guarded(what: string, purge: () => Promise<unknown>): Promise<void> {

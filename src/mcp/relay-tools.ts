@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { RELAY_VERSION } from '../bootstrap/version';
+import { RELAY_VERSION } from '../relay/relay-version';
 import { CliError, RelayRefusedError } from '../cli/cli-error';
 import { Connection, RelayClient } from '../cli/client/relay-client';
 import { BUILD_PLATFORMS, BUILD_STATUSES } from '../cli/client/relay-types';

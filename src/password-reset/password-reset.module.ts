@@ -10,10 +10,12 @@ import { SettingsModule } from '../settings/settings.module';
 import { PasswordResetController } from './password-reset.controller';
 import { PasswordResetEntity } from './password-reset.entity';
 import { PasswordResetService } from './password-reset.service';
+import { CommonModule } from '../common/common.module';
 
 /** Password-reset links: send (Admin), verify, reset (the `/reset-password` page is the dashboard's). */
 @Module({
   imports: [
+    CommonModule,
     TypeOrmModule.forFeature([PasswordResetEntity]),
     UsersModule,
     AuthModule,

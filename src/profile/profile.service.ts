@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
 import type { Principal } from '../common/auth/principal';
 import { badRequest, unauthorized } from '../common/errors/http-error';
 import { ImageForm, StoredImagesService } from '../images/stored-images.service';
@@ -7,11 +7,16 @@ import type { UpdateProfileFields } from './dto/update-profile.dto';
 
 /** The signed-in member's own display name and avatar. */
 @Injectable()
-export class ProfileService {
+export class ProfileService implements OnModuleInit {
   constructor(
     private readonly users: UsersService,
     private readonly images: StoredImagesService,
   ) {}
+
+  /** Avatars no member references are swept as unreferenced uploads. */
+  onModuleInit(): void {
+    this.images.registerOwner('avatars', () => this.users.avatarPaths());
+  }
 
   /** PATCH /profile: `display_name` (empty clears it) and file `avatar`; a new avatar deletes the old file. */
   async update(principal: Principal, form: ImageForm<UpdateProfileFields>): Promise<void> {

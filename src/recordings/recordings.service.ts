@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Request, Response } from 'express';
 import { In, Repository } from 'typeorm';
@@ -7,14 +7,14 @@ import { randomHex } from '../common/crypto/secret-token';
 import { ErrorMessages } from '../common/errors/error-messages';
 import { badRequest, notFound } from '../common/errors/http-error';
 import { DISK_RESERVE_BYTES, receiveMultipart } from '../common/multipart/multipart-receiver';
-import { StoragePaths } from '../common/storage/storage-paths';
+import { StoragePaths } from '../storage/storage-paths';
 import { HOUR_MS } from '../common/time';
 import { MAX_ID, readId } from '../common/validation/parse-id.pipe';
 import { RelayConfig } from '../config/relay-config';
 import { After, AtOrBefore } from '../database/timestamp.column';
 import { FileStore } from '../storage/file-store';
-import { sendFromStore } from '../storage/stored-file-response';
-import { removeUnreferencedFiles } from '../storage/unreferenced-files';
+import { sendFromStore } from '../storage/file-responses';
+import { folderOwner, ORPHAN_FILE_GRACE_MS, StoredFileOwners } from '../storage/stored-file-owners';
 import type { UploadRecordingQuery } from './dto/upload-recording.query';
 import { RecordingEntity } from './recording.entity';
 import { Recording, recordingUrl, toRecording } from './recordings.mapper';
@@ -31,7 +31,7 @@ const PURGE_BATCH = 500;
 
 /** Screen recordings: streamed upload checked by its bytes, listing, serving until 72 hours, purge. */
 @Injectable()
-export class RecordingsService {
+export class RecordingsService implements OnModuleInit {
   private readonly logger = new Logger('Recordings');
 
   constructor(
@@ -40,7 +40,21 @@ export class RecordingsService {
     private readonly store: FileStore,
     private readonly clock: Clock,
     private readonly config: RelayConfig,
+    private readonly owners: StoredFileOwners,
   ) {}
+
+  /** Files in the recordings folder that no row references are swept every hour (removeUnreferencedFiles). */
+  onModuleInit(): void {
+    this.owners.register(
+      folderOwner(this.store, {
+        orphans: 'orphan recordings',
+        every: 'hour',
+        graceMs: ORPHAN_FILE_GRACE_MS,
+        prefix: PREFIX,
+        referenced: async () => new Set((await this.recordings.find({ select: { filename: true } })).map((r) => r.filename)),
+      }),
+    );
+  }
 
   async upload(req: Request, query: UploadRecordingQuery, uploadedBy: number): Promise<{ url: string }> {
     const sessionId = query.sessionId ?? null;
@@ -124,17 +138,6 @@ export class RecordingsService {
       });
     }
     return expired.length;
-  }
-
-  /** Removes files in the recordings folder that no row references (see removeUnreferencedFiles). */
-  sweepOrphans(graceMs: number, nowMs = Date.now()): Promise<number> {
-    return removeUnreferencedFiles(
-      this.store,
-      PREFIX,
-      async () => new Set((await this.recordings.find({ select: { filename: true } })).map((r) => r.filename)),
-      graceMs,
-      nowMs,
-    );
   }
 }
 

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { badRequest } from '../common/errors/http-error';
@@ -12,12 +12,17 @@ import { TeamSettingsEntity } from './team-settings.entity';
 const SETTINGS_ID = 1;
 
 @Injectable()
-export class SettingsService {
+export class SettingsService implements OnModuleInit {
   constructor(
     @InjectRepository(TeamSettingsEntity) private readonly settings: Repository<TeamSettingsEntity>,
     private readonly images: StoredImagesService,
     private readonly transactions: TransactionRunner,
   ) {}
+
+  /** A logo the settings no longer name is swept as an unreferenced upload. */
+  onModuleInit(): void {
+    this.images.registerOwner('logos', async () => [await this.logoPath()].filter((p): p is string => p !== null));
+  }
 
   async read(): Promise<TeamSettings> {
     return toTeamSettings(await this.row());

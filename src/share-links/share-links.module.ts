@@ -6,6 +6,7 @@ import { InstallPageController } from './install-page.controller';
 import { ShareLinkEntity } from './share-link.entity';
 import { ShareLinksController } from './share-links.controller';
 import { ShareLinksService } from './share-links.service';
+import { CommonModule } from '../common/common.module';
 
 /**
  * Share links of builds (docs/builds.md "Share links"): made, listed and revoked by members; the
@@ -13,7 +14,7 @@ import { ShareLinksService } from './share-links.service';
  * services; a deleted build ends its links by the foreign key (SET NULL), so no listener is needed.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([ShareLinkEntity]), BuildsModule, RelayModule],
+  imports: [CommonModule, TypeOrmModule.forFeature([ShareLinkEntity]), BuildsModule, RelayModule],
   controllers: [ShareLinksController, InstallPageController],
   providers: [ShareLinksService],
 })

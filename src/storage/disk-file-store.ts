@@ -2,7 +2,7 @@ import { constants, createReadStream, mkdirSync } from 'node:fs';
 import { access, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
-import { PRIVATE_FOLDER_MODE } from '../common/storage/private-modes';
+import { PRIVATE_FOLDER_MODE } from './private-modes';
 import { ByteRange, FileStore, STORED_FOLDERS } from './file-store';
 
 /**

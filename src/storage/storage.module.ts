@@ -1,7 +1,9 @@
-import { Global, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
 import { RelayConfig } from '../config/relay-config';
 import { createFileStore } from './create-file-store';
 import { FileStore } from './file-store';
+import { StoragePaths } from './storage-paths';
+import { StoredFileOwners } from './stored-file-owners';
 
 /** Releases the store's connections (S3's sockets) when the relay stops. */
 @Injectable()
@@ -14,11 +16,12 @@ class FileStoreLifecycle implements OnApplicationShutdown {
 }
 
 /**
- * The one storage every stored file goes through (`FileStore`), global like the config it is
- * built from. Feature modules own their keys: builds `builds/…`, images `uploads/…`, recordings
- * `recordings/…`.
+ * Storage, one place for all of it: the `FileStore` every stored file goes through, the data
+ * folder's local layout (`StoragePaths`, `private-modes.ts`) and the file responses
+ * (`file-responses.ts`), and the registry of who owns which stored files (`StoredFileOwners`, read
+ * by the orphan sweeps). Feature modules own their keys: builds `builds/…`, images `uploads/…`,
+ * recordings `recordings/…`.
  */
-@Global()
 @Module({
   providers: [
     {
@@ -27,7 +30,9 @@ class FileStoreLifecycle implements OnApplicationShutdown {
       useFactory: createFileStore,
     },
     FileStoreLifecycle,
+    StoragePaths,
+    StoredFileOwners,
   ],
-  exports: [FileStore],
+  exports: [FileStore, StoragePaths, StoredFileOwners],
 })
 export class StorageModule {}

@@ -3,9 +3,10 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { PersonalAccessTokenEntity } from './personal-access-token.entity';
 import { TokensController } from './tokens.controller';
 import { TokensService } from './tokens.service';
+import { CommonModule } from '../common/common.module';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([PersonalAccessTokenEntity])],
+  imports: [CommonModule, TypeOrmModule.forFeature([PersonalAccessTokenEntity])],
   controllers: [TokensController],
   providers: [TokensService],
   exports: [TokensService],

@@ -3,9 +3,10 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { PasswordHasher } from './password-hasher';
 import { UserEntity } from './user.entity';
 import { UsersService } from './users.service';
+import { CommonModule } from '../common/common.module';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([UserEntity])],
+  imports: [CommonModule, TypeOrmModule.forFeature([UserEntity])],
   providers: [UsersService, PasswordHasher],
   exports: [UsersService, PasswordHasher],
 })

@@ -15,10 +15,12 @@ import { WebhookEntity } from './webhook.entity';
 import { ConfigWebhooksController } from './config-webhooks.controller';
 import { WebhooksController } from './webhooks.controller';
 import { WebhooksService } from './webhooks.service';
+import { MetricsModule } from '../metrics/metrics.module';
+import { CommonModule } from '../common/common.module';
 
 /** Webhook registration (with the SSRF rule), signed delivery of build.status_changed, config-file endpoints. */
 @Module({
-  imports: [TypeOrmModule.forFeature([WebhookEntity, WebhookDeliveryEntity])],
+  imports: [CommonModule, MetricsModule, TypeOrmModule.forFeature([WebhookEntity, WebhookDeliveryEntity])],
   controllers: [WebhooksController, ConfigWebhooksController],
   providers: [
     WebhooksService,

@@ -45,7 +45,7 @@ export function compiledCliMain(repoRoot: string): string {
     mkdirSync(dirname(out), { recursive: true });
     copyFileSync(file, out);
   }
-  // version.ts reads package.json two levels above dist/<module>/.
+  // relay/relay-version.ts reads package.json two levels above dist/<module>/.
   copyFileSync(join(repoRoot, 'package.json'), join(staging, 'package.json'));
   try {
     renameSync(staging, root);

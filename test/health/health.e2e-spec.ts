@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { RELAY_VERSION } from '../../src/bootstrap/version';
+import { RELAY_VERSION } from '../../src/relay/relay-version';
 import { startTestRelay, TestRelay } from '../support/test-relay';
 
 const HEALTHCHECK = join(__dirname, '..', '..', 'bin', 'healthcheck.js');

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { RELAY_VERSION } from '../../src/bootstrap/version';
+import { RELAY_VERSION } from '../../src/relay/relay-version';
 import { WebhookDeliverySettings } from '../../src/webhooks/delivery/delivery-settings';
 import { WebhookEntity } from '../../src/webhooks/webhook.entity';
 import { MemberFactory, TestMember } from '../support/factory';

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { isoWithMillis } from '../../common/time';
-import { PLATFORMS, type Platform } from '../build-status';
+import { PLATFORMS, type Platform } from '../../app-catalogue/platform';
 import { APP_PLATFORMS, type AppPlatform } from '../../app-catalogue/app.entity';
 import type { RecentSize } from './build-contents.repository';
 import type { EarlierBuilds, FoundContents } from './build-contents.service';

@@ -3,7 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { isUniqueViolation } from '../../database/unique-violation';
 import { BuildEntity } from '../build.entity';
-import type { Platform } from '../build-status';
+import type { Platform } from '../../app-catalogue/platform';
 import { insertRow } from '../builds.repository';
 import type { BuildContents } from '../inspection/build-contents';
 import type { ComparisonFlag } from './build-comparison';

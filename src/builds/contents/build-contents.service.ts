@@ -11,7 +11,7 @@ import { archiveTypeOf } from '../inspection/archive-type';
 import { BuildContents, CONTENTS_FORMAT } from '../inspection/build-contents';
 import { MalformedBuildError } from '../inspection/malformed-build.error';
 import { readBuildMetadata } from '../inspection/read-build-metadata';
-import { BuildFiles } from '../storage/build-files';
+import { BuildFiles } from '../build-files';
 import { BuildComparison, compareContents, ComparedBuildRef } from './build-comparison';
 import { BuildContentsRepository, ComparedBuild, RecentSize } from './build-contents.repository';
 import { CompareSettings, parseCompareSettings } from './compare-settings';

@@ -2,7 +2,8 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { RememberQueryResults } from '../../common/validation/query-results';
 import { ToId, ToInteger, Trim } from '../../common/validation/transforms';
-import { BUILD_STATUSES, PLATFORMS, Platform } from '../build-status';
+import { BUILD_STATUSES } from '../build-status';
+import { PLATFORMS, Platform } from '../../app-catalogue/platform';
 import type { BuildSortField, ListedStatus } from '../builds.repository';
 
 /** Largest page size (spec §8); a larger `limit` is capped, not refused. */

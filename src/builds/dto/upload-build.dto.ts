@@ -1,6 +1,7 @@
 import { IsIn, IsInt, IsOptional, MaxLength, Min } from 'class-validator';
 import { BlankAsAbsent, ToId } from '../../common/validation/transforms';
-import { BUILD_STATUSES, BuildStatus, PLATFORMS, Platform } from '../build-status';
+import { BUILD_STATUSES, BuildStatus } from '../build-status';
+import { PLATFORMS, Platform } from '../../app-catalogue/platform';
 
 const LABEL_MAX = 200;
 

@@ -1,4 +1,4 @@
-import type { Platform } from '../build-status';
+import type { Platform } from '../../app-catalogue/platform';
 
 /**
  * What a build holds, read at upload beside its metadata (docs/builds.md "Contents and comparison").

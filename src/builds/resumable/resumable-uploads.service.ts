@@ -12,7 +12,7 @@ import { ErrorMessages } from '../../common/errors/error-messages';
 import { badRequest, HttpError, notFound, payloadTooLarge } from '../../common/errors/http-error';
 import { DISK_RESERVE_BYTES, freeBytes, HEAD_BYTES, notEnoughSpace } from '../../common/multipart/multipart-receiver';
 import { leaveRequestDeadline } from '../../common/net/request-deadline';
-import { StoragePaths } from '../../common/storage/storage-paths';
+import { StoragePaths } from '../../storage/storage-paths';
 import { DAY_MS } from '../../common/time';
 import { validateFields } from '../../common/validation/form-fields';
 import { RelayConfig } from '../../config/relay-config';

@@ -5,7 +5,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import * as tar from 'tar-stream';
-import { PRIVATE_FILE_MODE, PRIVATE_FOLDER_MODE } from '../../common/storage/private-modes';
+import { PRIVATE_FILE_MODE, PRIVATE_FOLDER_MODE } from '../../storage/private-modes';
 import type { RelayConfig } from '../../config/relay-config';
 import { createFileStore } from '../../storage/create-file-store';
 import { FileStore, STORED_FOLDERS } from '../../storage/file-store';

@@ -10,8 +10,8 @@ const MAX_BYTES = 8 * 1024 * 1024;
 const COMPRESSIBLE = /^(application\/json|text\/html|text\/plain)\s*(;|$)/i;
 
 /**
- * Compresses an answer written whole in one `res.end(body)` (Express's `res.send`/`res.json`,
- * sendJsonText) when it is JSON, HTML or plain text over 1 KB and the client accepts br or gzip:
+ * Compresses an answer written whole in one `res.end(body)` (Express's `res.send`/`res.json`)
+ * when it is JSON, HTML or plain text over 1 KB and the client accepts br or gzip:
  * brotli at quality 4 or gzip at level 1, the fast levels (a list page of 15 KB shrinks about
  * 20-fold either way), on zlib's thread pool so the event loop never waits for it.
  *

@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { BuildStatusChangedEvent } from '../../builds/events/build-status-changed.event';
-import { RELAY_VERSION } from '../../bootstrap/version';
+import { RELAY_VERSION } from '../../relay/relay-version';
 import { Clock } from '../../common/clock';
 import type { DestinationPolicy } from '../destination/address-classifier';
 import { WEBHOOK_NOT_FOUND, WebhooksService } from '../webhooks.service';

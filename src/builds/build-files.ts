@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { Response } from 'express';
-import type { StoredFileOptions } from '../../common/api/send-stored-file';
-import { randomHex } from '../../common/crypto/secret-token';
-import { FileStore } from '../../storage/file-store';
-import { sendFromStore } from '../../storage/stored-file-response';
+import { randomHex } from '../common/crypto/secret-token';
+import { FileStore } from '../storage/file-store';
+import { sendFromStore, type StoredFileOptions } from '../storage/file-responses';
 
 const PREFIX = 'builds/';
 

@@ -1,11 +1,11 @@
 import type { ArgumentMetadata } from '@nestjs/common';
 import { randomInt } from 'node:crypto';
 import { parse } from 'node:querystring';
-import { ListBuildsQuery } from '../../builds/dto/list-builds.query';
-import { UploadRecordingQuery } from '../../recordings/dto/upload-recording.query';
-import { HttpError } from '../errors/http-error';
-import { MAX_REMEMBERED_QUERIES } from './query-results';
-import { createValidationPipe } from './validation.pipe';
+import { ListBuildsQuery } from '../../src/builds/dto/list-builds.query';
+import { UploadRecordingQuery } from '../../src/recordings/dto/upload-recording.query';
+import { HttpError } from '../../src/common/errors/http-error';
+import { MAX_REMEMBERED_QUERIES } from '../../src/common/validation/query-results';
+import { createValidationPipe } from '../../src/common/validation/validation.pipe';
 
 const KEYS = ['page', 'limit', 'q', 'platform', 'status', 'app_id', 'sort', 'dir', 'other', 'sessionId', 'buildId', '__proto__', 'constructor'];
 const VALUES = [

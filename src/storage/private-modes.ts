@@ -1,6 +1,6 @@
 import { chmodSync, lstatSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RelayConfig } from '../../config/relay-config';
+import type { RelayConfig } from '../config/relay-config';
 
 /**
  * The data folder holds every password and token hash, webhook secrets and every build: nothing in

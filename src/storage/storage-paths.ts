@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { RelayConfig } from '../../config/relay-config';
+import { RelayConfig } from '../config/relay-config';
 import { PRIVATE_FOLDER_MODE } from './private-modes';
 
 /**
@@ -10,7 +10,7 @@ import { PRIVATE_FOLDER_MODE } from './private-modes';
  *   <data>/svc.sqlite            database (SQLite)
  *   <data>/tmp/                  uploads being received and inspected, before they go to the store
  *
- * Stored files themselves go through `FileStore` (src/storage/): with the default backend they sit
+ * Stored files themselves go through `FileStore`: with the default backend they sit
  * beside these (`<data>/builds/`, `<data>/uploads/…`, `<data>/recordings/`), so moving a finished
  * upload into place is an atomic rename on one disk.
  */
