@@ -1,4 +1,5 @@
-import type { SqlParameters } from '../database/sql-parameters';
+import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
+import type { Database } from '../database/query-builder/tables';
 
 /**
  * GET /builds?search= (docs/builds.md "Search"): the condition on `builds b` that every term is a
@@ -9,12 +10,25 @@ import type { SqlParameters } from '../database/sql-parameters';
  * index. SQLite: a GLOB on the FTS5 trigram table `build_search` (rowid = build id), which uses its
  * index for terms of three characters or more (GLOB, not LIKE: the table is case-sensitive so that
  * it folds exactly as the stored text and PostgreSQL do, ASCII only).
+ *
+ * `patterns` are the terms as searchPatterns() made them (stand-ins when prepared), one per term.
  */
-export function searchCondition(terms: string[], sql: SqlParameters, postgres: boolean): string {
-  const lowered = terms.map(asciiLowerCase);
-  if (postgres) return lowered.map((term) => `b.search_text LIKE ${sql.add(`%${escapeLike(term)}%`)} ESCAPE '\\'`).join(' AND ');
-  const globs = lowered.map((term) => `s.search_text GLOB ${sql.add(`*${escapeGlob(term)}*`)}`);
-  return `b.id IN (SELECT s.rowid FROM build_search s WHERE ${globs.join(' AND ')})`;
+export function searchCondition(db: Kysely<Database>, patterns: string[], postgres: boolean): Expression<SqlBool> {
+  if (postgres) return sql<SqlBool>`${sql.join(patterns.map((pattern) => sql`${sql.ref('b.search_text')} like ${pattern} escape '\\'`), sql` and `)}`;
+  return sql<SqlBool>`${sql.ref('b.id')} in ${searchMatches(db, patterns)}`;
+}
+
+/** SQLite: the ids (rowids of `build_search`) whose text matches every GLOB pattern. */
+export function searchMatches(db: Kysely<Database>, patterns: string[]) {
+  return patterns.reduce(
+    (query, pattern) => query.where(sql<SqlBool>`${sql.ref('s.search_text')} glob ${pattern}`),
+    db.selectFrom('build_search as s').select('s.rowid'),
+  );
+}
+
+/** Each term as the dialect's pattern: LIKE's `%term%` on PostgreSQL, GLOB's `*term*` on SQLite (ASCII-folded, specials escaped). */
+export function searchPatterns(terms: string[], postgres: boolean): string[] {
+  return terms.map(asciiLowerCase).map((term) => (postgres ? `%${escapeLike(term)}%` : `*${escapeGlob(term)}*`));
 }
 
 /** LOWER() folds ASCII letters only on SQLite (and on PostgreSQL's COLLATE "C" text): terms are folded the same way. */
