@@ -1,6 +1,6 @@
 import { sql, type Expression, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { BuildsTable, Database } from '../database/query-builder/tables';
-import { asciiLowerCase, escapeLike, searchCondition, searchPatterns } from './build-search';
+import { asciiLowerCase, countProbed, escapeLike, MIN_INDEXED_TERM, searchCondition, SearchMode, searchPatterns, SearchTest, trigramQuery } from './build-search';
 import type { BuildPageQuery } from './builds.repository';
 
 /*
@@ -22,8 +22,11 @@ export interface PageValues {
   appId: number | undefined;
   limit: number;
   offset: number;
-  /** The search's patterns, one per term (`search0`, `search1`, …): a prepared statement binds values by name. */
+  /** SQLite: trigramQuery() of the search's terms (the estimate's FTS5 query), if any has a trigram. */
+  trigrams: string | undefined;
+  /** The search's patterns (`search0`, `search1`, …) and folded terms (`term0`, …): a prepared statement binds values by name. */
   [search: `search${number}`]: string;
+  [term: `term${number}`]: string;
 }
 
 export function pageValues(query: BuildPageQuery, postgres: boolean): PageValues {
@@ -35,8 +38,10 @@ export function pageValues(query: BuildPageQuery, postgres: boolean): PageValues
     appId: query.appId,
     limit: query.limit,
     offset: query.page * query.limit,
+    trigrams: postgres || !query.searchTerms ? undefined : trigramQuery(query.searchTerms),
   };
   searchPatterns(query.searchTerms ?? [], postgres).forEach((pattern, i) => (values[`search${i}`] = pattern));
+  query.searchTerms?.forEach((term, i) => (values[`term${i}`] = asciiLowerCase(term)));
   return values;
 }
 
@@ -48,7 +53,8 @@ export function shapeOf(query: BuildPageQuery): string {
     query.status === 'untriaged' ? 'u' : query.status ? 's' : '',
     query.appId !== undefined ? 'a' : '',
     query.flagged ? 'f' : '',
-    query.searchTerms ? `t${query.searchTerms.length}` : '',
+    // Per term whether it is long enough for the index (PostgreSQL's statements differ), and whether any is (SQLite's estimate).
+    query.searchTerms ? `t${query.searchTerms.map((term) => (Array.from(term).length < MIN_INDEXED_TERM ? 's' : 'l')).join('')}` : '',
   ];
   return `${query.sort} ${query.dir} ${filters.join('')}`;
 }
@@ -57,22 +63,22 @@ type Builds = Database & { b: BuildsTable };
 
 /**
  * The page's ids in the list's order, with the count of every match alongside as a scalar
- * sub-select (evaluated once; one round trip less on PostgreSQL).
- *
- * A search's matches come from its own index, never from walking the sort column's index: they are
- * gathered once (also the count, which needs them all anyway), then the page is sorted out of them.
- * Left to itself PostgreSQL's generic plan walks the sort index and filters each row, which reads
- * every build for a rare term (test/builds/list-plans).
+ * sub-select (evaluated once; one round trip less on PostgreSQL). The list without a search, and a
+ * search in `walk` or `scan` mode, walk the sort column's index and stop at the page's end; a
+ * PostgreSQL search leaves the total out (`withTotal`), having counted it exactly for its estimate.
  */
-export function pageIds(db: Kysely<Database>, v: PageValues, query: BuildPageQuery, postgres: boolean) {
+export function pageIds(db: Kysely<Database>, v: PageValues, query: BuildPageQuery, postgres: boolean, mode: SearchMode = 'gather', withTotal = true) {
   // Unset values sort last either way, on SQLite and PostgreSQL alike; id breaks ties so pages are
   // stable. uploaded_at is never null, so it needs no NULLS clause (and keeps to its index).
   const nullsLast = query.sort !== 'uploaded_at';
-  if (query.searchTerms) {
+  if (query.searchTerms && mode === 'gather') {
+    // Matches gathered from the search index once (and counted there), then the page sorted out of
+    // them. Left to itself PostgreSQL's generic plan would walk the sort index and filter each row,
+    // which reads every build for a rare term (test/builds/list-plans).
     return db
       .with(
         (cte) => cte('m').materialized(),
-        (w) => filtered(w.selectFrom('builds as b').select(['b.id', `b.${query.sort} as k`]), db, v, query, postgres),
+        (w) => filtered(w.selectFrom('builds as b').select(['b.id', `b.${query.sort} as k`]), db, v, query, postgres, 'index'),
       )
       .selectFrom('m')
       .select((eb) => ['m.id', eb.selectFrom('m').select((c) => c.fn.countAll().as('n')).as('total')])
@@ -81,15 +87,46 @@ export function pageIds(db: Kysely<Database>, v: PageValues, query: BuildPageQue
       .limit(v.limit)
       .offset(v.offset);
   }
-  return filtered(db.selectFrom('builds as b').select(['b.id', totalOf(db, v, query, postgres).as('total')]), db, v, query, postgres)
+  const ids = db.selectFrom('builds as b').select('b.id');
+  return filtered(withTotal ? ids.select(totalOf(db, v, query, postgres, mode).as('total')) : ids, db, v, query, postgres, 'probe')
     .orderBy(`b.${query.sort}`, (order) => (nullsLast ? order[query.dir]().nullsLast() : order[query.dir]()))
     .orderBy('b.id', query.dir)
     .limit(v.limit)
     .offset(v.offset);
 }
 
+/**
+ * A search's estimate (docs/decisions.md#issue-24-search): how many builds match, beside how many
+ * builds there are. PostgreSQL: the exact count of the matches (through the index for terms of
+ * three characters or more), which is the page's total too. SQLite: the builds whose search text
+ * holds all the terms' trigrams (from the FTS5 index alone, a superset of the matches; every build
+ * when no term has a trigram).
+ */
+export function searchEstimate(db: Kysely<Database>, v: PageValues, query: BuildPageQuery, postgres: boolean) {
+  const builds = db.selectFrom('build_counts as c').select((eb) => eb.fn.coalesce(eb.fn.sum('c.n'), eb.lit(0)).as('n'));
+  const candidates = postgres
+    ? totalOf(db, v, query, postgres, 'gather')
+    : trigramQuery(query.searchTerms ?? [])
+      ? db.selectFrom('build_search as s').select((eb) => eb.fn.countAll().as('n')).where(sql<SqlBool>`${sql.ref('s.build_search')} match ${v.trigrams}`)
+      : builds;
+  return db.selectNoFrom([candidates.as('matches'), builds.as('builds')]);
+}
+
+/**
+ * Walk the sort index when that reads fewer builds than gathering the `matches` and sorting them
+ * (a walk reads about (offset + limit) * builds / matches). SQLite then counts by scanning the
+ * search text (`scan`): with many matches the index's GLOB costs as much or more, since it rechecks
+ * each candidate's text after walking the doclists of trigrams every build has (`com`, `exa`).
+ * PostgreSQL has the exact count already (the estimate).
+ */
+export function searchMode(matches: number, builds: number, pageEnd: number, postgres: boolean): SearchMode {
+  if (matches * matches <= pageEnd * builds) return 'gather';
+  return postgres ? 'walk' : 'scan';
+}
+
 /** The statement that counts every match: the maintained counts, or the rows themselves for a search term. */
-export function totalOf(db: Kysely<Database>, v: PageValues, query: BuildPageQuery, postgres: boolean) {
+export function totalOf(db: Kysely<Database>, v: PageValues, query: BuildPageQuery, postgres: boolean, mode: SearchMode = 'gather') {
+  const test: SearchTest = mode === 'scan' ? 'probe' : 'index';
   // Flagged builds are counted from their own table: as cheap as they are few.
   if (query.flagged) {
     return filtered(
@@ -101,9 +138,13 @@ export function totalOf(db: Kysely<Database>, v: PageValues, query: BuildPageQue
       v,
       query,
       postgres,
+      test,
     );
   }
-  if (query.q || query.searchTerms) return filtered(db.selectFrom('builds as b').select((eb) => eb.fn.countAll().as('total')), db, v, query, postgres);
+  // SQLite, a search alone: its content's rows only (a scan of short rows, no builds row read).
+  const alone = !query.q && !query.platform && !query.status && query.appId === undefined;
+  if (query.searchTerms && mode === 'scan' && alone) return countProbed(db, query.searchTerms.map((_, i) => v[`term${i}`]));
+  if (query.q || query.searchTerms) return filtered(db.selectFrom('builds as b').select((eb) => eb.fn.countAll().as('total')), db, v, query, postgres, test);
   // build_counts keeps an unset status under ''.
   return db
     .selectFrom('build_counts as c')
@@ -114,12 +155,23 @@ export function totalOf(db: Kysely<Database>, v: PageValues, query: BuildPageQue
 }
 
 /** The list's filters on `builds b`, each a condition added to `qb`'s WHERE. */
-function filtered<Q extends SelectQueryBuilder<any, any, any>>(qb: Q, db: Kysely<Database>, v: PageValues, query: BuildPageQuery, postgres: boolean): Q {
+function filtered<Q extends SelectQueryBuilder<any, any, any>>(
+  qb: Q,
+  db: Kysely<Database>,
+  v: PageValues,
+  query: BuildPageQuery,
+  postgres: boolean,
+  test: SearchTest,
+): Q {
   const conditions: Expression<SqlBool>[] = [];
   const b = (column: keyof BuildsTable) => sql.ref<number>(`b.${column}`);
   // LOWER() folds ASCII letters only on SQLite (and on PostgreSQL's COLLATE "C" column): the term is folded the same way.
   if (query.q) conditions.push(sql<SqlBool>`lower(${b('version_name')}) like ${v.pattern} escape '\\'`);
-  if (query.searchTerms) conditions.push(searchCondition(db, query.searchTerms.map((_, i) => v[`search${i}`]), postgres));
+  if (query.searchTerms) {
+    const terms = query.searchTerms;
+    const short = terms.map((term) => Array.from(term).length < MIN_INDEXED_TERM);
+    conditions.push(searchCondition(db, test, postgres, terms.map((_, i) => v[`search${i}`]), terms.map((_, i) => v[`term${i}`]), short));
+  }
   if (query.platform) conditions.push(sql<SqlBool>`${b('platform')} = ${v.platform}`);
   if (query.status === 'untriaged') conditions.push(sql<SqlBool>`${b('status_label')} is null`);
   else if (query.status) conditions.push(sql<SqlBool>`${b('status_label')} = ${v.status}`);

@@ -7,7 +7,7 @@ import { forUpdate } from '../database/row-lock';
 import { TransactionRunner } from '../database/transaction-runner';
 import { QueryBuilder } from '../database/query-builder/query-builder';
 import type { Database } from '../database/query-builder/tables';
-import { listed, pageIds, PageValues, pageValues, shapeOf, totalOf } from './build-list-statements';
+import { listed, pageIds, PageValues, pageValues, searchEstimate, searchMode, shapeOf, totalOf } from './build-list-statements';
 import { BuildEntity } from './build.entity';
 import type { BuildStatus, Platform, StatusActor } from './build-status';
 import { BuildStatusChangeEntity } from './build-status-change.entity';
@@ -254,6 +254,7 @@ export class BuildsRepository {
    * through the query builder or the entity hydrator, which cost more than the queries.
    */
   async findPage(query: BuildPageQuery): Promise<{ items: ListedBuild[]; total: number }> {
+    if (query.searchTerms) return this.findSearchPage(query);
     const { db, postgres } = this.sql;
     const values = pageValues(query, postgres);
     const ids = this.sql.prepare(`builds.page ${shapeOf(query)}`, (v: PageValues) => pageIds(db, v, query, postgres));
@@ -263,6 +264,31 @@ export class BuildsRepository {
     // and the count is asked alone.
     if (query.page === 0) return { items: [], total: 0 };
     const alone = this.sql.prepare(`builds.total ${shapeOf(query)}`, (v: PageValues) => totalOf(db, v, query, postgres));
+    const [row] = await alone.run<{ total: number | string }>(this.builds, values);
+    return { items: [], total: Number(row.total) };
+  }
+
+  /**
+   * A page of a search (docs/decisions.md#issue-24-search): first the estimate of its matches
+   * (exact on PostgreSQL), which chooses between gathering the matches from the search index and
+   * sorting them (few matches) and walking the sort index, testing each build (many matches); then
+   * the page's ids (with the total on SQLite) and its rows, as for the list.
+   */
+  private async findSearchPage(query: BuildPageQuery): Promise<{ items: ListedBuild[]; total: number }> {
+    const { db, postgres } = this.sql;
+    const values = pageValues(query, postgres);
+    const shape = shapeOf(query);
+    const estimate = this.sql.prepare(`builds.searchEstimate ${shape}`, (v: PageValues) => searchEstimate(db, v, query, postgres));
+    const [counts] = await estimate.run<{ matches: number | string; builds: number | string }>(this.builds, values);
+    const matches = Number(counts.matches);
+    if (matches === 0) return { items: [], total: 0 };
+    const mode = searchMode(matches, Number(counts.builds), values.offset + values.limit, postgres);
+    const ids = this.sql.prepare(`builds.searchPage ${mode} ${shape}`, (v: PageValues) => pageIds(db, v, query, postgres, mode, !postgres));
+    const idRows = await ids.run<{ id: number | string; total?: number | string }>(this.builds, values);
+    if (postgres) return { items: await this.listedInOrder(idRows.map((row) => Number(row.id))), total: matches };
+    if (idRows.length) return { items: await this.listedInOrder(idRows.map((row) => Number(row.id))), total: Number(idRows[0].total) };
+    if (query.page === 0) return { items: [], total: 0 };
+    const alone = this.sql.prepare(`builds.searchTotal ${mode} ${shape}`, (v: PageValues) => totalOf(db, v, query, postgres, mode));
     const [row] = await alone.run<{ total: number | string }>(this.builds, values);
     return { items: [], total: Number(row.total) };
   }

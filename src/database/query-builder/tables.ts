@@ -37,6 +37,14 @@ export interface BuildsTable {
 export interface BuildSearchTable {
   rowid: Id;
   search_text: string;
+  /** FTS5's hidden column named after the table: the left side of MATCH. */
+  build_search: string;
+}
+
+/** SQLite only: FTS5's own content table of `build_search` (id = its rowid, c0 = search_text), read by rowid where the FTS5 table would search. */
+export interface BuildSearchContentTable {
+  id: Id;
+  c0: string;
 }
 
 /** The flags of a build's comparison with the one before it, a row only for a build that has some (migration BuildFlags). */
@@ -133,6 +141,7 @@ export interface Database {
   build_icons: BuildIconsTable;
   build_counts: BuildCountsTable;
   build_search: BuildSearchTable;
+  build_search_content: BuildSearchContentTable;
   build_flags: BuildFlagsTable;
   build_contents: BuildContentsTable;
   users: UsersTable;
