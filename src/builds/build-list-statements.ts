@@ -5,9 +5,10 @@ import type { BuildPageQuery } from './builds.repository';
 
 /*
  * The statements of GET /builds (docs/decisions.md#item-3, #p1), each prepared once per shape
- * (QueryBuilder.prepare): the shape is the sort, the direction, which filters are set and how many
- * search terms; the values are bound per request. test/builds/list-plans holds their plans to an
- * index walk (a search: to the search index).
+ * (QueryBuilder.prepare): the shape is the sort, the direction, which filters are set, the search's
+ * terms (how many, which are too short for the index) and how a search is read (SearchMode); the
+ * values are bound per request. test/builds/list-plans holds their plans to an index walk (a search
+ * with few matches: to the search index).
  */
 
 /** The values a page's statements bind (each used only by the shapes that filter on it). */
@@ -58,8 +59,6 @@ export function shapeOf(query: BuildPageQuery): string {
   ];
   return `${query.sort} ${query.dir} ${filters.join('')}`;
 }
-
-type Builds = Database & { b: BuildsTable };
 
 /**
  * The page's ids in the list's order, with the count of every match alongside as a scalar
