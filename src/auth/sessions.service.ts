@@ -5,7 +5,7 @@ import { In, Repository } from 'typeorm';
 import { Clock } from '../common/clock';
 import { randomBase64Url, sha256Hex } from '../common/crypto/secret-token';
 import { DAY_MS } from '../common/time';
-import { SqlParameters } from '../database/sql-parameters';
+import { QueryBuilder } from '../database/query-builder/query-builder';
 import { Before } from '../database/timestamp.column';
 import { epochDate, JOINED_USER_COLUMNS, joinedUser, JoinedUserRow } from '../users/joined-user';
 import { SessionsRevokedEvent } from './events/sessions-revoked.event';
@@ -25,7 +25,12 @@ export class SessionsService {
     @InjectRepository(SessionEntity) private readonly sessions: Repository<SessionEntity>,
     private readonly clock: Clock,
     private readonly events: EventEmitter2,
-  ) {}
+  ) {
+    this.sql = QueryBuilder.of(sessions.manager.connection);
+  }
+
+  /** The credential lookup's builder (compile-only Kysely, docs/database.md "One dialect"). */
+  private readonly sql: QueryBuilder;
 
   async start(userId: number): Promise<ActiveSession> {
     const token = randomBase64Url(32);
@@ -57,17 +62,19 @@ export class SessionsService {
   }
 
   /**
-   * The session and its member in one hand-written join: this runs on every cookie request, and
-   * findOne(relations) built two queries through the query builder each time (the ids under
-   * DISTINCT, then the rows).
+   * The session and its member in one join, a statement prepared once: this runs on every cookie
+   * request, and findOne(relations) built two queries through TypeORM's query builder each time
+   * (the ids under DISTINCT, then the rows).
    */
   private async findWithMember(tokenHash: string): Promise<SessionEntity | null> {
-    const sql = SqlParameters.for(this.sessions.manager);
-    const [row]: SessionWithMemberRow[] = await this.sessions.query(
-      `SELECT s.id, s.user_id, s.token_hash, s.created_at, s.expires_at, ${JOINED_USER_COLUMNS}
-       FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = ${sql.add(tokenHash)}`,
-      sql.values(),
+    const statement = this.sql.prepare('sessions.withMember', (v: { tokenHash: string }) =>
+      this.sql.db
+        .selectFrom('sessions as s')
+        .innerJoin('users as u', 'u.id', 's.user_id')
+        .select(['s.id', 's.user_id', 's.token_hash', 's.created_at', 's.expires_at', ...JOINED_USER_COLUMNS])
+        .where('s.token_hash', '=', v.tokenHash),
     );
+    const [row] = await statement.run<SessionWithMemberRow>(this.sessions, { tokenHash });
     if (!row) return null;
     const user = joinedUser(row);
     return Object.assign(new SessionEntity(), {

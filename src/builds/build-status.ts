@@ -18,7 +18,6 @@ export function changedToFinal(previous: BuildStatus | null, next: BuildStatus |
   return isFinalStatus(next) && next !== previous;
 }
 // Kept for builds.repository.ts, which issue 23's data-access rewrite replaces; import from app-catalogue/platform.
-export { PLATFORMS, type Platform } from '../app-catalogue/platform';
 
 /** The member who set a status (history, live events): what the principal of the request carried. */
 export interface StatusActor {

@@ -1,15 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
+import { sql, type Insertable } from 'kysely';
 import { EntityManager, In, Repository } from 'typeorm';
-import { SqlParameters } from '../database/sql-parameters';
 import { AtOrBefore } from '../database/timestamp.column';
 import { forUpdate } from '../database/row-lock';
 import { TransactionRunner } from '../database/transaction-runner';
+import { QueryBuilder } from '../database/query-builder/query-builder';
+import type { Database } from '../database/query-builder/tables';
+import { listed, pageIds, PageValues, pageValues, searchEstimate, searchMode, shapeOf, totalOf } from './build-list-statements';
 import { BuildEntity } from './build.entity';
-import type { BuildStatus, Platform, StatusActor } from './build-status';
+import type { Platform } from '../app-catalogue/platform';
+import type { BuildStatus, StatusActor } from './build-status';
 import { BuildStatusChangeEntity } from './build-status-change.entity';
 import { BuildIconEntity } from './build-icon.entity';
-import { asciiLowerCase, escapeLike, searchCondition } from './build-search';
 
 export type BuildSortField = 'uploaded_at' | 'version_name' | 'status_label';
 /** A status filter of the list: one of the four, or `untriaged` (no status set). */
@@ -56,23 +59,6 @@ interface LatestRow {
  */
 export type ShownBuild = Omit<BuildEntity, 'app' | 'fileName' | 'originalName' | 'fileSize'>;
 
-const SHOWN_COLUMNS = [
-  'id',
-  'app_id',
-  'name',
-  'version_name',
-  'build_number',
-  'version_label',
-  'status_label',
-  'platform',
-  'bundle_id',
-  'uploaded_at',
-  'completed_at',
-  'delete_after',
-]
-  .map((column) => `b.${column}`)
-  .join(', ');
-
 /**
  * Who uploaded a build (the author of its first status-history entry): the live account while it
  * exists (a renamed member shows the new name), else the name and e-mail the entry kept; `id` is
@@ -98,7 +84,7 @@ export interface ListedBuild {
 }
 
 /**
- * A builds row with its uploader and icon, as an array in LISTED_COLUMNS' order (PostgreSQL gives
+ * A builds row with its uploader and icon, as an array in the order build-list-statements.ts `listed` selects (PostgreSQL gives
  * bigint columns as strings, SQLite a boolean as 0 or 1).
  */
 type ListedValues = [
@@ -123,16 +109,6 @@ type ListedValues = [
   hasIcon: number | boolean,
   flags: string | null,
 ];
-
-/** The build, its upload entry and that entry's live account, and whether it has an icon. */
-const LISTED_COLUMNS = `${SHOWN_COLUMNS}, s.id AS upload_id, s.changed_by_id AS uploader_id,
-  s.changed_by_display_name AS kept_name, s.changed_by_email AS kept_email, u.display_name AS user_name,
-  u.email AS user_email, EXISTS (SELECT 1 FROM build_icons i WHERE i.build_id = b.id) AS has_icon,
-  (SELECT f.flags FROM build_flags f WHERE f.build_id = b.id) AS flags`;
-
-/** Joins for LISTED_COLUMNS onto `builds b`: the first history entry by the build_id index, its author by primary key. */
-const LISTED_JOINS = ` LEFT JOIN build_status_changes s ON s.id = (SELECT MIN(f.id) FROM build_status_changes f WHERE f.build_id = b.id)
-  LEFT JOIN users u ON u.id = s.changed_by_id`;
 
 function listedFromValues(values: unknown[]): ListedBuild {
   const [id, appId, name, versionName, buildNumber, versionLabel, statusLabel, platform, bundleId, uploadedAt, completedAt, deleteAfter,
@@ -163,10 +139,15 @@ function listedFromValues(values: unknown[]): ListedBuild {
 /** Builds' rows. Multi-step writes go through the shared TransactionRunner (one at a time on SQLite). */
 @Injectable()
 export class BuildsRepository {
+  /** The hand-written statements' builder (compile-only Kysely, in the data source's dialect). */
+  private readonly sql: QueryBuilder;
+
   constructor(
     @InjectRepository(BuildEntity) private readonly builds: Repository<BuildEntity>,
     private readonly transactions: TransactionRunner,
-  ) {}
+  ) {
+    this.sql = QueryBuilder.of(builds.manager.connection);
+  }
 
   /** Runs `work` in a transaction of the shared runner. */
   inWriteTransaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
@@ -174,13 +155,13 @@ export class BuildsRepository {
   }
 
   /**
-   * The upload's three inserts are hand-written: `save()` and `insert()` build each statement
-   * through TypeORM's query builder (entity metadata walk, value maps, RETURNING handling), which
-   * was the largest single part of a small upload's CPU. Values are bound as the columns store
+   * The upload's three inserts are prepared statements (insertRow): `save()` and `insert()` build
+   * each statement through TypeORM's query builder (entity metadata walk, value maps, RETURNING
+   * handling), which was the largest single part of a small upload's CPU. Values are bound as the columns store
    * them (timestamps as epoch milliseconds, see timestamp.column.ts).
    */
   async insert(values: Omit<BuildEntity, 'id' | 'app'>, manager: EntityManager): Promise<BuildEntity> {
-    const rows: { id: number | string }[] = await insertRow(manager, 'builds', {
+    const rows = await insertRow(manager, 'builds', {
       app_id: values.appId,
       name: values.name,
       version_name: values.versionName,
@@ -195,7 +176,7 @@ export class BuildsRepository {
       uploaded_at: values.uploadedAt.getTime(),
       completed_at: values.completedAt?.getTime() ?? null,
       delete_after: values.deleteAfter?.getTime() ?? null,
-    }, 'id');
+    });
     return Object.assign(new BuildEntity(), values, { id: Number(rows[0].id) });
   }
 
@@ -229,15 +210,19 @@ export class BuildsRepository {
   }
 
   /** The icon of the app's most recently uploaded build that has one. */
-  latestIconOfApp(appId: number): Promise<BuildIconEntity | null> {
-    return this.builds.manager
-      .getRepository(BuildIconEntity)
-      .createQueryBuilder('i')
-      .innerJoin(BuildEntity, 'b', 'b.id = i.build_id')
-      .where('b.app_id = :appId', { appId })
-      .orderBy('b.uploaded_at', 'DESC')
-      .addOrderBy('b.id', 'DESC')
-      .getOne();
+  async latestIconOfApp(appId: number): Promise<BuildIconEntity | null> {
+    const statement = this.sql.prepare('builds.latestIcon', (v: { appId: number }) =>
+      this.sql.db
+        .selectFrom('build_icons as i')
+        .innerJoin('builds as b', 'b.id', 'i.build_id')
+        .select(['i.build_id', 'i.mime', 'i.sha256', 'i.data_base64'])
+        .where('b.app_id', '=', v.appId)
+        .orderBy('b.uploaded_at', 'desc')
+        .orderBy('b.id', 'desc')
+        .limit(sql.lit(1)),
+    );
+    const [row] = await statement.run<{ build_id: number | string; mime: string; sha256: string; data_base64: string }>(this.builds, { appId });
+    return row ? Object.assign(new BuildIconEntity(), { buildId: Number(row.build_id), mime: row.mime, sha256: row.sha256, dataBase64: row.data_base64 }) : null;
   }
 
   /** A build's status history, oldest first, with the live account of each author where it still exists. */
@@ -270,49 +255,54 @@ export class BuildsRepository {
    * through the query builder or the entity hydrator, which cost more than the queries.
    */
   async findPage(query: BuildPageQuery): Promise<{ items: ListedBuild[]; total: number }> {
-    const sql = SqlParameters.for(this.builds.manager);
-    // Placeholders are added in the order they appear in the text (SQLite's `?` are positional).
-    // A search's matches come from its own index, never from walking the sort column's index: they
-    // are gathered once (also the count, which needs them all anyway), then the page is sorted out of
-    // them. Left to itself PostgreSQL's generic plan walks the sort index and filters each row, which
-    // reads every build for a rare term (test/builds/list-plans).
-    const searched = Boolean(query.searchTerms);
-    const total = searched ? '' : totalOf(query, sql);
-    const filter = whereOf(query, sql);
-    const dir = query.dir === 'asc' ? 'ASC' : 'DESC';
-    // Unset values sort last either way, on SQLite and PostgreSQL alike; id breaks ties so pages are
-    // stable. uploaded_at is never null, so it needs no NULLS clause (and keeps to its index).
-    const nulls = query.sort === 'uploaded_at' ? '' : ' NULLS LAST';
-    const page = ` LIMIT ${sql.add(query.limit)} OFFSET ${sql.add(query.page * query.limit)}`;
-    const idRows: { id: number | string; total: number | string }[] = await this.builds.query(
-      searched
-        ? `WITH m AS MATERIALIZED (SELECT b.id, b.${query.sort} AS k FROM builds b${filter})
-           SELECT m.id, (SELECT COUNT(*) FROM m) AS total FROM m ORDER BY m.k ${dir}${nulls}, m.id ${dir}${page}`
-        : `SELECT b.id, (${total}) AS total FROM builds b${filter} ORDER BY b.${query.sort} ${dir}${nulls}, b.id ${dir}${page}`,
-      sql.values(),
-    );
+    if (query.searchTerms) return this.findSearchPage(query);
+    const { db, postgres } = this.sql;
+    const values = pageValues(query, postgres);
+    const ids = this.sql.prepare(`builds.page ${shapeOf(query)}`, (v: PageValues) => pageIds(db, v, query, postgres));
+    const idRows = await ids.run<{ id: number | string; total: number | string }>(this.builds, values);
     if (idRows.length) return { items: await this.listedInOrder(idRows.map((row) => Number(row.id))), total: Number(idRows[0].total) };
     // No row on the page: nothing matches at all on the first page, else the page is past the end
     // and the count is asked alone.
     if (query.page === 0) return { items: [], total: 0 };
-    const alone = SqlParameters.for(this.builds.manager);
-    const [row] = await this.builds.query(totalOf(query, alone), alone.values());
+    const alone = this.sql.prepare(`builds.total ${shapeOf(query)}`, (v: PageValues) => totalOf(db, v, query, postgres));
+    const [row] = await alone.run<{ total: number | string }>(this.builds, values);
     return { items: [], total: Number(row.total) };
   }
 
   /**
-   * These builds with their uploader and icon, in the order given. No ORDER BY: the ids already
-   * are the page's order, and sorting in SQL would be a sort step per request (test/builds/list-plans).
-   * Read as arrays (TransactionRunner.selectArrays): at 100 rows the drivers' row objects cost
-   * more than the statement.
+   * A page of a search (docs/decisions.md#issue-24-search): first the estimate of its matches
+   * (exact on PostgreSQL), which chooses between gathering the matches from the search index and
+   * sorting them (few matches) and walking the sort index, testing each build (many matches); then
+   * the page's ids (with the total on SQLite) and its rows, as for the list.
+   */
+  private async findSearchPage(query: BuildPageQuery): Promise<{ items: ListedBuild[]; total: number }> {
+    const { db, postgres } = this.sql;
+    const values = pageValues(query, postgres);
+    const shape = shapeOf(query);
+    const estimate = this.sql.prepare(`builds.searchEstimate ${shape}`, (v: PageValues) => searchEstimate(db, v, query, postgres));
+    const [counts] = await estimate.run<{ matches: number | string; builds: number | string }>(this.builds, values);
+    const matches = Number(counts.matches);
+    if (matches === 0) return { items: [], total: 0 };
+    const mode = searchMode(matches, Number(counts.builds), values.offset + values.limit, postgres);
+    const ids = this.sql.prepare(`builds.searchPage ${mode} ${shape}`, (v: PageValues) => pageIds(db, v, query, postgres, mode, !postgres));
+    const idRows = await ids.run<{ id: number | string; total?: number | string }>(this.builds, values);
+    if (postgres) return { items: await this.listedInOrder(idRows.map((row) => Number(row.id))), total: matches };
+    if (idRows.length) return { items: await this.listedInOrder(idRows.map((row) => Number(row.id))), total: Number(idRows[0].total) };
+    if (query.page === 0) return { items: [], total: 0 };
+    const alone = this.sql.prepare(`builds.searchTotal ${mode} ${shape}`, (v: PageValues) => totalOf(db, v, query, postgres, mode));
+    const [row] = await alone.run<{ total: number | string }>(this.builds, values);
+    return { items: [], total: Number(row.total) };
+  }
+
+  /**
+   * These builds with their uploader and icon, in the order given (build-list-statements.ts
+   * `listed`). Read as arrays (TransactionRunner.selectArrays): at 100 rows the drivers' row
+   * objects cost more than the statement.
    */
   private async listedInOrder(ids: number[]): Promise<ListedBuild[]> {
     if (!ids.length) return [];
-    const sql = SqlParameters.for(this.builds.manager);
-    const rows = await this.transactions.selectArrays(
-      `SELECT ${LISTED_COLUMNS} FROM builds b${LISTED_JOINS} WHERE b.id IN (${ids.map((id) => sql.add(id)).join(', ')})`,
-      sql.values(),
-    );
+    const statement = this.sql.prepare(`builds.listed ${ids.length}`, (v: number[]) => listed(this.sql.db, v, ids.length));
+    const rows = await this.transactions.selectArrays(statement.sql, statement.parameters(ids));
     const byId = new Map(rows.map((row) => [Number(row[0]), row]));
     return ids.flatMap((id) => {
       const row = byId.get(id);
@@ -343,32 +333,36 @@ export class BuildsRepository {
 
   /** Each app's latest build (by upload time, then id), in one query. */
   async latestPerApp(): Promise<LatestBuild[]> {
-    const latestId = this.builds
-      .createQueryBuilder()
-      .subQuery()
-      .select('b2.id')
-      .from(BuildEntity, 'b2')
-      .where('b2.app_id = x.app_id')
-      .orderBy('b2.uploaded_at', 'DESC')
-      .addOrderBy('b2.id', 'DESC')
-      .limit(1)
-      .getQuery();
-    const rows = await this.builds.manager
-      .createQueryBuilder()
-      .from((qb) => qb.select('DISTINCT b1.app_id', 'app_id').from(BuildEntity, 'b1'), 'x')
-      .innerJoin(BuildEntity, 'b', `b.id = ${latestId}`)
-      .select([
-        'b.id AS id',
-        'b.app_id AS app_id',
-        'b.version_name AS version_name',
-        'b.build_number AS build_number',
-        'b.status_label AS status_label',
-        'b.uploaded_at AS uploaded_at',
-        // The maintained counts (a few rows per app), not the builds themselves.
-        '(SELECT COALESCE(SUM(c.n), 0) FROM build_counts c WHERE c.app_id = x.app_id) AS build_count',
-        'EXISTS (SELECT 1 FROM build_icons i INNER JOIN builds b3 ON b3.id = i.build_id WHERE b3.app_id = x.app_id) AS has_icon',
-      ])
-      .getRawMany<LatestRow>();
+    const statement = this.sql.prepare('builds.latestPerApp', () =>
+      this.sql.db
+        .selectFrom((db) => db.selectFrom('builds as b1').select('b1.app_id').distinct().as('x'))
+        .innerJoin('builds as b', (join) =>
+          join.on((eb) =>
+            eb(
+              'b.id',
+              '=',
+              eb.selectFrom('builds as b2').select('b2.id').whereRef('b2.app_id', '=', 'x.app_id').orderBy('b2.uploaded_at', 'desc').orderBy('b2.id', 'desc').limit(sql.lit(1)),
+            ),
+          ),
+        )
+        .select(['b.id', 'b.app_id', 'b.version_name', 'b.build_number', 'b.status_label', 'b.uploaded_at'])
+        .select((eb) => [
+          // The maintained counts (a few rows per app), not the builds themselves.
+          eb.fn
+            .coalesce(eb.selectFrom('build_counts as c').select((c) => c.fn.sum('c.n').as('n')).whereRef('c.app_id', '=', 'x.app_id'), eb.lit(0))
+            .as('build_count'),
+          eb
+            .exists(
+              eb
+                .selectFrom('build_icons as i')
+                .innerJoin('builds as b3', 'b3.id', 'i.build_id')
+                .select((i) => i.lit(1).as('one'))
+                .whereRef('b3.app_id', '=', 'x.app_id'),
+            )
+            .as('has_icon'),
+        ]),
+    );
+    const rows = await statement.run<LatestRow>(this.builds, {});
     return rows.map((row) => ({
       id: Number(row.id),
       appId: Number(row.app_id),
@@ -385,25 +379,20 @@ export class BuildsRepository {
     return this.builds.find({ where: { deleteAfter: AtOrBefore(now) }, select: { id: true, fileName: true } });
   }
 
-  /** Every build's id and stored file name, as plain rows (the orphan sweep reads all of them). */
   /** How many builds have each review status (null = none set), for the metrics gauge. */
   async countByStatus(): Promise<{ status: BuildStatus | null; count: number }[]> {
-    const rows = await this.builds
-      .createQueryBuilder('b')
-      .select('b.status_label', 'status')
-      .addSelect('COUNT(*)', 'count')
-      .groupBy('b.status_label')
-      .getRawMany<{ status: BuildStatus | null; count: string | number }>();
+    const statement = this.sql.prepare('builds.countByStatus', () =>
+      this.sql.db.selectFrom('builds as b').select((eb) => ['b.status_label as status', eb.fn.countAll().as('count')]).groupBy('b.status_label'),
+    );
+    const rows = await statement.run<{ status: BuildStatus | null; count: string | number }>(this.builds, {});
     return rows.map((r) => ({ status: r.status, count: Number(r.count) }));
   }
 
+  /** Every build's id and stored file name, as plain rows (the orphan sweep reads all of them). */
   async allFiles(): Promise<Pick<BuildEntity, 'id' | 'fileName'>[]> {
-    const rows = await this.builds
-      .createQueryBuilder('b')
-      .select('b.id', 'id')
-      .addSelect('b.file_name', 'fileName')
-      .getRawMany<{ id: number | string; fileName: string }>();
-    return rows.map((r) => ({ id: Number(r.id), fileName: r.fileName }));
+    const statement = this.sql.prepare('builds.allFiles', () => this.sql.db.selectFrom('builds as b').select(['b.id', 'b.file_name']));
+    const rows = await statement.run<{ id: number | string; file_name: string }>(this.builds, {});
+    return rows.map((r) => ({ id: Number(r.id), fileName: r.file_name }));
   }
 
   /** Deletes every build of an app (joining the caller's transaction); returns what was deleted. */
@@ -428,39 +417,19 @@ export class BuildsRepository {
   }
 }
 
-/** The statement that counts every match: the maintained counts, or the rows themselves for a search term. */
-function totalOf(query: BuildPageQuery, sql: SqlParameters): string {
-  // Flagged builds are counted from their own table: as cheap as they are few.
-  if (query.flagged) return `SELECT COUNT(*) AS total FROM build_flags g JOIN builds b ON b.id = g.build_id${whereOf(query, sql)}`;
-  if (query.q || query.searchTerms) return `SELECT COUNT(*) AS total FROM builds b${whereOf(query, sql)}`;
-  const counted: string[] = [];
-  if (query.platform) counted.push(`c.platform = ${sql.add(query.platform)}`);
-  // build_counts keeps an unset status under ''.
-  if (query.status) counted.push(`c.status_key = ${sql.add(query.status === 'untriaged' ? '' : query.status)}`);
-  if (query.appId !== undefined) counted.push(`c.app_id = ${sql.add(query.appId)}`);
-  return `SELECT COALESCE(SUM(c.n), 0) AS total FROM build_counts c${counted.length ? ` WHERE ${counted.join(' AND ')}` : ''}`;
-}
+/** The tables whose rows are written by one prepared INSERT (the upload's, in its transaction). */
+type InsertedTable = 'builds' | 'build_status_changes' | 'build_icons' | 'build_contents' | 'build_flags';
 
-/** The list's filters on `builds b`, as a WHERE clause (or nothing), its values added to `sql`. */
-function whereOf(query: BuildPageQuery, sql: SqlParameters): string {
-  const where: string[] = [];
-  // LOWER() folds ASCII letters only on SQLite (and on PostgreSQL's COLLATE "C" column): fold the term the same way.
-  if (query.q) where.push(`LOWER(b.version_name) LIKE ${sql.add(`%${escapeLike(asciiLowerCase(query.q))}%`)} ESCAPE '\\'`);
-  if (query.searchTerms) where.push(searchCondition(query.searchTerms, sql, sql.postgres));
-  if (query.platform) where.push(`b.platform = ${sql.add(query.platform)}`);
-  if (query.status === 'untriaged') where.push('b.status_label IS NULL');
-  else if (query.status) where.push(`b.status_label = ${sql.add(query.status)}`);
-  if (query.appId !== undefined) where.push(`b.app_id = ${sql.add(query.appId)}`);
-  // A probe per row of the list's index walk (not `IN (…)`, which would sort the flagged builds).
-  if (query.flagged) where.push('EXISTS (SELECT 1 FROM build_flags f WHERE f.build_id = b.id)');
-  return where.length ? ` WHERE ${where.join(' AND ')}` : '';
-}
-
-/** One INSERT of `row` (column → value) into `table`, returning the `returning` column's rows when named. */
-export function insertRow<T>(manager: EntityManager, table: string, row: Record<string, unknown>, returning?: string): Promise<T> {
-  const sql = SqlParameters.for(manager);
-  const columns = Object.keys(row);
-  const placeholders = columns.map((column) => sql.add(row[column]));
-  const tail = returning ? ` RETURNING ${returning}` : '';
-  return manager.query(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${placeholders.join(', ')})${tail}`, sql.values());
+/**
+ * One INSERT of `row` (column → value) into `table`, prepared once per table and set of columns;
+ * a build's insert returns its id.
+ */
+export function insertRow<T extends InsertedTable>(manager: EntityManager, table: T, row: Insertable<Database[T]>): Promise<{ id: number | string }[]> {
+  const builder = QueryBuilder.of(manager.connection);
+  const columns = Object.keys(row) as (keyof typeof row & string)[];
+  const statement = builder.prepare(`insert ${table} ${columns.join(',')}`, (v: Insertable<Database[T]>) => {
+    const insert = builder.db.insertInto(table).values(Object.fromEntries(columns.map((column) => [column, v[column]])) as never);
+    return table === 'builds' ? insert.returning('id' as never) : insert;
+  });
+  return statement.run(manager, row);
 }

@@ -8,7 +8,7 @@ import { Clock } from '../common/clock';
 import { ErrorMessages } from '../common/errors/error-messages';
 import { badRequest, forbidden, notFound } from '../common/errors/http-error';
 import { MAX_ID, readId } from '../common/validation/parse-id.pipe';
-import { SqlParameters } from '../database/sql-parameters';
+import { QueryBuilder } from '../database/query-builder/query-builder';
 import { TransactionRunner } from '../database/transaction-runner';
 import { isForeignKeyViolation } from '../database/unique-violation';
 import { ImageForm, StoredImagesService } from '../images/stored-images.service';
@@ -35,7 +35,12 @@ export class CommentsService {
     private readonly clock: Clock,
     private readonly transactions: TransactionRunner,
     private readonly events: EventEmitter2,
-  ) {}
+  ) {
+    this.sql = QueryBuilder.of(comments.manager.connection);
+  }
+
+  /** The hand-written reads' builder (compile-only Kysely, docs/database.md "One dialect"). */
+  private readonly sql: QueryBuilder;
 
   async list(buildIdValue: unknown): Promise<CommentListItem[]> {
     const buildId = await this.existingBuild(buildIdValue);
@@ -115,24 +120,31 @@ export class CommentsService {
 
   /**
    * A build's comments, oldest first, each with its author's live account (when it still exists) and
-   * its attachments: two hand-written statements instead of find(relations), whose query builder
+   * its attachments: two prepared statements instead of find(relations), whose query builder
    * and entity hydration cost more than the queries on this read.
    */
   private async commentsOf(buildId: number): Promise<CommentEntity[]> {
-    const sql = SqlParameters.for(this.comments.manager);
-    const build = sql.add(buildId);
-    const [rows, attachmentRows]: [CommentRow[], AttachmentRow[]] = await Promise.all([
-      this.comments.query(
-        `SELECT c.id, c.author_id, c.author_display_name, c.author_email, c.body, c.created_at,
-           u.display_name AS user_display_name, u.email AS user_email, u.avatar_path AS user_avatar_path
-         FROM comments c LEFT JOIN users u ON u.id = c.author_id WHERE c.build_id = ${build} ORDER BY c.id`,
-        sql.values(),
-      ),
-      this.comments.query(
-        `SELECT a.id, a.comment_id, a.file_path, a.mime, a.size
-         FROM comment_attachments a JOIN comments c ON c.id = a.comment_id WHERE c.build_id = ${build} ORDER BY a.id`,
-        sql.values(),
-      ),
+    const db = this.sql.db;
+    const comments = this.sql.prepare('comments.ofBuild', (v: { buildId: number }) =>
+      db
+        .selectFrom('comments as c')
+        .leftJoin('users as u', 'u.id', 'c.author_id')
+        .select(['c.id', 'c.author_id', 'c.author_display_name', 'c.author_email', 'c.body', 'c.created_at'])
+        .select(['u.display_name as user_display_name', 'u.email as user_email', 'u.avatar_path as user_avatar_path'])
+        .where('c.build_id', '=', v.buildId)
+        .orderBy('c.id'),
+    );
+    const attachmentsOf = this.sql.prepare('comments.attachmentsOfBuild', (v: { buildId: number }) =>
+      db
+        .selectFrom('comment_attachments as a')
+        .innerJoin('comments as c', 'c.id', 'a.comment_id')
+        .select(['a.id', 'a.comment_id', 'a.file_path', 'a.mime', 'a.size'])
+        .where('c.build_id', '=', v.buildId)
+        .orderBy('a.id'),
+    );
+    const [rows, attachmentRows] = await Promise.all([
+      comments.run<CommentRow>(this.comments, { buildId }),
+      attachmentsOf.run<AttachmentRow>(this.comments, { buildId }),
     ]);
     const attachments = new Map<number, CommentAttachmentEntity[]>();
     for (const row of attachmentRows) {

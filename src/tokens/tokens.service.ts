@@ -8,7 +8,7 @@ import { Clock } from '../common/clock';
 import { constantTimeEqual, randomBase64Url, sha256Hex } from '../common/crypto/secret-token';
 import { badRequest, forbidden, notFound } from '../common/errors/http-error';
 import { DAY_MS, MINUTE_MS } from '../common/time';
-import { SqlParameters } from '../database/sql-parameters';
+import { QueryBuilder } from '../database/query-builder/query-builder';
 import { epochDate, JOINED_USER_COLUMNS, joinedUser, JoinedUserRow } from '../users/joined-user';
 import type { UserEntity } from '../users/user.entity';
 import { TokensRevokedEvent } from './events/tokens-revoked.event';
@@ -32,7 +32,12 @@ export class TokensService {
     @InjectRepository(PersonalAccessTokenEntity) private readonly tokens: Repository<PersonalAccessTokenEntity>,
     private readonly clock: Clock,
     private readonly events: EventEmitter2,
-  ) {}
+  ) {
+    this.sql = QueryBuilder.of(tokens.manager.connection);
+  }
+
+  /** The credential lookup's builder (compile-only Kysely, docs/database.md "One dialect"). */
+  private readonly sql: QueryBuilder;
 
   async issue(
     principal: Principal,
@@ -102,16 +107,18 @@ export class TokensService {
     return { token, user: token.user, scopes: token.scope.split(',') as Scope[] };
   }
   /**
-   * The token and its owner in one hand-written join: this runs on every PAT request, and the
-   * query builder behind findOne(relations) cost several times the query itself.
+   * The token and its owner in one join, a statement prepared once: this runs on every PAT
+   * request, and TypeORM's query builder behind findOne(relations) cost several times the query itself.
    */
   private async findWithOwner(hash: string): Promise<PersonalAccessTokenEntity | null> {
-    const sql = SqlParameters.for(this.tokens.manager);
-    const [row]: TokenWithOwnerRow[] = await this.tokens.query(
-      `SELECT t.id, t.user_id, t.name, t.scope, t.token_hash, t.created_at, t.last_used_at, t.expires_at, ${JOINED_USER_COLUMNS}
-       FROM personal_access_tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = ${sql.add(hash)}`,
-      sql.values(),
+    const statement = this.sql.prepare('tokens.withOwner', (v: { hash: string }) =>
+      this.sql.db
+        .selectFrom('personal_access_tokens as t')
+        .innerJoin('users as u', 'u.id', 't.user_id')
+        .select(['t.id', 't.user_id', 't.name', 't.scope', 't.token_hash', 't.created_at', 't.last_used_at', 't.expires_at', ...JOINED_USER_COLUMNS])
+        .where('t.token_hash', '=', v.hash),
     );
+    const [row] = await statement.run<TokenWithOwnerRow>(this.tokens, { hash });
     if (!row) return null;
     const user = joinedUser(row);
     return Object.assign(new PersonalAccessTokenEntity(), {

@@ -1,11 +1,11 @@
 import { UserEntity } from './user.entity';
 
 /**
- * The member's columns for a hand-written join on `users u` (the per-request credential lookups:
+ * The member's columns (a Kysely select list) for a join on `users u` (the per-request credential lookups:
  * a session cookie, a PAT), where the query builder behind findOne(relations) cost several times
  * the query itself.
  */
-export const JOINED_USER_COLUMNS = 'u.email, u.password_hash, u.display_name, u.role, u.avatar_path, u.created_at AS user_created_at';
+export const JOINED_USER_COLUMNS = ['u.email', 'u.password_hash', 'u.display_name', 'u.role', 'u.avatar_path', 'u.created_at as user_created_at'] as const;
 
 /** Those columns and the joining row's user_id, as the driver returns them (bigint columns may be strings). */
 export interface JoinedUserRow {

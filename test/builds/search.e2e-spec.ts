@@ -77,6 +77,29 @@ describe('GET /builds?search= and status=untriaged', () => {
     expect(await search('   ')).toEqual({ ids: [ids.e, ids.d, ids.c, ids.b, ids.a], total: 5 });
   });
 
+  // A term most builds match, a page of one: matches² > page end × builds, so the page walks the sort
+  // index and tests each build (docs/decisions.md#issue-24-search); the whole list in one page gathers
+  // the matches from the search index and sorts them. Both ways give the same builds and totals.
+  it.each([
+    ['example', ''],
+    ['.', '&sort=version_name&dir=asc'],
+    ['e', '&sort=status_label&dir=desc'],
+    ['com.example', '&status=Done'],
+    ['example 1', '&q=1'],
+    ['EXAMPLE', '&platform=ios&dir=asc'],
+    ['e x', '&status=untriaged'],
+  ])('search=%s%s: a page at a time (the walk) lists what one page (the gathered matches) lists', async (term, rest) => {
+    const whole = await search(term, `${rest}&limit=100`);
+    const walked: number[] = [];
+    for (let page = 0; page < whole.total + 1; page++) {
+      const one = await search(term, `${rest}&limit=1&page=${page}`);
+      expect(one.total).toBe(whole.total);
+      walked.push(...one.ids);
+    }
+    expect(walked).toEqual(whole.ids);
+    expect(whole.total).toBeGreaterThan(1);
+  });
+
   it('follows label changes and app renames', async () => {
     const qa = await ctx.members.member('QA');
     await ctx.members.as(qa, 'patch', `/api/v1/builds/${ids.b}`).send({ version_label: 'hotfix/Zebra' }).expect(200);

@@ -1,6 +1,8 @@
 import type Database from 'better-sqlite3';
+import { sql, type RawBuilder } from 'kysely';
 import { createHash } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
+import { QueryBuilder } from '../../database/query-builder/query-builder';
 import { CliError } from '../cli-error';
 
 /** Tables the relay keeps that are not data: TypeORM's own. */
@@ -25,14 +27,14 @@ export interface TableReport {
 
 /** The data tables of the SQLite source, parents before the tables that reference them. */
 export function tablesInCopyOrder(source: Database.Database): string[] {
-  const names = (source.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as { name: string }[])
+  const names = sourceRows<{ name: string }>(source, sql`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`)
     .map((t) => t.name)
     .filter((name) => !NOT_DATA.has(name) && !isSqliteIndex(name))
     .sort();
   const parents = new Map(
     names.map((name) => [
       name,
-      (source.prepare(`PRAGMA foreign_key_list(${quote(name)})`).all() as { table: string }[])
+      sourceRows<{ table: string }>(source, sql`PRAGMA foreign_key_list(${sql.table(name)})`)
         .map((fk) => fk.table)
         .filter((parent) => parent !== name),
     ]),
@@ -54,33 +56,31 @@ export function tablesInCopyOrder(source: Database.Database): string[] {
  * left to the target's triggers, and each serial id sequence continues after the copied ids.
  */
 export async function copyRows(source: Database.Database, manager: EntityManager, tables: string[]): Promise<void> {
-  for (const table of [...tables].reverse()) await manager.query(`DELETE FROM ${quote(table)}`);
+  for (const table of [...tables].reverse()) await targetRows(manager, sql`DELETE FROM ${sql.table(table)}`);
   for (const table of tables.filter((t) => !DERIVED.has(t))) {
     const types = await columnTypes(manager, table);
-    const columns = (source.prepare(`PRAGMA table_info(${quote(table)})`).all() as { name: string }[]).map((c) => c.name);
+    const columns = sourceRows<{ name: string }>(source, sql`PRAGMA table_info(${sql.table(table)})`).map((c) => c.name);
     const missing = columns.filter((c) => !types.has(c));
     if (missing.length) throw new CliError(`The target's table ${table} has no column ${missing.join(', ')}: schemas differ`);
     const perBatch = Math.max(1, Math.floor(BATCH_PARAMETERS / columns.length));
-    const page = source.prepare(`SELECT rowid AS "__rowid", * FROM ${quote(table)} WHERE rowid > ? ORDER BY rowid LIMIT ?`);
+    const columnList = sql.join(columns.map((column) => sql.id(column)));
     let after = 0;
     for (;;) {
-      const rows = page.all(after, perBatch) as Record<string, unknown>[];
+      const rows = sourceRows<Record<string, unknown>>(
+        source,
+        sql`SELECT rowid AS "__rowid", * FROM ${sql.table(table)} WHERE rowid > ${after} ORDER BY rowid LIMIT ${perBatch}`,
+      );
       if (!rows.length) break;
       after = rows[rows.length - 1].__rowid as number;
-      const params: unknown[] = [];
-      const tuples = rows.map((row) => {
-        const slots = columns.map((column) => {
-          params.push(toTarget(row[column], types.get(column)!));
-          return `$${params.length}`;
-        });
-        return `(${slots.join(', ')})`;
-      });
-      await manager.query(`INSERT INTO ${quote(table)} (${columns.map(quote).join(', ')}) VALUES ${tuples.join(', ')}`, params);
+      const tuples = rows.map((row) => sql`(${sql.join(columns.map((column) => toTarget(row[column], types.get(column)!)))})`);
+      await targetRows(manager, sql`INSERT INTO ${sql.table(table)} (${columnList}) VALUES ${sql.join(tuples)}`);
     }
     if (types.has('id')) {
-      await manager.query(
-        `SELECT setval(pg_get_serial_sequence($1, 'id'), COALESCE(MAX(id), 1), MAX(id) IS NOT NULL) FROM ${quote(table)} WHERE pg_get_serial_sequence($1, 'id') IS NOT NULL`,
-        [quote(table)],
+      // pg_get_serial_sequence reads its first argument as a (quoted) name: a value, not an identifier of this statement.
+      const name = quote(table);
+      await targetRows(
+        manager,
+        sql`SELECT setval(pg_get_serial_sequence(${name}, 'id'), COALESCE(MAX(id), 1), MAX(id) IS NOT NULL) FROM ${sql.table(table)} WHERE pg_get_serial_sequence(${name}, 'id') IS NOT NULL`,
       );
     }
   }
@@ -88,12 +88,11 @@ export async function copyRows(source: Database.Database, manager: EntityManager
 
 /** Row count and an order-independent SHA-256 of the rows (values normalised across dialects). */
 export function sourceReport(source: Database.Database, table: string, booleans: Set<string>): TableReport {
-  const rows = source.prepare(`SELECT * FROM ${quote(table)}`).all() as Record<string, unknown>[];
-  return report(table, rows, booleans);
+  return report(table, sourceRows<Record<string, unknown>>(source, sql`SELECT * FROM ${sql.table(table)}`), booleans);
 }
 
 export async function targetReport(target: DataSource | EntityManager, table: string): Promise<TableReport> {
-  const rows = (await target.query(`SELECT * FROM ${quote(table)}`)) as Record<string, unknown>[];
+  const rows = await targetRows<Record<string, unknown>>(target, sql`SELECT * FROM ${sql.table(table)}`);
   for (const row of rows) for (const column of TARGET_ONLY_COLUMNS[table] ?? []) delete row[column];
   return report(table, rows, new Set());
 }
@@ -132,14 +131,33 @@ function toTarget(value: unknown, type: string): unknown {
 }
 
 async function columnTypes(target: DataSource | EntityManager, table: string): Promise<Map<string, string>> {
-  const rows = (await target.query(
-    'SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1',
-    [table],
-  )) as { column_name: string; data_type: string }[];
+  const rows = await targetRows<{ column_name: string; data_type: string }>(
+    target,
+    sql`SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ${table}`,
+  );
   if (!rows.length) throw new CliError(`The target database has no table ${table}: schemas differ`);
   return new Map(rows.map((r) => [r.column_name, r.data_type]));
 }
 
-export function quote(name: string): string {
+/*
+ * Table and column names come from the source's catalogue, so the statements are written with
+ * Kysely's sql template (sql.table / sql.id quote a name, every value is bound) and compiled in
+ * each side's dialect (docs/database.md "One dialect"); never hot, so compiled per statement.
+ */
+
+/** A statement's rows from the SQLite source (better-sqlite3, opened by svc migrate). */
+function sourceRows<R>(source: Database.Database, statement: RawBuilder<unknown>): R[] {
+  const { sql: text, parameters } = statement.compile(QueryBuilder.for('sqlite').db);
+  return source.prepare(text).all(...parameters) as R[];
+}
+
+/** A statement's rows from the target (its data source, or the manager of the copy's transaction). */
+async function targetRows<R>(target: DataSource | EntityManager, statement: RawBuilder<unknown>): Promise<R[]> {
+  const dataSource = 'connection' in target ? target.connection : target;
+  const { sql: text, parameters } = statement.compile(QueryBuilder.of(dataSource).db);
+  return (await target.query(text, [...parameters])) as R[];
+}
+
+function quote(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }

@@ -1,0 +1,228 @@
+import { sql, type Expression, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import type { BuildsTable, Database } from '../database/query-builder/tables';
+import { asciiLowerCase, countProbed, escapeLike, MIN_INDEXED_TERM, searchCondition, SearchMode, searchPatterns, SearchTest, trigramQuery } from './build-search';
+import type { BuildPageQuery } from './builds.repository';
+
+/*
+ * The statements of GET /builds (docs/decisions.md#item-3, #p1), each prepared once per shape
+ * (QueryBuilder.prepare): the shape is the sort, the direction, which filters are set, the search's
+ * terms (how many, which are too short for the index) and how a search is read (SearchMode); the
+ * values are bound per request. test/builds/list-plans holds their plans to an index walk (a search
+ * with few matches: to the search index).
+ */
+
+/** The values a page's statements bind (each used only by the shapes that filter on it). */
+export interface PageValues {
+  /** The `?q=` term as a LIKE pattern (ASCII-folded, wildcards escaped). */
+  pattern: string | undefined;
+  platform: string | undefined;
+  /** The status filter's stored value: one of the four (`untriaged` binds nothing). */
+  status: string | undefined;
+  /** build_counts' key of the status filter ('' for untriaged). */
+  statusKey: string | undefined;
+  appId: number | undefined;
+  limit: number;
+  offset: number;
+  /** SQLite: trigramQuery() of the search's terms (the estimate's FTS5 query), if any has a trigram. */
+  trigrams: string | undefined;
+  /** The search's patterns (`search0`, `search1`, …) and folded terms (`term0`, …): a prepared statement binds values by name. */
+  [search: `search${number}`]: string;
+  [term: `term${number}`]: string;
+}
+
+export function pageValues(query: BuildPageQuery, postgres: boolean): PageValues {
+  const values: PageValues = {
+    pattern: query.q ? `%${escapeLike(asciiLowerCase(query.q))}%` : undefined,
+    platform: query.platform,
+    status: query.status === 'untriaged' ? undefined : query.status,
+    statusKey: query.status === 'untriaged' ? '' : query.status,
+    appId: query.appId,
+    limit: query.limit,
+    offset: query.page * query.limit,
+    trigrams: postgres || !query.searchTerms ? undefined : trigramQuery(query.searchTerms),
+  };
+  searchPatterns(query.searchTerms ?? [], postgres).forEach((pattern, i) => (values[`search${i}`] = pattern));
+  query.searchTerms?.forEach((term, i) => (values[`term${i}`] = asciiLowerCase(term)));
+  return values;
+}
+
+/** Everything the page's statements branch on (QueryBuilder.prepare's key). */
+export function shapeOf(query: BuildPageQuery): string {
+  const filters = [
+    query.q ? 'q' : '',
+    query.platform ? 'p' : '',
+    query.status === 'untriaged' ? 'u' : query.status ? 's' : '',
+    query.appId !== undefined ? 'a' : '',
+    query.flagged ? 'f' : '',
+    // Per term whether it is long enough for the index (PostgreSQL's statements differ), and whether any is (SQLite's estimate).
+    query.searchTerms ? `t${query.searchTerms.map((term) => (Array.from(term).length < MIN_INDEXED_TERM ? 's' : 'l')).join('')}` : '',
+  ];
+  return `${query.sort} ${query.dir} ${filters.join('')}`;
+}
+
+/**
+ * The page's ids in the list's order, with the count of every match alongside as a scalar
+ * sub-select (evaluated once; one round trip less on PostgreSQL). The list without a search, and a
+ * search in `walk` or `scan` mode, walk the sort column's index and stop at the page's end; a
+ * PostgreSQL search leaves the total out (`withTotal`), having counted it exactly for its estimate.
+ */
+export function pageIds(db: Kysely<Database>, v: PageValues, query: BuildPageQuery, postgres: boolean, mode: SearchMode = 'gather', withTotal = true) {
+  // Unset values sort last either way, on SQLite and PostgreSQL alike; id breaks ties so pages are
+  // stable. uploaded_at is never null, so it needs no NULLS clause (and keeps to its index).
+  const nullsLast = query.sort !== 'uploaded_at';
+  if (query.searchTerms && mode === 'gather') {
+    // Matches gathered from the search index once (and counted there), then the page sorted out of
+    // them. Left to itself PostgreSQL's generic plan would walk the sort index and filter each row,
+    // which reads every build for a rare term (test/builds/list-plans).
+    return db
+      .with(
+        (cte) => cte('m').materialized(),
+        (w) => filtered(w.selectFrom('builds as b').select(['b.id', `b.${query.sort} as k`]), db, v, query, postgres, 'index'),
+      )
+      .selectFrom('m')
+      .select((eb) => ['m.id', eb.selectFrom('m').select((c) => c.fn.countAll().as('n')).as('total')])
+      .orderBy('m.k', (order) => (nullsLast ? order[query.dir]().nullsLast() : order[query.dir]()))
+      .orderBy('m.id', query.dir)
+      .limit(v.limit)
+      .offset(v.offset);
+  }
+  const ids = db.selectFrom('builds as b').select('b.id');
+  return filtered(withTotal ? ids.select(totalOf(db, v, query, postgres, mode).as('total')) : ids, db, v, query, postgres, 'probe')
+    .orderBy(`b.${query.sort}`, (order) => (nullsLast ? order[query.dir]().nullsLast() : order[query.dir]()))
+    .orderBy('b.id', query.dir)
+    .limit(v.limit)
+    .offset(v.offset);
+}
+
+/**
+ * A search's estimate (docs/decisions.md#issue-24-search): how many builds match, beside how many
+ * builds there are. PostgreSQL: the exact count of the matches (through the index for terms of
+ * three characters or more), which is the page's total too. SQLite: the builds whose search text
+ * holds all the terms' trigrams (from the FTS5 index alone, a superset of the matches; every build
+ * when no term has a trigram).
+ */
+export function searchEstimate(db: Kysely<Database>, v: PageValues, query: BuildPageQuery, postgres: boolean) {
+  const builds = db.selectFrom('build_counts as c').select((eb) => eb.fn.coalesce(eb.fn.sum('c.n'), eb.lit(0)).as('n'));
+  const candidates = postgres
+    ? totalOf(db, v, query, postgres, 'gather')
+    : trigramQuery(query.searchTerms ?? [])
+      ? db.selectFrom('build_search as s').select((eb) => eb.fn.countAll().as('n')).where(sql<SqlBool>`${sql.ref('s.build_search')} match ${v.trigrams}`)
+      : builds;
+  return db.selectNoFrom([candidates.as('matches'), builds.as('builds')]);
+}
+
+/**
+ * Walk the sort index when that reads fewer builds than gathering the `matches` and sorting them
+ * (a walk reads about (offset + limit) * builds / matches). SQLite then counts by scanning the
+ * search text (`scan`): with many matches the index's GLOB costs as much or more, since it rechecks
+ * each candidate's text after walking the doclists of trigrams every build has (`com`, `exa`).
+ * PostgreSQL has the exact count already (the estimate).
+ */
+export function searchMode(matches: number, builds: number, pageEnd: number, postgres: boolean): SearchMode {
+  if (matches * matches <= pageEnd * builds) return 'gather';
+  return postgres ? 'walk' : 'scan';
+}
+
+/** The statement that counts every match: the maintained counts, or the rows themselves for a search term. */
+export function totalOf(db: Kysely<Database>, v: PageValues, query: BuildPageQuery, postgres: boolean, mode: SearchMode = 'gather') {
+  const test: SearchTest = mode === 'scan' ? 'probe' : 'index';
+  // Flagged builds are counted from their own table: as cheap as they are few.
+  if (query.flagged) {
+    return filtered(
+      db
+        .selectFrom('build_flags as g')
+        .innerJoin('builds as b', 'b.id', 'g.build_id')
+        .select((eb) => eb.fn.countAll().as('total')),
+      db,
+      v,
+      query,
+      postgres,
+      test,
+    );
+  }
+  // SQLite, a search alone: its content's rows only (a scan of short rows, no builds row read).
+  const alone = !query.q && !query.platform && !query.status && query.appId === undefined;
+  if (query.searchTerms && mode === 'scan' && alone) return countProbed(db, query.searchTerms.map((_, i) => v[`term${i}`]));
+  if (query.q || query.searchTerms) return filtered(db.selectFrom('builds as b').select((eb) => eb.fn.countAll().as('total')), db, v, query, postgres, test);
+  // build_counts keeps an unset status under ''.
+  return db
+    .selectFrom('build_counts as c')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum('c.n'), eb.lit(0)).as('total'))
+    .$if(query.platform !== undefined, (qb) => qb.where('c.platform', '=', v.platform!))
+    .$if(query.status !== undefined, (qb) => qb.where('c.status_key', '=', v.statusKey!))
+    .$if(query.appId !== undefined, (qb) => qb.where('c.app_id', '=', v.appId!));
+}
+
+/** The list's filters on `builds b`, each a condition added to `qb`'s WHERE. */
+function filtered<Q extends SelectQueryBuilder<any, any, any>>(
+  qb: Q,
+  db: Kysely<Database>,
+  v: PageValues,
+  query: BuildPageQuery,
+  postgres: boolean,
+  test: SearchTest,
+): Q {
+  const conditions: Expression<SqlBool>[] = [];
+  const b = (column: keyof BuildsTable) => sql.ref<number>(`b.${column}`);
+  // LOWER() folds ASCII letters only on SQLite (and on PostgreSQL's COLLATE "C" column): the term is folded the same way.
+  if (query.q) conditions.push(sql<SqlBool>`lower(${b('version_name')}) like ${v.pattern} escape '\\'`);
+  if (query.searchTerms) {
+    const terms = query.searchTerms;
+    const short = terms.map((term) => Array.from(term).length < MIN_INDEXED_TERM);
+    conditions.push(searchCondition(db, test, postgres, terms.map((_, i) => v[`search${i}`]), terms.map((_, i) => v[`term${i}`]), short));
+  }
+  if (query.platform) conditions.push(sql<SqlBool>`${b('platform')} = ${v.platform}`);
+  if (query.status === 'untriaged') conditions.push(sql<SqlBool>`${b('status_label')} is null`);
+  else if (query.status) conditions.push(sql<SqlBool>`${b('status_label')} = ${v.status}`);
+  if (query.appId !== undefined) conditions.push(sql<SqlBool>`${b('app_id')} = ${v.appId}`);
+  // A probe per row of the list's index walk (not `IN (…)`, which would sort the flagged builds).
+  if (query.flagged) conditions.push(sql<SqlBool>`exists ${db.selectFrom('build_flags as f').select(sql.lit(1).as('one')).where('f.build_id', '=', b('id'))}`);
+  return conditions.reduce((filtering, condition) => filtering.where(condition) as Q, qb);
+}
+
+/**
+ * These builds (one stand-in per id, `count` of them) with the upload entry (the first history
+ * entry, by the build_id index), its author's live account (by primary key), whether the build
+ * has an icon and its flags, as ListedValues in order. No ORDER BY: the ids already are the page's
+ * order, and sorting in SQL would be a sort step per request (test/builds/list-plans).
+ */
+export function listed(db: Kysely<Database>, ids: number[], count: number) {
+  return db
+    .selectFrom('builds as b')
+    .leftJoin('build_status_changes as s', (join) =>
+      join.on((eb) =>
+        eb('s.id', '=', eb.selectFrom('build_status_changes as f').select((f) => f.fn.min('f.id').as('first')).whereRef('f.build_id', '=', 'b.id')),
+      ),
+    )
+    .leftJoin('users as u', 'u.id', 's.changed_by_id')
+    .select([
+      ...SHOWN_COLUMNS,
+      's.id as upload_id',
+      's.changed_by_id as uploader_id',
+      's.changed_by_display_name as kept_name',
+      's.changed_by_email as kept_email',
+      'u.display_name as user_name',
+      'u.email as user_email',
+    ])
+    .select((eb) => [
+      eb.exists(eb.selectFrom('build_icons as i').select((i) => i.lit(1).as('one')).whereRef('i.build_id', '=', 'b.id')).as('has_icon'),
+      eb.selectFrom('build_flags as g').select('g.flags').whereRef('g.build_id', '=', 'b.id').as('flags'),
+    ])
+    .where('b.id', 'in', Array.from({ length: count }, (_, i) => ids[i]));
+}
+
+/** The columns of ShownBuild, in ListedValues' order. */
+const SHOWN_COLUMNS = [
+  'b.id',
+  'b.app_id',
+  'b.name',
+  'b.version_name',
+  'b.build_number',
+  'b.version_label',
+  'b.status_label',
+  'b.platform',
+  'b.bundle_id',
+  'b.uploaded_at',
+  'b.completed_at',
+  'b.delete_after',
+] as const;
