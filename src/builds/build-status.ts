@@ -17,7 +17,6 @@ export function isFinalStatus(status: BuildStatus | null | undefined): status is
 export function changedToFinal(previous: BuildStatus | null, next: BuildStatus | null): boolean {
   return isFinalStatus(next) && next !== previous;
 }
-// Kept for builds.repository.ts, which issue 23's data-access rewrite replaces; import from app-catalogue/platform.
 
 /** The member who set a status (history, live events): what the principal of the request carried. */
 export interface StatusActor {
