@@ -11,6 +11,7 @@
  * `data` folder as BENCH_DATA): each relay runs on its own copy, and the CPU time of its database
  * backends per request is printed too. BENCH_B_ENV='{"NAME":"value"}' adds environment to relay B only;
  * BENCH_WRITE=A,B has those relays run one write transaction before the load (a status change of build 1).
+ * BENCH_AB_IGNORE=flags leaves out list-item fields B adds on purpose (see answer()).
  * Run: BENCH_A=/path/to/other/checkout BENCH_DATA=/tmp/svc-bench-list-…/data npx ts-node --transpile-only bench/list-ab.ts
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -59,10 +60,24 @@ async function readToken(base: string): Promise<string> {
 }
 
 /** One GET's status, headers (but Date) and body, as text. */
+/**
+ * BENCH_AB_IGNORE=flags,provenance: list-item fields one side adds on purpose (a later issue's
+ * beyond-spec fields) are left out of the comparison, and so are the headers that follow the body's
+ * bytes or a later issue's compression (Content-Length, ETag, Content-Encoding, Vary); all else must match.
+ */
+const BODY_HEADERS = ['content-length', 'etag', 'content-encoding', 'vary'];
+const IGNORED = process.env.BENCH_AB_IGNORE?.split(',').filter(Boolean) ?? [];
+
 async function answer(port: number, path: string, token: string): Promise<string> {
   const res = await fetch(`http://127.0.0.1:${port}${path}`, { headers: { Authorization: `Bearer ${token}` } });
-  const headers = [...res.headers].filter(([name]) => name !== 'date');
-  return `${res.status} ${JSON.stringify(headers)}\n${await res.text()}`;
+  const headers = [...res.headers].filter(([name]) => name !== 'date' && !(IGNORED.length && BODY_HEADERS.includes(name)));
+  let body = await res.text();
+  if (IGNORED.length) {
+    const list = JSON.parse(body) as { items?: Record<string, unknown>[] };
+    for (const item of list.items ?? []) for (const key of IGNORED) delete item[key];
+    body = JSON.stringify(list);
+  }
+  return `${res.status} ${JSON.stringify(headers)}\n${body}`;
 }
 
 async function main(): Promise<void> {

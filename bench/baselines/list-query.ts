@@ -116,7 +116,8 @@ export function listStatements(search: URLSearchParams, placeholder: (n: number)
     page: {
       sql: `SELECT p.*, s.id AS upload_id, s.changed_by_id AS uploader_id, s.changed_by_display_name AS kept_name,
               s.changed_by_email AS kept_email, u.display_name AS user_name, u.email AS user_email,
-              EXISTS (SELECT 1 FROM build_icons i WHERE i.build_id = p.id) AS has_icon
+              EXISTS (SELECT 1 FROM build_icons i WHERE i.build_id = p.id) AS has_icon,
+              (SELECT g.flags FROM build_flags g WHERE g.build_id = p.id) AS flags
             FROM (SELECT b.id, b.app_id, b.name, b.version_name, b.build_number, b.version_label, b.status_label, b.platform,
                     b.bundle_id, b.uploaded_at, b.completed_at, b.delete_after
                   FROM builds b${whereSql} ORDER BY ${orderBy('b')} LIMIT ${placeholder(n + 1)} OFFSET ${placeholder(n + 2)}) p
@@ -150,6 +151,8 @@ export interface ListRow {
   user_name: string | null;
   user_email: string | null;
   has_icon: number | boolean;
+  /** JSON text of the comparison's flags stored at upload (issue 28), or null. */
+  flags: string | null;
 }
 
 const iso = (ms: number | string | null) => (ms === null ? null : new Date(Number(ms)).toISOString());
@@ -161,7 +164,7 @@ function uploaderName(r: ListRow): string | null {
   return name || email.split('@')[0];
 }
 
-/** One item of the list: spec §2 Build in the spec's order, then uploaded_by, uploaded_by_id, icon_url. */
+/** One item of the list: spec §2 Build in the spec's order, then uploaded_by, uploaded_by_id, icon_url, flags. */
 export function listItem(r: ListRow) {
   return {
     id: r.id,
@@ -179,5 +182,6 @@ export function listItem(r: ListRow) {
     uploaded_by: uploaderName(r),
     uploaded_by_id: r.uploader_id,
     icon_url: r.has_icon ? `/api/v1/builds/${r.id}/icon` : null,
+    flags: r.flags ? (JSON.parse(r.flags) as unknown[]) : [],
   };
 }
