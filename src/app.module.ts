@@ -5,6 +5,7 @@ import { ScheduleModule } from '@nestjs/schedule';
 import { AppsModule } from './apps/apps.module';
 import { AgentsModule } from './agents/agents.module';
 import { AuthGuard } from './auth/auth.guard';
+import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { BuildsModule } from './builds/builds.module';
 import { ClusterModule } from './cluster/cluster.module';
@@ -92,6 +93,7 @@ export class AppModule {
         LiveEventsModule,
         HealthModule,
         McpModule,
+        AuditModule,
         ...processImports,
       ],
       // The cross-cutting pieces, registered once: deny-by-default access guard (@Auth), the one

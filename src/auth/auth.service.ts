@@ -1,4 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { actorOf, anonymousActor, auditEvent } from '../audit/audit-actor';
+import { AUDIT_EVENT } from '../audit/audit-event';
 import type { Principal } from '../common/auth/principal';
 import type { Role } from '../common/auth/role';
 import { ErrorMessages } from '../common/errors/error-messages';
@@ -18,6 +21,7 @@ export class AuthService {
     private readonly users: UsersService,
     private readonly sessions: SessionsService,
     private readonly throttle: LoginThrottleService,
+    private readonly events: EventEmitter2,
   ) {}
 
   async status(fromRelayHost: boolean): Promise<{ initialized: boolean; canInitialize: boolean }> {
@@ -38,15 +42,31 @@ export class AuthService {
   }
 
   async login(address: string, email: string, password: string): Promise<{ role: Role; session: ActiveSession }> {
-    await this.throttle.beginAttempt(address, email);
+    const failed = (reason: string) =>
+      this.events.emit(AUDIT_EVENT, auditEvent(anonymousActor(email, address), 'auth.sign_in_failed', null, { reason }));
+    try {
+      await this.throttle.beginAttempt(address, email);
+    } catch (err) {
+      failed('throttled');
+      throw err;
+    }
     const user = await this.users.verifyCredentials(email, password);
-    if (!user) throw unauthorized(ErrorMessages.invalidCredentials);
+    if (!user) {
+      failed('invalid_credentials');
+      throw unauthorized(ErrorMessages.invalidCredentials);
+    }
     await this.throttle.recordSuccess(address, email);
-    return { role: user.role, session: await this.sessions.start(user.id) };
+    const session = await this.sessions.start(user.id);
+    this.events.emit(
+      AUDIT_EVENT,
+      auditEvent({ actorId: user.id, actorLabel: user.email, via: 'cookie', clientAddress: address }, 'auth.sign_in', `member:${user.id}`),
+    );
+    return { role: user.role, session };
   }
 
   async logout(principal: Principal): Promise<void> {
     if (principal.sessionId) await this.sessions.end(principal.sessionId, principal.userId);
+    this.events.emit(AUDIT_EVENT, auditEvent(actorOf(principal), 'auth.sign_out', `member:${principal.userId}`));
   }
 
   /**
@@ -61,6 +81,8 @@ export class AuthService {
     await this.throttle.recordSuccess(address, principal.email);
     await this.users.setPassword(user.id, newPassword);
     await this.sessions.endAllFor(user.id);
-    return this.sessions.start(user.id);
+    const session = await this.sessions.start(user.id);
+    this.events.emit(AUDIT_EVENT, auditEvent(actorOf(principal), 'auth.password_changed', `member:${user.id}`));
+    return session;
   }
 }

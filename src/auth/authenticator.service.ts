@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
 import type { AccessRequirement } from '../common/auth/auth.decorator';
-import type { Principal } from '../common/auth/principal';
+import { MCP_USER_AGENT, type Principal } from '../common/auth/principal';
 import { WRITER_ROLES } from '../common/auth/role';
 import type { Scope } from '../common/auth/scope';
 import { ErrorMessages } from '../common/errors/error-messages';
 import { forbidden, unauthorized } from '../common/errors/http-error';
-import { isRelayHostRequest } from '../common/net/relay-host';
+import { clientAddress, isRelayHostRequest } from '../common/net/relay-host';
+import type { Request } from 'express';
 import { trustProxyOf } from '../platform/express/trust-proxy';
 import { isCrossSiteRequest } from '../common/net/same-origin';
 import { RelayConfig } from '../config/relay-config';
@@ -80,6 +81,7 @@ export class AuthenticatorService {
       tokenId: null,
       expiresAt: session.expiresAt,
       scopes: [],
+      ...callerOf(req, false),
     };
   }
 
@@ -103,6 +105,7 @@ export class AuthenticatorService {
       tokenId: token.id,
       expiresAt: token.expiresAt,
       scopes,
+      ...callerOf(req, true),
     };
   }
 
@@ -114,6 +117,11 @@ export class AuthenticatorService {
   private knownUrls(): (string | null)[] {
     return [this.config.relayUrl, this.tunnelUrl.current()];
   }
+}
+
+/** Where the request came from, for the audit log; only a PAT call can be the relay's MCP tools. */
+function callerOf(req: IncomingMessage, pat: boolean): Pick<Principal, 'clientAddress' | 'viaMcp'> {
+  return { clientAddress: clientAddress(req as Request), viaMcp: pat && req.headers['user-agent'] === MCP_USER_AGENT };
 }
 
 /** `Authorization: Bearer <token>`; the scheme is case-insensitive (RFC 9110 §11.1). */

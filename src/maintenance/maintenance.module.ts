@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AgentsModule } from '../agents/agents.module';
+import { AuditModule } from '../audit/audit.module';
 import { AuthModule } from '../auth/auth.module';
 import { BuildsModule } from '../builds/builds.module';
 import { CommentsModule } from '../comments/comments.module';
@@ -23,6 +24,7 @@ import { ScheduledPurgesService } from './scheduled-purges.service';
     SettingsModule,
     CommentsModule,
     ImagesModule,
+    AuditModule,
   ],
   providers: [ScheduledPurgesService],
   exports: [ScheduledPurgesService],
