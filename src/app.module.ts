@@ -35,6 +35,7 @@ import { ShareLinksModule } from './share-links/share-links.module';
 import { StorageModule } from './storage/storage.module';
 import { TeamModule } from './team/team.module';
 import { TokensModule } from './tokens/tokens.module';
+import { TwoFactorModule } from './two-factor/two-factor.module';
 import { ImagesModule } from './images/images.module';
 import { UsersModule } from './users/users.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
@@ -94,6 +95,7 @@ export class AppModule {
         HealthModule,
         McpModule,
         AuditModule,
+        TwoFactorModule,
         ...processImports,
       ],
       // The cross-cutting pieces, registered once: deny-by-default access guard (@Auth), the one

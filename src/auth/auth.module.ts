@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { TokensModule } from '../tokens/tokens.module';
+import { TwoFactorModule } from '../two-factor/two-factor.module';
 import { UsersModule } from '../users/users.module';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
@@ -14,7 +15,7 @@ import { SessionsService } from './sessions.service';
  * (the guard itself is registered in AppModule with the other cross-cutting pieces).
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([SessionEntity]), UsersModule, TokensModule],
+  imports: [TypeOrmModule.forFeature([SessionEntity]), UsersModule, TokensModule, TwoFactorModule],
   controllers: [AuthController],
   providers: [
     AuthService,

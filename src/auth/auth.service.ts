@@ -7,9 +7,13 @@ import type { Role } from '../common/auth/role';
 import { ErrorMessages } from '../common/errors/error-messages';
 import { badRequest, forbidden, unauthorized } from '../common/errors/http-error';
 import { SerialQueue } from '../common/serial-queue';
+import { TwoFactorMessages, TwoFactorService } from '../two-factor/two-factor.service';
 import { UsersService } from '../users/users.service';
 import { LoginThrottleService } from './login-throttle.service';
 import { ActiveSession, SessionsService } from './sessions.service';
+
+/** What the password step leads to: a session, or (two-factor sign-in) a challenge for the code step. */
+export type SignInOutcome = { role: Role; session: ActiveSession; challenge?: undefined } | { role: Role; challenge: string; session?: undefined };
 
 /** Sign-in, first-admin creation and password change. */
 @Injectable()
@@ -22,6 +26,7 @@ export class AuthService {
     private readonly sessions: SessionsService,
     private readonly throttle: LoginThrottleService,
     private readonly events: EventEmitter2,
+    private readonly twoFactor: TwoFactorService,
   ) {}
 
   async status(fromRelayHost: boolean): Promise<{ initialized: boolean; canInitialize: boolean }> {
@@ -41,7 +46,12 @@ export class AuthService {
     });
   }
 
-  async login(address: string, email: string, password: string): Promise<{ role: Role; session: ActiveSession }> {
+  /**
+   * The password step. A member with two-factor sign-in gets a challenge instead of a session (no
+   * cookie yet), and the (address, e-mail) brake is not cleared until the code is right: guesses
+   * of the code count with the password's.
+   */
+  async login(address: string, email: string, password: string): Promise<SignInOutcome> {
     const failed = (reason: string) =>
       this.events.emit(AUDIT_EVENT, auditEvent(anonymousActor(email, address), 'auth.sign_in_failed', null, { reason }));
     try {
@@ -55,13 +65,46 @@ export class AuthService {
       failed('invalid_credentials');
       throw unauthorized(ErrorMessages.invalidCredentials);
     }
+    if (await this.twoFactor.isEnabled(user.id)) {
+      this.events.emit(
+        AUDIT_EVENT,
+        auditEvent({ actorId: user.id, actorLabel: user.email, via: 'anonymous', clientAddress: address }, 'auth.password_accepted', `member:${user.id}`),
+      );
+      return { role: user.role, challenge: await this.twoFactor.openChallenge(user.id) };
+    }
     await this.throttle.recordSuccess(address, email);
+    return { role: user.role, session: await this.signedIn(user, address, {}) };
+  }
+
+  /** The code step: a TOTP or recovery code for the challenge's member; throttled with the password. */
+  async completeTwoFactor(address: string, challenge: string, code: string): Promise<{ role: Role; session: ActiveSession }> {
+    const userId = await this.twoFactor.challengeOwner(challenge);
+    const user = userId === null ? null : await this.users.findById(userId);
+    if (!user) throw unauthorized(TwoFactorMessages.challengeGone);
+    const actor = { actorId: user.id, actorLabel: user.email, via: 'anonymous' as const, clientAddress: address };
+    try {
+      await this.throttle.beginAttempt(address, user.email);
+    } catch (err) {
+      this.events.emit(AUDIT_EVENT, auditEvent(actor, 'auth.sign_in_failed', `member:${user.id}`, { reason: 'throttled', step: 'two_factor' }));
+      throw err;
+    }
+    const factor = await this.twoFactor.checkSecondFactor(user.id, code);
+    if (!factor) {
+      this.events.emit(AUDIT_EVENT, auditEvent(actor, 'auth.sign_in_failed', `member:${user.id}`, { reason: 'invalid_code', step: 'two_factor' }));
+      throw unauthorized(TwoFactorMessages.invalidCode);
+    }
+    await this.twoFactor.closeChallenge(challenge);
+    await this.throttle.recordSuccess(address, user.email);
+    return { role: user.role, session: await this.signedIn(user, address, { second_factor: factor }) };
+  }
+
+  private async signedIn(user: { id: number; email: string }, address: string, details: Record<string, string>): Promise<ActiveSession> {
     const session = await this.sessions.start(user.id);
     this.events.emit(
       AUDIT_EVENT,
-      auditEvent({ actorId: user.id, actorLabel: user.email, via: 'cookie', clientAddress: address }, 'auth.sign_in', `member:${user.id}`),
+      auditEvent({ actorId: user.id, actorLabel: user.email, via: 'cookie', clientAddress: address }, 'auth.sign_in', `member:${user.id}`, details),
     );
-    return { role: user.role, session };
+    return session;
   }
 
   async logout(principal: Principal): Promise<void> {

@@ -13,6 +13,7 @@ import { isCrossSiteRequest } from '../common/net/same-origin';
 import { RelayConfig } from '../config/relay-config';
 import { TunnelUrl } from '../config/tunnel-url';
 import { TokensService } from '../tokens/tokens.service';
+import { TwoFactorMessages, TwoFactorService } from '../two-factor/two-factor.service';
 import { readSessionCookie } from './session-cookie';
 import { SessionsService } from './sessions.service';
 
@@ -29,6 +30,7 @@ export class AuthenticatorService {
     private readonly tokens: TokensService,
     private readonly config: RelayConfig,
     private readonly tunnelUrl: TunnelUrl,
+    private readonly twoFactor: TwoFactorService,
   ) {}
 
   /** The caller, or a HttpError (401/403) saying why not; undefined on public routes. */
@@ -55,7 +57,7 @@ export class AuthenticatorService {
    * for the signed-out-or-not probe, which must answer 200 either way.
    */
   signedInMember(req: IncomingMessage): Promise<Principal | null> {
-    return this.fromCookie(req, { cookie: true });
+    return this.fromCookie(req, { cookie: true, beforeSecondFactor: true });
   }
 
   /** The relay-host rule (docs/auth.md): own TCP peer, own forwarded hops, a Host naming this machine. */
@@ -71,6 +73,10 @@ export class AuthenticatorService {
     if (!session?.user) return null;
     this.refuseCrossSite(req);
     const { user } = session;
+    // The team requires a second factor of this member and they have none: only enrolment is open.
+    if (!requirement.beforeSecondFactor && (await this.twoFactor.mustEnrol(user.id, user.role))) {
+      throw forbidden(TwoFactorMessages.enrolmentRequired);
+    }
     return {
       userId: user.id,
       email: user.email,
