@@ -38,6 +38,7 @@ export const TwoFactorMessages = {
   notOn: 'Two-factor sign-in is off',
   requiredForRole: 'Two-factor sign-in is required for your role; it cannot be turned off',
   enrolmentRequired: 'Two-factor sign-in is required: set it up on your profile page',
+  enrolYourselfFirst: 'Set up two-factor sign-in for yourself before requiring it of your role',
 } as const;
 
 export type SecondFactor = 'totp' | 'recovery_code';
@@ -172,7 +173,9 @@ export class TwoFactorService {
     return value;
   }
 
+  /** An Admin cannot require of their own role what they have not set up: they would lock themself out of this page. */
   async setRequirement(principal: Principal, requiredFor: TwoFactorRequirement): Promise<void> {
+    if (this.applies(requiredFor, principal.role) && !(await this.isEnabled(principal.userId))) throw conflict(TwoFactorMessages.enrolYourselfFirst);
     const before = await this.requirement();
     await this.policy.update({ id: 1 }, { requiredFor });
     this.cachedPolicy = null;

@@ -126,13 +126,19 @@ describe('two-factor sign-in (TOTP, recovery codes, policy)', () => {
     await ctx.members.as(admin, 'put', '/api/v1/settings/two-factor').send({ required_for: 'sometimes' }).expect(400, {
       error: 'required_for must be one of nobody, admins, everyone',
     });
-    // Admins first: the first Admin has no second factor, so their own cookie is now held at enrolment.
-    await ctx.members.as(admin, 'put', '/api/v1/settings/two-factor').send({ required_for: 'admins' }).expect(200, { required_for: 'admins' });
-    await ctx.members.as(admin, 'get', '/api/v1/team/members').expect(403, { error: 'Two-factor sign-in is required: set it up on your profile page' });
-    await ctx.members.as(dev, 'get', '/api/v1/apps').expect(200);
-    const session = await ctx.members.as(admin, 'get', '/api/v1/auth/session').expect(200);
-    expect(session.body.two_factor_enrolment_required).toBe(true);
+    // Not of their own role before they have it themselves (they would be held at enrolment).
+    await ctx.members.as(admin, 'put', '/api/v1/settings/two-factor').send({ required_for: 'admins' }).expect(409, {
+      error: 'Set up two-factor sign-in for yourself before requiring it of your role',
+    });
     await enrol(admin);
+    await ctx.members.as(admin, 'put', '/api/v1/settings/two-factor').send({ required_for: 'admins' }).expect(200, { required_for: 'admins' });
+    await ctx.members.as(dev, 'get', '/api/v1/apps').expect(200);
+    // Another Admin without a second factor is now held at enrolment.
+    const second = await ctx.members.member('Admin');
+    await ctx.members.as(second, 'get', '/api/v1/team/members').expect(403, { error: 'Two-factor sign-in is required: set it up on your profile page' });
+    const session = await ctx.members.as(second, 'get', '/api/v1/auth/session').expect(200);
+    expect(session.body.two_factor_enrolment_required).toBe(true);
+    await ctx.members.as(second, 'get', '/api/v1/profile/two-factor').expect(200, { enabled: false, recovery_codes_left: 0, required: true });
     await ctx.members.as(admin, 'put', '/api/v1/settings/two-factor').send({ required_for: 'everyone' }).expect(200);
     await ctx.members.as(dev, 'get', '/api/v1/apps').expect(403, { error: 'Two-factor sign-in is required: set it up on your profile page' });
     await ctx.members.withPat(pat, 'get', '/api/v1/apps').expect(200); // PATs are their own credential
