@@ -1,5 +1,9 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
+import { readFileSync } from 'node:fs';
+import { createServer as createHttpServer, IncomingMessage } from 'node:http';
 import { createServer, Server, Socket } from 'node:net';
+import { createServer as createTlsServer } from 'node:tls';
+import { selfSignedCert } from '../cli/self-signed-cert';
 import { AuditEvent, AUDIT_EVENT } from '../../src/audit/audit-event';
 import { AuditLogService } from '../../src/audit/audit-log.service';
 import { AuditVerifier } from '../../src/audit/audit-verifier';
@@ -147,10 +151,10 @@ describe('audit log: recording, reading, export, chain, retention', () => {
 });
 
 /** A syslog collector on loopback that reads octet-counted RFC 5424 frames (RFC 6587 §3.4.1). */
-function syslogCollector(): Promise<{ server: Server; port: number; messages: string[]; close: () => Promise<void> }> {
+function syslogCollector(tls?: { cert: string; key: string }): Promise<{ server: Server; port: number; messages: string[]; close: () => Promise<void> }> {
   const messages: string[] = [];
   const sockets = new Set<Socket>();
-  const server = createServer((socket) => {
+  const accept = (socket: Socket) => {
     sockets.add(socket);
     let buffer = Buffer.alloc(0);
     socket.on('data', (chunk) => {
@@ -166,7 +170,10 @@ function syslogCollector(): Promise<{ server: Server; port: number; messages: st
       }
     });
     socket.on('close', () => sockets.delete(socket));
-  });
+  };
+  const server: Server = tls
+    ? createTlsServer({ cert: readFileSync(tls.cert), key: readFileSync(tls.key) }, accept)
+    : createServer(accept);
   return new Promise((resolve) =>
     server.listen(0, '127.0.0.1', () =>
       resolve({
@@ -207,5 +214,58 @@ describe('audit log: forwarding to syslog', () => {
     } finally {
       await collector.close();
     }
+  });
+
+  it('over TLS (RFC 5425), checking the collector against the configured CA', async () => {
+    const { cert, key } = selfSignedCert();
+    const collector = await syslogCollector({ cert, key });
+    try {
+      await withTestRelay({ SVC_AUDIT_SYSLOG: `tls://127.0.0.1:${collector.port}`, SVC_AUDIT_SYSLOG_CA: cert }, async (relay, members) => {
+        await members.admin();
+        await auditSettled(relay);
+        const deadline = Date.now() + 10_000;
+        while (!collector.messages.some((m) => m.includes('action="auth.sign_in"')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+        expect(collector.messages.some((m) => /^<110>1 .* svc-relay \d+ audit \[svc@32473 id="\d+" action="auth.sign_in"/.test(m))).toBe(true);
+      });
+    } finally {
+      await collector.close();
+    }
+  });
+});
+
+describe('audit log: forwarding to an HTTP endpoint', () => {
+  it('POSTs each entry as JSON, in order, with the configured Authorization header', async () => {
+    const received: { auth: string | undefined; body: { action: string; hash: string; prev_hash: string } }[] = [];
+    const server = createHttpServer((req: IncomingMessage, res) => {
+      let text = '';
+      req.on('data', (c) => (text += c));
+      req.on('end', () => {
+        received.push({ auth: req.headers.authorization, body: JSON.parse(text) });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const port = (server.address() as { port: number }).port;
+    try {
+      await withTestRelay(
+        {
+          SVC_AUDIT_HTTP_URL: `http://127.0.0.1:${port}/ingest`,
+          SVC_AUDIT_HTTP_AUTHORIZATION_ENV: 'AUDIT_COLLECTOR_AUTH',
+          AUDIT_COLLECTOR_AUTH: 'Bearer collector-secret',
+        },
+        async (relay, members) => {
+          const admin = await members.admin();
+          await members.as(admin, 'post', '/api/v1/auth/logout').expect(200);
+          await auditSettled(relay);
+          const deadline = Date.now() + 10_000;
+          while (received.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+        },
+      );
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+    expect(received.map((r) => r.body.action)).toEqual(['auth.sign_in', 'auth.sign_out']);
+    expect(received[1].body.prev_hash).toBe(received[0].body.hash);
+    expect(received.every((r) => r.auth === 'Bearer collector-secret')).toBe(true);
   });
 });

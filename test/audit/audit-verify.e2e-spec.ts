@@ -1,7 +1,8 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { AuditEvent, AUDIT_EVENT } from '../../src/audit/audit-event';
 import { CLI_TEST_TIMEOUT_MS, emptyDir, runCli } from '../cli/cli-process';
-import { testDialect } from '../support/test-relay';
+import { join } from 'node:path';
+import { itSqliteOnly, testDialect } from '../support/test-relay';
 import { useTestRelay } from '../support/use-relay';
 import { auditSettled, sql } from './audit-support';
 
@@ -29,6 +30,25 @@ describe(`svc audit verify (${testDialect})`, () => {
     for (let i = 0; i < 6; i++) await events.emitAsync(AUDIT_EVENT, new AuditEvent('test.verify', null, 'probe', 'system', `probe:${i}`, null, { i }));
     await auditSettled(ctx.relay);
   });
+
+  itSqliteOnly('svc backup works on the SQLite file only')(
+    'records svc backup as the operator (via cli), in the chain',
+    async () => {
+      const archive = join(emptyDir(), 'audit-backup.tar');
+      const backup = await runCli(['backup', archive, '--data-dir', ctx.relay.dataDir], { cwd: emptyDir(), timeoutMs: 90_000 });
+      expect(backup.stderr).toBe('');
+      expect(backup.code).toBe(0);
+      const rows = (await sql(ctx.relay, "SELECT actor_label, via, details FROM audit_entries WHERE action = 'backup.created'")) as {
+        actor_label: string;
+        via: string;
+        details: string;
+      }[];
+      expect(rows).toHaveLength(1);
+      expect(rows[0]).toMatchObject({ actor_label: 'operator', via: 'cli' });
+      expect(JSON.parse(rows[0].details)).toMatchObject({ file: 'audit-backup.tar' });
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
 
   it(
     'passes an untouched log, then names an edited row (exit 1), whatever column was changed',

@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
 import { readFileSync } from 'node:fs';
-import { connect as connectTcp, Socket } from 'node:net';
+import { connect as connectTcp, isIP, Socket } from 'node:net';
 import { connect as connectTls } from 'node:tls';
 import { RelayConfig } from '../../config/relay-config';
 import { AuditEntryEntity } from '../audit-entry.entity';
@@ -76,7 +76,13 @@ export class AuditForwarder implements OnApplicationShutdown {
     if (!target || this.connecting || this.stopped || this.reconnectTimer) return;
     this.connecting = true;
     const socket = target.tls
-      ? connectTls({ host: target.host, port: target.port, servername: target.host, ...(target.caFile ? { ca: readFileSync(target.caFile) } : {}) })
+      ? connectTls({
+          host: target.host,
+          port: target.port,
+          // SNI names hosts only (RFC 6066); the certificate is still checked against an IP address.
+          ...(isIP(target.host) ? {} : { servername: target.host }),
+          ...(target.caFile ? { ca: readFileSync(target.caFile) } : {}),
+        })
       : connectTcp({ host: target.host, port: target.port });
     const ready = target.tls ? 'secureConnect' : 'connect';
     socket.once(ready, () => {
