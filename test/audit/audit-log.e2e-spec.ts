@@ -9,6 +9,7 @@ import { AuditLogService } from '../../src/audit/audit-log.service';
 import { AuditVerifier } from '../../src/audit/audit-verifier';
 import { RELAY_ACTOR } from '../../src/audit/audit-actor';
 import { DAY_MS } from '../../src/common/time';
+import { attachBuild } from '../support/build-fixtures';
 import { TEST_PASSWORD } from '../support/factory';
 import { useTestRelay, withTestRelay } from '../support/use-relay';
 import { auditEntries, auditSettled } from './audit-support';
@@ -59,6 +60,32 @@ describe('audit log: recording, reading, export, chain, retention', () => {
     const invitations = await auditEntries(ctx, admin, 'action=invitation.created');
     expect(invitations[0]).toMatchObject({ actor_id: admin.id, details: { role: 'Viewer', email: null } });
     expect(JSON.stringify(invitations)).not.toContain(invite.body.token);
+  });
+
+  it('records verdicts, labels, the deletion schedule, app deletion and team settings', async () => {
+    const admin = await ctx.members.admin();
+    const qa = await ctx.members.member('QA');
+    const pat = await ctx.members.pat(qa, 'builds:write');
+    const upload = await attachBuild(ctx.members.withPat(pat, 'post', '/api/v1/builds'), 'binary-nested.app.zip').expect(201);
+    const id = upload.body.id;
+    await ctx.members.as(qa, 'patch', `/api/v1/builds/${id}`).send({ status_label: 'Done', version_label: 'rc1' }).expect(200);
+    await ctx.members.as(qa, 'post', `/api/v1/builds/${id}/schedule-deletion`).expect(200);
+    await ctx.members.as(qa, 'delete', `/api/v1/builds/${id}/schedule-deletion`).expect(200);
+    await ctx.members.as(admin, 'patch', '/api/v1/settings').field('team_name', 'Audited team').expect(200);
+    await ctx.members.as(qa, 'delete', `/api/v1/apps/${upload.body.app_id}`).expect(200);
+
+    const build = await auditEntries(ctx, admin, `target=build:${id}`);
+    // One PATCH emits label and status together: on PostgreSQL they may reach the chain in either order.
+    expect(build.map((e) => [e.action, e.via, e.details]).sort()).toEqual([
+      ['build.deletion_cancelled', 'cookie', {}],
+      ['build.deletion_scheduled', 'cookie', { delete_after: expect.any(String) }],
+      ['build.label_changed', 'cookie', { from: null, to: 'rc1' }],
+      ['build.status_changed', 'cookie', { from: null, to: 'Done' }],
+    ]);
+    const app = await auditEntries(ctx, admin, `target=app:${upload.body.app_id}`);
+    expect(app[0]).toMatchObject({ action: 'app.deleted', actor_id: qa.id, details: { builds: 1 } });
+    const settings = await auditEntries(ctx, admin, 'action=settings.updated');
+    expect(settings[0]).toMatchObject({ actor_id: admin.id, details: { team_name: 'Audited team', logo_changed: false } });
   });
 
   it('is for Admins only, and refuses bad filters with a clear message', async () => {
