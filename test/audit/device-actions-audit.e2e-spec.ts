@@ -53,6 +53,13 @@ describe('audit log: device actions from the dashboard, PAT clients and MCP', ()
     expect(await auditEntries(ctx, admin, 'action=device.screenshot')).toEqual([]);
   });
 
+  it('records the agent connecting, as its token\'s member via agent', async () => {
+    const admin = await ctx.members.admin();
+    const connected = await auditEntries(ctx, admin, 'action=agent.connected&target=agent:audit-lab');
+    expect(connected).toHaveLength(1);
+    expect(connected[0]).toMatchObject({ actor_id: admin.id, via: 'agent', client_address: '127.0.0.1', details: { replaced: false } });
+  });
+
   it('says mcp for the MCP tools, through the Streamable HTTP endpoint', async () => {
     const admin = await ctx.members.admin();
     const dev = await ctx.members.member('Developer');
