@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Post, Put } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { ApiErrors, OkResponse } from '../common/api/responses';
 import { Auth } from '../common/auth/auth.decorator';
@@ -13,7 +13,8 @@ import {
   TwoFactorSetupResponse,
   TwoFactorStatusResponse,
 } from './dto/two-factor.dto';
-import { TwoFactorService } from './two-factor.service';
+import { ParseIdPipe } from '../common/validation/parse-id.pipe';
+import { TwoFactorMessages, TwoFactorService } from './two-factor.service';
 
 /**
  * A member's own two-factor sign-in (profile page) and the team's policy (Admins). The member's
@@ -59,6 +60,16 @@ export class TwoFactorController {
   @ApiErrors(400, 401, 403, 409)
   async disable(@CurrentPrincipal() principal: Principal, @Body() dto: TwoFactorCodeDto): Promise<OkResponse> {
     await this.twoFactor.disable(principal, dto.code);
+    return { ok: true };
+  }
+
+  @Delete('team/members/:id/two-factor')
+  @HttpCode(200)
+  @Auth({ cookie: true, roles: ADMIN_ONLY })
+  @ApiOkResponse({ type: OkResponse, description: "turns a member's two-factor sign-in off (lost phone and recovery codes)" })
+  @ApiErrors(400, 401, 403, 404)
+  async reset(@CurrentPrincipal() principal: Principal, @Param('id', new ParseIdPipe(TwoFactorMessages.noneForMember)) id: number): Promise<OkResponse> {
+    await this.twoFactor.resetFor(principal, id);
     return { ok: true };
   }
 

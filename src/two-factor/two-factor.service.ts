@@ -9,7 +9,7 @@ import type { Principal } from '../common/auth/principal';
 import type { Role } from '../common/auth/role';
 import { Clock } from '../common/clock';
 import { randomBase64Url, sha256Hex } from '../common/crypto/secret-token';
-import { badRequest, conflict } from '../common/errors/http-error';
+import { badRequest, conflict, notFound } from '../common/errors/http-error';
 import { MINUTE_MS } from '../common/time';
 import { Before } from '../database/timestamp.column';
 import { TransactionRunner } from '../database/transaction-runner';
@@ -38,6 +38,7 @@ export const TwoFactorMessages = {
   notOn: 'Two-factor sign-in is off',
   requiredForRole: 'Two-factor sign-in is required for your role; it cannot be turned off',
   enrolmentRequired: 'Two-factor sign-in is required: set it up on your profile page',
+  noneForMember: 'This member has no two-factor sign-in',
   enrolYourselfFirst: 'Set up two-factor sign-in for yourself before requiring it of your role',
 } as const;
 
@@ -108,6 +109,19 @@ export class TwoFactorService {
       await manager.delete(TwoFactorCredentialEntity, { userId: principal.userId });
     });
     this.events.emit(AUDIT_EVENT, auditEvent(actorOf(principal), 'auth.two_factor_disabled', `member:${principal.userId}`));
+  }
+
+  /**
+   * An Admin turns a member's two-factor sign-in off (a lost phone and lost recovery codes); the
+   * member signs in with the password alone until they set it up again (or the policy sends them to).
+   */
+  async resetFor(actor: Principal, userId: number): Promise<void> {
+    const removed = await this.transactions.run(async (manager) => {
+      await manager.delete(RecoveryCodeEntity, { userId });
+      return (await manager.delete(TwoFactorCredentialEntity, { userId })).affected ?? 0;
+    });
+    if (!removed) throw notFound(TwoFactorMessages.noneForMember);
+    this.events.emit(AUDIT_EVENT, auditEvent(actorOf(actor), 'auth.two_factor_reset', `member:${userId}`));
   }
 
   /**

@@ -102,6 +102,19 @@ describe('two-factor sign-in (TOTP, recovery codes, policy)', () => {
     expect(entries[0].details).toEqual({ second_factor: 'recovery_code' });
   });
 
+  it("an Admin turns a member's two-factor off (lost phone): the password alone signs in again", async () => {
+    const admin = await ctx.members.admin();
+    const member = await ctx.members.member('QA');
+    await enrol(member);
+    await ctx.members.as(member, 'delete', `/api/v1/team/members/${member.id}/two-factor`).expect(403);
+    await ctx.members.as(admin, 'delete', `/api/v1/team/members/${member.id}/two-factor`).expect(200, { ok: true });
+    await ctx.members.as(admin, 'delete', `/api/v1/team/members/${member.id}/two-factor`).expect(404, { error: 'This member has no two-factor sign-in' });
+    const login = await ctx.relay.http().post('/api/v1/auth/login').send({ email: member.email, password: TEST_PASSWORD }).expect(200);
+    expect(login.body).toEqual({ ok: true, role: 'QA' });
+    const reset = await auditEntries(ctx, admin, `action=auth.two_factor_reset&target=member:${member.id}`);
+    expect(reset[0]).toMatchObject({ actor_id: admin.id });
+  });
+
   it('brakes code guessing like password guessing: the fifth wrong try in the pair is the last, then 429', async () => {
     const member = await ctx.members.member('QA');
     const { secret } = await enrol(member);
