@@ -5,6 +5,7 @@ import { TwoFactorModule } from '../two-factor/two-factor.module';
 import { UsersModule } from '../users/users.module';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
+import { TwoFactorSetupController } from './two-factor-setup.controller';
 import { AuthenticatorService } from './authenticator.service';
 import { LoginThrottleService } from './login-throttle.service';
 import { SessionEntity } from './session.entity';
@@ -16,7 +17,7 @@ import { SessionsService } from './sessions.service';
  */
 @Module({
   imports: [TypeOrmModule.forFeature([SessionEntity]), UsersModule, TokensModule, TwoFactorModule],
-  controllers: [AuthController],
+  controllers: [AuthController, TwoFactorSetupController],
   providers: [
     AuthService,
     AuthenticatorService,

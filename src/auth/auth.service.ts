@@ -98,6 +98,15 @@ export class AuthService {
     return { role: user.role, session: await this.signedIn(user, address, { second_factor: factor }) };
   }
 
+  /** The password again before a new second factor (a guess like a sign-in: same brake, same bucket). */
+  async beginTwoFactorSetup(address: string, principal: Principal, currentPassword: string): Promise<{ secret: string; uri: string }> {
+    await this.throttle.beginAttempt(address, principal.email);
+    const user = await this.users.verifyCredentials(principal.email, currentPassword);
+    if (!user || user.id !== principal.userId) throw badRequest('Current password is incorrect');
+    await this.throttle.recordSuccess(address, principal.email);
+    return this.twoFactor.beginEnrolment(principal);
+  }
+
   private async signedIn(user: { id: number; email: string }, address: string, details: Record<string, string>): Promise<ActiveSession> {
     const session = await this.sessions.start(user.id);
     this.events.emit(

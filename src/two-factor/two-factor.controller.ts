@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { ApiErrors, OkResponse } from '../common/api/responses';
 import { Auth } from '../common/auth/auth.decorator';
 import type { Principal } from '../common/auth/principal';
@@ -10,7 +10,6 @@ import {
   TwoFactorCodeDto,
   TwoFactorPolicyDto,
   TwoFactorPolicyResponse,
-  TwoFactorSetupResponse,
   TwoFactorStatusResponse,
 } from './dto/two-factor.dto';
 import { ParseIdPipe } from '../common/validation/parse-id.pipe';
@@ -18,7 +17,8 @@ import { TwoFactorMessages, TwoFactorService } from './two-factor.service';
 
 /**
  * A member's own two-factor sign-in (profile page) and the team's policy (Admins). The member's
- * routes stay open to a member the policy sends to enrolment (`beforeSecondFactor`).
+ * routes stay open to a member the policy sends to enrolment (`beforeSecondFactor`). The set-up
+ * itself checks the password with the sign-in brake, so it lives in auth (TwoFactorSetupController).
  */
 @ApiTags('two-factor')
 @Controller()
@@ -32,16 +32,6 @@ export class TwoFactorController {
   async status(@CurrentPrincipal() principal: Principal): Promise<TwoFactorStatusResponse> {
     const { enabled, recoveryCodesLeft } = await this.twoFactor.status(principal.userId);
     return { enabled, recovery_codes_left: recoveryCodesLeft, required: await this.twoFactor.mustKeep(principal.role) };
-  }
-
-  @Post('profile/two-factor/setup')
-  @HttpCode(201)
-  @Auth({ cookie: true, beforeSecondFactor: true })
-  @ApiCreatedResponse({ type: TwoFactorSetupResponse, description: 'a new secret; two-factor sign-in turns on once a code from it is confirmed' })
-  @ApiErrors(401, 403, 409)
-  async setup(@CurrentPrincipal() principal: Principal): Promise<TwoFactorSetupResponse> {
-    const { secret, uri } = await this.twoFactor.beginEnrolment(principal);
-    return { secret, otpauth_uri: uri };
   }
 
   @Post('profile/two-factor/confirm')

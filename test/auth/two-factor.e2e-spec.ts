@@ -15,7 +15,7 @@ describe('two-factor sign-in (TOTP, recovery codes, policy)', () => {
   }
 
   async function enrol(member: TestMember): Promise<{ secret: string; recoveryCodes: string[] }> {
-    const setup = await ctx.members.as(member, 'post', '/api/v1/profile/two-factor/setup').expect(201);
+    const setup = await ctx.members.as(member, 'post', '/api/v1/profile/two-factor/setup').send({ currentPassword: TEST_PASSWORD }).expect(201);
     const { secret, otpauth_uri: uri } = setup.body;
     expect(uri).toBe(`otpauth://totp/svc%20relay:${encodeURIComponent(member.email)}?secret=${secret}&period=30&digits=6&algorithm=SHA1&issuer=svc%20relay`);
     alignClock();
@@ -40,7 +40,10 @@ describe('two-factor sign-in (TOTP, recovery codes, policy)', () => {
     const before = await ctx.members.as(dev, 'get', '/api/v1/profile/two-factor').expect(200);
     expect(before.body).toEqual({ enabled: false, recovery_codes_left: 0, required: false });
     await ctx.members.as(dev, 'post', '/api/v1/profile/two-factor/confirm').send({ code: '123456' }).expect(400, { error: 'Start the set-up first' });
-    const setup = await ctx.members.as(dev, 'post', '/api/v1/profile/two-factor/setup').expect(201);
+    // The password again first: a borrowed session cannot put its own authenticator on the account.
+    await ctx.members.as(dev, 'post', '/api/v1/profile/two-factor/setup').send({}).expect(400, { error: 'currentPassword is required' });
+    await ctx.members.as(dev, 'post', '/api/v1/profile/two-factor/setup').send({ currentPassword: 'not it at all' }).expect(400, { error: 'Current password is incorrect' });
+    const setup = await ctx.members.as(dev, 'post', '/api/v1/profile/two-factor/setup').send({ currentPassword: TEST_PASSWORD }).expect(201);
     const wrong = totpCode(setup.body.secret, ctx.relay.clock.nowMs() + 10 * STEP);
     await ctx.members.as(dev, 'post', '/api/v1/profile/two-factor/confirm').send({ code: wrong }).expect(400, { error: 'Invalid code' });
     await ctx.members.as(dev, 'post', '/api/v1/profile/two-factor/confirm').send({}).expect(400, { error: 'code is required' });
@@ -50,7 +53,7 @@ describe('two-factor sign-in (TOTP, recovery codes, policy)', () => {
     for (const code of recoveryCodes) expect(code).toMatch(/^[a-z2-7]{5}-[a-z2-7]{5}$/);
     const after = await ctx.members.as(dev, 'get', '/api/v1/profile/two-factor').expect(200);
     expect(after.body).toEqual({ enabled: true, recovery_codes_left: 10, required: false });
-    await ctx.members.as(dev, 'post', '/api/v1/profile/two-factor/setup').expect(409);
+    await ctx.members.as(dev, 'post', '/api/v1/profile/two-factor/setup').send({ currentPassword: TEST_PASSWORD }).expect(409);
   });
 
   it('asks for the code after the password, sets no cookie before it, and takes each code once', async () => {

@@ -45,6 +45,7 @@ describeUnless(browserSkipReason(), 'two-factor sign-in and the audit page in th
     const dev = await members.member('Developer', 'dev-2fa@example.com');
     const { page } = await fresh(dev.cookie);
     await page.goto(`${relay.url}/account`);
+    await page.getByLabel('Your password').fill(TEST_PASSWORD);
     await page.getByRole('button', { name: 'Set up two-factor sign-in' }).click();
     await page.getByRole('img', { name: 'QR code for your authenticator app' }).waitFor();
     const keyText = await page.getByText(/Cannot scan\? Enter this key/).textContent();
@@ -94,7 +95,7 @@ describeUnless(browserSkipReason(), 'two-factor sign-in and the audit page in th
     const admin = await members.admin();
     const qa = await members.member('QA');
     // The Admin has a second factor first (the relay refuses to require one of their role otherwise).
-    const setup = await members.as(admin, 'post', '/api/v1/profile/two-factor/setup').expect(201);
+    const setup = await members.as(admin, 'post', '/api/v1/profile/two-factor/setup').send({ currentPassword: TEST_PASSWORD }).expect(201);
     await members.as(admin, 'post', '/api/v1/profile/two-factor/confirm').send({ code: totpCode(setup.body.secret, relay.clock.nowMs()) }).expect(200);
     const { page } = await fresh(admin.cookie);
     await page.goto(`${relay.url}/settings`);

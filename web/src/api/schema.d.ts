@@ -729,7 +729,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: operations["TwoFactorController_setup"];
+        post: operations["TwoFactorSetupController_setup"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2202,6 +2202,9 @@ export interface components {
         TwoFactorPolicyResponse: {
             /** @enum {string} */
             required_for: "nobody" | "admins" | "everyone";
+        };
+        TwoFactorSetupDto: {
+            currentPassword: string;
         };
         TwoFactorSetupResponse: {
             /** @description otpauth:// URI, drawn as a QR code */
@@ -5200,14 +5203,18 @@ export interface operations {
             };
         };
     };
-    TwoFactorController_setup: {
+    TwoFactorSetupController_setup: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TwoFactorSetupDto"];
+            };
+        };
         responses: {
             /** @description a new secret; two-factor sign-in turns on once a code from it is confirmed */
             201: {
@@ -5216,6 +5223,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TwoFactorSetupResponse"];
+                };
+            };
+            /** @description missing field, invalid format */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description not authenticated or session expired */
@@ -5238,6 +5254,15 @@ export interface operations {
             };
             /** @description not possible in the current state */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description too many attempts (Retry-After header) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { QrCode } from '../builds/QrCode';
 import { Button } from '../ui/Button';
 import { FormError, TextField, cardClass, formClass } from '../ui/Field';
+import { PasswordField } from './CredentialFields';
 import { Loading } from '../ui/States';
 import { useToast } from '../ui/Toast';
 import { useTwoFactorConfirm, useTwoFactorDisable, useTwoFactorSetup, useTwoFactorStatus } from './two-factor-queries';
@@ -16,10 +17,15 @@ export function TwoFactorCard() {
   const toast = useToast();
   const [code, setCode] = useState('');
   const [recoveryCodes, setRecoveryCodes] = useState<string[] | null>(null);
+  const [password, setPassword] = useState('');
   if (status.isPending) return <Loading label="Loading two-factor sign-in…" />;
   if (status.isError) return <FormError error={status.error} />;
   const { enabled, recovery_codes_left: left, required } = status.data;
 
+  const start = (event: FormEvent) => {
+    event.preventDefault();
+    setup.mutate(password, { onSuccess: () => setPassword('') });
+  };
   const confirmCode = (event: FormEvent) => {
     event.preventDefault();
     confirm.mutate(code.trim(), {
@@ -79,13 +85,15 @@ export function TwoFactorCard() {
         </form>
       )}
       {!enabled && !setup.data && (
-        <div>
+        <form className={formClass} onSubmit={start} noValidate aria-label="Set up two-factor sign-in">
           <p className={styles.lead}>Sign in with a code from an authenticator app as well as your password.</p>
-          <FormError error={setup.error} />
-          <Button variant="primary" onClick={() => setup.mutate()} disabled={setup.isPending}>
-            Set up two-factor sign-in
-          </Button>
-        </div>
+          <PasswordField label="Your password" value={password} onChange={setPassword} error={setup.error?.message ?? null} />
+          <div>
+            <Button type="submit" variant="primary" disabled={setup.isPending || !password}>
+              Set up two-factor sign-in
+            </Button>
+          </div>
+        </form>
       )}
       {!enabled && setup.data && (
         <form className={formClass} onSubmit={confirmCode} noValidate aria-label="Confirm two-factor sign-in">

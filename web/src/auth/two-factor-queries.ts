@@ -12,8 +12,11 @@ export function useTwoFactorStatus(enabled = true) {
   return useQuery({ queryKey: twoFactorKeys.status, queryFn: () => call(api.GET('/api/v1/profile/two-factor')), enabled });
 }
 
+/** Starts set-up; the relay asks for the password again. */
 export function useTwoFactorSetup() {
-  return useMutation({ mutationFn: () => call(api.POST('/api/v1/profile/two-factor/setup')) });
+  return useMutation({
+    mutationFn: (currentPassword: string) => call(api.POST('/api/v1/profile/two-factor/setup', { body: { currentPassword } })),
+  });
 }
 
 export function useTwoFactorConfirm() {
