@@ -5,6 +5,7 @@ import { ScheduleModule } from '@nestjs/schedule';
 import { AppsModule } from './apps/apps.module';
 import { AgentsModule } from './agents/agents.module';
 import { AuthGuard } from './auth/auth.guard';
+import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { BuildsModule } from './builds/builds.module';
 import { ClusterModule } from './cluster/cluster.module';
@@ -34,6 +35,7 @@ import { ShareLinksModule } from './share-links/share-links.module';
 import { StorageModule } from './storage/storage.module';
 import { TeamModule } from './team/team.module';
 import { TokensModule } from './tokens/tokens.module';
+import { TwoFactorModule } from './two-factor/two-factor.module';
 import { ImagesModule } from './images/images.module';
 import { UsersModule } from './users/users.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
@@ -92,6 +94,8 @@ export class AppModule {
         LiveEventsModule,
         HealthModule,
         McpModule,
+        AuditModule,
+        TwoFactorModule,
         ...processImports,
       ],
       // The cross-cutting pieces, registered once: deny-by-default access guard (@Auth), the one

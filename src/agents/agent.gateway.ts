@@ -4,6 +4,8 @@ import { OnGatewayConnection, OnGatewayInit, WebSocketGateway } from '@nestjs/we
 import type { IncomingMessage } from 'node:http';
 import type { RawData, WebSocket, WebSocketServer } from 'ws';
 import { Auth } from '../common/auth/auth.decorator';
+import { actorOf, AuditActor, auditEvent } from '../audit/audit-actor';
+import { AUDIT_EVENT } from '../audit/audit-event';
 import type { Principal } from '../common/auth/principal';
 import { badRequest } from '../common/errors/http-error';
 import { authorizeUpgrades, upgradeContext } from '../common/net/upgrade-routing-ws-adapter';
@@ -29,6 +31,8 @@ import { AgentResourcesService } from './resources/agent-resources.service';
 interface AgentUpgrade {
   name: string;
   issuer: AgentIssuer;
+  /** Who the audit log names for this connection: the token's member, `via: agent`. */
+  actor: AuditActor;
 }
 
 /** Malformed frames logged per connection before going quiet (a flood must not flood the log). */
@@ -80,8 +84,12 @@ export class AgentGateway implements OnGatewayInit, OnGatewayConnection, BeforeA
         this.logger.warn(`Ignored a malformed ${isBinary ? 'binary' : 'text'} frame from agent ${connection.name}`);
       }
     });
-    socket.on('close', (code: number) => this.closed(connection, code));
+    socket.on('close', (code: number) => {
+      this.closed(connection, code);
+      this.events.emit(AUDIT_EVENT, auditEvent(upgrade.actor, 'agent.disconnected', `agent:${connection.name}`, { code }));
+    });
     this.logger.log(`Agent ${connection.name} connected${previous ? ' (replacing its previous connection)' : ''}`);
+    this.events.emit(AUDIT_EVENT, auditEvent(upgrade.actor, 'agent.connected', `agent:${connection.name}`, { replaced: !!previous }));
   }
 
   /** The sockets themselves are closed with 1001 by the adapter (every socket, registered or not). */
@@ -99,6 +107,7 @@ export class AgentGateway implements OnGatewayInit, OnGatewayConnection, BeforeA
     return {
       name,
       issuer: { userId: principal.userId, tokenId: principal.tokenId! },
+      actor: { ...actorOf(principal), via: 'agent' },
     };
   }
 

@@ -4,6 +4,8 @@ import type { Response } from 'express';
 import { BuildIconsService } from '../builds/build-icons.service';
 import { ApiFileResponse } from '../common/api/files';
 import { ApiErrors, OkResponse } from '../common/api/responses';
+import type { Principal } from '../common/auth/principal';
+import { CurrentPrincipal } from '../common/auth/principal.decorator';
 import { Auth } from '../common/auth/auth.decorator';
 import { WRITER_ROLES } from '../common/auth/role';
 import { ErrorMessages } from '../common/errors/error-messages';
@@ -52,8 +54,8 @@ export class AppsController {
   @Auth({ cookie: true, roles: WRITER_ROLES })
   @ApiOkResponse({ type: OkResponse, description: 'the app is removed with its builds and comments' })
   @ApiErrors(400, 401, 403, 404)
-  async remove(@Param('id', new ParseIdPipe(ErrorMessages.appNotFound)) id: number): Promise<OkResponse> {
-    await this.apps.delete(id);
+  async remove(@CurrentPrincipal() principal: Principal, @Param('id', new ParseIdPipe(ErrorMessages.appNotFound)) id: number): Promise<OkResponse> {
+    await this.apps.delete(principal, id);
     return { ok: true };
   }
 

@@ -1,4 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { actorOf, auditEvent } from '../audit/audit-actor';
+import { AUDIT_EVENT } from '../audit/audit-event';
+import type { Principal } from '../common/auth/principal';
 import { AppCatalogue } from '../app-catalogue/app-catalogue.service';
 import type { AppEntity, AppPlatform } from '../app-catalogue/app.entity';
 import { BuildQueryService } from '../builds/build-query.service';
@@ -20,6 +24,7 @@ export class AppsService {
     private readonly builds: BuildQueryService,
     private readonly retention: BuildRetentionService,
     private readonly transactions: TransactionRunner,
+    private readonly events: EventEmitter2,
   ) {}
 
   /** Every app with its latest build: newest activity first, apps without builds last (newest first). */
@@ -48,12 +53,14 @@ export class AppsService {
    * foreign key); builds removes the files and announces the deletion after the commit. A crash
    * in between leaves unreferenced files, which the start-up sweep removes.
    */
-  async delete(id: number): Promise<void> {
-    await this.transactions.run(async () => {
+  async delete(actor: Principal, id: number): Promise<void> {
+    const builds = await this.transactions.run(async () => {
       // First hold the app, so a build filed under it meanwhile is either listed below or refused.
       if (!(await this.catalogue.lockForDeletion(id))) throw notFound(ErrorMessages.appNotFound);
-      await this.retention.deleteAllOfApp(id);
+      const deleted = await this.retention.deleteAllOfApp(id);
       await this.catalogue.delete(id);
+      return deleted;
     });
+    this.events.emit(AUDIT_EVENT, auditEvent(actorOf(actor), 'app.deleted', `app:${id}`, { builds }));
   }
 }

@@ -8,6 +8,8 @@ import { CurrentPrincipal } from '../common/auth/principal.decorator';
 import { unauthorized } from '../common/errors/http-error';
 import { clientAddress } from '../common/net/relay-host';
 import { MeResponse, toMeResponse } from '../users/users.mapper';
+import { TwoFactorSignInDto } from '../two-factor/dto/two-factor.dto';
+import { TwoFactorService } from '../two-factor/two-factor.service';
 import { UsersService } from '../users/users.service';
 import { AuthService } from './auth.service';
 import { AuthenticatorService } from './authenticator.service';
@@ -22,6 +24,7 @@ export class AuthController {
     private readonly auth: AuthService,
     private readonly users: UsersService,
     private readonly authenticator: AuthenticatorService,
+    private readonly twoFactor: TwoFactorService,
   ) {}
 
   @Get('status')
@@ -53,14 +56,31 @@ export class AuthController {
     @Res({ passthrough: true }) res: Response,
     @Body() dto: LoginDto,
   ): Promise<LoginResponse> {
-    const { role, session } = await this.auth.login(clientAddress(req), dto.email, dto.password);
+    const outcome = await this.auth.login(clientAddress(req), dto.email, dto.password);
+    if (outcome.challenge !== undefined) return { ok: true, role: outcome.role, two_factor_required: true, challenge: outcome.challenge };
+    setSessionCookie(req, res, outcome.session.token);
+    return { ok: true, role: outcome.role };
+  }
+
+  /** Beyond the spec: the second step of a sign-in with two-factor (docs/auth.md); sets the cookie. */
+  @Post('login/two-factor')
+  @HttpCode(200)
+  @Auth({ public: true })
+  @ApiOkResponse({ type: LoginResponse, description: 'sets the svc_token cookie (7 days)' })
+  @ApiErrors(400, 401, 403, 429)
+  async loginTwoFactor(
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+    @Body() dto: TwoFactorSignInDto,
+  ): Promise<LoginResponse> {
+    const { role, session } = await this.auth.completeTwoFactor(clientAddress(req), dto.challenge, dto.code);
     setSessionCookie(req, res, session.token);
     return { ok: true, role };
   }
 
   @Post('logout')
   @HttpCode(200)
-  @Auth({ cookie: true })
+  @Auth({ cookie: true, beforeSecondFactor: true })
   @ApiOkResponse({ type: OkResponse, description: 'ends this session and clears the cookie' })
   @ApiErrors(401, 403)
   async logout(
@@ -80,11 +100,14 @@ export class AuthController {
   async session(@Req() req: Request): Promise<AuthSessionResponse> {
     const principal = await this.authenticator.signedInMember(req);
     const user = principal ? await this.users.findById(principal.userId) : null;
-    return { me: user ? toMeResponse(user) : null };
+    return {
+      me: user ? toMeResponse(user) : null,
+      two_factor_enrolment_required: user ? await this.twoFactor.mustEnrol(user.id, user.role) : false,
+    };
   }
 
   @Get('me')
-  @Auth({ cookie: true })
+  @Auth({ cookie: true, beforeSecondFactor: true })
   @ApiOkResponse({ type: MeResponse })
   @ApiErrors(401)
   async me(@CurrentPrincipal() principal: Principal): Promise<MeResponse> {

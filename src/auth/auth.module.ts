@@ -1,9 +1,11 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { TokensModule } from '../tokens/tokens.module';
+import { TwoFactorModule } from '../two-factor/two-factor.module';
 import { UsersModule } from '../users/users.module';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
+import { TwoFactorSetupController } from './two-factor-setup.controller';
 import { AuthenticatorService } from './authenticator.service';
 import { LoginThrottleService } from './login-throttle.service';
 import { SessionEntity } from './session.entity';
@@ -16,8 +18,8 @@ import { CommonModule } from '../common/common.module';
  * (the guard itself is registered in AppModule with the other cross-cutting pieces).
  */
 @Module({
-  imports: [CommonModule, ClusterModule, TypeOrmModule.forFeature([SessionEntity]), UsersModule, TokensModule],
-  controllers: [AuthController],
+  imports: [CommonModule, ClusterModule, TypeOrmModule.forFeature([SessionEntity]), UsersModule, TokensModule, TwoFactorModule],
+  controllers: [AuthController, TwoFactorSetupController],
   providers: [
     AuthService,
     AuthenticatorService,

@@ -1,12 +1,19 @@
 import { Injectable } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { actorOf, anonymousActor, auditEvent } from '../audit/audit-actor';
+import { AUDIT_EVENT } from '../audit/audit-event';
 import type { Principal } from '../common/auth/principal';
 import type { Role } from '../common/auth/role';
 import { ErrorMessages } from '../common/errors/error-messages';
 import { badRequest, forbidden, unauthorized } from '../common/errors/http-error';
 import { SerialQueue } from '../common/serial-queue';
+import { TwoFactorMessages, TwoFactorService } from '../two-factor/two-factor.service';
 import { UsersService } from '../users/users.service';
 import { LoginThrottleService } from './login-throttle.service';
 import { ActiveSession, SessionsService } from './sessions.service';
+
+/** What the password step leads to: a session, or (two-factor sign-in) a challenge for the code step. */
+export type SignInOutcome = { role: Role; session: ActiveSession; challenge?: undefined } | { role: Role; challenge: string; session?: undefined };
 
 /** Sign-in, first-admin creation and password change. */
 @Injectable()
@@ -18,6 +25,8 @@ export class AuthService {
     private readonly users: UsersService,
     private readonly sessions: SessionsService,
     private readonly throttle: LoginThrottleService,
+    private readonly events: EventEmitter2,
+    private readonly twoFactor: TwoFactorService,
   ) {}
 
   async status(fromRelayHost: boolean): Promise<{ initialized: boolean; canInitialize: boolean }> {
@@ -37,16 +46,79 @@ export class AuthService {
     });
   }
 
-  async login(address: string, email: string, password: string): Promise<{ role: Role; session: ActiveSession }> {
-    await this.throttle.beginAttempt(address, email);
+  /**
+   * The password step. A member with two-factor sign-in gets a challenge instead of a session (no
+   * cookie yet), and the (address, e-mail) brake is not cleared until the code is right: guesses
+   * of the code count with the password's.
+   */
+  async login(address: string, email: string, password: string): Promise<SignInOutcome> {
+    const failed = (reason: string) =>
+      this.events.emit(AUDIT_EVENT, auditEvent(anonymousActor(email, address), 'auth.sign_in_failed', null, { reason }));
+    try {
+      await this.throttle.beginAttempt(address, email);
+    } catch (err) {
+      failed('throttled');
+      throw err;
+    }
     const user = await this.users.verifyCredentials(email, password);
-    if (!user) throw unauthorized(ErrorMessages.invalidCredentials);
+    if (!user) {
+      failed('invalid_credentials');
+      throw unauthorized(ErrorMessages.invalidCredentials);
+    }
+    if (await this.twoFactor.isEnabled(user.id)) {
+      this.events.emit(
+        AUDIT_EVENT,
+        auditEvent({ actorId: user.id, actorLabel: user.email, via: 'anonymous', clientAddress: address }, 'auth.password_accepted', `member:${user.id}`),
+      );
+      return { role: user.role, challenge: await this.twoFactor.openChallenge(user.id) };
+    }
     await this.throttle.recordSuccess(address, email);
-    return { role: user.role, session: await this.sessions.start(user.id) };
+    return { role: user.role, session: await this.signedIn(user, address, {}) };
+  }
+
+  /** The code step: a TOTP or recovery code for the challenge's member; throttled with the password. */
+  async completeTwoFactor(address: string, challenge: string, code: string): Promise<{ role: Role; session: ActiveSession }> {
+    const userId = await this.twoFactor.challengeOwner(challenge);
+    const user = userId === null ? null : await this.users.findById(userId);
+    if (!user) throw unauthorized(TwoFactorMessages.challengeGone);
+    const actor = { actorId: user.id, actorLabel: user.email, via: 'anonymous' as const, clientAddress: address };
+    try {
+      await this.throttle.beginAttempt(address, user.email);
+    } catch (err) {
+      this.events.emit(AUDIT_EVENT, auditEvent(actor, 'auth.sign_in_failed', `member:${user.id}`, { reason: 'throttled', step: 'two_factor' }));
+      throw err;
+    }
+    const factor = await this.twoFactor.checkSecondFactor(user.id, code);
+    if (!factor) {
+      this.events.emit(AUDIT_EVENT, auditEvent(actor, 'auth.sign_in_failed', `member:${user.id}`, { reason: 'invalid_code', step: 'two_factor' }));
+      throw unauthorized(TwoFactorMessages.invalidCode);
+    }
+    await this.twoFactor.closeChallenge(challenge);
+    await this.throttle.recordSuccess(address, user.email);
+    return { role: user.role, session: await this.signedIn(user, address, { second_factor: factor }) };
+  }
+
+  /** The password again before a new second factor (a guess like a sign-in: same brake, same bucket). */
+  async beginTwoFactorSetup(address: string, principal: Principal, currentPassword: string): Promise<{ secret: string; uri: string }> {
+    await this.throttle.beginAttempt(address, principal.email);
+    const user = await this.users.verifyCredentials(principal.email, currentPassword);
+    if (!user || user.id !== principal.userId) throw badRequest('Current password is incorrect');
+    await this.throttle.recordSuccess(address, principal.email);
+    return this.twoFactor.beginEnrolment(principal);
+  }
+
+  private async signedIn(user: { id: number; email: string }, address: string, details: Record<string, string>): Promise<ActiveSession> {
+    const session = await this.sessions.start(user.id);
+    this.events.emit(
+      AUDIT_EVENT,
+      auditEvent({ actorId: user.id, actorLabel: user.email, via: 'cookie', clientAddress: address }, 'auth.sign_in', `member:${user.id}`, details),
+    );
+    return session;
   }
 
   async logout(principal: Principal): Promise<void> {
     if (principal.sessionId) await this.sessions.end(principal.sessionId, principal.userId);
+    this.events.emit(AUDIT_EVENT, auditEvent(actorOf(principal), 'auth.sign_out', `member:${principal.userId}`));
   }
 
   /**
@@ -61,6 +133,8 @@ export class AuthService {
     await this.throttle.recordSuccess(address, principal.email);
     await this.users.setPassword(user.id, newPassword);
     await this.sessions.endAllFor(user.id);
-    return this.sessions.start(user.id);
+    const session = await this.sessions.start(user.id);
+    this.events.emit(AUDIT_EVENT, auditEvent(actorOf(principal), 'auth.password_changed', `member:${user.id}`));
+    return session;
   }
 }

@@ -1,17 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
 import type { AccessRequirement } from '../common/auth/auth.decorator';
-import type { Principal } from '../common/auth/principal';
+import { MCP_USER_AGENT, type Principal } from '../common/auth/principal';
 import { WRITER_ROLES } from '../common/auth/role';
 import type { Scope } from '../common/auth/scope';
 import { ErrorMessages } from '../common/errors/error-messages';
 import { forbidden, unauthorized } from '../common/errors/http-error';
-import { isRelayHostRequest } from '../common/net/relay-host';
+import { clientAddress, isRelayHostRequest } from '../common/net/relay-host';
+import type { Request } from 'express';
 import { trustProxyOf } from '../platform/express/trust-proxy';
 import { isCrossSiteRequest } from '../common/net/same-origin';
 import { RelayConfig } from '../config/relay-config';
 import { TunnelUrl } from '../config/tunnel-url';
 import { TokensService } from '../tokens/tokens.service';
+import { TwoFactorMessages, TwoFactorService } from '../two-factor/two-factor.service';
 import { readSessionCookie } from './session-cookie';
 import { SessionsService } from './sessions.service';
 
@@ -28,6 +30,7 @@ export class AuthenticatorService {
     private readonly tokens: TokensService,
     private readonly config: RelayConfig,
     private readonly tunnelUrl: TunnelUrl,
+    private readonly twoFactor: TwoFactorService,
   ) {}
 
   /** The caller, or a HttpError (401/403) saying why not; undefined on public routes. */
@@ -54,7 +57,7 @@ export class AuthenticatorService {
    * for the signed-out-or-not probe, which must answer 200 either way.
    */
   signedInMember(req: IncomingMessage): Promise<Principal | null> {
-    return this.fromCookie(req, { cookie: true });
+    return this.fromCookie(req, { cookie: true, beforeSecondFactor: true });
   }
 
   /** The relay-host rule (docs/auth.md): own TCP peer, own forwarded hops, a Host naming this machine. */
@@ -70,6 +73,10 @@ export class AuthenticatorService {
     if (!session?.user) return null;
     this.refuseCrossSite(req);
     const { user } = session;
+    // The team requires a second factor of this member and they have none: only enrolment is open.
+    if (!requirement.beforeSecondFactor && (await this.twoFactor.mustEnrol(user.id, user.role))) {
+      throw forbidden(TwoFactorMessages.enrolmentRequired);
+    }
     return {
       userId: user.id,
       email: user.email,
@@ -80,6 +87,7 @@ export class AuthenticatorService {
       tokenId: null,
       expiresAt: session.expiresAt,
       scopes: [],
+      ...callerOf(req, false),
     };
   }
 
@@ -103,6 +111,7 @@ export class AuthenticatorService {
       tokenId: token.id,
       expiresAt: token.expiresAt,
       scopes,
+      ...callerOf(req, true),
     };
   }
 
@@ -114,6 +123,11 @@ export class AuthenticatorService {
   private knownUrls(): (string | null)[] {
     return [this.config.relayUrl, this.tunnelUrl.current()];
   }
+}
+
+/** Where the request came from, for the audit log; only a PAT call can be the relay's MCP tools. */
+function callerOf(req: IncomingMessage, pat: boolean): Pick<Principal, 'clientAddress' | 'viaMcp'> {
+  return { clientAddress: clientAddress(req as Request), viaMcp: pat && req.headers['user-agent'] === MCP_USER_AGENT };
 }
 
 /** `Authorization: Bearer <token>`; the scheme is case-insensitive (RFC 9110 §11.1). */

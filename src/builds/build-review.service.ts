@@ -1,5 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
+import { actorOf, auditEvent } from '../audit/audit-actor';
+import { AUDIT_EVENT } from '../audit/audit-event';
+import type { Principal } from '../common/auth/principal';
 import { Clock } from '../common/clock';
 import { ErrorMessages } from '../common/errors/error-messages';
 import { badRequest, notFound } from '../common/errors/http-error';
@@ -7,7 +10,7 @@ import { DAY_MS } from '../common/time';
 import { RelayConfig } from '../config/relay-config';
 import { WebhookAudience } from '../webhooks/delivery/webhook-audience';
 import { BuildEntity } from './build.entity';
-import { isFinalStatus, type BuildStatus, type StatusActor } from './build-status';
+import { isFinalStatus, type BuildStatus } from './build-status';
 import { BuildsRepository } from './builds.repository';
 import { BuildStatusChangedEvent } from './events/build-status-changed.event';
 import { BuildUpdatedEvent } from './events/build-updated.event';
@@ -34,7 +37,7 @@ export class BuildReviewService {
   async update(
     id: number,
     input: { statusLabel?: BuildStatus | null; versionLabel?: string | null },
-    actor: StatusActor,
+    actor: Principal,
   ): Promise<number> {
     if (input.statusLabel === undefined && input.versionLabel === undefined) {
       throw badRequest('Nothing to update: send status_label and/or version_label');
@@ -57,6 +60,10 @@ export class BuildReviewService {
     const { before, after } = result;
     if (before.versionLabel !== after.versionLabel) {
       this.events.emit(BuildUpdatedEvent.eventName, new BuildUpdatedEvent(id));
+      this.events.emit(AUDIT_EVENT, auditEvent(actorOf(actor), 'build.label_changed', `build:${id}`, { from: before.versionLabel, to: after.versionLabel }));
+    }
+    if (before.statusLabel !== after.statusLabel) {
+      this.events.emit(AUDIT_EVENT, auditEvent(actorOf(actor), 'build.status_changed', `build:${id}`, { from: before.statusLabel, to: after.statusLabel }));
     }
     if (before.statusLabel !== after.statusLabel) {
       this.events.emit(
@@ -81,14 +88,16 @@ export class BuildReviewService {
   }
 
   /** delete_after = now + SVC_BUILD_TTL_DAYS days (rescheduling moves it). */
-  async scheduleDeletion(id: number): Promise<Date> {
+  async scheduleDeletion(actor: Principal, id: number): Promise<Date> {
     const deleteAfter = new Date(this.clock.nowMs() + this.config.buildTtlDays * DAY_MS);
     await this.setDeleteAfter(id, deleteAfter);
+    this.events.emit(AUDIT_EVENT, auditEvent(actorOf(actor), 'build.deletion_scheduled', `build:${id}`, { delete_after: deleteAfter.toISOString() }));
     return deleteAfter;
   }
 
-  async cancelDeletion(id: number): Promise<void> {
+  async cancelDeletion(actor: Principal, id: number): Promise<void> {
     await this.setDeleteAfter(id, null);
+    this.events.emit(AUDIT_EVENT, auditEvent(actorOf(actor), 'build.deletion_cancelled', `build:${id}`));
   }
 
   private async setDeleteAfter(id: number, deleteAfter: Date | null): Promise<void> {

@@ -114,8 +114,11 @@ export class BuildsController {
   @Auth({ cookie: true, roles: WRITER_ROLES })
   @ApiOkResponse({ type: DeletionScheduled, description: 'files and record are purged after SVC_BUILD_TTL_DAYS days' })
   @ApiErrors(400, 401, 403, 404)
-  async scheduleDeletion(@Param('id', new ParseIdPipe(ErrorMessages.buildNotFound)) id: number): Promise<DeletionScheduled> {
-    return { ok: true, delete_after: sqlDateTime(await this.review.scheduleDeletion(id)) };
+  async scheduleDeletion(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id', new ParseIdPipe(ErrorMessages.buildNotFound)) id: number,
+  ): Promise<DeletionScheduled> {
+    return { ok: true, delete_after: sqlDateTime(await this.review.scheduleDeletion(principal, id)) };
   }
 
   @Delete(':id/schedule-deletion')
@@ -123,8 +126,11 @@ export class BuildsController {
   @Auth({ cookie: true, roles: WRITER_ROLES })
   @ApiOkResponse({ type: OkResponse })
   @ApiErrors(400, 401, 403, 404)
-  async cancelDeletion(@Param('id', new ParseIdPipe(ErrorMessages.buildNotFound)) id: number): Promise<OkResponse> {
-    await this.review.cancelDeletion(id);
+  async cancelDeletion(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id', new ParseIdPipe(ErrorMessages.buildNotFound)) id: number,
+  ): Promise<OkResponse> {
+    await this.review.cancelDeletion(principal, id);
     return { ok: true };
   }
 

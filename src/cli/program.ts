@@ -3,6 +3,7 @@ import { agentCommand } from '../agent-daemon/main';
 import { RELAY_VERSION } from '../relay/relay-version';
 import { clientCommands } from './client-commands';
 import { adminCommand } from './commands/admin.command';
+import { auditCommand } from './commands/audit.command';
 import { backupCommand, restoreCommand } from './commands/backup.command';
 import { mcpCommand } from './commands/mcp.command';
 import { migrateCommand } from './commands/migrate.command';
@@ -19,7 +20,7 @@ export function buildProgram(): Command {
       'after',
       `
 Client commands talk to a relay over its API: set SVC_URL and SVC_TOKEN (a PAT) or pass --url/--token.
-Operator commands (relay, admin, backup, restore, migrate) run on the relay host and use its data dir.
+Operator commands (relay, admin, audit, backup, restore, migrate) run on the relay host and use its data dir.
 svc agent runs the reference agent on a machine that hosts simulators or emulators.
 svc mcp serves the relay to an AI agent over the Model Context Protocol (stdio).
 Exit codes: 0 success, 1 the relay refused (its message on stderr), 2 usage error.
@@ -38,6 +39,7 @@ Examples:
     backupCommand(),
     restoreCommand(),
     migrateCommand(),
+    auditCommand(),
     ...clientCommands(),
     mcpCommand(),
     agentCommand(),

@@ -121,6 +121,19 @@ describe('loadConfig', () => {
     expect(failure({ [key]: value })).toMatch(message);
   });
 
+  it('audit forwarding: syslog as tcp:// or tls://host:port, an HTTP URL, the header read from the variable audit.httpAuthorizationEnv names', () => {
+    expect(loadConfig({}, dir).audit).toEqual({ syslog: null, httpUrl: null, httpAuthorization: null });
+    writeFile({ audit: { syslog: 'tls://siem.example.com:6514', httpUrl: 'https://logs.example.com/in', httpAuthorizationEnv: 'AUDIT_AUTH' } });
+    expect(loadConfig({ AUDIT_AUTH: 'Bearer t' }, dir).audit).toEqual({
+      syslog: { host: 'siem.example.com', port: 6514, tls: true, caFile: null },
+      httpUrl: 'https://logs.example.com/in',
+      httpAuthorization: 'Bearer t',
+    });
+    expect(loadConfig({ SVC_AUDIT_SYSLOG: 'tcp://[::1]:514' }, dir).audit.syslog).toEqual({ host: '::1', port: 514, tls: false, caFile: null });
+    expect(failure({ SVC_AUDIT_SYSLOG: 'udp://siem:514' })).toMatch(/audit\.syslog: expected tcp:\/\/host:port or tls:\/\/host:port/);
+    expect(failure({ SVC_AUDIT_SYSLOG: 'tcp://siem:70000' })).toMatch(/audit\.syslog/);
+  });
+
   it('SVC_REDIS_URL (several instances) needs PostgreSQL: with SQLite the relay refuses to start, saying why', () => {
     expect(failure({ SVC_REDIS_URL: 'redis://127.0.0.1:6379' })).toMatch(
       /SVC_REDIS_URL: expected a PostgreSQL database .*several instances cannot share a SQLite file/,

@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ConfigError } from './config-error';
-import { ConfigFileWebhook, LimitsConfig, LogLevel, RelayConfig, SmtpConfig, StorageConfig } from './relay-config';
+import { AuditForwardingConfig, ConfigFileWebhook, LimitsConfig, LogLevel, RelayConfig, SmtpConfig, StorageConfig } from './relay-config';
 
 /** web/dist of this install: the same from src/config (tests) and dist/config (built). */
 const DEFAULT_WEB_DIR = join(__dirname, '..', '..', 'web', 'dist');
@@ -83,6 +83,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       port: read.optionalInteger('SVC_METRICS_PORT', 'metrics.port', 0, 65535),
       host: read.host('SVC_METRICS_HOST', 'metrics.host') ?? '127.0.0.1',
     },
+    audit: readAuditForwarding(read, env, cwd),
     configFile,
   } satisfies RelayConfig);
 }
@@ -107,6 +108,30 @@ function readLimits(read: ValueReader): LimitsConfig {
     requestTimeoutMs: read.integer('SVC_REQUEST_TIMEOUT_MS', 'limits.requestTimeoutMs', 30_000, 50, 3_600_000),
     deviceSessionInFlight: read.integer('SVC_DEVICE_SESSION_IN_FLIGHT', 'limits.deviceSessionInFlight', 16, 1, 10_000),
     shutdownTimeoutMs: read.integer('SVC_SHUTDOWN_TIMEOUT_MS', 'limits.shutdownTimeoutMs', 10_000, 100, 600_000),
+  };
+}
+
+/** `audit.syslog`: tcp://host:port or tls://host:port; `audit.httpUrl`; the header's variable by name, never the value in the file. */
+function readAuditForwarding(read: ValueReader, env: Env, cwd: string): AuditForwardingConfig {
+  const syslog = read.string('SVC_AUDIT_SYSLOG', 'audit.syslog');
+  let target: AuditForwardingConfig['syslog'] = null;
+  if (syslog) {
+    const match = /^(tcp|tls):\/\/(\[[0-9a-fA-F:.]+\]|[^:/\s]+):(\d{1,5})\/?$/.exec(syslog);
+    if (!match || Number(match[3]) < 1 || Number(match[3]) > 65535) {
+      throw new ConfigError('audit.syslog', 'tcp://host:port or tls://host:port', syslog);
+    }
+    target = {
+      host: match[2].replace(/^\[|\]$/g, ''),
+      port: Number(match[3]),
+      tls: match[1] === 'tls',
+      caFile: read.path('SVC_AUDIT_SYSLOG_CA', 'audit.syslogCaFile', cwd),
+    };
+  }
+  const headerEnv = read.string('SVC_AUDIT_HTTP_AUTHORIZATION_ENV', 'audit.httpAuthorizationEnv');
+  return {
+    syslog: target,
+    httpUrl: read.url('SVC_AUDIT_HTTP_URL', 'audit.httpUrl'),
+    httpAuthorization: headerEnv ? env[headerEnv] || null : null,
   };
 }
 

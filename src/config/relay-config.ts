@@ -50,6 +50,16 @@ export interface AgentTimingsConfig {
   installTimeoutMs: number;
 }
 
+/** Where audit entries are forwarded as they are written (docs/audit.md "Forwarding"). */
+export interface AuditForwardingConfig {
+  /** RFC 5424 over TCP (octet counting, RFC 6587), TLS when `tls` (RFC 5425); null: none. */
+  syslog: { host: string; port: number; tls: boolean; caFile: string | null } | null;
+  /** Each entry POSTed as JSON; null: none. */
+  httpUrl: string | null;
+  /** Sent as the Authorization header of those POSTs: the value of the variable audit.httpAuthorizationEnv names. */
+  httpAuthorization: string | null;
+}
+
 /** Prometheus exposition (docs/metrics.md). */
 export interface MetricsConfig {
   /** GET /metrics answers only when true (SVC_METRICS=1); off by default. */
@@ -115,6 +125,7 @@ export class RelayConfig {
   /** Folder of the built dashboard (Vite output; default web/dist of this install). */
   webDir: string;
   metrics: MetricsConfig;
+  audit: AuditForwardingConfig;
   /** Path of the file the values came from, or null when none was found. */
   configFile: string | null;
 }

@@ -4,6 +4,7 @@ import type { Request, Response } from 'express';
 import { ApiMultipartBody, binaryFile } from '../common/api/files';
 import { ApiErrors, OkResponse } from '../common/api/responses';
 import { setSessionCookie } from '../auth/session-cookie';
+import { clientAddress } from '../common/net/relay-host';
 import { Auth } from '../common/auth/auth.decorator';
 import type { Principal } from '../common/auth/principal';
 import { CurrentPrincipal } from '../common/auth/principal.decorator';
@@ -46,8 +47,8 @@ export class InvitationsController {
   @Auth({ cookie: true, roles: ADMIN_ONLY })
   @ApiNoContentResponse({ description: 'beyond the spec: the invitation is revoked; its link answers 410' })
   @ApiErrors(400, 401, 403, 404)
-  async revoke(@Param('id', new ParseIdPipe(InvitationMessages.notFound)) id: number): Promise<void> {
-    await this.invitations.revoke(id);
+  async revoke(@CurrentPrincipal() principal: Principal, @Param('id', new ParseIdPipe(InvitationMessages.notFound)) id: number): Promise<void> {
+    await this.invitations.revoke(principal, id);
   }
 
   @Get('invitations/verify')
@@ -75,7 +76,8 @@ export class InvitationsController {
   @ApiOkResponse({ type: OkResponse, description: 'creates the member and sets the svc_token cookie' })
   @ApiErrors(400, 403, 409, 410, 413)
   async accept(@Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<OkResponse> {
-    const session = await this.invitations.accept(await this.images.receive(req, { avatar: 'avatar' }, AcceptInvitationFields));
+    const form = await this.images.receive(req, { avatar: 'avatar' }, AcceptInvitationFields);
+    const session = await this.invitations.accept(form, clientAddress(req));
     setSessionCookie(req, res, session.token);
     return { ok: true };
   }

@@ -1,4 +1,7 @@
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectRepository } from '@nestjs/typeorm';
+import { actorOf, auditEvent } from '../audit/audit-actor';
+import { AUDIT_EVENT } from '../audit/audit-event';
 import { IsNull, Repository } from 'typeorm';
 import { ActiveSession, SessionsService } from '../auth/sessions.service';
 import type { Principal } from '../common/auth/principal';
@@ -62,6 +65,7 @@ export class InvitationsService {
     private readonly publicUrl: PublicUrlService,
     private readonly settings: SettingsService,
     private readonly clock: Clock,
+    private readonly events: EventEmitter2,
   ) {}
 
   async create(actor: Principal, input: { email?: string; role?: Role }): Promise<InviteResponse> {
@@ -70,7 +74,7 @@ export class InvitationsService {
     const role = input.role ?? 'QA';
     const { token, hash } = newLinkToken();
     const now = this.clock.now();
-    await this.invitations.save(
+    const saved = await this.invitations.save(
       this.invitations.create({
         tokenHash: hash,
         email,
@@ -94,6 +98,7 @@ export class InvitationsService {
           }),
         )
       : false;
+    this.events.emit(AUDIT_EVENT, auditEvent(actorOf(actor), 'invitation.created', `invitation:${saved.id}`, { email, role, email_sent: emailSent }));
     return { token, emailSent, inviteUrl };
   }
 
@@ -107,9 +112,10 @@ export class InvitationsService {
   }
 
   /** Revokes an open invitation: its link answers 410 from now on. 404 when none is open with this id. */
-  async revoke(id: number): Promise<void> {
+  async revoke(actor: Principal, id: number): Promise<void> {
     const removed = await this.invitations.delete({ id, acceptedAt: IsNull(), expiresAt: After(this.clock.now()) });
     if (!removed.affected) throw notFound(InvitationMessages.notFound);
+    this.events.emit(AUDIT_EVENT, auditEvent(actorOf(actor), 'invitation.revoked', `invitation:${id}`));
   }
 
   /** The open invitation for a token, or null when unknown, expired or used. */
@@ -152,7 +158,7 @@ export class InvitationsService {
    * POST /invitations/accept. Checks run in the order: form (400), token (410), e-mail (400/409).
    * Creates the member and consumes the invitation in one transaction; returns a new session.
    */
-  async accept(form: ImageForm<AcceptInvitationFields>): Promise<ActiveSession> {
+  async accept(form: ImageForm<AcceptInvitationFields>, clientAddress: string | null): Promise<ActiveSession> {
     try {
       const { token, password, display_name: displayName, email: formEmail } = form.fields;
       await this.usable(token);
@@ -165,7 +171,14 @@ export class InvitationsService {
       });
       const avatar = form.image('avatar');
       if (avatar) await this.users.update(user.id, { avatarPath: await this.images.keep(avatar) });
-      return this.sessions.start(user.id);
+      const session = await this.sessions.start(user.id);
+      this.events.emit(
+        AUDIT_EVENT,
+        auditEvent({ actorId: user.id, actorLabel: user.email, via: 'anonymous', clientAddress }, 'member.joined', `member:${user.id}`, {
+          role: user.role,
+        }),
+      );
+      return session;
     } finally {
       await form.discard();
     }

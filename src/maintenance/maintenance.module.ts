@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AgentsModule } from '../agents/agents.module';
+import { AuditModule } from '../audit/audit.module';
 import { AuthModule } from '../auth/auth.module';
 import { BuildsModule } from '../builds/builds.module';
 import { InvitationsModule } from '../invitations/invitations.module';
@@ -21,6 +22,7 @@ import { StorageModule } from '../storage/storage.module';
     RecordingsModule,
     InvitationsModule,
     PasswordResetModule,
+    AuditModule,
   ],
   providers: [ScheduledPurgesService],
   exports: [ScheduledPurgesService],

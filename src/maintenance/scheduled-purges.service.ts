@@ -1,6 +1,8 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { Cron, CronExpression } from '@nestjs/schedule';
 import { AgentResourcesService } from '../agents/resources/agent-resources.service';
+import { RELAY_ACTOR } from '../audit/audit-actor';
+import { AuditLogService } from '../audit/audit-log.service';
 import { SessionsService } from '../auth/sessions.service';
 import { BuildRetentionService } from '../builds/build-retention.service';
 import { ResumableUploadsService } from '../builds/resumable/resumable-uploads.service';
@@ -42,6 +44,7 @@ export class ScheduledPurgesService implements OnApplicationBootstrap {
     private readonly metrics: RelayMetrics,
     private readonly bus: ClusterBus,
     private readonly fileOwners: StoredFileOwners,
+    private readonly audit: AuditLogService,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -80,6 +83,7 @@ export class ScheduledPurgesService implements OnApplicationBootstrap {
     await this.guarded('recordings past 72 hours', () => this.recordings.purgeExpired());
     await this.guarded('expired invitations', () => this.invitations.purgeExpired());
     await this.guarded('used or expired reset links', () => this.resets.purgeStale());
+    await this.guarded('audit entries past their retention', () => this.audit.pruneExpired(RELAY_ACTOR));
   }
 
   @Cron(CronExpression.EVERY_HOUR, { name: 'sweep-uploads' })

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import WebSocket, { RawData } from 'ws';
 import { DEVICE_SESSION_CONNECT_PATH, decodeBinaryFrame } from '../agents/protocol/agent-protocol';
+import { MCP_USER_AGENT } from '../common/auth/principal';
 import { RelayRefusedError } from '../cli/cli-error';
 import type { Connection } from '../cli/client/relay-client';
 
@@ -27,7 +28,7 @@ export function deviceRequest(
   const id = randomUUID();
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(url, {
-      headers: { Authorization: `Bearer ${connection.token}`, 'User-Agent': 'svc-mcp' },
+      headers: { Authorization: `Bearer ${connection.token}`, 'User-Agent': MCP_USER_AGENT },
       maxPayload: MAX_ANSWER_BYTES,
       perMessageDeflate: false,
       handshakeTimeout: 15_000,

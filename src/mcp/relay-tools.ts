@@ -4,6 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { MCP_USER_AGENT } from '../common/auth/principal';
 import { RELAY_VERSION } from '../relay/relay-version';
 import { CliError, RelayRefusedError } from '../cli/cli-error';
 import { Connection, RelayClient } from '../cli/client/relay-client';
@@ -36,7 +37,8 @@ Review verdicts (a build's status) are set by people in the dashboard, never thr
  * messages are the route's own; a refusal becomes an MCP tool error carrying the relay's message.
  * Serves both transports: `svc mcp` (stdio) and POST /api/v1/mcp, which calls its own listener.
  */
-export function createRelayMcpServer(connection: Connection): McpServer {
+export function createRelayMcpServer(given: Connection): McpServer {
+  const connection: Connection = { ...given, userAgent: MCP_USER_AGENT };
   const relay = new RelayClient(connection);
   const device = (session: string, method: string, params: Record<string, unknown>, waitMs = INPUT_WAIT_MS) =>
     deviceRequest(connection, session, method, params, waitMs).then(deviceResult);

@@ -1,4 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { AuditActor, auditEvent } from '../audit/audit-actor';
+import { AUDIT_EVENT } from '../audit/audit-event';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, Repository } from 'typeorm';
 import { SessionsService } from '../auth/sessions.service';
@@ -47,9 +50,10 @@ export class PasswordResetService {
     private readonly publicUrl: PublicUrlService,
     private readonly settings: SettingsService,
     private readonly clock: Clock,
+    private readonly events: EventEmitter2,
   ) {}
 
-  async sendReset(userId: number): Promise<SendResetResponse> {
+  async sendReset(actor: AuditActor, userId: number): Promise<SendResetResponse> {
     const user = await this.users.findById(userId);
     if (!user) throw notFound(ResetMessages.memberNotFound);
     const { token, hash } = newLinkToken();
@@ -75,6 +79,7 @@ export class PasswordResetService {
             path: `${RESET_PAGE_PATH}?token=${token}`,
           }),
         );
+    this.events.emit(AUDIT_EVENT, auditEvent(actor, 'password_reset.sent', `member:${userId}`, { email: user.email, email_sent: emailSent }));
     return { ok: true, emailSent, token, resetUrl };
   }
 
@@ -94,7 +99,7 @@ export class PasswordResetService {
   }
 
   /** Sets the new password; exactly one of parallel uses wins (conditional update), the others get 410. */
-  async reset(token: string, password: string): Promise<void> {
+  async reset(token: string, password: string, clientAddress: string | null): Promise<void> {
     const reset = await this.usable(token);
     const passwordHash = await this.hasher.hash(password);
     const now = this.clock.now();
@@ -106,6 +111,11 @@ export class PasswordResetService {
     await this.users.setPasswordHash(reset.userId, passwordHash);
     await this.sessions.endAllFor(reset.userId);
     await this.tokens.revokeAllFor(reset.userId, 'password_reset');
+    const user = await this.users.findById(reset.userId);
+    this.events.emit(
+      AUDIT_EVENT,
+      auditEvent({ actorId: reset.userId, actorLabel: user?.email ?? `member ${reset.userId}`, via: 'anonymous', clientAddress }, 'password_reset.completed', `member:${reset.userId}`),
+    );
   }
 
   /** Removes links that can no longer be used. */

@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import type { WebSocket } from 'ws';
+import type { AuditActor } from '../audit/audit-actor';
 import { RelayMetrics } from '../metrics/relay-metrics';
 
 /** An automation client's open socket on one device session, with the credentials it opened with. */
@@ -13,6 +14,8 @@ export interface DeviceSessionClient {
   tokenId: number | null;
   /** Its requests still waiting on the agent (capped by limits.deviceSessionInFlight). */
   inFlight: number;
+  /** Who its device actions are recorded as (docs/audit.md). */
+  actor: AuditActor;
 }
 
 /** The open client sockets, by device session. */

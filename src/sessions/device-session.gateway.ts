@@ -12,6 +12,7 @@ import {
   MAX_MESSAGE_BYTES,
   parseClientRequest,
 } from '../agents/protocol/agent-protocol';
+import { actorOf } from '../audit/audit-actor';
 import { Auth } from '../common/auth/auth.decorator';
 import type { Principal } from '../common/auth/principal';
 import { ErrorMessages } from '../common/errors/error-messages';
@@ -64,6 +65,7 @@ export class DeviceSessionGateway implements OnGatewayInit, OnGatewayConnection,
       authSessionId: principal.sessionId,
       tokenId: principal.tokenId,
       inFlight: 0,
+      actor: actorOf(principal),
     };
     this.clients.add(client);
     this.heartbeat?.track(socket);
@@ -112,7 +114,7 @@ export class DeviceSessionGateway implements OnGatewayInit, OnGatewayConnection,
   }
 
   private async forward(client: DeviceSessionClient, request: ClientRequest): Promise<void> {
-    const outcome: RpcOutcome = await this.sessions.forward(client.sessionId, request.method, request.params);
+    const outcome: RpcOutcome = await this.sessions.forward(client.sessionId, request.method, request.params, client.actor);
     if (client.socket.readyState !== client.socket.OPEN) return;
     if (outcome.kind === 'ok' && outcome.payload) {
       // Binary frames keep their payload, sent as the fragments it arrived in (not copied into one).

@@ -1,4 +1,7 @@
 import { HttpStatus, Injectable } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { AuditActor, auditEvent } from '../audit/audit-actor';
+import { AUDIT_EVENT } from '../audit/audit-event';
 import { AgentLocator, SessionPlace } from '../agents/agent-locator.service';
 import { AgentRouter } from '../agents/agent-router.service';
 import type { RpcOutcome } from '../agents/agent-rpc.service';
@@ -7,6 +10,7 @@ import { ErrorMessages } from '../common/errors/error-messages';
 import { badRequest, conflict, notFound, HttpError } from '../common/errors/http-error';
 import { RelayConfig } from '../config/relay-config';
 import { PayloadPool } from '../platform/ws/payload-pool';
+import { deviceActionDetails, isRecordedDeviceAction } from './device-action-audit';
 import { DeviceListItem, toDeviceListItem } from './device.mapper';
 import { toUiElements, UiElement } from './ui-element.mapper';
 
@@ -46,6 +50,7 @@ export class DeviceSessionsService {
     private readonly router: AgentRouter,
     private readonly config: RelayConfig,
     private readonly payloads: PayloadPool,
+    private readonly events: EventEmitter2,
   ) {}
 
   async screenshot(sessionId: string, format: ScreenshotFormat): Promise<Screenshot> {
@@ -79,11 +84,20 @@ export class DeviceSessionsService {
     return this.locator.locate(sessionId);
   }
 
-  /** Forwards any method for a session (§3) to its owning agent, wherever it is; the agent decides what it supports. */
-  async forward(sessionId: string, method: string, params: Record<string, unknown>): Promise<RpcOutcome> {
+  /**
+   * Forwards any method for a session (§3) to its owning agent, wherever it is; the agent decides
+   * what it supports. Everything but looking (screenshot, UI tree) is recorded with how it ended.
+   */
+  async forward(sessionId: string, method: string, params: Record<string, unknown>, actor: AuditActor): Promise<RpcOutcome> {
     const place = await this.locator.locate(sessionId);
-    if (!place) return { kind: 'offline' };
-    return this.router.call(place, method, { ...params, sessionId }, this.timeoutFor(method));
+    const outcome: RpcOutcome = place
+      ? await this.router.call(place, method, { ...params, sessionId }, this.timeoutFor(method))
+      : { kind: 'offline' };
+    if (isRecordedDeviceAction(method)) {
+      const target = `session:${sessionId.slice(0, 180)}`;
+      this.events.emit(AUDIT_EVENT, auditEvent(actor, `device.${/^[a-z0-9_]{1,48}$/i.test(method) ? method : 'other'}`, target, deviceActionDetails(method, params, outcome)));
+    }
+    return outcome;
   }
 
   private timeoutFor(method: string): number {

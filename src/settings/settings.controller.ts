@@ -3,6 +3,8 @@ import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { ApiMultipartBody, binaryFile } from '../common/api/files';
 import { ApiErrors, OkResponse } from '../common/api/responses';
+import type { Principal } from '../common/auth/principal';
+import { CurrentPrincipal } from '../common/auth/principal.decorator';
 import { Auth } from '../common/auth/auth.decorator';
 import { ADMIN_ONLY } from '../common/auth/role';
 import { IMAGE_RULES, StoredImagesService } from '../images/stored-images.service';
@@ -35,8 +37,8 @@ export class SettingsController {
   @Auth({ cookie: true, roles: ADMIN_ONLY })
   @ApiOkResponse({ type: OkResponse, description: 'at least one of team_name and logo must be sent' })
   @ApiErrors(400, 401, 403, 413)
-  async update(@Req() req: Request): Promise<OkResponse> {
-    await this.settings.update(await this.images.receive(req, { logo: 'logo' }, UpdateSettingsFields));
+  async update(@Req() req: Request, @CurrentPrincipal() principal: Principal): Promise<OkResponse> {
+    await this.settings.update(principal, await this.images.receive(req, { logo: 'logo' }, UpdateSettingsFields));
     return { ok: true };
   }
 }

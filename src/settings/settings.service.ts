@@ -1,4 +1,8 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { actorOf, auditEvent } from '../audit/audit-actor';
+import { AUDIT_EVENT } from '../audit/audit-event';
+import type { Principal } from '../common/auth/principal';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { badRequest } from '../common/errors/http-error';
@@ -17,6 +21,7 @@ export class SettingsService implements OnModuleInit {
     @InjectRepository(TeamSettingsEntity) private readonly settings: Repository<TeamSettingsEntity>,
     private readonly images: StoredImagesService,
     private readonly transactions: TransactionRunner,
+    private readonly events: EventEmitter2,
   ) {}
 
   /** A logo the settings no longer name is swept as an unreferenced upload. */
@@ -37,7 +42,7 @@ export class SettingsService implements OnModuleInit {
   }
 
   /** PATCH /settings (multipart `team_name`, file `logo`); a new logo replaces and deletes the old file. */
-  async update(form: ImageForm<UpdateSettingsFields>): Promise<void> {
+  async update(actor: Principal, form: ImageForm<UpdateSettingsFields>): Promise<void> {
     try {
       const name = form.fields.team_name;
       const logo = form.image('logo');
@@ -58,6 +63,10 @@ export class SettingsService implements OnModuleInit {
         throw err;
       }
       if (logo) await this.images.remove(previousLogo);
+      this.events.emit(
+        AUDIT_EVENT,
+        auditEvent(actorOf(actor), 'settings.updated', 'settings:team', { ...(name !== undefined ? { team_name: name } : {}), logo_changed: !!logo }),
+      );
     } finally {
       await form.discard();
     }

@@ -29,8 +29,12 @@ export class TeamController {
   @Auth({ cookie: true, roles: ADMIN_ONLY })
   @ApiOkResponse({ type: OkResponse })
   @ApiErrors(400, 401, 403, 404, 409)
-  async changeRole(@Param('id', new ParseIdPipe(TeamMessages.memberNotFound)) id: number, @Body() dto: ChangeRoleDto): Promise<OkResponse> {
-    await this.team.changeRole(id, dto.role);
+  async changeRole(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id', new ParseIdPipe(TeamMessages.memberNotFound)) id: number,
+    @Body() dto: ChangeRoleDto,
+  ): Promise<OkResponse> {
+    await this.team.changeRole(principal, id, dto.role);
     return { ok: true };
   }
 

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
+import { actorOf, auditEvent } from '../audit/audit-actor';
+import { AUDIT_EVENT } from '../audit/audit-event';
 import { SessionsService } from '../auth/sessions.service';
 import type { Principal } from '../common/auth/principal';
 import type { Role } from '../common/auth/role';
@@ -40,13 +42,14 @@ export class TeamService {
     return (await this.users.list()).map(toMember);
   }
 
-  changeRole(id: number, role: Role): Promise<void> {
+  changeRole(actor: Principal, id: number, role: Role): Promise<void> {
     return this.changes.run(async () => {
       const member = await this.existing(id);
       if (member.role === role) return;
       if (member.role === 'Admin') await this.assertNotLastAdmin();
       await this.users.update(id, { role });
       this.events.emit(MemberRoleChangedEvent.eventName, new MemberRoleChangedEvent(id, member.role, role));
+      this.events.emit(AUDIT_EVENT, auditEvent(actorOf(actor), 'member.role_changed', `member:${id}`, { email: member.email, from: member.role, to: role }));
     });
   }
 
@@ -61,6 +64,7 @@ export class TeamService {
       await this.users.delete(id);
       await this.images.remove(member.avatarPath);
       this.events.emit(MemberDeletedEvent.eventName, new MemberDeletedEvent(id));
+      this.events.emit(AUDIT_EVENT, auditEvent(actorOf(actor), 'member.deleted', `member:${id}`, { email: member.email, role: member.role }));
     });
   }
 

@@ -41,6 +41,6 @@ export class TokensController {
   @ApiNoContentResponse({ description: 'revoked; the next request with it is 401' })
   @ApiErrors(400, 401, 403, 404)
   async revoke(@CurrentPrincipal() principal: Principal, @Param('id', new ParseIdPipe(TOKEN_NOT_FOUND)) id: number): Promise<void> {
-    await this.tokens.revoke(principal.userId, id);
+    await this.tokens.revoke(principal, id);
   }
 }

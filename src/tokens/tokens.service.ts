@@ -1,3 +1,5 @@
+import { actorOf, auditEvent } from '../audit/audit-actor';
+import { AUDIT_EVENT } from '../audit/audit-event';
 import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectRepository } from '@nestjs/typeorm';
@@ -61,6 +63,7 @@ export class TokensService {
         expiresAt,
       }),
     );
+    this.events.emit(AUDIT_EVENT, auditEvent(actorOf(principal), 'token.created', `token:${entity.id}`, { name: entity.name, scope: entity.scope }));
     return { token, entity };
   }
 
@@ -69,9 +72,11 @@ export class TokensService {
   }
 
   /** Revokes one of the caller's tokens; another member's token id is 404, never 204. */
-  async revoke(userId: number, tokenId: number): Promise<void> {
+  async revoke(principal: Principal, tokenId: number): Promise<void> {
+    const userId = principal.userId;
     const result = await this.tokens.delete({ id: tokenId, userId });
     if (!result.affected) throw notFound(TOKEN_NOT_FOUND);
+    this.events.emit(AUDIT_EVENT, auditEvent(actorOf(principal), 'token.revoked', `token:${tokenId}`));
     this.events.emit(TokensRevokedEvent.eventName, new TokensRevokedEvent(userId, [tokenId], 'revoked'));
   }
 

@@ -1,6 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors, OkResponse } from '../common/api/responses';
+import type { Principal } from '../common/auth/principal';
+import { CurrentPrincipal } from '../common/auth/principal.decorator';
 import { Auth } from '../common/auth/auth.decorator';
 import { ADMIN_ONLY, WRITER_ROLES } from '../common/auth/role';
 import { ParseIdPipe } from '../common/validation/parse-id.pipe';
@@ -38,8 +40,8 @@ export class WebhooksController {
   })
   @ApiCreatedResponse({ type: Webhook })
   @ApiErrors(400, 401, 403)
-  async create(@Body() dto: CreateWebhookDto): Promise<Webhook> {
-    return toWebhookResponse(await this.webhooks.create(dto));
+  async create(@CurrentPrincipal() principal: Principal, @Body() dto: CreateWebhookDto): Promise<Webhook> {
+    return toWebhookResponse(await this.webhooks.create(principal, dto));
   }
 
   @Patch(':id')
@@ -47,8 +49,12 @@ export class WebhooksController {
   @ApiOperation({ summary: 'Change url, secret (null removes it) or enabled; only the fields sent; 400 when none' })
   @ApiOkResponse({ type: Webhook, description: 'the updated webhook' })
   @ApiErrors(400, 401, 403, 404)
-  async update(@Param('id', new ParseIdPipe(WEBHOOK_NOT_FOUND)) id: number, @Body() dto: UpdateWebhookDto): Promise<Webhook> {
-    return toWebhookResponse(await this.webhooks.update(id, dto));
+  async update(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id', new ParseIdPipe(WEBHOOK_NOT_FOUND)) id: number,
+    @Body() dto: UpdateWebhookDto,
+  ): Promise<Webhook> {
+    return toWebhookResponse(await this.webhooks.update(principal, id, dto));
   }
 
   @Delete(':id')
@@ -57,8 +63,8 @@ export class WebhooksController {
   @ApiOperation({ summary: 'Delete a webhook and its delivery log' })
   @ApiOkResponse({ type: OkResponse })
   @ApiErrors(400, 401, 403, 404)
-  async remove(@Param('id', new ParseIdPipe(WEBHOOK_NOT_FOUND)) id: number): Promise<OkResponse> {
-    await this.webhooks.remove(id);
+  async remove(@CurrentPrincipal() principal: Principal, @Param('id', new ParseIdPipe(WEBHOOK_NOT_FOUND)) id: number): Promise<OkResponse> {
+    await this.webhooks.remove(principal, id);
     return { ok: true };
   }
 

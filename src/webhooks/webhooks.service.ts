@@ -1,4 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { actorOf, auditEvent } from '../audit/audit-actor';
+import { AUDIT_EVENT } from '../audit/audit-event';
+import type { Principal } from '../common/auth/principal';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { Clock } from '../common/clock';
@@ -20,6 +24,7 @@ export class WebhooksService {
     private readonly guard: DestinationGuard,
     private readonly deliveryLog: DeliveryLog,
     private readonly clock: Clock,
+    private readonly events: EventEmitter2,
   ) {}
 
   list(): Promise<WebhookEntity[]> {
@@ -39,9 +44,9 @@ export class WebhooksService {
     return this.webhooks.findOne({ where: { id } });
   }
 
-  async create(dto: CreateWebhookDto): Promise<WebhookEntity> {
+  async create(actor: Principal, dto: CreateWebhookDto): Promise<WebhookEntity> {
     await this.checkDestination(dto.url);
-    return this.webhooks.save(
+    const webhook = await this.webhooks.save(
       this.webhooks.create({
         url: dto.url,
         secret: dto.secret ?? null,
@@ -49,9 +54,14 @@ export class WebhooksService {
         createdAt: this.clock.now(),
       }),
     );
+    this.events.emit(
+      AUDIT_EVENT,
+      auditEvent(actorOf(actor), 'webhook.created', `webhook:${webhook.id}`, { destination: originOf(webhook.url), signed: !!webhook.secret, enabled: webhook.enabled }),
+    );
+    return webhook;
   }
 
-  async update(id: number, dto: UpdateWebhookDto): Promise<WebhookEntity> {
+  async update(actor: Principal, id: number, dto: UpdateWebhookDto): Promise<WebhookEntity> {
     const changes: Partial<Pick<WebhookEntity, 'url' | 'secret' | 'enabled'>> = {};
     if (dto.url !== undefined) changes.url = dto.url;
     if (dto.secret !== undefined) changes.secret = dto.secret;
@@ -60,12 +70,20 @@ export class WebhooksService {
     const webhook = await this.require(id);
     if (changes.url !== undefined) await this.checkDestination(changes.url);
     await this.webhooks.update({ id }, changes);
+    // Which fields changed and where to; a secret is only said to be set or removed.
+    const details: Record<string, string | boolean | null> = { fields: Object.keys(changes).sort().join(',') };
+    if (changes.url !== undefined) details.destination = originOf(changes.url);
+    if (changes.enabled !== undefined) details.enabled = changes.enabled;
+    if (changes.secret !== undefined) details.signed = changes.secret !== null;
+    this.events.emit(AUDIT_EVENT, auditEvent(actorOf(actor), 'webhook.updated', `webhook:${id}`, details));
     return { ...webhook, ...changes };
   }
 
-  async remove(id: number): Promise<void> {
+  async remove(actor: Principal, id: number): Promise<void> {
+    const webhook = await this.findOne(id);
     const result = await this.webhooks.delete({ id });
     if (!result.affected) throw notFound(WEBHOOK_NOT_FOUND);
+    this.events.emit(AUDIT_EVENT, auditEvent(actorOf(actor), 'webhook.deleted', `webhook:${id}`, { destination: webhook ? originOf(webhook.url) : null }));
   }
 
   async deliveries(id: number): Promise<WebhookDeliveryEntity[]> {
@@ -87,5 +105,14 @@ export class WebhooksService {
       if (err instanceof DestinationRefused) throw badRequest(`Webhook URL refused: ${err.reason}`);
       throw err;
     }
+  }
+}
+
+/** The audit log names a destination by origin only: paths of chat webhooks (Slack, Teams) are credentials. */
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return 'invalid URL';
   }
 }

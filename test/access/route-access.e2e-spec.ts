@@ -97,6 +97,7 @@ function describeAccess(requirement: AccessRequirement | undefined): string {
     parts.push(requirement.roles ? `roles: ${requirement.roles.join(', ')}` : 'any role');
   }
   if (requirement.hostOnly) parts.push('relay host only');
+  if (requirement.beforeSecondFactor) parts.push('open before two-factor enrolment');
   return parts.join('; ');
 }
 

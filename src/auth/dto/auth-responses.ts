@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ROLES, type Role } from '../../common/auth/role';
 import { MeResponse } from '../../users/users.mapper';
 
@@ -10,12 +10,19 @@ export class AuthStatusResponse {
   canInitialize: boolean;
 }
 
-/** POST /auth/login (the cookie `svc_token` comes with it). */
+/** POST /auth/login (the cookie `svc_token` comes with it, unless a second factor is asked for). */
 export class LoginResponse {
   @ApiProperty({ enum: [true], example: true })
   ok: true;
   @ApiProperty({ enum: ROLES })
   role: Role;
+  @ApiPropertyOptional({
+    enum: [true],
+    description: 'beyond the spec: the member signs in with a second factor; no cookie was set; send the code with `challenge` to POST /auth/login/two-factor',
+  })
+  two_factor_required?: true;
+  @ApiPropertyOptional({ description: 'with two_factor_required: valid 5 minutes, for 5 codes' })
+  challenge?: string;
 }
 
 /**
@@ -25,4 +32,6 @@ export class LoginResponse {
 export class AuthSessionResponse {
   @ApiProperty({ type: MeResponse, nullable: true, description: 'null when not signed in (no or an ended session)' })
   me: MeResponse | null;
+  @ApiProperty({ description: "beyond the spec: the team requires a second factor of this member and they have none; only enrolment is open" })
+  two_factor_enrolment_required: boolean;
 }

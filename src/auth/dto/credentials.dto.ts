@@ -53,3 +53,12 @@ export class ChangePasswordDto {
   @MaxLength(PASSWORD_MAX, { message: maxLengthRule('newPassword', PASSWORD_MAX) })
   newPassword: string;
 }
+
+/** POST /profile/two-factor/setup: the password again, so a borrowed session cannot put its own second factor on the account. */
+export class TwoFactorSetupDto {
+  @ApiProperty()
+  @IsString({ message: 'currentPassword is required' })
+  @IsNotEmpty({ message: 'currentPassword is required' })
+  @MaxLength(PASSWORD_MAX, { message: maxLengthRule('currentPassword', PASSWORD_MAX) })
+  currentPassword: string;
+}

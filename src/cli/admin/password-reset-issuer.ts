@@ -1,4 +1,5 @@
 import type { INestApplicationContext } from '@nestjs/common';
+import { CLI_ACTOR } from '../../audit/audit-actor';
 import { PasswordResetService } from '../../password-reset/password-reset.service';
 import type { UserEntity } from '../../users/user.entity';
 
@@ -8,6 +9,6 @@ import type { UserEntity } from '../../users/user.entity';
  * everywhere and revokes their PATs. Without a public URL the link points at the local relay.
  */
 export async function resetLink(app: INestApplicationContext, user: UserEntity, localRelayUrl: string): Promise<string> {
-  const { token, resetUrl } = await app.get(PasswordResetService, { strict: false }).sendReset(user.id);
+  const { token, resetUrl } = await app.get(PasswordResetService, { strict: false }).sendReset(CLI_ACTOR, user.id);
   return resetUrl ?? `${localRelayUrl}/reset-password?token=${encodeURIComponent(token)}`;
 }

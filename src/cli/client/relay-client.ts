@@ -15,6 +15,8 @@ export interface Connection {
    * endpoint), where the certificate names the public host, not 127.0.0.1.
    */
   loopbackTls?: boolean;
+  /** Sent as User-Agent (default `svc-cli`); the MCP tools send MCP_USER_AGENT so the audit log can say `mcp`. */
+  userAgent?: string;
 }
 
 export type Query = Record<string, string | number | undefined>;
@@ -123,7 +125,7 @@ export class RelayClient {
     return new Promise((resolve, reject) => {
       const req = transport.request(url, {
         method,
-        headers: { ...headers, Authorization: `Bearer ${this.connection.token}`, 'User-Agent': 'svc-cli' },
+        headers: { ...headers, Authorization: `Bearer ${this.connection.token}`, 'User-Agent': this.connection.userAgent ?? 'svc-cli' },
         ...(this.connection.loopbackTls ? { rejectUnauthorized: false } : {}),
       });
       let answered = false;

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { basename } from 'node:path';
 import { operatorConfig, OperatorOptions, withOperatorOptions } from '../operator-config';
 import { formatBytes, printJson } from '../output';
 
@@ -23,6 +24,8 @@ Examples:
       const config = operatorConfig(options);
       const { createBackup } = await import('../backup/create-backup');
       const manifest = await createBackup(config, file);
+      const { recordCliAction } = await import('../admin/audit-record');
+      await recordCliAction(config, 'backup.created', { file: basename(file), files: manifest.files.length, database_bytes: manifest.database.bytes });
       if (options.json) return printJson(manifest);
       const fileBytes = manifest.files.reduce((sum, f) => sum + f.bytes, 0);
       process.stdout.write(
@@ -55,6 +58,8 @@ Examples:
       const config = operatorConfig(options);
       const { restoreBackup } = await import('../backup/restore-backup');
       const manifest = await restoreBackup(config, file, !!options.force);
+      const { recordCliAction } = await import('../admin/audit-record');
+      await recordCliAction(config, 'backup.restored', { file: basename(file), taken_at: manifest.createdAt, files: manifest.files.length });
       process.stdout.write(
         `Restored ${file} (taken ${manifest.createdAt}) into ${config.dataDir}: database and ${manifest.files.length} stored file(s).\n`,
       );

@@ -15,6 +15,8 @@ export const AUTH_REQUIREMENT = 'svc:auth-requirement';
  * - `roles`: the caller's current role must be one of these.
  * - `roleRefusal`: the 403 message when the role does not match (default `Forbidden`).
  * - `hostOnly`: only requests from the relay host; the value is the 403 message for others.
+ * - `beforeSecondFactor`: open to a cookie of a member the two-factor policy sends to enrolment
+ *   (who they are, signing out, the enrolment itself); every other cookie route refuses them 403.
  *
  * Also on WebSocket gateway classes: UpgradeRoutingWsAdapter authenticates their upgrades with it.
  */
@@ -25,6 +27,7 @@ export interface AccessRequirement {
   roles?: Role[];
   roleRefusal?: string;
   hostOnly?: string;
+  beforeSecondFactor?: boolean;
 }
 
 export function Auth(requirement: AccessRequirement) {

@@ -14,4 +14,14 @@ export interface Principal {
   /** When the credential stops being valid (the session's or the PAT's expiry; null = never); sockets close then. */
   expiresAt: Date | null;
   scopes: Scope[];
+  /** The caller's address (the socket peer, or the forwarded one via trusted proxies), for the audit log. */
+  clientAddress: string | null;
+  /**
+   * A PAT call made by the relay's MCP tools (POST /api/v1/mcp, `svc mcp`): they say so with their
+   * User-Agent. Only the audit log reads it, to tell MCP from other PAT use; it grants nothing.
+   */
+  viaMcp: boolean;
 }
+
+/** The User-Agent the relay's MCP tools send on their own REST and socket calls (src/mcp). */
+export const MCP_USER_AGENT = 'svc-mcp';

@@ -10,10 +10,19 @@ import { Layout } from './Layout';
 import { NotFoundPage } from './NotFoundPage';
 import { RequireAuth } from './RequireAuth';
 
-/** A 401 from any call means the session ended (signed out elsewhere, expired): back to sign-in. */
+/**
+ * A 401 from any call means the session ended (signed out elsewhere, expired): back to sign-in. A
+ * 403 naming two-factor enrolment means the team requires it of this member and they have none:
+ * to the profile page, where they set it up (the relay refuses every other page's data until then).
+ */
 function onApiError(error: Error) {
   if (error instanceof ApiError && error.status === 401) queryClient.setQueryData(authKeys.me, null);
+  if (error instanceof ApiError && error.status === 403 && TWO_FACTOR_ENROLMENT.test(error.message) && location.pathname !== '/account') {
+    void router.navigate('/account', { replace: true });
+  }
 }
+
+const TWO_FACTOR_ENROLMENT = /^Two-factor sign-in is required: set it up/;
 
 const queryClient: QueryClient = new QueryClient({
   queryCache: new QueryCache({ onError: onApiError }),
@@ -74,6 +83,7 @@ const router = createBrowserRouter([
       { path: '/team', ...lazyPage(() => import('../team/TeamPage'), 'TeamPage') },
       { path: '/settings', ...lazyPage(() => import('../team/SettingsPage'), 'SettingsPage') },
       { path: '/relay', ...lazyPage(() => import('../relay/RelayPage'), 'RelayPage') },
+      { path: '/audit', ...lazyPage(() => import('../audit/AuditPage'), 'AuditPage') },
       { path: '/agents', ...lazyPage(() => import('../agents/AgentsPage'), 'AgentsPage') },
       { path: '/devices', ...lazyPage(() => import('../devices/DevicesPage'), 'DevicesPage') },
       { path: '/devices/wall', ...lazyPage(() => import('../devices/DeviceWall'), 'DeviceWall') },

@@ -79,6 +79,9 @@ export function Layout() {
                   <DropdownMenu.Item className={menuItemClass} onSelect={() => navigate('/relay')}>
                     Relay
                   </DropdownMenu.Item>
+                  <DropdownMenu.Item className={menuItemClass} onSelect={() => navigate('/audit')}>
+                    Audit log
+                  </DropdownMenu.Item>
                 </>
               )}
               <DropdownMenu.Separator className={styles.menuSeparator} />

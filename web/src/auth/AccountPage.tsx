@@ -6,6 +6,7 @@ import { PasswordField } from './CredentialFields';
 import { splitError } from '../ui/form-errors';
 import { useToast } from '../ui/Toast';
 import { ProfileForm } from './ProfileForm';
+import { TwoFactorCard } from './TwoFactorCard';
 import { useChangePassword } from './queries';
 import styles from './auth.module.css';
 
@@ -38,6 +39,7 @@ export function AccountPage() {
       <p className={styles.lead}>
         {me.email} · {me.role}
       </p>
+      <TwoFactorCard />
       <ProfileForm />
       <div className={cardClass}>
         <h2>Change password</h2>

@@ -1,12 +1,14 @@
 import { useState, type FormEvent } from 'react';
 import { Navigate, useNavigate, useSearchParams } from 'react-router';
 import { Button } from '../ui/Button';
-import { FormError, formClass } from '../ui/Field';
+import { ApiError } from '../api/client';
+import { FormError, TextField, formClass } from '../ui/Field';
 import { splitError } from '../ui/form-errors';
 import { Loading } from '../ui/States';
 import { AuthFrame, authStyles } from './AuthFrame';
 import { EmailField, PasswordField } from './CredentialFields';
 import { useAuthStatus, useInit, useLogin, useMe } from './queries';
+import { useTwoFactorSignIn } from './two-factor-queries';
 
 const FIELDS = { email: /^email\b/i, password: /^password\b/i };
 
@@ -42,11 +44,32 @@ function SignInForm({ next }: { next: string }) {
   const navigate = useNavigate();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
+  const [challenge, setChallenge] = useState<string | null>(null);
   const { field, message } = splitError(login.error, FIELDS);
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    login.mutate({ email, password }, { onSuccess: () => navigate(next, { replace: true }) });
+    login.mutate(
+      { email, password },
+      {
+        onSuccess: (answer) => {
+          if (answer.two_factor_required && answer.challenge) setChallenge(answer.challenge);
+          else navigate(next, { replace: true });
+        },
+      },
+    );
   };
+  if (challenge) {
+    return (
+      <CodeStep
+        challenge={challenge}
+        onDone={() => navigate(next, { replace: true })}
+        onRestart={() => {
+          setChallenge(null);
+          setPassword('');
+        }}
+      />
+    );
+  }
   return (
     <AuthFrame title="Sign in">
       <form className={formClass} onSubmit={submit} noValidate>
@@ -58,6 +81,41 @@ function SignInForm({ next }: { next: string }) {
         </Button>
       </form>
       <p className={authStyles.lead}>Forgot your password? Ask an Admin of your team for a reset link.</p>
+    </AuthFrame>
+  );
+}
+
+/** After the password: the code from the authenticator app, or a recovery code. No cookie exists until it is right. */
+function CodeStep({ challenge, onDone, onRestart }: { challenge: string; onDone: () => void; onRestart: () => void }) {
+  const signIn = useTwoFactorSignIn();
+  const [code, setCode] = useState('');
+  const expired = signIn.error instanceof ApiError && /enter your password again/i.test(signIn.error.message);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    signIn.mutate({ challenge, code: code.trim() }, { onSuccess: onDone });
+  };
+  return (
+    <AuthFrame title="Two-factor sign-in">
+      <p className={authStyles.lead}>Enter the 6-digit code from your authenticator app, or one of your recovery codes.</p>
+      <form className={formClass} onSubmit={submit} noValidate>
+        <TextField
+          label="Code"
+          value={code}
+          onChange={(e) => setCode(e.target.value)}
+          autoComplete="one-time-code"
+          inputMode="text"
+          autoFocus
+          required
+          error={signIn.error && !expired ? signIn.error.message : null}
+        />
+        {expired && <FormError error={signIn.error} />}
+        <Button type="submit" variant="primary" disabled={signIn.isPending || !code.trim()}>
+          {signIn.isPending ? 'Checking…' : 'Verify'}
+        </Button>
+      </form>
+      <Button onClick={onRestart}>
+        Back to the password
+      </Button>
     </AuthFrame>
   );
 }

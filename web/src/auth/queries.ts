@@ -59,11 +59,12 @@ export function useSignedIn() {
   };
 }
 
+/** The password step; with two-factor sign-in it answers a challenge and no session (the code step follows). */
 export function useLogin() {
   const signedIn = useSignedIn();
   return useMutation({
     mutationFn: (body: Schemas['LoginDto']) => call(api.POST('/api/v1/auth/login', { body })),
-    onSuccess: signedIn,
+    onSuccess: (answer) => (answer.two_factor_required ? undefined : signedIn()),
   });
 }
 

@@ -1,7 +1,9 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { AdminOnly } from '../app/AdminOnly';
 import { useSettings } from '../auth/queries';
-import { FormEnd, FormError, TextField, cardClass, formClass } from '../ui/Field';
+import { FormEnd, FormError, SelectField, TextField, cardClass, formClass } from '../ui/Field';
+import { useSetTwoFactorPolicy, useTwoFactorPolicy } from '../auth/two-factor-queries';
+import type { Schemas } from '../api/client';
 import { splitError } from '../ui/form-errors';
 import { useImagePick } from '../ui/ImageField';
 import { Loading } from '../ui/States';
@@ -16,6 +18,7 @@ export function SettingsPage() {
       <AdminOnly what="the team settings">
         <p className={styles.lead}>The name and logo every member sees in the header and in invitation e-mails.</p>
         <SettingsForm />
+        <TwoFactorPolicyForm />
       </AdminOnly>
     </section>
   );
@@ -52,6 +55,41 @@ function SettingsForm() {
       {settings.data.logo_url && <img className={styles.preview} src={settings.data.logo_url} alt="The current team logo" />}
       {logo.field({ label: 'Logo', error: field === 'logo' ? message : null })}
       <FormEnd error={field === null ? update.error : null} pending={update.isPending} label="Save settings" pendingLabel="Saving…" />
+    </form>
+  );
+}
+
+type Requirement = Schemas['TwoFactorPolicyDto']['required_for'];
+
+/** Who must sign in with a second factor; members it applies to without one are sent to set it up. */
+function TwoFactorPolicyForm() {
+  const policy = useTwoFactorPolicy(true);
+  const save = useSetTwoFactorPolicy();
+  const toast = useToast();
+  const [value, setValue] = useState<Requirement>('nobody');
+  const saved = policy.data?.required_for;
+  useEffect(() => {
+    if (saved) setValue(saved);
+  }, [saved]);
+  if (policy.isPending) return null;
+  if (policy.isError) return <FormError error={policy.error} />;
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    save.mutate(value, { onSuccess: () => toast('Two-factor policy saved.') });
+  };
+  return (
+    <form className={`${cardClass} ${formClass}`} onSubmit={submit} noValidate aria-label="Two-factor sign-in policy">
+      <SelectField
+        label="Two-factor sign-in required for"
+        hint="Members it applies to who have not set it up can only reach their profile page until they do. Tokens (PATs) are not affected."
+        value={value}
+        onChange={(e) => setValue(e.target.value as Requirement)}
+      >
+        <option value="nobody">Nobody (each member chooses)</option>
+        <option value="admins">Admins</option>
+        <option value="everyone">Everyone</option>
+      </SelectField>
+      <FormEnd error={save.error} pending={save.isPending} label="Save policy" pendingLabel="Saving…" />
     </form>
   );
 }

@@ -1,0 +1,164 @@
+import { Injectable } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository, SelectQueryBuilder } from 'typeorm';
+import { Clock } from '../common/clock';
+import { DAY_MS } from '../common/time';
+import { forUpdate } from '../database/row-lock';
+import { TransactionRunner } from '../database/transaction-runner';
+import { auditEvent, AuditActor } from './audit-actor';
+import { entryHash, GENESIS_HASH } from './audit-chain';
+import { AuditEntryEntity } from './audit-entry.entity';
+import { AuditEvent } from './audit-event';
+import { AuditStateEntity } from './audit-state.entity';
+
+const STATE_ID = 1;
+
+/** Details keys whose values are never written, whatever a caller passes (docs/audit.md). */
+const SECRET_KEY = /pass(word)?|secret|^token$|code|key$|cookie/i;
+const MAX_DETAIL_LENGTH = 500;
+
+export interface AuditFilter {
+  action?: string;
+  actor?: string;
+  target?: string;
+  since?: Date;
+  until?: Date;
+}
+
+/** Written entries are handed to the forwarders (syslog, HTTP) under this in-process event. */
+export const AUDIT_APPENDED = 'audit.appended';
+
+/**
+ * The audit log's table and its hash chain: one append at a time (the state row is locked on
+ * PostgreSQL; SQLite's runner runs one transaction at a time), queries and export in id order,
+ * retention that leaves an anchor, so what is kept still verifies.
+ */
+@Injectable()
+export class AuditLogService {
+  constructor(
+    @InjectRepository(AuditEntryEntity) private readonly entries: Repository<AuditEntryEntity>,
+    @InjectRepository(AuditStateEntity) private readonly state: Repository<AuditStateEntity>,
+    private readonly transactions: TransactionRunner,
+    private readonly clock: Clock,
+    private readonly events: EventEmitter2,
+  ) {}
+
+  async append(event: AuditEvent): Promise<AuditEntryEntity> {
+    const details = safeDetails(event.details);
+    const entry = await this.transactions.run(async (manager) => {
+      const states = manager.getRepository(AuditStateEntity);
+      const state = await states.findOne({ where: { id: STATE_ID }, ...forUpdate(manager) });
+      const fields = {
+        at: this.clock.now(),
+        actorId: event.actorId,
+        actorLabel: clip(event.actorLabel || 'unknown', 320),
+        via: event.via,
+        action: clip(event.action, 64),
+        target: event.target === null ? null : clip(event.target, 200),
+        clientAddress: event.clientAddress === null ? null : clip(event.clientAddress, 64),
+        prevHash: state?.headHash ?? GENESIS_HASH,
+      };
+      const hash = entryHash({ ...fields, details });
+      const saved = await manager.getRepository(AuditEntryEntity).save(
+        Object.assign(new AuditEntryEntity(), { ...fields, details: JSON.stringify(details), hash }),
+      );
+      await states.update({ id: STATE_ID }, { headHash: hash });
+      return saved;
+    });
+    this.events.emit(AUDIT_APPENDED, entry);
+    return entry;
+  }
+
+  /** Newest first, `limit` entries older than `before` (an id cursor). */
+  page(filter: AuditFilter, limit: number, before?: number): Promise<AuditEntryEntity[]> {
+    const query = this.filtered(filter).orderBy('e.id', 'DESC').take(limit);
+    if (before !== undefined) query.andWhere('e.id < :before', { before });
+    return query.getMany();
+  }
+
+  /** Oldest first, in batches, for the export (each batch one indexed query; nothing held open between). */
+  async *inOrder(filter: AuditFilter, batch = 500): AsyncGenerator<AuditEntryEntity> {
+    let after = 0;
+    for (;;) {
+      const rows = await this.filtered(filter).andWhere('e.id > :after', { after }).orderBy('e.id', 'ASC').take(batch).getMany();
+      for (const row of rows) yield row;
+      if (rows.length < batch) return;
+      after = rows[rows.length - 1].id;
+    }
+  }
+
+  async retentionDays(): Promise<number | null> {
+    return (await this.state.findOneBy({ id: STATE_ID }))?.retentionDays ?? null;
+  }
+
+  async setRetentionDays(actor: AuditActor, days: number | null): Promise<void> {
+    const before = await this.retentionDays();
+    await this.state.update({ id: STATE_ID }, { retentionDays: days });
+    if (before !== days) await this.append(auditEvent(actor, 'audit.retention_changed', null, { from: before, to: days }));
+  }
+
+  /**
+   * Deletes entries older than the retention and keeps the hash of the last one deleted as the
+   * anchor: the first kept entry's prev_hash, where `svc audit verify` starts.
+   */
+  async pruneExpired(actor: AuditActor): Promise<number> {
+    const removed = await this.transactions.run(async (manager) => {
+      const state = await manager.getRepository(AuditStateEntity).findOne({ where: { id: STATE_ID }, ...forUpdate(manager) });
+      if (!state?.retentionDays) return 0;
+      const cutoff = this.clock.nowMs() - state.retentionDays * DAY_MS;
+      const entries = manager.getRepository(AuditEntryEntity);
+      const last = await entries
+        .createQueryBuilder('e')
+        .where('e.at < :cutoff', { cutoff })
+        .orderBy('e.id', 'DESC')
+        .take(1)
+        .getOne();
+      if (!last) return 0;
+      const { affected } = await entries.createQueryBuilder().delete().where('id <= :id', { id: last.id }).execute();
+      await manager.getRepository(AuditStateEntity).update({ id: STATE_ID }, { anchorHash: last.hash, anchorId: last.id });
+      return affected ?? 0;
+    });
+    if (removed) await this.append(auditEvent(actor, 'audit.pruned', null, { entries: removed }));
+    return removed;
+  }
+
+  private filtered(filter: AuditFilter): SelectQueryBuilder<AuditEntryEntity> {
+    const query = this.entries.createQueryBuilder('e').where('1 = 1');
+    if (filter.action) {
+      // `auth.` (a trailing dot) names a family of actions; anything else one action.
+      if (filter.action.endsWith('.')) query.andWhere('e.action LIKE :action', { action: `${escapeLike(filter.action)}%` });
+      else query.andWhere('e.action = :action', { action: filter.action });
+    }
+    if (filter.actor) {
+      if (/^[1-9][0-9]{0,9}$/.test(filter.actor) && Number(filter.actor) <= 2147483647) {
+        query.andWhere('(e.actor_id = :actorId OR e.actor_label = :actor)', { actorId: Number(filter.actor), actor: filter.actor });
+      } else query.andWhere('e.actor_label = :actor', { actor: filter.actor });
+    }
+    if (filter.target) query.andWhere('e.target = :target', { target: filter.target });
+    if (filter.since) query.andWhere('e.at >= :since', { since: filter.since.getTime() });
+    if (filter.until) query.andWhere('e.at < :until', { until: filter.until.getTime() });
+    return query;
+  }
+}
+
+/** A details object safe to store: flat values only, secrets' values replaced, long text cut. */
+export function safeDetails(details: AuditEvent['details']): AuditEvent['details'] {
+  const safe: AuditEvent['details'] = {};
+  for (const [key, value] of Object.entries(details ?? {})) {
+    if (value === undefined) continue;
+    if (SECRET_KEY.test(key)) safe[key] = '[redacted]';
+    else if (typeof value === 'string') safe[key] = clip(value, MAX_DETAIL_LENGTH);
+    else if (value === null || typeof value === 'number' || typeof value === 'boolean') safe[key] = value;
+  }
+  return safe;
+}
+
+function clip(text: string, max: number): string {
+  return text.length > max ? text.slice(0, max) : text;
+}
+
+function escapeLike(text: string): string {
+  return text.replace(/[%_]/g, '');
+}
+

@@ -1,0 +1,41 @@
+import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
+import { OnEvent } from '@nestjs/event-emitter';
+import { AUDIT_EVENT, AuditEvent } from './audit-event';
+import { AuditLogService } from './audit-log.service';
+
+/**
+ * Records what any module emits as AUDIT_EVENT; never throws (a failed write is logged as an error).
+ * Writes still running when the app closes are awaited first, so a CLI command's entry is not lost.
+ */
+@Injectable()
+export class AuditRecorderListener implements BeforeApplicationShutdown {
+  private readonly logger = new Logger('Audit');
+  private readonly pending = new Set<Promise<void>>();
+
+  constructor(private readonly log: AuditLogService) {}
+
+  @OnEvent(AUDIT_EVENT)
+  onAuditEvent(event: AuditEvent): Promise<void> {
+    const write = this.record(event);
+    this.pending.add(write);
+    void write.finally(() => this.pending.delete(write));
+    return write;
+  }
+
+  /** Resolves once every event received so far is written (tests, shutdown). */
+  async idle(): Promise<void> {
+    while (this.pending.size) await Promise.all([...this.pending]);
+  }
+
+  beforeApplicationShutdown(): Promise<void> {
+    return this.idle();
+  }
+
+  private async record(event: AuditEvent): Promise<void> {
+    try {
+      await this.log.append(event);
+    } catch (err) {
+      this.logger.error(`Could not record audit event ${event?.action}: ${(err as Error).message}`, (err as Error).stack);
+    }
+  }
+}

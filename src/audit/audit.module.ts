@@ -1,0 +1,24 @@
+import { CommonModule } from '../common/common.module';
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuditEntryEntity } from './audit-entry.entity';
+import { AuditLogService } from './audit-log.service';
+import { AuditQueryService } from './audit-query.service';
+import { AuditRecorderListener } from './audit-recorder.listener';
+import { AuditStateEntity } from './audit-state.entity';
+import { AuditController } from './audit.controller';
+import { AuditVerifier } from './audit-verifier';
+import { BuildsDeletedAuditListener } from './builds-deleted-audit.listener';
+import { AuditForwarder } from './forwarding/audit-forwarder';
+
+/**
+ * The tamper-evident audit log (docs/audit.md): owns audit_entries and audit_state. Other modules
+ * never import it: they emit AuditEvent (audit-event.ts) and this module records it.
+ */
+@Module({
+  imports: [CommonModule, TypeOrmModule.forFeature([AuditEntryEntity, AuditStateEntity])],
+  controllers: [AuditController],
+  providers: [AuditLogService, AuditQueryService, AuditRecorderListener, AuditForwarder, AuditVerifier, BuildsDeletedAuditListener],
+  exports: [AuditLogService, AuditVerifier],
+})
+export class AuditModule {}

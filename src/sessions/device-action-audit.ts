@@ -1,0 +1,27 @@
+import type { RpcOutcome } from '../agents/agent-rpc.service';
+
+/** Methods that only look at the device: not recorded (every screenshot would flood the log). */
+const READ_ONLY_METHODS = new Set(['screenshot', 'ui_tree', 'get_logs', 'list_apps']);
+
+/** Parameters worth keeping, per method; typed text is kept only as its length (it may be a password). */
+const KEPT_PARAMS = ['x', 'y', 'x1', 'y1', 'x2', 'y2', 'from_x', 'from_y', 'to_x', 'to_y', 'button', 'bundle_id', 'package', 'app_id', 'build_id', 'url_scheme'];
+
+export function isRecordedDeviceAction(method: string): boolean {
+  return !READ_ONLY_METHODS.has(method);
+}
+
+/** The audit details of one device request: a few safe parameters and how it ended. */
+export function deviceActionDetails(method: string, params: Record<string, unknown>, outcome: RpcOutcome): Record<string, string | number | boolean | null> {
+  const details: Record<string, string | number | boolean | null> = { method, outcome: outcomeOf(outcome) };
+  for (const key of KEPT_PARAMS) {
+    const value = params[key];
+    if (typeof value === 'number' || typeof value === 'boolean') details[key] = value;
+    else if (typeof value === 'string') details[key] = value.slice(0, 200);
+  }
+  if (typeof params.text === 'string') details.text_length = params.text.length;
+  return details;
+}
+
+function outcomeOf(outcome: RpcOutcome): string {
+  return outcome.kind === 'error' ? `error:${outcome.code}` : outcome.kind;
+}

@@ -1,0 +1,228 @@
+import { Injectable } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { InjectRepository } from '@nestjs/typeorm';
+import { randomBytes } from 'node:crypto';
+import { IsNull, Repository } from 'typeorm';
+import { actorOf, auditEvent } from '../audit/audit-actor';
+import { AUDIT_EVENT } from '../audit/audit-event';
+import type { Principal } from '../common/auth/principal';
+import type { Role } from '../common/auth/role';
+import { Clock } from '../common/clock';
+import { randomBase64Url, sha256Hex } from '../common/crypto/secret-token';
+import { badRequest, conflict, notFound } from '../common/errors/http-error';
+import { MINUTE_MS } from '../common/time';
+import { Before } from '../database/timestamp.column';
+import { TransactionRunner } from '../database/transaction-runner';
+import { newTotpSecret, totpStep, totpUri } from './totp';
+import {
+  RecoveryCodeEntity,
+  TwoFactorChallengeEntity,
+  TwoFactorCredentialEntity,
+  TwoFactorPolicyEntity,
+  TwoFactorRequirement,
+} from './two-factor.entities';
+
+export const RECOVERY_CODE_COUNT = 10;
+/** Between the password and the code: long enough to open the app, short enough to be useless later. */
+export const CHALLENGE_TTL_MS = 5 * MINUTE_MS;
+/** Codes one challenge may try; the (address, e-mail) brake of the password applies as well. */
+export const CHALLENGE_MAX_ATTEMPTS = 5;
+const ISSUER = 'svc relay';
+const POLICY_CACHE_MS = 5_000;
+
+export const TwoFactorMessages = {
+  invalidCode: 'Invalid code',
+  challengeGone: 'Sign-in expired: enter your password again',
+  alreadyOn: 'Two-factor sign-in is already on; turn it off first',
+  notStarted: 'Start the set-up first',
+  notOn: 'Two-factor sign-in is off',
+  requiredForRole: 'Two-factor sign-in is required for your role; it cannot be turned off',
+  enrolmentRequired: 'Two-factor sign-in is required: set it up on your profile page',
+  noneForMember: 'This member has no two-factor sign-in',
+  enrolYourselfFirst: 'Set up two-factor sign-in for yourself before requiring it of your role',
+} as const;
+
+export type SecondFactor = 'totp' | 'recovery_code';
+
+/** TOTP credentials, recovery codes, pending sign-ins and the team's policy (docs/auth.md "Two-factor sign-in"). */
+@Injectable()
+export class TwoFactorService {
+  private cachedPolicy: { value: TwoFactorRequirement; until: number } | null = null;
+
+  constructor(
+    @InjectRepository(TwoFactorCredentialEntity) private readonly credentials: Repository<TwoFactorCredentialEntity>,
+    @InjectRepository(RecoveryCodeEntity) private readonly codes: Repository<RecoveryCodeEntity>,
+    @InjectRepository(TwoFactorChallengeEntity) private readonly challenges: Repository<TwoFactorChallengeEntity>,
+    @InjectRepository(TwoFactorPolicyEntity) private readonly policy: Repository<TwoFactorPolicyEntity>,
+    private readonly transactions: TransactionRunner,
+    private readonly clock: Clock,
+    private readonly events: EventEmitter2,
+  ) {}
+
+  async isEnabled(userId: number): Promise<boolean> {
+    return !!(await this.credentials.findOneBy({ userId }))?.enabledAt;
+  }
+
+  async status(userId: number): Promise<{ enabled: boolean; recoveryCodesLeft: number }> {
+    const enabled = await this.isEnabled(userId);
+    const recoveryCodesLeft = enabled ? await this.codes.count({ where: { userId, usedAt: IsNull() } }) : 0;
+    return { enabled, recoveryCodesLeft };
+  }
+
+  /** A new secret for the member to scan; replaces an unconfirmed one. 409 while one is on. */
+  async beginEnrolment(principal: Principal): Promise<{ secret: string; uri: string }> {
+    if (await this.isEnabled(principal.userId)) throw conflict(TwoFactorMessages.alreadyOn);
+    const secret = newTotpSecret();
+    await this.credentials.save(
+      Object.assign(new TwoFactorCredentialEntity(), { userId: principal.userId, secret, createdAt: this.clock.now(), enabledAt: null, lastUsedStep: null }),
+    );
+    return { secret, uri: totpUri(principal.email, ISSUER, secret) };
+  }
+
+  /** The first code from the app turns it on; answers the recovery codes, shown once. */
+  async confirmEnrolment(principal: Principal, code: string): Promise<string[]> {
+    const credential = await this.credentials.findOneBy({ userId: principal.userId });
+    if (!credential) throw badRequest(TwoFactorMessages.notStarted);
+    if (credential.enabledAt) throw conflict(TwoFactorMessages.alreadyOn);
+    const step = totpStep(code, credential.secret, this.clock.nowMs());
+    if (step === null) throw badRequest(TwoFactorMessages.invalidCode);
+    const recoveryCodes = newRecoveryCodes();
+    await this.transactions.run(async (manager) => {
+      await manager.update(TwoFactorCredentialEntity, { userId: principal.userId }, { enabledAt: this.clock.now(), lastUsedStep: step });
+      await manager.delete(RecoveryCodeEntity, { userId: principal.userId });
+      await manager.insert(
+        RecoveryCodeEntity,
+        recoveryCodes.map((c) => ({ userId: principal.userId, codeHash: sha256Hex(normalizeRecoveryCode(c)), usedAt: null })),
+      );
+    });
+    this.events.emit(AUDIT_EVENT, auditEvent(actorOf(principal), 'auth.two_factor_enabled', `member:${principal.userId}`));
+    return recoveryCodes;
+  }
+
+  /** Off again, proven with a current code or a recovery code; refused where the policy requires it. */
+  async disable(principal: Principal, code: string): Promise<void> {
+    if (!(await this.isEnabled(principal.userId))) throw conflict(TwoFactorMessages.notOn);
+    if (this.applies(await this.requirement(), principal.role)) throw conflict(TwoFactorMessages.requiredForRole);
+    if (!(await this.checkSecondFactor(principal.userId, code))) throw badRequest(TwoFactorMessages.invalidCode);
+    await this.transactions.run(async (manager) => {
+      await manager.delete(RecoveryCodeEntity, { userId: principal.userId });
+      await manager.delete(TwoFactorCredentialEntity, { userId: principal.userId });
+    });
+    this.events.emit(AUDIT_EVENT, auditEvent(actorOf(principal), 'auth.two_factor_disabled', `member:${principal.userId}`));
+  }
+
+  /**
+   * An Admin turns a member's two-factor sign-in off (a lost phone and lost recovery codes); the
+   * member signs in with the password alone until they set it up again (or the policy sends them to).
+   */
+  async resetFor(actor: Principal, userId: number): Promise<void> {
+    const removed = await this.transactions.run(async (manager) => {
+      await manager.delete(RecoveryCodeEntity, { userId });
+      return (await manager.delete(TwoFactorCredentialEntity, { userId })).affected ?? 0;
+    });
+    if (!removed) throw notFound(TwoFactorMessages.noneForMember);
+    this.events.emit(AUDIT_EVENT, auditEvent(actorOf(actor), 'auth.two_factor_reset', `member:${userId}`));
+  }
+
+  /**
+   * A current TOTP code (not used before) or an unused recovery code of the member; each succeeds
+   * once, even when two requests bring it at the same moment (conditional updates).
+   */
+  async checkSecondFactor(userId: number, rawCode: string): Promise<SecondFactor | null> {
+    const credential = await this.credentials.findOneBy({ userId });
+    if (!credential?.enabledAt) return null;
+    const code = rawCode.replace(/\s+/g, '');
+    const step = totpStep(code, credential.secret, this.clock.nowMs());
+    if (step !== null) {
+      const claimed = await this.credentials
+        .createQueryBuilder()
+        .update()
+        .set({ lastUsedStep: step })
+        .where('user_id = :userId AND (last_used_step IS NULL OR last_used_step < :step)', { userId, step })
+        .execute();
+      return claimed.affected ? 'totp' : null;
+    }
+    const normalized = normalizeRecoveryCode(code);
+    if (normalized.length !== 10) return null;
+    const found = await this.codes.findOneBy({ userId, codeHash: sha256Hex(normalized), usedAt: IsNull() });
+    if (!found) return null;
+    const used = await this.codes.update({ id: found.id, usedAt: IsNull() }, { usedAt: this.clock.now() });
+    return used.affected ? 'recovery_code' : null;
+  }
+
+  /** A pending sign-in for a member whose password was right; the token goes back to the browser, never a cookie. */
+  async openChallenge(userId: number): Promise<string> {
+    const token = randomBase64Url(32);
+    await this.challenges.delete({ expiresAt: Before(this.clock.now()) });
+    await this.challenges.insert({ tokenHash: sha256Hex(token), userId, expiresAt: new Date(this.clock.nowMs() + CHALLENGE_TTL_MS), attempts: 0 });
+    return token;
+  }
+
+  /** The member a live challenge belongs to, counting this attempt; null when unknown, expired or used up. */
+  async challengeOwner(token: string): Promise<number | null> {
+    if (typeof token !== 'string' || token.length > 100) return null;
+    const challenge = await this.challenges.findOneBy({ tokenHash: sha256Hex(token) });
+    if (!challenge) return null;
+    if (challenge.expiresAt.getTime() <= this.clock.nowMs() || challenge.attempts >= CHALLENGE_MAX_ATTEMPTS) {
+      await this.challenges.delete({ id: challenge.id });
+      return null;
+    }
+    const counted = await this.challenges.update({ id: challenge.id, attempts: challenge.attempts }, { attempts: challenge.attempts + 1 });
+    return counted.affected ? challenge.userId : null;
+  }
+
+  async closeChallenge(token: string): Promise<void> {
+    await this.challenges.delete({ tokenHash: sha256Hex(token) });
+  }
+
+  /**
+   * Read on every cookie request (mustEnrol), so kept for POLICY_CACHE_MS; a change made here is seen
+   * here at once, on other instances within that time.
+   */
+  async requirement(): Promise<TwoFactorRequirement> {
+    const now = Date.now();
+    if (this.cachedPolicy && this.cachedPolicy.until > now) return this.cachedPolicy.value;
+    const value = (await this.policy.findOneBy({ id: 1 }))?.requiredFor ?? 'nobody';
+    this.cachedPolicy = { value, until: now + POLICY_CACHE_MS };
+    return value;
+  }
+
+  /** An Admin cannot require of their own role what they have not set up: they would lock themself out of this page. */
+  async setRequirement(principal: Principal, requiredFor: TwoFactorRequirement): Promise<void> {
+    if (this.applies(requiredFor, principal.role) && !(await this.isEnabled(principal.userId))) throw conflict(TwoFactorMessages.enrolYourselfFirst);
+    const before = await this.requirement();
+    await this.policy.update({ id: 1 }, { requiredFor });
+    this.cachedPolicy = null;
+    if (before !== requiredFor) {
+      this.events.emit(AUDIT_EVENT, auditEvent(actorOf(principal), 'settings.two_factor_policy_changed', 'settings:two_factor', { from: before, to: requiredFor }));
+    }
+  }
+
+  /** The policy requires a second factor of this role (so it cannot be turned off). */
+  async mustKeep(role: Role): Promise<boolean> {
+    return this.applies(await this.requirement(), role);
+  }
+
+  /** True when the policy requires a second factor of this member and they have none yet. */
+  async mustEnrol(userId: number, role: Role): Promise<boolean> {
+    if (!this.applies(await this.requirement(), role)) return false;
+    return !(await this.isEnabled(userId));
+  }
+
+  private applies(requirement: TwoFactorRequirement, role: Role): boolean {
+    return requirement === 'everyone' || (requirement === 'admins' && role === 'Admin');
+  }
+}
+
+/** Ten characters a–z and 2–7 (base32), shown as two groups of five. */
+function newRecoveryCodes(): string[] {
+  const alphabet = 'abcdefghijklmnopqrstuvwxyz234567';
+  return Array.from({ length: RECOVERY_CODE_COUNT }, () => {
+    const chars = [...randomBytes(10)].map((b) => alphabet[b & 31]).join('');
+    return `${chars.slice(0, 5)}-${chars.slice(5)}`;
+  });
+}
+
+function normalizeRecoveryCode(code: string): string {
+  return code.toLowerCase().replace(/[^a-z2-7]/g, '');
+}

@@ -1,0 +1,298 @@
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { readFileSync } from 'node:fs';
+import { createServer as createHttpServer, IncomingMessage } from 'node:http';
+import { createServer, Server, Socket } from 'node:net';
+import { createServer as createTlsServer } from 'node:tls';
+import { selfSignedCert } from '../cli/self-signed-cert';
+import { AuditEvent, AUDIT_EVENT } from '../../src/audit/audit-event';
+import { AuditLogService } from '../../src/audit/audit-log.service';
+import { AuditVerifier } from '../../src/audit/audit-verifier';
+import { RELAY_ACTOR } from '../../src/audit/audit-actor';
+import { DAY_MS } from '../../src/common/time';
+import { attachBuild } from '../support/build-fixtures';
+import { TEST_PASSWORD } from '../support/factory';
+import { useTestRelay, withTestRelay } from '../support/use-relay';
+import { auditEntries, auditSettled } from './audit-support';
+
+describe('audit log: recording, reading, export, chain, retention', () => {
+  const ctx = useTestRelay();
+
+  it('records sign-ins, failed sign-ins and sign-outs with the actor, how, and the client address', async () => {
+    const admin = await ctx.members.admin();
+    const dev = await ctx.members.member('Developer');
+    await ctx.relay.http().post('/api/v1/auth/login').send({ email: dev.email, password: 'wrong password' }).expect(401);
+    await ctx.members.as(dev, 'post', '/api/v1/auth/logout').expect(200);
+
+    const failed = await auditEntries(ctx, admin, 'action=auth.sign_in_failed');
+    expect(failed[0]).toMatchObject({ actor: dev.email, actor_id: null, via: 'anonymous', client_address: '127.0.0.1', details: { reason: 'invalid_credentials' } });
+    expect(JSON.stringify(failed)).not.toContain('wrong password');
+    const signIns = await auditEntries(ctx, admin, `action=auth.sign_in&actor=${dev.id}`);
+    expect(signIns).toHaveLength(1);
+    expect(signIns[0]).toMatchObject({ actor: dev.email, via: 'cookie', target: `member:${dev.id}`, client_address: '127.0.0.1' });
+    const signOut = await auditEntries(ctx, admin, `action=auth.sign_out&actor=${encodeURIComponent(dev.email)}`);
+    expect(signOut).toHaveLength(1);
+  });
+
+  it('records role changes, deletions, invitations, resets and tokens, by cookie and by PAT', async () => {
+    const admin = await ctx.members.admin();
+    const qa = await ctx.members.member('QA');
+    await ctx.members.as(admin, 'patch', `/api/v1/team/members/${qa.id}`).send({ role: 'Developer' }).expect(200);
+    const invite = await ctx.members.as(admin, 'post', '/api/v1/team/invite').send({ role: 'Viewer' }).expect(201);
+    expect(invite.body.token).toBeTruthy();
+    await ctx.members.as(admin, 'post', `/api/v1/team/members/${qa.id}/send-reset`).expect(200);
+    const pat = await ctx.members.pat(qa, 'view');
+    const tokens = await ctx.members.as(qa, 'get', '/api/v1/tokens').expect(200);
+    await ctx.members.as(qa, 'delete', `/api/v1/tokens/${tokens.body[0].id}`).expect(204);
+    await ctx.members.withPat(pat, 'get', '/api/v1/apps').expect(401);
+    await ctx.members.as(admin, 'delete', `/api/v1/team/members/${qa.id}`).expect(204);
+
+    const about = await auditEntries(ctx, admin, `target=member:${qa.id}`);
+    const actions = about.map((e) => e.action).reverse();
+    expect(actions).toEqual(expect.arrayContaining(['auth.sign_in', 'member.role_changed', 'password_reset.sent', 'member.deleted']));
+    expect(about.find((e) => e.action === 'member.role_changed')).toMatchObject({
+      actor_id: admin.id,
+      via: 'cookie',
+      details: { from: 'QA', to: 'Developer', email: qa.email },
+    });
+    const tokenEntries = await auditEntries(ctx, admin, `action=token.&actor=${qa.id}`);
+    expect(tokenEntries.map((e) => e.action).sort()).toEqual(['token.created', 'token.revoked']);
+    expect(JSON.stringify(tokenEntries)).not.toContain(pat);
+    const invitations = await auditEntries(ctx, admin, 'action=invitation.created');
+    expect(invitations[0]).toMatchObject({ actor_id: admin.id, details: { role: 'Viewer', email: null } });
+    expect(JSON.stringify(invitations)).not.toContain(invite.body.token);
+  });
+
+  it('records verdicts, labels, the deletion schedule, app deletion and team settings', async () => {
+    const admin = await ctx.members.admin();
+    const qa = await ctx.members.member('QA');
+    const pat = await ctx.members.pat(qa, 'builds:write');
+    const upload = await attachBuild(ctx.members.withPat(pat, 'post', '/api/v1/builds'), 'binary-nested.app.zip').expect(201);
+    const id = upload.body.id;
+    await ctx.members.as(qa, 'patch', `/api/v1/builds/${id}`).send({ status_label: 'Done', version_label: 'rc1' }).expect(200);
+    await ctx.members.as(qa, 'post', `/api/v1/builds/${id}/schedule-deletion`).expect(200);
+    await ctx.members.as(qa, 'delete', `/api/v1/builds/${id}/schedule-deletion`).expect(200);
+    await ctx.members.as(admin, 'patch', '/api/v1/settings').field('team_name', 'Audited team').expect(200);
+    await ctx.members.as(qa, 'delete', `/api/v1/apps/${upload.body.app_id}`).expect(200);
+
+    const build = await auditEntries(ctx, admin, `target=build:${id}`);
+    // One PATCH emits label and status together: on PostgreSQL they may reach the chain in either order.
+    expect(build.map((e) => [e.action, e.via, e.details]).sort()).toEqual([
+      ['build.deletion_cancelled', 'cookie', {}],
+      ['build.deletion_scheduled', 'cookie', { delete_after: expect.any(String) }],
+      ['build.label_changed', 'cookie', { from: null, to: 'rc1' }],
+      ['build.status_changed', 'cookie', { from: null, to: 'Done' }],
+    ]);
+    const app = await auditEntries(ctx, admin, `target=app:${upload.body.app_id}`);
+    expect(app[0]).toMatchObject({ action: 'app.deleted', actor_id: qa.id, details: { builds: 1 } });
+    const settings = await auditEntries(ctx, admin, 'action=settings.updated');
+    expect(settings[0]).toMatchObject({ actor_id: admin.id, details: { team_name: 'Audited team', logo_changed: false } });
+  });
+
+  it('is for Admins only, and refuses bad filters with a clear message', async () => {
+    const viewer = await ctx.members.member('Viewer');
+    const dev = await ctx.members.member('Developer');
+    const admin = await ctx.members.admin();
+    await ctx.members.as(dev, 'get', '/api/v1/audit').expect(403);
+    await ctx.members.as(viewer, 'get', '/api/v1/audit/export').expect(403);
+    await ctx.relay.http().get('/api/v1/audit').expect(401);
+    const pat = await ctx.members.pat(admin, 'view');
+    await ctx.members.withPat(pat, 'get', '/api/v1/audit').expect(401);
+    for (const [query, message] of [
+      ['limit=0', 'limit must be an integer from 1 to 200'],
+      ['since=yesterday', 'since must be an ISO 8601 date-time'],
+      ['cursor=abc', 'cursor is not valid'],
+      ['since=2026-01-02T00:00:00Z&until=2026-01-01T00:00:00Z', 'since must not be after until'],
+    ]) {
+      const res = await ctx.members.as(admin, 'get', `/api/v1/audit?${query}`).expect(400);
+      expect(res.body).toEqual({ error: message });
+    }
+    const format = await ctx.members.as(admin, 'get', '/api/v1/audit/export?format=xml').expect(400);
+    expect(format.body).toEqual({ error: 'format must be one of jsonl, csv' });
+  });
+
+  it('pages newest first with a cursor, and filters by time', async () => {
+    const admin = await ctx.members.admin();
+    const events = ctx.relay.app.get(EventEmitter2);
+    // One after the other: entries emitted at once are chained in whatever order they reach the lock.
+    for (let i = 0; i < 7; i++) await events.emitAsync(AUDIT_EVENT, new AuditEvent('test.paged', null, 'probe', 'system', `probe:${i}`, null, { i }));
+    const seen: number[] = [];
+    let cursor: string | null = '';
+    while (cursor !== null) {
+      const res: { body: { items: { details: { i: number } }[]; next_cursor: string | null } } = await ctx.members
+        .as(admin, 'get', `/api/v1/audit?action=test.paged&limit=3${cursor ? `&cursor=${cursor}` : ''}`)
+        .expect(200);
+      seen.push(...res.body.items.map((e) => e.details.i));
+      cursor = res.body.next_cursor;
+    }
+    expect(seen).toEqual([6, 5, 4, 3, 2, 1, 0]);
+    const future = new Date(ctx.relay.clock.nowMs() + 60_000).toISOString();
+    expect(await auditEntries(ctx, admin, `action=test.paged&since=${future}`)).toEqual([]);
+    expect(await auditEntries(ctx, admin, `action=test.paged&until=${future}`)).toHaveLength(7);
+  });
+
+  it('exports JSON Lines and CSV, oldest first, with the hashes', async () => {
+    const admin = await ctx.members.admin();
+    const jsonl = await ctx.members.as(admin, 'get', '/api/v1/audit/export?format=jsonl&action=test.paged').expect(200);
+    expect(jsonl.headers['content-type']).toMatch(/^application\/x-ndjson/);
+    const lines = jsonl.text.trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.details.i)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    expect(lines[1].prev_hash).toBe(lines[0].hash);
+    const csv = await ctx.members.as(admin, 'get', '/api/v1/audit/export?format=csv&action=test.paged').expect(200);
+    expect(csv.headers['content-type']).toMatch(/^text\/csv/);
+    const rows = csv.text.trim().split('\r\n');
+    expect(rows[0]).toBe('id,at,actor_id,actor,via,action,target,client_address,details,prev_hash,hash');
+    expect(rows).toHaveLength(8);
+    expect(rows[1]).toContain('"test.paged","probe:0"');
+  });
+
+  it('keeps the chain one line when many entries are written at once', async () => {
+    const events = ctx.relay.app.get(EventEmitter2);
+    await Promise.all(
+      Array.from({ length: 40 }, (_, i) => events.emitAsync(AUDIT_EVENT, new AuditEvent('test.burst', null, 'probe', 'system', null, null, { i }))),
+    );
+    await auditSettled(ctx.relay);
+    const result = await ctx.relay.app.get(AuditVerifier).verify();
+    expect(result.broken).toBeNull();
+    expect(result.checked).toBeGreaterThan(40);
+  });
+
+  it('prunes past the retention, leaving an anchor from which the rest still verifies', async () => {
+    const admin = await ctx.members.admin();
+    const res = await ctx.members.as(admin, 'patch', '/api/v1/audit/settings').send({ retention_days: 30 }).expect(200);
+    expect(res.body).toEqual({ retention_days: 30 });
+    await ctx.members.as(admin, 'patch', '/api/v1/audit/settings').send({ retention_days: 0 }).expect(400);
+    const before = (await auditEntries(ctx, admin)).length;
+    ctx.relay.clock.advance(31 * DAY_MS);
+    // The session of a month ago has ended: sign in again (the one entry newer than the cutoff).
+    const signedIn = { ...admin, cookie: await ctx.members.login(admin.email, TEST_PASSWORD) };
+    await auditSettled(ctx.relay);
+    const removed = await ctx.relay.app.get(AuditLogService).pruneExpired(RELAY_ACTOR);
+    expect(removed).toBe(before);
+    const kept = await auditEntries(ctx, signedIn);
+    expect(kept.map((e) => e.action)).toEqual(['audit.pruned', 'auth.sign_in']);
+    expect(kept[0].details).toEqual({ entries: before });
+    const result = await ctx.relay.app.get(AuditVerifier).verify();
+    expect(result).toMatchObject({ broken: null, checked: 2 });
+    expect(result.anchorId).not.toBeNull();
+  });
+});
+
+/** A syslog collector on loopback that reads octet-counted RFC 5424 frames (RFC 6587 §3.4.1). */
+function syslogCollector(tls?: { cert: string; key: string }): Promise<{ server: Server; port: number; messages: string[]; close: () => Promise<void> }> {
+  const messages: string[] = [];
+  const sockets = new Set<Socket>();
+  const accept = (socket: Socket) => {
+    sockets.add(socket);
+    let buffer = Buffer.alloc(0);
+    socket.on('data', (chunk) => {
+      buffer = Buffer.concat([buffer, chunk]);
+      for (;;) {
+        const space = buffer.indexOf(0x20);
+        if (space < 0) return;
+        const length = Number(buffer.subarray(0, space).toString('ascii'));
+        if (!Number.isInteger(length) || length <= 0) throw new Error(`bad frame length ${buffer.subarray(0, space)}`);
+        if (buffer.length < space + 1 + length) return;
+        messages.push(buffer.subarray(space + 1, space + 1 + length).toString('utf8'));
+        buffer = buffer.subarray(space + 1 + length);
+      }
+    });
+    socket.on('close', () => sockets.delete(socket));
+  };
+  const server: Server = tls
+    ? createTlsServer({ cert: readFileSync(tls.cert), key: readFileSync(tls.key) }, accept)
+    : createServer(accept);
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({
+        server,
+        port: (server.address() as { port: number }).port,
+        messages,
+        close: () => {
+          for (const s of sockets) s.destroy();
+          return new Promise((r) => server.close(() => r()));
+        },
+      }),
+    ),
+  );
+}
+
+describe('audit log: forwarding to syslog', () => {
+  it('sends each entry as an RFC 5424 message, octet-counted, over TCP', async () => {
+    const collector = await syslogCollector();
+    try {
+      await withTestRelay({ SVC_AUDIT_SYSLOG: `tcp://127.0.0.1:${collector.port}` }, async (relay, members) => {
+        const admin = await members.admin();
+        await relay.http().post('/api/v1/auth/login').send({ email: admin.email, password: 'nope nope' }).expect(401);
+        await auditSettled(relay);
+        const deadline = Date.now() + 10_000;
+        while (collector.messages.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+        expect(collector.messages.length).toBeGreaterThanOrEqual(2);
+        const rfc5424 = /^<110>1 (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z) (\S+) svc-relay (\d+) audit \[svc@32473 ((?:\w+="(?:[^"\\\]]|\\["\\\]])*" ?)+)\] (\{.*\})$/;
+        const parsed = collector.messages.map((m) => {
+          const match = rfc5424.exec(m);
+          if (!match) throw new Error(`not an RFC 5424 message as sent: ${m}`);
+          return { sd: match[4], entry: JSON.parse(match[5]) };
+        });
+        const failed = parsed.find((p) => p.entry.action === 'auth.sign_in_failed')!;
+        expect(failed.sd).toContain('action="auth.sign_in_failed"');
+        expect(failed.sd).toContain(`hash="${failed.entry.hash}"`);
+        expect(failed.entry).toMatchObject({ actor: admin.email, via: 'anonymous' });
+      });
+    } finally {
+      await collector.close();
+    }
+  });
+
+  it('over TLS (RFC 5425), checking the collector against the configured CA', async () => {
+    const { cert, key } = selfSignedCert();
+    const collector = await syslogCollector({ cert, key });
+    try {
+      await withTestRelay({ SVC_AUDIT_SYSLOG: `tls://127.0.0.1:${collector.port}`, SVC_AUDIT_SYSLOG_CA: cert }, async (relay, members) => {
+        await members.admin();
+        await auditSettled(relay);
+        const deadline = Date.now() + 10_000;
+        while (!collector.messages.some((m) => m.includes('action="auth.sign_in"')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+        expect(collector.messages.some((m) => /^<110>1 .* svc-relay \d+ audit \[svc@32473 id="\d+" action="auth.sign_in"/.test(m))).toBe(true);
+      });
+    } finally {
+      await collector.close();
+    }
+  });
+});
+
+describe('audit log: forwarding to an HTTP endpoint', () => {
+  it('POSTs each entry as JSON, in order, with the configured Authorization header', async () => {
+    const received: { auth: string | undefined; body: { action: string; hash: string; prev_hash: string } }[] = [];
+    const server = createHttpServer((req: IncomingMessage, res) => {
+      let text = '';
+      req.on('data', (c) => (text += c));
+      req.on('end', () => {
+        received.push({ auth: req.headers.authorization, body: JSON.parse(text) });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const port = (server.address() as { port: number }).port;
+    try {
+      await withTestRelay(
+        {
+          SVC_AUDIT_HTTP_URL: `http://127.0.0.1:${port}/ingest`,
+          SVC_AUDIT_HTTP_AUTHORIZATION_ENV: 'AUDIT_COLLECTOR_AUTH',
+          AUDIT_COLLECTOR_AUTH: 'Bearer collector-secret',
+        },
+        async (relay, members) => {
+          const admin = await members.admin();
+          await members.as(admin, 'post', '/api/v1/auth/logout').expect(200);
+          await auditSettled(relay);
+          const deadline = Date.now() + 10_000;
+          while (received.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+        },
+      );
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+    expect(received.map((r) => r.body.action)).toEqual(['auth.sign_in', 'auth.sign_out']);
+    expect(received[1].body.prev_hash).toBe(received[0].body.hash);
+    expect(received.every((r) => r.auth === 'Bearer collector-secret')).toBe(true);
+  });
+});
