@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import type { WebSocket } from 'ws';
+import type { Principal } from '../common/auth/principal';
 import { RelayMetrics } from '../metrics/relay-metrics';
 
 /** An automation client's open socket on one device session, with the credentials it opened with. */
@@ -13,6 +14,21 @@ export interface DeviceSessionClient {
   tokenId: number | null;
   /** Its requests still waiting on the agent (capped by limits.deviceSessionInFlight). */
   inFlight: number;
+  /** A live video viewer (GET /sessions/:id/stream): closed like the others, but sent no events. */
+  video?: true;
+}
+
+/** A client socket just admitted on `sessionId` with `principal`'s credential. */
+export function deviceSessionClient(socket: WebSocket, sessionId: string, principal: Principal, video = false): DeviceSessionClient {
+  return {
+    socket,
+    sessionId,
+    userId: principal.userId,
+    authSessionId: principal.sessionId,
+    tokenId: principal.tokenId,
+    inFlight: 0,
+    ...(video ? { video: true as const } : {}),
+  };
 }
 
 /** The open client sockets, by device session. */

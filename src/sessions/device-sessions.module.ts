@@ -6,11 +6,13 @@ import { DeviceSessionListener } from './device-session.listener';
 import { DeviceSessionsController } from './device-sessions.controller';
 import { DeviceSessionsService } from './device-sessions.service';
 import { DevicesController } from './devices.controller';
+import { VideoHub } from './video/video-hub.service';
+import { VideoStreamGateway } from './video/video-stream.gateway';
 
-/** Device sessions: the device list, REST screenshot / UI tree and automation clients' sockets, through the owning agent. */
+/** Device sessions: the device list, REST screenshot / UI tree, automation clients' sockets and live video viewers, through the owning agent. */
 @Module({
   imports: [AgentsModule],
   controllers: [DeviceSessionsController, DevicesController],
-  providers: [DeviceSessionsService, DeviceSessionGateway, DeviceSessionClients, DeviceSessionListener],
+  providers: [DeviceSessionsService, DeviceSessionGateway, DeviceSessionClients, DeviceSessionListener, VideoHub, VideoStreamGateway],
 })
 export class DeviceSessionsModule {}
