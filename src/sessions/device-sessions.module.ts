@@ -6,6 +6,7 @@ import { DeviceSessionListener } from './device-session.listener';
 import { DeviceSessionsController } from './device-sessions.controller';
 import { DeviceSessionsService } from './device-sessions.service';
 import { DevicesController } from './devices.controller';
+import { VideoAcrossInstances } from './video/video-across-instances';
 import { VideoHub } from './video/video-hub.service';
 import { VideoStreamGateway } from './video/video-stream.gateway';
 
@@ -13,6 +14,6 @@ import { VideoStreamGateway } from './video/video-stream.gateway';
 @Module({
   imports: [AgentsModule],
   controllers: [DeviceSessionsController, DevicesController],
-  providers: [DeviceSessionsService, DeviceSessionGateway, DeviceSessionClients, DeviceSessionListener, VideoHub, VideoStreamGateway],
+  providers: [DeviceSessionsService, DeviceSessionGateway, DeviceSessionClients, DeviceSessionListener, VideoHub, VideoStreamGateway, VideoAcrossInstances],
 })
 export class DeviceSessionsModule {}

@@ -7,7 +7,7 @@ import { videoConfigOf, VideoConfig } from '../../agents/protocol/h264-config';
 import { STREAM_KEY_FRAME, STREAM_START, STREAM_STOP } from '../../agents/protocol/video-protocol';
 import { ErrorMessages } from '../../common/errors/error-messages';
 import { RelayConfig } from '../../config/relay-config';
-import { VideoViewer } from './video-viewer';
+import type { FrameSink } from './video-viewer';
 
 /** The current group of pictures (key frame and the deltas since) is kept for new viewers up to this. */
 const MAX_REPLAY_BYTES = 8 * 1024 * 1024;
@@ -21,9 +21,20 @@ const KEY_FRAME_REQUEST_INTERVAL_MS = 1000;
  */
 export const STREAM_SILENCE_MS = 5000;
 
+/** How the hub reaches an agent held by another instance (set by VideoAcrossInstances when clustered). */
+export interface RemoteHolders {
+  /** Whether frames of an agent held by `instanceId` can be had from it. */
+  reaches(instanceId: string): boolean;
+  /** Tells the holding instance this one wants (or no longer wants) the session's frames. */
+  watch(sessionId: string, instanceId: string, watching: boolean): void;
+}
+
 interface SessionVideo {
   sessionId: string;
-  viewers: Set<VideoViewer>;
+  viewers: Set<FrameSink>;
+  /** The instance holding the agent, when that is not this one: its frames come through Redis. */
+  holder: string | null;
+  failed: (failure: StreamFailure) => void;
   config: VideoConfig | null;
   /** Key frame first, then every delta since; null when it outgrew the bounds (new viewers wait for a key frame). */
   replay: VideoFrame[] | null;
@@ -44,7 +55,7 @@ export interface StreamFailure {
  * Live video of device sessions to their viewers (docs/agents.md "Live video"). The first viewer of
  * a session makes the owning agent start streaming (`stream_start`, through the router as any request);
  * the last one leaving stops it (`stream_stop`). Each frame the agent sends goes to every viewer
- * (VideoViewer decides per viewer: a slow one drops frames, nobody waits for it). A new viewer gets
+ * (FrameSink decides per viewer: a slow one drops frames, nobody waits for it). A new viewer gets
  * the current group of pictures at once, so it starts at a key frame without asking the agent.
  */
 @Injectable()
@@ -53,6 +64,7 @@ export class VideoHub implements OnModuleInit, OnModuleDestroy {
   private readonly sessions = new Map<string, SessionVideo>();
   private unsubscribe: () => void = () => undefined;
   private watchdog: NodeJS.Timeout | null = null;
+  private remote: RemoteHolders | null = null;
 
   constructor(
     private readonly feed: AgentVideoFeed,
@@ -63,7 +75,7 @@ export class VideoHub implements OnModuleInit, OnModuleDestroy {
 
   onModuleInit(): void {
     this.unsubscribe = this.feed.subscribe((frame) => this.frame(frame));
-    this.watchdog = setInterval(() => this.restartSilentStreams(), STREAM_SILENCE_MS / 2);
+    this.watchdog = setInterval(() => this.keepStreamsGoing(), STREAM_SILENCE_MS / 2);
     this.watchdog.unref();
   }
 
@@ -72,13 +84,19 @@ export class VideoHub implements OnModuleInit, OnModuleDestroy {
     if (this.watchdog) clearInterval(this.watchdog);
   }
 
+  useRemoteHolders(remote: RemoteHolders): void {
+    this.remote = remote;
+  }
+
   /** A viewer arrived; `failed` is called if the agent cannot stream (its viewers are then closed). */
-  join(sessionId: string, viewer: VideoViewer, failed: (failure: StreamFailure) => void): void {
+  join(sessionId: string, viewer: FrameSink, failed: (failure: StreamFailure) => void): void {
     let session = this.sessions.get(sessionId);
     if (!session) {
       session = {
         sessionId,
         viewers: new Set(),
+        holder: null,
+        failed,
         config: null,
         replay: null,
         replayBytes: 0,
@@ -87,17 +105,18 @@ export class VideoHub implements OnModuleInit, OnModuleDestroy {
         lastHeard: Date.now(),
       };
       this.sessions.set(sessionId, session);
-      void this.start(session, failed);
+      void this.start(session);
     }
     session.viewers.add(viewer);
     for (const frame of session.replay ?? []) viewer.offer(frame, session.config, true);
     if (viewer.behind && session.replay === null && session.lastSeq >= 0) this.askForKeyFrame(session);
   }
 
-  leave(sessionId: string, viewer: VideoViewer): void {
+  leave(sessionId: string, viewer: FrameSink): void {
     const session = this.sessions.get(sessionId);
     if (!session?.viewers.delete(viewer) || session.viewers.size) return;
     this.sessions.delete(sessionId);
+    if (session.holder) return this.remote?.watch(sessionId, session.holder, false);
     void this.tell(sessionId, STREAM_STOP).then((outcome) => {
       if (outcome.kind !== 'ok' && outcome.kind !== 'offline') {
         this.logger.warn(`Stopping the live video of ${sessionId} failed (${outcome.kind})`);
@@ -110,16 +129,41 @@ export class VideoHub implements OnModuleInit, OnModuleDestroy {
     return this.sessions.get(sessionId)?.viewers.size ?? 0;
   }
 
-  private async start(session: SessionVideo, failed: (failure: StreamFailure) => void): Promise<void> {
+  /**
+   * Agent here: `stream_start`. Agent on another instance: that instance is asked for the frames
+   * (it starts its agent as for a viewer of its own) and they come through Redis.
+   */
+  private async start(session: SessionVideo): Promise<void> {
+    const holder = await this.remoteHolder(session.sessionId);
+    if (holder) {
+      session.holder = holder;
+      return this.remote!.watch(session.sessionId, holder, true);
+    }
+    session.holder = null;
     const outcome = await this.tell(session.sessionId, STREAM_START);
-    if (outcome.kind === 'ok' || this.sessions.get(session.sessionId) !== session) return;
-    const failure = streamFailure(outcome);
-    this.logger.warn(`The live video of ${session.sessionId} did not start: ${failure.reason}`);
-    this.sessions.delete(session.sessionId);
-    failed(failure);
+    if (outcome.kind === 'ok') return;
+    this.fail(session.sessionId, streamFailure(outcome));
   }
 
-  private frame(frame: VideoFrame): void {
+  /** The stream of a session cannot start: its viewers are closed with `failure`. */
+  fail(sessionId: string, failure: StreamFailure): void {
+    const session = this.sessions.get(sessionId);
+    if (!session) return;
+    this.logger.warn(`The live video of ${sessionId} did not start: ${failure.reason}`);
+    this.sessions.delete(sessionId);
+    session.failed(failure);
+  }
+
+  /** The instance holding the session's agent, when it is another one this instance can reach. */
+  private async remoteHolder(sessionId: string): Promise<string | null> {
+    if (!this.remote) return null;
+    const place = await this.locator.locate(sessionId).catch(() => null);
+    if (!place || place.connection || !place.instanceId || !this.remote.reaches(place.instanceId)) return null;
+    return place.instanceId;
+  }
+
+  /** A frame from this instance's agent socket, or from the instance holding the agent. */
+  frame(frame: VideoFrame): void {
     const session = this.sessions.get(frame.sessionId);
     // Frames of a stream nobody watches (still arriving after the stop) and replays out of order are dropped.
     if (!session) return;
@@ -144,17 +188,24 @@ export class VideoHub implements OnModuleInit, OnModuleDestroy {
     if (behind && !frame.key) this.askForKeyFrame(session);
   }
 
-  private restartSilentStreams(): void {
+  /**
+   * Every half silence: the holders of remote agents hear again that frames are wanted (their
+   * lease); a stream silent for STREAM_SILENCE_MS is started again (wherever its agent is now).
+   */
+  private keepStreamsGoing(): void {
     const now = Date.now();
     for (const session of this.sessions.values()) {
-      if (now - session.lastHeard < STREAM_SILENCE_MS) continue;
-      session.lastHeard = now;
-      void this.tell(session.sessionId, STREAM_START);
+      if (now - session.lastHeard >= STREAM_SILENCE_MS) {
+        session.lastHeard = now;
+        void this.start(session);
+      } else if (session.holder) this.remote?.watch(session.sessionId, session.holder, true);
     }
   }
 
   /** Agents that can make a key frame on demand do (fake and screenrecord cannot: their periodic ones serve). */
   private askForKeyFrame(session: SessionVideo): void {
+    // A remote holder's hub asks its agent for its own behind viewers; ours come back at its next key frame.
+    if (session.holder) return;
     const now = Date.now();
     if (now - session.lastKeyRequest < KEY_FRAME_REQUEST_INTERVAL_MS) return;
     session.lastKeyRequest = now;

@@ -12,6 +12,13 @@ export const MAX_VIEWER_UNSENT_BYTES = 1024 * 1024;
 /** What happened to a frame offered to a viewer. */
 export type Offer = 'sent' | 'skipped' | 'behind';
 
+/** Whoever takes a session's frames from the hub: a viewer's socket here, or another instance with viewers (video-across-instances.ts). */
+export interface FrameSink {
+  offer(frame: VideoFrame, config: VideoConfig | null, replay?: boolean): Offer;
+  /** Waiting for a key frame (it fell behind, or has seen none yet). */
+  readonly behind: boolean;
+}
+
 /**
  * One viewer of a session's live video (GET /sessions/:sessionId/stream): a config message before
  * its first frame and whenever the config changes, then each frame as
@@ -19,7 +26,7 @@ export type Offer = 'sent' | 'skipped' | 'behind';
  * falling behind it drops delta frames up to the next key frame it can take, so a slow link costs
  * only its own frames, never the agent's or the other viewers'.
  */
-export class VideoViewer {
+export class VideoViewer implements FrameSink {
   private waitingForKey = true;
   private sentConfig: VideoConfig | null = null;
   framesSent = 0;
