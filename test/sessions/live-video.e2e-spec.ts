@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AgentDaemon } from '../../src/agent-daemon/agent-daemon';
@@ -13,13 +12,11 @@ import { STREAM_SILENCE_MS } from '../../src/sessions/video/video-hub.service';
 import { MAX_VIEWER_UNSENT_BYTES } from '../../src/sessions/video/video-viewer';
 import { MemberFactory, TestMember } from '../support/factory';
 import { itUnless } from '../support/describe-unless';
+import { ffmpegSkipReason } from '../support/ffmpeg';
 import { startTestRelay, TestRelay } from '../support/test-relay';
 import { agentToken, device, Received, TestPeer, until, upgradeRefusal, wsUrl } from '../agents/agent-kit';
 
 const streamPath = (id: string) => `/api/v1/sessions/${id}/stream`;
-const NO_FFMPEG = spawnSync('ffmpeg', ['-hide_banner', '-encoders'], { encoding: 'utf8' }).stdout?.includes('libx264')
-  ? null
-  : 'ffmpeg with libx264 is not installed (apt-get install ffmpeg)';
 
 /** Access units of a real libx264 stream (100×60, key frames at 0 and 5), to stand in for a device. */
 function fixtureUnits(): Buffer[] {
@@ -219,7 +216,7 @@ describe('live video (GET /sessions/:sessionId/stream)', () => {
   }, 30_000);
 
   describe('with the reference agent', () => {
-    itUnless(NO_FFMPEG, 'streams the fake devices’ encoded picture (--fake) and stops the encoder when the last viewer leaves', async () => {
+    itUnless(ffmpegSkipReason(), 'streams the fake devices’ encoded picture (--fake) and stops the encoder when the last viewer leaves', async () => {
       const name = 'video-agent';
       const daemon = new AgentDaemon({
         relayUrl: relay.url,

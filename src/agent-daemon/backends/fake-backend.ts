@@ -9,6 +9,8 @@ import { onPath } from './run-tool';
 
 /** The fake devices' live video: a synthetic picture of this size and rate (issue 29's 720×1600 at 30 fps). */
 export interface FakeVideoOptions {
+  /** false: `stream_start` answers `unsupported`, as an agent without video does (the dashboard then shows screenshots). */
+  enabled?: boolean;
   width?: number;
   height?: number;
   fps?: number;
@@ -89,6 +91,7 @@ export class FakeBackend implements DeviceBackend {
    */
   async startStream(sessionId: string, sink: AccessUnitSink): Promise<VideoStream> {
     this.booted(sessionId);
+    if (this.video.enabled === false) throw new BackendError('unsupported', 'Live video is off for this fake agent');
     const ffmpeg = this.video.ffmpeg ?? 'ffmpeg';
     if (!(ffmpeg.includes('/') || (await onPath(ffmpeg)))) {
       throw new BackendError('unsupported', 'Live video of fake devices needs ffmpeg with libx264 (apt-get install ffmpeg)');
