@@ -14,6 +14,8 @@ export interface FakeVideoOptions {
   width?: number;
   height?: number;
   fps?: number;
+  /** A rate cap (kbit/s) as a device encoder has one; none: libx264's constant quality (crf 23), ~9 Mbit/s for this moving picture. */
+  bitrateKbps?: number;
   ffmpeg?: string;
   log?: (line: string) => void;
 }
@@ -103,6 +105,9 @@ export class FakeBackend implements DeviceBackend {
       ...['-f', 'lavfi', '-i', `testsrc2=size=${width}x${height}:rate=${fps}`],
       ...['-vf', `drawtext=text='${text}':fontsize=${Math.max(12, Math.round(width / 24))}:fontcolor=white:box=1:boxcolor=black@0.6:x=10:y=h/3`],
       ...['-c:v', 'libx264', '-preset', 'ultrafast', '-profile:v', 'baseline', '-tune', 'zerolatency', '-pix_fmt', 'yuv420p'],
+      ...(this.video.bitrateKbps
+        ? ['-b:v', `${this.video.bitrateKbps}k`, '-maxrate', `${this.video.bitrateKbps}k`, '-bufsize', `${Math.round(this.video.bitrateKbps / 2)}k`]
+        : []),
       ...['-x264-params', `keyint=${fps * 2}:min-keyint=${fps * 2}:scenecut=0:sliced-threads=0:aud=1`],
       ...['-bsf:v', 'h264_mp4toannexb', '-f', 'h264', '-'],
     ];
