@@ -65,7 +65,7 @@ describe('live video (GET /sessions/:sessionId/stream)', () => {
     let agent: TestPeer;
     beforeEach(async () => {
       agent = await TestPeer.agent(relay, token, 'streamer');
-      await agent.announce(relay, [device('lv-1'), device('lv-2'), device('lv-off', 'shutdown')]);
+      await agent.announce(relay, [device('lv-1'), device('lv-2'), device('lv-3'), device('lv-off', 'shutdown')]);
     });
     afterEach(() => agent.close());
 
@@ -165,6 +165,15 @@ describe('live video (GET /sessions/:sessionId/stream)', () => {
       slow.close();
       await agent.nextRequest('stream_stop');
     }, 60_000);
+
+    it('tells an agent that streams a session nobody watches to stop', async () => {
+      agent.send(videoFrame('lv-3', 0, true, KEY_UNIT));
+      agent.send(videoFrame('lv-3', 1, false, delta()));
+      const stopOfLv3 = (m: Received) => m.json?.method === 'stream_stop' && m.json.params?.sessionId === 'lv-3';
+      await agent.next(stopOfLv3);
+      // Once per 5 s, not once per frame.
+      expect(await agent.next(stopOfLv3, 300).catch(() => null)).toBeNull();
+    });
 
     it('drops oversized or inconsistent frames from an agent without closing it', async () => {
       const one = await started('lv-1');

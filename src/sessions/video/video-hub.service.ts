@@ -65,6 +65,8 @@ export class VideoHub implements OnModuleInit, OnModuleDestroy {
   private unsubscribe: () => void = () => undefined;
   private watchdog: NodeJS.Timeout | null = null;
   private remote: RemoteHolders | null = null;
+  /** Sessions whose agent streams though nobody here watches, with when it was last told to stop. */
+  private readonly unwatched = new Map<string, number>();
 
   constructor(
     private readonly feed: AgentVideoFeed,
@@ -74,7 +76,7 @@ export class VideoHub implements OnModuleInit, OnModuleDestroy {
   ) {}
 
   onModuleInit(): void {
-    this.unsubscribe = this.feed.subscribe((frame) => this.frame(frame));
+    this.unsubscribe = this.feed.subscribe((frame) => this.fromOwnAgent(frame));
     this.watchdog = setInterval(() => this.keepStreamsGoing(), STREAM_SILENCE_MS / 2);
     this.watchdog.unref();
   }
@@ -117,6 +119,8 @@ export class VideoHub implements OnModuleInit, OnModuleDestroy {
     if (!session?.viewers.delete(viewer) || session.viewers.size) return;
     this.sessions.delete(sessionId);
     if (session.holder) return this.remote?.watch(sessionId, session.holder, false);
+    // Frames already on their way are not a reason to tell it again.
+    this.unwatched.set(sessionId, Date.now());
     void this.tell(sessionId, STREAM_STOP).then((outcome) => {
       if (outcome.kind !== 'ok' && outcome.kind !== 'offline') {
         this.logger.warn(`Stopping the live video of ${sessionId} failed (${outcome.kind})`);
@@ -162,6 +166,18 @@ export class VideoHub implements OnModuleInit, OnModuleDestroy {
     return place.instanceId;
   }
 
+  /**
+   * A frame from an agent socket here. An agent streaming a session nobody watches (its stop was
+   * lost, or it started on its own) is told to stop, at most once per STREAM_SILENCE_MS.
+   */
+  private fromOwnAgent(frame: VideoFrame): void {
+    if (this.sessions.has(frame.sessionId)) return this.frame(frame);
+    const now = Date.now();
+    if (now - (this.unwatched.get(frame.sessionId) ?? 0) < STREAM_SILENCE_MS) return;
+    this.unwatched.set(frame.sessionId, now);
+    void this.tell(frame.sessionId, STREAM_STOP);
+  }
+
   /** A frame from this instance's agent socket, or from the instance holding the agent. */
   frame(frame: VideoFrame): void {
     const session = this.sessions.get(frame.sessionId);
@@ -194,6 +210,7 @@ export class VideoHub implements OnModuleInit, OnModuleDestroy {
    */
   private keepStreamsGoing(): void {
     const now = Date.now();
+    for (const [sessionId, at] of this.unwatched) if (now - at >= STREAM_SILENCE_MS) this.unwatched.delete(sessionId);
     for (const session of this.sessions.values()) {
       if (now - session.lastHeard >= STREAM_SILENCE_MS) {
         session.lastHeard = now;
