@@ -30,7 +30,7 @@ import { AgentDaemon } from '../src/agent-daemon/agent-daemon';
 import { FakeBackend } from '../src/agent-daemon/backends/fake-backend';
 import { binaryFramePrefix, decodeBinaryFrame } from '../src/agents/protocol/agent-protocol';
 import { videoConfigOf } from '../src/agents/protocol/h264-config';
-import { buildRelay, cpuMs, issuePats, median, startRelay } from './support/relay';
+import { buildRelay, cpuMs, issuePats, median, signIn, startRelay } from './support/relay';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const VIEWERS = Number(process.env.BENCH_VIEWERS ?? 8);
@@ -240,16 +240,6 @@ async function decodeInChromium(pageUrl: string, streamUrl: string, cookie: stri
   } finally {
     await browser.close();
   }
-}
-
-/** The bench member's session cookie (issuePats signed it up). */
-async function signIn(base: string): Promise<string> {
-  const login = await fetch(`${base}/auth/login`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ email: 'bench@example.com', password: 'bench-password-1' }),
-  });
-  return (login.headers.get('set-cookie') ?? '').split(';')[0];
 }
 
 /** Bytes per JPEG frame of the same picture, size and rate (ffmpeg mjpeg, -q:v 5). */
