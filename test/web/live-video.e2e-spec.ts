@@ -93,6 +93,11 @@ describeUnless(browserSkipReason() ?? ffmpegSkipReason(), 'dashboard in the brow
     expect(swiped.data.fromY).toBeCloseTo(0.8, 1);
     expect(swiped.data.toY).toBeCloseTo(0.2, 1);
 
+    // Keys typed while the picture has focus are typed on the device.
+    await page.getByRole('figure', { name: 'Device screen: Pixel 8' }).getByLabel(/^Control Pixel 8/).focus();
+    await page.keyboard.press('a');
+    expect((await eventNamed('type_text')).data).toEqual({ text: 'a' });
+
     await page.getByRole('group', { name: 'Hardware buttons' }).getByRole('button', { name: 'Home' }).click();
     expect((await eventNamed('press_button')).data).toEqual({ button: 'home' });
     events.close();
