@@ -128,11 +128,6 @@ export class VideoHub implements OnModuleInit, OnModuleDestroy {
     });
   }
 
-  /** Viewers of a session (for tests and metrics). */
-  viewerCount(sessionId: string): number {
-    return this.sessions.get(sessionId)?.viewers.size ?? 0;
-  }
-
   /**
    * Agent here: `stream_start`. Agent on another instance: that instance is asked for the frames
    * (it starts its agent as for a viewer of its own) and they come through Redis.
