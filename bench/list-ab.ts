@@ -20,7 +20,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { listVariants } from './support/list-bench';
 import { backendPids, PG_ADMIN_URL, withPgAdmin } from './support/postgres-seed';
-import { cpuMs, freePort, LoadResult, median, ROOT, runLoad, stopChild, waitForListening } from './support/relay';
+import { cpuMs, freePort, LoadResult, median, ROOT, runLoad, signIn, stopChild, waitForListening } from './support/relay';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
@@ -35,16 +35,6 @@ async function relayOn(root: string, dataDir: string, env: Record<string, string
   });
   await waitForListening(child);
   return { child, port, base: `http://127.0.0.1:${port}/api/v1` };
-}
-
-/** The session cookie of the kept data's admin (bench/support/relay.ts issuePats signed it up). */
-async function signIn(base: string): Promise<string> {
-  const login = await fetch(`${base}/auth/login`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ email: 'bench@example.com', password: 'bench-password-1' }),
-  });
-  return (login.headers.get('set-cookie') ?? '').split(';')[0];
 }
 
 /** A fresh read PAT of the kept data's admin. */

@@ -108,21 +108,27 @@ export async function issuePat(base: string, scope = 'builds:write'): Promise<st
 }
 
 /** First admin, signed in, and one PAT per scope. */
+const BENCH_EMAIL = 'bench@example.com';
+const BENCH_PASSWORD = 'bench-password-1';
+
 export async function issuePats(base: string, scopes: string[]): Promise<string[]> {
-  const email = 'bench@example.com';
-  const password = 'bench-password-1';
-  await json(`${base}/auth/init`, 'POST', { email, password });
-  const login = await fetch(`${base}/auth/login`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ email, password }),
-  });
-  const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
+  await json(`${base}/auth/init`, 'POST', { email: BENCH_EMAIL, password: BENCH_PASSWORD });
+  const cookie = await signIn(base);
   const tokens: string[] = [];
   for (const scope of scopes) {
     tokens.push(((await json(`${base}/tokens`, 'POST', { name: `bench ${scope}`, scope }, cookie)) as { token: string }).token);
   }
   return tokens;
+}
+
+/** The session cookie of the bench's admin (issuePats signed it up). */
+export async function signIn(base: string): Promise<string> {
+  const login = await fetch(`${base}/auth/login`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ email: BENCH_EMAIL, password: BENCH_PASSWORD }),
+  });
+  return (login.headers.get('set-cookie') ?? '').split(';')[0];
 }
 
 export async function json(url: string, method: string, body: unknown, cookie?: string): Promise<unknown> {

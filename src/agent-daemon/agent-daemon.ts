@@ -12,6 +12,7 @@ import { parseDeviceAction } from './backends/device-actions';
 import { BackendError, DeviceBackend, unsupported } from './backends/device-backend';
 import { buildDownloadUrl, downloadBuild } from './build-download';
 import { ResourceUsage } from './resource-usage';
+import { VideoStreams } from './video-streams';
 
 export interface AgentDaemonOptions {
   /** http(s):// or ws(s):// base URL of the relay. */
@@ -53,11 +54,13 @@ export class AgentDaemon extends EventEmitter {
   private pingWatchdog: NodeJS.Timeout | null = null;
   private lastDevices = '';
   private readonly usage = new ResourceUsage();
+  private readonly video: VideoStreams;
   private readonly log: (line: string) => void;
 
   constructor(private readonly options: AgentDaemonOptions) {
     super();
     this.log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
+    this.video = new VideoStreams(options.backend, () => this.socket);
     options.backend.onEvent?.((sessionId, event, data) => this.send({ type: 'event', sessionId, event, data }));
   }
 
@@ -70,6 +73,7 @@ export class AgentDaemon extends EventEmitter {
   async stop(): Promise<void> {
     this.stopping = true;
     this.clearTimers();
+    this.video.stopAll();
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     const socket = this.socket;
     if (!socket || socket.readyState === WebSocket.CLOSED) return;
@@ -118,6 +122,7 @@ export class AgentDaemon extends EventEmitter {
     socket.on('error', (err) => this.log(`connection error: ${err.message}`));
     socket.on('close', (code: number, reason: Buffer) => {
       this.clearTimers();
+      if (this.socket === socket) this.video.stopAll();
       if (refused) return;
       this.emit('disconnected', code);
       if (this.stopping) return;
@@ -175,6 +180,7 @@ export class AgentDaemon extends EventEmitter {
   private async perform(method: string, sessionId: string, params: Record<string, unknown>): Promise<unknown> {
     const { backend } = this.options;
     if (method === 'ui_tree') return { elements: await backend.uiTree(sessionId) };
+    if (VideoStreams.handles(method)) return this.video.handle(method, sessionId);
     if (method === 'install_build') {
       const url = buildDownloadUrl(this.options.relayUrl, params.url);
       let discard = async () => undefined as void;

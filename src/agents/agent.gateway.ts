@@ -15,6 +15,7 @@ import { AgentConnection, AgentIssuer } from './agent-connection';
 import { AgentDirectory } from './agent-directory.service';
 import { AgentLocator } from './agent-locator.service';
 import { AgentRpcService } from './agent-rpc.service';
+import { AgentVideoFeed } from './agent-video-feed';
 import { AgentOfflineEvent } from './events/agent-offline.event';
 import { DeviceSessionEvent } from './events/device-session-event.event';
 import {
@@ -58,6 +59,7 @@ export class AgentGateway implements OnGatewayInit, OnGatewayConnection, BeforeA
     private readonly resources: AgentResourcesService,
     private readonly events: EventEmitter2,
     private readonly config: RelayConfig,
+    private readonly video: AgentVideoFeed,
   ) {}
 
   afterInit(server: WebSocketServer): void {
@@ -131,6 +133,10 @@ export class AgentGateway implements OnGatewayInit, OnGatewayConnection, BeforeA
         return;
       case 'response':
         this.rpc.settle(connection, message);
+        return;
+      case 'video':
+        // Only the agent that owns the session may stream it.
+        if (this.directory.locate(message.sessionId)?.connection === connection) this.video.publish(message);
         return;
       case 'event':
         if (this.directory.locate(message.sessionId)?.connection === connection) {

@@ -10,6 +10,7 @@ import { AgentRevocationListener } from './agent-revocation.listener';
 import { AgentRpcService } from './agent-rpc.service';
 import { AgentsController } from './agents.controller';
 import { AgentStatusService } from './agent-status';
+import { AgentVideoFeed } from './agent-video-feed';
 import { AgentResourceSampleEntity } from './resources/agent-resource-sample.entity';
 import { AgentResourcesRepository } from './resources/agent-resources.repository';
 import { AgentResourcesService } from './resources/agent-resources.service';
@@ -32,9 +33,10 @@ import { CommonModule } from '../common/common.module';
     AgentResourcesService,
     AgentMetrics,
     AgentStatusService,
+    AgentVideoFeed,
     // Filled by the agent sockets (the ws piece takes it at start-up), handed back by whoever wrote a screenshot.
     { provide: PayloadPool, useFactory: () => new PayloadPool() },
   ],
-  exports: [AgentDirectory, AgentLocator, AgentRouter, AgentRpcService, AgentResourcesService, PayloadPool],
+  exports: [AgentDirectory, AgentLocator, AgentRouter, AgentRpcService, AgentResourcesService, AgentVideoFeed, PayloadPool],
 })
 export class AgentsModule {}

@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import type { WebSocket } from 'ws';
-import type { AuditActor } from '../audit/audit-actor';
+import { actorOf, type AuditActor } from '../audit/audit-actor';
+import type { Principal } from '../common/auth/principal';
 import { RelayMetrics } from '../metrics/relay-metrics';
 
 /** An automation client's open socket on one device session, with the credentials it opened with. */
@@ -16,6 +17,22 @@ export interface DeviceSessionClient {
   inFlight: number;
   /** Who its device actions are recorded as (docs/audit.md). */
   actor: AuditActor;
+  /** A live video viewer (GET /sessions/:id/stream): closed like the others, but sent no events. */
+  video?: true;
+}
+
+/** A client socket just admitted on `sessionId` with `principal`'s credential. */
+export function deviceSessionClient(socket: WebSocket, sessionId: string, principal: Principal, video = false): DeviceSessionClient {
+  return {
+    socket,
+    sessionId,
+    userId: principal.userId,
+    authSessionId: principal.sessionId,
+    tokenId: principal.tokenId,
+    inFlight: 0,
+    actor: actorOf(principal),
+    ...(video ? { video: true as const } : {}),
+  };
 }
 
 /** The open client sockets, by device session. */

@@ -20,7 +20,7 @@ import { notFound, HttpError } from '../common/errors/http-error';
 import { authorizeUpgrades, upgradeContext } from '../common/net/upgrade-routing-ws-adapter';
 import { WsHeartbeat } from '../common/net/ws-heartbeat';
 import { RelayConfig } from '../config/relay-config';
-import { DeviceSessionClient, DeviceSessionClients } from './device-session-clients.service';
+import { DeviceSessionClient, DeviceSessionClients, deviceSessionClient } from './device-session-clients.service';
 import { AGENT_BUSY, DeviceSessionsService, isOnline, SESSION_NOT_FOUND } from './device-sessions.service';
 
 interface ClientUpgrade {
@@ -58,15 +58,7 @@ export class DeviceSessionGateway implements OnGatewayInit, OnGatewayConnection,
     const upgrade = upgradeContext<ClientUpgrade>(req);
     if (!upgrade) return socket.close(1011, 'not authorized');
     const { principal, sessionId } = upgrade;
-    const client: DeviceSessionClient = {
-      socket,
-      sessionId,
-      userId: principal.userId,
-      authSessionId: principal.sessionId,
-      tokenId: principal.tokenId,
-      inFlight: 0,
-      actor: actorOf(principal),
-    };
+    const client = deviceSessionClient(socket, sessionId, principal);
     this.clients.add(client);
     this.heartbeat?.track(socket);
     socket.on('message', (data: RawData, isBinary: boolean) => {

@@ -25,7 +25,7 @@ export class DeviceSessionListener {
     this.guarded(() => {
       const frame = JSON.stringify({ type: 'event', sessionId: event.sessionId, event: event.event, data: event.data });
       for (const client of this.clients.of(event.sessionId)) {
-        if (client.socket.readyState === client.socket.OPEN) client.socket.send(frame);
+        if (!client.video && client.socket.readyState === client.socket.OPEN) client.socket.send(frame);
       }
     });
   }

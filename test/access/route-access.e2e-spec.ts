@@ -128,7 +128,11 @@ describe('route access (STYLE rule 5): every route and who may call it', () => {
   });
 
   it('every route and every WebSocket gateway declares @Auth', () => {
-    expect(gateways.map((g) => g.route)).toEqual(['WS /api/v1/agent/connect', 'WS /api/v1/sessions/:sessionId/connect']);
+    expect(gateways.map((g) => g.route)).toEqual([
+      'WS /api/v1/agent/connect',
+      'WS /api/v1/sessions/:sessionId/connect',
+      'WS /api/v1/sessions/:sessionId/stream',
+    ]);
     expect([...routes, ...gateways].filter((r) => !r.requirement).map((r) => r.route)).toEqual([]);
   });
 

@@ -2,7 +2,7 @@ import WebSocket, { RawData } from 'ws';
 import { AgentDirectory } from '../../src/agents/agent-directory.service';
 import { decodeBinaryFrame } from '../../src/agents/protocol/agent-protocol';
 import { AgentDaemon } from '../../src/agent-daemon/agent-daemon';
-import { FakeBackend } from '../../src/agent-daemon/backends/fake-backend';
+import { FakeBackend, FakeVideoOptions } from '../../src/agent-daemon/backends/fake-backend';
 import { MemberFactory, TestMember } from '../support/factory';
 import type { TestRelay } from '../support/test-relay';
 
@@ -125,13 +125,16 @@ export class TestPeer {
   }
 }
 
-/** The reference agent with its fake backend, connected and with its devices known to the relay. */
-export async function startFakeAgent(relay: TestRelay, token: string, name: string): Promise<AgentDaemon> {
+/**
+ * The reference agent with its fake backend, connected and with its devices known to the relay.
+ * Without live video unless `video` says otherwise (no ffmpeg per test; the dashboard shows screenshots).
+ */
+export async function startFakeAgent(relay: TestRelay, token: string, name: string, video: FakeVideoOptions = { enabled: false }): Promise<AgentDaemon> {
   const daemon = new AgentDaemon({
     relayUrl: relay.url,
     token,
     name,
-    backend: new FakeBackend(name),
+    backend: new FakeBackend(name, video),
     version: 'test',
     backoffBaseMs: 50,
     backoffCapMs: 500,

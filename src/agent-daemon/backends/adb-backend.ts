@@ -4,6 +4,10 @@ import { parseAdbDevices, parseUiAutomatorDump, parseWmSize } from './adb-output
 import { DeviceAction, DeviceButton } from './device-actions';
 import { BackendError, Capture, DeviceBackend, DownloadedBuild, unsupported } from './device-backend';
 import { runTool } from './run-tool';
+import { AccessUnitSink, EncoderProcess, VideoStream } from './encoder-process';
+
+/** screenrecord stops by itself after 180 s: restarted a little before, so the picture never freezes. */
+export const SCREENRECORD_RESTART_MS = 170_000;
 
 const PREFIX = 'android-';
 /** What adb prints as a serial (USB, emulator-5554, host:port, mDNS names); never an option, never shell syntax. */
@@ -94,6 +98,25 @@ export class AdbBackend implements DeviceBackend {
     if (!build.fileName.toLowerCase().endsWith('.apk')) throw unsupported(`Installing ${build.fileName} on Android`);
     await runTool(this.adb, ['-s', serial, 'install', '-r', build.path], 300_000);
     return { installed: true, fileName: build.fileName, bytes: build.bytes, sha256: build.sha256 };
+  }
+
+  /**
+   * Live video through `screenrecord --output-format=h264 -` (Android 5+; the device's own encoder,
+   * so its key frames come at its own interval and cannot be asked for), restarted before its
+   * 3-minute limit; each restart begins with SPS, PPS and a key frame.
+   */
+  async startStream(sessionId: string, sink: AccessUnitSink): Promise<VideoStream> {
+    const serial = this.serial(sessionId);
+    const record = ['screenrecord', '--output-format=h264', '--time-limit', '180', '-'];
+    return new EncoderProcess(
+      {
+        command: this.adb,
+        args: ['-s', serial, 'exec-out', record.map(quoteForDeviceShell).join(' ')],
+        restartEveryMs: SCREENRECORD_RESTART_MS,
+        log: (line) => process.stderr.write(`${line}\n`),
+      },
+      sink,
+    );
   }
 
   private serial(sessionId: string): string {

@@ -1,6 +1,7 @@
 import type { AgentErrorCode, DeviceInfo } from '../../agents/protocol/agent-protocol';
 import type { UiElement } from '../../sessions/ui-element.mapper';
 import type { DeviceAction } from './device-actions';
+import type { AccessUnitSink, VideoStream } from './encoder-process';
 
 export interface Capture {
   mime: 'image/png' | 'image/jpeg';
@@ -34,6 +35,12 @@ export interface DeviceBackend {
    */
   install(sessionId: string, download: () => Promise<DownloadedBuild>): Promise<Record<string, unknown>>;
   onEvent?(sink: DeviceEventSink): void;
+  /**
+   * Live video (docs/agents.md "Live video"): starts encoding the session's screen as H.264, each
+   * access unit to `sink`, until stopped. Checks the session first (not_found, not_booted); a
+   * backend without it answers `unsupported`.
+   */
+  startStream?(sessionId: string, sink: AccessUnitSink): Promise<VideoStream>;
 }
 
 export class BackendError extends Error {

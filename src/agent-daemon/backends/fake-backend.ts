@@ -4,6 +4,21 @@ import type { UiElement } from '../../sessions/ui-element.mapper';
 import type { DeviceAction } from './device-actions';
 import { BackendError, Capture, DeviceBackend, DeviceEventSink, DownloadedBuild } from './device-backend';
 import { solidPng } from './png-image';
+import { AccessUnitSink, EncoderProcess, VideoStream } from './encoder-process';
+import { onPath } from './run-tool';
+
+/** The fake devices' live video: a synthetic picture of this size and rate (issue 29's 720×1600 at 30 fps). */
+export interface FakeVideoOptions {
+  /** false: `stream_start` answers `unsupported`, as an agent without video does (the dashboard then shows screenshots). */
+  enabled?: boolean;
+  width?: number;
+  height?: number;
+  fps?: number;
+  /** A rate cap (kbit/s) as a device encoder has one; none: libx264's constant quality (crf 23), ~9 Mbit/s for this moving picture. */
+  bitrateKbps?: number;
+  ffmpeg?: string;
+  log?: (line: string) => void;
+}
 
 /** An 8×8 baseline JPEG (made with ffmpeg from a solid colour); the same bytes every time. */
 const FAKE_JPEG = Buffer.from(
@@ -21,7 +36,10 @@ export class FakeBackend implements DeviceBackend {
   private readonly devices: DeviceInfo[];
   private sink: DeviceEventSink = () => undefined;
 
-  constructor(agentName: string) {
+  constructor(
+    agentName: string,
+    private readonly video: FakeVideoOptions = {},
+  ) {
     this.devices = [
       { sessionId: `fake-ios-${agentName}`, name: 'iPhone 16', platform: 'ios', state: 'booted', osVersion: '18.2' },
       { sessionId: `fake-android-${agentName}`, name: 'Pixel 8', platform: 'android', state: 'booted', osVersion: '15' },
@@ -66,6 +84,34 @@ export class FakeBackend implements DeviceBackend {
 
   onEvent(sink: DeviceEventSink): void {
     this.sink = sink;
+  }
+
+  /**
+   * A moving test picture with the frame number and the capture clock drawn on it, encoded by
+   * ffmpeg's libx264 (baseline, zero latency, one slice per picture, a key frame every 2 s, an access
+   * unit delimiter before each picture) at the real rate (`-re`).
+   */
+  async startStream(sessionId: string, sink: AccessUnitSink): Promise<VideoStream> {
+    this.booted(sessionId);
+    if (this.video.enabled === false) throw new BackendError('unsupported', 'Live video is off for this fake agent');
+    const ffmpeg = this.video.ffmpeg ?? 'ffmpeg';
+    if (!(ffmpeg.includes('/') || (await onPath(ffmpeg)))) {
+      throw new BackendError('unsupported', 'Live video of fake devices needs ffmpeg with libx264 (apt-get install ffmpeg)');
+    }
+    const { width = 720, height = 1600, fps = 30 } = this.video;
+    const text = `${sessionId}  frame %{frame_num}  %{localtime\\:%X}`;
+    const args = [
+      ...['-hide_banner', '-loglevel', 'error', '-nostdin', '-re'],
+      ...['-f', 'lavfi', '-i', `testsrc2=size=${width}x${height}:rate=${fps}`],
+      ...['-vf', `drawtext=text='${text}':fontsize=${Math.max(12, Math.round(width / 24))}:fontcolor=white:box=1:boxcolor=black@0.6:x=10:y=h/3`],
+      ...['-c:v', 'libx264', '-preset', 'ultrafast', '-profile:v', 'baseline', '-tune', 'zerolatency', '-pix_fmt', 'yuv420p'],
+      ...(this.video.bitrateKbps
+        ? ['-b:v', `${this.video.bitrateKbps}k`, '-maxrate', `${this.video.bitrateKbps}k`, '-bufsize', `${Math.round(this.video.bitrateKbps / 2)}k`]
+        : []),
+      ...['-x264-params', `keyint=${fps * 2}:min-keyint=${fps * 2}:scenecut=0:sliced-threads=0:aud=1`],
+      ...['-bsf:v', 'h264_mp4toannexb', '-f', 'h264', '-'],
+    ];
+    return new EncoderProcess({ command: ffmpeg, args, log: this.video.log ?? (() => undefined) }, sink);
   }
 
   private booted(sessionId: string): void {

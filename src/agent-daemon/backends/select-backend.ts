@@ -2,7 +2,8 @@ import type { DeviceInfo } from '../../agents/protocol/agent-protocol';
 import type { UiElement } from '../../sessions/ui-element.mapper';
 import { AdbBackend } from './adb-backend';
 import type { DeviceAction } from './device-actions';
-import { BackendError, Capture, DeviceBackend, DeviceEventSink, DownloadedBuild } from './device-backend';
+import { BackendError, Capture, DeviceBackend, DeviceEventSink, DownloadedBuild, unsupported } from './device-backend';
+import type { AccessUnitSink, VideoStream } from './encoder-process';
 import { FakeBackend } from './fake-backend';
 import { onPath } from './run-tool';
 import { SimctlBackend } from './simctl-backend';
@@ -52,6 +53,12 @@ export class CombinedBackend implements DeviceBackend {
 
   onEvent(sink: DeviceEventSink): void {
     for (const backend of this.backends) backend.onEvent?.(sink);
+  }
+
+  async startStream(sessionId: string, sink: AccessUnitSink): Promise<VideoStream> {
+    const backend = this.owner(sessionId);
+    if (!backend.startStream) throw unsupported(`Live video on ${backend.name}`);
+    return backend.startStream(sessionId, sink);
   }
 
   private owner(sessionId: string): DeviceBackend {

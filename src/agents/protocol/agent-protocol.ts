@@ -3,6 +3,7 @@
  * constants, frame shapes, and the codec both the relay and the reference agent use.
  * Parsing never throws: a frame that does not fit is `null`, and the caller logs and ignores it.
  */
+import { parseVideoFrame, VideoFrameMessage } from './video-protocol';
 
 export const AGENT_CONNECT_PATH = '/api/v1/agent/connect';
 export const DEVICE_SESSION_CONNECT_PATH = '/api/v1/sessions/:sessionId/connect';
@@ -59,6 +60,8 @@ export type AgentMessage =
   | { type: 'resources'; cpuPercent: number; memPercent: number }
   | ResponseFrame
   | { type: 'event'; sessionId: string; event: string; data: unknown }
+  /** A live video access unit (docs/agents.md "Live video"). */
+  | VideoFrameMessage
   /** A well-formed frame of a type this relay does not know: ignored without complaint (additions stay compatible). */
   | { type: 'unknown' };
 
@@ -163,8 +166,13 @@ export function payloadLength(payload: BinaryPayload): number {
  */
 export function parseAgentMessage(data: Buffer | readonly Buffer[], isBinary: boolean): AgentMessage | null {
   if (isBinary) {
-    const frame = decodeBinaryFragments(Buffer.isBuffer(data) ? [data] : data);
+    const fragments = Buffer.isBuffer(data) ? [data] : data;
+    const headerBytes = leadingBytes(fragments, 0, 4)?.readUInt32BE(0) ?? 0;
+    const frame = decodeBinaryFragments(fragments);
     if (!frame) return null;
+    if (isObject(frame.header) && frame.header.type === 'video') {
+      return parseVideoFrame(frame.header, headerBytes, frame.payload, payloadLength(frame.payload));
+    }
     const response = parseResponse(frame.header, frame.payload);
     return response && response.ok ? response : null;
   }

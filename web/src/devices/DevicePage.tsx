@@ -13,16 +13,25 @@ import { Button } from '../ui/Button';
 import { DeviceScreen } from './DeviceScreen';
 import { UiTree } from './UiTree';
 import { useLiveScreen } from './live-screen';
+import { useLiveVideo } from './live-video';
+import { useScreenGestures } from './screen-gestures';
+import { DeviceButtons } from './DeviceButtons';
 import styles from './devices.module.css';
 
-/** The live device panel: the screen about once a second with the UI tree drawn over it. */
+/**
+ * The live device panel: the device's H.264 stream (screenshots about once a second where the
+ * browser or the agent cannot), the UI tree drawn over it, and control on the picture.
+ */
 export function DevicePage() {
   const { sessionId = '' } = useParams();
   const [params] = useSearchParams();
   const buildParam = Number(params.get('build'));
   const devices = useDevices();
   const device = devices.data?.items.find((d) => d.session_id === sessionId);
-  const screen = useLiveScreen(sessionId);
+  const video = useLiveVideo(sessionId);
+  // While the video shows the device, a capture every 10 s is enough for "Attach this screen".
+  const screen = useLiveScreen(sessionId, video.status === 'playing' ? 10_000 : 1000);
+  const gestures = useScreenGestures(sessionId);
   // The tree changes less often than the picture; refetched while the page is visible.
   const tree = useQuery({
     queryKey: ['sessions', sessionId, 'ui-tree'],
@@ -66,6 +75,8 @@ export function DevicePage() {
           elements={elements}
           selected={selected}
           onSelect={(element) => setSelectedIndex(all.indexOf(element))}
+          video={video}
+          gestures={control ? gestures : undefined}
         />
         <aside className={`${cardClass} ${styles.details}`} aria-label="Element details">
           <UiTree elements={all} selected={selectedIndex} onSelect={setSelectedIndex} />
@@ -101,6 +112,7 @@ export function DevicePage() {
             <p className={styles.muted}>Pick an element in the hierarchy or on the screen for its role, label and identifier.</p>
           )}
           {tree.isError && <FormError error={tree.error} />}
+          {control && <DeviceButtons gestures={gestures} />}
           {control && <DeviceInput input={input} />}
           <AttachScreen
             screen={screen.blob}

@@ -2,6 +2,8 @@ import type { Schemas } from '../api/client';
 import { FormError } from '../ui/Field';
 import { Loading } from '../ui/States';
 import type { LiveScreen } from './live-screen';
+import type { LiveVideo } from './live-video';
+import type { ScreenGestures } from './screen-gestures';
 import styles from './devices.module.css';
 
 type UiElement = Schemas['UiElement'];
@@ -11,6 +13,9 @@ const describe = (e: UiElement) => `${e.role}${e.label ? `: ${e.label}` : ''}${e
 /**
  * A live screen, optionally with the UI tree drawn over it (one button per element at its frame,
  * fractions of the screen, so it scales with the picture). The panel, the pop-out and the wall use it.
+ * With `video` (the panel), the picture is the session's H.264 stream on a canvas until it falls
+ * back to the screenshots; with `gestures`, clicks, drags and keys on the picture reach the device
+ * (on the video the element boxes are not drawn, so they take no clicks; the selection still is).
  */
 export function DeviceScreen({
   screen,
@@ -18,18 +23,51 @@ export function DeviceScreen({
   elements = [],
   selected = null,
   onSelect,
+  video,
+  gestures,
 }: {
   screen: LiveScreen;
   name: string;
   elements?: UiElement[];
   selected?: UiElement | null;
   onSelect?: (element: UiElement) => void;
+  video?: LiveVideo;
+  gestures?: ScreenGestures;
 }) {
+  const playing = video && video.status !== 'fallback';
+  const picture = playing ? (
+    <canvas
+      ref={video.canvasRef}
+      role="img"
+      aria-label={`Live video of ${name}`}
+      className={styles.screenImage}
+      width={video.width || 360}
+      height={video.height || 800}
+    />
+  ) : screen.url ? (
+    <img src={screen.url} alt={`Screen of ${name}`} className={styles.screenImage} />
+  ) : null;
   return (
     <figure className={styles.screenBox} aria-label={`Device screen: ${name}`}>
-      {screen.url ? (
-        <div className={styles.screen}>
-          <img src={screen.url} alt={`Screen of ${name}`} className={styles.screenImage} />
+      {picture ? (
+        <div
+          className={`${styles.screen} ${gestures ? styles.controllable : ''}`}
+          {...(gestures
+            ? {
+                tabIndex: 0,
+                'aria-label': `Control ${name}: click to tap, drag to swipe, hold for a long press, type while focused`,
+                onPointerDown: gestures.onPointerDown,
+                onPointerUp: gestures.onPointerUp,
+                onKeyDown: gestures.onKeyDown,
+              }
+            : {})}
+        >
+          {picture}
+          {playing && video.status === 'connecting' && (
+            <div className={styles.videoWaiting}>
+              <Loading label="Starting live video…" />
+            </div>
+          )}
           {selected && (
             <div
               className={styles.highlight}
@@ -43,7 +81,8 @@ export function DeviceScreen({
               }}
             />
           )}
-          {onSelect && (
+          {/* On the live video every point of the picture taps the device; elements are picked in the hierarchy. */}
+          {onSelect && !playing && (
             <div className={styles.overlay} role="group" aria-label="UI elements">
               {elements.map((element, i) => (
                 <button
@@ -69,9 +108,15 @@ export function DeviceScreen({
         <Loading label="Capturing the screen…" />
       )}
       <figcaption className={styles.muted} role="status">
-        {screen.paused ? 'Paused while this tab is hidden' : `Live · ${screen.frames} ${screen.frames === 1 ? 'frame' : 'frames'}`}
+        {playing
+          ? video.status === 'playing'
+            ? `Live video · ${video.fps} fps · ${video.latencyMs ?? '–'} ms`
+            : 'Live video · starting'
+          : screen.paused
+            ? 'Paused while this tab is hidden'
+            : `Live · ${screen.frames} ${screen.frames === 1 ? 'frame' : 'frames'}`}
       </figcaption>
-      {screen.error && <FormError error={{ message: screen.error }} />}
+      {!playing && screen.error && <FormError error={{ message: screen.error }} />}
     </figure>
   );
 }

@@ -18,9 +18,10 @@ export interface LiveScreen {
 /**
  * The device's screen through GET /sessions/:id/screenshot, refreshed while the page is visible
  * and paused while the tab is hidden (no captures nobody sees: each one costs the agent a
- * screenshot).
+ * screenshot). `refreshMs` is longer while the live video shows the picture (a capture is kept for
+ * "Attach this screen").
  */
-export function useLiveScreen(sessionId: string): LiveScreen {
+export function useLiveScreen(sessionId: string, refreshMs = REFRESH_MS): LiveScreen {
   const [state, setState] = useState<LiveScreen>({ url: null, blob: null, error: null, frames: 0, paused: document.hidden });
   useEffect(() => {
     let stopped = false;
@@ -48,7 +49,7 @@ export function useLiveScreen(sessionId: string): LiveScreen {
       } finally {
         running = false;
       }
-      if (!stopped && !document.hidden) timer = setTimeout(capture, REFRESH_MS);
+      if (!stopped && !document.hidden) timer = setTimeout(capture, refreshMs);
     };
     const onVisibility = () => {
       setState((s) => ({ ...s, paused: document.hidden }));
@@ -62,6 +63,6 @@ export function useLiveScreen(sessionId: string): LiveScreen {
       document.removeEventListener('visibilitychange', onVisibility);
       if (current) URL.revokeObjectURL(current);
     };
-  }, [sessionId]);
+  }, [sessionId, refreshMs]);
   return state;
 }

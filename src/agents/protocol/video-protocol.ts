@@ -1,0 +1,58 @@
+import type { BinaryPayload } from './agent-protocol';
+
+/**
+ * Live video over the agent connection (docs/agents.md "Live video", an addition to
+ * agent-protocol v1). The relay asks with ordinary requests (§2.4); the agent sends each H.264
+ * access unit (Annex B) as one binary frame, framed like a binary response:
+ * `[4-byte big-endian length N][N bytes UTF-8 JSON header][access unit]` with the header
+ * `{ "type": "video", "sessionId", "seq", "key", "ts", "size" }`.
+ */
+
+/** Relay → agent request methods (params `{ sessionId }`, result `{}`). */
+export const STREAM_START = 'stream_start';
+export const STREAM_STOP = 'stream_stop';
+export const STREAM_KEY_FRAME = 'stream_keyframe';
+
+/** Access units above this are dropped by the agent's splitter and by the relay (a 720×1600 key frame is ~100–300 kB). */
+export const MAX_VIDEO_UNIT_BYTES = 4 * 1024 * 1024;
+/** A video frame's JSON header is a few dozen bytes; a longer one is dropped without being parsed. */
+export const MAX_VIDEO_HEADER_BYTES = 1024;
+
+export interface VideoFrameHeader {
+  type: 'video';
+  sessionId: string;
+  /** Per session, increasing by one per unit the agent produced (gaps: units it dropped). */
+  seq: number;
+  /** The unit holds an IDR picture (decodable on its own, with the SPS/PPS before it). */
+  key: boolean;
+  /** Capture time, epoch milliseconds on the agent's clock. */
+  ts: number;
+  /** Bytes of the access unit after the header. */
+  size: number;
+}
+
+/** A video frame as the relay received it: the unit is the message's fragments, not joined. */
+export interface VideoFrameMessage {
+  type: 'video';
+  sessionId: string;
+  seq: number;
+  key: boolean;
+  ts: number;
+  payload: BinaryPayload;
+}
+
+/** A video frame's header, checked against the payload it came with; null when it does not fit. */
+export function parseVideoFrame(
+  header: Record<string, unknown>,
+  headerBytes: number,
+  payload: BinaryPayload,
+  payloadBytes: number,
+): VideoFrameMessage | null {
+  const { sessionId, seq, key, ts, size } = header;
+  if (headerBytes > MAX_VIDEO_HEADER_BYTES) return null;
+  if (typeof sessionId !== 'string' || sessionId.length === 0 || sessionId.length > 200) return null;
+  if (!Number.isSafeInteger(seq) || (seq as number) < 0 || typeof key !== 'boolean') return null;
+  if (typeof ts !== 'number' || !Number.isFinite(ts)) return null;
+  if (size !== payloadBytes || payloadBytes === 0 || payloadBytes > MAX_VIDEO_UNIT_BYTES) return null;
+  return { type: 'video', sessionId, seq: seq as number, key, ts, payload };
+}

@@ -1,0 +1,265 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { AgentDaemon } from '../../src/agent-daemon/agent-daemon';
+import { FakeBackend } from '../../src/agent-daemon/backends/fake-backend';
+import { AgentDirectory } from '../../src/agents/agent-directory.service';
+import { AgentVideoFeed } from '../../src/agents/agent-video-feed';
+import { AccessUnitSplitter } from '../../src/agents/protocol/annex-b';
+import { binaryFramePrefix, decodeBinaryFrame } from '../../src/agents/protocol/agent-protocol';
+import { MAX_VIDEO_UNIT_BYTES } from '../../src/agents/protocol/video-protocol';
+import { DeviceSessionClients } from '../../src/sessions/device-session-clients.service';
+import { STREAM_SILENCE_MS } from '../../src/sessions/video/video-hub.service';
+import { MAX_VIEWER_UNSENT_BYTES } from '../../src/sessions/video/video-viewer';
+import { MemberFactory, TestMember } from '../support/factory';
+import { itUnless } from '../support/describe-unless';
+import { ffmpegSkipReason } from '../support/ffmpeg';
+import { startTestRelay, TestRelay } from '../support/test-relay';
+import { agentToken, device, Received, TestPeer, until, upgradeRefusal, wsUrl } from '../agents/agent-kit';
+
+const streamPath = (id: string) => `/api/v1/sessions/${id}/stream`;
+
+/** Access units of a real libx264 stream (100×60, key frames at 0 and 5), to stand in for a device. */
+function fixtureUnits(): Buffer[] {
+  const units: Buffer[] = [];
+  const splitter = new AccessUnitSplitter((unit) => units.push(unit), 1 << 20);
+  splitter.push(readFileSync(join(__dirname, '../fixtures/video/aud.h264')));
+  splitter.end();
+  return units;
+}
+const [KEY_UNIT] = fixtureUnits();
+const FIXTURE_CONFIG = { type: 'config', codec: 'avc1.42C00A', width: 100, height: 60 };
+
+/** An agent's video frame: the header (size filled in unless given) and the access unit. */
+function videoFrame(sessionId: string, seq: number, key: boolean, unit: Buffer, extra: Record<string, unknown> = {}): Buffer {
+  const header = { type: 'video', sessionId, seq, key, ts: 1_700_000_000_000 + seq, size: unit.length, ...extra };
+  return Buffer.concat([binaryFramePrefix(header), unit]);
+}
+const delta = (bytes = 200) => Buffer.alloc(bytes, 0x41);
+const isFrame = (m: Received) => m.isBinary;
+
+describe('live video (GET /sessions/:sessionId/stream)', () => {
+  let relay: TestRelay;
+  let members: MemberFactory;
+  let qa: TestMember;
+  let viewPat: string;
+  let token: string;
+
+  beforeAll(async () => {
+    relay = await startTestRelay({ SVC_AGENT_REQUEST_TIMEOUT_MS: '2000' });
+    members = new MemberFactory(relay);
+    qa = await members.member('QA');
+    viewPat = await members.pat(qa, 'view');
+    token = await agentToken(members);
+  });
+  afterAll(() => relay.close());
+
+  const viewer = async (sessionId: string, headers: Record<string, string> = { Authorization: `Bearer ${viewPat}` }) => {
+    const peer = new TestPeer(wsUrl(relay, streamPath(sessionId)), headers);
+    await peer.opened;
+    return peer;
+  };
+  const refuse = (id: string, headers: Record<string, string>) => upgradeRefusal(wsUrl(relay, streamPath(id)), headers);
+  const header = (m: Received) => decodeBinaryFrame(m.data)!.header as { seq: number; key: boolean; ts: number };
+
+  describe('with a hand-driven agent', () => {
+    let agent: TestPeer;
+    beforeEach(async () => {
+      agent = await TestPeer.agent(relay, token, 'streamer');
+      await agent.announce(relay, [device('lv-1'), device('lv-2'), device('lv-3'), device('lv-off', 'shutdown')]);
+    });
+    afterEach(() => agent.close());
+
+    /** The first viewer makes the relay ask the agent to start; the agent agrees. */
+    async function started(sessionId: string, headers?: Record<string, string>) {
+      const peer = await viewer(sessionId, headers);
+      const start = await agent.nextRequest('stream_start');
+      expect(start.params).toEqual({ sessionId });
+      agent.send({ type: 'response', id: start.id, ok: true, result: {} });
+      return peer;
+    }
+
+    it('refuses exactly like the session socket: 401, 403 (scope, other site), 404, 409, 502', async () => {
+      expect(await refuse('lv-1', {})).toEqual({ status: 401, body: { error: 'Unauthorized' } });
+      const write = await members.pat(qa, 'builds:write');
+      expect(await refuse('lv-1', { Authorization: `Bearer ${write}` })).toEqual({ status: 403, body: { error: 'Insufficient scope' } });
+      expect((await refuse('lv-1', { Cookie: qa.cookie, Origin: 'http://evil.example' })).status).toBe(403);
+      expect(await refuse('nope', { Authorization: `Bearer ${viewPat}` })).toEqual({ status: 404, body: { error: 'Session not found' } });
+      expect(await refuse('lv-off', { Authorization: `Bearer ${viewPat}` })).toEqual({ status: 409, body: { error: 'Device is not booted' } });
+      const gone = await TestPeer.agent(relay, token, 'gone');
+      await gone.announce(relay, [device('lv-gone')]);
+      gone.close();
+      await until(() => !relay.app.get(AgentDirectory).locate('lv-gone')?.connection);
+      expect(await refuse('lv-gone', { Authorization: `Bearer ${viewPat}` })).toEqual({ status: 502, body: { error: 'Agent offline' } });
+      const own = await viewer('lv-1', { Cookie: qa.cookie, Origin: relay.url });
+      own.close();
+    });
+
+    it('sends the config, then frames from a key frame on, with seq increasing; stops the agent when the last viewer leaves', async () => {
+      const one = await started('lv-1');
+      agent.send(videoFrame('lv-1', 0, false, delta())); // before any key frame: nobody can decode it
+      agent.send(videoFrame('lv-1', 1, true, KEY_UNIT));
+      agent.send(videoFrame('lv-1', 2, false, delta()));
+      agent.send(videoFrame('lv-1', 2, false, delta())); // a repeated seq is dropped
+      agent.send(videoFrame('lv-1', 3, false, delta()));
+      expect((await one.next()).json).toEqual(FIXTURE_CONFIG);
+      const frames = [await one.next(isFrame), await one.next(isFrame), await one.next(isFrame)];
+      expect(frames.map(header)).toEqual([
+        { seq: 1, key: true, ts: 1_700_000_000_001 },
+        { seq: 2, key: false, ts: 1_700_000_000_002 },
+        { seq: 3, key: false, ts: 1_700_000_000_003 },
+      ]);
+      expect(decodeBinaryFrame(frames[0].data)!.payload).toEqual(KEY_UNIT);
+
+      // A second viewer gets the current group of pictures at once: config, key frame, deltas since.
+      const two = await viewer('lv-1', { Cookie: qa.cookie });
+      expect((await two.next()).json).toEqual(FIXTURE_CONFIG);
+      expect([await two.next(isFrame), await two.next(isFrame), await two.next(isFrame)].map((m) => header(m).seq)).toEqual([1, 2, 3]);
+      agent.send(videoFrame('lv-1', 4, false, delta()));
+      expect(header(await one.next(isFrame)).seq).toBe(4);
+      expect(header(await two.next(isFrame)).seq).toBe(4);
+
+      one.close();
+      await one.closed;
+      two.close();
+      const stop = await agent.nextRequest('stream_stop');
+      expect(stop.params).toEqual({ sessionId: 'lv-1' });
+    });
+
+    it('a paused viewer drops frames up to a key frame; the other viewer and the agent lose nothing', async () => {
+      const fast = await started('lv-2');
+      const slow = await viewer('lv-2');
+      (slow.socket as unknown as { _socket: { pause(): void; resume(): void } })._socket.pause();
+      const unit = delta(32 * 1024);
+      const clients = relay.app.get(DeviceSessionClients);
+      let seq = 0;
+      let maxUnsent = 0;
+      const send = async (count: number) => {
+        for (let i = 0; i < count; i++, seq++) {
+          agent.send(videoFrame('lv-2', seq, seq % 100 === 0, seq % 100 === 0 ? KEY_UNIT : unit));
+          await new Promise((r) => setTimeout(r, 3));
+          for (const c of clients.of('lv-2')) maxUnsent = Math.max(maxUnsent, c.socket.bufferedAmount);
+        }
+      };
+      await send(400);
+      const fastSeqs: number[] = [];
+      while (fastSeqs.length < 400) fastSeqs.push(header(await fast.next(isFrame, 10_000)).seq);
+      expect(fastSeqs).toEqual([...Array(400).keys()]);
+      // The slow viewer's queue stayed bounded, and the agent's connection was never held up.
+      expect(maxUnsent).toBeLessThanOrEqual(MAX_VIEWER_UNSENT_BYTES + 64 * 1024);
+      expect(agent.socket.bufferedAmount).toBe(0);
+
+      (slow.socket as unknown as { _socket: { resume(): void } })._socket.resume();
+      await until(() => clients.of('lv-2').every((c) => c.socket.bufferedAmount === 0), 10_000);
+      await send(5); // seq 400 is a key frame
+      const slowSeqs: number[] = [];
+      for (;;) {
+        const seen = header(await slow.next(isFrame, 10_000)).seq;
+        slowSeqs.push(seen);
+        if (seen === 404) break;
+      }
+      const gapAt = slowSeqs.findIndex((s, i) => i > 0 && s !== slowSeqs[i - 1] + 1);
+      expect(gapAt).toBeGreaterThan(0); // it fell behind and frames were dropped for it
+      expect(slowSeqs[gapAt] % 100).toBe(0); // and it came back at a key frame
+      expect(slowSeqs.slice(-5)).toEqual([400, 401, 402, 403, 404]);
+      fast.close();
+      slow.close();
+      await agent.nextRequest('stream_stop');
+    }, 60_000);
+
+    it('tells an agent that streams a session nobody watches to stop', async () => {
+      agent.send(videoFrame('lv-3', 0, true, KEY_UNIT));
+      agent.send(videoFrame('lv-3', 1, false, delta()));
+      const stopOfLv3 = (m: Received) => m.json?.method === 'stream_stop' && m.json.params?.sessionId === 'lv-3';
+      await agent.next(stopOfLv3);
+      // Once per 5 s, not once per frame.
+      expect(await agent.next(stopOfLv3, 300).catch(() => null)).toBeNull();
+    });
+
+    it('drops oversized or inconsistent frames from an agent without closing it', async () => {
+      const one = await started('lv-1');
+      agent.send(videoFrame('lv-1', 0, true, KEY_UNIT, { pad: 'x'.repeat(2000) })); // header over 1 KiB
+      agent.send(videoFrame('lv-1', 1, true, Buffer.concat([KEY_UNIT, Buffer.alloc(MAX_VIDEO_UNIT_BYTES)]))); // unit over 4 MiB
+      agent.send(videoFrame('lv-1', 2, true, KEY_UNIT, { size: KEY_UNIT.length + 1 })); // size does not match
+      agent.send(videoFrame('lv-1', 3, true, KEY_UNIT, { seq: -1 }));
+      agent.send(videoFrame('other-agents-session', 4, true, KEY_UNIT));
+      agent.send(videoFrame('lv-1', 5, true, KEY_UNIT));
+      expect((await one.next()).json).toEqual(FIXTURE_CONFIG);
+      expect(header(await one.next(isFrame)).seq).toBe(5);
+      expect(agent.socket.readyState).toBe(agent.socket.OPEN);
+      one.close();
+      await agent.nextRequest('stream_stop');
+    });
+
+    it('closes the viewers with the agent’s reason when it cannot stream, and with 4502 when it goes away', async () => {
+      const one = await viewer('lv-1');
+      const start = await agent.nextRequest('stream_start');
+      agent.send({ type: 'response', id: start.id, ok: false, error: { code: 'unsupported', message: 'Live video on test is not supported here' } });
+      expect(await one.closed).toEqual({ code: 1011, reason: 'Live video on test is not supported here' });
+
+      const two = await started('lv-2');
+      agent.close();
+      expect((await two.closed).code).toBe(4502);
+    });
+  });
+
+  it('asks an agent that replaced its connection under the same name to stream again', async () => {
+    const first = await TestPeer.agent(relay, token, 'replaced');
+    await first.announce(relay, [device('lv-re')]);
+    const one = await viewer('lv-re');
+    const start = await first.nextRequest('stream_start');
+    first.send({ type: 'response', id: start.id, ok: true, result: {} });
+    first.send(videoFrame('lv-re', 0, true, KEY_UNIT));
+    expect(header(await one.next(isFrame)).seq).toBe(0);
+
+    const second = await TestPeer.agent(relay, token, 'replaced');
+    await second.announce(relay, [device('lv-re')]);
+    expect((await first.closed).code).toBe(4000);
+    const again = await second.next((m) => m.json?.method === 'stream_start', 3 * STREAM_SILENCE_MS).then((m) => m.json);
+    expect(again.params).toEqual({ sessionId: 'lv-re' });
+    second.send({ type: 'response', id: again.id, ok: true, result: {} });
+    second.send(videoFrame('lv-re', 0, true, KEY_UNIT)); // its sequence starts over, at a key frame
+    expect(header(await one.next(isFrame)).seq).toBe(0);
+    one.close();
+    await second.nextRequest('stream_stop');
+    second.close();
+  }, 30_000);
+
+  describe('with the reference agent', () => {
+    itUnless(ffmpegSkipReason(), 'streams the fake devices’ encoded picture (--fake) and stops the encoder when the last viewer leaves', async () => {
+      const name = 'video-agent';
+      const daemon = new AgentDaemon({
+        relayUrl: relay.url,
+        token,
+        name,
+        backend: new FakeBackend(name, { width: 240, height: 480, fps: 30 }),
+        version: 'test',
+        log: () => undefined,
+      });
+      daemon.start();
+      const sessionId = `fake-android-${name}`;
+      await until(() => relay.app.get(AgentDirectory).locate(sessionId)?.connection);
+      let arrived = 0;
+      const unsubscribe = relay.app.get(AgentVideoFeed).subscribe((f) => (arrived += f.sessionId === sessionId ? 1 : 0));
+      try {
+        const one = await viewer(sessionId);
+        expect((await one.next(() => true, 15_000)).json).toEqual({ type: 'config', codec: 'avc1.42C015', width: 240, height: 480 });
+        const frames: { seq: number; key: boolean; ts: number }[] = [];
+        for (let i = 0; i < 45; i++) frames.push(header(await one.next(isFrame, 15_000)));
+        expect(frames[0].key).toBe(true);
+        expect(frames.slice(1).every((f, i) => f.seq > frames[i].seq)).toBe(true);
+        expect(frames.filter((f) => f.key).length).toBeGreaterThanOrEqual(1);
+        expect(Math.abs(frames[44].ts - Date.now())).toBeLessThan(5_000);
+        one.close();
+        await until(() => relay.app.get(AgentVideoFeed) && arrived > 0);
+        // Once stopped, nothing more arrives from the agent.
+        await new Promise((r) => setTimeout(r, 1000));
+        const settled = arrived;
+        await new Promise((r) => setTimeout(r, 1000));
+        expect(arrived).toBe(settled);
+      } finally {
+        unsubscribe();
+        await daemon.stop();
+      }
+    }, 60_000);
+  });
+});
