@@ -1,26 +1,30 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { IdentityModule } from '../identity/identity.module';
 import { TokensModule } from '../tokens/tokens.module';
 import { UsersModule } from '../users/users.module';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
 import { AuthenticatorService } from './authenticator.service';
 import { LoginThrottleService } from './login-throttle.service';
+import { OidcController } from './oidc.controller';
 import { SessionEntity } from './session.entity';
 import { SessionsService } from './sessions.service';
+import { SsoSignInService } from './sso-sign-in.service';
 
 /**
  * Sign-in, sessions, and the one authenticator behind the access guard and the WebSocket upgrades
  * (the guard itself is registered in AppModule with the other cross-cutting pieces).
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([SessionEntity]), UsersModule, TokensModule],
-  controllers: [AuthController],
+  imports: [TypeOrmModule.forFeature([SessionEntity]), UsersModule, TokensModule, IdentityModule],
+  controllers: [AuthController, OidcController],
   providers: [
     AuthService,
     AuthenticatorService,
     SessionsService,
     LoginThrottleService,
+    SsoSignInService,
   ],
   exports: [AuthenticatorService, SessionsService, AuthService, UsersModule, TokensModule],
 })

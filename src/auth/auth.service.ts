@@ -4,6 +4,8 @@ import type { Role } from '../common/auth/role';
 import { ErrorMessages } from '../common/errors/error-messages';
 import { badRequest, forbidden, unauthorized } from '../common/errors/http-error';
 import { SerialQueue } from '../common/serial-queue';
+import { RelayConfig } from '../config/relay-config';
+import type { AuthStatusResponse } from './dto/auth-responses';
 import { UsersService } from '../users/users.service';
 import { LoginThrottleService } from './login-throttle.service';
 import { ActiveSession, SessionsService } from './sessions.service';
@@ -18,11 +20,22 @@ export class AuthService {
     private readonly users: UsersService,
     private readonly sessions: SessionsService,
     private readonly throttle: LoginThrottleService,
+    private readonly config: RelayConfig,
   ) {}
 
-  async status(fromRelayHost: boolean): Promise<{ initialized: boolean; canInitialize: boolean }> {
+  async status(fromRelayHost: boolean): Promise<AuthStatusResponse> {
     const initialized = (await this.users.count()) > 0;
-    return { initialized, canInitialize: !initialized && fromRelayHost };
+    const { oidc, ldap, only } = this.config.sso;
+    return {
+      initialized,
+      canInitialize: !initialized && fromRelayHost,
+      methods: {
+        password: !only,
+        ldap: !!ldap,
+        oidc: oidc ? { name: oidc.name, loginPath: '/api/v1/auth/oidc/login' } : null,
+        ssoOnly: only,
+      },
+    };
   }
 
   /**
@@ -33,7 +46,7 @@ export class AuthService {
     return this.initQueue.run(async () => {
       if ((await this.users.count()) > 0) throw forbidden(ErrorMessages.alreadyInitialized);
       if (!fromRelayHost) throw forbidden(ErrorMessages.initNotFromHost);
-      await this.users.create({ email, password, role: 'Admin' });
+      await this.users.create({ email, password, role: 'Admin', breakGlass: true });
     });
   }
 

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { ConfigError } from './config-error';
+import { readSsoConfig } from './sso-config';
 import { ConfigFileWebhook, LimitsConfig, LogLevel, RelayConfig, SmtpConfig, StorageConfig } from './relay-config';
 
 /** web/dist of this install: the same from src/config (tests) and dist/config (built). */
@@ -81,6 +82,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       port: read.optionalInteger('SVC_METRICS_PORT', 'metrics.port', 0, 65535),
       host: read.host('SVC_METRICS_HOST', 'metrics.host') ?? '127.0.0.1',
     },
+    sso: readSsoConfig(file.sso, env),
     configFile,
   } satisfies RelayConfig);
 }

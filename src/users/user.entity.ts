@@ -24,6 +24,10 @@ export class UserEntity {
   @Column({ name: 'avatar_path', type: 'varchar', length: 300, nullable: true })
   avatarPath: string | null;
 
+  /** May still sign in with a password under `sso.only` (docs/identity.md); the first Admin is one. */
+  @Column({ name: 'break_glass', type: 'boolean', default: false })
+  breakGlass: boolean;
+
   @TimestampColumn({ name: 'created_at' })
   createdAt: Date;
 }

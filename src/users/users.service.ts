@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, Not, Repository } from 'typeorm';
 import { Clock } from '../common/clock';
@@ -45,13 +46,19 @@ export class UsersService {
     return this.users.countBy({ role });
   }
 
-  async create(input: { email: string; password: string; role: Role; displayName?: string | null }): Promise<UserEntity> {
+  async create(input: { email: string; password: string; role: Role; displayName?: string | null; breakGlass?: boolean }): Promise<UserEntity> {
     const { password, ...member } = input;
     return this.insertHashed({ ...member, passwordHash: await this.hasher.hash(password) });
   }
 
   /** Inserts a member whose password is already hashed; joins the caller's open transaction (invitation accept). */
-  insertHashed(input: { email: string; passwordHash: string; role: Role; displayName?: string | null }): Promise<UserEntity> {
+  insertHashed(input: {
+    email: string;
+    passwordHash: string;
+    role: Role;
+    displayName?: string | null;
+    breakGlass?: boolean;
+  }): Promise<UserEntity> {
     return this.transactions.run((manager) => {
       const repository = manager.getRepository(UserEntity);
       return repository.save(
@@ -61,6 +68,7 @@ export class UsersService {
           displayName: input.displayName?.trim() || null,
           role: input.role,
           avatarPath: null,
+          breakGlass: input.breakGlass ?? false,
           createdAt: this.clock.now(),
         }),
       );
@@ -102,6 +110,14 @@ export class UsersService {
       await repository.update({ id: userId }, changes);
       return { previousAvatar: user.avatarPath };
     });
+  }
+
+  /**
+   * A member who signs in only through an identity provider: their password hash is of 32 random
+   * bytes nobody knows, so password sign-in can never match it (and the column stays non-null).
+   */
+  async createWithoutPassword(input: { email: string; role: Role; displayName?: string | null }): Promise<UserEntity> {
+    return this.create({ ...input, password: randomBytes(32).toString('base64') });
   }
 
   async delete(userId: number): Promise<void> {

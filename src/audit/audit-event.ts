@@ -1,0 +1,24 @@
+/**
+ * What any module tells the audit log: emitted on the event bus as AUDIT_EVENT, recorded by the
+ * audit module (which owns the table and the hash chain). Never put a secret in `details`.
+ */
+export const AUDIT_EVENT = 'audit.record';
+
+/** How the actor reached the relay. */
+export type AuditVia = 'cookie' | 'pat' | 'mcp' | 'scim' | 'agent' | 'cli' | 'system' | 'sso' | 'anonymous';
+
+export class AuditEvent {
+  constructor(
+    /** e.g. 'auth.sign_in', 'auth.sign_in_failed', 'member.role_changed', 'scim.user_deactivated' */
+    readonly action: string,
+    /** The acting member's id (null for anonymous or the relay itself). */
+    readonly actorId: number | null,
+    /** A readable name for the actor (e-mail, token name, 'relay'). */
+    readonly actorLabel: string,
+    readonly via: AuditVia,
+    /** What was acted on, e.g. 'member:12', 'build:40', 'token:3'; null when nothing. */
+    readonly target: string | null,
+    readonly clientAddress: string | null,
+    readonly details: Record<string, string | number | boolean | null> = {},
+  ) {}
+}

@@ -1,0 +1,19 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { UsersModule } from '../users/users.module';
+import { LdapDirectoryService } from './ldap-directory.service';
+import { OidcSignInService } from './oidc-sign-in.service';
+import { SsoIdentityEntity } from './sso-identity.entity';
+import { SsoMembersService } from './sso-members.service';
+
+/**
+ * External identities (docs/identity.md): the OpenID provider and LDAP directory clients, and the
+ * members they stand for (provisioning, linking, roles from groups). Owns `sso_identities`.
+ * Sessions are the auth module's: it imports this one.
+ */
+@Module({
+  imports: [TypeOrmModule.forFeature([SsoIdentityEntity]), UsersModule],
+  providers: [SsoMembersService, OidcSignInService, LdapDirectoryService],
+  exports: [SsoMembersService, OidcSignInService, LdapDirectoryService],
+})
+export class IdentityModule {}
