@@ -26,9 +26,11 @@ export class AuthService {
   async status(fromRelayHost: boolean): Promise<AuthStatusResponse> {
     const initialized = (await this.users.count()) > 0;
     const { oidc, ldap, only } = this.config.sso;
+    const status = { initialized, canInitialize: !initialized && fromRelayHost };
+    // Spec §4's shape stays exact for a relay without single sign-on.
+    if (!oidc && !ldap) return status;
     return {
-      initialized,
-      canInitialize: !initialized && fromRelayHost,
+      ...status,
       methods: {
         password: !only,
         ldap: !!ldap,

@@ -10,7 +10,7 @@ export function ssoRefusalPage(message: string, styleNonce: string): string {
     '<meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex">' +
     '<link rel="icon" href="/favicon.svg" type="image/svg+xml"><title>Sign-in refused</title>' +
     `<style nonce="${escapeHtml(styleNonce)}">${STYLE}</style></head>` +
-    `<body><main><h1>Sign-in refused</h1><p>${escapeHtml(message)}</p><p><a href="/login">Back to the sign-in page</a></p></main></body></html>`
+    `<body><main><h1>Sign-in refused</h1><p>${escapeHtml(message)}</p><p><a href="/signin">Back to the sign-in page</a></p></main></body></html>`
   );
 }
 

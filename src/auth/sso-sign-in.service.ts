@@ -62,7 +62,7 @@ export class SsoSignInService {
   }
 
   logoutUrl(origin: string): Promise<string | null> {
-    return this.withReachableProvider(() => this.oidc.logoutUrl(origin + OIDC_CALLBACK_PATH, `${origin}/login`, null));
+    return this.withReachableProvider(() => this.oidc.logoutUrl(origin + OIDC_CALLBACK_PATH, `${origin}/signin`, null));
   }
 
   private async withReachableProvider<T>(step: () => Promise<T>): Promise<T> {

@@ -167,7 +167,7 @@ describe('OIDC sign-in', () => {
     const to = new URL(body.redirect);
     expect(to.origin + to.pathname).toBe(`${stub.issuer}/logout`);
     expect(to.searchParams.get('client_id')).toBe(stub.clientId);
-    expect(to.searchParams.get('post_logout_redirect_uri')).toBe(`${relay.url}/login`);
+    expect(to.searchParams.get('post_logout_redirect_uri')).toBe(`${relay.url}/signin`);
     await relay.http().get('/api/v1/auth/me').set('Cookie', cookie).expect(401);
   });
 });
@@ -179,9 +179,9 @@ describe('OIDC routes without sso.oidc', () => {
   });
   afterAll(() => relay.close());
 
-  it('answer 404 and /auth/status offers passwords only', async () => {
+  it('answer 404, and /auth/status keeps the spec’s shape (no methods: passwords only)', async () => {
     await relay.http().get('/api/v1/auth/oidc/login').expect(404);
     await relay.http().get('/api/v1/auth/oidc/callback?code=x&state=y').expect(404);
-    expect((await relay.http().get('/api/v1/auth/status').expect(200)).body.methods).toEqual({ password: true, ldap: false, oidc: null, ssoOnly: false });
+    expect((await relay.http().get('/api/v1/auth/status').expect(200)).body).toEqual({ initialized: false, canInitialize: true });
   });
 });

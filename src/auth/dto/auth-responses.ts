@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ROLES, type Role } from '../../common/auth/role';
 import { MeResponse } from '../../users/users.mapper';
 
@@ -27,8 +27,11 @@ export class AuthStatusResponse {
   initialized: boolean;
   @ApiProperty({ description: 'no account exists and the request comes from the relay host' })
   canInitialize: boolean;
-  @ApiProperty({ type: SignInMethods, description: 'how members sign in here (docs/identity.md)' })
-  methods: SignInMethods;
+  @ApiPropertyOptional({
+    type: SignInMethods,
+    description: 'beyond the spec, only when single sign-on is configured (docs/identity.md): how members sign in here; absent means e-mail and password only',
+  })
+  methods?: SignInMethods;
 }
 
 /** POST /auth/login (the cookie `svc_token` comes with it). */

@@ -212,6 +212,55 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/oidc/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["OidcController_callback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/oidc/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["OidcController_login"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/oidc/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** RP-initiated logout: ends this session here, then the dashboard sends the browser to `redirect`. */
+        post: operations["OidcController_logout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/reset-password": {
         parameters: {
             query?: never;
@@ -1236,6 +1285,8 @@ export interface components {
             canInitialize: boolean;
             /** @description an account exists */
             initialized: boolean;
+            /** @description beyond the spec, only when single sign-on is configured (docs/identity.md): how members sign in here; absent means e-mail and password only */
+            methods?: components["schemas"]["SignInMethods"];
         };
         Build: {
             app_id: number;
@@ -1847,6 +1898,24 @@ export interface components {
             /** @enum {string} */
             role: "Admin" | "Developer" | "QA" | "Viewer";
         };
+        OidcLogoutResponse: {
+            /**
+             * @example true
+             * @enum {boolean}
+             */
+            ok: true;
+            /** @description the provider's end-session URL to open next, or null */
+            redirect: string | null;
+        };
+        OidcMethod: {
+            /** @example /api/v1/auth/oidc/login */
+            loginPath: string;
+            /**
+             * @description the provider, for "Sign in with <name>"
+             * @example Okta
+             */
+            name: string;
+        };
         OkResponse: {
             /**
              * @example true
@@ -1955,6 +2024,15 @@ export interface components {
             changed: boolean;
             /** @description signing schemes (v1, v2, v3) added and removed */
             schemes: components["schemas"]["ListChange"];
+        };
+        SignInMethods: {
+            /** @description the password form checks passwords against the LDAP directory */
+            ldap: boolean;
+            oidc: components["schemas"]["OidcMethod"] | null;
+            /** @description the e-mail and password form (false under sso.only, where only break-glass members may still use it) */
+            password: boolean;
+            /** @description sso.only: password sign-in, resets and password invitations are refused except for break-glass members */
+            ssoOnly: boolean;
         };
         SizeComparison: {
             /** @description the entries as stored; null when either build is a tarball */
@@ -2865,6 +2943,137 @@ export interface operations {
             };
             /** @description not authenticated or session expired */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    OidcController_callback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description sets the svc_token cookie (7 days) and goes to `next` */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description a page: the answer could not be verified, or the flow was not started in this browser */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description a page: no group gives a role, or an existing member cannot be linked */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    OidcController_login: {
+        parameters: {
+            query?: {
+                /** @description a path on this relay to open after signing in (default /) */
+                next?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description to the provider's authorization endpoint */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description a page saying the provider could not be reached */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    OidcController_logout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description clears the cookie; `redirect` is the provider's end-session URL (null when it has none) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OidcLogoutResponse"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
