@@ -1,12 +1,19 @@
-import { Injectable } from '@nestjs/common';
+import { HttpStatus, Injectable } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { AUDIT_EVENT, AuditEvent } from '../audit/audit-event';
 import type { Principal } from '../common/auth/principal';
 import type { Role } from '../common/auth/role';
 import { ErrorMessages } from '../common/errors/error-messages';
-import { badRequest, forbidden, unauthorized } from '../common/errors/http-error';
+import { badRequest, forbidden, HttpError, unauthorized } from '../common/errors/http-error';
 import { SerialQueue } from '../common/serial-queue';
 import { RelayConfig } from '../config/relay-config';
 import type { AuthStatusResponse } from './dto/auth-responses';
-import { UsersService } from '../users/users.service';
+import { LdapDirectoryService } from '../identity/ldap-directory.service';
+import { SsoMembersService } from '../identity/sso-members.service';
+import { SsoRefusal } from '../identity/sso-refusal';
+import type { UserEntity } from '../users/user.entity';
+import { normalizeEmail, UsersService } from '../users/users.service';
+import { ssoOnlyMessage } from './sso-only';
 import { LoginThrottleService } from './login-throttle.service';
 import { ActiveSession, SessionsService } from './sessions.service';
 
@@ -21,6 +28,9 @@ export class AuthService {
     private readonly sessions: SessionsService,
     private readonly throttle: LoginThrottleService,
     private readonly config: RelayConfig,
+    private readonly directory: LdapDirectoryService,
+    private readonly ssoMembers: SsoMembersService,
+    private readonly events: EventEmitter2,
   ) {}
 
   async status(fromRelayHost: boolean): Promise<AuthStatusResponse> {
@@ -54,10 +64,38 @@ export class AuthService {
 
   async login(address: string, email: string, password: string): Promise<{ role: Role; session: ActiveSession }> {
     await this.throttle.beginAttempt(address, email);
-    const user = await this.users.verifyCredentials(email, password);
-    if (!user) throw unauthorized(ErrorMessages.invalidCredentials);
+    const user = await this.passwordSignIn(address, email, password);
     await this.throttle.recordSuccess(address, email);
     return { role: user.role, session: await this.sessions.start(user.id) };
+  }
+
+  /**
+   * The sign-in form's e-mail and password: the LDAP directory first when `sso.ldap` is set (an
+   * entry with that mail decides, right or wrong password), then the relay's own accounts, which
+   * under `sso.only` admit break-glass members only. A directory that cannot be reached leaves the
+   * relay's own accounts usable, so a break-glass Admin can still get in.
+   */
+  private async passwordSignIn(address: string, email: string, password: string): Promise<UserEntity> {
+    const answer = await this.directory.authenticate(email, password, address);
+    if (answer.kind === 'member') {
+      try {
+        return await this.ssoMembers.signIn(answer.identity);
+      } catch (err) {
+        if (err instanceof SsoRefusal) throw forbidden(err.message);
+        throw err;
+      }
+    }
+    if (answer.kind === 'wrong-password') {
+      this.events.emit(AUDIT_EVENT, new AuditEvent('auth.sign_in_failed', null, normalizeEmail(email), 'sso', null, address, { method: 'ldap', reason: 'wrong_password' }));
+      throw unauthorized(ErrorMessages.invalidCredentials);
+    }
+    const user = await this.users.verifyCredentials(email, password);
+    if (!user) {
+      if (answer.kind === 'unavailable') throw new HttpError(HttpStatus.SERVICE_UNAVAILABLE, ErrorMessages.directoryUnavailable);
+      throw unauthorized(ErrorMessages.invalidCredentials);
+    }
+    if (this.config.sso.only && !user.breakGlass) throw forbidden(ssoOnlyMessage(this.config));
+    return user;
   }
 
   async logout(principal: Principal): Promise<void> {
