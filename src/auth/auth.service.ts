@@ -89,12 +89,14 @@ export class AuthService {
       this.events.emit(AUDIT_EVENT, new AuditEvent('auth.sign_in_failed', null, normalizeEmail(email), 'sso', null, address, { method: 'ldap', reason: 'wrong_password' }));
       throw unauthorized(ErrorMessages.invalidCredentials);
     }
+    // Under sso.only the answer for everyone but break-glass members (unknown e-mails too) is the same
+    // refusal, whatever the password: the form is no oracle for old local passwords.
+    if (this.config.sso.only && !(await this.users.findByEmail(email))?.breakGlass) throw forbidden(ssoOnlyMessage(this.config));
     const user = await this.users.verifyCredentials(email, password);
     if (!user) {
       if (answer.kind === 'unavailable') throw new HttpError(HttpStatus.SERVICE_UNAVAILABLE, ErrorMessages.directoryUnavailable);
       throw unauthorized(ErrorMessages.invalidCredentials);
     }
-    if (this.config.sso.only && !user.breakGlass) throw forbidden(ssoOnlyMessage(this.config));
     return user;
   }
 
