@@ -53,6 +53,9 @@ export class SsoMembersService {
       const role = roleForGroups(identity.groups, identity.mapping);
       const linked = await this.identities.findOne({ where: { provider: identity.provider, subject: identity.subject } });
       let member = linked ? await this.users.findById(linked.userId) : null;
+      if (member && !member.active) {
+        throw this.refuse(identity, member, 'deactivated', 'This account was deactivated on the relay by your identity provider (SCIM). Ask an Admin.');
+      }
       if (!role) throw this.refuse(identity, member, 'no_role', noRoleMessage(identity.providerName));
       if (!member) member = await this.linkOrProvision(identity, role);
       if (member.role !== role) await this.updateRole(identity, member, role);
@@ -63,6 +66,9 @@ export class SsoMembersService {
 
   private async linkOrProvision(identity: ExternalIdentity, role: Role): Promise<UserEntity> {
     const existing = await this.users.findByEmail(identity.email);
+    if (existing && !existing.active) {
+      throw this.refuse(identity, existing, 'deactivated', 'This account was deactivated on the relay by your identity provider (SCIM). Ask an Admin.');
+    }
     if (existing && !identity.emailVerified) {
       throw this.refuse(
         identity,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { InjectRepository } from '@nestjs/typeorm';
-import { IsNull, Not, Repository } from 'typeorm';
+import { In, IsNull, Not, Repository } from 'typeorm';
 import { Clock } from '../common/clock';
 import type { Role } from '../common/auth/role';
 import { forUpdate } from '../database/row-lock';
@@ -38,6 +38,10 @@ export class UsersService {
     return this.users.findOneBy({ email: normalizeEmail(email) });
   }
 
+  findManyByIds(ids: number[]): Promise<UserEntity[]> {
+    return this.users.findBy({ id: In(ids) });
+  }
+
   list(): Promise<UserEntity[]> {
     return this.users.find({ order: { id: 'ASC' } });
   }
@@ -69,6 +73,8 @@ export class UsersService {
           role: input.role,
           avatarPath: null,
           breakGlass: input.breakGlass ?? false,
+          active: true,
+          scimExternalId: null,
           createdAt: this.clock.now(),
         }),
       );
@@ -90,7 +96,10 @@ export class UsersService {
     await this.users.update({ id: userId }, { passwordHash });
   }
 
-  async update(userId: number, changes: Partial<Pick<UserEntity, 'displayName' | 'role' | 'avatarPath'>>): Promise<void> {
+  async update(
+    userId: number,
+    changes: Partial<Pick<UserEntity, 'displayName' | 'role' | 'avatarPath' | 'email' | 'active' | 'scimExternalId'>>,
+  ): Promise<void> {
     await this.users.update({ id: userId }, changes);
   }
 
@@ -127,7 +136,8 @@ export class UsersService {
   /** Checks a password; an unknown e-mail still costs one bcrypt comparison (no timing oracle). */
   async verifyCredentials(email: string, password: string): Promise<UserEntity | null> {
     const user = await this.findByEmail(email);
-    if (!user) return this.hasher.verifyDecoy(password).then(() => null);
+    // A deactivated member (SCIM) is refused like an unknown one, at the same cost.
+    if (!user || !user.active) return this.hasher.verifyDecoy(password).then(() => null);
     return (await this.hasher.verify(password, user.passwordHash)) ? user : null;
   }
 }

@@ -160,7 +160,7 @@ describe('OpenAPI', () => {
   });
 
   it('names the credentials each endpoint takes', () => {
-    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['pat', 'svc_token']);
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['pat', 'scim', 'svc_token']);
     expect(doc.paths['/api/v1/auth/me'].get.security).toEqual([{ svc_token: [] }]);
     expect(doc.paths['/api/v1/auth/status'].get.security).toBeUndefined();
   });

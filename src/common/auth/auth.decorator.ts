@@ -15,6 +15,7 @@ export const AUTH_REQUIREMENT = 'svc:auth-requirement';
  * - `roles`: the caller's current role must be one of these.
  * - `roleRefusal`: the 403 message when the role does not match (default `Forbidden`).
  * - `hostOnly`: only requests from the relay host; the value is the 403 message for others.
+ * - `scim`: a SCIM bearer token only (`/scim/v2`, docs/identity.md); no cookie, no PAT.
  *
  * Also on WebSocket gateway classes: UpgradeRoutingWsAdapter authenticates their upgrades with it.
  */
@@ -25,11 +26,14 @@ export interface AccessRequirement {
   roles?: Role[];
   roleRefusal?: string;
   hostOnly?: string;
+  scim?: boolean;
 }
 
 export function Auth(requirement: AccessRequirement) {
   const docs = requirement.public
     ? []
-    : [ApiCookieAuth('svc_token'), ...(requirement.pat ? [ApiBearerAuth('pat')] : [])];
+    : requirement.scim
+      ? [ApiBearerAuth('scim')]
+      : [ApiCookieAuth('svc_token'), ...(requirement.pat ? [ApiBearerAuth('pat')] : [])];
   return applyDecorators(SetMetadata(AUTH_REQUIREMENT, requirement), ...docs);
 }
