@@ -2,7 +2,8 @@ import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } 
 import { TimestampColumn } from '../database/timestamp.column';
 import { UserEntity } from '../users/user.entity';
 
-export type SsoProvider = 'oidc' | 'ldap';
+/** `scim`: the member was created by the identity provider through SCIM (subject: its SCIM id). */
+export type SsoProvider = 'oidc' | 'ldap' | 'scim';
 
 /** Who a member is at an identity provider: OIDC `iss sub`, or an LDAP entry's DN. */
 @Entity('sso_identities')

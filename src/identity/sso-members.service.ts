@@ -66,10 +66,13 @@ export class SsoMembersService {
 
   private async linkOrProvision(identity: ExternalIdentity, role: Role): Promise<UserEntity> {
     const existing = await this.users.findByEmail(identity.email);
+    // A member the provider itself created through SCIM is its own, not a local account to protect:
+    // linked by e-mail even where the provider sends no email_verified (Entra ID).
+    const provisioned = existing ? await this.identities.existsBy({ userId: existing.id, provider: 'scim' }) : false;
     if (existing && !existing.active) {
       throw this.refuse(identity, existing, 'deactivated', 'This account was deactivated on the relay by your identity provider (SCIM). Ask an Admin.');
     }
-    if (existing && !identity.emailVerified) {
+    if (existing && !identity.emailVerified && !provisioned) {
       throw this.refuse(
         identity,
         existing,
@@ -84,6 +87,11 @@ export class SsoMembersService {
     );
     this.audit(existing ? 'sso.member_linked' : 'sso.member_provisioned', member, identity, { role });
     return member;
+  }
+
+  /** Marks a member as created by the identity provider through SCIM (see linkOrProvision). */
+  async markProvisioned(userId: number): Promise<void> {
+    await this.identities.save(this.identities.create({ userId, provider: 'scim', subject: `scim ${userId}`, createdAt: this.clock.now() }));
   }
 
   private async updateRole(identity: ExternalIdentity, member: UserEntity, role: Role): Promise<void> {

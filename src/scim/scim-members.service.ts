@@ -11,6 +11,7 @@ import { isEmailAddress } from '../common/validation/email';
 import { RelayConfig } from '../config/relay-config';
 import type { RoleMapping } from '../config/sso-config';
 import { roleForGroups } from '../identity/role-mapping';
+import { SsoMembersService } from '../identity/sso-members.service';
 import { TokensService } from '../tokens/tokens.service';
 import { MemberRoleChangedEvent } from '../users/events/member-role-changed.event';
 import type { UserEntity } from '../users/user.entity';
@@ -42,6 +43,7 @@ export class ScimMembersService {
     private readonly tokens: TokensService,
     private readonly config: RelayConfig,
     private readonly events: EventEmitter2,
+    private readonly ssoMembers: SsoMembersService,
   ) {}
 
   /** The mapping of SCIM groups to roles: `sso.oidc`'s, else `sso.ldap`'s (the same provider's groups). */
@@ -73,6 +75,7 @@ export class ScimMembersService {
       const role: Role = this.mapping()?.defaultRole ?? 'Viewer';
       const user = await this.users.createWithoutPassword({ email, role, displayName: fields.displayName ?? null });
       await this.users.update(user.id, { scimExternalId: fields.externalId ?? null });
+      await this.ssoMembers.markProvisioned(user.id);
       this.audit('scim.user_created', actor, user.id, { email, role });
       if (fields.active === false) await this.deactivate(actor, user.id);
       return (await this.users.findById(user.id))!;

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuthModule } from '../auth/auth.module';
+import { IdentityModule } from '../identity/identity.module';
 import { TeamModule } from '../team/team.module';
 import { TokensModule } from '../tokens/tokens.module';
 import { UsersModule } from '../users/users.module';
@@ -18,7 +19,7 @@ import { ScimUsersController } from './scim-users.controller';
  * the tokens table is the tokens module's (the authenticator checks them).
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([ScimGroupEntity]), UsersModule, AuthModule, TokensModule, TeamModule],
+  imports: [TypeOrmModule.forFeature([ScimGroupEntity]), UsersModule, AuthModule, TokensModule, TeamModule, IdentityModule],
   controllers: [ScimUsersController, ScimGroupsController, ScimDiscoveryController, ScimTokensController],
   providers: [ScimMembersService, ScimGroupsService],
 })

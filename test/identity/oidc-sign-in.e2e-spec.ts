@@ -119,6 +119,21 @@ describe('OIDC sign-in', () => {
     await members.login('grace@corp.example');
   });
 
+  it('a member the provider created through SCIM is linked even without email_verified (Entra ID sends none)', async () => {
+    const { token } = (await members.as(await members.admin(), 'post', '/api/v1/scim/tokens').send({ name: 'idp' }).expect(201)).body;
+    const created = await relay
+      .http()
+      .post('/scim/v2/Users')
+      .set('Authorization', `Bearer ${token}`)
+      .send({ schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], userName: 'sam@corp.example' })
+      .expect(201);
+    person('sam', ['mobile-devs'], { email_verified: undefined });
+    const res = await oidcSignInWithoutBrowser(relay);
+    expect(res.status).toBe(302);
+    const me = (await relay.http().get('/api/v1/auth/me').set('Cookie', sessionCookieFrom(res.headers['set-cookie'])).expect(200)).body;
+    expect(me).toMatchObject({ id: Number(created.body.id), role: 'Developer' });
+  });
+
   it('next goes to same-site paths only', async () => {
     person('nextuser', ['qa']);
     for (const next of ['//evil.example/x', '/\\evil.example', 'https://evil.example/', 'javascript:alert(1)', '/ok\r\nSet-Cookie: x=1']) {
