@@ -74,7 +74,7 @@ describe('OIDC sign-in with oidc-provider', () => {
       await browser?.close();
     });
 
-    it('"Sign in with Corp IdP" → provider → back to the page asked for, signed in; signing out goes through the provider', async () => {
+    it('"Sign in with Corp IdP" → provider → back to the page asked for, signed in; a SCIM token from Team settings; signing out goes through the provider', async () => {
       await provider.loginAs('u-bob');
       context = await newContext(browser);
       const watched = await watchedPage(context);
@@ -93,6 +93,16 @@ describe('OIDC sign-in with oidc-provider', () => {
       const cookies = await context.cookies(relay.url);
       expect(cookies.find((c) => c.name === 'svc_token')).toMatchObject({ httpOnly: true, sameSite: 'Lax' });
       expect((await relay.app.get(UsersService).findByEmail('bob@corp.example'))!.role).toBe('Admin');
+
+      // The Admin gives the identity provider a SCIM token from Team settings; it works once, then is listed.
+      await page.goto(`${relay.url}/settings`);
+      await page.getByLabel('Token name').fill('Corp IdP SCIM');
+      await page.getByRole('button', { name: 'Create SCIM token' }).click();
+      const scimToken = await page.getByLabel('SCIM token', { exact: true }).inputValue();
+      expect(scimToken).toMatch(/^svc_scim_[\w-]{43}$/);
+      await page.getByRole('list', { name: 'SCIM tokens' }).getByRole('listitem', { name: 'Corp IdP SCIM' }).waitFor();
+      const config = await fetch(`${relay.url}/scim/v2/ServiceProviderConfig`, { headers: { Authorization: `Bearer ${scimToken}` } });
+      expect(config.status).toBe(200);
 
       await page.getByRole('button', { name: /^Account: / }).click();
       await page.getByRole('menuitem', { name: 'Sign out' }).click();

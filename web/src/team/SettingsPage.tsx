@@ -1,6 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { AdminOnly } from '../app/AdminOnly';
 import { useSettings } from '../auth/queries';
+import { ScimTokensSection } from '../identity/ScimTokensSection';
 import { FormEnd, FormError, TextField, cardClass, formClass } from '../ui/Field';
 import { splitError } from '../ui/form-errors';
 import { useImagePick } from '../ui/ImageField';
@@ -16,6 +17,7 @@ export function SettingsPage() {
       <AdminOnly what="the team settings">
         <p className={styles.lead}>The name and logo every member sees in the header and in invitation e-mails.</p>
         <SettingsForm />
+        <ScimTokensSection />
       </AdminOnly>
     </section>
   );
