@@ -3,10 +3,10 @@ import type { Schemas } from '../api/client';
 import { absoluteTime, relativeTime } from '../builds/format';
 import { Button } from '../ui/Button';
 import { ConfirmDialog } from '../ui/ConfirmDialog';
-import { CopyField } from '../ui/CopyField';
 import { FormEnd, FormError, TextField, cardClass } from '../ui/Field';
 import { splitError } from '../ui/form-errors';
 import { Empty, Loading } from '../ui/States';
+import { TokenShownOnce } from '../ui/TokenShownOnce';
 import { useCreateScimToken, useRevokeScimToken, useScimTokens } from './queries';
 import styles from '../ui/sections.module.css';
 
@@ -34,19 +34,7 @@ export function ScimTokensSection() {
         <TextField label="Token name" value={name} onChange={(e) => setName(e.target.value)} error={field === 'name' ? message : null} placeholder="Okta" />
         <FormEnd error={field === null ? create.error : null} pending={create.isPending} label="Create SCIM token" pendingLabel="Creating…" />
       </form>
-      {create.data && (
-        <div className={styles.section} aria-label="New SCIM token value">
-          <p role="status">
-            <strong>Copy the token now: it is shown only once.</strong> The relay keeps only its hash.
-          </p>
-          <CopyField label="SCIM token" value={create.data.token} />
-          <div>
-            <Button size="small" onClick={() => create.reset()}>
-              Done, hide it
-            </Button>
-          </div>
-        </div>
-      )}
+      {create.data && <TokenShownOnce area="New SCIM token value" label="SCIM token" value={create.data.token} onDone={() => create.reset()} />}
       {tokens.isPending ? (
         <Loading label="Loading SCIM tokens…" />
       ) : tokens.isError ? (
