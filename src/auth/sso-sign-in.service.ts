@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { AUDIT_EVENT, AuditEvent } from '../audit/audit-event';
 import { RelayConfig } from '../config/relay-config';
+import { JsonLogger } from '../logging/json-logger';
 import { TunnelUrl } from '../config/tunnel-url';
 import { OidcFlow, OidcSignInService } from '../identity/oidc-sign-in.service';
 import { SsoMembersService } from '../identity/sso-members.service';
@@ -23,6 +24,7 @@ export class SsoSignInService {
     private readonly members: SsoMembersService,
     private readonly sessions: SessionsService,
     private readonly events: EventEmitter2,
+    private readonly logger: JsonLogger,
   ) {}
 
   /**
@@ -70,6 +72,7 @@ export class SsoSignInService {
       return await step();
     } catch (err) {
       if (err instanceof SsoRefusal) throw err;
+      this.logger.warn(`OIDC provider step failed: ${(err as Error).message}`, 'SsoSignIn');
       const name = this.config.sso.oidc?.name ?? 'The identity provider';
       throw new SsoRefusal(`${name} could not be reached. Try again in a moment, or ask an Admin of the relay.`, 'provider_unreachable');
     }

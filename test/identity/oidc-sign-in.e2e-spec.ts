@@ -1,5 +1,6 @@
 import { UsersService } from '../../src/users/users.service';
 import { MemberFactory, sessionCookieFrom } from '../support/factory';
+import { freePort } from '../support/oidc-provider';
 import { OidcStub, type StubTokenFault } from '../support/oidc-stub';
 import { cookieFrom, oidcSignInWithoutBrowser, startSsoRelay } from '../support/sso-relay';
 import { startTestRelay, type TestRelay } from '../support/test-relay';
@@ -198,5 +199,20 @@ describe('OIDC routes without sso.oidc', () => {
     await relay.http().get('/api/v1/auth/oidc/login').expect(404);
     await relay.http().get('/api/v1/auth/oidc/callback?code=x&state=y').expect(404);
     expect((await relay.http().get('/api/v1/auth/status').expect(200)).body).toEqual({ initialized: false, canInitialize: true });
+  });
+});
+
+describe('OIDC with a provider that cannot be reached', () => {
+  let relay: TestRelay;
+  beforeAll(async () => {
+    relay = await startSsoRelay({ oidc: { issuer: `http://127.0.0.1:${await freePort()}`, clientId: 'x', name: 'Down IdP', defaultRole: 'Viewer' } });
+  });
+  afterAll(() => relay.close());
+
+  it('login answers a 502 page naming the provider, and the relay logs why', async () => {
+    const res = await relay.http().get('/api/v1/auth/oidc/login').expect(502);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.text).toContain('Down IdP could not be reached');
+    expect(relay.logger.buffer.tail(50).join('\n')).toMatch(/OIDC discovery of http:\/\/127\.0\.0\.1:\d+ failed/);
   });
 });
