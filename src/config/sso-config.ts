@@ -39,6 +39,10 @@ export interface LdapConfig extends RoleMapping {
   userFilter: string;
   /** Attribute of the user entry naming its groups (DNs or names), default memberOf. */
   groupAttribute: string;
+  /** Where to search for groups that list the user (directories without memberOf); null: no search. */
+  groupSearchBase: string | null;
+  /** Group search filter with `{dn}` where the user's (escaped) DN goes. */
+  groupFilter: string;
   timeoutMs: number;
 }
 
@@ -100,6 +104,8 @@ function readLdap(value: unknown, env: Env): LdapConfig | null {
   const bindPasswordEnv = string(l.bindPasswordEnv, 'sso.ldap.bindPasswordEnv');
   const userFilter = optionalString(l.userFilter, 'sso.ldap.userFilter') ?? '(mail={email})';
   if (!userFilter.includes('{email}')) throw new ConfigError('sso.ldap.userFilter', 'a filter containing {email}', userFilter);
+  const groupFilter = optionalString(l.groupFilter, 'sso.ldap.groupFilter') ?? '(|(member={dn})(uniqueMember={dn}))';
+  if (!groupFilter.includes('{dn}')) throw new ConfigError('sso.ldap.groupFilter', 'a filter containing {dn}', groupFilter);
   const timeoutMs = l.timeoutMs ?? 5000;
   if (typeof timeoutMs !== 'number' || !Number.isInteger(timeoutMs) || timeoutMs < 100 || timeoutMs > 60_000) {
     throw new ConfigError('sso.ldap.timeoutMs', 'a whole number from 100 to 60000', timeoutMs);
@@ -114,6 +120,8 @@ function readLdap(value: unknown, env: Env): LdapConfig | null {
     searchBase: string(l.searchBase, 'sso.ldap.searchBase'),
     userFilter,
     groupAttribute: optionalString(l.groupAttribute, 'sso.ldap.groupAttribute') ?? 'memberOf',
+    groupSearchBase: optionalString(l.groupSearchBase, 'sso.ldap.groupSearchBase'),
+    groupFilter,
     timeoutMs,
     ...readMapping(l, 'sso.ldap'),
   };

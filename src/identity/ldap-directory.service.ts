@@ -20,7 +20,8 @@ export type DirectoryAnswer =
 /**
  * LDAP / Active Directory through the normal sign-in form (docs/identity.md), with ldapts: bind as
  * the service account, find the one entry whose mail matches, bind as that entry with the password
- * typed, read its groups (the `memberOf`-style attribute), and map them like OIDC groups. StartTLS
+ * typed, read its groups (the `memberOf`-style attribute, and/or a search for groups listing its DN),
+ * and map them like OIDC groups. StartTLS
  * or LDAPS with the configured CA; a fresh connection per sign-in (sign-ins are rare, and a pooled
  * connection re-bound as a user would carry that user's rights).
  */
@@ -56,6 +57,16 @@ export class LdapDirectoryService {
       // Two entries with one address: which person this is cannot be told, so nobody signs in as either.
       if (searchEntries.length !== 1) return { kind: 'unknown' };
       const entry = searchEntries[0];
+      const groups = strings(entry[settings.groupAttribute]);
+      if (settings.groupSearchBase) {
+        // Still bound as the service account: a person's own bind may not read the groups.
+        const found = await client.search(settings.groupSearchBase, {
+          scope: 'sub',
+          filter: settings.groupFilter.split('{dn}').join(escapeFilterValue(entry.dn)),
+          attributes: ['dn'],
+        });
+        groups.push(...found.searchEntries.map((g) => g.dn));
+      }
       try {
         await client.bind(entry.dn, password);
       } catch (err) {
@@ -71,7 +82,7 @@ export class LdapDirectoryService {
           email: email.trim().toLowerCase(),
           emailVerified: true,
           displayName: firstString(entry.displayName) ?? firstString(entry.cn),
-          groups: strings(entry[settings.groupAttribute]),
+          groups,
           mapping: settings,
           clientAddress,
         },

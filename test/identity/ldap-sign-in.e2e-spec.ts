@@ -108,6 +108,13 @@ describeUnless(slapdSkipReason(), 'LDAP sign-in with slapd', () => {
     });
   });
 
+  it('groups found by a group search, for directories without memberOf', async () => {
+    const bySearch = await relayWith({ groupAttribute: 'description', groupSearchBase: GROUPS });
+    expect((await login(bySearch, 'ada@corp.example', 'ada-directory-pass').expect(200)).body.role).toBe('Developer');
+    const none = await relayWith({ groupAttribute: 'description' });
+    await login(none, 'ada@corp.example', 'ada-directory-pass').expect(403);
+  });
+
   it('StartTLS and LDAPS with the directory’s CA', async () => {
     const startTls = await relayWith({ startTls: true, caFile: directory.caFile });
     expect((await login(startTls, 'ada@corp.example', 'ada-directory-pass').expect(200)).body.role).toBe('Developer');
