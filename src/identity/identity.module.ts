@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { UsersModule } from '../users/users.module';
+import { BreakGlassController } from './break-glass.controller';
+import { BreakGlassService } from './break-glass.service';
 import { LdapDirectoryService } from './ldap-directory.service';
 import { OidcSignInService } from './oidc-sign-in.service';
 import { SsoIdentityEntity } from './sso-identity.entity';
@@ -13,7 +15,8 @@ import { SsoMembersService } from './sso-members.service';
  */
 @Module({
   imports: [TypeOrmModule.forFeature([SsoIdentityEntity]), UsersModule],
-  providers: [SsoMembersService, OidcSignInService, LdapDirectoryService],
+  controllers: [BreakGlassController],
+  providers: [SsoMembersService, OidcSignInService, LdapDirectoryService, BreakGlassService],
   exports: [SsoMembersService, OidcSignInService, LdapDirectoryService],
 })
 export class IdentityModule {}

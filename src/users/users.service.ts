@@ -98,7 +98,7 @@ export class UsersService {
 
   async update(
     userId: number,
-    changes: Partial<Pick<UserEntity, 'displayName' | 'role' | 'avatarPath' | 'email' | 'active' | 'scimExternalId'>>,
+    changes: Partial<Pick<UserEntity, 'displayName' | 'role' | 'avatarPath' | 'email' | 'active' | 'scimExternalId' | 'breakGlass'>>,
   ): Promise<void> {
     await this.users.update({ id: userId }, changes);
   }

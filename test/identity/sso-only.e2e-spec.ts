@@ -58,6 +58,18 @@ describe('sso.only', () => {
     }
   });
 
+  it('an Admin marks another member break-glass (then they sign in with a password), but never unmarks the last break-glass Admin', async () => {
+    const local = await relay.app.get(UsersService).create({ email: 'oncall@corp.example', password: TEST_PASSWORD, role: 'Admin' });
+    await relay.http().post('/api/v1/auth/login').send({ email: local.email, password: TEST_PASSWORD }).expect(403);
+    await members.as(admin, 'put', `/api/v1/team/members/${local.id}/break-glass`).send({ break_glass: true }).expect(200);
+    await relay.http().post('/api/v1/auth/login').send({ email: local.email, password: TEST_PASSWORD }).expect(200);
+    await members.as(admin, 'put', `/api/v1/team/members/${local.id}/break-glass`).send({ break_glass: 'yes' }).expect(400);
+    await members.as(admin, 'put', `/api/v1/team/members/${admin.id}/break-glass`).send({ break_glass: false }).expect(200);
+    const last = await members.as(admin, 'put', `/api/v1/team/members/${local.id}/break-glass`).send({ break_glass: false }).expect(409);
+    expect(last.body.error).toBe('Under sso.only at least one active Admin must keep break-glass password sign-in');
+    await members.as(admin, 'put', `/api/v1/team/members/${admin.id}/break-glass`).send({ break_glass: true }).expect(200);
+  });
+
   it('password resets are refused for members who are not break-glass, allowed for the break-glass Admin', async () => {
     const other = await ssoMember('reset-target');
     const refused = await members.as(admin, 'post', `/api/v1/team/members/${other.id}/send-reset`).expect(403);
