@@ -1,4 +1,4 @@
-import { TestPeer } from '../agents/agent-kit';
+import { agentToken, device, TestPeer, wsUrl } from '../agents/agent-kit';
 import { MemberFactory, TEST_PASSWORD, type TestMember } from '../support/factory';
 import { SseClient } from '../support/sse-client';
 import { startSsoRelay } from '../support/sso-relay';
@@ -120,12 +120,18 @@ describe('SCIM 2.0', () => {
     expect(await role()).toBe('Viewer');
   });
 
-  it('deactivating a member ends every session at once: cookie, PAT, agent socket, live-event stream; sign-in is refused', async () => {
+  it('deactivating a member ends every session at once: cookie, PAT, agent socket, device-session sockets, live-event stream; sign-in is refused', async () => {
     const leaver = await members.member('Admin', 'leaver@corp.example');
     const pat = await members.pat(leaver);
     const agentPat = await members.pat(leaver, 'agent');
     const agent = await TestPeer.agent(relay, agentPat, 'leaver-agent');
     const stream = await SseClient.connect(relay.url, { Cookie: leaver.cookie });
+    // Device-session sockets of the leaver on a device another Admin's agent serves (so they close for their own credentials).
+    const otherAgent = await TestPeer.agent(relay, await agentToken(members, admin), 'team-agent');
+    await otherAgent.announce(relay, [device('scim-dev-1')]);
+    const byCookie = new TestPeer(wsUrl(relay, '/api/v1/sessions/scim-dev-1/connect'), { Cookie: leaver.cookie });
+    const byPat = new TestPeer(wsUrl(relay, '/api/v1/sessions/scim-dev-1/connect'), { Authorization: `Bearer ${pat}` });
+    await Promise.all([byCookie.opened, byPat.opened]);
     const found = JSON.parse((await scim('get', `/Users?filter=${encodeURIComponent('userName eq "leaver@corp.example"')}`).expect(200)).text);
     const id = found.Resources[0].id;
 
@@ -134,8 +140,13 @@ describe('SCIM 2.0', () => {
     expect(JSON.parse(res.text).active).toBe(false);
     const closed = await Promise.race([agent.closed, new Promise<null>((resolve) => setTimeout(() => resolve(null), 1000))]);
     expect(closed).toEqual({ code: 4003, reason: expect.any(String) });
-    await Promise.race([stream.ended, new Promise((_, reject) => setTimeout(() => reject(new Error('the event stream stayed open')), 1000))]);
+    const within = <T>(what: string, promise: Promise<T>) =>
+      Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} stayed open`)), 1000))]);
+    await within('the event stream', stream.ended);
+    expect((await within('the cookie device-session socket', byCookie.closed)).code).toBe(4001);
+    expect((await within('the PAT device-session socket', byPat.closed)).code).toBe(4001);
     expect(Date.now() - started).toBeLessThan(1500);
+    otherAgent.close();
 
     await members.as(leaver, 'get', '/api/v1/auth/me').expect(401);
     await members.withPat(pat, 'get', '/api/v1/builds').expect(401);
