@@ -33,6 +33,7 @@ import { ProfileModule } from './profile/profile.module';
 import { SettingsModule } from './settings/settings.module';
 import { ShareLinksModule } from './share-links/share-links.module';
 import { StorageModule } from './storage/storage.module';
+import { ScimModule } from './scim/scim.module';
 import { TeamModule } from './team/team.module';
 import { TokensModule } from './tokens/tokens.module';
 import { TwoFactorModule } from './two-factor/two-factor.module';
@@ -88,6 +89,7 @@ export class AppModule {
         SettingsModule,
         ProfileModule,
         TeamModule,
+        ScimModule,
         InvitationsModule,
         PasswordResetModule,
         CommentsModule,

@@ -50,7 +50,7 @@ export class AuthController {
   @HttpCode(200)
   @Auth({ public: true })
   @ApiOkResponse({ type: LoginResponse, description: 'sets the svc_token cookie (7 days)' })
-  @ApiErrors(400, 401, 403, 429)
+  @ApiErrors(400, 401, 403, 429, 503)
   async login(
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,

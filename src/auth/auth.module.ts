@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { IdentityModule } from '../identity/identity.module';
 import { TokensModule } from '../tokens/tokens.module';
 import { TwoFactorModule } from '../two-factor/two-factor.module';
 import { UsersModule } from '../users/users.module';
@@ -8,23 +9,26 @@ import { AuthService } from './auth.service';
 import { TwoFactorSetupController } from './two-factor-setup.controller';
 import { AuthenticatorService } from './authenticator.service';
 import { LoginThrottleService } from './login-throttle.service';
+import { OidcController } from './oidc.controller';
 import { SessionEntity } from './session.entity';
 import { SessionsService } from './sessions.service';
 import { ClusterModule } from '../cluster/cluster.module';
 import { CommonModule } from '../common/common.module';
+import { SsoSignInService } from './sso-sign-in.service';
 
 /**
  * Sign-in, sessions, and the one authenticator behind the access guard and the WebSocket upgrades
  * (the guard itself is registered in AppModule with the other cross-cutting pieces).
  */
 @Module({
-  imports: [CommonModule, ClusterModule, TypeOrmModule.forFeature([SessionEntity]), UsersModule, TokensModule, TwoFactorModule],
-  controllers: [AuthController, TwoFactorSetupController],
+  imports: [CommonModule, ClusterModule, TypeOrmModule.forFeature([SessionEntity]), UsersModule, TokensModule, TwoFactorModule, IdentityModule],
+  controllers: [AuthController, TwoFactorSetupController, OidcController],
   providers: [
     AuthService,
     AuthenticatorService,
     SessionsService,
     LoginThrottleService,
+    SsoSignInService,
   ],
   exports: [AuthenticatorService, SessionsService, AuthService, UsersModule, TokensModule],
 })

@@ -1,14 +1,21 @@
-import { Injectable } from '@nestjs/common';
+import { HttpStatus, Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { actorOf, anonymousActor, auditEvent } from '../audit/audit-actor';
-import { AUDIT_EVENT } from '../audit/audit-event';
+import { AUDIT_EVENT, AuditEvent } from '../audit/audit-event';
 import type { Principal } from '../common/auth/principal';
 import type { Role } from '../common/auth/role';
 import { ErrorMessages } from '../common/errors/error-messages';
-import { badRequest, forbidden, unauthorized } from '../common/errors/http-error';
+import { badRequest, forbidden, HttpError, unauthorized } from '../common/errors/http-error';
 import { SerialQueue } from '../common/serial-queue';
 import { TwoFactorMessages, TwoFactorService } from '../two-factor/two-factor.service';
-import { UsersService } from '../users/users.service';
+import { RelayConfig } from '../config/relay-config';
+import { LdapDirectoryService } from '../identity/ldap-directory.service';
+import { SsoMembersService } from '../identity/sso-members.service';
+import { SsoRefusal } from '../identity/sso-refusal';
+import type { UserEntity } from '../users/user.entity';
+import { normalizeEmail, UsersService } from '../users/users.service';
+import type { AuthStatusResponse } from './dto/auth-responses';
+import { ssoOnlyMessage } from './sso-only';
 import { LoginThrottleService } from './login-throttle.service';
 import { ActiveSession, SessionsService } from './sessions.service';
 
@@ -27,11 +34,26 @@ export class AuthService {
     private readonly throttle: LoginThrottleService,
     private readonly events: EventEmitter2,
     private readonly twoFactor: TwoFactorService,
+    private readonly config: RelayConfig,
+    private readonly directory: LdapDirectoryService,
+    private readonly ssoMembers: SsoMembersService,
   ) {}
 
-  async status(fromRelayHost: boolean): Promise<{ initialized: boolean; canInitialize: boolean }> {
+  async status(fromRelayHost: boolean): Promise<AuthStatusResponse> {
     const initialized = (await this.users.count()) > 0;
-    return { initialized, canInitialize: !initialized && fromRelayHost };
+    const { oidc, ldap, only } = this.config.sso;
+    const status = { initialized, canInitialize: !initialized && fromRelayHost };
+    // Spec §4's shape stays exact for a relay without single sign-on.
+    if (!oidc && !ldap) return status;
+    return {
+      ...status,
+      methods: {
+        password: !only,
+        ldap: !!ldap,
+        oidc: oidc ? { name: oidc.name, loginPath: '/api/v1/auth/oidc/login' } : null,
+        ssoOnly: only,
+      },
+    };
   }
 
   /**
@@ -42,7 +64,7 @@ export class AuthService {
     return this.initQueue.run(async () => {
       if ((await this.users.count()) > 0) throw forbidden(ErrorMessages.alreadyInitialized);
       if (!fromRelayHost) throw forbidden(ErrorMessages.initNotFromHost);
-      await this.users.create({ email, password, role: 'Admin' });
+      await this.users.create({ email, password, role: 'Admin', breakGlass: true });
     });
   }
 
@@ -52,19 +74,13 @@ export class AuthService {
    * of the code count with the password's.
    */
   async login(address: string, email: string, password: string): Promise<SignInOutcome> {
-    const failed = (reason: string) =>
-      this.events.emit(AUDIT_EVENT, auditEvent(anonymousActor(email, address), 'auth.sign_in_failed', null, { reason }));
     try {
       await this.throttle.beginAttempt(address, email);
     } catch (err) {
-      failed('throttled');
+      this.signInFailed(email, address, 'throttled');
       throw err;
     }
-    const user = await this.users.verifyCredentials(email, password);
-    if (!user) {
-      failed('invalid_credentials');
-      throw unauthorized(ErrorMessages.invalidCredentials);
-    }
+    const user = await this.passwordSignIn(address, email, password);
     if (await this.twoFactor.isEnabled(user.id)) {
       this.events.emit(
         AUDIT_EVENT,
@@ -114,6 +130,45 @@ export class AuthService {
       auditEvent({ actorId: user.id, actorLabel: user.email, via: 'cookie', clientAddress: address }, 'auth.sign_in', `member:${user.id}`, details),
     );
     return session;
+  }
+
+  /**
+   * The sign-in form's e-mail and password: the LDAP directory first when `sso.ldap` is set (an
+   * entry with that mail decides, right or wrong password), then the relay's own accounts, which
+   * under `sso.only` admit break-glass members only. A directory that cannot be reached leaves the
+   * relay's own accounts usable, so a break-glass Admin can still get in.
+   */
+  private async passwordSignIn(address: string, email: string, password: string): Promise<UserEntity> {
+    const answer = await this.directory.authenticate(email, password, address);
+    if (answer.kind === 'member') {
+      try {
+        return await this.ssoMembers.signIn(answer.identity);
+      } catch (err) {
+        if (err instanceof SsoRefusal) throw forbidden(err.message);
+        throw err;
+      }
+    }
+    if (answer.kind === 'wrong-password') {
+      this.events.emit(AUDIT_EVENT, new AuditEvent('auth.sign_in_failed', null, normalizeEmail(email), 'sso', null, address, { method: 'ldap', reason: 'wrong_password' }));
+      throw unauthorized(ErrorMessages.invalidCredentials);
+    }
+    // Under sso.only the answer for everyone but break-glass members (unknown e-mails too) is the same
+    // refusal, whatever the password: the form is no oracle for old local passwords.
+    if (this.config.sso.only && !(await this.users.findByEmail(email))?.breakGlass) {
+      this.signInFailed(email, address, 'sso_only');
+      throw forbidden(ssoOnlyMessage(this.config));
+    }
+    const user = await this.users.verifyCredentials(email, password);
+    if (!user) {
+      this.signInFailed(email, address, answer.kind === 'unavailable' ? 'directory_unavailable' : 'invalid_credentials');
+      if (answer.kind === 'unavailable') throw new HttpError(HttpStatus.SERVICE_UNAVAILABLE, ErrorMessages.directoryUnavailable);
+      throw unauthorized(ErrorMessages.invalidCredentials);
+    }
+    return user;
+  }
+
+  private signInFailed(email: string, address: string, reason: string): void {
+    this.events.emit(AUDIT_EVENT, auditEvent(anonymousActor(email, address), 'auth.sign_in_failed', null, { reason }));
   }
 
   async logout(principal: Principal): Promise<void> {

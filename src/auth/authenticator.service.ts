@@ -12,6 +12,7 @@ import { trustProxyOf } from '../platform/express/trust-proxy';
 import { isCrossSiteRequest } from '../common/net/same-origin';
 import { RelayConfig } from '../config/relay-config';
 import { TunnelUrl } from '../config/tunnel-url';
+import { ScimTokensService } from '../tokens/scim-tokens.service';
 import { TokensService } from '../tokens/tokens.service';
 import { TwoFactorMessages, TwoFactorService } from '../two-factor/two-factor.service';
 import { readSessionCookie } from './session-cookie';
@@ -28,6 +29,7 @@ export class AuthenticatorService {
   constructor(
     private readonly sessions: SessionsService,
     private readonly tokens: TokensService,
+    private readonly scimTokens: ScimTokensService,
     private readonly config: RelayConfig,
     private readonly tunnelUrl: TunnelUrl,
     private readonly twoFactor: TwoFactorService,
@@ -40,6 +42,7 @@ export class AuthenticatorService {
       this.refuseCrossSite(req);
       return undefined;
     }
+    if (requirement.scim) return this.fromScimToken(req);
     const principal = (await this.fromCookie(req, requirement)) ?? (await this.fromToken(req, requirement));
     if (!principal) throw unauthorized();
     if (requirement.roles && !requirement.roles.includes(principal.role)) {
@@ -112,6 +115,25 @@ export class AuthenticatorService {
       expiresAt: token.expiresAt,
       scopes,
       ...callerOf(req, true),
+    };
+  }
+
+  /** An identity provider's SCIM token: the only credential of /scim/v2. */
+  private async fromScimToken(req: IncomingMessage): Promise<Principal> {
+    const raw = bearerToken(req);
+    const token = raw ? await this.scimTokens.verify(raw) : null;
+    if (!token) throw unauthorized();
+    return {
+      userId: 0,
+      email: `scim:${token.name}`,
+      displayName: token.name,
+      role: 'Admin',
+      via: 'scim',
+      sessionId: null,
+      tokenId: token.id,
+      expiresAt: null,
+      scopes: [],
+      ...callerOf(req, false),
     };
   }
 

@@ -46,6 +46,8 @@ const ROOT_ROUTES = [
   { path: 'metrics', method: RequestMethod.GET },
   // The page a share link opens (docs/builds.md "Share links"), where the link points: the relay root.
   { path: 'install/:token', method: RequestMethod.GET },
+  // SCIM 2.0 (docs/identity.md): identity providers are given <relay>/scim/v2 as the base URL.
+  { path: 'scim/v2/*path', method: RequestMethod.ALL },
 ];
 
 /** JSON bodies are small; builds and files arrive as streamed multipart, never through this parser. */
@@ -57,7 +59,8 @@ const JSON_BODY_LIMIT = '1mb';
  * the parser would only find that out itself, three middleware hops later.
  */
 function jsonBodies(): RequestHandler {
-  const parse = json({ limit: JSON_BODY_LIMIT });
+  // application/scim+json is SCIM's JSON (RFC 7644 §3.1), sent by identity providers to /scim/v2.
+  const parse = json({ limit: JSON_BODY_LIMIT, type: ['application/json', 'application/scim+json'] });
   return (req, res, next) => {
     if (!hasRequestBody(req)) return next();
     parse(req, res, (err?: Error) => (err ? bodyParserErrors(err, req, res, next) : rejectMalformedJson(req, res, next)));

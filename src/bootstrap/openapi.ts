@@ -17,6 +17,7 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
       .setVersion(RELAY_VERSION)
       .addCookieAuth('svc_token', { type: 'apiKey', in: 'cookie', description: 'session cookie (7 days)' }, 'svc_token')
       .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'svc_pat_<token>', description: 'personal access token' }, 'pat')
+      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'svc_scim_<token>', description: 'SCIM provisioning token (/scim/v2 only)' }, 'scim')
       .build(),
   );
 }

@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ConfigError } from './config-error';
+import { readSsoConfig } from './sso-config';
 import { AuditForwardingConfig, ConfigFileWebhook, LimitsConfig, LogLevel, RelayConfig, SmtpConfig, StorageConfig } from './relay-config';
 
 /** web/dist of this install: the same from src/config (tests) and dist/config (built). */
@@ -84,6 +85,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       host: read.host('SVC_METRICS_HOST', 'metrics.host') ?? '127.0.0.1',
     },
     audit: readAuditForwarding(read, env, cwd),
+    sso: readSsoConfig(file.sso, env),
     configFile,
   } satisfies RelayConfig);
 }

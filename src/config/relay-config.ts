@@ -1,3 +1,5 @@
+import type { SsoConfig } from './sso-config';
+
 /** The relay's configuration, read and validated once at start-up (see config.loader.ts). */
 export interface SmtpConfig {
   host: string;
@@ -126,6 +128,8 @@ export class RelayConfig {
   webDir: string;
   metrics: MetricsConfig;
   audit: AuditForwardingConfig;
+  /** Single sign-on (OIDC, LDAP) and the SSO-only switch (docs/identity.md). */
+  sso: SsoConfig;
   /** Path of the file the values came from, or null when none was found. */
   configFile: string | null;
 }

@@ -34,7 +34,7 @@ export function dashboardCsp(nonce: string): string {
  * without an account loads no app): never the dashboard's (neither a route nor a file of its build).
  */
 function isServerPath(path: string): boolean {
-  return /^\/(api|uploads|install)(\/|$)/.test(path) || path === '/metrics';
+  return /^\/(api|uploads|install|scim)(\/|$)/.test(path) || path === '/metrics';
 }
 
 /** True for paths the single-page app owns: not the API, not stored files, not /metrics, not a file name. */

@@ -4,13 +4,15 @@ import { actorOf, auditEvent } from '../audit/audit-actor';
 import { AUDIT_EVENT } from '../audit/audit-event';
 import { IsNull, Repository } from 'typeorm';
 import { ActiveSession, SessionsService } from '../auth/sessions.service';
+import { SsoOnlyMessages } from '../auth/sso-only';
+import { RelayConfig } from '../config/relay-config';
 import type { Principal } from '../common/auth/principal';
 import { ROLES, type Role } from '../common/auth/role';
 import { Clock } from '../common/clock';
 import { linkTokenHash, newLinkToken } from '../common/crypto/link-token';
 import { ErrorMessages } from '../common/errors/error-messages';
 import { HttpStatus, Injectable } from '@nestjs/common';
-import { badRequest, conflict, gone, HttpError, notFound } from '../common/errors/http-error';
+import { badRequest, conflict, forbidden, gone, HttpError, notFound } from '../common/errors/http-error';
 import { SerialQueue } from '../common/serial-queue';
 import { DAY_MS } from '../common/time';
 import { isEmailAddress } from '../common/validation/email';
@@ -66,9 +68,11 @@ export class InvitationsService {
     private readonly settings: SettingsService,
     private readonly clock: Clock,
     private readonly events: EventEmitter2,
+    private readonly config: RelayConfig,
   ) {}
 
   async create(actor: Principal, input: { email?: string; role?: Role }): Promise<InviteResponse> {
+    if (this.config.sso.only) throw forbidden(SsoOnlyMessages.invitation);
     const email = input.email ? normalizeEmail(input.email) : null;
     if (email && (await this.users.findByEmail(email))) throw conflict(InvitationMessages.alreadyMember);
     const role = input.role ?? 'QA';
@@ -162,6 +166,7 @@ export class InvitationsService {
     try {
       const { token, password, display_name: displayName, email: formEmail } = form.fields;
       await this.usable(token);
+      if (this.config.sso.only) throw forbidden(SsoOnlyMessages.invitation);
       const passwordHash = await this.hasher.hash(password);
       const user = await this.accepts.run(async () => {
         const invitation = await this.usable(token);

@@ -5,9 +5,11 @@ import { AUDIT_EVENT } from '../audit/audit-event';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, Repository } from 'typeorm';
 import { SessionsService } from '../auth/sessions.service';
+import { SsoOnlyMessages } from '../auth/sso-only';
 import { Clock } from '../common/clock';
+import { RelayConfig } from '../config/relay-config';
 import { linkTokenHash, newLinkToken } from '../common/crypto/link-token';
-import { badRequest, gone, notFound } from '../common/errors/http-error';
+import { badRequest, forbidden, gone, notFound } from '../common/errors/http-error';
 import { HOUR_MS } from '../common/time';
 import { After } from '../database/timestamp.column';
 import { InvitationsService } from '../invitations/invitations.service';
@@ -51,11 +53,13 @@ export class PasswordResetService {
     private readonly settings: SettingsService,
     private readonly clock: Clock,
     private readonly events: EventEmitter2,
+    private readonly config: RelayConfig,
   ) {}
 
   async sendReset(actor: AuditActor, userId: number): Promise<SendResetResponse> {
     const user = await this.users.findById(userId);
     if (!user) throw notFound(ResetMessages.memberNotFound);
+    if (this.config.sso.only && !user.breakGlass) throw forbidden(SsoOnlyMessages.reset);
     const { token, hash } = newLinkToken();
     const now = this.clock.now();
     await this.transactions.run(async (manager) => {
@@ -101,6 +105,8 @@ export class PasswordResetService {
   /** Sets the new password; exactly one of parallel uses wins (conditional update), the others get 410. */
   async reset(token: string, password: string, clientAddress: string | null): Promise<void> {
     const reset = await this.usable(token);
+    // A link sent before sso.only was switched on must not hand out a password after.
+    if (this.config.sso.only && !(await this.users.findById(reset.userId))?.breakGlass) throw forbidden(SsoOnlyMessages.reset);
     const passwordHash = await this.hasher.hash(password);
     const now = this.clock.now();
     const claimed = await this.resets.update(

@@ -11,5 +11,7 @@ import { TeamService } from './team.service';
   imports: [UsersModule, AuthModule, TokensModule, ImagesModule],
   controllers: [TeamController],
   providers: [TeamService],
+  // SCIM deletes a member the same way (sessions, PATs, sockets, avatar, member.deleted).
+  exports: [TeamService],
 })
 export class TeamModule {}

@@ -24,6 +24,18 @@ export class UserEntity {
   @Column({ name: 'avatar_path', type: 'varchar', length: 300, nullable: true })
   avatarPath: string | null;
 
+  /** May still sign in with a password under `sso.only` (docs/identity.md); the first Admin is one. */
+  @Column({ name: 'break_glass', type: 'boolean', default: false })
+  breakGlass: boolean;
+
+  /** False once deprovisioned through SCIM: the row and its contributions stay, signing in does not. */
+  @Column({ type: 'boolean', default: true })
+  active: boolean;
+
+  /** The identity provider's id for this member (SCIM `externalId`), or null. */
+  @Column({ name: 'scim_external_id', type: 'varchar', length: 300, nullable: true })
+  scimExternalId: string | null;
+
   @TimestampColumn({ name: 'created_at' })
   createdAt: Date;
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
 import { InjectRepository } from '@nestjs/typeorm';
-import { IsNull, Not, Repository } from 'typeorm';
+import { In, IsNull, Not, Repository } from 'typeorm';
 import { Clock } from '../common/clock';
 import type { Role } from '../common/auth/role';
 import { forUpdate } from '../database/row-lock';
@@ -37,6 +38,10 @@ export class UsersService {
     return this.users.findOneBy({ email: normalizeEmail(email) });
   }
 
+  findManyByIds(ids: number[]): Promise<UserEntity[]> {
+    return this.users.findBy({ id: In(ids) });
+  }
+
   list(): Promise<UserEntity[]> {
     return this.users.find({ order: { id: 'ASC' } });
   }
@@ -45,13 +50,19 @@ export class UsersService {
     return this.users.countBy({ role });
   }
 
-  async create(input: { email: string; password: string; role: Role; displayName?: string | null }): Promise<UserEntity> {
+  async create(input: { email: string; password: string; role: Role; displayName?: string | null; breakGlass?: boolean }): Promise<UserEntity> {
     const { password, ...member } = input;
     return this.insertHashed({ ...member, passwordHash: await this.hasher.hash(password) });
   }
 
   /** Inserts a member whose password is already hashed; joins the caller's open transaction (invitation accept). */
-  insertHashed(input: { email: string; passwordHash: string; role: Role; displayName?: string | null }): Promise<UserEntity> {
+  insertHashed(input: {
+    email: string;
+    passwordHash: string;
+    role: Role;
+    displayName?: string | null;
+    breakGlass?: boolean;
+  }): Promise<UserEntity> {
     return this.transactions.run((manager) => {
       const repository = manager.getRepository(UserEntity);
       return repository.save(
@@ -61,6 +72,9 @@ export class UsersService {
           displayName: input.displayName?.trim() || null,
           role: input.role,
           avatarPath: null,
+          breakGlass: input.breakGlass ?? false,
+          active: true,
+          scimExternalId: null,
           createdAt: this.clock.now(),
         }),
       );
@@ -82,7 +96,10 @@ export class UsersService {
     await this.users.update({ id: userId }, { passwordHash });
   }
 
-  async update(userId: number, changes: Partial<Pick<UserEntity, 'displayName' | 'role' | 'avatarPath'>>): Promise<void> {
+  async update(
+    userId: number,
+    changes: Partial<Pick<UserEntity, 'displayName' | 'role' | 'avatarPath' | 'email' | 'active' | 'scimExternalId' | 'breakGlass'>>,
+  ): Promise<void> {
     await this.users.update({ id: userId }, changes);
   }
 
@@ -104,6 +121,14 @@ export class UsersService {
     });
   }
 
+  /**
+   * A member who signs in only through an identity provider: their password hash is of 32 random
+   * bytes nobody knows, so password sign-in can never match it (and the column stays non-null).
+   */
+  async createWithoutPassword(input: { email: string; role: Role; displayName?: string | null }): Promise<UserEntity> {
+    return this.create({ ...input, password: randomBytes(32).toString('base64') });
+  }
+
   async delete(userId: number): Promise<void> {
     await this.users.delete({ id: userId });
   }
@@ -111,7 +136,8 @@ export class UsersService {
   /** Checks a password; an unknown e-mail still costs one bcrypt comparison (no timing oracle). */
   async verifyCredentials(email: string, password: string): Promise<UserEntity | null> {
     const user = await this.findByEmail(email);
-    if (!user) return this.hasher.verifyDecoy(password).then(() => null);
+    // A deactivated member (SCIM) is refused like an unknown one, at the same cost.
+    if (!user || !user.active) return this.hasher.verifyDecoy(password).then(() => null);
     return (await this.hasher.verify(password, user.passwordHash)) ? user : null;
   }
 }

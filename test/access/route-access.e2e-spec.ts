@@ -89,6 +89,7 @@ function describeAccess(requirement: AccessRequirement | undefined): string {
   if (!requirement) return 'NO @Auth (refused)';
   const parts: string[] = [];
   if (requirement.public) parts.push('public');
+  else if (requirement.scim) parts.push('SCIM token');
   else {
     const credentials = [requirement.cookie === false ? null : 'cookie'];
     const scopes = ([] as string[]).concat(requirement.pat ?? []);

@@ -52,6 +52,11 @@ const BINARY_RESPONSES: Record<string, string[]> = {
 /** Pages a person opens (docs/builds.md "Share links"): every answer, refusals too, is text/html. */
 const HTML_PAGES = ['GET /install/{token}'];
 /**
+ * The browser's trip through the OpenID provider (docs/identity.md): success is a 302, a refusal is
+ * a page (text/html); only the 404 of a relay without `sso.oidc` is the API's { error }.
+ */
+const SIGN_IN_REDIRECTS = ['GET /api/v1/auth/oidc/login', 'GET /api/v1/auth/oidc/callback'];
+/**
  * Operations that never succeed, by design: the MCP endpoint is stateless Streamable HTTP, whose
  * specification has GET (no event stream) and DELETE (no session) answer 405 (docs/mcp.md).
  */
@@ -126,7 +131,9 @@ describe('OpenAPI', () => {
   });
 
   it('carries the spec’s response shapes', () => {
-    expect(propertiesOf(responseSchema('get', '/api/v1/auth/status', '200'))).toEqual(['canInitialize', 'initialized']);
+    // `methods` only with single sign-on configured (docs/identity.md): optional, so the spec's two stay required.
+    expect(propertiesOf(responseSchema('get', '/api/v1/auth/status', '200'))).toEqual(['canInitialize', 'initialized', 'methods']);
+    expect(responseSchema('get', '/api/v1/auth/status', '200').required).toEqual(['initialized', 'canInitialize']);
     expect(propertiesOf(responseSchema('post', '/api/v1/auth/login', '200'))).toEqual(['ok', 'role']);
     expect(responseSchema('post', '/api/v1/auth/login', '200').properties!.role.enum).toEqual(['Admin', 'Developer', 'QA', 'Viewer']);
     expect(propertiesOf(responseSchema('post', '/api/v1/auth/init', '201'))).toEqual(['ok']);
@@ -153,7 +160,7 @@ describe('OpenAPI', () => {
   });
 
   it('names the credentials each endpoint takes', () => {
-    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['pat', 'svc_token']);
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['pat', 'scim', 'svc_token']);
     expect(doc.paths['/api/v1/auth/me'].get.security).toEqual([{ svc_token: [] }]);
     expect(doc.paths['/api/v1/auth/status'].get.security).toBeUndefined();
   });
@@ -170,6 +177,10 @@ describe('OpenAPI', () => {
     for (const { key, method, operation } of operations()) {
       if (!['get', 'post', 'patch'].includes(method) || ALWAYS_405.includes(key)) continue;
       const success = Object.entries(operation.responses).filter(([status]) => status.startsWith('2'));
+      if (SIGN_IN_REDIRECTS.includes(key)) {
+        if (!('302' in operation.responses) || success.length) problems.push(`${key}: not a 302 redirect`);
+        continue;
+      }
       if (success.length === 0) problems.push(`${key}: no 2xx response`);
       for (const [status, response] of success) {
         const types = Object.keys(response.content ?? {});
@@ -204,7 +215,7 @@ describe('OpenAPI', () => {
     expect(problems).toEqual([]);
     // Every listed exception is a real operation, so the lists cannot go stale.
     const keys = operations().map((o) => o.key);
-    expect(keys).toEqual(expect.arrayContaining([...Object.keys(BINARY_RESPONSES), ...STRING_ARRAY_RESPONSES, ...ALWAYS_405, ...EVENT_STREAMS, ...HTML_PAGES]));
+    expect(keys).toEqual(expect.arrayContaining([...Object.keys(BINARY_RESPONSES), ...STRING_ARRAY_RESPONSES, ...ALWAYS_405, ...EVENT_STREAMS, ...HTML_PAGES, ...SIGN_IN_REDIRECTS]));
     expect(keys).toEqual(expect.arrayContaining(HEADER_ONLY_ANSWERS.map((answer) => answer.replace(/ \d+$/, ''))));
   });
 
@@ -221,7 +232,7 @@ describe('OpenAPI', () => {
   it('documents the { error } answers, and 401 wherever a credential is needed', () => {
     for (const { key, operation } of operations()) {
       for (const [status, response] of Object.entries(operation.responses)) {
-        if (HTML_PAGES.includes(key)) {
+        if (HTML_PAGES.includes(key) || (SIGN_IN_REDIRECTS.includes(key) && Number(status) >= 400 && status !== '404')) {
           expect({ key, status, types: Object.keys(response.content ?? {}) }).toEqual({ key, status, types: ['text/html'] });
           continue;
         }

@@ -2,12 +2,36 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ROLES, type Role } from '../../common/auth/role';
 import { MeResponse } from '../../users/users.mapper';
 
+/** The sign-in methods the dashboard offers. */
+export class OidcMethod {
+  @ApiProperty({ description: 'the provider, for "Sign in with <name>"', example: 'Okta' })
+  name: string;
+  @ApiProperty({ example: '/api/v1/auth/oidc/login' })
+  loginPath: string;
+}
+
+export class SignInMethods {
+  @ApiProperty({ description: 'the e-mail and password form (false under sso.only, where only break-glass members may still use it)' })
+  password: boolean;
+  @ApiProperty({ description: 'the password form checks passwords against the LDAP directory' })
+  ldap: boolean;
+  @ApiProperty({ type: OidcMethod, nullable: true })
+  oidc: OidcMethod | null;
+  @ApiProperty({ description: 'sso.only: password sign-in, resets and password invitations are refused except for break-glass members' })
+  ssoOnly: boolean;
+}
+
 /** GET /auth/status. */
 export class AuthStatusResponse {
   @ApiProperty({ description: 'an account exists' })
   initialized: boolean;
   @ApiProperty({ description: 'no account exists and the request comes from the relay host' })
   canInitialize: boolean;
+  @ApiPropertyOptional({
+    type: SignInMethods,
+    description: 'beyond the spec, only when single sign-on is configured (docs/identity.md): how members sign in here; absent means e-mail and password only',
+  })
+  methods?: SignInMethods;
 }
 
 /** POST /auth/login (the cookie `svc_token` comes with it, unless a second factor is asked for). */
@@ -34,4 +58,12 @@ export class AuthSessionResponse {
   me: MeResponse | null;
   @ApiProperty({ description: "beyond the spec: the team requires a second factor of this member and they have none; only enrolment is open" })
   two_factor_enrolment_required: boolean;
+}
+
+/** POST /auth/oidc/logout. */
+export class OidcLogoutResponse {
+  @ApiProperty({ enum: [true], example: true })
+  ok: true;
+  @ApiProperty({ type: String, nullable: true, description: "the provider's end-session URL to open next, or null" })
+  redirect: string | null;
 }

@@ -17,6 +17,7 @@ export const AUTH_REQUIREMENT = 'svc:auth-requirement';
  * - `hostOnly`: only requests from the relay host; the value is the 403 message for others.
  * - `beforeSecondFactor`: open to a cookie of a member the two-factor policy sends to enrolment
  *   (who they are, signing out, the enrolment itself); every other cookie route refuses them 403.
+ * - `scim`: a SCIM bearer token only (`/scim/v2`, docs/identity.md); no cookie, no PAT.
  *
  * Also on WebSocket gateway classes: UpgradeRoutingWsAdapter authenticates their upgrades with it.
  */
@@ -28,11 +29,14 @@ export interface AccessRequirement {
   roleRefusal?: string;
   hostOnly?: string;
   beforeSecondFactor?: boolean;
+  scim?: boolean;
 }
 
 export function Auth(requirement: AccessRequirement) {
   const docs = requirement.public
     ? []
-    : [ApiCookieAuth('svc_token'), ...(requirement.pat ? [ApiBearerAuth('pat')] : [])];
+    : requirement.scim
+      ? [ApiBearerAuth('scim')]
+      : [ApiCookieAuth('svc_token'), ...(requirement.pat ? [ApiBearerAuth('pat')] : [])];
   return applyDecorators(SetMetadata(AUTH_REQUIREMENT, requirement), ...docs);
 }

@@ -12,6 +12,7 @@ export const ErrorMessages = {
   internal: 'Internal server error',
   notFound: 'Not found',
   invalidCredentials: 'Invalid email or password',
+  directoryUnavailable: 'The sign-in directory (LDAP) could not be reached. Try again in a moment.',
   crossSite: 'Cross-site request refused',
   buildNotFound: 'Build not found',
   appNotFound: 'App not found',

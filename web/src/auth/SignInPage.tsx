@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { Navigate, useNavigate, useSearchParams } from 'react-router';
-import { Button } from '../ui/Button';
-import { ApiError } from '../api/client';
+import { ApiError, type Schemas } from '../api/client';
+import { Button, primaryButtonClass } from '../ui/Button';
 import { FormError, TextField, formClass } from '../ui/Field';
 import { splitError } from '../ui/form-errors';
 import { Loading } from '../ui/States';
@@ -31,7 +31,7 @@ export function SignInPage() {
   if (!status.data.initialized) {
     return status.data.canInitialize ? <FirstRunForm next={next} /> : <NotInitialised />;
   }
-  return <SignInForm next={next} />;
+  return <SignInForm next={next} methods={status.data.methods ?? PASSWORD_ONLY} />;
 }
 
 /** Only same-site paths are followed after sign-in (no open redirect through ?next=). */
@@ -39,7 +39,39 @@ export function safeNext(next: string | null): string {
   return next && next.startsWith('/') && !next.startsWith('//') ? next : '/builds';
 }
 
-function SignInForm({ next }: { next: string }) {
+type SignInMethods = Schemas['SignInMethods'];
+
+/** A relay without single sign-on leaves `methods` out of /auth/status. */
+const PASSWORD_ONLY: SignInMethods = { password: true, ldap: false, oidc: null, ssoOnly: false };
+
+/**
+ * The provider's button (a plain link: the relay redirects to the provider and back), and the
+ * password form — under `sso.only` folded away for the break-glass members who may still use it.
+ */
+function SignInForm({ next, methods }: { next: string; methods: SignInMethods }) {
+  const [breakGlass, setBreakGlass] = useState(false);
+  const oidc = methods.oidc;
+  const showPassword = methods.password || breakGlass;
+  return (
+    <AuthFrame title="Sign in">
+      {oidc && (
+        <a className={primaryButtonClass} href={`${oidc.loginPath}?next=${encodeURIComponent(next)}`}>
+          Sign in with {oidc.name}
+        </a>
+      )}
+      {showPassword ? (
+        <PasswordSignIn next={next} ldap={methods.ldap} />
+      ) : (
+        <>
+          <p className={authStyles.lead}>This relay signs members in through single sign-on only.</p>
+          <Button onClick={() => setBreakGlass(true)}>Break-glass sign-in with a password</Button>
+        </>
+      )}
+    </AuthFrame>
+  );
+}
+
+function PasswordSignIn({ next, ldap }: { next: string; ldap: boolean }) {
   const login = useLogin();
   const navigate = useNavigate();
   const [email, setEmail] = useState('');
@@ -71,7 +103,7 @@ function SignInForm({ next }: { next: string }) {
     );
   }
   return (
-    <AuthFrame title="Sign in">
+    <>
       <form className={formClass} onSubmit={submit} noValidate>
         <EmailField value={email} onChange={setEmail} error={field === 'email' ? message : null} autoFocus />
         <PasswordField value={password} onChange={setPassword} error={field === 'password' ? message : null} />
@@ -80,8 +112,12 @@ function SignInForm({ next }: { next: string }) {
           {login.isPending ? 'Signing in…' : 'Sign in'}
         </Button>
       </form>
-      <p className={authStyles.lead}>Forgot your password? Ask an Admin of your team for a reset link.</p>
-    </AuthFrame>
+      <p className={authStyles.lead}>
+        {ldap
+          ? 'Sign in with your directory (LDAP) e-mail and password.'
+          : 'Forgot your password? Ask an Admin of your team for a reset link.'}
+      </p>
+    </>
   );
 }
 

@@ -98,10 +98,20 @@ export async function sessionEnded(client: QueryClient): Promise<void> {
   }
 }
 
+/**
+ * Signs out here; with an OpenID provider also there (RP-initiated logout): the relay ends the
+ * session and names the provider's end-session page, which the browser then opens.
+ */
 export function useLogout() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: () => call(api.POST('/api/v1/auth/logout')),
+    mutationFn: async () => {
+      const status = await client.fetchQuery({ queryKey: authKeys.status, queryFn: () => call(api.GET('/api/v1/auth/status')) });
+      if (!status.methods?.oidc) return call(api.POST('/api/v1/auth/logout'));
+      const { redirect } = await call(api.POST('/api/v1/auth/oidc/logout'));
+      if (redirect) window.location.assign(redirect);
+      return { ok: true as const };
+    },
     onSettled: () => signedOut(client),
   });
 }

@@ -4,6 +4,7 @@ import { useSettings } from '../auth/queries';
 import { FormEnd, FormError, SelectField, TextField, cardClass, formClass } from '../ui/Field';
 import { useSetTwoFactorPolicy, useTwoFactorPolicy } from '../auth/two-factor-queries';
 import type { Schemas } from '../api/client';
+import { ScimTokensSection } from '../identity/ScimTokensSection';
 import { splitError } from '../ui/form-errors';
 import { useImagePick } from '../ui/ImageField';
 import { Loading } from '../ui/States';
@@ -19,6 +20,7 @@ export function SettingsPage() {
         <p className={styles.lead}>The name and logo every member sees in the header and in invitation e-mails.</p>
         <SettingsForm />
         <TwoFactorPolicyForm />
+        <ScimTokensSection />
       </AdminOnly>
     </section>
   );

@@ -9,6 +9,7 @@ import { CopyField } from '../ui/CopyField';
 import { FormEnd, FormError, TextField, cardClass } from '../ui/Field';
 import { splitError } from '../ui/form-errors';
 import { Empty, Loading } from '../ui/States';
+import { TokenShownOnce } from '../ui/TokenShownOnce';
 import { ciSnippet, expiryError, MAX_EXPIRY_DAYS, SCOPES, type Scope } from './expiry';
 import { useCreateToken, useRevokeToken, useTokens } from './queries';
 import styles from '../ui/sections.module.css';
@@ -117,18 +118,9 @@ function CreateToken() {
         <FormEnd error={field === null ? create.error : null} pending={create.isPending} label="Create token" pendingLabel="Creating…" />
       </form>
       {create.data && (
-        <div className={styles.section} aria-label="New token value">
-          <p role="status">
-            <strong>Copy the token now: it is shown only once.</strong> The relay keeps only its hash.
-          </p>
-          <CopyField label="Token" value={create.data.token} />
+        <TokenShownOnce area="New token value" label="Token" value={create.data.token} onDone={() => create.reset()}>
           <CopyField label="CI snippet" value={ciSnippet(origin, create.data.token, issued)} multiline />
-          <div>
-            <Button size="small" onClick={() => create.reset()}>
-              Done, hide it
-            </Button>
-          </div>
-        </div>
+        </TokenShownOnce>
       )}
     </div>
   );

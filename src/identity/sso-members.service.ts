@@ -1,0 +1,124 @@
+import { Injectable } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import { AUDIT_EVENT, AuditEvent } from '../audit/audit-event';
+import { Clock } from '../common/clock';
+import type { Role } from '../common/auth/role';
+import { SerialQueue } from '../common/serial-queue';
+import type { RoleMapping } from '../config/sso-config';
+import { MemberRoleChangedEvent } from '../users/events/member-role-changed.event';
+import type { UserEntity } from '../users/user.entity';
+import { UsersService } from '../users/users.service';
+import { roleForGroups } from './role-mapping';
+import { SsoIdentityEntity, type SsoProvider } from './sso-identity.entity';
+import { SsoRefusal } from './sso-refusal';
+
+/** What an identity provider says about the person signing in. */
+export interface ExternalIdentity {
+  provider: SsoProvider;
+  /** Stable at the provider: `<iss> <sub>` for OIDC, the entry's DN for LDAP. */
+  subject: string;
+  /** Shown in the audit log and messages: the provider's name. */
+  providerName: string;
+  email: string;
+  /** Only a verified e-mail may link an existing local member (OIDC `email_verified`; a directory's own entry is). */
+  emailVerified: boolean;
+  displayName: string | null;
+  groups: string[];
+  mapping: RoleMapping;
+  clientAddress: string | null;
+}
+
+/**
+ * Finds or provisions the member behind an external identity and keeps their role in step with
+ * their groups. The same rules for OIDC and LDAP: first sign-in provisions with the mapped role
+ * (none and no default → refused), later sign-ins update it, an existing member is linked by a
+ * verified e-mail only, and the last Admin is never demoted by a claim (the team would be locked out).
+ */
+@Injectable()
+export class SsoMembersService {
+  /** First sign-ins of one person in two tabs must not both provision. */
+  private readonly queue = new SerialQueue();
+
+  constructor(
+    @InjectRepository(SsoIdentityEntity) private readonly identities: Repository<SsoIdentityEntity>,
+    private readonly users: UsersService,
+    private readonly clock: Clock,
+    private readonly events: EventEmitter2,
+  ) {}
+
+  signIn(identity: ExternalIdentity): Promise<UserEntity> {
+    return this.queue.run(async () => {
+      const role = roleForGroups(identity.groups, identity.mapping);
+      const linked = await this.identities.findOne({ where: { provider: identity.provider, subject: identity.subject } });
+      let member = linked ? await this.users.findById(linked.userId) : null;
+      if (member && !member.active) {
+        throw this.refuse(identity, member, 'deactivated', 'This account was deactivated on the relay by your identity provider (SCIM). Ask an Admin.');
+      }
+      if (!role) throw this.refuse(identity, member, 'no_role', noRoleMessage(identity.providerName));
+      if (!member) member = await this.linkOrProvision(identity, role);
+      if (member.role !== role) await this.updateRole(identity, member, role);
+      this.audit('auth.sign_in', member, identity, { method: identity.provider });
+      return member;
+    });
+  }
+
+  private async linkOrProvision(identity: ExternalIdentity, role: Role): Promise<UserEntity> {
+    const existing = await this.users.findByEmail(identity.email);
+    // A member the provider itself created through SCIM is its own, not a local account to protect:
+    // linked by e-mail even where the provider sends no email_verified (Entra ID).
+    const provisioned = existing ? await this.identities.existsBy({ userId: existing.id, provider: 'scim' }) : false;
+    if (existing && !existing.active) {
+      throw this.refuse(identity, existing, 'deactivated', 'This account was deactivated on the relay by your identity provider (SCIM). Ask an Admin.');
+    }
+    if (existing && !identity.emailVerified && !provisioned) {
+      throw this.refuse(
+        identity,
+        existing,
+        'unverified_email',
+        `A member with the e-mail ${identity.email} already exists here, but ${identity.providerName} has not verified that ` +
+          'this address is yours, so the accounts cannot be linked. Ask your identity provider to verify it, or an Admin of the relay for help.',
+      );
+    }
+    const member = existing ?? (await this.users.createWithoutPassword({ email: identity.email, role, displayName: identity.displayName }));
+    await this.identities.save(
+      this.identities.create({ userId: member.id, provider: identity.provider, subject: identity.subject, createdAt: this.clock.now() }),
+    );
+    this.audit(existing ? 'sso.member_linked' : 'sso.member_provisioned', member, identity, { role });
+    return member;
+  }
+
+  /** Marks a member as created by the identity provider through SCIM (see linkOrProvision). */
+  async markProvisioned(userId: number): Promise<void> {
+    await this.identities.save(this.identities.create({ userId, provider: 'scim', subject: `scim ${userId}`, createdAt: this.clock.now() }));
+  }
+
+  private async updateRole(identity: ExternalIdentity, member: UserEntity, role: Role): Promise<void> {
+    if (member.role === 'Admin' && (await this.users.countByRole('Admin')) <= 1) {
+      this.audit('sso.role_update_skipped', member, identity, { role, reason: 'last_admin' });
+      return;
+    }
+    const previous = member.role;
+    await this.users.update(member.id, { role });
+    member.role = role;
+    this.events.emit(MemberRoleChangedEvent.eventName, new MemberRoleChangedEvent(member.id, previous, role));
+    this.audit('member.role_changed', member, identity, { from: previous, to: role, source: 'sso_claim' });
+  }
+
+  private refuse(identity: ExternalIdentity, member: UserEntity | null, reason: string, message: string): SsoRefusal {
+    this.audit('auth.sign_in_failed', member, identity, { method: identity.provider, reason });
+    return new SsoRefusal(message, reason);
+  }
+
+  private audit(action: string, member: UserEntity | null, identity: ExternalIdentity, details: AuditEvent['details']): void {
+    this.events.emit(
+      AUDIT_EVENT,
+      new AuditEvent(action, member?.id ?? null, identity.email, 'sso', member ? `member:${member.id}` : null, identity.clientAddress, details),
+    );
+  }
+}
+
+function noRoleMessage(providerName: string): string {
+  return `Your account at ${providerName} is in no group that gives a role on this relay, and the relay gives none by default. Ask an Admin to add you to one.`;
+}

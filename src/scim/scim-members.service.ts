@@ -1,0 +1,151 @@
+import { HttpStatus, Injectable } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import { AUDIT_EVENT, AuditEvent } from '../audit/audit-event';
+import { SessionsService } from '../auth/sessions.service';
+import type { Principal } from '../common/auth/principal';
+import type { Role } from '../common/auth/role';
+import { SerialQueue } from '../common/serial-queue';
+import { isEmailAddress } from '../common/validation/email';
+import { RelayConfig } from '../config/relay-config';
+import type { RoleMapping } from '../config/sso-config';
+import { roleForGroups } from '../identity/role-mapping';
+import { SsoMembersService } from '../identity/sso-members.service';
+import { TokensService } from '../tokens/tokens.service';
+import { MemberRoleChangedEvent } from '../users/events/member-role-changed.event';
+import type { UserEntity } from '../users/user.entity';
+import { normalizeEmail, UsersService } from '../users/users.service';
+import { ScimError } from './scim-error';
+import { ScimGroupEntity } from './scim-group.entity';
+
+/** What a SCIM User body may set. */
+export interface ScimUserFields {
+  userName?: string;
+  displayName?: string | null;
+  externalId?: string | null;
+  active?: boolean;
+}
+
+/**
+ * The member side of SCIM: provisioning, changes, deactivation (every session ends at once) and
+ * roles from group membership. One queue for every change, as the team module keeps its own, so the
+ * last-Admin rule holds under parallel requests.
+ */
+@Injectable()
+export class ScimMembersService {
+  readonly changes = new SerialQueue();
+
+  constructor(
+    @InjectRepository(ScimGroupEntity) private readonly groups: Repository<ScimGroupEntity>,
+    private readonly users: UsersService,
+    private readonly sessions: SessionsService,
+    private readonly tokens: TokensService,
+    private readonly config: RelayConfig,
+    private readonly events: EventEmitter2,
+    private readonly ssoMembers: SsoMembersService,
+  ) {}
+
+  /** The mapping of SCIM groups to roles: `sso.oidc`'s, else `sso.ldap`'s (the same provider's groups). */
+  private mapping(): RoleMapping | null {
+    return this.config.sso.oidc ?? this.config.sso.ldap;
+  }
+
+  async find(id: string): Promise<UserEntity> {
+    const user = /^\d{1,9}$/.test(id) ? await this.users.findById(Number(id)) : null;
+    if (!user) throw new ScimError(HttpStatus.NOT_FOUND, `User ${id} not found`);
+    return user;
+  }
+
+  groupsOf(userId: number): Promise<ScimGroupEntity[]> {
+    return this.groups
+      .createQueryBuilder('g')
+      .innerJoin('scim_group_members', 'm', 'm.group_id = g.id')
+      .where('m.user_id = :userId', { userId })
+      .orderBy('g.id', 'ASC')
+      .getMany();
+  }
+
+  create(actor: Principal, fields: ScimUserFields): Promise<UserEntity> {
+    return this.changes.run(async () => {
+      const email = this.email(fields.userName);
+      if (await this.users.findByEmail(email)) throw new ScimError(HttpStatus.CONFLICT, `A member with userName ${email} exists`, 'uniqueness');
+      // No group yet: the default role, or Viewer as a placeholder. Single sign-on still refuses
+      // anyone no mapped group or default role admits, so the placeholder grants nothing by itself.
+      const role: Role = this.mapping()?.defaultRole ?? 'Viewer';
+      const user = await this.users.createWithoutPassword({ email, role, displayName: fields.displayName ?? null });
+      await this.users.update(user.id, { scimExternalId: fields.externalId ?? null });
+      await this.ssoMembers.markProvisioned(user.id);
+      this.audit('scim.user_created', actor, user.id, { email, role });
+      if (fields.active === false) await this.deactivate(actor, user.id);
+      return (await this.users.findById(user.id))!;
+    });
+  }
+
+  update(actor: Principal, id: string, fields: ScimUserFields): Promise<UserEntity> {
+    return this.changes.run(async () => {
+      const user = await this.find(id);
+      if (fields.userName !== undefined) {
+        const email = this.email(fields.userName);
+        const other = await this.users.findByEmail(email);
+        if (other && other.id !== user.id) throw new ScimError(HttpStatus.CONFLICT, `A member with userName ${email} exists`, 'uniqueness');
+        await this.users.update(user.id, { email });
+      }
+      if (fields.displayName !== undefined) await this.users.update(user.id, { displayName: fields.displayName?.trim() || null });
+      if (fields.externalId !== undefined) await this.users.update(user.id, { scimExternalId: fields.externalId });
+      if (fields.active === false && user.active) await this.deactivate(actor, user.id);
+      if (fields.active === true && !user.active) {
+        await this.users.update(user.id, { active: true });
+        this.audit('scim.user_reactivated', actor, user.id, {});
+      }
+      this.audit('scim.user_updated', actor, user.id, { fields: Object.keys(fields).join(',') });
+      return (await this.users.findById(user.id))!;
+    });
+  }
+
+  /**
+   * Deactivation ends everything the member holds at once: sessions (cookies, their device-session
+   * sockets and live-event streams close on `sessions.revoked`) and PATs (agents and PAT sockets close
+   * on `tokens.revoked`), on every instance through the cluster bridge. The row stays, inactive.
+   */
+  private async deactivate(actor: Principal, userId: number): Promise<void> {
+    const user = (await this.users.findById(userId))!;
+    if (user.role === 'Admin' && user.active && (await this.activeAdmins()) <= 1) {
+      throw new ScimError(HttpStatus.BAD_REQUEST, 'The last active Admin cannot be deactivated', 'mutability');
+    }
+    await this.users.update(userId, { active: false });
+    await this.sessions.endAllFor(userId);
+    await this.tokens.revokeAllFor(userId, 'member_deleted');
+    this.audit('scim.user_deactivated', actor, userId, {});
+  }
+
+  private async activeAdmins(): Promise<number> {
+    return (await this.users.list()).filter((u) => u.role === 'Admin' && u.active).length;
+  }
+
+  /** Recomputes members' roles from their SCIM groups (after a membership or group change). */
+  async applyGroupRoles(actor: Principal, userIds: number[]): Promise<void> {
+    const mapping = this.mapping();
+    if (!mapping) return;
+    for (const userId of new Set(userIds)) {
+      const user = await this.users.findById(userId);
+      if (!user) continue;
+      const role = roleForGroups((await this.groupsOf(userId)).map((g) => g.displayName), mapping) ?? 'Viewer';
+      if (role === user.role) continue;
+      if (user.role === 'Admin' && (await this.users.countByRole('Admin')) <= 1) continue;
+      await this.users.update(userId, { role });
+      this.events.emit(MemberRoleChangedEvent.eventName, new MemberRoleChangedEvent(userId, user.role, role));
+      this.audit('member.role_changed', actor, userId, { from: user.role, to: role, source: 'scim_group' });
+    }
+  }
+
+  private email(userName: string | undefined): string {
+    const email = normalizeEmail(userName ?? '');
+    if (!email || !isEmailAddress(email)) throw new ScimError(HttpStatus.BAD_REQUEST, 'userName must be the member’s e-mail address', 'invalidValue');
+    return email;
+  }
+
+  audit(action: string, actor: Principal, userId: number | null, details: AuditEvent['details'], target?: string): void {
+    this.events.emit(AUDIT_EVENT, new AuditEvent(action, null, actor.email, 'scim', target ?? (userId ? `member:${userId}` : null), null, details));
+  }
+}

@@ -1,0 +1,27 @@
+import { CommonModule } from '../common/common.module';
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuthModule } from '../auth/auth.module';
+import { IdentityModule } from '../identity/identity.module';
+import { TeamModule } from '../team/team.module';
+import { TokensModule } from '../tokens/tokens.module';
+import { UsersModule } from '../users/users.module';
+import { ScimDiscoveryController } from './scim-discovery.controller';
+import { ScimGroupEntity } from './scim-group.entity';
+import { ScimGroupsController } from './scim-groups.controller';
+import { ScimGroupsService } from './scim-groups.service';
+import { ScimMembersService } from './scim-members.service';
+import { ScimTokensController } from './scim-tokens.controller';
+import { ScimUsersController } from './scim-users.controller';
+
+/**
+ * SCIM 2.0 provisioning at /scim/v2 (docs/identity.md "SCIM"): Users, Groups and discovery for
+ * identity providers, and the Admin's REST for their tokens. Owns `scim_groups` and their members;
+ * the tokens table is the tokens module's (the authenticator checks them).
+ */
+@Module({
+  imports: [CommonModule, TypeOrmModule.forFeature([ScimGroupEntity]), UsersModule, AuthModule, TokensModule, TeamModule, IdentityModule],
+  controllers: [ScimUsersController, ScimGroupsController, ScimDiscoveryController, ScimTokensController],
+  providers: [ScimMembersService, ScimGroupsService],
+})
+export class ScimModule {}

@@ -1,0 +1,218 @@
+import { UsersService } from '../../src/users/users.service';
+import { MemberFactory, sessionCookieFrom } from '../support/factory';
+import { freePort } from '../support/oidc-provider';
+import { OidcStub, type StubTokenFault } from '../support/oidc-stub';
+import { cookieFrom, oidcSignInWithoutBrowser, startSsoRelay } from '../support/sso-relay';
+import { startTestRelay, type TestRelay } from '../support/test-relay';
+
+/**
+ * OpenID Connect sign-in (docs/identity.md) against a hand-made provider on loopback
+ * (test/support/oidc-stub.ts): provisioning, roles from groups, linking, redirects, and every kind
+ * of ID token the relay must refuse. The certified provider drives the full flow in oidc-provider.e2e-spec.ts.
+ */
+describe('OIDC sign-in', () => {
+  let stub: OidcStub;
+  let relay: TestRelay;
+  let members: MemberFactory;
+
+  beforeAll(async () => {
+    stub = await new OidcStub().start();
+    relay = await startSsoRelay(
+      {
+        oidc: {
+          issuer: stub.issuer,
+          clientId: stub.clientId,
+          clientSecretEnv: 'TEST_OIDC_SECRET',
+          name: 'Test IdP',
+          roles: { Admin: ['relay-admins'], Developer: ['mobile-devs'], QA: ['qa'] },
+          defaultRole: null,
+        },
+      },
+      { TEST_OIDC_SECRET: stub.clientSecret },
+    );
+    members = new MemberFactory(relay);
+    await members.admin();
+  });
+  afterAll(async () => {
+    await relay?.close();
+    await stub?.close();
+  });
+  beforeEach(() => {
+    stub.fault = 'none';
+  });
+
+  const person = (sub: string, groups: string[], extra: Record<string, unknown> = {}) => {
+    stub.claims = { sub, email: `${sub}@corp.example`, email_verified: true, name: `Person ${sub}`, groups, ...extra };
+  };
+
+  it('GET /auth/status names the provider for the sign-in page', async () => {
+    const { body } = await relay.http().get('/api/v1/auth/status').expect(200);
+    expect(body.methods).toEqual({ password: true, ldap: false, oidc: { name: 'Test IdP', loginPath: '/api/v1/auth/oidc/login' }, ssoOnly: false });
+  });
+
+  it('login redirects to the provider with code flow, PKCE S256, state and nonce, and a flow cookie scoped to the OIDC routes', async () => {
+    const res = await relay.http().get('/api/v1/auth/oidc/login').expect(302);
+    const to = new URL(res.headers.location);
+    expect(to.origin + to.pathname).toBe(`${stub.issuer}/authorize`);
+    expect(to.searchParams.get('response_type')).toBe('code');
+    expect(to.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(to.searchParams.get('redirect_uri')).toBe(`${relay.url}/api/v1/auth/oidc/callback`);
+    expect(to.searchParams.get('state')).toMatch(/^[\w-]{30,}$/);
+    expect(to.searchParams.get('nonce')).toMatch(/^[\w-]{30,}$/);
+    expect(to.searchParams.get('scope')).toBe('openid email profile');
+    const flow = (res.headers['set-cookie'] as unknown as string[]).find((c) => c.startsWith('svc_oidc='))!;
+    expect(flow).toMatch(/HttpOnly/);
+    expect(flow).toMatch(/SameSite=Lax/);
+    expect(flow).toMatch(/Path=\/api\/v1\/auth\/oidc/);
+  });
+
+  it('first sign-in provisions the member with the mapped role, sets svc_token and goes to next; later sign-ins update the role', async () => {
+    person('ada', ['qa', 'mobile-devs']);
+    const first = await oidcSignInWithoutBrowser(relay, '/builds?app=3');
+    expect(first.status).toBe(302);
+    expect(first.headers.location).toBe('/builds?app=3');
+    expect(stub.pkceChecked).toBe(true);
+    const cookie = sessionCookieFrom(first.headers['set-cookie']);
+    const me = (await relay.http().get('/api/v1/auth/me').set('Cookie', cookie).expect(200)).body;
+    expect(me).toMatchObject({ email: 'ada@corp.example', role: 'Developer', displayName: 'Person ada' });
+
+    person('ada', ['qa']);
+    const again = await oidcSignInWithoutBrowser(relay);
+    expect(again.status).toBe(302);
+    expect((await relay.http().get('/api/v1/auth/me').set('Cookie', cookie).expect(200)).body.role).toBe('QA');
+    expect((await relay.app.get(UsersService).list()).filter((u) => u.email === 'ada@corp.example')).toHaveLength(1);
+  });
+
+  it('a provisioned member has no password that signs in', async () => {
+    person('nopass', ['qa']);
+    expect((await oidcSignInWithoutBrowser(relay)).status).toBe(302);
+    for (const password of ['', 'password', 'correct horse battery']) {
+      const res = await relay.http().post('/api/v1/auth/login').send({ email: 'nopass@corp.example', password });
+      expect([400, 401]).toContain(res.status);
+    }
+  });
+
+  it('no mapped group and no default role: a refusal page, and nobody is created', async () => {
+    person('eve', ['marketing']);
+    const res = await oidcSignInWithoutBrowser(relay);
+    expect(res.status).toBe(403);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.text).toContain('Sign-in refused');
+    expect(res.text).toContain('no group that gives a role');
+    expect(cookieFrom(res.headers['set-cookie'], 'svc_token')).toBeNull();
+    expect(await relay.app.get(UsersService).findByEmail('eve@corp.example')).toBeNull();
+  });
+
+  it('an existing local member is linked by a verified e-mail only', async () => {
+    const local = await members.member('Viewer', 'grace@corp.example');
+    person('grace', ['mobile-devs'], { email_verified: false });
+    const unverified = await oidcSignInWithoutBrowser(relay);
+    expect(unverified.status).toBe(403);
+    expect(unverified.text).toContain('has not verified');
+    expect((await relay.app.get(UsersService).findById(local.id))!.role).toBe('Viewer');
+
+    person('grace', ['mobile-devs']);
+    const verified = await oidcSignInWithoutBrowser(relay);
+    expect(verified.status).toBe(302);
+    const me = (await relay.http().get('/api/v1/auth/me').set('Cookie', sessionCookieFrom(verified.headers['set-cookie'])).expect(200)).body;
+    expect(me).toMatchObject({ id: local.id, role: 'Developer' });
+    // The password the member had still works: linking adds a way in, it takes none away.
+    await members.login('grace@corp.example');
+  });
+
+  it('a member the provider created through SCIM is linked even without email_verified (Entra ID sends none)', async () => {
+    const { token } = (await members.as(await members.admin(), 'post', '/api/v1/scim/tokens').send({ name: 'idp' }).expect(201)).body;
+    const created = await relay
+      .http()
+      .post('/scim/v2/Users')
+      .set('Authorization', `Bearer ${token}`)
+      .send({ schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], userName: 'sam@corp.example' })
+      .expect(201);
+    person('sam', ['mobile-devs'], { email_verified: undefined });
+    const res = await oidcSignInWithoutBrowser(relay);
+    expect(res.status).toBe(302);
+    const me = (await relay.http().get('/api/v1/auth/me').set('Cookie', sessionCookieFrom(res.headers['set-cookie'])).expect(200)).body;
+    expect(me).toMatchObject({ id: Number(created.body.id), role: 'Developer' });
+  });
+
+  it('next goes to same-site paths only', async () => {
+    person('nextuser', ['qa']);
+    for (const next of ['//evil.example/x', '/\\evil.example', 'https://evil.example/', 'javascript:alert(1)', '/ok\r\nSet-Cookie: x=1']) {
+      const res = await oidcSignInWithoutBrowser(relay, next);
+      expect(res.status).toBe(302);
+      expect(res.headers.location).toBe('/');
+    }
+  });
+
+  it('a callback without the flow cookie, or with another flow’s state, is refused', async () => {
+    person('mallory', ['qa']);
+    const noCookie = await oidcSignInWithoutBrowser(relay, '/', (callback) => ({ callback, flowCookie: null }));
+    expect(noCookie.status).toBe(401);
+    expect(noCookie.text).toContain('not started from this browser');
+
+    const other = await relay.http().get('/api/v1/auth/oidc/login').expect(302);
+    const otherFlow = cookieFrom(other.headers['set-cookie'], 'svc_oidc')!;
+    const swapped = await oidcSignInWithoutBrowser(relay, '/', (callback) => ({ callback, flowCookie: otherFlow }));
+    expect(swapped.status).toBe(401);
+    expect(swapped.text).toContain('could not be verified');
+    expect(cookieFrom(swapped.headers['set-cookie'], 'svc_token')).toBeNull();
+  });
+
+  const faults: [StubTokenFault, RegExp][] = [
+    ['wrong-audience', /aud mismatch/],
+    ['expired', /expired/],
+    ['bad-nonce', /nonce mismatch/],
+    ['unsigned', /alg/],
+    ['foreign-key', /signature|no valid key/],
+  ];
+  it.each(faults)('an ID token that is %s is refused with a page, and no session', async (fault, reason) => {
+    person(`fault-${fault}`, ['relay-admins']);
+    stub.fault = fault;
+    const res = await oidcSignInWithoutBrowser(relay);
+    expect(res.status).toBe(401);
+    expect(res.text).toContain('could not be verified');
+    expect(res.text).toMatch(reason);
+    expect(cookieFrom(res.headers['set-cookie'], 'svc_token')).toBeNull();
+    expect(await relay.app.get(UsersService).findByEmail(`fault-${fault}@corp.example`)).toBeNull();
+  });
+
+  it('RP-initiated logout ends the session and names the provider’s end-session URL', async () => {
+    person('leaver', ['qa']);
+    const cookie = sessionCookieFrom((await oidcSignInWithoutBrowser(relay)).headers['set-cookie']);
+    const { body } = await relay.http().post('/api/v1/auth/oidc/logout').set('Cookie', cookie).expect(200);
+    const to = new URL(body.redirect);
+    expect(to.origin + to.pathname).toBe(`${stub.issuer}/logout`);
+    expect(to.searchParams.get('client_id')).toBe(stub.clientId);
+    expect(to.searchParams.get('post_logout_redirect_uri')).toBe(`${relay.url}/signin`);
+    await relay.http().get('/api/v1/auth/me').set('Cookie', cookie).expect(401);
+  });
+});
+
+describe('OIDC routes without sso.oidc', () => {
+  let relay: TestRelay;
+  beforeAll(async () => {
+    relay = await startTestRelay();
+  });
+  afterAll(() => relay.close());
+
+  it('answer 404, and /auth/status keeps the spec’s shape (no methods: passwords only)', async () => {
+    await relay.http().get('/api/v1/auth/oidc/login').expect(404);
+    await relay.http().get('/api/v1/auth/oidc/callback?code=x&state=y').expect(404);
+    expect((await relay.http().get('/api/v1/auth/status').expect(200)).body).toEqual({ initialized: false, canInitialize: true });
+  });
+});
+
+describe('OIDC with a provider that cannot be reached', () => {
+  let relay: TestRelay;
+  beforeAll(async () => {
+    relay = await startSsoRelay({ oidc: { issuer: `http://127.0.0.1:${await freePort()}`, clientId: 'x', name: 'Down IdP', defaultRole: 'Viewer' } });
+  });
+  afterAll(() => relay.close());
+
+  it('login answers a 502 page naming the provider, and the relay logs why', async () => {
+    const res = await relay.http().get('/api/v1/auth/oidc/login').expect(502);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.text).toContain('Down IdP could not be reached');
+    expect(relay.logger.buffer.tail(50).join('\n')).toMatch(/OIDC discovery of http:\/\/127\.0\.0\.1:\d+ failed/);
+  });
+});
