@@ -42,6 +42,7 @@ const BINARY_RESPONSES: Record<string, string[]> = {
   'GET /api/v1/builds/{id}/icon': ['image/png', 'image/webp'],
   'GET /api/v1/apps/{id}/icon': ['image/png', 'image/webp'],
   'GET /metrics': ['text/plain'],
+  'GET /api/v1/audit/export': ['application/x-ndjson', 'text/csv'],
   'GET /api/v1/share/{token}/download': [
     'application/vnd.android.package-archive',
     'application/zip',
@@ -134,7 +135,9 @@ describe('OpenAPI', () => {
     // `methods` only with single sign-on configured (docs/identity.md): optional, so the spec's two stay required.
     expect(propertiesOf(responseSchema('get', '/api/v1/auth/status', '200'))).toEqual(['canInitialize', 'initialized', 'methods']);
     expect(responseSchema('get', '/api/v1/auth/status', '200').required).toEqual(['initialized', 'canInitialize']);
-    expect(propertiesOf(responseSchema('post', '/api/v1/auth/login', '200'))).toEqual(['ok', 'role']);
+    // Beyond the spec, optional: a member with two-factor sign-in gets a challenge instead of a session (docs/auth.md).
+    expect(propertiesOf(responseSchema('post', '/api/v1/auth/login', '200'))).toEqual(['challenge', 'ok', 'role', 'two_factor_required']);
+    expect(responseSchema('post', '/api/v1/auth/login', '200').required).toEqual(['ok', 'role']);
     expect(responseSchema('post', '/api/v1/auth/login', '200').properties!.role.enum).toEqual(['Admin', 'Developer', 'QA', 'Viewer']);
     expect(propertiesOf(responseSchema('post', '/api/v1/auth/init', '201'))).toEqual(['ok']);
     expect(propertiesOf(responseSchema('get', '/api/v1/auth/me', '200'))).toEqual(['avatarUrl', 'displayName', 'email', 'id', 'role']);
