@@ -22,10 +22,12 @@ import { ResumableUploadsController } from './resumable/resumable-uploads.contro
 import { ResumableUploadsService } from './resumable/resumable-uploads.service';
 import { BuildFiles } from './storage/build-files';
 import { WebhooksModule } from '../webhooks/webhooks.module';
+import { BuildProvenanceEntity } from './provenance/build-provenance.entity';
+import { BuildProvenanceRepository } from './provenance/build-provenance.repository';
 
 /** Builds: upload (multipart and tus resumable) and metadata, contents and comparison, listing, review status, deletion schedule, purge, download. */
 @Module({
-  imports: [TypeOrmModule.forFeature([BuildEntity, BuildStatusChangeEntity, BuildIconEntity, BuildContentsEntity, AppCompareSettingsEntity]), AppCatalogueModule, WebhooksModule],
+  imports: [TypeOrmModule.forFeature([BuildEntity, BuildStatusChangeEntity, BuildIconEntity, BuildContentsEntity, AppCompareSettingsEntity, BuildProvenanceEntity]), AppCatalogueModule, WebhooksModule],
   controllers: [BuildsController, BuildContentsController, ResumableUploadsController],
   providers: [
     BuildsRepository,
@@ -40,6 +42,7 @@ import { WebhooksModule } from '../webhooks/webhooks.module';
     BuildContentsRepository,
     BuildContentsService,
     ResumableUploadsService,
+    BuildProvenanceRepository,
   ],
   exports: [BuildQueryService, BuildRetentionService, BuildIconsService, BuildDownloadService, ResumableUploadsService],
 })

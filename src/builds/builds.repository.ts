@@ -26,6 +26,10 @@ export interface BuildPageQuery {
   appId?: number;
   /** Beyond the spec: only builds with a build_flags row. */
   flagged?: boolean;
+  /** Beyond the spec: builds whose provenance names this branch (exact). */
+  branch?: string;
+  /** Beyond the spec: builds whose provenance commit starts with this (lower-case hex). */
+  commit?: string;
   sort: BuildSortField;
   dir: 'asc' | 'desc';
 }
@@ -432,7 +436,7 @@ export class BuildsRepository {
 function totalOf(query: BuildPageQuery, sql: SqlParameters): string {
   // Flagged builds are counted from their own table: as cheap as they are few.
   if (query.flagged) return `SELECT COUNT(*) AS total FROM build_flags g JOIN builds b ON b.id = g.build_id${whereOf(query, sql)}`;
-  if (query.q || query.searchTerms) return `SELECT COUNT(*) AS total FROM builds b${whereOf(query, sql)}`;
+  if (query.q || query.searchTerms || query.branch !== undefined || query.commit) return `SELECT COUNT(*) AS total FROM builds b${whereOf(query, sql)}`;
   const counted: string[] = [];
   if (query.platform) counted.push(`c.platform = ${sql.add(query.platform)}`);
   // build_counts keeps an unset status under ''.
@@ -453,6 +457,11 @@ function whereOf(query: BuildPageQuery, sql: SqlParameters): string {
   if (query.appId !== undefined) where.push(`b.app_id = ${sql.add(query.appId)}`);
   // A probe per row of the list's index walk (not `IN (…)`, which would sort the flagged builds).
   if (query.flagged) where.push('EXISTS (SELECT 1 FROM build_flags f WHERE f.build_id = b.id)');
+  // Provenance (a row per build that has any): probed by primary key, like the flags.
+  if (query.branch !== undefined) where.push(`EXISTS (SELECT 1 FROM build_provenance p WHERE p.build_id = b.id AND p.branch = ${sql.add(query.branch)})`);
+  if (query.commit) {
+    where.push(`EXISTS (SELECT 1 FROM build_provenance p WHERE p.build_id = b.id AND p.commit_sha LIKE ${sql.add(`${query.commit}%`)})`);
+  }
   return where.length ? ` WHERE ${where.join(' AND ')}` : '';
 }
 

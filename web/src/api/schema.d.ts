@@ -1262,6 +1262,8 @@ export interface components {
             name: string;
             /** @enum {string} */
             platform: "ios" | "android";
+            /** @description beyond the spec: where the build came from (commit, branch, repository, pull request, CI run, changelog) as its upload said; null when it said nothing (docs/builds.md "Provenance") */
+            provenance: components["schemas"]["BuildProvenance"] | null;
             /**
              * @description null when no status was given
              * @enum {string|null}
@@ -1346,6 +1348,29 @@ export interface components {
             items: components["schemas"]["Build"][];
             /** @description builds matching the filters, over all pages */
             total: number;
+        };
+        BuildProvenance: {
+            /** @example feature/login */
+            branch: string | null;
+            /** @description what to test, as the uploader wrote it */
+            changelog: string | null;
+            /** @description the CI run that uploaded the build */
+            ci_url: string | null;
+            /**
+             * @description full commit SHA, lower-case
+             * @example 9fceb02d0ae598e95dc970b74767f19372d61af8
+             */
+            commit: string | null;
+            /**
+             * @description pull (merge) request number
+             * @example 42
+             */
+            pull_request: number | null;
+            /**
+             * @description owner/name on a forge (GitLab: group/subgroup/name)
+             * @example acme/app
+             */
+            repository: string | null;
         };
         BuildStatusChange: {
             /** Format: date-time */
@@ -3008,6 +3033,10 @@ export interface operations {
             query?: {
                 /** @description an id past 2147483647 matches no build */
                 app_id?: number;
+                /** @description beyond the spec: only builds uploaded from this branch (exact, case-sensitive; docs/builds.md "Provenance") */
+                branch?: string;
+                /** @description beyond the spec: only builds of this commit: its full SHA or a prefix of at least 4 hex characters, any case (docs/builds.md "Provenance") */
+                commit?: string;
                 dir?: "asc" | "desc";
                 /** @description beyond the spec: only builds with flags, stored at upload against the build before them (docs/builds.md "Flagged builds") */
                 flagged?: "true";
@@ -3079,6 +3108,13 @@ export interface operations {
                 "multipart/form-data": {
                     /** @description attach to this app; otherwise resolved from the bundle id */
                     app_id?: number;
+                    branch?: string;
+                    /** @description what to test */
+                    changelog?: string;
+                    /** @description http(s) URL of the CI run */
+                    ci_url?: string;
+                    /** @description the full commit SHA the build was made from */
+                    commit?: string;
                     /**
                      * Format: binary
                      * @description iOS simulator build (.app.zip, .tar.gz, .tgz) or Android .apk; .ipa and .aab are refused
@@ -3091,6 +3127,9 @@ export interface operations {
                      * @enum {string}
                      */
                     platform?: "ios" | "android";
+                    pull_request?: number;
+                    /** @description owner/name on a configured forge (GitLab: group/subgroup/name) */
+                    repository?: string;
                     /**
                      * @description omitted = unset
                      * @enum {string}
