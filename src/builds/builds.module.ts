@@ -24,6 +24,7 @@ import { BuildFiles } from './storage/build-files';
 import { WebhooksModule } from '../webhooks/webhooks.module';
 import { BuildProvenanceEntity } from './provenance/build-provenance.entity';
 import { BuildProvenanceRepository } from './provenance/build-provenance.repository';
+import { BuildVerdictsService } from './provenance/build-verdicts.service';
 
 /** Builds: upload (multipart and tus resumable) and metadata, contents and comparison, listing, review status, deletion schedule, purge, download. */
 @Module({
@@ -43,7 +44,8 @@ import { BuildProvenanceRepository } from './provenance/build-provenance.reposit
     BuildContentsService,
     ResumableUploadsService,
     BuildProvenanceRepository,
+    BuildVerdictsService,
   ],
-  exports: [BuildQueryService, BuildRetentionService, BuildIconsService, BuildDownloadService, ResumableUploadsService],
+  exports: [BuildVerdictsService, BuildQueryService, BuildRetentionService, BuildIconsService, BuildDownloadService, ResumableUploadsService],
 })
 export class BuildsModule {}

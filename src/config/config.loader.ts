@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { ConfigError } from './config-error';
+import { readForges } from './forge-config';
 import { ConfigFileWebhook, LimitsConfig, LogLevel, RelayConfig, SmtpConfig, StorageConfig } from './relay-config';
 
 /** web/dist of this install: the same from src/config (tests) and dist/config (built). */
@@ -75,6 +76,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     tlsCert,
     tlsKey,
     webhooks: readWebhooks(file.webhooks, env),
+    forges: readForges(file.forges, env),
     webDir: resolve(cwd, read.string('SVC_WEB_DIR', 'web.dir') ?? DEFAULT_WEB_DIR),
     metrics: {
       enabled: read.boolean('SVC_METRICS', 'metrics.enabled', false),

@@ -1,4 +1,5 @@
 /** The relay's configuration, read and validated once at start-up (see config.loader.ts). */
+import type { ConfigFileForge } from './forge-config';
 export interface SmtpConfig {
   host: string;
   port: number;
@@ -110,6 +111,8 @@ export class RelayConfig {
   tlsCert: string | null;
   tlsKey: string | null;
   webhooks: ConfigFileWebhook[];
+  /** svc.config.json `forges`: where build verdicts become commit statuses (docs/integrations.md). */
+  forges: ConfigFileForge[];
   /** Folder of the built dashboard (Vite output; default web/dist of this install). */
   webDir: string;
   metrics: MetricsConfig;

@@ -33,7 +33,7 @@ import { WebhooksService } from './webhooks.service';
     BuildStatusChangedListener,
     WebhookAudience,
   ],
-  // The builds module tells whoever changes a status how many endpoints it notifies.
-  exports: [WebhookAudience],
+  // The builds module tells whoever changes a status how many endpoints it notifies; forges keep the same SSRF rule.
+  exports: [WebhookAudience, DestinationGuard],
 })
 export class WebhooksModule {}

@@ -1,0 +1,112 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { ForgeOutboxRepository } from '../../src/forges/outbox/forge-outbox.repository';
+import { attachBuild } from '../support/build-fixtures';
+import type { TestMember } from '../support/factory';
+import { useTestRelay } from '../support/use-relay';
+import { forgeConfigPath, until, writeForgeConfig } from './support/forge-relay';
+import { TestForge } from './support/forge-server';
+
+const { privateKey, publicKey } = generateKeyPairSync('rsa', {
+  modulusLength: 2048,
+  // GitHub hands out App keys as PKCS#1 PEM.
+  privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+  publicKeyEncoding: { type: 'spki', format: 'pem' },
+});
+const gitlab = new TestForge('gitlab', { token: 'glpat-test' });
+const gitea = new TestForge('gitea', { token: 'gitea-test' });
+const app = new TestForge('github', { appId: '123', publicKeyPem: publicKey });
+
+/**
+ * Each forge type's status request, checked by the local forge (GitHub's OpenAPI description;
+ * GitLab's and Gitea's documented shapes): GitLab's state names and URL-encoded project path,
+ * Gitea's token header, the GitHub App flow (JWT → installation token → check run with a Markdown
+ * summary), and the SSRF rule for a forge URL at a cloud metadata address.
+ */
+describe('forge types', () => {
+  const config = forgeConfigPath();
+  beforeAll(async () => {
+    await Promise.all([gitlab.start(), gitea.start(), app.start()]);
+    writeForgeConfig(config, [
+      { type: 'gitlab', url: gitlab.url, tokenEnv: 'GL_TEST_TOKEN', repositories: ['group/sub/app'] },
+      { type: 'gitea', url: gitea.url, tokenEnv: 'GITEA_TEST_TOKEN', repositories: ['team/app'], context: 'qa/verdict' },
+      { type: 'github', url: app.url, app: { appId: 123, privateKeyEnv: 'GH_APP_KEY', installationId: 77 }, repositories: ['acme/checked'] },
+      { type: 'gitea', url: 'http://169.254.169.254/api/v1', tokenEnv: 'GITEA_TEST_TOKEN', repositories: ['meta/app'] },
+      { type: 'gitlab', url: gitlab.url, tokenEnv: 'UNSET_TEST_VARIABLE', repositories: ['unset/app'] },
+    ]);
+  });
+  afterAll(() => Promise.all([gitlab.close(), gitea.close(), app.close()]));
+  const ctx = useTestRelay({
+    SVC_CONFIG: config,
+    GL_TEST_TOKEN: 'glpat-test',
+    GITEA_TEST_TOKEN: 'gitea-test',
+    GH_APP_KEY: privateKey,
+    SVC_RELAY_URL: 'https://relay.example.test',
+  });
+
+  let reviewer: TestMember;
+  let pat: string;
+  beforeAll(async () => {
+    reviewer = await ctx.members.member('QA');
+    pat = await ctx.members.pat(await ctx.members.member('Developer'), 'builds:write');
+  });
+  const upload = (fields: Record<string, string>) => attachBuild(ctx.members.withPat(pat, 'post', '/api/v1/builds'), 'string-label.apk', fields).expect(201);
+  const review = (id: number, status: string) => ctx.members.as(reviewer, 'patch', `/api/v1/builds/${id}`).send({ status_label: status }).expect(200);
+  const outboxRow = (sha: string, status: string) => async () =>
+    (await ctx.relay.app.get(ForgeOutboxRepository).recent(100)).find((r) => r.commit === sha && r.status === status);
+
+  it('GitLab: running, success, failed on the URL-encoded project path with PRIVATE-TOKEN', async () => {
+    const sha = 'a1'.repeat(20);
+    const { body } = await upload({ commit: sha, repository: 'group/sub/app' });
+    await until('running', () => gitlab.requests.length === 1);
+    expect(gitlab.requests[0].path).toBe(`/api/v4/projects/group%2Fsub%2Fapp/statuses/${sha}`);
+    await review(body.id, 'Done');
+    await until('success', () => gitlab.requests.length === 2);
+    await review(body.id, 'Rejected');
+    await until('failed', () => gitlab.requests.length === 3);
+    expect(gitlab.requests.map((r) => (r.body as { state: string; name: string }).state)).toEqual(['running', 'success', 'failed']);
+    expect(gitlab.requests[0].body).toEqual({ state: 'running', name: 'svc/review', description: 'Waiting for review', target_url: `https://relay.example.test/builds/${body.id}` });
+    expect(gitlab.problems()).toEqual([]);
+  });
+
+  it('Gitea: GitHub-shaped statuses with its own context and `token` authorization', async () => {
+    const sha = 'b2'.repeat(20);
+    const { body } = await upload({ commit: sha, repository: 'team/app' });
+    await until('pending', () => gitea.requests.length === 1);
+    await review(body.id, 'Rejected');
+    await until('failure', () => gitea.requests.length === 2);
+    expect(gitea.requests.map((r) => [r.path, (r.body as { state: string }).state, (r.body as { context: string }).context])).toEqual([
+      [`/api/v1/repos/team/app/statuses/${sha}`, 'pending', 'qa/verdict'],
+      [`/api/v1/repos/team/app/statuses/${sha}`, 'failure', 'qa/verdict'],
+    ]);
+    expect(gitea.problems()).toEqual([]);
+  });
+
+  it('GitHub App: an installation token from a verified JWT, then check runs with a Markdown summary', async () => {
+    const sha = 'c3'.repeat(20);
+    const { body } = await upload({ commit: sha, repository: 'acme/checked' });
+    await until('check run', () => app.of('checks/create').length === 1);
+    await review(body.id, 'Done');
+    await until('completed check run', () => app.of('checks/create').length === 2);
+    expect(app.of('apps/create-installation-access-token').map((r) => r.path)).toEqual(['/app/installations/77/access_tokens']);
+    const [first, second] = app.of('checks/create').map((r) => r.body as Record<string, unknown>);
+    expect(first).toEqual(expect.objectContaining({ name: 'svc / review', head_sha: sha, status: 'in_progress', details_url: `https://relay.example.test/builds/${body.id}` }));
+    expect(second).toEqual(expect.objectContaining({ status: 'completed', conclusion: 'success', output: expect.objectContaining({ title: 'Approved by qa-1' }) }));
+    expect((second.output as { summary: string }).summary).toContain('| ✅ Done | qa-1 |');
+    // The token was made once and reused; both check runs carried it.
+    expect(app.of('checks/create').map((r) => r.headers.authorization)).toEqual(['token ghs_test1', 'token ghs_test1']);
+    expect(app.problems()).toEqual([]);
+  });
+
+  it('never calls a forge at a cloud metadata address; a forge with an unset token is not used', async () => {
+    const meta = 'd4'.repeat(20);
+    await upload({ commit: meta, repository: 'meta/app' });
+    const refused = await until('refused', outboxRow(meta, 'failed'));
+    expect(refused.lastError).toMatch(/destination refused: 169\.254\.169\.254 is/);
+    const unset = 'e5'.repeat(20);
+    const before = gitlab.requests.length;
+    await upload({ commit: unset, repository: 'unset/app' });
+    const unused = await until('not used', outboxRow(unset, 'failed'));
+    expect(unused.lastError).toBe('forge not used: the environment variable UNSET_TEST_VARIABLE (its token) is not set');
+    expect(gitlab.requests.length).toBe(before);
+  });
+});

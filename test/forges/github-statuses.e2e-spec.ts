@@ -1,0 +1,132 @@
+import { ForgeOutboxRepository } from '../../src/forges/outbox/forge-outbox.repository';
+import { attachBuild } from '../support/build-fixtures';
+import type { TestMember } from '../support/factory';
+import { useTestRelay } from '../support/use-relay';
+import { forgeConfigPath, writeForgeConfig, SHA_A, SHA_B, SHA_C, until } from './support/forge-relay';
+import { TestForge } from './support/forge-server';
+
+const TOKEN = 'ghp_test_token';
+const STATUS = 'repos/create-commit-status';
+const forge = new TestForge('github', { token: TOKEN });
+
+/**
+ * Verdicts as GitHub commit statuses (issue 25, docs/integrations.md "Forges"), against a local
+ * GitHub that checks every request with GitHub's published OpenAPI description: pending at upload,
+ * success on Done, failure on Rejected (who decided, the newest comment's first line), pending
+ * again; per-platform contexts for a commit with builds of both platforms; retries on 5xx and 429
+ * with Retry-After; a late pending never overwrites a newer success.
+ */
+describe('GitHub commit statuses', () => {
+  const config = forgeConfigPath();
+  // Declared before useTestRelay: hooks run in order, so the file names the forge before the relay reads it.
+  beforeAll(async () => {
+    await forge.start();
+    writeForgeConfig(config, [{ type: 'github', url: forge.url, tokenEnv: 'GH_TEST_TOKEN', repositories: ['acme/app'] }]);
+  });
+  afterAll(() => forge.close());
+  const ctx = useTestRelay({ SVC_CONFIG: config, GH_TEST_TOKEN: TOKEN, SVC_RELAY_URL: 'https://relay.example.test' });
+
+  let reviewer: TestMember;
+  let pat: string;
+  beforeAll(async () => {
+    reviewer = await ctx.members.member('QA');
+    pat = await ctx.members.pat(await ctx.members.member('Developer'), 'builds:write');
+  });
+
+  const statusesFor = (sha: string, context = 'svc/review') =>
+    forge.of(STATUS).filter((r) => r.path.endsWith(`/statuses/${sha}`) && (r.body as { context: string }).context === context);
+  const lastStatus = (sha: string, context?: string) => statusesFor(sha, context).at(-1)?.body as { state: string; description: string; target_url?: string } | undefined;
+  const upload = (fields: Record<string, string>, file = 'string-label.apk') =>
+    attachBuild(ctx.members.withPat(pat, 'post', '/api/v1/builds'), file, fields).expect(201);
+  const review = (id: number, status: string | null) => ctx.members.as(reviewer, 'patch', `/api/v1/builds/${id}`).send({ status_label: status }).expect(200);
+
+  it('posts pending at upload, success on Done, failure on Rejected with the newest comment, pending again', async () => {
+    const { body } = await upload({ commit: SHA_A, repository: 'acme/app', branch: 'feature/x', pull_request: '5' });
+    const pending = await until('pending status', () => lastStatus(SHA_A));
+    expect(pending).toEqual({
+      state: 'pending',
+      context: 'svc/review',
+      description: 'Waiting for review',
+      target_url: `https://relay.example.test/builds/${body.id}`,
+    });
+    const request = statusesFor(SHA_A)[0];
+    expect(request.path).toBe(`/repos/acme/app/statuses/${SHA_A}`);
+    expect(request.headers.authorization).toBe(`token ${TOKEN}`);
+
+    await review(body.id, 'Done');
+    await until('success', () => lastStatus(SHA_A)?.state === 'success');
+    expect(lastStatus(SHA_A)!.description).toBe('Approved by qa-1');
+
+    await ctx.members.as(reviewer, 'post', '/api/v1/comments').field('build_id', String(body.id)).field('body', '\n  Crashes on login\nsteps: tap twice').expect(201);
+    await until('comment in the description', () => lastStatus(SHA_A)?.description === 'Approved by qa-1: Crashes on login');
+    await review(body.id, 'Rejected');
+    await until('failure', () => lastStatus(SHA_A)?.state === 'failure');
+    expect(lastStatus(SHA_A)!.description).toBe('Rejected by qa-1: Crashes on login');
+    await review(body.id, 'In Progress');
+    await until('pending again', () => lastStatus(SHA_A)?.state === 'pending');
+    expect(lastStatus(SHA_A)!.description).toBe('Review in progress');
+    expect(forge.problems()).toEqual([]);
+  });
+
+  it('posts nothing for a build without commit, or of a repository no forge lists', async () => {
+    const before = forge.requests.length;
+    await upload({ repository: 'acme/app' });
+    await upload({ commit: SHA_C, repository: 'other/repo' });
+    const last = await upload({ commit: SHA_C, repository: 'acme/app' });
+    await until('the listed one', () => lastStatus(SHA_C));
+    expect(forge.requests.slice(before).map((r) => r.path)).toEqual([`/repos/acme/app/statuses/${SHA_C}`]);
+    expect(last.body.id).toBeGreaterThan(0);
+  });
+
+  it('gives each platform its own context when a commit has builds of both, and the plain one sums them up', async () => {
+    const android = (await upload({ commit: SHA_B, repository: 'acme/app' })).body.id;
+    await until('android pending', () => lastStatus(SHA_B));
+    const ios = (await upload({ commit: SHA_B, repository: 'acme/app' }, 'xml-root.app.zip')).body.id;
+    await until('ios context', () => lastStatus(SHA_B, 'svc/review (ios)'));
+    await until('android context', () => lastStatus(SHA_B, 'svc/review (android)'));
+    await review(android, 'Done');
+    await until('android success', () => lastStatus(SHA_B, 'svc/review (android)')?.state === 'success');
+    expect(lastStatus(SHA_B)).toEqual(expect.objectContaining({ state: 'pending', description: 'android: approved; ios: waiting for review' }));
+    await review(ios, 'Done');
+    await until('all success', () => lastStatus(SHA_B)?.state === 'success');
+    await review(ios, 'Rejected');
+    await until('any rejected', () => lastStatus(SHA_B)?.state === 'failure');
+    expect(lastStatus(SHA_B)!.target_url).toBe(`https://relay.example.test/builds/${ios}`);
+    expect(forge.problems()).toEqual([]);
+  });
+
+  it('retries 5xx and 429 (after Retry-After), and a late pending never overwrites a newer success', async () => {
+    const sha = '4'.repeat(40);
+    forge.script(STATUS, { status: 503, body: { message: 'unavailable' } });
+    const { body } = await upload({ commit: sha, repository: 'acme/app' });
+    await until('first attempt refused', () => statusesFor(sha).length === 1);
+    // The pending waits 10 s (backoff) on the relay's clock; the verdict does not wait for it.
+    forge.script(STATUS, { status: 429, headers: { 'retry-after': '30' }, body: { message: 'slow down' } });
+    await review(body.id, 'Done');
+    await until('success attempted', () => statusesFor(sha).length === 2);
+    expect((statusesFor(sha)[1].body as { state: string }).state).toBe('success');
+    ctx.relay.clock.advance(15_000);
+    // The pending's retry time has passed, but it was overtaken: it is never sent again.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(statusesFor(sha)).toHaveLength(2);
+    ctx.relay.clock.advance(20_000);
+    await until('success after Retry-After', () => statusesFor(sha).length === 3);
+    expect(statusesFor(sha).map((r) => (r.body as { state: string }).state)).toEqual(['pending', 'success', 'success']);
+    const outbox = await ctx.relay.app.get(ForgeOutboxRepository).recent(50);
+    const rows = outbox.filter((r) => r.commit === sha);
+    expect(rows.map((r) => [r.state, r.status, r.attempts])).toEqual([
+      ['success', 'delivered', 2],
+      ['pending', 'superseded', 1],
+    ]);
+    expect(forge.problems()).toEqual([]);
+  });
+
+  it('gives up on a refusal that no retry can mend (422), logging it', async () => {
+    const sha = '5'.repeat(40);
+    forge.script(STATUS, { status: 422, body: { message: 'No commit found for SHA' } });
+    await upload({ commit: sha, repository: 'acme/app' });
+    await until('refused', () => statusesFor(sha).length === 1);
+    const row = await until('failed row', async () => (await ctx.relay.app.get(ForgeOutboxRepository).recent(50)).find((r) => r.commit === sha && r.status === 'failed'));
+    expect(row.lastError).toContain('HTTP 422');
+  });
+});
