@@ -3,7 +3,11 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { BuildsModule } from '../builds/builds.module';
 import { CommentsModule } from '../comments/comments.module';
 import { RelayModule } from '../relay/relay.module';
+import { ShareLinksModule } from '../share-links/share-links.module';
 import { WebhooksModule } from '../webhooks/webhooks.module';
+import { ForgePullRequestEntity } from './pull-requests/pull-request.entity';
+import { PullRequestComments } from './pull-requests/pull-request-comments.service';
+import { ForgePullRequestRepository } from './pull-requests/pull-request.repository';
 import { ForgeDirectory } from './forge-directory';
 import { ForgeOutboxRepository } from './outbox/forge-outbox.repository';
 import { ForgeDeliveryEntity, ForgeFeedEntity, ForgeStatusEntity } from './outbox/forge-status.entity';
@@ -13,7 +17,22 @@ import { ForgeStatusFeed } from './status/status-feed';
 
 /** Verdicts as commit statuses / check runs on GitHub, GitLab and Gitea, through a database outbox (docs/integrations.md "Forges"). */
 @Module({
-  imports: [TypeOrmModule.forFeature([ForgeStatusEntity, ForgeDeliveryEntity, ForgeFeedEntity]), BuildsModule, CommentsModule, RelayModule, WebhooksModule],
-  providers: [ForgeDirectory, ForgeOutboxRepository, ForgeStatusFeed, ForgeOutboxWorker, BuildVerdictListener],
+  imports: [
+    TypeOrmModule.forFeature([ForgeStatusEntity, ForgeDeliveryEntity, ForgeFeedEntity, ForgePullRequestEntity]),
+    BuildsModule,
+    CommentsModule,
+    RelayModule,
+    ShareLinksModule,
+    WebhooksModule,
+  ],
+  providers: [
+    ForgeDirectory,
+    ForgeOutboxRepository,
+    ForgePullRequestRepository,
+    PullRequestComments,
+    ForgeStatusFeed,
+    ForgeOutboxWorker,
+    BuildVerdictListener,
+  ],
 })
 export class ForgesModule {}

@@ -16,5 +16,7 @@ import { ShareLinksService } from './share-links.service';
   imports: [TypeOrmModule.forFeature([ShareLinkEntity]), BuildsModule, RelayModule],
   controllers: [ShareLinksController, InstallPageController],
   providers: [ShareLinksService],
+  // Forges put an install link of each build into its pull request's comment.
+  exports: [ShareLinksService],
 })
 export class ShareLinksModule {}

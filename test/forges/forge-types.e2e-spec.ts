@@ -97,6 +97,21 @@ describe('forge types', () => {
     expect(app.problems()).toEqual([]);
   });
 
+  it('writes the merge request note (GitLab) and the pull request comment (Gitea) once, then edits it', async () => {
+    const lab = (await upload({ commit: 'f6'.repeat(20), repository: 'group/sub/app', pull_request: '3' })).body.id;
+    await until('note', () => gitlab.of('gitlab/create-comment').length === 1);
+    expect(gitlab.of('gitlab/create-comment')[0].path).toBe('/api/v4/projects/group%2Fsub%2Fapp/merge_requests/3/notes');
+    await review(lab, 'Done');
+    await until('note edited', () => gitlab.of('gitlab/edit-comment').length === 1);
+    expect(gitlab.of('gitlab/edit-comment')[0].path).toMatch(/^\/api\/v4\/projects\/group%2Fsub%2Fapp\/merge_requests\/3\/notes\/\d+$/);
+    const tea = (await upload({ commit: 'a7'.repeat(20), repository: 'team/app', pull_request: '9' })).body.id;
+    await until('comment', () => gitea.of('gitea/create-comment').length === 1);
+    await review(tea, 'Rejected');
+    await until('comment edited', () => gitea.of('gitea/edit-comment').length === 1);
+    expect((gitea.of('gitea/edit-comment')[0].body as { body: string }).body).toContain('❌ Rejected by qa-');
+    expect([...gitlab.problems(), ...gitea.problems()]).toEqual([]);
+  });
+
   it('never calls a forge at a cloud metadata address; a forge with an unset token is not used', async () => {
     const meta = 'd4'.repeat(20);
     await upload({ commit: meta, repository: 'meta/app' });

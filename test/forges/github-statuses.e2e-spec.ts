@@ -129,4 +129,60 @@ describe('GitHub commit statuses', () => {
     const row = await until('failed row', async () => (await ctx.relay.app.get(ForgeOutboxRepository).recent(50)).find((r) => r.commit === sha && r.status === 'failed'));
     expect(row.lastError).toContain('HTTP 422');
   });
+
+  it('the local GitHub flags what its OpenAPI description does not allow (its check can fail)', async () => {
+    const res = await fetch(`${forge.url}/repos/acme/app/statuses/${SHA_A}`, {
+      method: 'POST',
+      headers: { authorization: `token ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ state: 'approved', context: 7 }),
+    });
+    expect(res.status).toBe(201);
+    const flagged = forge.requests.pop()!;
+    expect(flagged.problems.join(' ')).toMatch(/allowed values.*must be string|must be string.*allowed values/);
+    await fetch(`${forge.url}/repos/acme/app/pulls/1/merge`, { method: 'PUT' });
+    expect(forge.requests.pop()!.problems).toEqual(['no such operation in the API description']);
+  });
+});
+
+describe('the pull request comment on GitHub', () => {
+  const gh = new TestForge('github', { token: TOKEN });
+  const config = forgeConfigPath();
+  beforeAll(async () => {
+    await gh.start();
+    writeForgeConfig(config, [{ type: 'github', url: gh.url, tokenEnv: 'GH_TEST_TOKEN', repositories: ['acme/app'] }]);
+  });
+  afterAll(() => gh.close());
+  const ctx = useTestRelay({ SVC_CONFIG: config, GH_TEST_TOKEN: TOKEN, SVC_RELAY_URL: 'https://relay.example.test' });
+
+  it('is created once, then edited in place, listing every build of the pull request with an install link and its changelog', async () => {
+    const pat = await ctx.members.pat(await ctx.members.member('Developer'), 'builds:write');
+    const reviewer = await ctx.members.member('QA');
+    const upload = (file: string, fields: Record<string, string>) => attachBuild(ctx.members.withPat(pat, 'post', '/api/v1/builds'), file, fields).expect(201);
+    const android = (await upload('string-label.apk', { commit: SHA_A, repository: 'acme/app', pull_request: '12', changelog: 'Try <b>login</b>\nand logout' })).body.id;
+    await until('comment created', () => gh.of('issues/create-comment').length === 1);
+    expect(gh.of('issues/create-comment')[0].path).toBe('/repos/acme/app/issues/12/comments');
+    const ios = (await upload('xml-root.app.zip', { commit: SHA_A, repository: 'acme/app', pull_request: '12' })).body.id;
+    await until('comment edited', () => gh.of('issues/update-comment').some((r) => (r.body as { body: string }).body.includes(`#${ios}`)));
+    await ctx.members.as(reviewer, 'patch', `/api/v1/builds/${android}`).send({ status_label: 'Done' }).expect(200);
+    await until('verdict in the comment', () => (gh.of('issues/update-comment').at(-1)?.body as { body: string } | undefined)?.body.includes(`✅ Done by qa-${reviewer.email.match(/qa-(\d+)/)![1]}`)).catch((err) => {
+      throw new Error(`${err.message}: ${JSON.stringify(gh.requests.map((r) => [r.path, r.body]))}`);
+    });
+
+    expect(gh.of('issues/create-comment')).toHaveLength(1);
+    const edits = gh.of('issues/update-comment');
+    // Every edit goes to the one comment the forge created (its id, from the create's answer).
+    expect(new Set(edits.map((r) => r.path)).size).toBe(1);
+    expect(edits[0].path).toMatch(/^\/repos\/acme\/app\/issues\/comments\/\d+$/);
+    const body = (edits.at(-1)!.body as { body: string }).body;
+    const installs = [...body.matchAll(/\[Install\]\((https:\/\/relay\.example\.test\/install\/[0-9a-f]{64})\)/g)].map((m) => m[1]);
+    expect(installs).toHaveLength(2);
+    // The links are made once: every edit shows the same ones.
+    for (const edit of edits) for (const url of [...(edit.body as { body: string }).body.matchAll(/\[Install\]\(([^)]+)\)/g)].map((m) => m[1])) expect(installs).toContain(url);
+    expect(body).toContain(`[#${android}](https://relay.example.test/builds/${android})`);
+    expect(body).toContain('> Try &lt;b&gt;login&lt;/b&gt;\n> and logout');
+    // The install link opens the build's page without an account.
+    const page = await ctx.relay.http().get(new URL(installs[0]).pathname).expect(200);
+    expect(page.text).toContain('html');
+    expect(gh.problems()).toEqual([]);
+  });
 });

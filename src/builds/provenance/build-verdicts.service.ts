@@ -50,8 +50,26 @@ export class BuildVerdictsService {
   }
 
   /** Every build uploaded with this repository and commit, oldest first, with who decided each. */
-  async buildsOfCommit(repository: string, commit: string): Promise<CommitBuild[]> {
-    const rows = await this.provenance.find({ where: { repository, commit }, order: { buildId: 'ASC' } });
+  buildsOfCommit(repository: string, commit: string): Promise<CommitBuild[]> {
+    return this.buildsWhere({ repository, commit });
+  }
+
+  /** Every build uploaded for this pull request, oldest first. */
+  buildsOfPullRequest(repository: string, pullRequest: number): Promise<CommitBuild[]> {
+    return this.buildsWhere({ repository, pullRequest });
+  }
+
+  /** Who uploaded the build (its first history entry): the live account while it exists. */
+  async uploaderOf(buildId: number): Promise<{ userId: number | null; email: string; displayName: string | null } | null> {
+    const [first] = await this.changes.find({ where: { buildId }, relations: { changedBy: true }, order: { id: 'ASC' }, take: 1 });
+    if (!first) return null;
+    return first.changedBy
+      ? { userId: first.changedBy.id, email: first.changedBy.email, displayName: first.changedBy.displayName }
+      : { userId: null, email: first.changedByEmail, displayName: first.changedByDisplayName };
+  }
+
+  private async buildsWhere(where: { repository: string; commit?: string; pullRequest?: number }): Promise<CommitBuild[]> {
+    const rows = await this.provenance.find({ where, order: { buildId: 'ASC' } });
     if (!rows.length) return [];
     const builds = await this.builds.find({ where: { id: In(rows.map((r) => r.buildId)) } });
     const byId = new Map(builds.map((b) => [b.id, b]));

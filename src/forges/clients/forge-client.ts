@@ -28,6 +28,8 @@ export class ForgeRefusal extends Error {
 /** Posts statuses to one kind of forge; throws ForgeRefusal for a non-2xx answer, anything else for a network error. */
 export interface ForgeClient {
   post(status: StatusPost): Promise<void>;
+  /** Creates the pull (merge) request's comment and returns its id, or edits comment `commentId` in place. */
+  upsertComment(repository: string, pullRequest: number, commentId: string | null, body: string): Promise<string>;
 }
 
 /** `github https://api.github.com`: names a configured forge in logs and the delivery log, never with a credential. */
@@ -36,14 +38,25 @@ export function forgeLabel(forge: Pick<ConfigFileForge, 'type' | 'url'>): string
   return `${forge.type} ${url.origin}${url.pathname === '/' ? '' : url.pathname}`;
 }
 
-/** A JSON POST through `fetchImpl`; a non-2xx answer becomes a ForgeRefusal with the forge's message. */
-export async function postJson(fetchImpl: typeof fetch, url: string, headers: Record<string, string>, body: unknown): Promise<void> {
+/** A JSON request through `fetchImpl`, answering the forge's JSON; a non-2xx answer becomes a ForgeRefusal with the forge's message. */
+export async function sendJson(fetchImpl: typeof fetch, method: string, url: string, headers: Record<string, string>, body: unknown): Promise<unknown> {
   const res = await fetchImpl(url, {
-    method: 'POST',
+    method,
     headers: { 'Content-Type': 'application/json', Accept: 'application/json', ...headers },
     body: JSON.stringify(body),
   });
-  if (res.ok) return;
-  const text = (await res.text()).slice(0, 300);
-  throw new ForgeRefusal(res.status, res.headers, `HTTP ${res.status}${text ? `: ${text}` : ''}`);
+  const text = await res.text();
+  if (!res.ok) throw new ForgeRefusal(res.status, res.headers, `HTTP ${res.status}${text ? `: ${text.slice(0, 300)}` : ''}`);
+  try {
+    return text ? JSON.parse(text) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The `id` of a created comment, as a string (GitHub, GitLab and Gitea give a number). */
+export function commentIdOf(created: unknown): string {
+  const id = (created as { id?: unknown } | null)?.id;
+  if (typeof id !== 'number' && typeof id !== 'string') throw new Error('the forge answered a created comment without an id');
+  return String(id);
 }

@@ -1,5 +1,5 @@
 import type { ConfigFileForge } from '../../config/forge-config';
-import { ForgeClient, postJson, StatusPost } from './forge-client';
+import { commentIdOf, ForgeClient, sendJson, StatusPost } from './forge-client';
 
 /** Gitea and Forgejo (API v1): `POST /repos/{owner}/{repo}/statuses/{sha}`, GitHub's shape with `token` authorization. */
 export class GiteaForgeClient implements ForgeClient {
@@ -8,14 +8,29 @@ export class GiteaForgeClient implements ForgeClient {
     private readonly fetchImpl: typeof fetch,
   ) {}
 
-  post(status: StatusPost): Promise<void> {
-    const [owner, repo] = status.repository.split('/').map(encodeURIComponent);
-    const url = `${this.forge.url}/repos/${owner}/${repo}/statuses/${status.commit}`;
-    return postJson(this.fetchImpl, url, { Authorization: `token ${this.forge.token ?? ''}` }, {
+  async post(status: StatusPost): Promise<void> {
+    await sendJson(this.fetchImpl, 'POST', `${this.repo(status.repository)}/statuses/${status.commit}`, this.headers(), {
       state: status.state,
       context: status.context,
       description: status.description,
       ...(status.targetUrl ? { target_url: status.targetUrl } : {}),
     });
+  }
+
+  async upsertComment(repository: string, pullRequest: number, commentId: string | null, body: string): Promise<string> {
+    if (commentId) {
+      await sendJson(this.fetchImpl, 'PATCH', `${this.repo(repository)}/issues/comments/${encodeURIComponent(commentId)}`, this.headers(), { body });
+      return commentId;
+    }
+    return commentIdOf(await sendJson(this.fetchImpl, 'POST', `${this.repo(repository)}/issues/${pullRequest}/comments`, this.headers(), { body }));
+  }
+
+  private repo(repository: string): string {
+    const [owner, name] = repository.split('/').map(encodeURIComponent);
+    return `${this.forge.url}/repos/${owner}/${name}`;
+  }
+
+  private headers(): Record<string, string> {
+    return { Authorization: `token ${this.forge.token ?? ''}` };
   }
 }

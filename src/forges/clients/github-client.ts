@@ -50,6 +50,21 @@ export class GitHubForgeClient implements ForgeClient {
     }
   }
 
+  async upsertComment(repository: string, pullRequest: number, commentId: string | null, body: string): Promise<string> {
+    const [owner, ...rest] = repository.split('/');
+    const repo = rest.join('/');
+    try {
+      if (commentId) {
+        await this.octokit.rest.issues.updateComment({ owner, repo, comment_id: Number(commentId), body });
+        return commentId;
+      }
+      const created = await this.octokit.rest.issues.createComment({ owner, repo, issue_number: pullRequest, body });
+      return String(created.data.id);
+    } catch (err) {
+      throw asRefusal(err);
+    }
+  }
+
   /** A new check run per change: GitHub shows (and branch protection reads) the newest of a name on the commit. */
   private async checkRun(owner: string, repo: string, status: StatusPost): Promise<void> {
     await this.octokit.rest.checks.create({

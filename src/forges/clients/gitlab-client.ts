@@ -1,5 +1,5 @@
 import type { ConfigFileForge } from '../../config/forge-config';
-import { ForgeClient, postJson, StatusPost } from './forge-client';
+import { commentIdOf, ForgeClient, sendJson, StatusPost } from './forge-client';
 
 /** GitLab's names for the relay's states (its `pending` means "not started": a review under way is `running`). */
 const STATES = { pending: 'running', success: 'success', failure: 'failed' } as const;
@@ -11,13 +11,31 @@ export class GitLabForgeClient implements ForgeClient {
     private readonly fetchImpl: typeof fetch,
   ) {}
 
-  post(status: StatusPost): Promise<void> {
-    const url = `${this.forge.url}/projects/${encodeURIComponent(status.repository)}/statuses/${status.commit}`;
-    return postJson(this.fetchImpl, url, { 'PRIVATE-TOKEN': this.forge.token ?? '' }, {
+  async post(status: StatusPost): Promise<void> {
+    const url = `${this.project(status.repository)}/statuses/${status.commit}`;
+    await sendJson(this.fetchImpl, 'POST', url, this.headers(), {
       state: STATES[status.state],
       name: status.context,
       description: status.description,
       ...(status.targetUrl ? { target_url: status.targetUrl } : {}),
     });
+  }
+
+  /** A note on the merge request (`pull_request` is its iid). */
+  async upsertComment(repository: string, pullRequest: number, commentId: string | null, body: string): Promise<string> {
+    const notes = `${this.project(repository)}/merge_requests/${pullRequest}/notes`;
+    if (commentId) {
+      await sendJson(this.fetchImpl, 'PUT', `${notes}/${encodeURIComponent(commentId)}`, this.headers(), { body });
+      return commentId;
+    }
+    return commentIdOf(await sendJson(this.fetchImpl, 'POST', notes, this.headers(), { body }));
+  }
+
+  private project(repository: string): string {
+    return `${this.forge.url}/projects/${encodeURIComponent(repository)}`;
+  }
+
+  private headers(): Record<string, string> {
+    return { 'PRIVATE-TOKEN': this.forge.token ?? '' };
   }
 }

@@ -2,6 +2,7 @@ import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@ne
 import { performance } from 'node:perf_hooks';
 import { Clock } from '../../common/clock';
 import { ForgeDirectory } from '../forge-directory';
+import { PullRequestComments } from '../pull-requests/pull-request-comments.service';
 import { ForgeOutboxRepository } from './forge-outbox.repository';
 import type { ForgeStatusEntity } from './forge-status.entity';
 import { GIVE_UP_AFTER_MS, judgeFailure } from './retry-policy';
@@ -27,6 +28,7 @@ export class ForgeOutboxWorker implements OnApplicationBootstrap, OnModuleDestro
   constructor(
     private readonly directory: ForgeDirectory,
     private readonly outbox: ForgeOutboxRepository,
+    private readonly comments: PullRequestComments,
     private readonly clock: Clock,
   ) {}
 
@@ -68,7 +70,7 @@ export class ForgeOutboxWorker implements OnApplicationBootstrap, OnModuleDestro
   private async deliverDue(): Promise<void> {
     for (;;) {
       const rows = await this.outbox.due(this.clock.now(), BATCH);
-      if (!rows.length || this.stopped) return;
+      if (!rows.length || this.stopped) return this.comments.writeDue(() => this.stopped);
       for (const row of rows) {
         if (this.stopped) return;
         await this.deliver(row);

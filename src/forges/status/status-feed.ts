@@ -6,6 +6,7 @@ import { CommentsService } from '../../comments/comments.service';
 import { PublicUrlService } from '../../relay/public-url.service';
 import { ForgeDirectory } from '../forge-directory';
 import { ForgeOutboxRepository } from '../outbox/forge-outbox.repository';
+import { ForgePullRequestRepository } from '../pull-requests/pull-request.repository';
 import { desiredStatuses, DesiredStatus, firstLine, ReviewedBuild } from './commit-status';
 
 /** History entries read per step. */
@@ -30,6 +31,7 @@ export class ForgeStatusFeed implements OnApplicationBootstrap {
     private readonly comments: CommentsService,
     private readonly publicUrl: PublicUrlService,
     private readonly outbox: ForgeOutboxRepository,
+    private readonly pullRequests: ForgePullRequestRepository,
     private readonly clock: Clock,
   ) {}
 
@@ -52,6 +54,7 @@ export class ForgeStatusFeed implements OnApplicationBootstrap {
       if (!provenance?.repository || !provenance.commit) return;
       const statuses = await this.statusesOf(provenance.repository, provenance.commit);
       await this.outbox.enqueue(statuses, null, this.clock.now());
+      if (provenance.pullRequest) await this.pullRequests.touch(provenance.repository, provenance.pullRequest, this.clock.now());
     });
   }
 
@@ -69,13 +72,18 @@ export class ForgeStatusFeed implements OnApplicationBootstrap {
       const changes = await this.verdicts.changesAfter(from, BATCH);
       if (!changes.length) return;
       const commits = new Map<string, { repository: string; commit: string }>();
+      const pullRequests = new Map<string, { repository: string; number: number }>();
       for (const buildId of new Set(changes.map((c) => c.buildId))) {
         const provenance = await this.verdicts.provenanceOf(buildId);
-        if (!provenance?.repository || !provenance.commit || !this.directory.forRepository(provenance.repository)) continue;
-        commits.set(`${provenance.repository}\n${provenance.commit}`, { repository: provenance.repository, commit: provenance.commit });
+        if (!provenance?.repository || !this.directory.forRepository(provenance.repository)) continue;
+        const { repository, commit, pullRequest } = provenance;
+        if (commit) commits.set(`${repository}\n${commit}`, { repository, commit });
+        if (pullRequest) pullRequests.set(`${repository}\n${pullRequest}`, { repository, number: pullRequest });
       }
       const statuses = [];
       for (const { repository, commit } of commits.values()) statuses.push(...(await this.statusesOf(repository, commit)));
+      // The comment is asked for first: a crash before the cursor moves asks again (harmless), never forgets.
+      for (const { repository, number } of pullRequests.values()) await this.pullRequests.touch(repository, number, this.clock.now());
       await this.outbox.enqueue(statuses, { from, to: changes[changes.length - 1].id }, this.clock.now());
     }
   }

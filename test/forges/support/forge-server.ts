@@ -183,6 +183,9 @@ function operationsFor(kind: ForgeKind, options: { token?: string; appId?: strin
         }),
         auth: (headers) => (headers['private-token'] === options.token ? null : 'PRIVATE-TOKEN missing or wrong'),
       },
+      ...noteOperations(ajv, 'gitlab', /^\/projects\/[^/]+\/merge_requests\/\d+\/notes$/, 'PUT', /^\/projects\/[^/]+\/merge_requests\/\d+\/notes\/\d+$/, (headers) =>
+        headers['private-token'] === options.token ? null : 'PRIVATE-TOKEN missing or wrong',
+      ),
     ];
   }
   return [
@@ -204,6 +207,28 @@ function operationsFor(kind: ForgeKind, options: { token?: string; appId?: strin
       }),
       auth: (headers) => (headers.authorization === `token ${options.token}` ? null : 'Authorization: token … missing or wrong'),
     },
+    ...noteOperations(ajv, 'gitea', /^\/repos\/[^/]+\/[^/]+\/issues\/\d+\/comments$/, 'PATCH', /^\/repos\/[^/]+\/[^/]+\/issues\/comments\/\d+$/, (headers) =>
+      headers.authorization === `token ${options.token}` ? null : 'Authorization: token … missing or wrong',
+    ),
+  ];
+}
+
+/**
+ * Creating and editing a comment (GitLab: a merge request note, "Notes API"; Gitea: an issue
+ * comment, swagger `CreateIssueCommentOption` / `EditIssueCommentOption`): `{ body }` both ways.
+ */
+function noteOperations(
+  ajv: Ajv,
+  kind: 'gitlab' | 'gitea',
+  create: RegExp,
+  editMethod: string,
+  edit: RegExp,
+  auth: Operation['auth'],
+): Operation[] {
+  const schema = { type: 'object', required: ['body'], properties: { body: { type: 'string', minLength: 1 } }, additionalProperties: false };
+  return [
+    { id: `${kind}/create-comment`, method: 'POST', template: create.source, pattern: create, validate: ajv.compile(schema), auth },
+    { id: `${kind}/edit-comment`, method: editMethod, template: edit.source, pattern: edit, validate: ajv.compile(schema), auth },
   ];
 }
 
