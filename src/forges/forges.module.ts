@@ -9,6 +9,8 @@ import { ForgePullRequestEntity } from './pull-requests/pull-request.entity';
 import { PullRequestComments } from './pull-requests/pull-request-comments.service';
 import { ForgePullRequestRepository } from './pull-requests/pull-request.repository';
 import { ForgeDirectory } from './forge-directory';
+import { ForgesController } from './forges.controller';
+import { ForgesService } from './forges.service';
 import { ForgeOutboxRepository } from './outbox/forge-outbox.repository';
 import { ForgeDeliveryEntity, ForgeFeedEntity, ForgeStatusEntity } from './outbox/forge-status.entity';
 import { ForgeOutboxWorker } from './outbox/outbox-worker';
@@ -25,8 +27,10 @@ import { ForgeStatusFeed } from './status/status-feed';
     ShareLinksModule,
     WebhooksModule,
   ],
+  controllers: [ForgesController],
   providers: [
     ForgeDirectory,
+    ForgesService,
     ForgeOutboxRepository,
     ForgePullRequestRepository,
     PullRequestComments,

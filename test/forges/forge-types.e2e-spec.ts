@@ -125,3 +125,67 @@ describe('forge types', () => {
     expect(gitlab.requests.length).toBe(before);
   });
 });
+
+describe('the forges API', () => {
+  const gitea = new TestForge('gitea', { token: 'gitea-test' });
+  const config = forgeConfigPath();
+  beforeAll(async () => {
+    await gitea.start();
+    writeForgeConfig(config, [
+      { type: 'gitea', url: gitea.url, tokenEnv: 'GITEA_TEST_TOKEN', repositories: ['team/app'] },
+      { type: 'github', url: 'https://api.github.com', tokenEnv: 'UNSET_TEST_VARIABLE', repositories: ['acme/app'] },
+    ]);
+  });
+  afterAll(() => gitea.close());
+  const ctx = useTestRelay({ SVC_CONFIG: config, GITEA_TEST_TOKEN: 'gitea-test' });
+
+  it('lists the forges without credentials to every member; the delivery log and the test status are an Admin\'s', async () => {
+    const viewer = await ctx.members.member('Viewer');
+    const admin = await ctx.members.admin();
+    const list = await ctx.members.as(viewer, 'get', '/api/v1/forges').expect(200);
+    expect(list.body.forges).toEqual([
+      { index: 0, type: 'gitea', api_url: gitea.url, web_url: gitea.url.replace(/\/api\/v1$/, ''), repositories: ['team/app'], context: 'svc/review', auth: 'token', problem: null },
+      {
+        index: 1,
+        type: 'github',
+        api_url: 'https://api.github.com',
+        web_url: 'https://github.com',
+        repositories: ['acme/app'],
+        context: 'svc/review',
+        auth: 'token',
+        problem: 'the environment variable UNSET_TEST_VARIABLE (its token) is not set',
+      },
+    ]);
+    expect(JSON.stringify(list.body)).not.toContain('gitea-test');
+    await ctx.members.as(viewer, 'get', '/api/v1/forges/deliveries').expect(403);
+    await ctx.members.as(viewer, 'post', '/api/v1/forges/0/test').send({ repository: 'team/app', commit: 'a'.repeat(40) }).expect(403);
+
+    const sha = 'ab'.repeat(20);
+    const sent = await ctx.members.as(admin, 'post', '/api/v1/forges/0/test').send({ repository: 'team/app', commit: sha.toUpperCase() }).expect(200);
+    expect(sent.body).toEqual({ ok: true, status_code: 200, error: null, context: 'svc/review/test' });
+    expect(gitea.requests.at(-1)).toEqual(expect.objectContaining({ path: `/api/v1/repos/team/app/statuses/${sha}`, problems: [] }));
+    gitea.script('gitea/repoCreateStatus', { status: 404, body: { message: 'repo not found' } });
+    const refused = await ctx.members.as(admin, 'post', '/api/v1/forges/0/test').send({ repository: 'team/app', commit: sha }).expect(200);
+    expect(refused.body).toEqual(expect.objectContaining({ ok: false, status_code: 404 }));
+    expect((await ctx.members.as(admin, 'post', '/api/v1/forges/1/test').send({ repository: 'acme/app', commit: sha }).expect(400)).body).toEqual({
+      error: 'svc.config.json forges[1] is not used: the environment variable UNSET_TEST_VARIABLE (its token) is not set',
+    });
+    expect((await ctx.members.as(admin, 'post', '/api/v1/forges/0/test').send({ repository: 'other/repo', commit: sha }).expect(400)).body).toEqual({
+      error: 'svc.config.json forges[0] does not list other/repo',
+    });
+    expect((await ctx.members.as(admin, 'post', '/api/v1/forges/0/test').send({ repository: 'team/app', commit: 'abc' }).expect(400)).body).toEqual({
+      error: 'commit must be a full commit SHA (40 or 64 hexadecimal characters)',
+    });
+    await ctx.members.as(admin, 'post', '/api/v1/forges/9/test').send({ repository: 'team/app', commit: sha }).expect(404);
+
+    const pat = await ctx.members.pat(await ctx.members.member('Developer'), 'builds:write');
+    const build = (await attachBuild(ctx.members.withPat(pat, 'post', '/api/v1/builds'), 'string-label.apk', { commit: sha, repository: 'team/app' }).expect(201)).body;
+    const log = await until('delivered', async () => {
+      const res = await ctx.members.as(admin, 'get', '/api/v1/forges/deliveries').expect(200);
+      return res.body.deliveries.find((d: { status: string }) => d.status === 'delivered') ? res.body.deliveries : null;
+    });
+    expect(log[0]).toEqual(
+      expect.objectContaining({ repository: 'team/app', commit: sha, context: 'svc/review', build_id: build.id, state: 'pending', status: 'delivered', attempts: [expect.objectContaining({ status_code: 200, error: null })] }),
+    );
+  });
+});

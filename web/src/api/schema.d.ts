@@ -504,6 +504,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/forges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The configured forges (no credentials): the build page links commits and pull requests with them */
+        get: operations["ForgesController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/forges/{index}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Post a test status (`<context>/test`, success) to a commit of one of the forge's repositories, once, and answer with the attempt
+         * @description A forge not in use (unset token variable, unusable URL) or a repository it does not list is 400 naming why.
+         */
+        post: operations["ForgesController_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/forges/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The delivery log: the newest 50 statuses queued for forges, newest first, with their attempts */
+        get: operations["ForgesController_deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/health": {
         parameters: {
             query?: never;
@@ -1679,6 +1733,70 @@ export interface components {
             /** @example Unauthorized */
             error: string;
         };
+        ForgeAttempt: {
+            /** Format: date-time */
+            attempted_at: string;
+            duration_ms: number;
+            error: string | null;
+            /** @description HTTP status; null for a network error or refused destination */
+            status_code: number | null;
+        };
+        ForgeDelivery: {
+            attempts: components["schemas"]["ForgeAttempt"][];
+            build_id: number;
+            commit: string;
+            context: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            delivered_at: string | null;
+            description: string;
+            id: number;
+            last_error: string | null;
+            repository: string;
+            /** @enum {string} */
+            state: "pending" | "success" | "failure";
+            /** @enum {string} */
+            status: "queued" | "delivered" | "superseded" | "failed";
+        };
+        ForgeDeliveryList: {
+            /** @description newest first, at most 50 */
+            deliveries: components["schemas"]["ForgeDelivery"][];
+        };
+        ForgeItem: {
+            /**
+             * @description the API base URL
+             * @example https://api.github.com
+             */
+            api_url: string;
+            /**
+             * @description app: a GitHub App, check runs instead of statuses
+             * @enum {string}
+             */
+            auth: "token" | "app";
+            /** @example svc/review */
+            context: string;
+            /** @description position in svc.config.json forges */
+            index: number;
+            /** @description why it is not used (an unset variable, an unusable URL); null when in use */
+            problem: string | null;
+            /**
+             * @example [
+             *       "acme/app"
+             *     ]
+             */
+            repositories: string[];
+            /** @enum {string} */
+            type: "github" | "gitlab" | "gitea";
+            /**
+             * @description where people open commits and pull requests
+             * @example https://github.com
+             */
+            web_url: string;
+        };
+        ForgeList: {
+            forges: components["schemas"]["ForgeItem"][];
+        };
         HealthDependencies: {
             /**
              * @description SQLite or PostgreSQL answers a trivial query
@@ -2001,6 +2119,22 @@ export interface components {
             /** @description null when there is no logo */
             logo_url: string | null;
             team_name: string;
+        };
+        TestStatusDto: {
+            /** @description a full commit SHA of that repository */
+            commit: string;
+            /**
+             * @description one of the forge's repositories
+             * @example acme/app
+             */
+            repository: string;
+        };
+        TestStatusResult: {
+            /** @description the context posted: `<context>/test`, never the one branch protection requires */
+            context: string;
+            error: string | null;
+            ok: boolean;
+            status_code: number | null;
         };
         TokenCreatedResponse: {
             /** @example svc_pat_… */
@@ -4168,6 +4302,132 @@ export interface operations {
             };
             /** @description the member already has 4 streams open */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    ForgesController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForgeList"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    ForgesController_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                index: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TestStatusDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestStatusResult"];
+                };
+            };
+            /** @description missing field, invalid format */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    ForgesController_deliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForgeDeliveryList"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
