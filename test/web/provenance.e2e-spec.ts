@@ -19,6 +19,7 @@ describeUnless(browserSkipReason(), 'build provenance on the build page (issue 2
   let browser: Browser;
   let relay: TestRelay;
   let developer: TestMember;
+  let members: MemberFactory;
   const forge = new TestForge('github', { token: 'ghp_web' });
   const opened: WatchedPage[] = [];
   const contexts: BrowserContext[] = [];
@@ -29,7 +30,8 @@ describeUnless(browserSkipReason(), 'build provenance on the build page (issue 2
     const config = forgeConfigPath();
     writeForgeConfig(config, [{ type: 'github', url: forge.url, tokenEnv: 'GH_WEB_TOKEN', repositories: ['acme/app'] }]);
     relay = await startTestRelay({ SVC_WEB_DIR: WEB_DIST, SVC_CONFIG: config, GH_WEB_TOKEN: 'ghp_web' });
-    developer = await new MemberFactory(relay).member('Developer');
+    members = new MemberFactory(relay);
+    developer = await members.member('Developer');
     browser = await launchChromium();
   }, 120_000);
 
@@ -45,17 +47,21 @@ describeUnless(browserSkipReason(), 'build provenance on the build page (issue 2
   });
 
   const upload = async (fields: Record<string, string>) => {
-    const req = new MemberFactory(relay).as(developer, 'post', '/api/v1/builds');
+    const req = members.as(developer, 'post', '/api/v1/builds');
     for (const [key, value] of Object.entries(fields)) req.field(key, value);
     return (await req.attach('file', readFileSync(fixture('string-label.apk')), 'string-label.apk').expect(201)).body.id as number;
   };
   const open = async (buildId: number) => {
+    const page = await openAs(developer, `/builds/${buildId}`);
+    await page.getByRole('heading', { name: 'Details' }).waitFor();
+    return page;
+  };
+  const openAs = async (member: TestMember, path: string) => {
     const context = await newContext(browser);
     contexts.push(context);
-    const watched = await signedInPage(context, relay.url, developer.cookie);
+    const watched = await signedInPage(context, relay.url, member.cookie);
     opened.push(watched);
-    await watched.page.goto(`${relay.url}/builds/${buildId}`);
-    await watched.page.getByRole('heading', { name: 'Details' }).waitFor();
+    await watched.page.goto(`${relay.url}${path}`);
     return watched.page;
   };
 
@@ -83,5 +89,19 @@ describeUnless(browserSkipReason(), 'build provenance on the build page (issue 2
     const page = await open(await upload({}));
     await page.getByRole('heading', { name: 'Details' }).waitFor();
     expect(await page.getByRole('region', { name: 'Source' }).count()).toBe(0);
+  });
+
+  it('an Admin sees the forges on the Webhooks page, sends a test status and reads the status deliveries', async () => {
+    const page = await openAs(await members.admin(), '/webhooks');
+    const item = page.getByRole('listitem', { name: 'svc.config.json forge 0' });
+    await item.getByText('In use').waitFor();
+    await item.getByLabel('Commit SHA').fill(SHA);
+    await item.getByRole('button', { name: 'Send test status' }).click();
+    await item.getByRole('status').filter({ hasText: 'Test status svc/review/test: posted' }).waitFor();
+    expect(forge.requests.at(-1)).toEqual(expect.objectContaining({ path: `/repos/acme/app/statuses/${SHA}`, problems: [] }));
+    await page.getByRole('button', { name: 'Status deliveries' }).click();
+    const log = page.getByRole('table', { name: 'Status deliveries' });
+    await log.getByText('svc/review', { exact: true }).first().waitFor();
+    expect(await log.getByRole('row').count()).toBeGreaterThan(1);
   });
 });
