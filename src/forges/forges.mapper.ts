@@ -109,3 +109,30 @@ export function toForgeDelivery(row: ForgeStatusEntity, attempts: ForgeDeliveryE
     attempts: attempts.map((a) => ({ attempted_at: isoWithMillis(a.attemptedAt), status_code: a.statusCode, error: a.error, duration_ms: a.durationMs })),
   };
 }
+
+export class ChangedCommitItem {
+  @ApiProperty()
+  sha: string;
+  @ApiProperty({ description: 'first line of the message' })
+  title: string;
+  @ApiProperty({ type: String, nullable: true })
+  author: string | null;
+  @ApiProperty({ type: String, nullable: true })
+  url: string | null;
+}
+
+/** GET /builds/:id/changes: the commits since the app's last Done build, or the changelog. */
+export class BuildChanges {
+  @ApiProperty({ enum: ['forge', 'changelog', 'none'], description: 'forge: commits from the compare API; changelog: the upload\'s text only' })
+  source: 'forge' | 'changelog' | 'none';
+  @ApiProperty({ type: Number, nullable: true, description: 'the newest Done build of the app and platform before this one, from the same repository' })
+  base_build_id: number | null;
+  @ApiProperty({ type: String, nullable: true })
+  base_commit: string | null;
+  @ApiProperty({ type: [ChangedCommitItem], description: 'oldest first, at most 100' })
+  commits: ChangedCommitItem[];
+  @ApiProperty({ type: String, nullable: true })
+  changelog: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'why the forge gave no commits (a refusal, no forge listing the repository), when it was asked' })
+  problem: string | null;
+}

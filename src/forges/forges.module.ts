@@ -9,6 +9,7 @@ import { ForgePullRequestEntity } from './pull-requests/pull-request.entity';
 import { PullRequestComments } from './pull-requests/pull-request-comments.service';
 import { ForgePullRequestRepository } from './pull-requests/pull-request.repository';
 import { ForgeDirectory } from './forge-directory';
+import { BuildChangesController } from './build-changes.controller';
 import { ForgesController } from './forges.controller';
 import { ForgesService } from './forges.service';
 import { ForgeOutboxRepository } from './outbox/forge-outbox.repository';
@@ -27,7 +28,7 @@ import { ForgeStatusFeed } from './status/status-feed';
     ShareLinksModule,
     WebhooksModule,
   ],
-  controllers: [ForgesController],
+  controllers: [ForgesController, BuildChangesController],
   providers: [
     ForgeDirectory,
     ForgesService,

@@ -112,6 +112,35 @@ describe('forge types', () => {
     expect([...gitlab.problems(), ...gitea.problems()]).toEqual([]);
   });
 
+  it('what changed: the commits since the app\'s last Done build from the compare API, else the changelog', async () => {
+    const [c1, c2] = ['c1'.repeat(20), 'c2'.repeat(20)];
+    const bare = (await upload({ repository: 'group/sub/app', changelog: 'no commit' })).body.id;
+    const none = await ctx.members.withPat(pat, 'get', `/api/v1/builds/${bare}/changes`).expect(200);
+    expect(none.body).toEqual({ source: 'changelog', base_build_id: null, base_commit: null, commits: [], changelog: 'no commit', problem: null });
+    const first = (await upload({ commit: c1, repository: 'group/sub/app', changelog: 'first' })).body.id;
+    await review(first, 'Done');
+    const second = (await upload({ commit: c2, repository: 'group/sub/app', changelog: 'second' })).body.id;
+    gitlab.script('gitlab/compare', {
+      status: 200,
+      body: { commits: [{ id: 'd'.repeat(40), title: 'Fix login', message: 'Fix login\n\nbody', author_name: 'Ann', web_url: 'https://gitlab.example/c/d' }], diffs: [] },
+    });
+    const changes = await ctx.members.withPat(pat, 'get', `/api/v1/builds/${second}/changes`).expect(200);
+    expect(changes.body).toEqual({
+      source: 'forge',
+      base_build_id: first,
+      base_commit: c1,
+      commits: [{ sha: 'd'.repeat(40), title: 'Fix login', author: 'Ann', url: 'https://gitlab.example/c/d' }],
+      changelog: 'second',
+      problem: null,
+    });
+    expect(gitlab.of('gitlab/compare').at(-1)!.query).toEqual({ from: c1, to: c2 });
+    gitlab.script('gitlab/compare', { status: 404, body: { message: '404 Commit Not Found' } });
+    const refused = await ctx.members.withPat(pat, 'get', `/api/v1/builds/${second}/changes`).expect(200);
+    expect(refused.body).toEqual(expect.objectContaining({ source: 'changelog', commits: [], problem: expect.stringContaining('HTTP 404') }));
+    await ctx.members.withPat(pat, 'get', '/api/v1/builds/999999/changes').expect(404);
+    expect(gitlab.problems()).toEqual([]);
+  });
+
   it('never calls a forge at a cloud metadata address; a forge with an unset token is not used', async () => {
     const meta = 'd4'.repeat(20);
     await upload({ commit: meta, repository: 'meta/app' });

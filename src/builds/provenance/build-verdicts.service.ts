@@ -68,6 +68,29 @@ export class BuildVerdictsService {
       : { userId: null, email: first.changedByEmail, displayName: first.changedByDisplayName };
   }
 
+  /**
+   * "What changed" (docs/integrations.md): the build's provenance, and the newest Done build of the
+   * same app and platform uploaded before it from the same repository with a commit (its base). Null
+   * when there is no such build.
+   */
+  async baseOf(buildId: number): Promise<{ build: BuildEntity; provenance: BuildProvenanceEntity | null; base: { buildId: number; commit: string } | null } | null> {
+    const build = await this.builds.findOneBy({ id: buildId });
+    if (!build) return null;
+    const provenance = await this.provenance.findOneBy({ buildId });
+    if (!provenance?.repository || !provenance.commit) return { build, provenance, base: null };
+    const row = await this.builds
+      .createQueryBuilder('b')
+      .innerJoin(BuildProvenanceEntity, 'p', 'p.build_id = b.id')
+      .select('b.id', 'id')
+      .addSelect('p.commit_sha', 'commit')
+      .where('b.app_id = :appId AND b.platform = :platform AND b.id < :id', { appId: build.appId, platform: build.platform, id: build.id })
+      .andWhere("b.status_label = 'Done' AND p.repository = :repository AND p.commit_sha IS NOT NULL", { repository: provenance.repository })
+      .orderBy('b.id', 'DESC')
+      .limit(1)
+      .getRawOne<{ id: number | string; commit: string }>();
+    return { build, provenance, base: row ? { buildId: Number(row.id), commit: row.commit } : null };
+  }
+
   private async buildsWhere(where: { repository: string; commit?: string; pullRequest?: number }): Promise<CommitBuild[]> {
     const rows = await this.provenance.find({ where, order: { buildId: 'ASC' } });
     if (!rows.length) return [];

@@ -14,6 +14,20 @@ export interface StatusPost {
   summary: string | null;
 }
 
+/** One commit of "what changed". */
+export interface ChangedCommit {
+  sha: string;
+  /** The first line of its message. */
+  title: string;
+  author: string | null;
+  url: string | null;
+}
+
+/** The first line of a commit message. */
+export function titleOf(message: string | undefined | null): string {
+  return (message ?? '').split(/\r?\n/)[0].trim();
+}
+
 /** The forge answered, but not with a 2xx: its status and headers decide whether to try again. */
 export class ForgeRefusal extends Error {
   constructor(
@@ -28,6 +42,8 @@ export class ForgeRefusal extends Error {
 /** Posts statuses to one kind of forge; throws ForgeRefusal for a non-2xx answer, anything else for a network error. */
 export interface ForgeClient {
   post(status: StatusPost): Promise<void>;
+  /** The commits after `base` up to `head`, oldest first (the forge's compare API). */
+  compare(repository: string, base: string, head: string): Promise<ChangedCommit[]>;
   /** Creates the pull (merge) request's comment and returns its id, or edits comment `commentId` in place. */
   upsertComment(repository: string, pullRequest: number, commentId: string | null, body: string): Promise<string>;
 }
@@ -42,8 +58,8 @@ export function forgeLabel(forge: Pick<ConfigFileForge, 'type' | 'url'>): string
 export async function sendJson(fetchImpl: typeof fetch, method: string, url: string, headers: Record<string, string>, body: unknown): Promise<unknown> {
   const res = await fetchImpl(url, {
     method,
-    headers: { 'Content-Type': 'application/json', Accept: 'application/json', ...headers },
-    body: JSON.stringify(body),
+    headers: { ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), Accept: 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
   if (!res.ok) throw new ForgeRefusal(res.status, res.headers, `HTTP ${res.status}${text ? `: ${text.slice(0, 300)}` : ''}`);

@@ -1,5 +1,5 @@
 import type { ConfigFileForge } from '../../config/forge-config';
-import { commentIdOf, ForgeClient, sendJson, StatusPost } from './forge-client';
+import { ChangedCommit, commentIdOf, ForgeClient, sendJson, StatusPost, titleOf } from './forge-client';
 
 /** Gitea and Forgejo (API v1): `POST /repos/{owner}/{repo}/statuses/{sha}`, GitHub's shape with `token` authorization. */
 export class GiteaForgeClient implements ForgeClient {
@@ -15,6 +15,15 @@ export class GiteaForgeClient implements ForgeClient {
       description: status.description,
       ...(status.targetUrl ? { target_url: status.targetUrl } : {}),
     });
+  }
+
+  /** Gitea 1.22+ and Forgejo: `GET /repos/{owner}/{repo}/compare/{base}...{head}`. */
+  async compare(repository: string, base: string, head: string): Promise<ChangedCommit[]> {
+    const url = `${this.repo(repository)}/compare/${encodeURIComponent(base)}...${encodeURIComponent(head)}`;
+    const answer = (await sendJson(this.fetchImpl, 'GET', url, this.headers(), undefined)) as {
+      commits?: { sha: string; html_url?: string; commit?: { message?: string; author?: { name?: string } } }[];
+    } | null;
+    return (answer?.commits ?? []).map((c) => ({ sha: c.sha, title: titleOf(c.commit?.message), author: c.commit?.author?.name ?? null, url: c.html_url ?? null }));
   }
 
   async upsertComment(repository: string, pullRequest: number, commentId: string | null, body: string): Promise<string> {

@@ -2,7 +2,7 @@ import { createAppAuth } from '@octokit/auth-app';
 import { Octokit } from '@octokit/rest';
 import { RELAY_VERSION } from '../../bootstrap/version';
 import type { ConfigFileForge } from '../../config/forge-config';
-import { ForgeClient, ForgeRefusal, StatusPost } from './forge-client';
+import { ChangedCommit, ForgeClient, ForgeRefusal, StatusPost, titleOf } from './forge-client';
 
 const SILENT = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
@@ -45,6 +45,16 @@ export class GitHubForgeClient implements ForgeClient {
           ...(status.targetUrl ? { target_url: status.targetUrl } : {}),
         });
       }
+    } catch (err) {
+      throw asRefusal(err);
+    }
+  }
+
+  async compare(repository: string, base: string, head: string): Promise<ChangedCommit[]> {
+    const [owner, ...rest] = repository.split('/');
+    try {
+      const { data } = await this.octokit.rest.repos.compareCommitsWithBasehead({ owner, repo: rest.join('/'), basehead: `${base}...${head}`, per_page: 100 });
+      return data.commits.map((c) => ({ sha: c.sha, title: titleOf(c.commit.message), author: c.commit.author?.name ?? c.author?.login ?? null, url: c.html_url ?? null }));
     } catch (err) {
       throw asRefusal(err);
     }

@@ -1,5 +1,5 @@
 import type { ConfigFileForge } from '../../config/forge-config';
-import { commentIdOf, ForgeClient, sendJson, StatusPost } from './forge-client';
+import { ChangedCommit, commentIdOf, ForgeClient, sendJson, StatusPost, titleOf } from './forge-client';
 
 /** GitLab's names for the relay's states (its `pending` means "not started": a review under way is `running`). */
 const STATES = { pending: 'running', success: 'success', failure: 'failed' } as const;
@@ -19,6 +19,12 @@ export class GitLabForgeClient implements ForgeClient {
       description: status.description,
       ...(status.targetUrl ? { target_url: status.targetUrl } : {}),
     });
+  }
+
+  async compare(repository: string, base: string, head: string): Promise<ChangedCommit[]> {
+    const url = `${this.project(repository)}/repository/compare?from=${encodeURIComponent(base)}&to=${encodeURIComponent(head)}`;
+    const answer = (await sendJson(this.fetchImpl, 'GET', url, this.headers(), undefined)) as { commits?: { id: string; title?: string; message?: string; author_name?: string; web_url?: string }[] } | null;
+    return (answer?.commits ?? []).map((c) => ({ sha: c.id, title: c.title ?? titleOf(c.message), author: c.author_name ?? null, url: c.web_url ?? null }));
   }
 
   /** A note on the merge request (`pull_request` is its iid). */

@@ -10,6 +10,7 @@ export type ForgeKind = 'github' | 'gitlab' | 'gitea';
 export interface RecordedRequest {
   method: string;
   path: string;
+  query: Record<string, string>;
   headers: IncomingMessage['headers'];
   body: unknown;
   /** The operation it matched (GitHub: the OpenAPI operationId), or null. */
@@ -104,6 +105,7 @@ export class TestForge {
       }
     }
     const path = (req.url ?? '').split('?')[0];
+    const query = Object.fromEntries(new URL(req.url ?? '/', 'http://forge').searchParams);
     const prefix = new URL(this.url).pathname.replace(/\/$/, '');
     const local = path.startsWith(prefix) ? path.slice(prefix.length) : path;
     const op = this.operations.find((o) => o.method === req.method && o.pattern.test(local)) ?? null;
@@ -113,7 +115,7 @@ export class TestForge {
       if (authProblem) problems.push(authProblem);
       if (op.validate && !op.validate(body ?? {})) problems.push(`body: ${JSON.stringify(op.validate.errors)}`);
     }
-    this.requests.push({ method: req.method ?? '', path, headers: req.headers, body, operation: op?.id ?? null, problems });
+    this.requests.push({ method: req.method ?? '', path, query, headers: req.headers, body, operation: op?.id ?? null, problems });
     const scripted = op ? this.scripts.get(op.id)?.shift() : undefined;
     if (scripted?.hold) await scripted.hold;
     const answer = scripted ?? (op ? { status: 201, body: this.plausible(op.id, body) } : { status: 404, body: { message: 'Not Found' } });
@@ -144,6 +146,7 @@ function operationsFor(kind: ForgeKind, options: { token?: string; appId?: strin
       ['post', '/app/installations/{installation_id}/access_tokens'],
       ['post', '/repos/{owner}/{repo}/issues/{issue_number}/comments'],
       ['patch', '/repos/{owner}/{repo}/issues/comments/{comment_id}'],
+      ['get', '/repos/{owner}/{repo}/compare/{basehead}'],
     ];
     return used.map(([method, template]) => {
       const op = spec.paths[template][method];
@@ -181,6 +184,14 @@ function operationsFor(kind: ForgeKind, options: { token?: string; appId?: strin
           },
           additionalProperties: false,
         }),
+        auth: (headers) => (headers['private-token'] === options.token ? null : 'PRIVATE-TOKEN missing or wrong'),
+      },
+      {
+        id: 'gitlab/compare',
+        method: 'GET',
+        template: '/projects/{id}/repository/compare',
+        pattern: /^\/projects\/[^/]+\/repository\/compare$/,
+        validate: null,
         auth: (headers) => (headers['private-token'] === options.token ? null : 'PRIVATE-TOKEN missing or wrong'),
       },
       ...noteOperations(ajv, 'gitlab', /^\/projects\/[^/]+\/merge_requests\/\d+\/notes$/, 'PUT', /^\/projects\/[^/]+\/merge_requests\/\d+\/notes\/\d+$/, (headers) =>

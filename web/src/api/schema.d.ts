@@ -309,6 +309,23 @@ export interface paths {
         patch: operations["BuildsController_update"];
         trace?: never;
     };
+    "/api/v1/builds/{id}/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The commits since the app's last Done build (the forge's compare API), or the upload's changelog */
+        get: operations["BuildChangesController_changes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/builds/{id}/compare": {
         parameters: {
             query?: never;
@@ -1337,6 +1354,21 @@ export interface components {
             /** @example 1.4.0 */
             version_name: string | null;
         };
+        BuildChanges: {
+            /** @description the newest Done build of the app and platform before this one, from the same repository */
+            base_build_id: number | null;
+            base_commit: string | null;
+            changelog: string | null;
+            /** @description oldest first, at most 100 */
+            commits: components["schemas"]["ChangedCommitItem"][];
+            /** @description why the forge gave no commits (a refusal, no forge listing the repository), when it was asked */
+            problem: string | null;
+            /**
+             * @description forge: commits from the compare API; changelog: the upload's text only
+             * @enum {string}
+             */
+            source: "forge" | "changelog" | "none";
+        };
         BuildComparison: {
             abis: components["schemas"]["ListChange"];
             build: components["schemas"]["ComparedBuildRef"];
@@ -1474,6 +1506,13 @@ export interface components {
             compressed: components["schemas"]["SizeDelta"] | null;
             name: string | null;
             uncompressed: components["schemas"]["SizeDelta"];
+        };
+        ChangedCommitItem: {
+            author: string | null;
+            sha: string;
+            /** @description first line of the message */
+            title: string;
+            url: string | null;
         };
         ChangePasswordDto: {
             currentPassword: string;
@@ -3409,6 +3448,63 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OkResponse"];
+                };
+            };
+            /** @description missing field, invalid format */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    BuildChangesController_changes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BuildChanges"];
                 };
             };
             /** @description missing field, invalid format */
