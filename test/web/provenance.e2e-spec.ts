@@ -85,6 +85,21 @@ describeUnless(browserSkipReason(), 'build provenance on the build page (issue 2
     expect(await source.getByText('Try the login').innerText()).toBe('Try the login\nthen the logout');
   });
 
+  it('shows what changed since the app\'s last Done build, from the forge\'s compare API', async () => {
+    const base = await upload({ commit: '9'.repeat(40), repository: 'acme/app' });
+    await members.as(await members.admin(), 'patch', `/api/v1/builds/${base}`).send({ status_label: 'Done' }).expect(200);
+    const head = await upload({ commit: 'a'.repeat(40), repository: 'acme/app' });
+    forge.script('repos/compare-commits-with-basehead', {
+      status: 200,
+      body: { commits: [{ sha: 'e'.repeat(40), html_url: `${forge.url}/acme/app/commit/${'e'.repeat(40)}`, commit: { message: 'Fix the logout\n\nlong text', author: { name: 'Ann' } } }] },
+    });
+    const page = await open(head);
+    const changes = page.getByRole('region', { name: `What changed since build #${base}` });
+    await changes.getByText('Fix the logout · Ann').waitFor();
+    expect(await changes.getByRole('link', { name: 'eeeeeee' }).getAttribute('href')).toBe(`${forge.url}/acme/app/commit/${'e'.repeat(40)}`);
+    expect(forge.of('repos/compare-commits-with-basehead').at(-1)!.path).toBe(`/repos/acme/app/compare/${'9'.repeat(40)}...${'a'.repeat(40)}`);
+  });
+
   it('shows no source for a build uploaded without provenance', async () => {
     const page = await open(await upload({}));
     await page.getByRole('heading', { name: 'Details' }).waitFor();

@@ -1,5 +1,5 @@
 import type { Build } from '../api/client';
-import { forgeLinks, useForges } from '../forges/queries';
+import { forgeLinks, useBuildChanges, useForges } from '../forges/queries';
 import styles from './build-page.module.css';
 
 /**
@@ -76,6 +76,40 @@ export function ProvenancePanel({ build }: { build: Build }) {
           <h3 className={styles.metaTerm}>What to test</h3>
           <p className={styles.changelog}>{p.changelog}</p>
         </>
+      )}
+      <WhatChanged build={build} />
+    </section>
+  );
+}
+
+/** The commits since the app's last Done build, when the forge gives them. */
+function WhatChanged({ build }: { build: Build }) {
+  const changes = useBuildChanges(build.id, Boolean(build.provenance?.commit));
+  if (!changes.data || changes.data.source !== 'forge') return null;
+  const { commits, base_build_id: base } = changes.data;
+  return (
+    <section aria-labelledby="changes-title">
+      <h3 id="changes-title" className={styles.metaTerm}>
+        What changed since build #{base}
+      </h3>
+      {commits.length === 0 ? (
+        <p className={styles.changelog}>No commits.</p>
+      ) : (
+        <ul className={styles.changelog} aria-label="Commits">
+          {commits.map((c) => (
+            <li key={c.sha}>
+              {c.url ? (
+                <a href={c.url} target="_blank" rel="noreferrer noopener">
+                  <code>{c.sha.slice(0, 7)}</code>
+                </a>
+              ) : (
+                <code>{c.sha.slice(0, 7)}</code>
+              )}{' '}
+              {c.title}
+              {c.author && <> · {c.author}</>}
+            </li>
+          ))}
+        </ul>
       )}
     </section>
   );

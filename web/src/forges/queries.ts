@@ -39,3 +39,12 @@ export function forgeLinks(forges: Forge[] | undefined, repository: string | nul
   if (forge.type === 'gitea') return { commit: (sha) => `${base}/commit/${sha}`, pullRequest: (n) => `${base}/pulls/${n}` };
   return { commit: (sha) => `${base}/commit/${sha}`, pullRequest: (n) => `${base}/pull/${n}` };
 }
+
+/** The commits since the app's last Done build, or the changelog (GET /builds/:id/changes). */
+export function useBuildChanges(buildId: number, enabled: boolean) {
+  return useQuery({
+    queryKey: ['builds', 'detail', buildId, 'changes'],
+    queryFn: () => call(api.GET('/api/v1/builds/{id}/changes', { params: { path: { id: buildId } } })),
+    enabled,
+  });
+}
