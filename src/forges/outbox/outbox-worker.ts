@@ -1,6 +1,8 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
+import { ClusterBus } from '../../cluster/cluster-bus';
 import { Clock } from '../../common/clock';
+import { ForgeStatusFeed } from '../status/status-feed';
 import { ForgeDirectory } from '../forge-directory';
 import { PullRequestComments } from '../pull-requests/pull-request-comments.service';
 import { ForgeOutboxRepository } from './forge-outbox.repository';
@@ -10,6 +12,8 @@ import { GIVE_UP_AFTER_MS, judgeFailure } from './retry-policy';
 /** How often due statuses are looked for (retries come due by the relay's clock). */
 export const OUTBOX_POLL_MS = 1000;
 const BATCH = 20;
+/** Longer than a round normally takes (each request is at most 10 s); a dead holder blocks others this long at most. */
+const SENDER_LOCK_MS = 5 * 60_000;
 
 /**
  * Sends the outbox's queued statuses (docs/integrations.md "Delivered like money"), oldest first,
@@ -29,12 +33,16 @@ export class ForgeOutboxWorker implements OnApplicationBootstrap, OnModuleDestro
     private readonly directory: ForgeDirectory,
     private readonly outbox: ForgeOutboxRepository,
     private readonly comments: PullRequestComments,
+    private readonly feed: ForgeStatusFeed,
+    private readonly bus: ClusterBus,
     private readonly clock: Clock,
   ) {}
 
   onApplicationBootstrap(): void {
     if (!this.directory.any) return;
-    this.timer = setInterval(() => this.kick(), OUTBOX_POLL_MS);
+    // The feed too: with several instances a nudge may find another instance reading it, which may
+    // have just missed the change; the next tick reads it (one primary-key probe a second).
+    this.timer = setInterval(() => void this.feed.catchUp().then(() => this.kick()), OUTBOX_POLL_MS);
     this.timer.unref();
     this.kick();
   }
@@ -56,7 +64,8 @@ export class ForgeOutboxWorker implements OnApplicationBootstrap, OnModuleDestro
       try {
         do {
           this.again = false;
-          await this.deliverDue();
+          // One sender among several instances (docs/scaling.md): the others skip this round.
+          await this.bus.exclusive('forge-outbox', SENDER_LOCK_MS, () => this.deliverDue());
         } while (this.again && !this.stopped);
       } catch (err) {
         this.logger.error(`Forge outbox: ${(err as Error)?.stack ?? err}`);

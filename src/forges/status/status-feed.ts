@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { BuildVerdictsService } from '../../builds/provenance/build-verdicts.service';
+import { ClusterBus } from '../../cluster/cluster-bus';
 import { Clock } from '../../common/clock';
 import { HttpError } from '../../common/errors/http-error';
 import { CommentsService } from '../../comments/comments.service';
@@ -24,6 +25,7 @@ const BATCH = 100;
 export class ForgeStatusFeed implements OnApplicationBootstrap {
   private readonly logger = new Logger('Forges');
   private chain: Promise<unknown> = Promise.resolve();
+  private waiting: Promise<void> | null = null;
 
   constructor(
     private readonly directory: ForgeDirectory,
@@ -32,6 +34,7 @@ export class ForgeStatusFeed implements OnApplicationBootstrap {
     private readonly publicUrl: PublicUrlService,
     private readonly outbox: ForgeOutboxRepository,
     private readonly pullRequests: ForgePullRequestRepository,
+    private readonly bus: ClusterBus,
     private readonly clock: Clock,
   ) {}
 
@@ -44,7 +47,15 @@ export class ForgeStatusFeed implements OnApplicationBootstrap {
 
   /** Reads the history past the cursor into the outbox; resolves when done (errors are logged, the next call retries). */
   catchUp(): Promise<void> {
-    return this.serially(() => this.readHistory());
+    // A read not started yet will see whatever this caller wants read: no second one behind it.
+    if (this.waiting) return this.waiting;
+    const read = this.serially(async () => {
+      this.waiting = null;
+      // One reader among several instances; the cursor's compare-and-set guards the queue anyway.
+      await this.bus.exclusive('forge-feed', 60_000, () => this.readHistory());
+    });
+    if (this.directory.any) this.waiting = read;
+    return read;
   }
 
   /** The statuses of this build's commit again (a new comment changes the description). */
