@@ -186,4 +186,15 @@ describe('the pull request comment on GitHub', () => {
     expect(page.text).toContain('html');
     expect(gh.problems()).toEqual([]);
   });
+
+  it('finds its comment by its marker when it never kept the id (a crash after the forge created it): no second comment', async () => {
+    const pat = await ctx.members.pat(await ctx.members.member('Developer'), 'builds:write');
+    const creates = gh.of('issues/create-comment').length;
+    gh.script('issues/list-comments', { status: 200, body: [{ id: 5, body: 'LGTM' }, { id: 777, body: '<!-- svc-relay:pull-request-builds -->\nold' }] });
+    await attachBuild(ctx.members.withPat(pat, 'post', '/api/v1/builds'), 'string-label.apk', { commit: SHA_B, repository: 'acme/app', pull_request: '13' }).expect(201);
+    await until('the old comment edited', () => gh.of('issues/update-comment').some((r) => r.path === '/repos/acme/app/issues/comments/777'));
+    expect(gh.of('issues/list-comments').at(-1)!.path).toBe('/repos/acme/app/issues/13/comments');
+    expect(gh.of('issues/create-comment')).toHaveLength(creates);
+    expect(gh.problems()).toEqual([]);
+  });
 });

@@ -46,6 +46,8 @@ export interface ForgeClient {
   compare(repository: string, base: string, head: string): Promise<ChangedCommit[]>;
   /** Creates the pull (merge) request's comment and returns its id, or edits comment `commentId` in place. */
   upsertComment(repository: string, pullRequest: number, commentId: string | null, body: string): Promise<string>;
+  /** The id of the pull request's first comment whose body contains `marker` (the first page of 100), or null. */
+  findComment(repository: string, pullRequest: number, marker: string): Promise<string | null>;
 }
 
 /** `github https://api.github.com`: names a configured forge in logs and the delivery log, never with a credential. */
@@ -68,6 +70,13 @@ export async function sendJson(fetchImpl: typeof fetch, method: string, url: str
   } catch {
     return null;
   }
+}
+
+/** The first comment of a list whose body holds `marker`. */
+export function markedComment(list: unknown, marker: string): string | null {
+  if (!Array.isArray(list)) return null;
+  const found = list.find((c: { body?: unknown }) => typeof c?.body === 'string' && c.body.includes(marker)) as { id?: unknown } | undefined;
+  return found && (typeof found.id === 'number' || typeof found.id === 'string') ? String(found.id) : null;
 }
 
 /** The `id` of a created comment, as a string (GitHub, GitLab and Gitea give a number). */

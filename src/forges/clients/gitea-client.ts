@@ -1,5 +1,5 @@
 import type { ConfigFileForge } from '../../config/forge-config';
-import { ChangedCommit, commentIdOf, ForgeClient, sendJson, StatusPost, titleOf } from './forge-client';
+import { ChangedCommit, commentIdOf, ForgeClient, markedComment, sendJson, StatusPost, titleOf } from './forge-client';
 
 /** Gitea and Forgejo (API v1): `POST /repos/{owner}/{repo}/statuses/{sha}`, GitHub's shape with `token` authorization. */
 export class GiteaForgeClient implements ForgeClient {
@@ -24,6 +24,10 @@ export class GiteaForgeClient implements ForgeClient {
       commits?: { sha: string; html_url?: string; commit?: { message?: string; author?: { name?: string } } }[];
     } | null;
     return (answer?.commits ?? []).map((c) => ({ sha: c.sha, title: titleOf(c.commit?.message), author: c.commit?.author?.name ?? null, url: c.html_url ?? null }));
+  }
+
+  async findComment(repository: string, pullRequest: number, marker: string): Promise<string | null> {
+    return markedComment(await sendJson(this.fetchImpl, 'GET', `${this.repo(repository)}/issues/${pullRequest}/comments`, this.headers(), undefined), marker);
   }
 
   async upsertComment(repository: string, pullRequest: number, commentId: string | null, body: string): Promise<string> {

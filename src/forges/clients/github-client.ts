@@ -2,7 +2,7 @@ import { createAppAuth } from '@octokit/auth-app';
 import { Octokit } from '@octokit/rest';
 import { RELAY_VERSION } from '../../bootstrap/version';
 import type { ConfigFileForge } from '../../config/forge-config';
-import { ChangedCommit, ForgeClient, ForgeRefusal, StatusPost, titleOf } from './forge-client';
+import { ChangedCommit, ForgeClient, ForgeRefusal, markedComment, StatusPost, titleOf } from './forge-client';
 
 const SILENT = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
@@ -55,6 +55,16 @@ export class GitHubForgeClient implements ForgeClient {
     try {
       const { data } = await this.octokit.rest.repos.compareCommitsWithBasehead({ owner, repo: rest.join('/'), basehead: `${base}...${head}`, per_page: 100 });
       return data.commits.map((c) => ({ sha: c.sha, title: titleOf(c.commit.message), author: c.commit.author?.name ?? c.author?.login ?? null, url: c.html_url ?? null }));
+    } catch (err) {
+      throw asRefusal(err);
+    }
+  }
+
+  async findComment(repository: string, pullRequest: number, marker: string): Promise<string | null> {
+    const [owner, ...rest] = repository.split('/');
+    try {
+      const { data } = await this.octokit.rest.issues.listComments({ owner, repo: rest.join('/'), issue_number: pullRequest, per_page: 100 });
+      return markedComment(data, marker);
     } catch (err) {
       throw asRefusal(err);
     }

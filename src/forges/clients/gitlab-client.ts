@@ -1,5 +1,5 @@
 import type { ConfigFileForge } from '../../config/forge-config';
-import { ChangedCommit, commentIdOf, ForgeClient, sendJson, StatusPost, titleOf } from './forge-client';
+import { ChangedCommit, commentIdOf, ForgeClient, markedComment, sendJson, StatusPost, titleOf } from './forge-client';
 
 /** GitLab's names for the relay's states (its `pending` means "not started": a review under way is `running`). */
 const STATES = { pending: 'running', success: 'success', failure: 'failed' } as const;
@@ -25,6 +25,11 @@ export class GitLabForgeClient implements ForgeClient {
     const url = `${this.project(repository)}/repository/compare?from=${encodeURIComponent(base)}&to=${encodeURIComponent(head)}`;
     const answer = (await sendJson(this.fetchImpl, 'GET', url, this.headers(), undefined)) as { commits?: { id: string; title?: string; message?: string; author_name?: string; web_url?: string }[] } | null;
     return (answer?.commits ?? []).map((c) => ({ sha: c.id, title: c.title ?? titleOf(c.message), author: c.author_name ?? null, url: c.web_url ?? null }));
+  }
+
+  async findComment(repository: string, pullRequest: number, marker: string): Promise<string | null> {
+    const url = `${this.project(repository)}/merge_requests/${pullRequest}/notes?per_page=100&sort=asc`;
+    return markedComment(await sendJson(this.fetchImpl, 'GET', url, this.headers(), undefined), marker);
   }
 
   /** A note on the merge request (`pull_request` is its iid). */

@@ -5,7 +5,7 @@ import { PublicUrlService } from '../../relay/public-url.service';
 import { ShareLinksService } from '../../share-links/share-links.service';
 import { ForgeDirectory } from '../forge-directory';
 import { GIVE_UP_AFTER_MS, judgeFailure } from '../outbox/retry-policy';
-import { CommentBuild, renderPullRequestComment } from './pull-request-comment';
+import { COMMENT_MARKER, CommentBuild, renderPullRequestComment } from './pull-request-comment';
 import type { ForgePullRequestEntity } from './pull-request.entity';
 import { ForgePullRequestRepository } from './pull-request.repository';
 
@@ -41,7 +41,9 @@ export class PullRequestComments {
     if (!entry?.client) return this.rows.failed(row, entry ? `forge not used: ${entry.problem}` : 'no configured forge lists this repository', null);
     try {
       const body = renderPullRequestComment(await this.buildsOf(row));
-      const commentId = await entry.client.upsertComment(row.repository, row.number, row.commentId, body);
+      // Never written by this relay as far as it knows: a crash may have come between the forge creating it and the id being kept.
+      const known = row.commentId ?? (await entry.client.findComment(row.repository, row.number, COMMENT_MARKER));
+      const commentId = await entry.client.upsertComment(row.repository, row.number, known, body);
       await this.rows.written(row, commentId, (await this.rows.find(row.repository, row.number))?.installLinks ?? row.installLinks);
     } catch (err) {
       const verdict = judgeFailure(err, row.attempts + 1, this.clock.nowMs());

@@ -124,6 +124,7 @@ export class TestForge {
   }
 
   private plausible(operation: string, body: unknown): unknown {
+    if (/list-comments|list-notes/.test(operation)) return [];
     const id = this.nextId++;
     if (operation === 'apps/create-installation-access-token') return { token: `ghs_test${id}`, expires_at: new Date(Date.now() + 3_600_000).toISOString() };
     return { id, ...(body as object) };
@@ -147,6 +148,7 @@ function operationsFor(kind: ForgeKind, options: { token?: string; appId?: strin
       ['post', '/repos/{owner}/{repo}/issues/{issue_number}/comments'],
       ['patch', '/repos/{owner}/{repo}/issues/comments/{comment_id}'],
       ['get', '/repos/{owner}/{repo}/compare/{basehead}'],
+      ['get', '/repos/{owner}/{repo}/issues/{issue_number}/comments'],
     ];
     return used.map(([method, template]) => {
       const op = spec.paths[template][method];
@@ -237,7 +239,9 @@ function noteOperations(
   auth: Operation['auth'],
 ): Operation[] {
   const schema = { type: 'object', required: ['body'], properties: { body: { type: 'string', minLength: 1 } }, additionalProperties: false };
+  const list = kind === 'gitlab' ? 'gitlab/list-notes' : 'gitea/list-comments';
   return [
+    { id: list, method: 'GET', template: create.source, pattern: create, validate: null, auth },
     { id: `${kind}/create-comment`, method: 'POST', template: create.source, pattern: create, validate: ajv.compile(schema), auth },
     { id: `${kind}/edit-comment`, method: editMethod, template: edit.source, pattern: edit, validate: ajv.compile(schema), auth },
   ];
