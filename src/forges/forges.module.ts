@@ -10,6 +10,7 @@ import { PullRequestComments } from './pull-requests/pull-request-comments.servi
 import { ForgePullRequestRepository } from './pull-requests/pull-request.repository';
 import { ForgeDirectory } from './forge-directory';
 import { BuildChangesController } from './build-changes.controller';
+import { BuildChangesReader } from './changes/build-changes-reader';
 import { ForgesController } from './forges.controller';
 import { ForgesService } from './forges.service';
 import { ForgeOutboxRepository } from './outbox/forge-outbox.repository';
@@ -32,6 +33,7 @@ import { ForgeStatusFeed } from './status/status-feed';
   providers: [
     ForgeDirectory,
     ForgesService,
+    BuildChangesReader,
     ForgeOutboxRepository,
     ForgePullRequestRepository,
     PullRequestComments,

@@ -3,8 +3,7 @@ import { badRequest, notFound } from '../common/errors/http-error';
 import { Clock } from '../common/clock';
 import type { TestStatusResult } from './dto/test-status.dto';
 import { ForgeDirectory } from './forge-directory';
-import { BuildVerdictsService } from '../builds/provenance/build-verdicts.service';
-import { ErrorMessages } from '../common/errors/error-messages';
+import { BuildChangesReader } from './changes/build-changes-reader';
 import { BuildChanges, ForgeDelivery, ForgeItem, toForgeDelivery, toForgeItem } from './forges.mapper';
 import { ForgeOutboxRepository } from './outbox/forge-outbox.repository';
 import { judgeFailure } from './outbox/retry-policy';
@@ -17,29 +16,13 @@ export class ForgesService {
   constructor(
     private readonly directory: ForgeDirectory,
     private readonly outbox: ForgeOutboxRepository,
-    private readonly verdicts: BuildVerdictsService,
+    private readonly changes: BuildChangesReader,
     private readonly clock: Clock,
   ) {}
 
-  /**
-   * What changed since the app's last Done build (same platform, same repository): the commits
-   * between the two from the forge's compare API; without a forge or a base, the changelog alone.
-   */
-  async changesOf(buildId: number): Promise<BuildChanges> {
-    const found = await this.verdicts.baseOf(buildId);
-    if (!found) throw notFound(ErrorMessages.buildNotFound);
-    const changelog = found.provenance?.changelog ?? null;
-    const fallback: BuildChanges = { source: changelog ? 'changelog' : 'none', base_build_id: found.base?.buildId ?? null, base_commit: found.base?.commit ?? null, commits: [], changelog, problem: null };
-    const { provenance, base } = found;
-    if (!provenance?.repository || !provenance.commit || !base) return fallback;
-    const entry = this.directory.forRepository(provenance.repository);
-    if (!entry?.client) return { ...fallback, problem: entry ? `forge not used: ${entry.problem}` : 'no configured forge lists this repository' };
-    try {
-      const commits = await entry.client.compare(provenance.repository, base.commit, provenance.commit);
-      return { ...fallback, source: 'forge', commits: commits.slice(0, 100) };
-    } catch (err) {
-      return { ...fallback, problem: judgeFailure(err, 1, this.clock.nowMs()).error };
-    }
+  /** What changed in a build: the commits since the app's last Done build, or the changelog. */
+  changesOf(buildId: number): Promise<BuildChanges> {
+    return this.changes.of(buildId);
   }
 
   list(): ForgeItem[] {

@@ -187,6 +187,21 @@ describe('the pull request comment on GitHub', () => {
     expect(gh.problems()).toEqual([]);
   });
 
+  it('lists what changed since the app\'s last Done build under each build', async () => {
+    const pat = await ctx.members.pat(await ctx.members.member('Developer'), 'builds:write');
+    gh.script('repos/compare-commits-with-basehead', {
+      status: 200,
+      body: { commits: [{ sha: 'f'.repeat(40), html_url: 'https://github.example/c/f', commit: { message: 'Fix *the* crash\n\nmore' } }] },
+    });
+    const next = (await attachBuild(ctx.members.withPat(pat, 'post', '/api/v1/builds'), 'string-label.apk', { commit: SHA_C, repository: 'acme/app', pull_request: '12' }).expect(201)).body.id;
+    const body = await until('what changed in the comment', () =>
+      gh.of('issues/update-comment').map((r) => (r.body as { body: string }).body).find((b) => b.includes(`(android, #${next})`) && b.includes('What changed since #')),
+    );
+    expect(body).toContain('- [`fffffff`](https://github.example/c/f) Fix \\*the\\* crash');
+    expect(gh.of('repos/compare-commits-with-basehead').at(-1)!.path).toBe(`/repos/acme/app/compare/${SHA_A}...${SHA_C}`);
+    expect(gh.problems()).toEqual([]);
+  });
+
   it('finds its comment by its marker when it never kept the id (a crash after the forge created it): no second comment', async () => {
     const pat = await ctx.members.pat(await ctx.members.member('Developer'), 'builds:write');
     const creates = gh.of('issues/create-comment').length;

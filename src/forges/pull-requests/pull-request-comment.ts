@@ -7,7 +7,12 @@ export const COMMENT_MARKER = '<!-- svc-relay:pull-request-builds -->';
 export interface CommentBuild extends CommitBuild {
   pageUrl: string | null;
   installUrl: string | null;
+  /** Commits since the app's last Done build (the forge's compare API), with that build's id; null when unknown. */
+  changes: { baseBuildId: number; commits: { sha: string; title: string; url: string | null }[] } | null;
 }
+
+/** Commits listed per build in the comment; the build page shows them all. */
+const COMMITS_SHOWN = 10;
 
 /**
  * The pull request's one comment (docs/integrations.md): a table of its builds (app, platform,
@@ -22,8 +27,11 @@ export function renderPullRequestComment(builds: CommentBuild[]): string {
     return `| ${cell(b.name)} | ${b.platform} | ${cell(versionOf(b))} | ${verdictOf(b)} | ${build} | ${install} |`;
   });
   const changelogs = newestFirst
-    .filter((b) => b.provenance.changelog)
-    .map((b) => `<details><summary>What to test in ${cell(b.name)} ${cell(versionOf(b))} (${b.platform}, #${b.id})</summary>\n\n${quote(b.provenance.changelog!)}\n\n</details>`);
+    .filter((b) => b.provenance.changelog || b.changes)
+    .map((b) => {
+      const parts = [b.provenance.changelog ? quote(b.provenance.changelog) : null, b.changes ? changesOf(b.changes) : null].filter(Boolean);
+      return `<details><summary>What to test in ${cell(b.name)} ${cell(versionOf(b))} (${b.platform}, #${b.id})</summary>\n\n${parts.join('\n\n')}\n\n</details>`;
+    });
   return [
     COMMENT_MARKER,
     '### Builds for review',
@@ -33,6 +41,13 @@ export function renderPullRequestComment(builds: CommentBuild[]): string {
     ...rows,
     ...(changelogs.length ? ['', ...changelogs] : []),
   ].join('\n');
+}
+
+/** "What changed since #12": the first commits, linked, and how many more. */
+function changesOf(changes: NonNullable<CommentBuild['changes']>): string {
+  const shown = changes.commits.slice(0, COMMITS_SHOWN).map((c) => `- ${c.url ? `[\`${c.sha.slice(0, 7)}\`](${c.url})` : `\`${c.sha.slice(0, 7)}\``} ${cell(c.title)}`);
+  const more = changes.commits.length - shown.length;
+  return [`What changed since #${changes.baseBuildId}:`, ...(shown.length ? shown : ['- no commits']), ...(more > 0 ? [`- … and ${more} more`] : [])].join('\n');
 }
 
 function versionOf(build: CommitBuild): string {

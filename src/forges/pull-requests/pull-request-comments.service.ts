@@ -3,6 +3,7 @@ import { BuildVerdictsService } from '../../builds/provenance/build-verdicts.ser
 import { Clock } from '../../common/clock';
 import { PublicUrlService } from '../../relay/public-url.service';
 import { ShareLinksService } from '../../share-links/share-links.service';
+import { BuildChangesReader } from '../changes/build-changes-reader';
 import { ForgeDirectory } from '../forge-directory';
 import { GIVE_UP_AFTER_MS, judgeFailure } from '../outbox/retry-policy';
 import { COMMENT_MARKER, CommentBuild, renderPullRequestComment } from './pull-request-comment';
@@ -25,6 +26,7 @@ export class PullRequestComments {
     private readonly verdicts: BuildVerdictsService,
     private readonly shareLinks: ShareLinksService,
     private readonly publicUrl: PublicUrlService,
+    private readonly changes: BuildChangesReader,
     private readonly clock: Clock,
   ) {}
 
@@ -68,7 +70,13 @@ export class PullRequestComments {
           made = true;
         }
       }
-      builds.push({ ...build, pageUrl: base ? `${base}/builds/${build.id}` : null, installUrl: links[build.id] ?? null });
+      const changed = await this.changes.of(build.id).catch(() => null);
+      builds.push({
+        ...build,
+        pageUrl: base ? `${base}/builds/${build.id}` : null,
+        installUrl: links[build.id] ?? null,
+        changes: changed?.source === 'forge' && changed.base_build_id !== null ? { baseBuildId: changed.base_build_id, commits: changed.commits } : null,
+      });
     }
     // Kept before the forge is asked: a link made is never made again, whatever the answer.
     if (made) await this.rows.keepLinks(row.id, JSON.stringify(links));

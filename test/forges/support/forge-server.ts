@@ -220,6 +220,14 @@ function operationsFor(kind: ForgeKind, options: { token?: string; appId?: strin
       }),
       auth: (headers) => (headers.authorization === `token ${options.token}` ? null : 'Authorization: token … missing or wrong'),
     },
+    {
+      id: 'gitea/repoCompareDiff',
+      method: 'GET',
+      template: '/repos/{owner}/{repo}/compare/{basehead}',
+      pattern: /^\/repos\/[^/]+\/[^/]+\/compare\/[^/]+$/,
+      validate: null,
+      auth: (headers) => (headers.authorization === `token ${options.token}` ? null : 'Authorization: token … missing or wrong'),
+    },
     ...noteOperations(ajv, 'gitea', /^\/repos\/[^/]+\/[^/]+\/issues\/\d+\/comments$/, 'PATCH', /^\/repos\/[^/]+\/[^/]+\/issues\/comments\/\d+$/, (headers) =>
       headers.authorization === `token ${options.token}` ? null : 'Authorization: token … missing or wrong',
     ),
