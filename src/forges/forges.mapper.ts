@@ -76,15 +76,25 @@ export class ForgeDeliveryList {
 /** The web address people use: api.github.com → github.com, `…/api/v3|v4|v1` → the host. */
 export function webUrlOf(forge: Pick<ConfiguredForge['forge'], 'type' | 'url'>): string {
   const url = new URL(forge.url);
+  url.username = '';
+  url.password = '';
   if (url.hostname === 'api.github.com') return 'https://github.com';
   return `${url.origin}${url.pathname.replace(/\/api\/v\d+\/?$/, '').replace(/\/$/, '')}`;
+}
+
+/** The URL without user name or password (an operator may have written them into it). */
+function withoutCredentials(raw: string): string {
+  const url = new URL(raw);
+  url.username = '';
+  url.password = '';
+  return url.href.replace(/\/$/, '');
 }
 
 export function toForgeItem(entry: ConfiguredForge): ForgeItem {
   return {
     index: entry.index,
     type: entry.forge.type,
-    api_url: entry.forge.url,
+    api_url: withoutCredentials(entry.forge.url),
     web_url: webUrlOf(entry.forge),
     repositories: entry.forge.repositories,
     context: entry.forge.context,
