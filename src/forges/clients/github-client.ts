@@ -1,5 +1,4 @@
-import { createAppAuth } from '@octokit/auth-app';
-import { Octokit } from '@octokit/rest';
+import type { Octokit } from '@octokit/rest';
 import { RELAY_VERSION } from '../../bootstrap/version';
 import type { ConfigFileForge } from '../../config/forge-config';
 import { ChangedCommit, ForgeClient, ForgeRefusal, markedComment, StatusPost, titleOf } from './forge-client';
@@ -19,6 +18,9 @@ export class GitHubForgeClient implements ForgeClient {
     private readonly forge: ConfigFileForge,
     fetchImpl: typeof fetch,
   ) {
+    // Loaded here, not at import: a relay without a GitHub forge never pays for Octokit at start-up.
+    const { Octokit } = require('@octokit/rest') as typeof import('@octokit/rest');
+    const { createAppAuth } = require('@octokit/auth-app') as typeof import('@octokit/auth-app');
     const options = { baseUrl: forge.url, userAgent: `svc-relay/${RELAY_VERSION}`, request: { fetch: fetchImpl }, log: SILENT };
     this.octokit = forge.app
       ? new Octokit({
