@@ -40,6 +40,7 @@ import { TwoFactorModule } from './two-factor/two-factor.module';
 import { ImagesModule } from './images/images.module';
 import { UsersModule } from './users/users.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
+import { ForgesModule } from './forges/forges.module';
 
 /** Modules added next to the relay's own, e.g. a test's probe routes. */
 export type ExtraImports = NonNullable<ModuleMetadata['imports']>;
@@ -84,6 +85,7 @@ export class AppModule {
         DeviceSessionsModule,
         RecordingsModule,
         WebhooksModule,
+        ForgesModule,
         ImagesModule,
         MailModule,
         SettingsModule,

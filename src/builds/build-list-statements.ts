@@ -21,6 +21,9 @@ export interface PageValues {
   /** build_counts' key of the status filter ('' for untriaged). */
   statusKey: string | undefined;
   appId: number | undefined;
+  /** Provenance filters (issue 25): the branch, exact; the commit as a `prefix%` pattern. */
+  branch: string | undefined;
+  commitPattern: string | undefined;
   limit: number;
   offset: number;
   /** SQLite: trigramQuery() of the search's terms (the estimate's FTS5 query), if any has a trigram. */
@@ -37,6 +40,8 @@ export function pageValues(query: BuildPageQuery, postgres: boolean): PageValues
     status: query.status === 'untriaged' ? undefined : query.status,
     statusKey: query.status === 'untriaged' ? '' : query.status,
     appId: query.appId,
+    branch: query.branch,
+    commitPattern: query.commit ? `${query.commit}%` : undefined,
     limit: query.limit,
     offset: query.page * query.limit,
     trigrams: postgres || !query.searchTerms ? undefined : trigramQuery(query.searchTerms),
@@ -54,6 +59,8 @@ export function shapeOf(query: BuildPageQuery): string {
     query.status === 'untriaged' ? 'u' : query.status ? 's' : '',
     query.appId !== undefined ? 'a' : '',
     query.flagged ? 'f' : '',
+    query.branch !== undefined ? 'b' : '',
+    query.commit ? 'c' : '',
     // Per term whether it is long enough for the index (PostgreSQL's statements differ), and whether any is (SQLite's estimate).
     query.searchTerms ? `t${query.searchTerms.map((term) => (Array.from(term).length < MIN_INDEXED_TERM ? 's' : 'l')).join('')}` : '',
   ];
@@ -141,9 +148,9 @@ export function totalOf(db: Kysely<Database>, v: PageValues, query: BuildPageQue
     );
   }
   // SQLite, a search alone: its content's rows only (a scan of short rows, no builds row read).
-  const alone = !query.q && !query.platform && !query.status && query.appId === undefined;
+  const alone = !query.q && !query.platform && !query.status && query.appId === undefined && query.branch === undefined && !query.commit;
   if (query.searchTerms && mode === 'scan' && alone) return countProbed(db, query.searchTerms.map((_, i) => v[`term${i}`]));
-  if (query.q || query.searchTerms) return filtered(db.selectFrom('builds as b').select((eb) => eb.fn.countAll().as('total')), db, v, query, postgres, test);
+  if (query.q || query.searchTerms || query.branch !== undefined || query.commit) return filtered(db.selectFrom('builds as b').select((eb) => eb.fn.countAll().as('total')), db, v, query, postgres, test);
   // build_counts keeps an unset status under ''.
   return db
     .selectFrom('build_counts as c')
@@ -177,6 +184,10 @@ function filtered<Q extends SelectQueryBuilder<any, any, any>>(
   if (query.appId !== undefined) conditions.push(sql<SqlBool>`${b('app_id')} = ${v.appId}`);
   // A probe per row of the list's index walk (not `IN (…)`, which would sort the flagged builds).
   if (query.flagged) conditions.push(sql<SqlBool>`exists ${db.selectFrom('build_flags as f').select(sql.lit(1).as('one')).where('f.build_id', '=', b('id'))}`);
+  // Provenance (a row per build that has any): probed by primary key, like the flags.
+  const provenance = () => db.selectFrom('build_provenance as pv').select(sql.lit(1).as('one')).where('pv.build_id', '=', b('id'));
+  if (query.branch !== undefined) conditions.push(sql<SqlBool>`exists ${provenance().where(sql<SqlBool>`${sql.ref('pv.branch')} = ${v.branch}`)}`);
+  if (query.commit) conditions.push(sql<SqlBool>`exists ${provenance().where(sql<SqlBool>`${sql.ref('pv.commit_sha')} like ${v.commitPattern}`)}`);
   return conditions.reduce((filtering, condition) => filtering.where(condition) as Q, qb);
 }
 

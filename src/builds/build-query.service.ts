@@ -6,13 +6,21 @@ import { BuildEntity } from './build.entity';
 import type { BuildStatusChangeEntity } from './build-status-change.entity';
 import { BuildsRepository, LatestBuild, ListedBuild } from './builds.repository';
 import { DEFAULT_PAGE_SIZE, ListBuildsQuery, MAX_PAGE_SIZE } from './dto/list-builds.query';
+import type { BuildProvenanceEntity } from './provenance/build-provenance.entity';
+import { BuildProvenanceRepository } from './provenance/build-provenance.repository';
+
+/** A build as GET /builds and GET /builds/:id show it, with its provenance (null when the upload gave none). */
+export type ShownListedBuild = ListedBuild & { provenance: BuildProvenanceEntity | null };
 
 export type { ListedBuild } from './builds.repository';
 
 /** Reading builds: one by id, or a filtered, sorted page with the total count. */
 @Injectable()
 export class BuildQueryService {
-  constructor(private readonly builds: BuildsRepository) {}
+  constructor(
+    private readonly builds: BuildsRepository,
+    private readonly provenance: BuildProvenanceRepository,
+  ) {}
 
   async get(id: number): Promise<BuildEntity> {
     const build = await this.builds.findById(id);
@@ -21,10 +29,15 @@ export class BuildQueryService {
   }
 
   /** One build with its uploader and icon; 404 when there is no such build. */
-  async detail(id: number): Promise<ListedBuild> {
+  async detail(id: number): Promise<ShownListedBuild> {
     const listed = await this.builds.findListed(id);
     if (!listed) throw notFound(ErrorMessages.buildNotFound);
-    return listed;
+    return { ...listed, provenance: await this.provenance.of(id) };
+  }
+
+  /** Where a build came from (null when its upload said nothing, or there is no such build). */
+  provenanceOf(id: number): Promise<BuildProvenanceEntity | null> {
+    return this.provenance.of(id);
   }
 
   /** Each app's latest build (apps without builds are absent). */
@@ -38,7 +51,14 @@ export class BuildQueryService {
     return this.builds.historyOf(id);
   }
 
-  list(query: ListBuildsQuery): Promise<{ items: ListedBuild[]; total: number }> {
+  /** One page, its builds' provenance read by primary key in one statement beside the list's own. */
+  async list(query: ListBuildsQuery): Promise<{ items: ShownListedBuild[]; total: number }> {
+    const page = await this.page(query);
+    const provenance = await this.provenance.ofBuilds(page.items.map((item) => item.build.id));
+    return { items: page.items.map((item) => ({ ...item, provenance: provenance.get(item.build.id) ?? null })), total: page.total };
+  }
+
+  private page(query: ListBuildsQuery): Promise<{ items: ListedBuild[]; total: number }> {
     // An app id no row can have (readId's rule) filters everything out, without asking the database.
     if (query.app_id !== undefined && query.app_id > MAX_ID) return Promise.resolve({ items: [], total: 0 });
     return this.builds.findPage({
@@ -50,6 +70,8 @@ export class BuildQueryService {
       status: query.status,
       appId: query.app_id,
       flagged: query.flagged === 'true',
+      branch: query.branch || undefined,
+      commit: query.commit?.toLowerCase(),
       sort: query.sort ?? 'uploaded_at',
       dir: query.dir ?? 'desc',
     });

@@ -49,6 +49,13 @@ export class BuildsController {
       label: { type: 'string', maxLength: 200, description: 'free-text label, e.g. a branch name' },
       platform: { type: 'string', enum: [...PLATFORMS], description: 'derived from the file type when omitted' },
       app_id: { type: 'integer', minimum: 1, description: 'attach to this app; otherwise resolved from the bundle id' },
+      // Provenance, beyond the spec (docs/builds.md "Provenance"); the same names in tus metadata.
+      commit: { type: 'string', pattern: '^([0-9a-fA-F]{40}|[0-9a-fA-F]{64})$', description: 'the full commit SHA the build was made from' },
+      branch: { type: 'string', maxLength: 255 },
+      repository: { type: 'string', maxLength: 200, description: 'owner/name on a configured forge (GitLab: group/subgroup/name)' },
+      pull_request: { type: 'integer', minimum: 1, maximum: 2147483647 },
+      ci_url: { type: 'string', maxLength: 2048, description: 'http(s) URL of the CI run' },
+      changelog: { type: 'string', maxLength: 4000, description: 'what to test' },
     },
     ['file'],
   )

@@ -3,7 +3,8 @@ import { isoWithMillis, nullableIso } from '../common/time';
 import { shownName, uploadUrl } from '../users/users.mapper';
 import type { BuildEntity } from './build.entity';
 import type { UserEntity } from '../users/user.entity';
-import type { ListedBuild } from './build-query.service';
+import type { ShownListedBuild } from './build-query.service';
+import { BuildProvenance, toProvenance } from './provenance/provenance.mapper';
 import type { BuildStatusChangeEntity } from './build-status-change.entity';
 import { BUILD_STATUSES, type BuildStatus } from './build-status';
 import { PLATFORMS, type Platform } from '../app-catalogue/platform';
@@ -62,10 +63,16 @@ export class Build {
       'beyond the spec: the flags of the comparison with the build before it (same app and platform), stored at upload under the app\'s settings of the moment; empty when none (docs/builds.md "Flagged builds")',
   })
   flags: ComparisonFlag[];
+  @ApiProperty({
+    type: BuildProvenance,
+    nullable: true,
+    description: 'beyond the spec: where the build came from (commit, branch, repository, pull request, CI run, changelog) as its upload said; null when it said nothing (docs/builds.md "Provenance")',
+  })
+  provenance: BuildProvenance | null;
 }
 
-/** Build fields beyond spec §2 (docs/builds.md "Uploader and icon", "Flagged builds"), left out of the upload response. */
-const BEYOND_SPEC = ['uploaded_by', 'uploaded_by_id', 'icon_url', 'flags'] as const;
+/** Build fields beyond spec §2 (docs/builds.md "Uploader and icon", "Flagged builds", "Provenance"), left out of the upload response. */
+const BEYOND_SPEC = ['uploaded_by', 'uploaded_by_id', 'icon_url', 'flags', 'provenance'] as const;
 
 /** spec §4 POST /builds response: the summary (no version_label, completed_at, delete_after). */
 export class BuildSummary extends OmitType(Build, ['version_label', 'completed_at', 'delete_after', ...BEYOND_SPEC] as const) {}
@@ -104,7 +111,7 @@ export function toBuildSummary(build: BuildEntity): BuildSummary {
  * spec §2 Build in the spec's order, then the fields beyond it. One object literal: spreading a
  * shared part into it cost a slow object clone per item, most of a list page's mapping time.
  */
-export function toBuildResponse({ build, uploader, hasIcon, flags }: ListedBuild): Build {
+export function toBuildResponse({ build, uploader, hasIcon, flags, provenance }: ShownListedBuild): Build {
   return {
     id: build.id,
     app_id: build.appId,
@@ -122,6 +129,7 @@ export function toBuildResponse({ build, uploader, hasIcon, flags }: ListedBuild
     uploaded_by_id: uploader?.id ?? null,
     icon_url: hasIcon ? `/api/v1/builds/${build.id}/icon` : null,
     flags: flags ? (JSON.parse(flags) as ComparisonFlag[]) : [],
+    provenance: toProvenance(provenance),
   };
 }
 

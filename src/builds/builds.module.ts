@@ -25,11 +25,14 @@ import { WebhooksModule } from '../webhooks/webhooks.module';
 import { MetricsModule } from '../metrics/metrics.module';
 import { StorageModule } from '../storage/storage.module';
 import { CommonModule } from '../common/common.module';
+import { BuildProvenanceEntity } from './provenance/build-provenance.entity';
+import { BuildProvenanceRepository } from './provenance/build-provenance.repository';
+import { BuildVerdictsService } from './provenance/build-verdicts.service';
 
 /** Builds: upload (multipart and tus resumable) and metadata, contents and comparison, listing, review status, deletion schedule, purge, download. */
 @Module({
   imports: [
-    TypeOrmModule.forFeature([BuildEntity, BuildStatusChangeEntity, BuildIconEntity, BuildContentsEntity, AppCompareSettingsEntity]),
+    TypeOrmModule.forFeature([BuildEntity, BuildStatusChangeEntity, BuildIconEntity, BuildContentsEntity, AppCompareSettingsEntity, BuildProvenanceEntity]),
     CommonModule,
     StorageModule,
     MetricsModule,
@@ -50,7 +53,9 @@ import { CommonModule } from '../common/common.module';
     BuildContentsRepository,
     BuildContentsService,
     ResumableUploadsService,
+    BuildProvenanceRepository,
+    BuildVerdictsService,
   ],
-  exports: [BuildQueryService, BuildRetentionService, BuildIconsService, BuildDownloadService, ResumableUploadsService],
+  exports: [BuildVerdictsService, BuildQueryService, BuildRetentionService, BuildIconsService, BuildDownloadService, ResumableUploadsService],
 })
 export class BuildsModule {}

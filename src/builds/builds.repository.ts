@@ -29,6 +29,10 @@ export interface BuildPageQuery {
   appId?: number;
   /** Beyond the spec: only builds with a build_flags row. */
   flagged?: boolean;
+  /** Beyond the spec: builds whose provenance names this branch (exact). */
+  branch?: string;
+  /** Beyond the spec: builds whose provenance commit starts with this (lower-case hex). */
+  commit?: string;
   sort: BuildSortField;
   dir: 'asc' | 'desc';
 }
@@ -418,7 +422,7 @@ export class BuildsRepository {
 }
 
 /** The tables whose rows are written by one prepared INSERT (the upload's, in its transaction). */
-type InsertedTable = 'builds' | 'build_status_changes' | 'build_icons' | 'build_contents' | 'build_flags';
+type InsertedTable = 'builds' | 'build_status_changes' | 'build_icons' | 'build_contents' | 'build_flags' | 'build_provenance';
 
 /**
  * One INSERT of `row` (column → value) into `table`, prepared once per table and set of columns;

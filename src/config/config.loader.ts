@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ConfigError } from './config-error';
+import { readForges } from './forge-config';
 import { readSsoConfig } from './sso-config';
 import { AuditForwardingConfig, ConfigFileWebhook, LimitsConfig, LogLevel, RelayConfig, SmtpConfig, StorageConfig } from './relay-config';
 
@@ -78,6 +79,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     tlsCert,
     tlsKey,
     webhooks: readWebhooks(file.webhooks, env),
+    forges: readForges(file.forges, env),
     webDir: resolve(cwd, read.string('SVC_WEB_DIR', 'web.dir') ?? DEFAULT_WEB_DIR),
     metrics: {
       enabled: read.boolean('SVC_METRICS', 'metrics.enabled', false),

@@ -1,6 +1,7 @@
 import type { SsoConfig } from './sso-config';
 
 /** The relay's configuration, read and validated once at start-up (see config.loader.ts). */
+import type { ConfigFileForge } from './forge-config';
 export interface SmtpConfig {
   host: string;
   port: number;
@@ -124,6 +125,8 @@ export class RelayConfig {
   tlsCert: string | null;
   tlsKey: string | null;
   webhooks: ConfigFileWebhook[];
+  /** svc.config.json `forges`: where build verdicts become commit statuses (docs/integrations.md). */
+  forges: ConfigFileForge[];
   /** Folder of the built dashboard (Vite output; default web/dist of this install). */
   webDir: string;
   metrics: MetricsConfig;

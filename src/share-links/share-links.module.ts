@@ -17,5 +17,7 @@ import { CommonModule } from '../common/common.module';
   imports: [CommonModule, TypeOrmModule.forFeature([ShareLinkEntity]), BuildsModule, RelayModule],
   controllers: [ShareLinksController, InstallPageController],
   providers: [ShareLinksService],
+  // Forges put an install link of each build into its pull request's comment.
+  exports: [ShareLinksService],
 })
 export class ShareLinksModule {}

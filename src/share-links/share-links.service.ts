@@ -20,6 +20,9 @@ import { toShareLink, type ShareLink } from './share-links.mapper';
 
 export const INSTALL_PAGE_PATH = '/install';
 
+/** Who a link is made by: a member, or the uploader a forge comment speaks for (null id once their account is deleted). */
+export type ShareLinkCreator = Pick<Principal, 'email' | 'displayName'> & { userId: number | null };
+
 /** What the install page shows for a usable link. */
 export interface SharedBuild {
   build: BuildEntity;
@@ -45,7 +48,8 @@ export class ShareLinksService {
     private readonly clock: Clock,
   ) {}
 
-  async create(buildId: number, actor: Principal, days = DEFAULT_SHARE_DAYS): Promise<ShareLink> {
+  /** `actor` is the member asking, or (for a pull-request comment, docs/integrations.md) the build's uploader, whose account may be gone. */
+  async create(buildId: number, actor: ShareLinkCreator, days = DEFAULT_SHARE_DAYS): Promise<ShareLink> {
     await this.builds.get(buildId);
     const { token, hash } = newLinkToken();
     const now = this.clock.now();

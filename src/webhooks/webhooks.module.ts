@@ -35,7 +35,7 @@ import { CommonModule } from '../common/common.module';
     BuildStatusChangedListener,
     WebhookAudience,
   ],
-  // The builds module tells whoever changes a status how many endpoints it notifies.
-  exports: [WebhookAudience],
+  // The builds module tells whoever changes a status how many endpoints it notifies; forges keep the same SSRF rule.
+  exports: [WebhookAudience, DestinationGuard],
 })
 export class WebhooksModule {}

@@ -84,14 +84,15 @@ describe('builds API: list, review, schedule, purge, download', () => {
     const page = await list('');
     expect(page.ids).toEqual([ids.e, ids.d, ids.c, ids.b, ids.a]);
     expect(page.total).toBe(5);
-    // The spec's fields, then four beyond it (docs/builds.md "Uploader and icon", "Flagged builds").
+    // The spec's fields, then five beyond it (docs/builds.md "Uploader and icon", "Flagged builds", "Provenance").
     expect(Object.keys(page.items[0]).sort()).toEqual(
       [
         'app_id', 'build_number', 'bundle_id', 'completed_at', 'delete_after', 'id', 'name', 'platform', 'status_label', 'uploaded_at', 'version_label', 'version_name',
-        'uploaded_by', 'uploaded_by_id', 'icon_url', 'flags',
+        'uploaded_by', 'uploaded_by_id', 'icon_url', 'flags', 'provenance',
       ].sort(),
     );
     expect(page.items.map((b: { flags: unknown }) => b.flags)).toEqual([[], [], [], [], []]);
+    expect(page.items.map((b: { provenance: unknown }) => b.provenance)).toEqual([null, null, null, null, null]);
   });
 
   it('filters by platform, status, app and version name (case-insensitive)', async () => {

@@ -127,6 +127,11 @@ export const BUILD_SHAPE: Shape = {
     expect(Array.isArray(value)).toBe(true);
     for (const flag of value as unknown[]) expectShape(flag, { kind: FLAG_KINDS, reason: 'string', subject: 'string|null', watched: 'boolean' });
   },
+  // Where the build came from, as its upload said (docs/builds.md "Provenance"); null when it said nothing.
+  provenance: (value) => {
+    if (value === null) return;
+    expectShape(value, { commit: 'string|null', branch: 'string|null', repository: 'string|null', pull_request: 'number|null', ci_url: 'string|null', changelog: 'string|null' });
+  },
 };
 
 /** spec §4 POST /builds response. */

@@ -101,6 +101,7 @@ describe('access across modules (spec §5)', () => {
       'GET /api/v1/builds/:id': 'builds:write',
       'GET /api/v1/builds/:id/download': 'agent,builds:write,view', // docs/builds.md, beyond the spec
       'GET /api/v1/builds/:id/history': 'builds:write', // docs/builds.md, beyond the spec: GET build's access
+      'GET /api/v1/builds/:id/changes': 'builds:write', // docs/integrations.md "What changed", beyond the spec: GET build's access
       'POST /api/v1/comments': 'builds:write',
       'GET /api/v1/webhooks': 'builds:write',
       'POST /api/v1/webhooks': 'builds:write',

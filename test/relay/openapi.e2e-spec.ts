@@ -252,8 +252,8 @@ describe('OpenAPI', () => {
 
   it('carries the spec’s build shapes and list filters', () => {
     const summaryFields = ['app_id', 'build_number', 'bundle_id', 'id', 'name', 'platform', 'status_label', 'uploaded_at', 'version_name'];
-    // The last four: beyond the spec, deliberately and only on GET (docs/builds.md "Uploader and icon", "Flagged builds").
-    const buildFields = [...summaryFields, 'completed_at', 'delete_after', 'version_label', 'uploaded_by', 'uploaded_by_id', 'icon_url', 'flags'].sort();
+    // The last five: beyond the spec, deliberately and only on GET (docs/builds.md "Uploader and icon", "Flagged builds", "Provenance").
+    const buildFields = [...summaryFields, 'completed_at', 'delete_after', 'version_label', 'uploaded_by', 'uploaded_by_id', 'icon_url', 'flags', 'provenance'].sort();
     const build = responseSchema('get', '/api/v1/builds/{id}', '200');
     expect(propertiesOf(build)).toEqual(buildFields);
     expect(build.properties!.status_label).toMatchObject({
@@ -275,8 +275,8 @@ describe('OpenAPI', () => {
     const creationHeaders = doc.paths['/api/v1/uploads/builds'].post.parameters!.filter((p) => p.in === 'header').map((p) => p.name);
     expect(creationHeaders.sort()).toEqual(['Tus-Resumable', 'Upload-Length', 'Upload-Metadata']);
     const query = doc.paths['/api/v1/builds'].get.parameters!.filter((p) => p.in === 'query');
-    // flagged and search: beyond the spec (docs/builds.md "Flagged builds", "Search").
-    expect(query.map((p) => p.name).sort()).toEqual(['app_id', 'dir', 'flagged', 'limit', 'page', 'platform', 'q', 'search', 'sort', 'status']);
+    // flagged, search, branch and commit: beyond the spec (docs/builds.md "Flagged builds", "Search", "Provenance").
+    expect(query.map((p) => p.name).sort()).toEqual(['app_id', 'branch', 'commit', 'dir', 'flagged', 'limit', 'page', 'platform', 'q', 'search', 'sort', 'status']);
     expect(query.find((p) => p.name === 'sort')!.schema!.enum).toEqual(['uploaded_at', 'version_name', 'status_label']);
     const scheduled = responseSchema('post', '/api/v1/builds/{id}/schedule-deletion', '200');
     expect(propertiesOf(scheduled)).toEqual(['delete_after', 'ok']);
@@ -344,7 +344,8 @@ describe('OpenAPI', () => {
       const [method, path] = key.split(' ');
       return resolve(doc.paths[path][method.toLowerCase()].requestBody!.content['multipart/form-data'].schema);
     };
-    expect(propertiesOf(form('POST /api/v1/builds'))).toEqual(['app_id', 'file', 'label', 'platform', 'status']);
+    // The spec's fields and, beyond it, the provenance (docs/builds.md "Provenance").
+    expect(propertiesOf(form('POST /api/v1/builds'))).toEqual(['app_id', 'branch', 'changelog', 'ci_url', 'commit', 'file', 'label', 'platform', 'pull_request', 'repository', 'status']);
     expect(form('POST /api/v1/builds').required).toEqual(['file']);
     expect(form('POST /api/v1/comments').required).toEqual(['build_id', 'body']);
     expect(form('POST /api/v1/invitations/accept').required).toEqual(['token', 'password']);

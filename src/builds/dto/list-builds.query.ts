@@ -1,9 +1,10 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { RememberQueryResults } from '../../common/validation/query-results';
 import { ToId, ToInteger, Trim } from '../../common/validation/transforms';
 import { BUILD_STATUSES } from '../build-status';
 import { PLATFORMS, Platform } from '../../app-catalogue/platform';
+import { BRANCH_MAX } from './upload-build.dto';
 import type { BuildSortField, ListedStatus } from '../builds.repository';
 
 /** Largest page size (spec §8); a larger `limit` is capped, not refused. */
@@ -86,6 +87,22 @@ export class ListBuildsQuery {
   @IsOptional()
   @IsIn(['true'], { message: 'flagged must be true (leave it out for every build)' })
   flagged?: 'true';
+
+  @ApiPropertyOptional({ maxLength: BRANCH_MAX, description: 'beyond the spec: only builds uploaded from this branch (exact, case-sensitive; docs/builds.md "Provenance")' })
+  @IsOptional()
+  @MaxLength(BRANCH_MAX, { message: `branch must be at most ${BRANCH_MAX} characters` })
+  @IsString({ message: 'branch must be a string' })
+  branch?: string;
+
+  @ApiPropertyOptional({
+    minLength: 4,
+    maxLength: 64,
+    description: 'beyond the spec: only builds of this commit: its full SHA or a prefix of at least 4 hex characters, any case (docs/builds.md "Provenance")',
+  })
+  @IsOptional()
+  @Matches(/^[0-9a-fA-F]{4,64}$/, { message: 'commit must be 4 to 64 hexadecimal characters' })
+  @IsString({ message: 'commit must be a string' })
+  commit?: string;
 
   @ApiPropertyOptional({ enum: ['asc', 'desc'], default: 'desc' })
   @IsOptional()

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { RelayRefusedError, usageError } from '../cli-error';
 import {
@@ -20,6 +20,7 @@ import { ResumeState } from '../client/resume-state';
 import type { BuildStatus, BuildSummary } from '../client/relay-types';
 import { formatRecord, printJson } from '../output';
 import { VERDICT_IS_A_PERSONS_DECISION } from './verdict-note';
+import { provenanceFromCi } from '../client/ci-provenance';
 
 interface UploadOptions extends ClientOptions {
   status?: BuildStatus;
@@ -27,6 +28,15 @@ interface UploadOptions extends ClientOptions {
   platform?: string;
   appId?: number;
   resumableAbove: number;
+  commit?: string;
+  branch?: string;
+  repository?: string;
+  pullRequest?: number;
+  ciUrl?: string;
+  changelog?: string;
+  changelogFile?: string;
+  /** False with --no-ci: the CI's environment is not read. */
+  ci: boolean;
 }
 
 /** Files larger than this go up with tus (resumable) rather than one multipart request. */
@@ -41,6 +51,14 @@ export function uploadCommand(): Command {
       .option('--label <text>', 'free-text label, e.g. the branch name')
       .option('--platform <platform>', 'ios or android (default: from the file type)', parsePlatform)
       .option('--app-id <id>', 'attach to this existing app instead of resolving it from the bundle id', parsePositiveInt)
+      .option('--commit <sha>', 'full SHA of the commit the build was made from (default: from the CI)')
+      .option('--branch <name>', 'branch (default: from the CI)')
+      .option('--repository <owner/name>', 'repository on a forge the relay posts statuses to (default: from the CI)')
+      .option('--pull-request <number>', 'pull (merge) request number (default: from the CI)', parsePositiveInt)
+      .option('--ci-url <url>', 'the CI run (default: from the CI)')
+      .option('--changelog <text>', 'what to test in this build')
+      .option('--changelog-file <path>', 'what to test, read from a file')
+      .option('--no-ci', "do not read the CI's environment for the provenance fields")
       .option(
         '--resumable-above <bytes>',
         'files larger than this are sent resumably (tus): a dropped connection is retried and resumes where it stopped',
@@ -59,7 +77,12 @@ running the same command again within 24 h continues an upload a previous run le
 Examples:
   $ export SVC_URL=https://relay.example.com SVC_TOKEN=svc_pat_…
   $ svc upload app-release.apk --status Backlog --label "$BRANCH" --json
-  $ svc upload build/MyApp.app.zip --platform ios --app-id 3`,
+  $ svc upload build/MyApp.app.zip --platform ios --app-id 3
+  $ svc upload app.apk --changelog-file CHANGELOG.txt     # in CI: commit, branch, repository, PR, run URL filled in
+
+In GitHub Actions, GitLab CI, Bitrise, CircleCI, Jenkins, Buildkite and Azure Pipelines the
+commit, branch, repository, pull request and CI run URL are read from the CI's variables
+(docs/integrations.md); each flag overrides its variable, --no-ci reads none.`,
     )
     .action(
       requiresScope(['builds:write'], async (file: string, options: UploadOptions) => {
@@ -85,6 +108,7 @@ Examples:
             label: options.label,
             platform: options.platform,
             app_id: options.appId === undefined ? undefined : String(options.appId),
+            ...provenanceOf(options),
           };
           const onProgress = (bytes: number) => progress?.advance(bytes);
           if (size > options.resumableAbove) {
@@ -117,4 +141,25 @@ Examples:
         );
       }),
     );
+}
+
+/** The provenance fields: the CI's (unless --no-ci), each overridden by its flag. */
+function provenanceOf(options: UploadOptions): Record<string, string | undefined> {
+  const fromCi = options.ci ? (provenanceFromCi(process.env)?.fields ?? {}) : {};
+  let changelog = options.changelog;
+  if (options.changelogFile !== undefined) {
+    try {
+      changelog = readFileSync(resolve(options.changelogFile), 'utf8');
+    } catch (err) {
+      throw usageError(`${options.changelogFile}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
+    }
+  }
+  return {
+    commit: options.commit ?? fromCi.commit,
+    branch: options.branch ?? fromCi.branch,
+    repository: options.repository ?? fromCi.repository,
+    pull_request: options.pullRequest !== undefined ? String(options.pullRequest) : fromCi.pull_request,
+    ci_url: options.ciUrl ?? fromCi.ci_url,
+    changelog,
+  };
 }

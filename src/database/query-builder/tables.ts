@@ -55,6 +55,17 @@ export interface BuildFlagsTable {
   flags: string;
 }
 
+/** Where a build came from (issue 25), a row only for a build uploaded with any (migration BuildProvenance). */
+export interface BuildProvenanceTable {
+  build_id: Id;
+  commit_sha: string | null;
+  branch: string | null;
+  repository: string | null;
+  pull_request: number | null;
+  ci_url: string | null;
+  changelog: string | null;
+}
+
 export interface BuildContentsTable {
   build_id: Id;
   format: number;
@@ -143,6 +154,7 @@ export interface Database {
   build_search: BuildSearchTable;
   build_search_content: BuildSearchContentTable;
   build_flags: BuildFlagsTable;
+  build_provenance: BuildProvenanceTable;
   build_contents: BuildContentsTable;
   users: UsersTable;
   sessions: SessionsTable;

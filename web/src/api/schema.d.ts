@@ -423,6 +423,23 @@ export interface paths {
         patch: operations["BuildsController_update"];
         trace?: never;
     };
+    "/api/v1/builds/{id}/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The commits since the app's last Done build (the forge's compare API), or the upload's changelog */
+        get: operations["BuildChangesController_changes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/builds/{id}/compare": {
         parameters: {
             query?: never;
@@ -610,6 +627,60 @@ export interface paths {
         };
         /** Beyond the spec: the dashboard's live updates (docs/dashboard.md). */
         get: operations["LiveEventsController_stream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/forges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The configured forges (no credentials): the build page links commits and pull requests with them */
+        get: operations["ForgesController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/forges/{index}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Post a test status (`<context>/test`, success) to a commit of one of the forge's repositories, once, and answer with the attempt
+         * @description A forge not in use (unset token variable, unusable URL) or a repository it does not list is 400 naming why.
+         */
+        post: operations["ForgesController_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/forges/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The delivery log: the newest 50 statuses queued for forges, newest first, with their attempts */
+        get: operations["ForgesController_deliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1537,6 +1608,8 @@ export interface components {
             name: string;
             /** @enum {string} */
             platform: "ios" | "android";
+            /** @description beyond the spec: where the build came from (commit, branch, repository, pull request, CI run, changelog) as its upload said; null when it said nothing (docs/builds.md "Provenance") */
+            provenance: components["schemas"]["BuildProvenance"] | null;
             /**
              * @description null when no status was given
              * @enum {string|null}
@@ -1555,6 +1628,21 @@ export interface components {
             version_label: string | null;
             /** @example 1.4.0 */
             version_name: string | null;
+        };
+        BuildChanges: {
+            /** @description the newest Done build of the app and platform before this one, from the same repository */
+            base_build_id: number | null;
+            base_commit: string | null;
+            changelog: string | null;
+            /** @description oldest first, at most 100 */
+            commits: components["schemas"]["ChangedCommitItem"][];
+            /** @description why the forge gave no commits (a refusal, no forge listing the repository), when it was asked */
+            problem: string | null;
+            /**
+             * @description forge: commits from the compare API; changelog: the upload's text only
+             * @enum {string}
+             */
+            source: "forge" | "changelog" | "none";
         };
         BuildComparison: {
             abis: components["schemas"]["ListChange"];
@@ -1622,6 +1710,29 @@ export interface components {
             /** @description builds matching the filters, over all pages */
             total: number;
         };
+        BuildProvenance: {
+            /** @example feature/login */
+            branch: string | null;
+            /** @description what to test, as the uploader wrote it */
+            changelog: string | null;
+            /** @description the CI run that uploaded the build */
+            ci_url: string | null;
+            /**
+             * @description full commit SHA, lower-case
+             * @example 9fceb02d0ae598e95dc970b74767f19372d61af8
+             */
+            commit: string | null;
+            /**
+             * @description pull (merge) request number
+             * @example 42
+             */
+            pull_request: number | null;
+            /**
+             * @description owner/name on a forge (GitLab: group/subgroup/name)
+             * @example acme/app
+             */
+            repository: string | null;
+        };
         BuildStatusChange: {
             /** Format: date-time */
             changed_at: string;
@@ -1670,6 +1781,13 @@ export interface components {
             compressed: components["schemas"]["SizeDelta"] | null;
             name: string | null;
             uncompressed: components["schemas"]["SizeDelta"];
+        };
+        ChangedCommitItem: {
+            author: string | null;
+            sha: string;
+            /** @description first line of the message */
+            title: string;
+            url: string | null;
         };
         ChangePasswordDto: {
             currentPassword: string;
@@ -1932,6 +2050,70 @@ export interface components {
         ErrorResponse: {
             /** @example Unauthorized */
             error: string;
+        };
+        ForgeAttempt: {
+            /** Format: date-time */
+            attempted_at: string;
+            duration_ms: number;
+            error: string | null;
+            /** @description HTTP status; null for a network error or refused destination */
+            status_code: number | null;
+        };
+        ForgeDelivery: {
+            attempts: components["schemas"]["ForgeAttempt"][];
+            build_id: number;
+            commit: string;
+            context: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            delivered_at: string | null;
+            description: string;
+            id: number;
+            last_error: string | null;
+            repository: string;
+            /** @enum {string} */
+            state: "pending" | "success" | "failure";
+            /** @enum {string} */
+            status: "queued" | "delivered" | "superseded" | "failed";
+        };
+        ForgeDeliveryList: {
+            /** @description newest first, at most 50 */
+            deliveries: components["schemas"]["ForgeDelivery"][];
+        };
+        ForgeItem: {
+            /**
+             * @description the API base URL
+             * @example https://api.github.com
+             */
+            api_url: string;
+            /**
+             * @description app: a GitHub App, check runs instead of statuses
+             * @enum {string}
+             */
+            auth: "token" | "app";
+            /** @example svc/review */
+            context: string;
+            /** @description position in svc.config.json forges */
+            index: number;
+            /** @description why it is not used (an unset variable, an unusable URL); null when in use */
+            problem: string | null;
+            /**
+             * @example [
+             *       "acme/app"
+             *     ]
+             */
+            repositories: string[];
+            /** @enum {string} */
+            type: "github" | "gitlab" | "gitea";
+            /**
+             * @description where people open commits and pull requests
+             * @example https://github.com
+             */
+            web_url: string;
+        };
+        ForgeList: {
+            forges: components["schemas"]["ForgeItem"][];
         };
         HealthDependencies: {
             /**
@@ -2311,6 +2493,22 @@ export interface components {
             /** @description null when there is no logo */
             logo_url: string | null;
             team_name: string;
+        };
+        TestStatusDto: {
+            /** @description a full commit SHA of that repository */
+            commit: string;
+            /**
+             * @description one of the forge's repositories
+             * @example acme/app
+             */
+            repository: string;
+        };
+        TestStatusResult: {
+            /** @description the context posted: `<context>/test`, never the one branch protection requires */
+            context: string;
+            error: string | null;
+            ok: boolean;
+            status_code: number | null;
         };
         TokenCreatedResponse: {
             /** @example svc_pat_… */
@@ -3798,6 +3996,10 @@ export interface operations {
             query?: {
                 /** @description an id past 2147483647 matches no build */
                 app_id?: number;
+                /** @description beyond the spec: only builds uploaded from this branch (exact, case-sensitive; docs/builds.md "Provenance") */
+                branch?: string;
+                /** @description beyond the spec: only builds of this commit: its full SHA or a prefix of at least 4 hex characters, any case (docs/builds.md "Provenance") */
+                commit?: string;
                 dir?: "asc" | "desc";
                 /** @description beyond the spec: only builds with flags, stored at upload against the build before them (docs/builds.md "Flagged builds") */
                 flagged?: "true";
@@ -3869,6 +4071,13 @@ export interface operations {
                 "multipart/form-data": {
                     /** @description attach to this app; otherwise resolved from the bundle id */
                     app_id?: number;
+                    branch?: string;
+                    /** @description what to test */
+                    changelog?: string;
+                    /** @description http(s) URL of the CI run */
+                    ci_url?: string;
+                    /** @description the full commit SHA the build was made from */
+                    commit?: string;
                     /**
                      * Format: binary
                      * @description iOS simulator build (.app.zip, .tar.gz, .tgz) or Android .apk; .ipa and .aab are refused
@@ -3881,6 +4090,9 @@ export interface operations {
                      * @enum {string}
                      */
                     platform?: "ios" | "android";
+                    pull_request?: number;
+                    /** @description owner/name on a configured forge (GitLab: group/subgroup/name) */
+                    repository?: string;
                     /**
                      * @description omitted = unset
                      * @enum {string}
@@ -4026,6 +4238,63 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OkResponse"];
+                };
+            };
+            /** @description missing field, invalid format */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    BuildChangesController_changes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BuildChanges"];
                 };
             };
             /** @description missing field, invalid format */
@@ -4919,6 +5188,132 @@ export interface operations {
             };
             /** @description the member already has 4 streams open */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    ForgesController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForgeList"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    ForgesController_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                index: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TestStatusDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestStatusResult"];
+                };
+            };
+            /** @description missing field, invalid format */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    ForgesController_deliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForgeDeliveryList"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -18,6 +18,7 @@ import { QrCode } from './QrCode';
 import { ReachableAddressNote } from '../relay/ReachableAddressNote';
 import { useReachableAddress } from '../relay/queries';
 import { SharePanel } from './SharePanel';
+import { ProvenancePanel } from './ProvenancePanel';
 import { InstallOnDevice } from '../devices/InstallOnDevice';
 import { useBuild, useDeletionSchedule, useRecordings, useUpdateBuild } from './queries';
 import { STATUS_KEYS, StatusMenu } from './StatusMenu';
@@ -142,6 +143,7 @@ function BuildView({ build }: { build: Build }) {
               )}
             </dl>
             <LabelEditor build={build} writer={writer} />
+            <ProvenancePanel build={build} />
           </section>
           <DeletionSchedule build={build} writer={writer} />
           <StatusHistory buildId={build.id} />

@@ -7,6 +7,7 @@ import { FormError, TextField, cardClass } from '../ui/Field';
 import { splitError } from '../ui/form-errors';
 import { Empty, Loading } from '../ui/States';
 import { ConfigWebhooks } from './ConfigWebhooks';
+import { ForgesSection } from '../forges/ForgesSection';
 import { DeliveryLog, TestResult } from './DeliveryLog';
 import {
   newSecret,
@@ -31,6 +32,7 @@ interface RevealedSecret {
 }
 
 export function WebhooksPage() {
+  const me = useCurrentMember();
   const hooks = useWebhooks();
   const fromFile = useConfigWebhooks();
   const [revealed, setRevealed] = useState<RevealedSecret | null>(null);
@@ -58,6 +60,7 @@ export function WebhooksPage() {
       )}
       {fromFile.isError && <FormError error={fromFile.error} />}
       {!!fromFile.data?.webhooks.length && <ConfigWebhooks hooks={fromFile.data.webhooks} />}
+      {me.role === 'Admin' && <ForgesSection />}
     </section>
   );
 }

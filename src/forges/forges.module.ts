@@ -1,0 +1,49 @@
+import { ClusterModule } from '../cluster/cluster.module';
+import { CommonModule } from '../common/common.module';
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { BuildsModule } from '../builds/builds.module';
+import { CommentsModule } from '../comments/comments.module';
+import { RelayModule } from '../relay/relay.module';
+import { ShareLinksModule } from '../share-links/share-links.module';
+import { WebhooksModule } from '../webhooks/webhooks.module';
+import { ForgePullRequestEntity } from './pull-requests/pull-request.entity';
+import { PullRequestComments } from './pull-requests/pull-request-comments.service';
+import { ForgePullRequestRepository } from './pull-requests/pull-request.repository';
+import { ForgeDirectory } from './forge-directory';
+import { BuildChangesController } from './build-changes.controller';
+import { BuildChangesReader } from './changes/build-changes-reader';
+import { ForgesController } from './forges.controller';
+import { ForgesService } from './forges.service';
+import { ForgeOutboxRepository } from './outbox/forge-outbox.repository';
+import { ForgeDeliveryEntity, ForgeFeedEntity, ForgeStatusEntity } from './outbox/forge-status.entity';
+import { ForgeOutboxWorker } from './outbox/outbox-worker';
+import { BuildVerdictListener } from './status/build-verdict.listener';
+import { ForgeStatusFeed } from './status/status-feed';
+
+/** Verdicts as commit statuses / check runs on GitHub, GitLab and Gitea, through a database outbox (docs/integrations.md "Forges"). */
+@Module({
+  imports: [
+    TypeOrmModule.forFeature([ForgeStatusEntity, ForgeDeliveryEntity, ForgeFeedEntity, ForgePullRequestEntity]),
+    CommonModule,
+    ClusterModule,
+    BuildsModule,
+    CommentsModule,
+    RelayModule,
+    ShareLinksModule,
+    WebhooksModule,
+  ],
+  controllers: [ForgesController, BuildChangesController],
+  providers: [
+    ForgeDirectory,
+    ForgesService,
+    BuildChangesReader,
+    ForgeOutboxRepository,
+    ForgePullRequestRepository,
+    PullRequestComments,
+    ForgeStatusFeed,
+    ForgeOutboxWorker,
+    BuildVerdictListener,
+  ],
+})
+export class ForgesModule {}

@@ -1,0 +1,116 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { performance } from 'node:perf_hooks';
+import { ClusterBus } from '../../cluster/cluster-bus';
+import { Clock } from '../../common/clock';
+import { ForgeStatusFeed } from '../status/status-feed';
+import { ForgeDirectory } from '../forge-directory';
+import { PullRequestComments } from '../pull-requests/pull-request-comments.service';
+import { ForgeOutboxRepository } from './forge-outbox.repository';
+import type { ForgeStatusEntity } from './forge-status.entity';
+import { GIVE_UP_AFTER_MS, judgeFailure } from './retry-policy';
+
+/** How often due statuses are looked for (retries come due by the relay's clock). */
+export const OUTBOX_POLL_MS = 1000;
+const BATCH = 20;
+/** Longer than a round normally takes (each request is at most 10 s); a dead holder blocks others this long at most. */
+const SENDER_LOCK_MS = 5 * 60_000;
+
+/**
+ * Sends the outbox's queued statuses (docs/integrations.md "Delivered like money"), oldest first,
+ * one at a time: a status overtaken by a newer one of its key is superseded, never sent; a failure
+ * the retry policy calls transient is tried again at its time; a final one is marked failed. Every
+ * attempt goes into the delivery log. The verdict never waits for any of this.
+ */
+@Injectable()
+export class ForgeOutboxWorker implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('Forges');
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopped = false;
+
+  constructor(
+    private readonly directory: ForgeDirectory,
+    private readonly outbox: ForgeOutboxRepository,
+    private readonly comments: PullRequestComments,
+    private readonly feed: ForgeStatusFeed,
+    private readonly bus: ClusterBus,
+    private readonly clock: Clock,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (!this.directory.any) return;
+    // The feed too: with several instances a nudge may find another instance reading it, which may
+    // have just missed the change; the next tick reads it (one primary-key probe a second).
+    this.timer = setInterval(() => void this.feed.catchUp().then(() => this.kick()), OUTBOX_POLL_MS);
+    this.timer.unref();
+    this.kick();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** Sends what is due now; resolves when the outbox has nothing due (a call during a run makes it go round again). */
+  kick(): Promise<void> {
+    if (this.stopped || !this.directory.any) return Promise.resolve();
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = (async () => {
+      try {
+        do {
+          this.again = false;
+          // One sender among several instances (docs/scaling.md): the others skip this round.
+          await this.bus.exclusive('forge-outbox', SENDER_LOCK_MS, () => this.deliverDue());
+        } while (this.again && !this.stopped);
+      } catch (err) {
+        this.logger.error(`Forge outbox: ${(err as Error)?.stack ?? err}`);
+      } finally {
+        this.running = null;
+      }
+    })();
+    return this.running;
+  }
+
+  private async deliverDue(): Promise<void> {
+    for (;;) {
+      const rows = await this.outbox.due(this.clock.now(), BATCH);
+      if (!rows.length || this.stopped) return this.comments.writeDue(() => this.stopped);
+      for (const row of rows) {
+        if (this.stopped) return;
+        await this.deliver(row);
+      }
+    }
+  }
+
+  private async deliver(row: ForgeStatusEntity): Promise<void> {
+    if (await this.outbox.isOvertaken(row)) return this.outbox.settle(row.id, { status: 'superseded' });
+    const entry = this.directory.forRepository(row.repository);
+    if (!entry?.client) {
+      const why = entry ? `forge not used: ${entry.problem}` : 'no configured forge lists this repository';
+      return this.outbox.settle(row.id, { status: 'failed', lastError: why });
+    }
+    const started = performance.now();
+    const attemptedAt = this.clock.now();
+    const attempts = row.attempts + 1;
+    try {
+      await entry.client.post(row);
+      await this.outbox.logAttempt({ outboxId: row.id, forge: entry.label, attemptedAt, statusCode: 200, error: null, durationMs: Math.round(performance.now() - started) });
+      await this.outbox.settle(row.id, { status: 'delivered', attempts, deliveredAt: this.clock.now(), lastError: null });
+    } catch (err) {
+      const verdict = judgeFailure(err, attempts, this.clock.nowMs());
+      const error = verdict.error.slice(0, 500);
+      await this.outbox.logAttempt({ outboxId: row.id, forge: entry.label, attemptedAt, statusCode: verdict.statusCode, error, durationMs: Math.round(performance.now() - started) });
+      const giveUp = verdict.retryAfterMs === null || this.clock.nowMs() + verdict.retryAfterMs - row.createdAt.getTime() > GIVE_UP_AFTER_MS;
+      if (giveUp) {
+        this.logger.warn(`Forge status #${row.id} (${row.repository}@${row.commit.slice(0, 7)} ${row.context}) not delivered: ${error}`);
+        return this.outbox.settle(row.id, { status: 'failed', attempts, lastError: error });
+      }
+      await this.outbox.settle(row.id, { attempts, lastError: error, nextAttemptAt: new Date(this.clock.nowMs() + verdict.retryAfterMs!) });
+    }
+  }
+}

@@ -1,0 +1,54 @@
+import { DestinationRefused } from '../../webhooks/destination/destination-guard';
+import { ForgeRefusal } from '../clients/forge-client';
+
+/** First retry after this; doubled each time up to MAX_BACKOFF_MS. */
+export const BASE_BACKOFF_MS = 10_000;
+export const MAX_BACKOFF_MS = 30 * 60_000;
+/** GitHub asks for at least a minute after a secondary rate limit that names no time. */
+const SECONDARY_RATE_LIMIT_MS = 60_000;
+/** A status still undelivered this long after it was queued is given up (logged as failed). */
+export const GIVE_UP_AFTER_MS = 3 * 24 * 3_600_000;
+
+/** What one failed attempt means: try again after `delayMs`, or never. */
+export interface AttemptVerdict {
+  statusCode: number | null;
+  error: string;
+  retryAfterMs: number | null;
+}
+
+/**
+ * 5xx, 429, GitHub's rate limits (403 with Retry-After or no remaining requests, or a "secondary
+ * rate limit" message) and network errors are tried again: after Retry-After when the forge gives
+ * one, at x-ratelimit-reset, else with exponential backoff. Any other answer (401, 404, 422…) and a
+ * refused destination are final.
+ */
+export function judgeFailure(err: unknown, attempts: number, nowMs: number): AttemptVerdict {
+  const backoff = Math.min(BASE_BACKOFF_MS * 2 ** Math.max(0, attempts - 1), MAX_BACKOFF_MS);
+  if (err instanceof ForgeRefusal) {
+    const status = err.statusCode;
+    const asked = retryAfterMs(err.headers, nowMs);
+    const rateLimited =
+      status === 429 ||
+      (status === 403 && (asked !== null || err.headers.get('x-ratelimit-remaining') === '0' || /secondary rate limit/i.test(err.message)));
+    if (rateLimited) return { statusCode: status, error: err.message, retryAfterMs: asked ?? Math.max(backoff, status === 403 ? SECONDARY_RATE_LIMIT_MS : 0) };
+    if (status >= 500) return { statusCode: status, error: err.message, retryAfterMs: asked ?? backoff };
+    return { statusCode: status, error: err.message, retryAfterMs: null };
+  }
+  if (err instanceof DestinationRefused) return { statusCode: null, error: `destination refused: ${err.reason}`, retryAfterMs: err.transient ? backoff : null };
+  const cause = (err as { cause?: NodeJS.ErrnoException })?.cause;
+  const code = (err as NodeJS.ErrnoException)?.code ?? cause?.code;
+  return { statusCode: null, error: `network error: ${code ?? (err as Error)?.message ?? String(err)}`, retryAfterMs: backoff };
+}
+
+/** Retry-After (seconds or an HTTP date), else GitHub's x-ratelimit-reset (epoch seconds) when nothing remains. */
+function retryAfterMs(headers: Headers, nowMs: number): number | null {
+  const after = headers.get('retry-after');
+  if (after !== null) {
+    if (/^\d+$/.test(after.trim())) return Number(after.trim()) * 1000;
+    const at = Date.parse(after);
+    if (!Number.isNaN(at)) return Math.max(0, at - nowMs);
+  }
+  const reset = headers.get('x-ratelimit-reset');
+  if (reset && headers.get('x-ratelimit-remaining') === '0' && /^\d+$/.test(reset)) return Math.max(0, Number(reset) * 1000 - nowMs);
+  return null;
+}

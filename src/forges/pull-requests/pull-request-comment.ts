@@ -1,0 +1,77 @@
+import { stateOf } from '../status/commit-status';
+import type { CommitBuild } from '../../builds/provenance/build-verdicts.service';
+
+/** Marks the relay's comment (and lets a reader see where it comes from). */
+export const COMMENT_MARKER = '<!-- svc-relay:pull-request-builds -->';
+
+export interface CommentBuild extends CommitBuild {
+  pageUrl: string | null;
+  installUrl: string | null;
+  /** Commits since the app's last Done build (the forge's compare API), with that build's id; null when unknown. */
+  changes: { baseBuildId: number; commits: { sha: string; title: string; url: string | null }[] } | null;
+}
+
+/** Commits listed per build in the comment; the build page shows them all. */
+const COMMITS_SHOWN = 10;
+
+/**
+ * The pull request's one comment (docs/integrations.md): a table of its builds (app, platform,
+ * version, verdict with who decided, a link to the build page, an install link), newest first, and
+ * each build's changelog ("what to test") below it.
+ */
+export function renderPullRequestComment(builds: CommentBuild[]): string {
+  const newestFirst = [...builds].sort((a, b) => b.id - a.id);
+  const rows = newestFirst.map((b) => {
+    const build = b.pageUrl ? `[#${b.id}](${b.pageUrl})` : `#${b.id}`;
+    const install = b.installUrl ? `[Install](${b.installUrl})` : '—';
+    return `| ${cell(b.name)} | ${b.platform} | ${cell(versionOf(b))} | ${verdictOf(b)} | ${build} | ${install} |`;
+  });
+  const changelogs = newestFirst
+    .filter((b) => b.provenance.changelog || b.changes)
+    .map((b) => {
+      const parts = [b.provenance.changelog ? quote(b.provenance.changelog) : null, b.changes ? changesOf(b.changes) : null].filter(Boolean);
+      return `<details><summary>What to test in ${cell(b.name)} ${cell(versionOf(b))} (${b.platform}, #${b.id})</summary>\n\n${parts.join('\n\n')}\n\n</details>`;
+    });
+  return [
+    COMMENT_MARKER,
+    '### Builds for review',
+    '',
+    '| App | Platform | Version | Verdict | Build | Install |',
+    '|---|---|---|---|---|---|',
+    ...rows,
+    ...(changelogs.length ? ['', ...changelogs] : []),
+  ].join('\n');
+}
+
+/** "What changed since #12": the first commits, linked, and how many more. */
+function changesOf(changes: NonNullable<CommentBuild['changes']>): string {
+  const shown = changes.commits.slice(0, COMMITS_SHOWN).map((c) => `- ${c.url ? `[\`${c.sha.slice(0, 7)}\`](${c.url})` : `\`${c.sha.slice(0, 7)}\``} ${cell(c.title)}`);
+  const more = changes.commits.length - shown.length;
+  return [`What changed since #${changes.baseBuildId}:`, ...(shown.length ? shown : ['- no commits']), ...(more > 0 ? [`- … and ${more} more`] : [])].join('\n');
+}
+
+function versionOf(build: CommitBuild): string {
+  return [build.versionName, build.buildNumber && `(${build.buildNumber})`].filter(Boolean).join(' ') || '—';
+}
+
+function verdictOf(build: CommitBuild): string {
+  const state = stateOf(build.status);
+  const who = build.decidedBy ? ` by ${cell(build.decidedBy)}` : '';
+  if (state === 'success') return `✅ Done${who}`;
+  if (state === 'failure') return `❌ Rejected${who}`;
+  return `⏳ ${build.status ?? 'Waiting for review'}`;
+}
+
+/** One table cell: no pipes or line breaks, no HTML. */
+function cell(text: string): string {
+  return text.replace(/[|\\`*_<>[\]]/g, (c) => `\\${c}`).replace(/\s+/g, ' ');
+}
+
+/** The uploader's text as a quote, HTML taken literally. */
+function quote(text: string): string {
+  return text
+    .replace(/[<>&]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;' })[c]!)
+    .split(/\r?\n/)
+    .map((line) => `> ${line}`)
+    .join('\n');
+}

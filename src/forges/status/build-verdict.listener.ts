@@ -1,0 +1,31 @@
+import { Injectable } from '@nestjs/common';
+import { OnEvent } from '@nestjs/event-emitter';
+import { BuildStatusChangedEvent } from '../../builds/events/build-status-changed.event';
+import { BuildUploadedEvent } from '../../builds/events/build-uploaded.event';
+import { CommentPostedEvent } from '../../comments/events/comment-posted.event';
+import { ForgeOutboxWorker } from '../outbox/outbox-worker';
+import { ForgeStatusFeed } from './status-feed';
+
+/**
+ * Nudges the feed after an upload, a status change or a comment (each already committed). The
+ * feed reads what happened from the status history, so a nudge lost to a crash costs nothing but
+ * time: the next start reads it. Never throws, never makes the request wait.
+ */
+@Injectable()
+export class BuildVerdictListener {
+  constructor(
+    private readonly feed: ForgeStatusFeed,
+    private readonly worker: ForgeOutboxWorker,
+  ) {}
+
+  @OnEvent(BuildUploadedEvent.eventName)
+  @OnEvent(BuildStatusChangedEvent.eventName)
+  onVerdict(): void {
+    void this.feed.catchUp().then(() => this.worker.kick());
+  }
+
+  @OnEvent(CommentPostedEvent.eventName)
+  onComment(event: CommentPostedEvent): void {
+    void this.feed.refresh(event.buildId).then(() => this.worker.kick());
+  }
+}

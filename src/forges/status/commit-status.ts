@@ -1,0 +1,115 @@
+import type { Platform } from '../../app-catalogue/platform';
+import type { BuildStatus } from '../../builds/build-status';
+import type { CommitBuild } from '../../builds/provenance/build-verdicts.service';
+import type { StatusState } from '../outbox/forge-status.entity';
+
+/** GitHub refuses longer descriptions; the others are shown cut near it anyway. */
+export const MAX_DESCRIPTION = 140;
+
+/** A build of the commit with what the status shows of it. */
+export interface ReviewedBuild extends CommitBuild {
+  /** First line of its newest comment, or null. */
+  latestComment: string | null;
+  /** Its page on the dashboard, or null when the relay has no public URL. */
+  pageUrl: string | null;
+}
+
+/** One status to post for a commit. */
+export interface DesiredStatus {
+  context: string;
+  buildId: number;
+  state: StatusState;
+  description: string;
+  targetUrl: string | null;
+  summary: string;
+}
+
+const STATE: Record<string, StatusState> = { Done: 'success', Rejected: 'failure' };
+
+/** Done → success, Rejected → failure; Backlog, In Progress and no status → pending. */
+export function stateOf(status: BuildStatus | null): StatusState {
+  return (status && STATE[status]) ?? 'pending';
+}
+
+/**
+ * The statuses a commit should show (docs/integrations.md "The status"). Per platform, the newest
+ * build of the commit speaks. `<context>` is the commit's verdict as a whole: failure when any
+ * platform's build is Rejected, success when every one is Done, else pending; so a team that builds
+ * both platforms can require just it. When the commit has builds of more than one platform, each
+ * also gets `<context> (<platform>)`, so each can be required on its own.
+ */
+export function desiredStatuses(context: string, builds: ReviewedBuild[]): DesiredStatus[] {
+  const newest = new Map<Platform, ReviewedBuild>();
+  for (const build of builds) {
+    const seen = newest.get(build.platform);
+    if (!seen || build.id > seen.id) newest.set(build.platform, build);
+  }
+  const platforms = [...newest.values()].sort((a, b) => a.platform.localeCompare(b.platform));
+  if (!platforms.length) return [];
+  const perPlatform = platforms.map((build) => ({
+    context: `${context} (${build.platform})`,
+    buildId: build.id,
+    state: stateOf(build.status),
+    description: clip(describe(build)),
+    targetUrl: build.pageUrl,
+    summary: summaryOf([build]),
+  }));
+  if (platforms.length === 1) return [{ ...perPlatform[0], context }];
+  const states = perPlatform.map((s) => s.state);
+  const state: StatusState = states.includes('failure') ? 'failure' : states.every((s) => s === 'success') ? 'success' : 'pending';
+  // The overall status links to the build that decides it: a rejected one, else one still waiting, else the newest.
+  const deciding = platforms.find((b) => stateOf(b.status) === state) ?? platforms[platforms.length - 1];
+  const aggregate: DesiredStatus = {
+    context,
+    buildId: deciding.id,
+    state,
+    description: clip(platforms.map((b) => `${b.platform}: ${short(b)}`).join('; ')),
+    targetUrl: deciding.pageUrl,
+    summary: summaryOf(platforms),
+  };
+  return [aggregate, ...perPlatform];
+}
+
+/** "Approved by Ann: looks good", "Rejected by Bob: crashes on login", "Waiting for review". */
+function describe(build: ReviewedBuild): string {
+  const state = stateOf(build.status);
+  if (state === 'pending') return build.status === 'In Progress' ? 'Review in progress' : 'Waiting for review';
+  const verdict = state === 'success' ? 'Approved' : 'Rejected';
+  const who = build.decidedBy ? `${verdict} by ${build.decidedBy}` : verdict;
+  return build.latestComment ? `${who}: ${build.latestComment}` : who;
+}
+
+function short(build: ReviewedBuild): string {
+  const state = stateOf(build.status);
+  return state === 'pending' ? 'waiting for review' : state === 'success' ? 'approved' : 'rejected';
+}
+
+function clip(text: string): string {
+  const one = text.replace(/\s+/g, ' ').trim();
+  return one.length <= MAX_DESCRIPTION ? one : `${one.slice(0, MAX_DESCRIPTION - 1)}…`;
+}
+
+/** A check run's Markdown summary: app, version, verdict, reviewer, newest comment, links. */
+function summaryOf(builds: ReviewedBuild[]): string {
+  const rows = builds.map((b) => {
+    const version = [b.versionName, b.buildNumber && `(${b.buildNumber})`].filter(Boolean).join(' ') || '—';
+    const name = b.pageUrl ? `[${escape(b.name)}](${b.pageUrl})` : escape(b.name);
+    return `| ${name} | ${b.platform} | ${escape(version)} | ${verdictOf(b)} | ${escape(b.decidedBy ?? '—')} | ${escape(b.latestComment ?? '—')} |`;
+  });
+  return ['| App | Platform | Version | Verdict | Reviewer | Latest comment |', '|---|---|---|---|---|---|', ...rows].join('\n');
+}
+
+function verdictOf(build: ReviewedBuild): string {
+  const state = stateOf(build.status);
+  return state === 'success' ? '✅ Done' : state === 'failure' ? '❌ Rejected' : `⏳ ${build.status ?? 'Not reviewed'}`;
+}
+
+/** Table cells: no pipes, no line breaks, no HTML. */
+function escape(text: string): string {
+  return text.replace(/[|\\`*_<>[\]]/g, (c) => `\\${c}`).replace(/\s+/g, ' ');
+}
+
+/** The first non-blank line of a comment, for a one-line description. */
+export function firstLine(text: string): string | null {
+  return text.split(/\r?\n/).map((line) => line.trim()).find(Boolean) ?? null;
+}
