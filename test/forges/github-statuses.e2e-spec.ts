@@ -1,5 +1,7 @@
 import { ForgeOutboxRepository } from '../../src/forges/outbox/forge-outbox.repository';
+import { readFileSync } from 'node:fs';
 import { attachBuild } from '../support/build-fixtures';
+import { npmApk } from '../builds/contents-tools';
 import type { TestMember } from '../support/factory';
 import { useTestRelay } from '../support/use-relay';
 import { forgeConfigPath, writeForgeConfig, SHA_A, SHA_B, SHA_C, until } from './support/forge-relay';
@@ -210,6 +212,27 @@ describe('the pull request comment on GitHub', () => {
     await until('the old comment edited', () => gh.of('issues/update-comment').some((r) => r.path === '/repos/acme/app/issues/comments/777'));
     expect(gh.of('issues/list-comments').at(-1)!.path).toBe('/repos/acme/app/issues/13/comments');
     expect(gh.of('issues/create-comment')).toHaveLength(creates);
+    expect(gh.problems()).toEqual([]);
+  });
+
+  // Issue 28 item 3: with the forge issue present, the flags of a build's comparison reach the pull request.
+  it('shows the flags of a build\'s comparison in its status description and in the comment, with their reasons', async () => {
+    const pat = await ctx.members.pat(await ctx.members.member('Developer'), 'builds:write');
+    const upload = (alias: string, fields: Record<string, string>) =>
+      ctx.members.withPat(pat, 'post', '/api/v1/builds').field('commit', fields.commit).field('repository', 'acme/app').field('pull_request', '21')
+        .attach('file', readFileSync(npmApk(alias, 'ApiDemos-debug.apk')), 'ApiDemos-debug.apk').expect(201);
+    await upload('apidemos-4', { commit: 'a'.repeat(40) });
+    const next = (await upload('apidemos-5', { commit: 'b'.repeat(40) })).body.id as number;
+    const status = await until('flagged description', () =>
+      gh.of('repos/create-commit-status').map((r) => r.body as { description: string }).find((b) => b.description.includes('⚑')),
+    );
+    expect(status.description).toMatch(/^Waiting for review · ⚑ 4: /);
+    expect(status.description.length).toBeLessThanOrEqual(140);
+    const body = await until('flags in the comment', () =>
+      gh.of('issues/update-comment').map((r) => (r.body as { body: string }).body).find((b) => b.includes('⚑ Flags of API Demos (android):')),
+    );
+    expect(body).toMatch(new RegExp(`\\| ⚑ 4 \\| \\[#${next}\\]`));
+    expect(body).toContain('- Signing certificate changed');
     expect(gh.problems()).toEqual([]);
   });
 });

@@ -127,6 +127,18 @@ export class BuildContentsRepository {
     }));
   }
 
+  /** The flags stored at upload for these builds (by primary key), by build id; builds without any are absent. */
+  async flagsOf(buildIds: number[]): Promise<Map<number, ComparisonFlag[]>> {
+    if (!buildIds.length) return new Map();
+    const rows: { build_id: number | string; flags: string }[] = await this.builds.manager
+      .createQueryBuilder()
+      .select(['f.build_id AS build_id', 'f.flags AS flags'])
+      .from('build_flags', 'f')
+      .where('f.build_id IN (:...ids)', { ids: buildIds })
+      .getRawMany();
+    return new Map(rows.map((row) => [Number(row.build_id), JSON.parse(row.flags) as ComparisonFlag[]]));
+  }
+
   async saveSettings(appId: number, data: string): Promise<void> {
     await this.settings.upsert({ appId, data }, ['appId']);
   }

@@ -5,6 +5,7 @@ import { BuildEntity } from '../build.entity';
 import type { Platform } from '../../app-catalogue/platform';
 import type { BuildStatus } from '../build-status';
 import { BuildStatusChangeEntity } from '../build-status-change.entity';
+import { BuildContentsRepository } from '../contents/build-contents.repository';
 import { BuildProvenanceEntity } from './build-provenance.entity';
 
 /** One build of a commit as a forge status shows it. */
@@ -19,6 +20,8 @@ export interface CommitBuild {
   /** Who set the current status (display name or e-mail as kept), null when nobody has since the upload. */
   decidedBy: string | null;
   provenance: BuildProvenanceEntity;
+  /** The reasons of the flags its comparison with the build before it raised at upload (issue 28); empty when none. */
+  flags: string[];
 }
 
 /**
@@ -32,6 +35,7 @@ export class BuildVerdictsService {
     @InjectRepository(BuildStatusChangeEntity) private readonly changes: Repository<BuildStatusChangeEntity>,
     @InjectRepository(BuildProvenanceEntity) private readonly provenance: Repository<BuildProvenanceEntity>,
     @InjectRepository(BuildEntity) private readonly builds: Repository<BuildEntity>,
+    private readonly contents: BuildContentsRepository,
   ) {}
 
   /** Status-history entries after `afterId` (uploads and changes), oldest first: their ids and builds. */
@@ -97,6 +101,7 @@ export class BuildVerdictsService {
     if (!rows.length) return [];
     const builds = await this.builds.find({ where: { id: In(rows.map((r) => r.buildId)) } });
     const byId = new Map(builds.map((b) => [b.id, b]));
+    const flags = await this.contents.flagsOf(builds.map((b) => b.id));
     const result: CommitBuild[] = [];
     for (const row of rows) {
       const build = byId.get(row.buildId);
@@ -114,6 +119,7 @@ export class BuildVerdictsService {
         status: build.statusLabel,
         decidedBy: who ? who.displayName || who.email.split('@')[0] : null,
         provenance: row,
+        flags: (flags.get(build.id) ?? []).map((flag) => flag.reason),
       });
     }
     return result;

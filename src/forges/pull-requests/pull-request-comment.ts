@@ -1,4 +1,4 @@
-import { stateOf } from '../status/commit-status';
+import { flagListOf, stateOf } from '../status/commit-status';
 import type { CommitBuild } from '../../builds/provenance/build-verdicts.service';
 
 /** Marks the relay's comment (and lets a reader see where it comes from). */
@@ -16,28 +16,33 @@ const COMMITS_SHOWN = 10;
 
 /**
  * The pull request's one comment (docs/integrations.md): a table of its builds (app, platform,
- * version, verdict with who decided, a link to the build page, an install link), newest first, and
- * each build's changelog ("what to test") below it.
+ * version, verdict with who decided, how many flags its comparison raised, a link to the build
+ * page, an install link), newest first, and below it each build's flags with their reasons and
+ * changelog ("what to test").
  */
 export function renderPullRequestComment(builds: CommentBuild[]): string {
   const newestFirst = [...builds].sort((a, b) => b.id - a.id);
   const rows = newestFirst.map((b) => {
     const build = b.pageUrl ? `[#${b.id}](${b.pageUrl})` : `#${b.id}`;
     const install = b.installUrl ? `[Install](${b.installUrl})` : '—';
-    return `| ${cell(b.name)} | ${b.platform} | ${cell(versionOf(b))} | ${verdictOf(b)} | ${build} | ${install} |`;
+    return `| ${cell(b.name)} | ${b.platform} | ${cell(versionOf(b))} | ${verdictOf(b)} | ${b.flags.length ? `⚑ ${b.flags.length}` : '—'} | ${build} | ${install} |`;
   });
   const changelogs = newestFirst
-    .filter((b) => b.provenance.changelog || b.changes)
+    .filter((b) => b.provenance.changelog || b.changes || b.flags.length)
     .map((b) => {
-      const parts = [b.provenance.changelog ? quote(b.provenance.changelog) : null, b.changes ? changesOf(b.changes) : null].filter(Boolean);
+      const parts = [
+        b.flags.length ? flagListOf(b.name, b.platform, b.flags) : null,
+        b.provenance.changelog ? quote(b.provenance.changelog) : null,
+        b.changes ? changesOf(b.changes) : null,
+      ].filter(Boolean);
       return `<details><summary>What to test in ${cell(b.name)} ${cell(versionOf(b))} (${b.platform}, #${b.id})</summary>\n\n${parts.join('\n\n')}\n\n</details>`;
     });
   return [
     COMMENT_MARKER,
     '### Builds for review',
     '',
-    '| App | Platform | Version | Verdict | Build | Install |',
-    '|---|---|---|---|---|---|',
+    '| App | Platform | Version | Verdict | Flags | Build | Install |',
+    '|---|---|---|---|---|---|---|',
     ...rows,
     ...(changelogs.length ? ['', ...changelogs] : []),
   ].join('\n');

@@ -50,7 +50,7 @@ export function desiredStatuses(context: string, builds: ReviewedBuild[]): Desir
     context: `${context} (${build.platform})`,
     buildId: build.id,
     state: stateOf(build.status),
-    description: clip(describe(build)),
+    description: clip(describe(build) + flagged(build)),
     targetUrl: build.pageUrl,
     summary: summaryOf([build]),
   }));
@@ -63,7 +63,7 @@ export function desiredStatuses(context: string, builds: ReviewedBuild[]): Desir
     context,
     buildId: deciding.id,
     state,
-    description: clip(platforms.map((b) => `${b.platform}: ${short(b)}`).join('; ')),
+    description: clip(platforms.map((b) => `${b.platform}: ${short(b)}${b.flags.length ? ` (⚑ ${b.flags.length})` : ''}`).join('; ')),
     targetUrl: deciding.pageUrl,
     summary: summaryOf(platforms),
   };
@@ -79,6 +79,11 @@ function describe(build: ReviewedBuild): string {
   return build.latestComment ? `${who}: ${build.latestComment}` : who;
 }
 
+/** " · ⚑ 2: <first reason>" after the verdict (issue 28): the description shows the flags when there are some. */
+function flagged(build: ReviewedBuild): string {
+  return build.flags.length ? ` · ⚑ ${build.flags.length}: ${build.flags[0]}` : '';
+}
+
 function short(build: ReviewedBuild): string {
   const state = stateOf(build.status);
   return state === 'pending' ? 'waiting for review' : state === 'success' ? 'approved' : 'rejected';
@@ -89,8 +94,17 @@ function clip(text: string): string {
   return one.length <= MAX_DESCRIPTION ? one : `${one.slice(0, MAX_DESCRIPTION - 1)}…`;
 }
 
-/** A check run's Markdown summary: app, version, verdict, reviewer, newest comment, links. */
+/** A check run's Markdown summary: app, version, verdict, reviewer, newest comment, links; then each build's flags. */
 function summaryOf(builds: ReviewedBuild[]): string {
+  return [tableOf(builds), ...builds.filter((b) => b.flags.length).map((b) => flagListOf(b.name, b.platform, b.flags))].join('\n\n');
+}
+
+/** "⚑ Flags of App (android):" and one reason per line (shared with the pull-request comment). */
+export function flagListOf(name: string, platform: string, flags: string[]): string {
+  return [`⚑ Flags of ${escape(name)} (${platform}):`, ...flags.map((reason) => `- ${escape(reason)}`)].join('\n');
+}
+
+function tableOf(builds: ReviewedBuild[]): string {
   const rows = builds.map((b) => {
     const version = [b.versionName, b.buildNumber && `(${b.buildNumber})`].filter(Boolean).join(' ') || '—';
     const name = b.pageUrl ? `[${escape(b.name)}](${b.pageUrl})` : escape(b.name);
@@ -105,7 +119,7 @@ function verdictOf(build: ReviewedBuild): string {
 }
 
 /** Table cells: no pipes, no line breaks, no HTML. */
-function escape(text: string): string {
+export function escape(text: string): string {
   return text.replace(/[|\\`*_<>[\]]/g, (c) => `\\${c}`).replace(/\s+/g, ' ');
 }
 
