@@ -9,7 +9,6 @@ import { unauthorized } from '../common/errors/http-error';
 import { clientAddress } from '../common/net/relay-host';
 import { MeResponse, toMeResponse } from '../users/users.mapper';
 import { TwoFactorSignInDto } from '../two-factor/dto/two-factor.dto';
-import { TwoFactorService } from '../two-factor/two-factor.service';
 import { UsersService } from '../users/users.service';
 import { AuthService } from './auth.service';
 import { AuthenticatorService } from './authenticator.service';
@@ -24,7 +23,6 @@ export class AuthController {
     private readonly auth: AuthService,
     private readonly users: UsersService,
     private readonly authenticator: AuthenticatorService,
-    private readonly twoFactor: TwoFactorService,
   ) {}
 
   @Get('status')
@@ -102,7 +100,7 @@ export class AuthController {
     const user = principal ? await this.users.findById(principal.userId) : null;
     return {
       me: user ? toMeResponse(user) : null,
-      two_factor_enrolment_required: user ? await this.twoFactor.mustEnrol(user.id, user.role) : false,
+      two_factor_enrolment_required: user ? await this.authenticator.mustEnrolSecondFactor(user) : false,
     };
   }
 

@@ -14,6 +14,8 @@ import { RelayConfig } from '../config/relay-config';
 import { TunnelUrl } from '../config/tunnel-url';
 import { ScimTokensService } from '../tokens/scim-tokens.service';
 import { TokensService } from '../tokens/tokens.service';
+import type { Role } from '../common/auth/role';
+import { SsoMembersService } from '../identity/sso-members.service';
 import { TwoFactorMessages, TwoFactorService } from '../two-factor/two-factor.service';
 import { readSessionCookie } from './session-cookie';
 import { SessionsService } from './sessions.service';
@@ -33,7 +35,13 @@ export class AuthenticatorService {
     private readonly config: RelayConfig,
     private readonly tunnelUrl: TunnelUrl,
     private readonly twoFactor: TwoFactorService,
+    private readonly ssoMembers: SsoMembersService,
   ) {}
+
+  /** The two-factor policy holds this local member at enrolment (members of an identity provider are its business). */
+  async mustEnrolSecondFactor(user: { id: number; role: Role }): Promise<boolean> {
+    return (await this.twoFactor.mustEnrol(user.id, user.role)) && !(await this.ssoMembers.signsInThroughProvider(user.id));
+  }
 
   /** The caller, or a HttpError (401/403) saying why not; undefined on public routes. */
   async authenticate(req: IncomingMessage, requirement: AccessRequirement): Promise<Principal | undefined> {
@@ -77,7 +85,7 @@ export class AuthenticatorService {
     this.refuseCrossSite(req);
     const { user } = session;
     // The team requires a second factor of this member and they have none: only enrolment is open.
-    if (!requirement.beforeSecondFactor && (await this.twoFactor.mustEnrol(user.id, user.role))) {
+    if (!requirement.beforeSecondFactor && (await this.mustEnrolSecondFactor(user))) {
       throw forbidden(TwoFactorMessages.enrolmentRequired);
     }
     return {

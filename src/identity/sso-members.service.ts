@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { In, Repository } from 'typeorm';
 import { AUDIT_EVENT, AuditEvent } from '../audit/audit-event';
 import { Clock } from '../common/clock';
 import type { Role } from '../common/auth/role';
@@ -90,6 +90,14 @@ export class SsoMembersService {
   }
 
   /** Marks a member as created by the identity provider through SCIM (see linkOrProvision). */
+  /**
+   * The member signs in through an identity provider (OIDC or LDAP), whose own second factor is
+   * the team's: the relay's two-factor policy is for local accounts only (docs/auth.md).
+   */
+  signsInThroughProvider(userId: number): Promise<boolean> {
+    return this.identities.existsBy({ userId, provider: In(['oidc', 'ldap']) });
+  }
+
   async markProvisioned(userId: number): Promise<void> {
     await this.identities.save(this.identities.create({ userId, provider: 'scim', subject: `scim ${userId}`, createdAt: this.clock.now() }));
   }

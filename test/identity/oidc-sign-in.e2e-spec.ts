@@ -1,5 +1,6 @@
+import { totpCode } from '../../src/two-factor/totp';
 import { UsersService } from '../../src/users/users.service';
-import { MemberFactory, sessionCookieFrom } from '../support/factory';
+import { MemberFactory, sessionCookieFrom, TEST_PASSWORD } from '../support/factory';
 import { freePort } from '../support/oidc-provider';
 import { OidcStub, type StubTokenFault } from '../support/oidc-stub';
 import { cookieFrom, oidcSignInWithoutBrowser, startSsoRelay } from '../support/sso-relay';
@@ -185,6 +186,26 @@ describe('OIDC sign-in', () => {
     expect(to.searchParams.get('client_id')).toBe(stub.clientId);
     expect(to.searchParams.get('post_logout_redirect_uri')).toBe(`${relay.url}/signin`);
     await relay.http().get('/api/v1/auth/me').set('Cookie', cookie).expect(401);
+  });
+
+  // The relay's two-factor policy is for local accounts: a provider's member has the provider's own
+  // second factor, and no relay password to set one up with (it would be held at enrolment for good).
+  it('a two-factor policy for everyone holds local members at enrolment, not the provider\'s members', async () => {
+    const admin = await members.admin();
+    const setup = await members.as(admin, 'post', '/api/v1/profile/two-factor/setup').send({ currentPassword: TEST_PASSWORD }).expect(201);
+    relay.clock.advance(30_000 - (relay.clock.nowMs() % 30_000) + 1_000);
+    await members.as(admin, 'post', '/api/v1/profile/two-factor/confirm').send({ code: totpCode(setup.body.secret, relay.clock.nowMs()) }).expect(200);
+    await members.as(admin, 'put', '/api/v1/settings/two-factor').send({ required_for: 'everyone' }).expect(200);
+    try {
+      person('sso-2fa', ['qa']);
+      const cookie = sessionCookieFrom((await oidcSignInWithoutBrowser(relay)).headers['set-cookie']);
+      await relay.http().get('/api/v1/apps').set('Cookie', cookie).expect(200);
+      expect((await relay.http().get('/api/v1/auth/session').set('Cookie', cookie).expect(200)).body.two_factor_enrolment_required).toBe(false);
+      const local = await members.member('QA');
+      await members.as(local, 'get', '/api/v1/apps').expect(403, { error: 'Two-factor sign-in is required: set it up on your profile page' });
+    } finally {
+      await members.as(admin, 'put', '/api/v1/settings/two-factor').send({ required_for: 'nobody' }).expect(200);
+    }
   });
 });
 
