@@ -264,7 +264,10 @@ describe('sessions REST: screenshot and UI tree through the agent (spec §4 Sess
       head[1] = 0x80 | 127;
       head.writeBigUInt64BE(BigInt(payload.length), 2);
       head.set([1, 2, 3, 4], 10);
-      const masked = Buffer.from(payload.map((byte, i) => byte ^ [1, 2, 3, 4][i & 3]));
+      // Masked in place with a plain loop: the relay's 300 ms screenshot timeout is already running, and
+      // a per-byte callback over 400 kB took long enough on a loaded machine to answer 504 instead.
+      const masked = Buffer.from(payload);
+      for (let i = 0; i < masked.length; i++) masked[i] ^= (i & 3) + 1;
       const raw = (liar.socket as unknown as { _socket: { write(b: Buffer): void } })._socket;
       raw.write(Buffer.concat([head, masked.subarray(0, 130_000)]));
       await new Promise((resolve) => setTimeout(resolve, 50));
