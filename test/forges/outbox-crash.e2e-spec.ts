@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fixture } from '../support/build-fixtures';
 import { ChildRelay, startChildRelay } from '../robustness/support/child-relay';
-import { multipartBody, send } from '../robustness/support/http';
+import { multipartBody, send, sendJson } from '../robustness/support/http';
 import { forgeConfigPath, until, writeForgeConfig } from './support/forge-relay';
 import { TestForge } from './support/forge-server';
 
@@ -46,15 +46,7 @@ describe('forge outbox: kill -9 and restart on the same data dir', () => {
     relay = await startChildRelay(dataDir, withForge ? { SVC_CONFIG: config, GH_CRASH_TOKEN: TOKEN } : {});
     return relay;
   };
-  const json = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const res = await send(relay!.url, {
-      method,
-      path: `/api/v1${path}`,
-      headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: res.status, body: res.text ? JSON.parse(res.text) : null };
-  };
+  const json = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => sendJson(relay!.url, method, path, body, headers);
   const login = async () => {
     const res = await send(relay!.url, {
       method: 'POST',

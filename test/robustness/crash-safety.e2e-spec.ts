@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fixture } from '../support/build-fixtures';
 import { images } from '../support/images';
 import { ChildRelay, startChildRelay } from './support/child-relay';
-import { eventually, filesUnder, multipartBody, send } from './support/http';
+import { eventually, filesUnder, multipartBody, send, sendJson } from './support/http';
 
 jest.setTimeout(180_000);
 
@@ -27,15 +27,7 @@ describe('crash safety: kill -9 and restart on the same data dir', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const json = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const res = await send(relay!.url, {
-      method,
-      path: `/api/v1${path}`,
-      headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: res.status, body: res.text ? JSON.parse(res.text) : null };
-  };
+  const json = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => sendJson(relay!.url, method, path, body, headers);
 
   const uploadBuild = (pat: string, name: string, bytes: Buffer) => {
     const boundary = 'crashboundary';

@@ -57,6 +57,23 @@ export function send(baseUrl: string, req: RawRequest, timeoutMs = 10_000): Prom
  * `json-rpc`: the MCP endpoint, whose transport refuses in JSON-RPC 2.0 (`{ jsonrpc, error: { code,
  * message }, id }`) as the MCP specification requires; `{ error }` is accepted there too.
  */
+/** A JSON request to `/api/v1<path>` of a relay at `baseUrl`: the status and the parsed body (null when empty). */
+export async function sendJson(
+  baseUrl: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any }> {
+  const res = await send(baseUrl, {
+    method,
+    path: `/api/v1${path}`,
+    headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: res.text ? JSON.parse(res.text) : null };
+}
+
 export function contractBreach(res: RawResponse, what: string, shape: 'relay' | 'json-rpc' | 'html-page' = 'relay'): string | null {
   if (res.status >= 500) return `${what} → ${res.status} ${res.text.slice(0, 300)}`;
   if (res.status < 300) return null;
