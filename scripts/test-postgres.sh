@@ -20,5 +20,8 @@ fi
 node scripts/test-databases.js check
 trap 'node scripts/test-databases.js drop-run || true' EXIT
 
+# dist/ and web/dist built once, before the suites that start `npm start` or the CLI would each
+# rebuild a stale one at the same moment (nest build empties dist/ first).
+node scripts/build-if-needed.js
 # Unit specs (src/) do not touch the database; they run in the ordinary suite.
 TZ=UTC npx jest "$@" --testPathIgnorePatterns /src/

@@ -100,11 +100,12 @@ describe('GitHub commit statuses', () => {
 
   it('retries 5xx and 429 (after Retry-After), and a late pending never overwrites a newer success', async () => {
     const sha = '4'.repeat(40);
-    forge.script(STATUS, { status: 503, body: { message: 'unavailable' } });
+    // Scripted for this commit's path only: a status of an earlier test still on its way takes none.
+    forge.script(STATUS, { status: 503, body: { message: 'unavailable' }, forPath: sha });
     const { body } = await upload({ commit: sha, repository: 'acme/app' });
     await until('first attempt refused', () => statusesFor(sha).length === 1);
     // The pending waits 10 s (backoff) on the relay's clock; the verdict does not wait for it.
-    forge.script(STATUS, { status: 429, headers: { 'retry-after': '30' }, body: { message: 'slow down' } });
+    forge.script(STATUS, { status: 429, headers: { 'retry-after': '30' }, body: { message: 'slow down' }, forPath: sha });
     await review(body.id, 'Done');
     await until('success attempted', () => statusesFor(sha).length === 2);
     expect((statusesFor(sha)[1].body as { state: string }).state).toBe('success');

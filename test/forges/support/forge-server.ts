@@ -26,6 +26,8 @@ export interface ScriptedAnswer {
   body?: unknown;
   /** Hold the answer until this promise resolves (a forge that is slow or down). */
   hold?: Promise<void>;
+  /** Only a request whose path holds this takes the answer (another test's late status must not). */
+  forPath?: string;
 }
 
 interface Operation {
@@ -116,11 +118,17 @@ export class TestForge {
       if (op.validate && !op.validate(body ?? {})) problems.push(`body: ${JSON.stringify(op.validate.errors)}`);
     }
     this.requests.push({ method: req.method ?? '', path, query, headers: req.headers, body, operation: op?.id ?? null, problems });
-    const scripted = op ? this.scripts.get(op.id)?.shift() : undefined;
+    const scripted = op ? this.takeScripted(op.id, path) : undefined;
     if (scripted?.hold) await scripted.hold;
     const answer = scripted ?? (op ? { status: 201, body: this.plausible(op.id, body) } : { status: 404, body: { message: 'Not Found' } });
     res.writeHead(answer.status, { 'content-type': 'application/json', ...(answer.headers ?? {}) });
     res.end(answer.body === undefined ? '' : JSON.stringify(answer.body));
+  }
+
+  private takeScripted(operation: string, path: string): ScriptedAnswer | undefined {
+    const answers = this.scripts.get(operation) ?? [];
+    const at = answers.findIndex((a) => a.forPath === undefined || path.includes(a.forPath));
+    return at < 0 ? undefined : answers.splice(at, 1)[0];
   }
 
   private plausible(operation: string, body: unknown): unknown {
