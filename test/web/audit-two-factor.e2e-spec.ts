@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext } from 'playwright-core';
 import { totpCode } from '../../src/two-factor/totp';
 import { auditSettled } from '../audit/audit-support';
-import { browserSkipReason, ensureWebBuilt, launchChromium, newContext, signedInPage, watchedPage, WEB_DIST, type WatchedPage } from '../support/browser';
+import { browserSkipReason, ensureWebBuilt, launchChromium, newContext, signedInPage, watchedPage, WEB_DIST, type WatchedPage, screenshotBothThemes } from '../support/browser';
 import { describeUnless } from '../support/describe-unless';
 import { MemberFactory, TEST_PASSWORD } from '../support/factory';
 import { startTestRelay, type TestRelay } from '../support/test-relay';
@@ -55,6 +55,7 @@ describeUnless(browserSkipReason(), 'two-factor sign-in and the audit page in th
     const codes = page.getByRole('list', { name: 'Recovery codes' }).getByRole('listitem');
     await codes.first().waitFor();
     expect(await codes.count()).toBe(10);
+    await screenshotBothThemes(page, 'two-factor-setup', true);
 
     relay.clock.advance(30_000); // the enrolment's code is spent; the next step's is fresh
     const signIn = await fresh();
@@ -83,6 +84,7 @@ describeUnless(browserSkipReason(), 'two-factor sign-in and the audit page in th
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.waitForURL(/\/audit\?action=auth.sign_in&actor=dev-2fa%40example.com$/);
     await table.getByText('{"second_factor":"totp"}').waitFor();
+    await screenshotBothThemes(page, 'audit', true);
     const rows = table.getByRole('row');
     expect(await rows.count()).toBe(3); // header, the password sign-in of members.member(), the two-factor one
     const csv = await page.getByRole('link', { name: 'Export CSV' }).getAttribute('href');

@@ -1,7 +1,7 @@
 import type { Browser } from 'playwright-core';
 import type { AgentDaemon } from '../../src/agent-daemon/agent-daemon';
 import { agentToken, startFakeAgent, TestPeer, wsUrl } from '../agents/agent-kit';
-import { browserSkipReason, ensureWebBuilt, launchChromium, newContext, signedInPage, waitFor, WEB_DIST, type WatchedPage } from '../support/browser';
+import { browserSkipReason, ensureWebBuilt, launchChromium, newContext, signedInPage, waitFor, WEB_DIST, type WatchedPage, screenshotBothThemes } from '../support/browser';
 import { describeUnless } from '../support/describe-unless';
 import { ffmpegSkipReason } from '../support/ffmpeg';
 import { MemberFactory, type TestMember } from '../support/factory';
@@ -84,6 +84,7 @@ describeUnless(browserSkipReason() ?? ffmpegSkipReason(), 'dashboard in the brow
     expect(tapped.data.x).toBeCloseTo(0.25, 1);
     expect(tapped.data.y).toBeCloseTo(0.75, 1);
     await page.getByRole('status').filter({ hasText: 'Tapped at 25 %, 75 %' }).waitFor();
+    await screenshotBothThemes(page, 'live-video');
 
     await page.mouse.move(box.x + box.width * 0.5, box.y + box.height * 0.8);
     await page.mouse.down();

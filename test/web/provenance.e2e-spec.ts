@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Browser, BrowserContext } from 'playwright-core';
-import { browserSkipReason, ensureWebBuilt, launchChromium, newContext, signedInPage, WEB_DIST, type WatchedPage } from '../support/browser';
+import { browserSkipReason, ensureWebBuilt, launchChromium, newContext, signedInPage, WEB_DIST, type WatchedPage, screenshotBothThemes } from '../support/browser';
 import { fixture } from '../support/build-fixtures';
 import { describeUnless } from '../support/describe-unless';
 import { MemberFactory, type TestMember } from '../support/factory';
@@ -96,6 +96,7 @@ describeUnless(browserSkipReason(), 'build provenance on the build page (issue 2
     const page = await open(head);
     const changes = page.getByRole('region', { name: `What changed since build #${base}` });
     await changes.getByText('Fix the logout · Ann').waitFor();
+    await screenshotBothThemes(page, 'build-source', true);
     expect(await changes.getByRole('link', { name: 'eeeeeee' }).getAttribute('href')).toBe(`${forge.url}/acme/app/commit/${'e'.repeat(40)}`);
     expect(forge.of('repos/compare-commits-with-basehead').at(-1)!.path).toBe(`/repos/acme/app/compare/${'9'.repeat(40)}...${'a'.repeat(40)}`);
   });
@@ -117,6 +118,7 @@ describeUnless(browserSkipReason(), 'build provenance on the build page (issue 2
     await page.getByRole('button', { name: 'Status deliveries' }).click();
     const log = page.getByRole('table', { name: 'Status deliveries' });
     await log.getByText('svc/review', { exact: true }).first().waitFor();
+    await screenshotBothThemes(page, 'forges', true);
     expect(await log.getByRole('row').count()).toBeGreaterThan(1);
   });
 });
