@@ -14,7 +14,7 @@ export function ProvenancePanel({ build }: { build: Build }) {
   const links = forgeLinks(forges.data?.forges, p.repository);
   return (
     <section aria-labelledby="provenance-title">
-      <h3 id="provenance-title" className={styles.metaTerm}>
+      <h3 id="provenance-title" className={styles.sourceTitle}>
         Source
       </h3>
       <dl className={styles.meta}>
@@ -89,7 +89,7 @@ function WhatChanged({ build }: { build: Build }) {
   const { commits, base_build_id: base } = changes.data;
   return (
     <section aria-labelledby="changes-title">
-      <h3 id="changes-title" className={styles.metaTerm}>
+      <h3 id="changes-title" className={styles.sourceTitle}>
         What changed since build #{base}
       </h3>
       {commits.length === 0 ? (
