@@ -116,8 +116,11 @@ describe('GitHub commit statuses', () => {
     ctx.relay.clock.advance(20_000);
     await until('success after Retry-After', () => statusesFor(sha).length === 3);
     expect(statusesFor(sha).map((r) => (r.body as { state: string }).state)).toEqual(['pending', 'success', 'success']);
-    const outbox = await ctx.relay.app.get(ForgeOutboxRepository).recent(50);
-    const rows = outbox.filter((r) => r.commit === sha);
+    // The local forge records a request when it arrives; the relay marks its row once the answer is back.
+    const rows = await until('success marked delivered', async () => {
+      const mine = (await ctx.relay.app.get(ForgeOutboxRepository).recent(50)).filter((r) => r.commit === sha);
+      return mine.some((r) => r.status === 'delivered') ? mine : undefined;
+    });
     expect(rows.map((r) => [r.state, r.status, r.attempts])).toEqual([
       ['success', 'delivered', 2],
       ['pending', 'superseded', 1],
