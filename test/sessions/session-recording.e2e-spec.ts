@@ -5,6 +5,7 @@ import { mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentDaemon } from '../../src/agent-daemon/agent-daemon';
+import type { FakeVideoOptions } from '../../src/agent-daemon/backends/fake-backend';
 import { RecordingMessages } from '../../src/sessions/recording/session-recordings.service';
 import { describeUnless, itUnless } from '../support/describe-unless';
 import { MemberFactory, TestMember } from '../support/factory';
@@ -12,7 +13,7 @@ import { ffmpegSkipReason } from '../support/ffmpeg';
 import { startTestRelay, TestRelay, testStorage } from '../support/test-relay';
 import { agentToken, startFakeAgent, TestPeer, until, wsUrl } from '../agents/agent-kit';
 
-const VIDEO = { enabled: true, width: 240, height: 480, fps: 30 };
+const VIDEO: FakeVideoOptions = { enabled: true, width: 240, height: 480, fps: 30 };
 const recordingsOf = (sessionId: string) => `/api/v1/sessions/${sessionId}/recordings`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
