@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { AgentDaemon } from '../../src/agent-daemon/agent-daemon';
 import type { FakeVideoOptions } from '../../src/agent-daemon/backends/fake-backend';
 import { RecordingMessages } from '../../src/sessions/recording/session-recordings.service';
+import { auditSettled } from '../audit/audit-support';
 import { describeUnless, itUnless } from '../support/describe-unless';
 import { MemberFactory, TestMember } from '../support/factory';
 import { ffmpegSkipReason } from '../support/ffmpeg';
@@ -96,6 +97,13 @@ describeUnless(ffmpegSkipReason(), 'recorded sessions (POST /sessions/:sessionId
     writeFileSync(path, Buffer.from(await res.arrayBuffer()));
     return path;
   };
+  const recordingAudit = async (sessionId: string) => {
+    await auditSettled(relay);
+    const page = await members.as(await members.admin(), 'get', `/api/v1/audit?limit=50&target=${encodeURIComponent(`session:${sessionId}`)}`).expect(200);
+    return (page.body.items as { action: string; actor: string; via: string; details: unknown }[])
+      .filter((e) => e.action.startsWith('recording.'))
+      .map(({ action, actor, via, details }) => ({ action, actor, via, details }));
+  };
   /** One device request over the session socket, as the dashboard (cookie) or a script (PAT) sends it. */
   const act = async (sessionId: string, headers: Record<string, string>, method: string, params: Record<string, unknown>) => {
     const peer = new TestPeer(wsUrl(relay, `/api/v1/sessions/${sessionId}/connect`), headers);
@@ -176,6 +184,13 @@ describeUnless(ffmpegSkipReason(), 'recorded sessions (POST /sessions/:sessionId
     // Timelines are recordings: cookie only, like the video.
     await members.withPat(viewPat, 'get', `${recording.url}/timeline`).expect(401);
     expect(leftInTmp()).toEqual([]);
+
+    // Who started and stopped it is in the audit log.
+    const audit = await recordingAudit(sessionId);
+    expect(audit).toEqual([
+      { action: 'recording.stopped', actor: qa.email, via: 'pat', details: expect.objectContaining({ reason: 'stopped', stored: true, url: recording.url }) },
+      { action: 'recording.started', actor: qa.email, via: 'cookie', details: { recording_id: started.body.id, build_id: 4242 } },
+    ]);
   }, 60_000);
 
   it('refuses: 404 unknown session, 409 not booted / not recording, 403 without the view scope, 400 a bad buildId', async () => {
@@ -209,6 +224,7 @@ describeUnless(ffmpegSkipReason(), 'recorded sessions (POST /sessions/:sessionId
     expect(video.frames).toBeGreaterThan(15);
     const timeline = (await members.as(qa, 'get', `${recording.url}/timeline`).expect(200)).body;
     expect(timeline).toMatchObject({ endedBy: 'agent_offline', buildId: null, events: [] });
+    expect((await recordingAudit(sessionId))[0]).toMatchObject({ action: 'recording.stopped', actor: 'relay', via: 'system', details: { reason: 'agent_offline' } });
     await until(() => leftInTmp().length === 0);
   }, 60_000);
 

@@ -44,7 +44,7 @@ export class SessionRecordingsController {
   @Auth({ cookie: true, pat: 'view' })
   @ApiOkResponse({ type: Recording, description: 'the finished MP4 (kept 72 hours), its timeline at `<url>/timeline`' })
   @ApiErrors(401, 403, 404, 409)
-  stop(@Param('sessionId') sessionId: string): Promise<Recording> {
-    return this.recordings.stop(sessionId);
+  stop(@Param('sessionId') sessionId: string, @CurrentPrincipal() principal: Principal): Promise<Recording> {
+    return this.recordings.stop(sessionId, principal);
   }
 }

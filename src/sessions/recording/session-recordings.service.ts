@@ -1,6 +1,9 @@
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import { stat } from 'node:fs/promises';
 import { AgentOfflineEvent } from '../../agents/events/agent-offline.event';
+import { AuditActor, actorOf, auditEvent, RELAY_ACTOR } from '../../audit/audit-actor';
+import { AUDIT_EVENT } from '../../audit/audit-event';
 import type { Principal } from '../../common/auth/principal';
 import { conflict, HttpError, notFound } from '../../common/errors/http-error';
 import { isoWithMillis } from '../../common/time';
@@ -52,6 +55,7 @@ export class SessionRecordingsService implements BeforeApplicationShutdown {
     private readonly hub: VideoHub,
     private readonly recordings: RecordingsService,
     private readonly config: RelayConfig,
+    private readonly events: EventEmitter2,
   ) {}
 
   async start(sessionId: string, buildId: number | null, principal: Principal): Promise<RecordingInProgress> {
@@ -80,6 +84,7 @@ export class SessionRecordingsService implements BeforeApplicationShutdown {
     });
     this.readUiTree(run);
     this.logger.log(`Recording ${sessionId} (${recording.id}) for ${principal.email}`);
+    this.audit(actorOf(principal), 'recording.started', sessionId, { recording_id: recording.id, build_id: recording.buildId });
     return this.inProgress(recording);
   }
 
@@ -90,8 +95,8 @@ export class SessionRecordingsService implements BeforeApplicationShutdown {
   }
 
   /** Stops and stores; a recording that ended by itself in the last ten minutes answers its result. */
-  async stop(sessionId: string): Promise<Recording> {
-    if (this.running.has(sessionId)) return this.end(sessionId, 'stopped');
+  async stop(sessionId: string, principal: Principal): Promise<Recording> {
+    if (this.running.has(sessionId)) return this.end(sessionId, 'stopped', actorOf(principal));
     const ended = this.ended.get(sessionId);
     if (ended && Date.now() - ended.at < ENDED_KEPT_MS) return ended.result;
     if (!(await this.sessions.locate(sessionId))) throw notFound(SESSION_NOT_FOUND);
@@ -128,14 +133,15 @@ export class SessionRecordingsService implements BeforeApplicationShutdown {
     });
   }
 
-  private end(sessionId: string, reason: EndReason): Promise<Recording> {
+  /** `actor`: who stopped it; the relay itself when it ended by itself. */
+  private end(sessionId: string, reason: EndReason, actor: AuditActor = RELAY_ACTOR): Promise<Recording> {
     const run = this.running.get(sessionId);
     if (!run) return this.ended.get(sessionId)?.result ?? Promise.reject(conflict(RecordingMessages.notRecording));
     this.running.delete(sessionId);
     clearTimeout(run.stopTimer);
     clearInterval(run.ticker);
     this.hub.leave(sessionId, run.recording);
-    const result = this.save(run.recording, reason);
+    const result = this.save(run.recording, reason, actor);
     this.saving.add(result);
     result.catch(() => undefined).finally(() => this.saving.delete(result));
     this.forgetOldEnded();
@@ -143,7 +149,8 @@ export class SessionRecordingsService implements BeforeApplicationShutdown {
     return result;
   }
 
-  private async save(recording: SessionRecording, reason: EndReason): Promise<Recording> {
+  private async save(recording: SessionRecording, reason: EndReason, actor: AuditActor): Promise<Recording> {
+    const audited = { recording_id: recording.id, reason };
     try {
       const video = await recording.finish();
       if (!video) throw conflict(RecordingMessages.nothingRecorded);
@@ -159,9 +166,11 @@ export class SessionRecordingsService implements BeforeApplicationShutdown {
         startedBy: recording.startedBy.userId,
       });
       this.logger.log(`Recorded ${sessionId}: ${video.frames} frames, ${video.durationMs} ms, ${saved.fileSize} bytes (${reason})`);
+      this.audit(actor, 'recording.stopped', sessionId, { ...audited, stored: true, url: saved.url, file_size: saved.fileSize, duration_ms: video.durationMs });
       return saved;
     } catch (err) {
       await recording.discard();
+      this.audit(actor, 'recording.stopped', recording.sessionId, { ...audited, stored: false });
       throw err;
     }
   }
@@ -186,6 +195,10 @@ export class SessionRecordingsService implements BeforeApplicationShutdown {
       .then(({ elements }) => run.recording.timeline.snapshot(at, elements))
       .catch(() => undefined) // a device without a UI tree, or a slow one: the timeline goes on without
       .finally(() => (run.reading = false));
+  }
+
+  private audit(actor: AuditActor, action: string, sessionId: string, details: Record<string, string | number | boolean | null>): void {
+    this.events.emit(AUDIT_EVENT, auditEvent(actor, action, `session:${sessionId.slice(0, 180)}`, details));
   }
 
   private forgetOldEnded(): void {
