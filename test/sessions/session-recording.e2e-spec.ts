@@ -139,7 +139,13 @@ describeUnless(ffmpegSkipReason(), 'recorded sessions (POST /sessions/:sessionId
     await sleep(500);
     const script = { Authorization: `Bearer ${viewPat}` };
     expect(await act(sessionId, script, 'swipe', { fromX: 0.5, fromY: 0.8, toX: 0.5, toY: 0.2, durationMs: 200 })).toMatchObject({ ok: true });
-    await sleep(2000);
+    // A viewer comes and goes meanwhile: it gets the live picture, and its leaving does not stop the agent's stream.
+    const viewer = new TestPeer(wsUrl(relay, `/api/v1/sessions/${sessionId}/stream`), script);
+    await viewer.opened;
+    expect((await viewer.next()).json).toMatchObject({ type: 'config', width: 240, height: 480 });
+    for (let i = 0; i < 20; i++) await viewer.next((m) => m.isBinary);
+    viewer.close();
+    await sleep(1500);
     const stopped = await members.withPat(viewPat, 'post', `${recordingsOf(sessionId)}/stop`).expect(200);
     const recording = stopped.body;
     expect(Object.keys(recording).sort()).toEqual(['createdAt', 'expiresAt', 'fileSize', 'id', 'mime', 'sessionId', 'url']);
