@@ -9,6 +9,7 @@ import type { AgentDaemon } from '../../src/agent-daemon/agent-daemon';
 import type { FakeVideoOptions } from '../../src/agent-daemon/backends/fake-backend';
 import { RecordingMessages } from '../../src/sessions/recording/session-recordings.service';
 import { auditSettled } from '../audit/audit-support';
+import { attachBuild } from '../support/build-fixtures';
 import { describeUnless, itUnless } from '../support/describe-unless';
 import { MemberFactory, TestMember } from '../support/factory';
 import { ffmpegSkipReason } from '../support/ffmpeg';
@@ -244,6 +245,25 @@ describeUnless(ffmpegSkipReason(), 'recorded sessions (POST /sessions/:sessionId
     expect(leftInTmp()).toEqual([]);
     expect((await members.as(qa, 'get', '/api/v1/recordings').expect(200)).body.filter((r: { sessionId: string }) => r.sessionId === sessionId)).toEqual([]);
   }, 30_000);
+
+  it('links the recording to the build installed on the session, and remembers it as the next default', async () => {
+    await agent('rec-g');
+    const sessionId = 'fake-android-rec-g';
+    const build = (await attachBuild(members.as(qa, 'post', '/api/v1/builds'), 'string-label.apk', { status: 'Backlog' }).expect(201)).body;
+    const started = await members.as(qa, 'post', recordingsOf(sessionId)).send({}).expect(201);
+    expect(started.body.buildId).toBeNull();
+    const script = { Authorization: `Bearer ${viewPat}` };
+    expect(await act(sessionId, script, 'install_build', { buildId: build.id, url: `/api/v1/builds/${build.id}/download` })).toMatchObject({ ok: true });
+    await sleep(1500);
+    const recording = (await members.as(qa, 'post', `${recordingsOf(sessionId)}/stop`).expect(200)).body;
+    expect((await members.as(qa, 'get', `/api/v1/recordings?buildId=${build.id}`).expect(200)).body).toEqual([recording]);
+    const timeline = (await members.as(qa, 'get', `${recording.url}/timeline`).expect(200)).body;
+    expect(timeline.buildId).toBe(build.id);
+    expect(timeline.events).toEqual([expect.objectContaining({ type: 'install_build', outcome: 'ok', detail: expect.objectContaining({ buildId: build.id }) })]);
+    const next = await members.as(qa, 'post', recordingsOf(sessionId)).send({}).expect(201);
+    expect(next.body.buildId).toBe(build.id);
+    await members.as(qa, 'post', `${recordingsOf(sessionId)}/stop`);
+  }, 60_000);
 
   itUnless(testStorage === 's3' ? 'breaks the data folder to make the store fail' : null, 'leaves nothing behind when the recording cannot be stored', async () => {
     await agent('rec-f');
