@@ -9,11 +9,11 @@ export class CreateForgeDto {
   type: ForgeType;
 
   @ApiProperty({ description: 'the API base URL', example: 'https://ghe.example.com/api/v3' })
-  @ForgeUrlField()
+  @ForgeUrlField(false)
   url: string;
 
   @ApiProperty({ type: [String], example: ['acme/app'], description: 'each served by no other forge (409 otherwise)' })
-  @RepositoriesField()
+  @RepositoriesField(false)
   repositories: string[];
 
   @ApiPropertyOptional({ description: 'default `svc/review` (with an App: `svc / review`)' })

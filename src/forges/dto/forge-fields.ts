@@ -17,18 +17,19 @@ const Given = () => ValidateIf((_, value) => value !== undefined);
 
 export const ForgeTypeField = () => applyDecorators(IsIn(FORGE_TYPES as string[], { message: `type must be one of ${FORGE_TYPES.join(', ')}` }));
 
-export const ForgeUrlField = () =>
+/** `optional`: PATCH (absent leaves it alone); POST requires it. */
+export const ForgeUrlField = (optional: boolean) =>
   applyDecorators(
-    Given(),
+    ...(optional ? [Given()] : []),
     Trim(),
     IsString({ message: 'url must be the http(s) URL of the forge API' }),
     IsNotEmpty({ message: 'url must be the http(s) URL of the forge API' }),
     MaxLength(MAX_WEBHOOK_URL_LENGTH, { message: `url must be at most ${MAX_WEBHOOK_URL_LENGTH} characters` }),
   );
 
-export const RepositoriesField = () =>
+export const RepositoriesField = (optional: boolean) =>
   applyDecorators(
-    Given(),
+    ...(optional ? [Given()] : []),
     IsArray({ message: 'repositories must be an array of "owner/name"' }),
     ArrayMinSize(1, { message: 'repositories must list at least one "owner/name"' }),
     ArrayMaxSize(MAX_FORGE_REPOSITORIES, { message: `repositories must list at most ${MAX_FORGE_REPOSITORIES}` }),

@@ -7,11 +7,11 @@ import { ContextField, ForgeUrlField, GitHubIdField, MAX_PRIVATE_KEY_LENGTH, MAX
  */
 export class UpdateForgeDto {
   @ApiPropertyOptional()
-  @ForgeUrlField()
+  @ForgeUrlField(true)
   url?: string;
 
   @ApiPropertyOptional({ type: [String], description: 'replaces the list' })
-  @RepositoriesField()
+  @RepositoriesField(true)
   repositories?: string[];
 
   @ApiPropertyOptional()

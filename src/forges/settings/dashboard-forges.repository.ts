@@ -21,14 +21,14 @@ export class DashboardForgesRepository {
 
   async all(): Promise<DashboardForgeRow[]> {
     const forges = await this.forges.find({ order: { id: 'ASC' } });
-    const repositories = forges.length ? await this.repositories.find({ where: { forgeId: In(forges.map((f) => f.id)) }, order: { repository: 'ASC' } }) : [];
+    const repositories = forges.length ? await this.repositories.find({ where: { forgeId: In(forges.map((f) => f.id)) }, order: { key: 'ASC' } }) : [];
     return forges.map((forge) => ({ forge, repositories: repositories.filter((r) => r.forgeId === forge.id).map((r) => r.repository) }));
   }
 
   async findOne(id: number): Promise<DashboardForgeRow | null> {
     const forge = await this.forges.findOneBy({ id });
     if (!forge) return null;
-    const repositories = await this.repositories.find({ where: { forgeId: id }, order: { repository: 'ASC' } });
+    const repositories = await this.repositories.find({ where: { forgeId: id }, order: { key: 'ASC' } });
     return { forge, repositories: repositories.map((r) => r.repository) };
   }
 

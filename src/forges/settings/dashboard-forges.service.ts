@@ -69,7 +69,7 @@ export class DashboardForgesService {
     const details: Record<string, string | boolean> = { fields: fields.sort().join(',') };
     if (changes.url) details.destination = new URL(changes.url).origin;
     if (repositories) details.repositories = repositories.join(', ').slice(0, 500);
-    if (dto.token !== undefined || dto.private_key !== undefined) details.secret_changed = true;
+    if (dto.token !== undefined || dto.private_key !== undefined) details.credential_replaced = true;
     this.audit(actor, 'forge.updated', id, details);
     return this.itemOf(id);
   }
