@@ -257,6 +257,8 @@ describeUnless(testLanSkipReason(), 'a dashboard forge on the LAN: statuses chec
       error: `forge #${created.id} is not used: its token cannot be read: it was encrypted with another SVC_SECRETS_KEY than the one set now`,
     });
     await relay.http().get('/api/v1/health').expect(200);
+    expect(relay.logger.buffer.tail(500).join('\n')).toContain(`Dashboard forge #${created.id} (github ${forge.url}) is not used: its token cannot be read: it was encrypted with another SVC_SECRETS_KEY`);
+    expect(relay.logger.buffer.tail(500).join('\n')).not.toContain(TOKEN);
 
     // No key at all: the same, saying which variable is missing.
     await restart({ SVC_SECRETS_KEY: undefined });
