@@ -79,4 +79,22 @@ describeUnless(browserSkipReason() ?? testLanSkipReason(), 'dashboard in the bro
     expect(await row.textContent()).toContain('(test)');
     await screenshotBothThemes(page, 'forges-dashboard', true);
   });
+
+  it('edits the forge (the token kept unless a new one is typed) and deletes it after a confirmation', async () => {
+    const { page } = watched;
+    const item = page.getByRole('listitem', { name: /^forge #\d+$/ });
+    await item.getByRole('button', { name: /^Edit forge #\d+$/ }).click();
+    const form = page.getByRole('form', { name: /^Edit forge #\d+$/ });
+    expect(await form.getByLabel('Token').inputValue()).toBe('');
+    await form.getByLabel('Repositories').fill('lan/web\nlan/other');
+    await form.getByRole('button', { name: 'Save forge' }).click();
+    await item.getByText('lan/other, lan/web', { exact: false }).waitFor();
+    const [edited] = (await relay.http().get('/api/v1/forges').set('Cookie', admin.cookie).expect(200)).body.forges;
+    expect(edited).toEqual(expect.objectContaining({ repositories: ['lan/other', 'lan/web'], has_token: true, problem: null }));
+
+    await item.getByRole('button', { name: /^Delete forge #\d+$/ }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Delete forge' }).click();
+    await item.waitFor({ state: 'detached' });
+    expect((await relay.http().get('/api/v1/forges').set('Cookie', admin.cookie).expect(200)).body.forges).toEqual([]);
+  });
 });

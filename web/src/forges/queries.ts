@@ -73,8 +73,17 @@ export function useUpdateForge() {
   return useForgeMutation(({ id, ...body }: Schemas['UpdateForgeDto'] & { id: number }) => call(api.PATCH('/api/v1/forges/{id}', { params: { path: { id } }, body })));
 }
 
+/** The deleted forge leaves the list at once, with its log's query: refetching that log would only find a 404. */
 export function useDeleteForge() {
-  return useForgeMutation((id: number) => call(api.DELETE('/api/v1/forges/{id}', { params: { path: { id } } })));
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (id: number) => call(api.DELETE('/api/v1/forges/{id}', { params: { path: { id } } })),
+    onSuccess: (_, id) => {
+      client.setQueryData<{ forges: Forge[] }>(['forges'], (old) => old && { forges: old.forges.filter((f) => !(f.source === 'dashboard' && f.id === id)) });
+      client.removeQueries({ queryKey: ['forges', { id }] });
+    },
+    onSettled: () => client.invalidateQueries({ queryKey: ['forges'], exact: true }),
+  });
 }
 
 /** Links to a commit and a pull request on the forge that serves the repository, or null when none does. */
