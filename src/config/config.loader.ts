@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ConfigError } from './config-error';
+import { parseSecretsKey, SECRETS_KEY_ENV } from '../common/crypto/secret-box';
 import { readForges } from './forge-config';
 import { readSsoConfig } from './sso-config';
 import { AuditForwardingConfig, ConfigFileWebhook, LimitsConfig, LogLevel, RelayConfig, SmtpConfig, StorageConfig } from './relay-config';
@@ -82,6 +83,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     tlsKey,
     webhooks: readWebhooks(file.webhooks, env),
     forges: readForges(file.forges, env),
+    secretsKey: readSecretsKey(env),
     webDir: resolve(cwd, read.string('SVC_WEB_DIR', 'web.dir') ?? DEFAULT_WEB_DIR),
     metrics: {
       enabled: read.boolean('SVC_METRICS', 'metrics.enabled', false),
@@ -92,6 +94,15 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     sso: readSsoConfig(file.sso, env),
     configFile,
   } satisfies RelayConfig);
+}
+
+/** The key is a secret: a bad one stops the relay naming the variable, never echoing the value. */
+function readSecretsKey(env: Env): Buffer | null {
+  try {
+    return parseSecretsKey(env[SECRETS_KEY_ENV]);
+  } catch (err) {
+    throw new ConfigError(SECRETS_KEY_ENV, (err as Error).message);
+  }
 }
 
 /**

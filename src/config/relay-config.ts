@@ -131,6 +131,8 @@ export class RelayConfig {
   webhooks: ConfigFileWebhook[];
   /** svc.config.json `forges`: where build verdicts become commit statuses (docs/integrations.md). */
   forges: ConfigFileForge[];
+  /** SVC_SECRETS_KEY (environment only): seals secrets kept in the database, e.g. dashboard forges' tokens; null when unset. */
+  secretsKey: Buffer | null;
   /** Folder of the built dashboard (Vite output; default web/dist of this install). */
   webDir: string;
   metrics: MetricsConfig;

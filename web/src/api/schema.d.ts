@@ -645,6 +645,45 @@ export interface paths {
         /** The configured forges (no credentials): the build page links commits and pull requests with them */
         get: operations["ForgesController_list"];
         put?: never;
+        /**
+         * Add a forge: a token, or for GitHub an App (app_id, installation_id, private_key)
+         * @description The URL follows the rule of webhooks registered through the API (LAN yes; loopback, this host, link-local and metadata addresses 400). A repository another forge serves is 409. Without SVC_SECRETS_KEY set on the relay: 400 saying so.
+         */
+        post: operations["DashboardForgesController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/forges/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a dashboard forge and its delivery log (statuses already posted stay on their commits) */
+        delete: operations["DashboardForgesController_remove"];
+        options?: never;
+        head?: never;
+        /** Change a dashboard forge: only the fields sent; a token or App fields replace its credential */
+        patch: operations["DashboardForgesController_update"];
+        trace?: never;
+    };
+    "/api/v1/forges/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A dashboard forge's delivery log: its newest 50 attempts, newest first, with the status each carried */
+        get: operations["DashboardForgesController_log"];
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -652,7 +691,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/forges/{index}/test": {
+    "/api/v1/forges/{id}/test": {
         parameters: {
             query?: never;
             header?: never;
@@ -662,8 +701,45 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Post a test status (`<context>/test`, success) to a commit of one of the forge's repositories, once, and answer with the attempt
-         * @description A forge not in use (unset token variable, unusable URL) or a repository it does not list is 400 naming why.
+         * Post a test status (`<context>/test`, success) to a commit of one of a dashboard forge's repositories, once, and answer with the attempt
+         * @description A forge not in use (unreadable secret) or a repository it does not list is 400 naming why. The attempt is kept in the forge's delivery log.
+         */
+        post: operations["DashboardForgesController_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/forges/config/{index}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A svc.config.json forge's delivery log: its newest 50 attempts, newest first, with the status each carried */
+        get: operations["ForgesController_log"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/forges/config/{index}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Post a test status (`<context>/test`, success) to a commit of one of a svc.config.json forge's repositories, once, and answer with the attempt
+         * @description A forge not in use (unset token variable, unusable URL) or a repository it does not list is 400 naming why. The attempt is kept in the forge's delivery log.
          */
         post: operations["ForgesController_test"];
         delete?: never;
@@ -2011,6 +2087,32 @@ export interface components {
             /** @enum {string} */
             platform: "ios" | "android" | "both";
         };
+        CreateForgeDto: {
+            /** @example 123 */
+            app_id?: string;
+            /** @description default `svc/review` (with an App: `svc / review`) */
+            context?: string;
+            /** @example 456 */
+            installation_id?: string;
+            /** @description the App's PEM private key; write-only: kept encrypted, never returned */
+            private_key?: string;
+            /**
+             * @description each served by no other forge (409 otherwise)
+             * @example [
+             *       "acme/app"
+             *     ]
+             */
+            repositories: string[];
+            /** @description write-only: kept encrypted, never returned */
+            token?: string;
+            /** @enum {string} */
+            type: "github" | "gitlab" | "gitea";
+            /**
+             * @description the API base URL
+             * @example https://ghe.example.com/api/v3
+             */
+            url: string;
+        };
         CreateInvitationDto: {
             /**
              * Format: email
@@ -2126,7 +2228,8 @@ export interface components {
         };
         ForgeDelivery: {
             attempts: components["schemas"]["ForgeAttempt"][];
-            build_id: number;
+            /** @description null for a test status */
+            build_id: number | null;
             commit: string;
             context: string;
             /** Format: date-time */
@@ -2152,6 +2255,7 @@ export interface components {
              * @example https://api.github.com
              */
             api_url: string;
+            app_id: string | null;
             /**
              * @description app: a GitHub App, check runs instead of statuses
              * @enum {string}
@@ -2159,9 +2263,16 @@ export interface components {
             auth: "token" | "app";
             /** @example svc/review */
             context: string;
-            /** @description position in svc.config.json forges */
-            index: number;
-            /** @description why it is not used (an unset variable, an unusable URL); null when in use */
+            /** @description a GitHub App's private key is set (never returned) */
+            has_private_key: boolean;
+            /** @description a token is set (never returned) */
+            has_token: boolean;
+            /** @description a dashboard forge's id; null for a svc.config.json one */
+            id: number | null;
+            /** @description position in svc.config.json forges; null for a dashboard forge */
+            index: number | null;
+            installation_id: string | null;
+            /** @description why it is not used (an unset variable, an unreadable secret, an unusable URL); null when in use */
             problem: string | null;
             /**
              * @example [
@@ -2169,6 +2280,11 @@ export interface components {
              *     ]
              */
             repositories: string[];
+            /**
+             * @description config: svc.config.json (read-only here); dashboard: added by an Admin
+             * @enum {string}
+             */
+            source: "config" | "dashboard";
             /** @enum {string} */
             type: "github" | "gitlab" | "gitea";
             /**
@@ -2179,6 +2295,28 @@ export interface components {
         };
         ForgeList: {
             forges: components["schemas"]["ForgeItem"][];
+        };
+        ForgeLog: {
+            /** @description newest first, at most 50 */
+            deliveries: components["schemas"]["ForgeLogItem"][];
+        };
+        ForgeLogItem: {
+            /** Format: date-time */
+            attempted_at: string;
+            commit: string;
+            context: string;
+            description: string;
+            duration_ms: number;
+            error: string | null;
+            repository: string;
+            /** @enum {string} */
+            state: "pending" | "success" | "failure";
+            /** @description HTTP status; null for a network error or refused destination */
+            status_code: number | null;
+            /** @description the status (an item of GET /forges/deliveries) */
+            status_id: number;
+            /** @description a test status sent from the dashboard */
+            test: boolean;
         };
         HealthDependencies: {
             /**
@@ -2763,6 +2901,18 @@ export interface components {
             status_label?: "Backlog" | "In Progress" | "Done" | "Rejected" | null;
             /** @description null clears it */
             version_label?: string | null;
+        };
+        UpdateForgeDto: {
+            app_id?: string;
+            context?: string;
+            installation_id?: string;
+            /** @description write-only */
+            private_key?: string;
+            /** @description replaces the list */
+            repositories?: string[];
+            /** @description write-only */
+            token?: string;
+            url?: string;
         };
         UpdateWebhookDto: {
             enabled?: boolean;
@@ -5370,6 +5520,340 @@ export interface operations {
             };
             /** @description not authenticated or session expired */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    DashboardForgesController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateForgeDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForgeItem"];
+                };
+            };
+            /** @description missing field, invalid format */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not possible in the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    DashboardForgesController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OkResponse"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    DashboardForgesController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateForgeDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForgeItem"];
+                };
+            };
+            /** @description missing field, invalid format */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not possible in the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    DashboardForgesController_log: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForgeLog"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    DashboardForgesController_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TestStatusDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestStatusResult"];
+                };
+            };
+            /** @description missing field, invalid format */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    ForgesController_log: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                index: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForgeLog"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
