@@ -1,5 +1,6 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import { Link } from 'react-router';
+import { ApiError } from '../api/client';
 import { fileSize } from '../builds/format';
 import { Button } from '../ui/Button';
 import { FormError } from '../ui/Field';
@@ -28,7 +29,9 @@ export function RecordSession({
   const builds = useBuildChoices(platform);
   // 0: let the relay choose (the build last installed on this session through it).
   const [buildId, setBuildId] = useState<number>(initialBuildId ?? 0);
-  const current = useCurrentRecording(sessionId);
+  // Known to run: started here, or Record answered 409 (someone's recording runs already).
+  const [tracking, setTracking] = useState(false);
+  const current = useCurrentRecording(sessionId, tracking);
   const start = useStartRecording(sessionId);
   const stop = useStopRecording(sessionId);
   const running = current.data ?? null;
@@ -55,7 +58,12 @@ export function RecordSession({
     setSaved(null);
     stop.reset();
     seen.current = null;
-    start.mutate(buildId || null);
+    start.mutate(buildId || null, {
+      onSuccess: () => setTracking(true),
+      onError: (err) => {
+        if (err instanceof ApiError && err.status === 409) setTracking(true);
+      },
+    });
   };
 
   return (
@@ -75,7 +83,7 @@ export function RecordSession({
             </span>
           </>
         ) : (
-          <Button onClick={onStart} disabled={!allowed || start.isPending || current.isPending} aria-describedby={allowed ? undefined : reason}>
+          <Button onClick={onStart} disabled={!allowed || start.isPending || current.isFetching} aria-describedby={allowed ? undefined : reason}>
             <span className={styles.recordDot} aria-hidden="true" /> {start.isPending ? 'Starting…' : 'Record'}
           </Button>
         )}
@@ -90,7 +98,8 @@ export function RecordSession({
           Viewers cannot record: recording comes with control of the device (QA, Developer or Admin).
         </p>
       )}
-      <FormError error={start.error ?? stop.error ?? current.error} />
+      {/* A 409 is shown as the running recording it found, not as an error. */}
+      <FormError error={(running ? null : start.error) ?? stop.error ?? current.error} />
       {saved && (
         <p role="status" className={styles.installed}>
           Recording saved ({clockText(saved.seconds)}, {fileSize(saved.recording.fileSize)}).{' '}

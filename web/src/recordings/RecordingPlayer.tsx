@@ -15,7 +15,7 @@ const byTime = <T extends { at: number }>(items: T[]) => [...items].sort((a, b) 
  */
 export function RecordingPlayer({ recording, title }: { recording: Recording; title: string }) {
   const video = useRef<HTMLVideoElement>(null);
-  const timeline = useTimeline(recording.url);
+  const timeline = useTimeline(recording);
   const [ms, setMs] = useState(0);
   const events = useMemo(() => byTime(timeline.data?.events ?? []), [timeline.data]);
   const snapshots = useMemo(() => byTime(timeline.data?.snapshots ?? []), [timeline.data]);
@@ -46,7 +46,7 @@ export function RecordingPlayer({ recording, title }: { recording: Recording; ti
       </video>
       <section className={styles.timeline} aria-label="Timeline">
         <h3 className={styles.timelineTitle}>Timeline</h3>
-        {timeline.isPending ? (
+        {recording.sessionId !== null && timeline.isPending ? (
           <Loading label="Loading the timeline…" />
         ) : timeline.isError ? (
           <FormError error={timeline.error} />

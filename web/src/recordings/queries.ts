@@ -62,13 +62,15 @@ export const recordingFile = (url: string) => url.slice(url.lastIndexOf('/') + 1
 const currentKey = (sessionId: string) => ['sessions', sessionId, 'recording'] as const;
 
 /**
- * The session's recording in progress, or null: read on opening the panel (a recording started
- * before a reload, or by someone else) and every 5 s while one runs, since it may end by itself
- * (maximum duration or size, the agent gone).
+ * The session's recording in progress, or null. Asked only once this panel knows of one (it started
+ * it, or Record answered 409 because one runs already): the relay answers 404 when none runs, and a
+ * device page opened for a look should not cost a refused request. Then every 5 s while it runs,
+ * since it may end by itself (maximum duration or size, the agent gone).
  */
-export function useCurrentRecording(sessionId: string) {
+export function useCurrentRecording(sessionId: string, enabled: boolean) {
   return useQuery({
     queryKey: currentKey(sessionId),
+    enabled,
     queryFn: async (): Promise<RecordingInProgress | null> => {
       try {
         return await request<RecordingInProgress>(`${sessionPath(sessionId)}/current`);
@@ -103,11 +105,15 @@ export function useStopRecording(sessionId: string) {
   });
 }
 
-/** A recording's timeline; an uploaded recording has none (404), which is not an error to show. */
-export function useTimeline(url: string | null) {
+/**
+ * A recording's timeline. Only recordings of a live session have one: one without a session (an
+ * upload) is not asked; an upload that named a session answers 404, shown as "no timeline".
+ */
+export function useTimeline(recording: Pick<Recording, 'url' | 'sessionId'>) {
+  const url = recording.url;
   return useQuery({
     queryKey: ['recordings', 'timeline', url],
-    enabled: url !== null,
+    enabled: recording.sessionId !== null,
     queryFn: async (): Promise<Timeline | null> => {
       try {
         const timeline = await request<Partial<Timeline>>(`${url}/timeline`);
