@@ -63,6 +63,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       1,
       Number.MAX_SAFE_INTEGER,
     ),
+    maxRecordingDurationMs: read.integer('SVC_MAX_RECORDING_DURATION_MS', 'recordings.maxDurationMs', 1_800_000, 1000, 86_400_000),
+    recordingSnapshotIntervalMs: read.integer('SVC_RECORDING_SNAPSHOT_INTERVAL_MS', 'recordings.snapshotIntervalMs', 5000, 100, 3_600_000),
     agents: {
       pingIntervalMs: read.integer('SVC_AGENT_PING_INTERVAL_MS', 'agents.pingIntervalMs', 30_000, 50, 3_600_000),
       screenshotTimeoutMs: read.integer('SVC_SCREENSHOT_TIMEOUT_MS', 'agents.screenshotTimeoutMs', 10_000, 50, 600_000),

@@ -112,6 +112,10 @@ export class RelayConfig {
   buildTtlDays: number;
   maxBuildBytes: number;
   maxRecordingBytes: number;
+  /** A live session recording stops by itself after this long (docs/recordings.md). */
+  maxRecordingDurationMs: number;
+  /** How often a live session recording reads the UI tree for its timeline. */
+  recordingSnapshotIntervalMs: number;
   /** Agent WebSocket timings (agent-protocol.md §1–2); tests shorten them, operators rarely need to. */
   agents: AgentTimingsConfig;
   limits: LimitsConfig;

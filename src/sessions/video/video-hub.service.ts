@@ -31,10 +31,10 @@ export interface RemoteHolders {
 
 interface SessionVideo {
   sessionId: string;
-  viewers: Set<FrameSink>;
+  /** Each sink with what to do when the stream cannot start (a viewer's socket closes, a recording ends). */
+  viewers: Map<FrameSink, (failure: StreamFailure) => void>;
   /** The instance holding the agent, when that is not this one: its frames come through Redis. */
   holder: string | null;
-  failed: (failure: StreamFailure) => void;
   config: VideoConfig | null;
   /** Key frame first, then every delta since; null when it outgrew the bounds (new viewers wait for a key frame). */
   replay: VideoFrame[] | null;
@@ -96,9 +96,8 @@ export class VideoHub implements OnModuleInit, OnModuleDestroy {
     if (!session) {
       session = {
         sessionId,
-        viewers: new Set(),
+        viewers: new Map(),
         holder: null,
-        failed,
         config: null,
         replay: null,
         replayBytes: 0,
@@ -109,7 +108,7 @@ export class VideoHub implements OnModuleInit, OnModuleDestroy {
       this.sessions.set(sessionId, session);
       void this.start(session);
     }
-    session.viewers.add(viewer);
+    session.viewers.set(viewer, failed);
     for (const frame of session.replay ?? []) viewer.offer(frame, session.config, true);
     if (viewer.behind && session.replay === null && session.lastSeq >= 0) this.askForKeyFrame(session);
   }
@@ -150,7 +149,8 @@ export class VideoHub implements OnModuleInit, OnModuleDestroy {
     if (!session) return;
     this.logger.warn(`The live video of ${sessionId} did not start: ${failure.reason}`);
     this.sessions.delete(sessionId);
-    session.failed(failure);
+    // Each distinct callback once (a viewer's closes every viewer of the session: a second call finds them closing).
+    for (const failed of new Set(session.viewers.values())) failed(failure);
   }
 
   /** The instance holding the session's agent, when it is another one this instance can reach. */
@@ -192,7 +192,7 @@ export class VideoHub implements OnModuleInit, OnModuleDestroy {
       if (session.replayBytes > MAX_REPLAY_BYTES || session.replay.length > MAX_REPLAY_FRAMES) session.replay = null;
     }
     let behind = false;
-    for (const viewer of session.viewers) {
+    for (const viewer of session.viewers.keys()) {
       viewer.offer(frame, session.config);
       behind ||= viewer.behind;
     }

@@ -782,7 +782,7 @@ export interface paths {
         put?: never;
         /**
          * MCP Streamable HTTP endpoint (JSON-RPC 2.0)
-         * @description Model Context Protocol over Streamable HTTP, stateless, answering with application/json. Send `Accept: application/json, text/event-stream` (without it: 406 with a JSON-RPC error body). Tools: list_builds, get_build, list_devices, screenshot, ui_tree, tap, swipe, type_text, press_button, launch_app, install_build, comment_on_build; each is allowed exactly when the REST route or device-session socket it calls is, for this PAT. See docs/mcp.md.
+         * @description Model Context Protocol over Streamable HTTP, stateless, answering with application/json. Send `Accept: application/json, text/event-stream` (without it: 406 with a JSON-RPC error body). Tools: list_builds, get_build, list_devices, screenshot, ui_tree, tap, swipe, type_text, press_button, launch_app, install_build, start_recording, stop_recording, comment_on_build; each is allowed exactly when the REST route or device-session socket it calls is, for this PAT. See docs/mcp.md.
          */
         post: operations["McpController_post"];
         /** No sessions to end: 405 */
@@ -889,6 +889,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/recordings/{filename}/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What was done while a live session was recorded (docs/recordings.md "Timeline"). */
+        get: operations["RecordingsController_timeline"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/recordings/upload": {
         parameters: {
             query?: never;
@@ -965,6 +982,54 @@ export interface paths {
         put?: never;
         post?: never;
         delete: operations["ScimTokensController_revoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sessions/{sessionId}/recordings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["SessionRecordingsController_start"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sessions/{sessionId}/recordings/current": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["SessionRecordingsController_current"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sessions/{sessionId}/recordings/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["SessionRecordingsController_stop"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2369,6 +2434,52 @@ export interface components {
             /** @example /api/v1/recordings/rec-0123456789abcdef0123456789abcdef.webm */
             url: string;
         };
+        RecordingInProgress: {
+            /** @description the build under test the recording will be listed under */
+            buildId: number | null;
+            /**
+             * @description id of the recording in progress
+             * @example b1f0c6a2-4f1e-4f57-9d0a-0b8f5b9c2e11
+             */
+            id: string;
+            /** @example fake-android-agent-1 */
+            sessionId: string;
+            /** Format: date-time */
+            startedAt: string;
+            /** @description who started it (e-mail) */
+            startedBy: string;
+            /** @enum {string} */
+            state: "recording";
+            /**
+             * Format: date-time
+             * @description when it stops by itself (the maximum duration)
+             */
+            stopsAt: string;
+        };
+        RecordingTimeline: {
+            /** @description the build under test */
+            buildId: number | null;
+            /** @description length of the video in ms */
+            durationMs: number;
+            /**
+             * @description why the recording ended: stopped (by a member), max_duration, max_size, session_ended, agent_offline, format_changed (the device changed resolution), shutdown (the relay stopped)
+             * @example stopped
+             */
+            endedBy: string;
+            /** @description in order of `at` */
+            events: components["schemas"]["TimelineEvent"][];
+            /** @example fake-android-agent-1 */
+            sessionId: string;
+            /** @description in order of `at`; the tree shown at time t is the last snapshot with at <= t */
+            snapshots: components["schemas"]["TimelineSnapshot"][];
+            /**
+             * Format: date-time
+             * @description when the video's first frame was captured (relay clock)
+             */
+            startedAt: string;
+            /** @description true when events or snapshots past the bounds were left out */
+            truncated: boolean;
+        };
         RecordingUploaded: {
             /** @example /api/v1/recordings/rec-0123456789abcdef0123456789abcdef.webm */
             url: string;
@@ -2489,6 +2600,10 @@ export interface components {
             /** @description delta as a percentage of before, 2 decimals; null when before is 0 */
             percent: number | null;
         };
+        StartRecordingDto: {
+            /** @description The build under test; default: the last build installed on the session through the relay. */
+            buildId?: number;
+        };
         TeamSettings: {
             /** @description null when there is no logo */
             logo_url: string | null;
@@ -2509,6 +2624,45 @@ export interface components {
             error: string | null;
             ok: boolean;
             status_code: number | null;
+        };
+        TimelineEvent: {
+            /** @description ms from the start of the video (its first frame), never negative */
+            at: number;
+            /**
+             * @description who did it: the member, as the audit log names them (e-mail)
+             * @example qa@example.com
+             */
+            by: string;
+            /**
+             * @description the request's params, fractions 0–1 for coordinates: tap {x, y}; swipe/long_press {fromX, fromY, toX, toY, durationMs}; type_text {textLength} (never the text); press_button {button}; launch_app {bundleId}; install_build {buildId}
+             * @example {
+             *       "x": 0.5,
+             *       "y": 0.31
+             *     }
+             */
+            detail: {
+                [key: string]: string | number | boolean;
+            };
+            /**
+             * @description ok, or how it failed: error:<code>, timeout, offline, busy
+             * @example ok
+             */
+            outcome: string;
+            /**
+             * @description the device method: tap, swipe, long_press (a swipe that stays in place for 500 ms or more), type_text, press_button, launch_app, install_build, or any other method forwarded to the agent
+             * @example tap
+             */
+            type: string;
+            /**
+             * @description dashboard (cookie), a PAT, or the MCP tools
+             * @enum {string}
+             */
+            via: "cookie" | "pat" | "mcp";
+        };
+        TimelineSnapshot: {
+            /** @description ms from the start of the video */
+            at: number;
+            tree: components["schemas"]["UiTree"];
         };
         TokenCreatedResponse: {
             /** @example svc_pat_… */
@@ -6042,6 +6196,46 @@ export interface operations {
             };
         };
     };
+    RecordingsController_timeline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                filename: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description recordings made from a live session only; an uploaded one answers 404 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecordingTimeline"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     RecordingsController_upload: {
         parameters: {
             query?: {
@@ -6302,6 +6496,192 @@ export interface operations {
             };
             /** @description not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    SessionRecordingsController_start: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["StartRecordingDto"];
+            };
+        };
+        responses: {
+            /** @description the video is written from the next key frame on */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecordingInProgress"];
+                };
+            };
+            /** @description missing field, invalid format */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not possible in the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description agent unreachable or returned an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    SessionRecordingsController_current: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecordingInProgress"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    SessionRecordingsController_stop: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the finished MP4 (kept 72 hours), its timeline at `<url>/timeline` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Recording"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not possible in the current state */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
