@@ -1,5 +1,4 @@
 import type { Schemas } from '../api/client';
-import type { TimelineEvent } from './queries';
 
 type UiElement = Schemas['UiElement'];
 
@@ -21,12 +20,19 @@ const text = (value: unknown) => (typeof value === 'string' ? value : '');
  * bundle id, install_build's build), so those read as sentences, anything else as its name with a
  * short detail; a failed action says how it failed.
  */
-export function describeEvent(event: Pick<TimelineEvent, 'type' | 'detail' | 'outcome'>): string {
+/** The fields of a TimelineEvent this reads (docs/recordings.md "Timeline"). */
+interface EventFields {
+  type: string;
+  detail?: unknown;
+  outcome?: string;
+}
+
+export function describeEvent(event: EventFields): string {
   const failed = event.outcome && event.outcome !== 'ok' ? ` (failed: ${event.outcome})` : '';
   return what(event) + failed;
 }
 
-function what(event: Pick<TimelineEvent, 'type' | 'detail'>): string {
+function what(event: EventFields): string {
   const d = (event.detail && typeof event.detail === 'object' ? event.detail : {}) as Record<string, unknown>;
   switch (event.type) {
     case 'tap':
@@ -39,9 +45,7 @@ function what(event: Pick<TimelineEvent, 'type' | 'detail'>): string {
         : `Swiped from ${percent(d.fromX)}, ${percent(d.fromY)} to ${percent(d.toX)}, ${percent(d.toY)}`;
     case 'type_text':
       // The relay keeps the length, never the text (it may be a password).
-      return typeof d.textLength === 'number'
-        ? `Typed ${d.textLength} ${d.textLength === 1 ? 'character' : 'characters'}`
-        : `Typed “${clip(text(d.text))}”`;
+      return typeof d.textLength === 'number' ? `Typed ${d.textLength} ${d.textLength === 1 ? 'character' : 'characters'}` : 'Typed text';
     case 'press_button':
       return `Pressed ${text(d.button).replace('_', ' ')}`;
     case 'launch_app':
