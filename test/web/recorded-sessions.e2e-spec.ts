@@ -73,7 +73,11 @@ describeUnless(browserSkipReason() ?? ffmpegSkipReason(), 'dashboard in the brow
     await panel.getByRole('button', { name: 'Record', exact: true }).click();
     const timer = panel.getByRole('timer', { name: 'Recording time' });
     await timer.waitFor();
-    await waitFor(async () => /^\s*0:0[2-9]$/.test((await timer.textContent()) ?? ''), 10_000);
+    // The elapsed time counts up (m:ss) while it records.
+    await waitFor(async () => {
+      const match = /^\s*(\d+):(\d\d)$/.exec((await timer.textContent()) ?? '');
+      return match && Number(match[1]) * 60 + Number(match[2]) >= 2;
+    }, 10_000);
     const box = (await canvas.boundingBox())!;
     await page.mouse.click(box.x + box.width * 0.25, box.y + box.height * 0.75);
     await page.getByRole('status').filter({ hasText: 'Tapped at 25 %, 75 %' }).waitFor();
@@ -81,7 +85,7 @@ describeUnless(browserSkipReason() ?? ffmpegSkipReason(), 'dashboard in the brow
     await page.getByRole('group', { name: 'Hardware buttons' }).getByRole('button', { name: 'Home' }).click();
     await page.waitForTimeout(1000);
     await panel.getByRole('button', { name: 'Stop recording' }).click();
-    await panel.getByRole('status').filter({ hasText: /^Recording saved \(0:0\d, [\d.]+ (KB|MB)\)/ }).waitFor({ timeout: 20_000 });
+    await panel.getByRole('status').filter({ hasText: /^Recording saved \(\d+:\d\d, [\d.]+ (KB|MB)\)/ }).waitFor({ timeout: 20_000 });
 
     await panel.getByRole('link', { name: 'Play it on the build page' }).click();
     await page.waitForURL(new RegExp(`/builds/${buildId}\\?recording=rec-[0-9a-f]{32}\\.mp4#recordings$`));
