@@ -155,5 +155,11 @@ describeUnless(browserSkipReason() ?? ffmpegSkipReason(), 'dashboard in the brow
     expect(comments.map((c) => c.body)).toEqual([expect.stringMatching(RECORDING_PATH)]);
     await attached.scrollIntoViewIfNeeded();
     await screenshotBothThemes(page, 'recording-comment');
+
+    // "Play with its timeline" picks that recording for the build page's player.
+    await page.getByRole('link', { name: 'Play with its timeline' }).click();
+    await page.waitForURL(/\?recording=rec-[0-9a-f]{32}\.mp4#recordings$/);
+    const player = page.getByRole('region', { name: 'Recordings' }).locator('video');
+    await expect(player.getAttribute('src')).resolves.toBe(RECORDING_PATH.exec(comments[0].body)![0]);
   }, 60_000);
 });
