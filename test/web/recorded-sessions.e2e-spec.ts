@@ -162,4 +162,23 @@ describeUnless(browserSkipReason() ?? ffmpegSkipReason(), 'dashboard in the brow
     const player = page.getByRole('region', { name: 'Recordings' }).locator('video');
     await expect(player.getAttribute('src')).resolves.toBe(RECORDING_PATH.exec(comments[0].body)![0]);
   }, 60_000);
+
+  it("Record on a device someone else records shows that recording, and its Stop saves it", async () => {
+    const { page } = watched;
+    const other = await members.member('Developer');
+    const started = await members.as(other, 'post', `/api/v1/sessions/${SESSION}/recordings`).send({ buildId }).expect(201);
+    expect(started.body.startedBy).toBe(other.email);
+    await page.goto(`${relay.url}/devices/${SESSION}`);
+    const panel = page.getByRole('region', { name: 'Record this session' });
+    // The relay answers 409 (one recording per session); the panel shows the running one instead.
+    watched.allow.push(/status of 409/);
+    await panel.getByRole('button', { name: 'Record', exact: true }).click();
+    await panel.getByRole('timer', { name: 'Recording time' }).waitFor();
+    await panel.getByText(`Started by ${other.email}`, { exact: false }).waitFor();
+    expect(await panel.getByRole('alert').count()).toBe(0);
+    await page.waitForTimeout(2500);
+    await panel.getByRole('button', { name: 'Stop recording' }).click();
+    await panel.getByRole('status').filter({ hasText: /^Recording saved/ }).getByRole('link', { name: 'Play it on the build page' }).waitFor({ timeout: 20_000 });
+    await members.as(other, 'get', `/api/v1/sessions/${SESSION}/recordings/current`).expect(404);
+  }, 60_000);
 });

@@ -1,4 +1,4 @@
-import { useMemo, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { UiTree } from '../devices/UiTree';
 import { FormError } from '../ui/Field';
 import { Loading } from '../ui/States';
@@ -30,6 +30,15 @@ export function RecordingPlayer({ recording, title }: { recording: Recording; ti
     setMs(at);
   };
   const track = () => setMs((video.current?.currentTime ?? 0) * 1000);
+  // The marked event stays in sight as it plays: the list scrolls, never the page.
+  const list = useRef<HTMLOListElement>(null);
+  useEffect(() => {
+    const box = list.current;
+    const item = box?.children[current] as HTMLElement | undefined;
+    if (!box || !item) return;
+    if (item.offsetTop < box.scrollTop) box.scrollTop = item.offsetTop;
+    else if (item.offsetTop + item.offsetHeight > box.scrollTop + box.clientHeight) box.scrollTop = item.offsetTop + item.offsetHeight - box.clientHeight;
+  }, [current]);
   return (
     <div className={styles.player}>
       <video
@@ -55,7 +64,7 @@ export function RecordingPlayer({ recording, title }: { recording: Recording; ti
         ) : events.length === 0 ? (
           <p className={styles.muted}>Nothing was done on the device while it was recorded.</p>
         ) : (
-          <ol className={styles.events}>
+          <ol ref={list} className={styles.events}>
             {events.map((event, i) => (
               <li key={i}>
                 <button
