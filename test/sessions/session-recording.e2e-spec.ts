@@ -1,18 +1,20 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentDaemon } from '../../src/agent-daemon/agent-daemon';
+import type { FakeVideoOptions } from '../../src/agent-daemon/backends/fake-backend';
 import { RecordingMessages } from '../../src/sessions/recording/session-recordings.service';
 import { describeUnless, itUnless } from '../support/describe-unless';
 import { MemberFactory, TestMember } from '../support/factory';
 import { ffmpegSkipReason } from '../support/ffmpeg';
-import { startTestRelay, TestRelay, testStorage } from '../support/test-relay';
+import { itSqliteOnly, startTestRelay, TestRelay, testStorage } from '../support/test-relay';
 import { agentToken, startFakeAgent, TestPeer, until, wsUrl } from '../agents/agent-kit';
 
-const VIDEO = { enabled: true, width: 240, height: 480, fps: 30 };
+const VIDEO: FakeVideoOptions = { enabled: true, width: 240, height: 480, fps: 30 };
 const recordingsOf = (sessionId: string) => `/api/v1/sessions/${sessionId}/recordings`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -309,5 +311,35 @@ describeUnless(ffmpegSkipReason(), 'recorded sessions (POST /sessions/:sessionId
       expect(video.duration).toBeGreaterThan(2);
       expect(video.duration).toBeLessThan(5.2);
     }, 30_000);
+  });
+
+  describe('when the relay stops', () => {
+    const ownDataDir = () => mkdtempSync(join(tmpdir(), 'svc-rec-shutdown-'));
+    const disk = testStorage === 's3' ? it.skip : itSqliteOnly('reads the stopped relay’s SQLite file and data folder');
+
+    disk('stores the recording as far as it got before the database closes', async () => {
+      const dataDir = ownDataDir();
+      const stopping = await startTestRelay({ SVC_DATA_DIR: dataDir });
+      let daemon: AgentDaemon | null = null;
+      try {
+        const stoppingMembers = new MemberFactory(stopping);
+        daemon = await startFakeAgent(stopping, await agentToken(stoppingMembers), 'rec-down', VIDEO);
+        const member = await stoppingMembers.member('QA');
+        await stopping.http().post(recordingsOf('fake-android-rec-down')).set('Cookie', member.cookie).send({ buildId: 5 }).expect(201);
+        await sleep(3500);
+        await stopping.close();
+        const db = new Database(join(dataDir, 'svc.sqlite'), { readonly: true });
+        const rows = db.prepare('SELECT filename, session_id, build_id, mime FROM recordings').all() as { filename: string }[];
+        db.close();
+        expect(rows).toEqual([{ filename: expect.stringMatching(/^rec-[0-9a-f]{32}\.mp4$/), session_id: 'fake-android-rec-down', build_id: 5, mime: 'video/mp4' }]);
+        const stored = readdirSync(join(dataDir, 'recordings')).sort();
+        expect(stored).toEqual([rows[0].filename, `${rows[0].filename}.timeline.json`]);
+        expect(probe(join(dataDir, 'recordings', rows[0].filename))).toMatchObject({ codec: 'h264', decodeErrors: '' });
+        expect(readdirSync(join(dataDir, 'tmp'))).toEqual([]);
+      } finally {
+        await daemon?.stop();
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    }, 40_000);
   });
 });

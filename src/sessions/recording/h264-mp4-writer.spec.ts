@@ -1,19 +1,8 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { AccessUnitSplitter } from '../../agents/protocol/annex-b';
+import { fixtureAccessUnits } from '../../../test/support/video-fixture';
 import { avcDescription, toAvcc } from './h264-mp4-writer';
 
-/** Access units of a real libx264 stream (100×60, with AUDs), as the agent sends them. */
-function fixtureUnits(): Buffer[] {
-  const units: Buffer[] = [];
-  const splitter = new AccessUnitSplitter((unit) => units.push(unit), 1 << 20);
-  splitter.push(readFileSync(join(__dirname, '../../../test/fixtures/video/aud.h264')));
-  splitter.end();
-  return units;
-}
-
 describe('Annex B to MP4 samples', () => {
-  const [key, delta] = fixtureUnits();
+  const [key, delta] = fixtureAccessUnits();
 
   it('builds the avcC record from the key frame’s SPS and PPS', () => {
     const avcc = Buffer.from(avcDescription(key)!);

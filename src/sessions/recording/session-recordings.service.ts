@@ -44,6 +44,8 @@ export class SessionRecordingsService implements BeforeApplicationShutdown {
   private readonly running = new Map<string, Running>();
   private readonly ended = new Map<string, { result: Promise<Recording>; at: number }>();
   private readonly installed = new Map<string, number>();
+  /** Recordings being finished and stored, so a shutdown waits for them before the database closes. */
+  private readonly saving = new Set<Promise<Recording>>();
 
   constructor(
     private readonly sessions: DeviceSessionsService,
@@ -113,9 +115,10 @@ export class SessionRecordingsService implements BeforeApplicationShutdown {
     for (const sessionId of event.sessionIds) if (this.running.has(sessionId)) this.endInBackground(sessionId, 'agent_offline');
   }
 
-  /** Recordings still running when the relay stops are kept, as far as they got. */
+  /** Recordings still running when the relay stops are kept, as far as they got (and those being stored finish first). */
   async beforeApplicationShutdown(): Promise<void> {
-    await Promise.allSettled([...this.running.keys()].map((sessionId) => this.end(sessionId, 'shutdown')));
+    for (const sessionId of [...this.running.keys()]) void this.end(sessionId, 'shutdown').catch(() => undefined);
+    await Promise.allSettled([...this.saving]);
   }
 
   private endInBackground(sessionId: string, reason: EndReason): void {
@@ -133,7 +136,8 @@ export class SessionRecordingsService implements BeforeApplicationShutdown {
     clearInterval(run.ticker);
     this.hub.leave(sessionId, run.recording);
     const result = this.save(run.recording, reason);
-    result.catch(() => undefined);
+    this.saving.add(result);
+    result.catch(() => undefined).finally(() => this.saving.delete(result));
     this.forgetOldEnded();
     this.ended.set(sessionId, { result, at: Date.now() });
     return result;
