@@ -50,7 +50,7 @@ describe('forge outbox: kill -9 and restart on the same data dir', () => {
 
   const start = async (withForge: boolean) => {
     // Without SVC_CONFIG the child reads svc.config.json from its data dir, where there is none: no forge.
-    const db = database ? { SVC_DATABASE_URL: database.url } : {};
+    const db: Record<string, string> = database ? { SVC_DATABASE_URL: database.url } : {};
     relay = await startChildRelay(dataDir, withForge ? { ...db, SVC_CONFIG: config, GH_CRASH_TOKEN: TOKEN } : db, 120_000);
     return relay;
   };
