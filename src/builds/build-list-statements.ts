@@ -24,6 +24,9 @@ export interface PageValues {
   /** Provenance filters (issue 25): the branch, exact; the commit as a `prefix%` pattern. */
   branch: string | undefined;
   commitPattern: string | undefined;
+  /** The commit prefix's range: [commitFrom, commitTo). */
+  commitFrom: string | undefined;
+  commitTo: string | undefined;
   limit: number;
   offset: number;
   /** SQLite: trigramQuery() of the search's terms (the estimate's FTS5 query), if any has a trigram. */
@@ -42,6 +45,8 @@ export function pageValues(query: BuildPageQuery, postgres: boolean): PageValues
     appId: query.appId,
     branch: query.branch,
     commitPattern: query.commit ? `${query.commit}%` : undefined,
+    commitFrom: query.commit,
+    commitTo: query.commit ? `${query.commit}g` : undefined,
     limit: query.limit,
     offset: query.page * query.limit,
     trigrams: postgres || !query.searchTerms ? undefined : trigramQuery(query.searchTerms),
@@ -73,14 +78,15 @@ export function shapeOf(query: BuildPageQuery): string {
  * search in `walk` or `scan` mode, walk the sort column's index and stop at the page's end; a
  * PostgreSQL search leaves the total out (`withTotal`), having counted it exactly for its estimate.
  */
-export function pageIds(db: Kysely<Database>, v: PageValues, query: BuildPageQuery, postgres: boolean, mode: SearchMode = 'gather', withTotal = true) {
+export function pageIds(db: Kysely<Database>, v: PageValues, query: BuildPageQuery, postgres: boolean, mode: SearchMode = 'gather', withTotal = true, fromEnd = false) {
   // Unset values sort last either way, on SQLite and PostgreSQL alike; id breaks ties so pages are
   // stable. uploaded_at is never null, so it needs no NULLS clause (and keeps to its index).
   const nullsLast = query.sort !== 'uploaded_at';
-  if (query.searchTerms && mode === 'gather') {
+  if ((query.searchTerms && mode === 'gather') || (query.commit && !query.searchTerms)) {
     // Matches gathered from the search index once (and counted there), then the page sorted out of
     // them. Left to itself PostgreSQL's generic plan would walk the sort index and filter each row,
-    // which reads every build for a rare term (test/builds/list-plans).
+    // which reads every build for a rare term (test/builds/list-plans). A commit prefix too: its
+    // few builds from the provenance index, where a walk would probe every build for them.
     return db
       .with(
         (cte) => cte('m').materialized(),
@@ -94,11 +100,24 @@ export function pageIds(db: Kysely<Database>, v: PageValues, query: BuildPageQue
       .offset(v.offset);
   }
   const ids = db.selectFrom('builds as b').select('b.id');
-  return filtered(withTotal ? ids.select(totalOf(db, v, query, postgres, mode).as('total')) : ids, db, v, query, postgres, 'probe')
-    .orderBy(`b.${query.sort}`, (order) => (nullsLast ? order[query.dir]().nullsLast() : order[query.dir]()))
-    .orderBy('b.id', query.dir)
-    .limit(v.limit)
-    .offset(v.offset);
+  // From the far end: the list's order reversed (NULLs first), the same indexes walked backwards.
+  const dir = fromEnd ? (query.dir === 'asc' ? 'desc' : 'asc') : query.dir;
+  const ordered = filtered(withTotal ? ids.select(totalOf(db, v, query, postgres, mode).as('total')) : ids, db, v, query, postgres, 'probe')
+    .orderBy(`b.${query.sort}`, (order) => (nullsLast ? (fromEnd ? order[dir]().nullsFirst() : order[dir]().nullsLast()) : order[dir]()))
+    .orderBy('b.id', dir);
+  if (!fromEnd) return ordered.limit(v.limit).offset(v.offset);
+  // The rows after the page are skipped instead of those before it, counted in the same statement
+  // (one snapshot, like the total beside it); never a negative LIMIT, which SQLite reads as none.
+  const total = totalOf(db, v, query, postgres, mode);
+  const [least, greatest] = postgres ? [sql.raw('least'), sql.raw('greatest')] : [sql.raw('min'), sql.raw('max')];
+  return ordered
+    .limit(sql<number>`${greatest}(0, ${least}(${v.limit}, (${total}) - ${v.offset}))`)
+    .offset(sql<number>`${greatest}(0, (${total}) - ${v.offset} - ${v.limit})`);
+}
+
+/** The list's total comes from build_counts (no filter that only the rows themselves answer). */
+export function countedTotal(query: BuildPageQuery): boolean {
+  return !query.q && !query.searchTerms && !query.flagged && query.branch === undefined && !query.commit;
 }
 
 /**
@@ -133,19 +152,26 @@ export function searchMode(matches: number, builds: number, pageEnd: number, pos
 /** The statement that counts every match: the maintained counts, or the rows themselves for a search term. */
 export function totalOf(db: Kysely<Database>, v: PageValues, query: BuildPageQuery, postgres: boolean, mode: SearchMode = 'gather') {
   const test: SearchTest = mode === 'scan' ? 'probe' : 'index';
-  // Flagged builds are counted from their own table: as cheap as they are few.
+  // Flagged builds are counted from their own table (its rows alone when nothing else filters:
+  // every row has its build), the builds then read by primary key: a cross join keeps SQLite from
+  // walking every build and probing build_flags for each (0.4 s at a million builds, docs/performance.md).
+  const noOtherFilter = !query.q && !query.searchTerms && !query.platform && !query.status && query.appId === undefined;
   if (query.flagged) {
+    const flags = db.selectFrom('build_flags as g');
+    if (noOtherFilter && query.branch === undefined && !query.commit) return flags.select((eb) => eb.fn.countAll().as('total'));
     return filtered(
-      db
-        .selectFrom('build_flags as g')
-        .innerJoin('builds as b', 'b.id', 'g.build_id')
-        .select((eb) => eb.fn.countAll().as('total')),
+      flags.crossJoin('builds as b').where('b.id', '=', sql.ref<number>('g.build_id')).select((eb) => eb.fn.countAll().as('total')),
       db,
       v,
       query,
       postgres,
       test,
     );
+  }
+  // A branch or commit alone: its index only. With other filters the builds are counted, probing the
+  // branch per build (a broad branch read by primary key from its index costs more: random reads).
+  if ((query.branch !== undefined || query.commit) && noOtherFilter) {
+    return provenanceMatches(db.selectFrom('build_provenance as pv'), v, query).select((eb) => eb.fn.countAll().as('total'));
   }
   // SQLite, a search alone: its content's rows only (a scan of short rows, no builds row read).
   const alone = !query.q && !query.platform && !query.status && query.appId === undefined && query.branch === undefined && !query.commit;
@@ -187,8 +213,27 @@ function filtered<Q extends SelectQueryBuilder<any, any, any>>(
   // Provenance (a row per build that has any): probed by primary key, like the flags.
   const provenance = () => db.selectFrom('build_provenance as pv').select(sql.lit(1).as('one')).where('pv.build_id', '=', b('id'));
   if (query.branch !== undefined) conditions.push(sql<SqlBool>`exists ${provenance().where(sql<SqlBool>`${sql.ref('pv.branch')} = ${v.branch}`)}`);
-  if (query.commit) conditions.push(sql<SqlBool>`exists ${provenance().where(sql<SqlBool>`${sql.ref('pv.commit_sha')} like ${v.commitPattern}`)}`);
+  // A commit prefix matches a handful of builds: gathered through its index (`index`), else probed.
+  if (query.commit && test === 'index') conditions.push(sql<SqlBool>`${b('id')} in ${provenanceMatches(db.selectFrom('build_provenance as pv').select('pv.build_id'), v, query)}`);
+  else if (query.commit) conditions.push(sql<SqlBool>`exists ${provenance().where(sql<SqlBool>`${sql.ref('pv.commit_sha')} like ${v.commitPattern}`)}`);
   return conditions.reduce((filtering, condition) => filtering.where(condition) as Q, qb);
+}
+
+/**
+ * The provenance filters on `build_provenance pv`, through its indexes: the branch by equality, the
+ * commit prefix as the range [prefix, prefix + 'g') beside its LIKE (stored commits are lower-case
+ * hex: the range holds exactly the LIKE's matches, and neither database's LIKE uses a plain index).
+ */
+function provenanceMatches<Q extends SelectQueryBuilder<any, any, any>>(qb: Q, v: PageValues, query: BuildPageQuery): Q {
+  const pv = (column: string) => sql.ref<string>(`pv.${column}`);
+  let matching = qb;
+  if (query.branch !== undefined) matching = matching.where(sql<SqlBool>`${pv('branch')} = ${v.branch}`) as Q;
+  if (query.commit) {
+    matching = matching.where(
+      sql<SqlBool>`${pv('commit_sha')} >= ${v.commitFrom} and ${pv('commit_sha')} < ${v.commitTo} and ${pv('commit_sha')} like ${v.commitPattern}`,
+    ) as Q;
+  }
+  return matching;
 }
 
 /**

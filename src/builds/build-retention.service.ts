@@ -7,6 +7,7 @@ import { BuildsRepository } from './builds.repository';
 import { BuildsDeletedEvent } from './events/builds-deleted.event';
 import { BuildFiles } from './build-files';
 import { StoredFileOwners } from '../storage/stored-file-owners';
+import { RelayConfig } from '../config/relay-config';
 
 /** Rows deleted per transaction by the purge. */
 const PURGE_BATCH = 500;
@@ -27,6 +28,7 @@ export class BuildRetentionService implements OnModuleInit {
     private readonly files: BuildFiles,
     private readonly transactions: TransactionRunner,
     private readonly owners: StoredFileOwners,
+    private readonly config: RelayConfig,
   ) {}
 
   /**
@@ -34,6 +36,8 @@ export class BuildRetentionService implements OnModuleInit {
    * is stored before its row is inserted); it is its own, since it also drops rows whose file is gone.
    */
   onModuleInit(): void {
+    // Off (SVC_BUILD_FILE_SWEEP=false) only where rows are written without files: bench/million.
+    if (!this.config.buildFileSweep) return void this.logger.warn('The builds folder sweep is off (SVC_BUILD_FILE_SWEEP=false)');
     this.owners.register({ orphans: 'orphan build files', every: 'minute', graceMs: HOUR_MS, sweepOrphans: (g) => this.sweepOrphans(g) });
   }
 

@@ -7,7 +7,7 @@ import { forUpdate } from '../database/row-lock';
 import { TransactionRunner } from '../database/transaction-runner';
 import { QueryBuilder } from '../database/query-builder/query-builder';
 import type { Database } from '../database/query-builder/tables';
-import { listed, pageIds, PageValues, pageValues, searchEstimate, searchMode, shapeOf, totalOf } from './build-list-statements';
+import { countedTotal, listed, pageIds, PageValues, pageValues, searchEstimate, searchMode, shapeOf, totalOf } from './build-list-statements';
 import { BuildEntity } from './build.entity';
 import type { Platform } from '../app-catalogue/platform';
 import type { BuildStatus, StatusActor } from './build-status';
@@ -140,6 +140,12 @@ function listedFromValues(values: unknown[]): ListedBuild {
   return { build, uploader, hasIcon: Boolean(hasIcon), flags };
 }
 
+/**
+ * From this offset a list page counts its matches first and reads from the nearer end of the index
+ * (findDeepPage): below it, walking the offset costs less than the extra statement.
+ */
+const DEEP_PAGE_OFFSET = 2_000;
+
 /** Builds' rows. Multi-step writes go through the shared TransactionRunner (one at a time on SQLite). */
 @Injectable()
 export class BuildsRepository {
@@ -262,6 +268,7 @@ export class BuildsRepository {
     if (query.searchTerms) return this.findSearchPage(query);
     const { db, postgres } = this.sql;
     const values = pageValues(query, postgres);
+    if (values.offset >= DEEP_PAGE_OFFSET && countedTotal(query)) return this.findDeepPage(query, values);
     const ids = this.sql.prepare(`builds.page ${shapeOf(query)}`, (v: PageValues) => pageIds(db, v, query, postgres));
     const idRows = await ids.run<{ id: number | string; total: number | string }>(this.builds, values);
     if (idRows.length) return { items: await this.listedInOrder(idRows.map((row) => Number(row.id))), total: Number(idRows[0].total) };
@@ -271,6 +278,29 @@ export class BuildsRepository {
     const alone = this.sql.prepare(`builds.total ${shapeOf(query)}`, (v: PageValues) => totalOf(db, v, query, postgres));
     const [row] = await alone.run<{ total: number | string }>(this.builds, values);
     return { items: [], total: Number(row.total) };
+  }
+
+  /**
+   * A deep page of a list whose total the maintained counts give (issue 27, docs/performance.md "A
+   * million builds"): the total first (a few rows of build_counts), then the page read from the
+   * nearer end of the index, so a page in the second half skips the rows after it rather than the
+   * rows before it (the last page of a million builds reads 20 index entries, not a million). A
+   * page past the end is answered from the total alone.
+   */
+  private async findDeepPage(query: BuildPageQuery, values: PageValues): Promise<{ items: ListedBuild[]; total: number }> {
+    const { db, postgres } = this.sql;
+    const shape = shapeOf(query);
+    const counted = this.sql.prepare(`builds.total ${shape}`, (v: PageValues) => totalOf(db, v, query, postgres));
+    const [{ total: counts }] = await counted.run<{ total: number | string }>(this.builds, values);
+    const total = Number(counts);
+    if (values.offset >= total) return { items: [], total };
+    // Which end is nearer may change with writes since the count: the statement counts again itself.
+    const fromEnd = total - values.offset - values.limit < values.offset;
+    const ids = this.sql.prepare(`builds.page ${fromEnd ? 'end' : 'start'} ${shape}`, (v: PageValues) => pageIds(db, v, query, postgres, 'gather', true, fromEnd));
+    const idRows = await ids.run<{ id: number | string; total: number | string }>(this.builds, values);
+    if (!idRows.length) return { items: [], total };
+    const inOrder = idRows.map((row) => Number(row.id));
+    return { items: await this.listedInOrder(fromEnd ? inOrder.reverse() : inOrder), total: Number(idRows[0].total) };
   }
 
   /**

@@ -56,6 +56,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     relayUrl: read.url('SVC_RELAY_URL', 'relay.url'),
     tunnelUrl: read.url('SVC_TUNNEL_URL', 'relay.tunnelUrl'),
     buildTtlDays: read.number('SVC_BUILD_TTL_DAYS', 'builds.ttlDays', 7, 0.0001, 36500),
+    buildFileSweep: read.boolean('SVC_BUILD_FILE_SWEEP', 'builds.fileSweep', true),
     maxBuildBytes: read.integer('SVC_MAX_BUILD_BYTES', 'builds.maxBytes', 524_288_000, 1, Number.MAX_SAFE_INTEGER),
     maxRecordingBytes: read.integer(
       'SVC_MAX_RECORDING_BYTES',

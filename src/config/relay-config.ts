@@ -110,6 +110,11 @@ export class RelayConfig {
   /** Public URL of a tunnel started by `svc relay --tunnel` (set by the CLI, never by users). */
   tunnelUrl: string | null;
   buildTtlDays: number;
+  /**
+   * Whether the builds folder is reconciled with the table (at start-up and every minute). On by
+   * default; bench/million turns it off, since its rows have no files (docs/performance.md).
+   */
+  buildFileSweep: boolean;
   maxBuildBytes: number;
   maxRecordingBytes: number;
   /** A live session recording stops by itself after this long (docs/recordings.md). */
