@@ -8,7 +8,7 @@ import { AccessUnitSplitter } from '../../src/agents/protocol/annex-b';
 import { binaryFramePrefix, decodeBinaryFrame } from '../../src/agents/protocol/agent-protocol';
 import { MAX_VIDEO_UNIT_BYTES } from '../../src/agents/protocol/video-protocol';
 import { DeviceSessionClients } from '../../src/sessions/device-session-clients.service';
-import { STREAM_SILENCE_MS } from '../../src/sessions/video/video-hub.service';
+import { MAX_REPLAY_AGE_MS, STREAM_SILENCE_MS } from '../../src/sessions/video/video-hub.service';
 import { MAX_VIEWER_UNSENT_BYTES } from '../../src/sessions/video/video-viewer';
 import { MemberFactory, TestMember } from '../support/factory';
 import { itUnless } from '../support/describe-unless';
@@ -65,7 +65,7 @@ describe('live video (GET /sessions/:sessionId/stream)', () => {
     let agent: TestPeer;
     beforeEach(async () => {
       agent = await TestPeer.agent(relay, token, 'streamer');
-      await agent.announce(relay, [device('lv-1'), device('lv-2'), device('lv-3'), device('lv-off', 'shutdown')]);
+      await agent.announce(relay, [device('lv-1'), device('lv-2'), device('lv-3'), device('lv-4'), device('lv-off', 'shutdown')]);
     });
     afterEach(() => agent.close());
 
@@ -166,6 +166,50 @@ describe('live video (GET /sessions/:sessionId/stream)', () => {
       await agent.nextRequest('stream_stop');
     }, 60_000);
 
+    it('asks the agent for a key frame for a viewer joining an old group of pictures, or when the viewer asks; replays when the agent cannot make one', async () => {
+      const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+      // (A waiter that timed out stays registered: used last on a peer, for requests nothing else waits for.)
+      const nothing = (peer: TestPeer, match: (m: Received) => boolean, ms = 300) => peer.next(match, ms).then(() => 'something', () => 'nothing');
+      const one = await started('lv-4');
+      agent.send(videoFrame('lv-4', 0, true, KEY_UNIT));
+      agent.send(videoFrame('lv-4', 1, false, delta()));
+      expect(header(await one.next(isFrame)).seq).toBe(0);
+      expect(header(await one.next(isFrame)).seq).toBe(1);
+      await sleep(MAX_REPLAY_AGE_MS + 100);
+
+      // The group of pictures is older than a second: no stale replay; a fresh key frame is asked for.
+      const two = await viewer('lv-4');
+      const ask = await agent.nextRequest('stream_keyframe');
+      expect(ask.params).toEqual({ sessionId: 'lv-4' });
+      agent.send({ type: 'response', id: ask.id, ok: true, result: { forced: true } });
+      await sleep(300);
+      agent.send(videoFrame('lv-4', 2, false, delta()));
+      agent.send(videoFrame('lv-4', 3, true, KEY_UNIT));
+      // Its first frame is the new key frame: nothing of the old group before it.
+      expect((await two.next()).json).toEqual(FIXTURE_CONFIG);
+      expect(header(await two.next(isFrame))).toMatchObject({ seq: 3, key: true });
+      expect([header(await one.next(isFrame)).seq, header(await one.next(isFrame)).seq]).toEqual([2, 3]);
+
+      // The viewer itself asks (its decoder lost its place); the agent cannot make one: the replay serves.
+      await sleep(1000); // one request a second per session
+      agent.send(videoFrame('lv-4', 4, false, delta()));
+      expect(header(await two.next(isFrame)).seq).toBe(4);
+      two.send({ type: 'keyframe' });
+      const again = await agent.nextRequest('stream_keyframe');
+      agent.send({ type: 'response', id: again.id, ok: true, result: { forced: false } });
+      expect([header(await two.next(isFrame)).seq, header(await two.next(isFrame)).seq]).toEqual([3, 4]);
+      two.send({ type: 'keyframe' }); // within the second: not passed on
+      expect(await nothing(agent, (m) => m.json?.method === 'stream_keyframe')).toBe('nothing');
+
+      // From then on, a new viewer of this agent gets the replay at once, however old.
+      await sleep(MAX_REPLAY_AGE_MS + 100);
+      const three = await viewer('lv-4');
+      expect((await three.next()).json).toEqual(FIXTURE_CONFIG);
+      expect([header(await three.next(isFrame)).seq, header(await three.next(isFrame)).seq]).toEqual([3, 4]);
+      for (const peer of [one, two, three]) peer.close();
+      await agent.nextRequest('stream_stop');
+    }, 20_000);
+
     it('tells an agent that streams a session nobody watches to stop', async () => {
       agent.send(videoFrame('lv-3', 0, true, KEY_UNIT));
       agent.send(videoFrame('lv-3', 1, false, delta()));
@@ -250,6 +294,7 @@ describe('live video (GET /sessions/:sessionId/stream)', () => {
         expect(frames.filter((f) => f.key).length).toBeGreaterThanOrEqual(1);
         expect(Math.abs(frames[44].ts - Date.now())).toBeLessThan(5_000);
         one.close();
+        await one.closed;
         await until(() => relay.app.get(AgentVideoFeed) && arrived > 0);
         // Once stopped, nothing more arrives from the agent.
         await new Promise((r) => setTimeout(r, 1000));
@@ -258,6 +303,47 @@ describe('live video (GET /sessions/:sessionId/stream)', () => {
         expect(arrived).toBe(settled);
       } finally {
         unsubscribe();
+        await daemon.stop();
+      }
+    }, 60_000);
+
+    itUnless(ffmpegSkipReason(), 'a viewer joining a stream with a 10 s key-frame interval gets a fresh key frame within a second; the others see no gap', async () => {
+      const name = 'video-gop';
+      const daemon = new AgentDaemon({
+        relayUrl: relay.url,
+        token,
+        name,
+        backend: new FakeBackend(name, { width: 240, height: 480, fps: 30, keyFrameSeconds: 10 }),
+        version: 'test',
+        log: () => undefined,
+      });
+      daemon.start();
+      const sessionId = `fake-android-${name}`;
+      await until(() => relay.app.get(AgentDirectory).locate(sessionId)?.connection);
+      try {
+        const one = await viewer(sessionId);
+        const seen: { seq: number; key: boolean; at: number }[] = [];
+        one.socket.on('message', (data: Buffer, isBinary: boolean) => isBinary && seen.push({ ...header({ data, isBinary }), at: Date.now() }));
+        await until(() => seen.length > 0, 15_000);
+        await new Promise((r) => setTimeout(r, MAX_REPLAY_AGE_MS + 500));
+
+        const joinedAt = Date.now();
+        const two = await viewer(sessionId);
+        const first = header(await two.next(isFrame, 5_000));
+        const waited = Date.now() - joinedAt;
+        // A key frame captured after the viewer came, not the stream's first one replayed (the next periodic one is ~8 s away).
+        expect(first.key).toBe(true);
+        expect(first.ts).toBeGreaterThanOrEqual(joinedAt);
+        expect(waited).toBeLessThan(1000);
+
+        // The first viewer kept its pace through the switch to the second encoder: seq goes up, no pause over 400 ms (a restarted encoder would stall it for its start-up).
+        await new Promise((r) => setTimeout(r, 500));
+        const around = seen.filter((f) => f.at >= joinedAt - 500);
+        expect(around.filter((f) => f.key).length).toBeGreaterThanOrEqual(1);
+        expect(around.slice(1).every((f, i) => f.seq > around[i].seq && f.at - around[i].at < 400)).toBe(true);
+        one.close();
+        two.close();
+      } finally {
         await daemon.stop();
       }
     }, 60_000);

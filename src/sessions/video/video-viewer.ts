@@ -8,6 +8,8 @@ import { sameConfig, VideoConfig } from '../../agents/protocol/h264-config';
  * frames are dropped for it (not queued) until a key frame finds it drained again.
  */
 export const MAX_VIEWER_UNSENT_BYTES = 1024 * 1024;
+/** A viewer's own key-frame requests count at most this often (each one also holds back its frames until a key frame). */
+const VIEWER_KEY_FRAME_ASK_MS = 1000;
 
 /** What happened to a frame offered to a viewer. */
 export type Offer = 'sent' | 'skipped' | 'behind';
@@ -29,6 +31,7 @@ export interface FrameSink {
 export class VideoViewer implements FrameSink {
   private waitingForKey = true;
   private sentConfig: VideoConfig | null = null;
+  private lastKeyFrameAsk = 0;
   framesSent = 0;
   framesDropped = 0;
 
@@ -67,5 +70,26 @@ export class VideoViewer implements FrameSink {
 
   get behind(): boolean {
     return this.waitingForKey;
+  }
+
+  /**
+   * The viewer's decoder lost its place and asks for a key frame: from now on it gets nothing until
+   * one. False when it already asked within the last second (the request is ignored).
+   */
+  wantsKeyFrame(now = Date.now()): boolean {
+    if (now - this.lastKeyFrameAsk < VIEWER_KEY_FRAME_ASK_MS) return false;
+    this.lastKeyFrameAsk = now;
+    this.waitingForKey = true;
+    return true;
+  }
+}
+
+/** A viewer's text message `{ "type": "keyframe" }`; anything else a viewer sends is ignored. */
+export function isKeyFrameRequest(data: Buffer, isBinary: boolean): boolean {
+  if (isBinary) return false;
+  try {
+    return (JSON.parse(data.toString('utf8')) as { type?: unknown } | null)?.type === 'keyframe';
+  } catch {
+    return false;
   }
 }
