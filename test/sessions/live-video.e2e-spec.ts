@@ -9,7 +9,7 @@ import { binaryFramePrefix, decodeBinaryFrame } from '../../src/agents/protocol/
 import { MAX_VIDEO_UNIT_BYTES } from '../../src/agents/protocol/video-protocol';
 import { DeviceSessionClients } from '../../src/sessions/device-session-clients.service';
 import { MAX_REPLAY_AGE_MS, STREAM_SILENCE_MS } from '../../src/sessions/video/video-hub.service';
-import { MAX_VIEWER_UNSENT_BYTES } from '../../src/sessions/video/video-viewer';
+import { MAX_VIEWER_LAG_MS, MAX_VIEWER_UNSENT_BYTES } from '../../src/sessions/video/video-viewer';
 import { MemberFactory, TestMember } from '../support/factory';
 import { itUnless } from '../support/describe-unless';
 import { ffmpegSkipReason } from '../support/ffmpeg';
@@ -65,7 +65,7 @@ describe('live video (GET /sessions/:sessionId/stream)', () => {
     let agent: TestPeer;
     beforeEach(async () => {
       agent = await TestPeer.agent(relay, token, 'streamer');
-      await agent.announce(relay, [device('lv-1'), device('lv-2'), device('lv-3'), device('lv-4'), device('lv-off', 'shutdown')]);
+      await agent.announce(relay, [device('lv-1'), device('lv-2'), device('lv-3'), device('lv-4'), device('lv-5'), device('lv-off', 'shutdown')]);
     });
     afterEach(() => agent.close());
 
@@ -207,6 +207,37 @@ describe('live video (GET /sessions/:sessionId/stream)', () => {
       expect((await three.next()).json).toEqual(FIXTURE_CONFIG);
       expect([header(await three.next(isFrame)).seq, header(await three.next(isFrame)).seq]).toEqual([3, 4]);
       for (const peer of [one, two, three]) peer.close();
+      await agent.nextRequest('stream_stop');
+    }, 20_000);
+
+    it('a viewer whose frames wait in the kernel (its ping unanswered for MAX_VIEWER_LAG_MS) is behind too, and is asked a key frame for once drained', async () => {
+      const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+      const fast = await started('lv-5');
+      const slow = await viewer('lv-5');
+      const raw = (slow.socket as unknown as { _socket: { pause(): void; resume(): void } })._socket;
+      raw.pause();
+      // 60 small frames over 2 s (> MAX_VIEWER_LAG_MS): a few kB, which the sockets' kernel buffers take without the relay holding any.
+      for (let seq = 0; seq < 60; seq++) {
+        agent.send(videoFrame('lv-5', seq, seq === 0, seq === 0 ? KEY_UNIT : delta()));
+        await sleep(33);
+      }
+      const fastSeqs: number[] = [];
+      while (fastSeqs.length < 60) fastSeqs.push(header(await fast.next(isFrame)).seq);
+      expect(fastSeqs).toEqual([...Array(60).keys()]);
+      raw.resume();
+      await sleep(300); // its pongs come back: drained
+      agent.send(videoFrame('lv-5', 60, false, delta()));
+      const ask = await agent.nextRequest('stream_keyframe');
+      agent.send({ type: 'response', id: ask.id, ok: true, result: { forced: true } });
+      agent.send(videoFrame('lv-5', 61, true, KEY_UNIT));
+      const slowSeqs: number[] = [];
+      while (slowSeqs.at(-1) !== 61) slowSeqs.push(header(await slow.next(isFrame)).seq);
+      // It got the frames of about the first MAX_VIEWER_LAG_MS (+ one probe interval), then the new key frame: nothing stale.
+      const lastBefore = slowSeqs.at(-2)!;
+      expect(lastBefore).toBeLessThan(((MAX_VIEWER_LAG_MS + 500) / 1000) * 30);
+      expect(slowSeqs.slice(0, -1)).toEqual([...Array(lastBefore + 1).keys()]);
+      fast.close();
+      slow.close();
       await agent.nextRequest('stream_stop');
     }, 20_000);
 

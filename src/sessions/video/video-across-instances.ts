@@ -125,6 +125,7 @@ export class VideoAcrossInstances implements OnModuleInit, OnModuleDestroy {
 class RemoteWatcher implements FrameSink {
   renewed = Date.now();
   readonly behind = false;
+  readonly needsKeyFrame = false;
 
   constructor(
     readonly sessionId: string,

@@ -261,12 +261,13 @@ export class VideoHub implements OnModuleInit, OnModuleDestroy {
       session.replay.push(frame);
       if (session.replayBytes > MAX_REPLAY_BYTES || session.replay.length > MAX_REPLAY_FRAMES) session.replay = null;
     }
-    let behind = false;
+    // A viewer that fell behind is asked for once it can take a key frame (drained), not while its link is still full.
+    let needs = false;
     for (const viewer of session.viewers) {
       viewer.offer(frame, session.config);
-      behind ||= viewer.behind;
+      needs ||= viewer.needsKeyFrame;
     }
-    if (behind && !frame.key) this.askForKeyFrame(session);
+    if (needs && !frame.key) this.askForKeyFrame(session);
   }
 
   /**

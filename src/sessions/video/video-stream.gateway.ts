@@ -55,7 +55,7 @@ export class VideoStreamGateway implements OnGatewayInit, OnGatewayConnection, B
     this.clients.add(client);
     this.heartbeat?.track(socket);
     socket.on('message', (data: Buffer, isBinary: boolean) => {
-      if (isKeyFrameRequest(data, isBinary) && viewer.wantsKeyFrame()) this.hub.keyFrameWanted(sessionId, viewer);
+      if (isKeyFrameRequest(data, isBinary) && viewer.askedForKeyFrame()) this.hub.keyFrameWanted(sessionId, viewer);
     });
     socket.on('close', () => {
       this.clients.remove(client);
