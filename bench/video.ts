@@ -91,23 +91,29 @@ async function openViewer(port: number, token: string, onFrame: (bytes: number, 
   return socket;
 }
 
-/** `count` viewers for SECONDS after a 2 s warm-up (the first key frame). */
-async function watch(port: number, token: string, count: number): Promise<ViewerResult[]> {
+/** `count` viewers whose frames count while `recording()` says so. */
+async function countedViewers(port: number, token: string, count: number, recording: () => boolean) {
   const sockets: WebSocket[] = [];
   const results: ViewerResult[] = [];
-  let recording = false;
   for (let i = 0; i < count; i++) {
     const result: ViewerResult = { frames: 0, bytes: 0, transitMs: [] };
     results.push(result);
     sockets.push(
       await openViewer(port, token, (bytes, ts) => {
-        if (!recording) return;
+        if (!recording()) return;
         result.frames++;
         result.bytes += bytes;
         result.transitMs.push(Date.now() - ts);
       }),
     );
   }
+  return { sockets, results };
+}
+
+/** `count` viewers for SECONDS after a 2 s warm-up (the first key frame). */
+async function watch(port: number, token: string, count: number): Promise<ViewerResult[]> {
+  let recording = false;
+  const { sockets, results } = await countedViewers(port, token, count, () => recording);
   await sleep(2000);
   recording = true;
   const producedBefore = produced;
@@ -136,21 +142,8 @@ interface ThrottledResult {
  */
 async function watchThrottled(port: number, token: string): Promise<ThrottledResult> {
   const proxy = await new ThrottleProxy().start(port);
-  const sockets: WebSocket[] = [];
-  const others: ViewerResult[] = [];
   let recording = false;
-  for (let i = 0; i < VIEWERS - 1; i++) {
-    const result: ViewerResult = { frames: 0, bytes: 0, transitMs: [] };
-    others.push(result);
-    sockets.push(
-      await openViewer(port, token, (bytes, ts) => {
-        if (!recording) return;
-        result.frames++;
-        result.bytes += bytes;
-        result.transitMs.push(Date.now() - ts);
-      }),
-    );
-  }
+  const { sockets, results: others } = await countedViewers(port, token, VIEWERS - 1, () => recording);
   let phase: 'warm' | 'throttled' | 'recovering' = 'warm';
   let slowFrames = 0;
   let slowMaxAgeMs = 0;
@@ -357,7 +350,9 @@ function equalQualityJpeg(dir: string): QualityMatch {
     return statSync(file).size / frames;
   };
   const ssim = (file: string, format: string) => {
-    const out = ffmpeg(['-f', format, '-i', file, '-f', 'lavfi', '-i', source, '-frames:v', String(frames), '-lavfi', '[0:v][1:v]ssim', '-f', 'null', '-']);
+    // Frames paired by their index: a raw stream's timestamps come from the demuxer (25 fps by default) or the SPS, and the ssim filter pairs by time.
+    const pair = `[0:v]setpts=N/(${FPS}*TB)[a];[1:v]setpts=N/(${FPS}*TB)[b];[a][b]ssim`;
+    const out = ffmpeg(['-f', format, '-i', file, '-f', 'lavfi', '-i', source, '-frames:v', String(frames), '-lavfi', pair, '-f', 'null', '-']);
     return Number(/All:([0-9.]+)/.exec(out)?.[1] ?? NaN);
   };
   const h264File = join(dir, 'same.h264');
@@ -382,14 +377,15 @@ function equalQualityJpeg(dir: string): QualityMatch {
   return { h264Ssim, h264BytesPerFrame, jpegQ: best.q, jpegSsim: best.ssim, jpegBytesPerFrame: best.bytes };
 }
 
-function summary(name: string, results: ViewerResult[]) {
-  const fps = results.map((r) => r.frames / SECONDS);
+/** `seconds`: how long the results were recorded. */
+function summary(name: string, results: ViewerResult[], seconds = SECONDS) {
+  const fps = results.map((r) => r.frames / seconds);
   const transit = results.flatMap((r) => r.transitMs);
-  const kbps = results.map((r) => (r.bytes * 8) / SECONDS / 1000);
+  const kbps = results.map((r) => (r.bytes * 8) / seconds / 1000);
   console.log(
     `${name.padEnd(34)} source ${fmt(sourceFps)} fps · fps per viewer min ${fmt(Math.min(...fps))} median ${fmt(median(fps))} · transit p50 ${fmt(percentile(transit, 50))} ms p95 ${fmt(percentile(transit, 95))} ms · ${fmt(median(kbps), 0)} kbit/s per viewer`,
   );
-  return { fps, transit, bytesPerSecond: median(results.map((r) => r.bytes / SECONDS)), bytesPerFrame: median(results.map((r) => r.bytes / Math.max(1, r.frames))) };
+  return { fps, transit, bytesPerSecond: median(results.map((r) => r.bytes / seconds)), bytesPerFrame: median(results.map((r) => r.bytes / Math.max(1, r.frames))) };
 }
 
 async function main() {
@@ -429,7 +425,7 @@ async function main() {
     const throttledName = `relay, ${VIEWERS - 1} viewers + 1 at ${THROTTLE_BITS / 1e6} Mbit/s`;
     const cpuBefore = cpuMs(relay.child.pid!);
     const throttled = await watchThrottled(relay.port, viewToken);
-    const slowFigure = summary(throttledName, throttled.others);
+    const slowFigure = summary(throttledName, throttled.others, THROTTLE_SECONDS);
     cpuLine(throttledName, cpuMs(relay.child.pid!) - cpuBefore, median(throttled.others.map((r) => r.frames)), VIEWERS);
     console.log(
       `${''.padEnd(34)} throttled viewer: ${fmt(throttled.slowFps)} fps, oldest frame ${fmt(throttled.slowMaxAgeMs, 0)} ms; after its link recovered: live in ${throttled.recoveryMs === null ? '> 5000' : throttled.recoveryMs} ms, then ${throttled.afterFps} fps`,

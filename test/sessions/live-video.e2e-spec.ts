@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AgentDaemon } from '../../src/agent-daemon/agent-daemon';
-import { FakeBackend } from '../../src/agent-daemon/backends/fake-backend';
+import { FakeBackend, FakeVideoOptions } from '../../src/agent-daemon/backends/fake-backend';
 import { AgentDirectory } from '../../src/agents/agent-directory.service';
 import { AgentVideoFeed } from '../../src/agents/agent-video-feed';
 import { AccessUnitSplitter } from '../../src/agents/protocol/annex-b';
@@ -300,17 +300,15 @@ describe('live video (GET /sessions/:sessionId/stream)', () => {
   }, 30_000);
 
   describe('with the reference agent', () => {
+    const videoAgent = (name: string, video: FakeVideoOptions) => {
+      const daemon = new AgentDaemon({ relayUrl: relay.url, token, name, backend: new FakeBackend(name, video), version: 'test', log: () => undefined });
+      daemon.start();
+      return daemon;
+    };
+
     itUnless(ffmpegSkipReason(), 'streams the fake devices’ encoded picture (--fake) and stops the encoder when the last viewer leaves', async () => {
       const name = 'video-agent';
-      const daemon = new AgentDaemon({
-        relayUrl: relay.url,
-        token,
-        name,
-        backend: new FakeBackend(name, { width: 240, height: 480, fps: 30 }),
-        version: 'test',
-        log: () => undefined,
-      });
-      daemon.start();
+      const daemon = videoAgent(name, { width: 240, height: 480, fps: 30 });
       const sessionId = `fake-android-${name}`;
       await until(() => relay.app.get(AgentDirectory).locate(sessionId)?.connection);
       let arrived = 0;
@@ -340,15 +338,7 @@ describe('live video (GET /sessions/:sessionId/stream)', () => {
 
     itUnless(ffmpegSkipReason(), 'a viewer joining a stream with a 10 s key-frame interval gets a fresh key frame within a second; the others see no gap', async () => {
       const name = 'video-gop';
-      const daemon = new AgentDaemon({
-        relayUrl: relay.url,
-        token,
-        name,
-        backend: new FakeBackend(name, { width: 240, height: 480, fps: 30, keyFrameSeconds: 10 }),
-        version: 'test',
-        log: () => undefined,
-      });
-      daemon.start();
+      const daemon = videoAgent(name, { width: 240, height: 480, fps: 30, keyFrameSeconds: 10 });
       const sessionId = `fake-android-${name}`;
       await until(() => relay.app.get(AgentDirectory).locate(sessionId)?.connection);
       try {
