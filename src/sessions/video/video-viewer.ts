@@ -24,6 +24,8 @@ const LAG_PROBE = Buffer.from('lag');
  * periodic key frames still serve it).
  */
 const RELAPSE_MS = 5000;
+/** A lag probe answered this fast while a viewer waits means its link has recovered: it is asked for at once again. */
+const FAST_LINK_MS = 100;
 const MAX_ASK_BACKOFF_MS = 8000;
 /** A viewer's own key-frame requests count at most this often (each one also holds back its frames until a key frame). */
 const VIEWER_KEY_FRAME_ASK_MS = 1000;
@@ -63,7 +65,10 @@ export class VideoViewer implements FrameSink {
 
   constructor(readonly socket: WebSocket) {
     socket.on('pong', (data: Buffer) => {
-      if (LAG_PROBE.equals(data)) this.probeSentAt = null;
+      if (!LAG_PROBE.equals(data) || this.probeSentAt === null) return;
+      // A quick answer while waiting: the link is fast again (it recovered), so no backoff.
+      if (this.waitingForKey && Date.now() - this.probeSentAt <= FAST_LINK_MS) this.nextAskAt = 0;
+      this.probeSentAt = null;
     });
   }
 
@@ -74,12 +79,12 @@ export class VideoViewer implements FrameSink {
   /** `replay`: part of the current group of pictures sent at once to a new viewer (bounded by the hub), past the queue bound. */
   offer(frame: VideoFrame, config: VideoConfig | null, replay = false): Offer {
     if (!this.open) return 'skipped';
+    const now = Date.now();
+    this.probe(now);
     if (this.waitingForKey && !frame.key) {
       this.framesDropped++;
       return 'skipped';
     }
-    const now = Date.now();
-    this.probe(now);
     if (!replay && (this.socket.bufferedAmount > MAX_VIEWER_UNSENT_BYTES || this.lagging(now))) {
       if (!this.waitingForKey) this.fellBehind(now);
       this.waitingForKey = true;
