@@ -125,7 +125,6 @@ export class VideoAcrossInstances implements OnModuleInit, OnModuleDestroy {
 class RemoteWatcher implements FrameSink {
   renewed = Date.now();
   readonly behind = false;
-  readonly needsKeyFrame = false;
 
   constructor(
     readonly sessionId: string,

@@ -265,7 +265,7 @@ export class VideoHub implements OnModuleInit, OnModuleDestroy {
     let needs = false;
     for (const viewer of session.viewers) {
       viewer.offer(frame, session.config);
-      needs ||= viewer.needsKeyFrame;
+      needs ||= viewer.needsKeyFrame === true;
     }
     if (needs && !frame.key) this.askForKeyFrame(session);
   }

@@ -38,8 +38,8 @@ export interface FrameSink {
   offer(frame: VideoFrame, config: VideoConfig | null, replay?: boolean): Offer;
   /** Waiting for a key frame (it fell behind, or has seen none yet). */
   readonly behind: boolean;
-  /** Waiting for a key frame and able to take one now (drained): worth asking the agent for one. */
-  readonly needsKeyFrame: boolean;
+  /** Waiting for a key frame and able to take one now (drained): worth asking the agent for one (absent: never). */
+  readonly needsKeyFrame?: boolean;
 }
 
 /**
