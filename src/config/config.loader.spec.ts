@@ -36,6 +36,8 @@ describe('loadConfig', () => {
         buildTtlDays: 7,
         maxBuildBytes: 524_288_000,
         maxRecordingBytes: 209_715_200,
+        maxRecordingDurationMs: 1_800_000,
+        recordingSnapshotIntervalMs: 5000,
         trustProxy: false,
         smtp: null,
         logLevel: 'info',

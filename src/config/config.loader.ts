@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ConfigError } from './config-error';
+import { parseSecretsKey, SECRETS_KEY_ENV } from '../common/crypto/secret-box';
 import { readForges } from './forge-config';
 import { readSsoConfig } from './sso-config';
 import { AuditForwardingConfig, ConfigFileWebhook, LimitsConfig, LogLevel, RelayConfig, SmtpConfig, StorageConfig } from './relay-config';
@@ -63,6 +64,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       1,
       Number.MAX_SAFE_INTEGER,
     ),
+    maxRecordingDurationMs: read.integer('SVC_MAX_RECORDING_DURATION_MS', 'recordings.maxDurationMs', 1_800_000, 1000, 86_400_000),
+    recordingSnapshotIntervalMs: read.integer('SVC_RECORDING_SNAPSHOT_INTERVAL_MS', 'recordings.snapshotIntervalMs', 5000, 100, 3_600_000),
     agents: {
       pingIntervalMs: read.integer('SVC_AGENT_PING_INTERVAL_MS', 'agents.pingIntervalMs', 30_000, 50, 3_600_000),
       screenshotTimeoutMs: read.integer('SVC_SCREENSHOT_TIMEOUT_MS', 'agents.screenshotTimeoutMs', 10_000, 50, 600_000),
@@ -80,6 +83,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     tlsKey,
     webhooks: readWebhooks(file.webhooks, env),
     forges: readForges(file.forges, env),
+    secretsKey: readSecretsKey(env),
     webDir: resolve(cwd, read.string('SVC_WEB_DIR', 'web.dir') ?? DEFAULT_WEB_DIR),
     metrics: {
       enabled: read.boolean('SVC_METRICS', 'metrics.enabled', false),
@@ -90,6 +94,15 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     sso: readSsoConfig(file.sso, env),
     configFile,
   } satisfies RelayConfig);
+}
+
+/** The key is a secret: a bad one stops the relay naming the variable, never echoing the value. */
+function readSecretsKey(env: Env): Buffer | null {
+  try {
+    return parseSecretsKey(env[SECRETS_KEY_ENV]);
+  } catch (err) {
+    throw new ConfigError(SECRETS_KEY_ENV, (err as Error).message);
+  }
 }
 
 /**

@@ -9,7 +9,8 @@ export const DEFAULT_CHECK_NAME = 'svc / review';
 /** A GitHub App installation: statuses become check runs (docs/integrations.md). */
 export interface ForgeAppConfig {
   appId: string;
-  privateKeyEnv: string;
+  /** The variable holding the key (svc.config.json); null for a forge added in the dashboard (the key is in the database, sealed). */
+  privateKeyEnv: string | null;
   /** The PEM read from that variable at start-up (null when unset: the forge is reported, never used). */
   privateKey: string | null;
   installationId: string;

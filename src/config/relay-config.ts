@@ -112,6 +112,10 @@ export class RelayConfig {
   buildTtlDays: number;
   maxBuildBytes: number;
   maxRecordingBytes: number;
+  /** A live session recording stops by itself after this long (docs/recordings.md). */
+  maxRecordingDurationMs: number;
+  /** How often a live session recording reads the UI tree for its timeline. */
+  recordingSnapshotIntervalMs: number;
   /** Agent WebSocket timings (agent-protocol.md §1–2); tests shorten them, operators rarely need to. */
   agents: AgentTimingsConfig;
   limits: LimitsConfig;
@@ -127,6 +131,8 @@ export class RelayConfig {
   webhooks: ConfigFileWebhook[];
   /** svc.config.json `forges`: where build verdicts become commit statuses (docs/integrations.md). */
   forges: ConfigFileForge[];
+  /** SVC_SECRETS_KEY (environment only): seals secrets kept in the database, e.g. dashboard forges' tokens; null when unset. */
+  secretsKey: Buffer | null;
   /** Folder of the built dashboard (Vite output; default web/dist of this install). */
   webDir: string;
   metrics: MetricsConfig;

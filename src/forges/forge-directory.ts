@@ -1,72 +1,127 @@
-import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { SecretBox } from '../common/crypto/secret-box';
 import { ConfigFileForge } from '../config/forge-config';
 import { RelayConfig } from '../config/relay-config';
+import type { DestinationPolicy } from '../webhooks/destination/address-classifier';
 import { DestinationGuard, parseWebhookUrl } from '../webhooks/destination/destination-guard';
 import { ForgeClient, forgeLabel } from './clients/forge-client';
 import { GiteaForgeClient } from './clients/gitea-client';
 import { GitHubForgeClient } from './clients/github-client';
 import { GitLabForgeClient } from './clients/gitlab-client';
 import { pinnedFetch } from './clients/pinned-fetch';
+import { openDashboardForge } from './settings/dashboard-forge';
+import { DashboardForgesRepository } from './settings/dashboard-forges.repository';
 
 /** How long one forge request may take, DNS to last byte. */
 export const FORGE_REQUEST_TIMEOUT_MS = 10_000;
 
-/** A svc.config.json forge as the relay judged it at start-up. */
+/** svc.config.json (the operator's) or the dashboard (an Admin's, kept in the database). */
+export type ForgeSource = 'config' | 'dashboard';
+
+/** A forge as the relay judged it: at start-up for svc.config.json, at start-up and on every change for the dashboard's. */
 export interface ConfiguredForge {
+  /** `config:<index>` or `dashboard:<id>`: names the forge in its delivery log. */
+  key: string;
+  source: ForgeSource;
+  /** Position in svc.config.json `forges` (config), or the database id (dashboard). */
   index: number;
   forge: ConfigFileForge;
   label: string;
-  /** Why it is never used (an unset token or key variable, an unusable URL); null when in use. */
+  /** Whether a token / an App key was given (a dashboard forge's may be set yet unreadable). */
+  hasToken: boolean;
+  hasPrivateKey: boolean;
+  /** Why it is never used (an unset variable, an unreadable sealed secret, an unusable URL); null when in use. */
   problem: string | null;
   client: ForgeClient | null;
 }
 
 /**
- * The forges of svc.config.json (`forges`), judged once at start-up: one whose token (or App key)
- * variable is unset, or whose URL is not an http(s) URL, is reported with a warning and never
- * used. Which forge serves a build is read from its `repository` (the first forge listing it).
+ * Every forge the relay posts to: those of svc.config.json (`forges`), then those added in the
+ * dashboard (table `forges`, secrets sealed with SVC_SECRETS_KEY). One whose token (or App key) is
+ * missing or unreadable, or whose URL is not an http(s) URL, is reported with a warning and never
+ * used; the relay keeps serving. Which forge serves a build is read from its `repository`: the
+ * first forge listing it, file forges first. A dashboard forge's requests follow the webhooks' rule
+ * for API-registered destinations (LAN yes, this host no); a file forge's the operator's.
  */
 @Injectable()
-export class ForgeDirectory implements OnApplicationBootstrap {
+export class ForgeDirectory implements OnModuleInit {
   private readonly logger = new Logger('Forges');
-  private readonly forges: ConfiguredForge[];
+  private readonly fromFile: ConfiguredForge[];
+  private fromDashboard: ConfiguredForge[] = [];
+  private readonly fetchFor: Record<DestinationPolicy, typeof fetch>;
 
-  constructor(config: RelayConfig, guard: DestinationGuard) {
-    const fetchImpl = pinnedFetch(guard, FORGE_REQUEST_TIMEOUT_MS);
-    this.forges = config.forges.map((forge, index) => {
-      const problem = problemOf(forge);
-      return { index, forge, label: forgeLabel(forge), problem, client: problem ? null : clientFor(forge, fetchImpl) };
-    });
+  constructor(
+    config: RelayConfig,
+    guard: DestinationGuard,
+    private readonly rows: DashboardForgesRepository,
+    private readonly box: SecretBox,
+  ) {
+    this.fetchFor = { operator: pinnedFetch(guard, FORGE_REQUEST_TIMEOUT_MS, 'operator'), api: pinnedFetch(guard, FORGE_REQUEST_TIMEOUT_MS, 'api') };
+    this.fromFile = config.forges.map((forge, index) => this.judge('config', index, forge, problemOf(forge), { hasToken: !!forge.token, hasPrivateKey: !!forge.app?.privateKey }));
   }
 
-  onApplicationBootstrap(): void {
-    for (const entry of this.forges) {
+  /** Before any onApplicationBootstrap: the feed and the sender start knowing every forge. */
+  async onModuleInit(): Promise<void> {
+    for (const entry of this.fromFile) {
       if (entry.problem) this.logger.warn(`svc.config.json forges[${entry.index}] (${entry.label}) is not used: ${entry.problem}`);
+    }
+    await this.reload();
+  }
+
+  /** Reads the dashboard's forges again (after a change on this or another instance); a failed read keeps the previous list. */
+  async reload(): Promise<void> {
+    try {
+      const rows = await this.rows.all();
+      this.fromDashboard = rows.map((row) => {
+        const opened = openDashboardForge(row, this.box);
+        const problem = opened.problem ?? urlProblem(opened.forge.url);
+        const entry = this.judge('dashboard', row.forge.id, opened.forge, problem, { hasToken: !!row.forge.tokenSealed, hasPrivateKey: !!row.forge.privateKeySealed });
+        if (problem) this.logger.warn(`Dashboard forge #${row.forge.id} (${entry.label}) is not used: ${problem}`);
+        return entry;
+      });
+    } catch (err) {
+      this.logger.error(`Could not read the dashboard's forges: ${(err as Error)?.stack ?? err}`);
     }
   }
 
   /** Whether any forge is configured at all (nothing runs without one). */
   get any(): boolean {
-    return this.forges.length > 0;
+    return this.fromFile.length + this.fromDashboard.length > 0;
   }
 
   all(): readonly ConfiguredForge[] {
-    return this.forges;
+    return [...this.fromFile, ...this.fromDashboard];
+  }
+
+  /** The svc.config.json forge at `index`, or a dashboard forge by id. */
+  find(source: ForgeSource, index: number): ConfiguredForge | null {
+    return (source === 'config' ? this.fromFile : this.fromDashboard).find((entry) => entry.index === index) ?? null;
   }
 
   /** The forge that serves this repository (case-insensitive, as forges treat names), or null. */
   forRepository(repository: string): ConfiguredForge | null {
     const wanted = repository.toLowerCase();
-    return this.forges.find((entry) => entry.forge.repositories.some((r) => r.toLowerCase() === wanted)) ?? null;
+    return this.all().find((entry) => entry.forge.repositories.some((r) => r.toLowerCase() === wanted)) ?? null;
+  }
+
+  private judge(source: ForgeSource, index: number, forge: ConfigFileForge, problem: string | null, secrets: Pick<ConfiguredForge, 'hasToken' | 'hasPrivateKey'>): ConfiguredForge {
+    const fetchImpl = this.fetchFor[source === 'config' ? 'operator' : 'api'];
+    return { key: `${source}:${index}`, source, index, forge, label: forgeLabel(forge), ...secrets, problem, client: problem ? null : clientFor(forge, fetchImpl) };
+  }
+}
+
+function urlProblem(url: string): string | null {
+  try {
+    parseWebhookUrl(url);
+    return null;
+  } catch (err) {
+    return `its url is not usable (${(err as Error).message})`;
   }
 }
 
 function problemOf(forge: ConfigFileForge): string | null {
-  try {
-    parseWebhookUrl(forge.url);
-  } catch (err) {
-    return `its url is not usable (${(err as Error).message})`;
-  }
+  const url = urlProblem(forge.url);
+  if (url) return url;
   if (forge.app) return forge.app.privateKey ? null : `the environment variable ${forge.app.privateKeyEnv} (the App's private key) is not set`;
   return forge.token ? null : `the environment variable ${forge.tokenEnv} (its token) is not set`;
 }

@@ -1,13 +1,17 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { FORGE_TYPES, ForgeType } from '../config/forge-config';
 import { isoWithMillis, nullableIso } from '../common/time';
-import type { ConfiguredForge } from './forge-directory';
+import type { ConfiguredForge, ForgeSource } from './forge-directory';
 import type { ForgeDeliveryEntity, ForgeStatusEntity } from './outbox/forge-status.entity';
 
-/** A svc.config.json forge as members see it (never a token or key). */
+/** A forge as members see it (never a token or key): from svc.config.json or added in the dashboard. */
 export class ForgeItem {
-  @ApiProperty({ description: 'position in svc.config.json forges' })
-  index: number;
+  @ApiProperty({ enum: ['config', 'dashboard'], description: 'config: svc.config.json (read-only here); dashboard: added by an Admin' })
+  source: ForgeSource;
+  @ApiProperty({ type: Number, nullable: true, description: 'position in svc.config.json forges; null for a dashboard forge' })
+  index: number | null;
+  @ApiProperty({ type: Number, nullable: true, description: "a dashboard forge's id; null for a svc.config.json one" })
+  id: number | null;
   @ApiProperty({ enum: FORGE_TYPES })
   type: ForgeType;
   @ApiProperty({ description: 'the API base URL', example: 'https://api.github.com' })
@@ -20,7 +24,15 @@ export class ForgeItem {
   context: string;
   @ApiProperty({ enum: ['token', 'app'], description: 'app: a GitHub App, check runs instead of statuses' })
   auth: 'token' | 'app';
-  @ApiProperty({ type: String, nullable: true, description: 'why it is not used (an unset variable, an unusable URL); null when in use' })
+  @ApiProperty({ description: 'a token is set (never returned)' })
+  has_token: boolean;
+  @ApiProperty({ description: "a GitHub App's private key is set (never returned)" })
+  has_private_key: boolean;
+  @ApiProperty({ type: String, nullable: true })
+  app_id: string | null;
+  @ApiProperty({ type: String, nullable: true })
+  installation_id: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'why it is not used (an unset variable, an unreadable secret, an unusable URL); null when in use' })
   problem: string | null;
 }
 
@@ -50,8 +62,8 @@ export class ForgeDelivery {
   commit: string;
   @ApiProperty()
   context: string;
-  @ApiProperty()
-  build_id: number;
+  @ApiProperty({ type: Number, nullable: true, description: 'null for a test status' })
+  build_id: number | null;
   @ApiProperty({ enum: ['pending', 'success', 'failure'] })
   state: string;
   @ApiProperty()
@@ -73,6 +85,29 @@ export class ForgeDeliveryList {
   deliveries: ForgeDelivery[];
 }
 
+/** One attempt in a forge's delivery log, with the status it carried. */
+export class ForgeLogItem extends ForgeAttempt {
+  @ApiProperty({ description: 'the status (an item of GET /forges/deliveries)' })
+  status_id: number;
+  @ApiProperty()
+  repository: string;
+  @ApiProperty()
+  commit: string;
+  @ApiProperty()
+  context: string;
+  @ApiProperty({ enum: ['pending', 'success', 'failure'] })
+  state: string;
+  @ApiProperty()
+  description: string;
+  @ApiProperty({ description: 'a test status sent from the dashboard' })
+  test: boolean;
+}
+
+export class ForgeLog {
+  @ApiProperty({ type: [ForgeLogItem], description: 'newest first, at most 50' })
+  deliveries: ForgeLogItem[];
+}
+
 /** The web address people use: api.github.com → github.com, `…/api/v3|v4|v1` → the host. */
 export function webUrlOf(forge: Pick<ConfiguredForge['forge'], 'type' | 'url'>): string {
   const url = new URL(forge.url);
@@ -92,14 +127,37 @@ function withoutCredentials(raw: string): string {
 
 export function toForgeItem(entry: ConfiguredForge): ForgeItem {
   return {
-    index: entry.index,
+    source: entry.source,
+    index: entry.source === 'config' ? entry.index : null,
+    id: entry.source === 'dashboard' ? entry.index : null,
     type: entry.forge.type,
     api_url: withoutCredentials(entry.forge.url),
     web_url: webUrlOf(entry.forge),
     repositories: entry.forge.repositories,
     context: entry.forge.context,
     auth: entry.forge.app ? 'app' : 'token',
+    has_token: entry.hasToken,
+    has_private_key: entry.hasPrivateKey,
+    app_id: entry.forge.app?.appId ?? null,
+    installation_id: entry.forge.app?.installationId ?? null,
     problem: entry.problem,
+  };
+}
+
+function toAttempt(a: ForgeDeliveryEntity): ForgeAttempt {
+  return { attempted_at: isoWithMillis(a.attemptedAt), status_code: a.statusCode, error: a.error, duration_ms: a.durationMs };
+}
+
+export function toForgeLogItem(attempt: ForgeDeliveryEntity, status: ForgeStatusEntity | undefined): ForgeLogItem {
+  return {
+    ...toAttempt(attempt),
+    status_id: attempt.outboxId,
+    repository: status?.repository ?? '',
+    commit: status?.commit ?? '',
+    context: status?.context ?? '',
+    state: status?.state ?? '',
+    description: status?.description ?? '',
+    test: status?.buildId === 0,
   };
 }
 
@@ -109,14 +167,14 @@ export function toForgeDelivery(row: ForgeStatusEntity, attempts: ForgeDeliveryE
     repository: row.repository,
     commit: row.commit,
     context: row.context,
-    build_id: row.buildId,
+    build_id: row.buildId || null,
     state: row.state,
     description: row.description,
     status: row.status,
     last_error: row.lastError,
     created_at: isoWithMillis(row.createdAt),
     delivered_at: nullableIso(row.deliveredAt),
-    attempts: attempts.map((a) => ({ attempted_at: isoWithMillis(a.attemptedAt), status_code: a.statusCode, error: a.error, duration_ms: a.durationMs })),
+    attempts: attempts.map(toAttempt),
   };
 }
 

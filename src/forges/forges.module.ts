@@ -14,6 +14,13 @@ import { ForgeDirectory } from './forge-directory';
 import { BuildChangesController } from './build-changes.controller';
 import { BuildChangesReader } from './changes/build-changes-reader';
 import { ForgesController } from './forges.controller';
+import { DashboardForgesController } from './dashboard-forges.controller';
+import { SecretBox } from '../common/crypto/secret-box';
+import { RelayConfig } from '../config/relay-config';
+import { ForgeEntity, ForgeRepositoryEntity } from './settings/forge.entity';
+import { DashboardForgesRepository } from './settings/dashboard-forges.repository';
+import { DashboardForgesService } from './settings/dashboard-forges.service';
+import { ForgesChangedListener } from './settings/forges-changed.listener';
 import { ForgesService } from './forges.service';
 import { ForgeOutboxRepository } from './outbox/forge-outbox.repository';
 import { ForgeDeliveryEntity, ForgeFeedEntity, ForgeStatusEntity } from './outbox/forge-status.entity';
@@ -24,7 +31,7 @@ import { ForgeStatusFeed } from './status/status-feed';
 /** Verdicts as commit statuses / check runs on GitHub, GitLab and Gitea, through a database outbox (docs/integrations.md "Forges"). */
 @Module({
   imports: [
-    TypeOrmModule.forFeature([ForgeStatusEntity, ForgeDeliveryEntity, ForgeFeedEntity, ForgePullRequestEntity]),
+    TypeOrmModule.forFeature([ForgeStatusEntity, ForgeDeliveryEntity, ForgeFeedEntity, ForgePullRequestEntity, ForgeEntity, ForgeRepositoryEntity]),
     CommonModule,
     ClusterModule,
     BuildsModule,
@@ -33,8 +40,13 @@ import { ForgeStatusFeed } from './status/status-feed';
     ShareLinksModule,
     WebhooksModule,
   ],
-  controllers: [ForgesController, BuildChangesController],
+  controllers: [ForgesController, DashboardForgesController, BuildChangesController],
   providers: [
+    // Sealed secrets need the key the operator set; one box for the module's readers and writers.
+    { provide: SecretBox, useFactory: (config: RelayConfig) => new SecretBox(config.secretsKey), inject: [RelayConfig] },
+    DashboardForgesRepository,
+    DashboardForgesService,
+    ForgesChangedListener,
     ForgeDirectory,
     ForgesService,
     BuildChangesReader,

@@ -23,7 +23,7 @@ export class McpController {
     description:
       'Model Context Protocol over Streamable HTTP, stateless, answering with application/json. Send ' +
       '`Accept: application/json, text/event-stream` (without it: 406 with a JSON-RPC error body). Tools: list_builds, get_build, list_devices, screenshot, ui_tree, ' +
-      'tap, swipe, type_text, press_button, launch_app, install_build, comment_on_build; each is allowed exactly ' +
+      'tap, swipe, type_text, press_button, launch_app, install_build, start_recording, stop_recording, comment_on_build; each is allowed exactly ' +
       'when the REST route or device-session socket it calls is, for this PAT. See docs/mcp.md.',
   })
   @ApiBody({ schema: { type: 'object', description: 'a JSON-RPC 2.0 request, notification or batch' } })

@@ -27,6 +27,7 @@ const ACTS = { readOnlyHint: false, destructiveHint: false, openWorldHint: false
 const INSTRUCTIONS = `Tools for one svc relay: the team's mobile app builds and the simulators/emulators its agents connect.
 Typical flow: list_builds (status "Backlog" = waiting for review) → compare_builds (what changed since the last build) → list_devices (pick a booted one) → install_build →
 launch_app → screenshot / ui_tree → tap, swipe, type_text, press_button → comment_on_build with a screenshot attached.
+start_recording before the steps and stop_recording after them keep a video of the session with a timeline of what was done.
 Coordinates are fractions 0–1 of the screen, like the frames in ui_tree. Every tool calls the relay's REST API or device-session
 socket with your token, so it is allowed exactly when that route is: builds need the builds:write scope, devices the view scope.
 Review verdicts (a build's status) are set by people in the dashboard, never through these tools.`;
@@ -227,6 +228,38 @@ export function createRelayMcpServer(given: Connection): McpServer {
       guarded(() =>
         device(session_id, 'install_build', { buildId: build_id, url: `/api/v1/builds/${build_id}/download` }, INSTALL_WAIT_MS),
       ),
+  );
+
+  server.registerTool(
+    'start_recording',
+    {
+      title: 'Start recording a device',
+      description:
+        'Starts recording the screen of a booted device to an MP4 (no re-encoding), with a timeline of every action done on it ' +
+        'and a UI-tree snapshot every few seconds, as POST /api/v1/sessions/:sessionId/recordings. One recording per device at a time; ' +
+        'it stops by itself after 30 minutes or when the device or its agent goes away. Answers { id, state, sessionId, buildId, ' +
+        'startedAt, stopsAt, startedBy }. Needs the view scope.',
+      inputSchema: {
+        session_id: sessionId,
+        build_id: buildId.optional().describe('the build under test (default: the last build installed on this device through the relay)'),
+      },
+      annotations: { title: 'Start recording a device', ...ACTS },
+    },
+    ({ session_id, build_id }) =>
+      guarded(async () => json(await relay.postJson(`/sessions/${encodeURIComponent(session_id)}/recordings`, build_id ? { buildId: build_id } : {}))),
+  );
+
+  server.registerTool(
+    'stop_recording',
+    {
+      title: 'Stop recording a device',
+      description:
+        'Stops the recording of a device and stores it for 72 hours, as POST /api/v1/sessions/:sessionId/recordings/stop. Answers the ' +
+        'Recording { id, url, sessionId, fileSize, mime, createdAt, expiresAt }; its timeline is at url + "/timeline". Needs the view scope.',
+      inputSchema: { session_id: sessionId },
+      annotations: { title: 'Stop recording a device', ...ACTS },
+    },
+    ({ session_id }) => guarded(async () => json(await relay.postJson(`/sessions/${encodeURIComponent(session_id)}/recordings/stop`))),
   );
 
   server.registerTool(

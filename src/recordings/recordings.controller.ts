@@ -9,6 +9,7 @@ import { CurrentPrincipal } from '../common/auth/principal.decorator';
 import { Recording, RecordingUploaded } from './recordings.mapper';
 import { UploadRecordingQuery } from './dto/upload-recording.query';
 import { RecordingsService } from './recordings.service';
+import { RecordingTimeline } from './recording-timeline.mapper';
 
 /** spec §4 Recordings. Session cookie only (§5.3 gives recordings no PAT scope). */
 @ApiTags('recordings')
@@ -42,6 +43,15 @@ export class RecordingsController {
   @ApiErrors(400, 401)
   list(@Query('buildId') buildId: unknown): Promise<Recording[]> {
     return this.recordings.list(buildId);
+  }
+
+  /** What was done while a live session was recorded (docs/recordings.md "Timeline"). */
+  @Get(':filename/timeline')
+  @Auth({ cookie: true })
+  @ApiOkResponse({ type: RecordingTimeline, description: 'recordings made from a live session only; an uploaded one answers 404' })
+  @ApiErrors(401, 404)
+  timeline(@Param('filename') filename: string, @Res() res: Response): Promise<void> {
+    return this.recordings.sendTimeline(filename, res);
   }
 
   /** The file, with Range support (206 / 416) so browsers can seek. */

@@ -6,7 +6,7 @@ import { Clock } from '../common/clock';
 import { randomHex } from '../common/crypto/secret-token';
 import { ErrorMessages } from '../common/errors/error-messages';
 import { badRequest, notFound } from '../common/errors/http-error';
-import { DISK_RESERVE_BYTES, receiveMultipart } from '../common/multipart/multipart-receiver';
+import { DISK_RESERVE_BYTES, receiveMultipart, tempUploadPath } from '../common/multipart/multipart-receiver';
 import { StoragePaths } from '../storage/storage-paths';
 import { HOUR_MS } from '../common/time';
 import { MAX_ID, readId } from '../common/validation/parse-id.pipe';
@@ -19,11 +19,27 @@ import type { UploadRecordingQuery } from './dto/upload-recording.query';
 import { RecordingEntity } from './recording.entity';
 import { Recording, recordingUrl, toRecording } from './recordings.mapper';
 import { detectVideo } from './video-signature';
+import type { RecordingTimeline } from './recording-timeline.mapper';
+import { rm, writeFile } from 'node:fs/promises';
+import { PRIVATE_FILE_MODE } from '../storage/private-modes';
 
 export const RECORDING_TTL_MS = 72 * HOUR_MS;
 /** The only names a recording file ever has; anything else in a URL is 404 without touching the disk. */
 const FILENAME_PATTERN = /^rec-[0-9a-f]{32}\.(webm|mkv|mp4|mov)$/;
 const RECORDING_NOT_FOUND = 'Recording not found';
+const TIMELINE_NOT_FOUND = 'This recording has no timeline (it was uploaded, not recorded from a live session)';
+/** A live session recording's timeline is stored beside its video under this name (never a FILENAME_PATTERN name). */
+const timelineName = (filename: string) => `${filename}.timeline.json`;
+
+/** A live session recording just finished (SessionRecordingsService), its video in a temp file of ours. */
+export interface FinishedSessionRecording {
+  videoPath: string;
+  videoBytes: number;
+  timeline: RecordingTimeline;
+  sessionId: string;
+  buildId: number | null;
+  startedBy: number;
+}
 /** Recordings' folder in the store: `recordings/<filename>`. */
 const PREFIX = 'recordings/';
 /** Rows deleted per statement by the purge (well under SQLite's bound-parameter limit). */
@@ -51,7 +67,8 @@ export class RecordingsService implements OnModuleInit {
         every: 'hour',
         graceMs: ORPHAN_FILE_GRACE_MS,
         prefix: PREFIX,
-        referenced: async () => new Set((await this.recordings.find({ select: { filename: true } })).map((r) => r.filename)),
+        referenced: async () =>
+          new Set((await this.recordings.find({ select: { filename: true } })).flatMap((r) => [r.filename, timelineName(r.filename)])),
       }),
     );
   }
@@ -99,6 +116,54 @@ export class RecordingsService implements OnModuleInit {
     }
   }
 
+  /** Where a live session recording writes its video while it runs (swept like a partial upload after a crash). */
+  newTempVideoPath(): string {
+    return tempUploadPath(this.storage.tmp);
+  }
+
+  /**
+   * Stores a finished live session recording: the MP4 and its timeline move into the store, then the
+   * row is written (72 hours, like an upload). On any failure nothing is left: neither temp file,
+   * nor stored file, nor row.
+   */
+  async saveSessionRecording(finished: FinishedSessionRecording): Promise<Recording> {
+    const filename = `rec-${randomHex(16)}.mp4`;
+    const timelinePath = tempUploadPath(this.storage.tmp);
+    const keys = [PREFIX + filename, PREFIX + timelineName(filename)];
+    try {
+      await writeFile(timelinePath, JSON.stringify(finished.timeline), { mode: PRIVATE_FILE_MODE });
+      await this.store.put(keys[0], finished.videoPath, 'video/mp4');
+      await this.store.put(keys[1], timelinePath, 'application/json');
+      const now = this.clock.now();
+      const row = await this.recordings.save(
+        this.recordings.create({
+          filename,
+          sessionId: finished.sessionId,
+          buildId: finished.buildId,
+          fileSize: finished.videoBytes,
+          mime: 'video/mp4',
+          uploadedBy: finished.startedBy,
+          createdAt: now,
+          expiresAt: new Date(now.getTime() + RECORDING_TTL_MS),
+        }),
+      );
+      return toRecording(row);
+    } catch (err) {
+      await this.store.remove(keys).catch(() => undefined);
+      throw err;
+    } finally {
+      await rm(finished.videoPath, { force: true });
+      await rm(timelinePath, { force: true });
+    }
+  }
+
+  /** The timeline of a live session recording (docs/recordings.md), as stored; 404 like the video, or when it has none. */
+  async sendTimeline(filename: string, res: Response): Promise<void> {
+    const recording = await this.live(filename);
+    const headers = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'private, no-cache', 'X-Content-Type-Options': 'nosniff' };
+    await sendFromStore(res, this.store, PREFIX + timelineName(recording.filename), { dotfiles: 'deny', headers }, TIMELINE_NOT_FOUND);
+  }
+
   async list(buildIdValue: unknown): Promise<Recording[]> {
     const filtered = buildIdValue !== undefined && buildIdValue !== '';
     const buildId = filtered ? readId(buildIdValue, 'buildId') : null;
@@ -112,9 +177,7 @@ export class RecordingsService implements OnModuleInit {
 
   /** Streams a live recording with Range support (206 / 416); 404 for an unknown or malformed name, or past 72 hours. */
   async send(filename: string, res: Response): Promise<void> {
-    if (!FILENAME_PATTERN.test(filename)) throw notFound(RECORDING_NOT_FOUND);
-    const recording = await this.recordings.findOneBy({ filename });
-    if (!recording || recording.expiresAt.getTime() <= this.clock.nowMs()) throw notFound(RECORDING_NOT_FOUND);
+    const recording = await this.live(filename);
     const headers = {
       'Content-Type': recording.mime,
       'X-Content-Type-Options': 'nosniff',
@@ -122,6 +185,14 @@ export class RecordingsService implements OnModuleInit {
       'Cache-Control': 'private, no-cache',
     };
     await sendFromStore(res, this.store, PREFIX + recording.filename, { dotfiles: 'deny', headers }, RECORDING_NOT_FOUND);
+  }
+
+  /** The row of a recording still within its 72 hours; 404 for an unknown or malformed name. */
+  private async live(filename: string): Promise<RecordingEntity> {
+    if (!FILENAME_PATTERN.test(filename)) throw notFound(RECORDING_NOT_FOUND);
+    const recording = await this.recordings.findOneBy({ filename });
+    if (!recording || recording.expiresAt.getTime() <= this.clock.nowMs()) throw notFound(RECORDING_NOT_FOUND);
+    return recording;
   }
 
   /** Deletes recordings past their 72 hours: the row first (so it is never served), then the file. */
@@ -133,7 +204,7 @@ export class RecordingsService implements OnModuleInit {
     for (let i = 0; i < expired.length; i += PURGE_BATCH) {
       const batch = expired.slice(i, i + PURGE_BATCH);
       await this.recordings.delete({ id: In(batch.map((r) => r.id)) });
-      await this.store.remove(batch.map((r) => PREFIX + r.filename)).catch((err: Error) => {
+      await this.store.remove(batch.flatMap((r) => [PREFIX + r.filename, PREFIX + timelineName(r.filename)])).catch((err: Error) => {
         this.logger.warn(`Could not remove ${batch.length} recording file(s): ${err.message}`);
       });
     }

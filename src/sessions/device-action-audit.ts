@@ -22,6 +22,22 @@ export function deviceActionDetails(method: string, params: Record<string, unkno
   return details;
 }
 
-function outcomeOf(outcome: RpcOutcome): string {
+/** Timeline params (session recordings) per protocol method, in the protocol's camelCase names. */
+const TIMELINE_PARAMS = ['x', 'y', 'fromX', 'fromY', 'toX', 'toY', 'durationMs', 'button', 'bundleId', 'buildId'];
+
+/** What a session recording's timeline keeps of a device request: the same rule as the audit (text only as its length). */
+export function timelineDetail(params: Record<string, unknown>): Record<string, string | number | boolean> {
+  const detail: Record<string, string | number | boolean> = {};
+  for (const key of TIMELINE_PARAMS) {
+    const value = params[key];
+    if (typeof value === 'number' && Number.isFinite(value)) detail[key] = value;
+    else if (typeof value === 'boolean') detail[key] = value;
+    else if (typeof value === 'string') detail[key] = value.slice(0, 200);
+  }
+  if (typeof params.text === 'string') detail.textLength = params.text.length;
+  return detail;
+}
+
+export function outcomeOf(outcome: RpcOutcome): string {
   return outcome.kind === 'error' ? `error:${outcome.code}` : outcome.kind;
 }

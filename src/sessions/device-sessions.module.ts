@@ -11,11 +11,14 @@ import { MetricsModule } from '../metrics/metrics.module';
 import { VideoAcrossInstances } from './video/video-across-instances';
 import { VideoHub } from './video/video-hub.service';
 import { VideoStreamGateway } from './video/video-stream.gateway';
+import { RecordingsModule } from '../recordings/recordings.module';
+import { SessionRecordingsController } from './recording/session-recordings.controller';
+import { SessionRecordingsService } from './recording/session-recordings.service';
 
-/** Device sessions: the device list, REST screenshot / UI tree, automation clients' sockets and live video viewers, through the owning agent. */
+/** Device sessions: the device list, REST screenshot / UI tree, automation clients' sockets, live video viewers and session recordings, through the owning agent. */
 @Module({
-  imports: [MetricsModule, ClusterModule, AgentsModule],
-  controllers: [DeviceSessionsController, DevicesController],
-  providers: [DeviceSessionsService, DeviceSessionGateway, DeviceSessionClients, DeviceSessionListener, VideoHub, VideoStreamGateway, VideoAcrossInstances],
+  imports: [MetricsModule, ClusterModule, AgentsModule, RecordingsModule],
+  controllers: [DeviceSessionsController, DevicesController, SessionRecordingsController],
+  providers: [DeviceSessionsService, DeviceSessionGateway, DeviceSessionClients, DeviceSessionListener, VideoHub, VideoStreamGateway, VideoAcrossInstances, SessionRecordingsService],
 })
 export class DeviceSessionsModule {}

@@ -10,7 +10,8 @@ import { ErrorMessages } from '../common/errors/error-messages';
 import { badRequest, conflict, notFound, HttpError } from '../common/errors/http-error';
 import { RelayConfig } from '../config/relay-config';
 import { PayloadPool } from '../platform/ws/payload-pool';
-import { deviceActionDetails, isRecordedDeviceAction } from './device-action-audit';
+import { deviceActionDetails, isRecordedDeviceAction, outcomeOf, timelineDetail } from './device-action-audit';
+import { DeviceActionEvent } from './events/device-action.event';
 import { DeviceListItem, toDeviceListItem } from './device.mapper';
 import { toUiElements, UiElement } from './ui-element.mapper';
 
@@ -89,13 +90,19 @@ export class DeviceSessionsService {
    * what it supports. Everything but looking (screenshot, UI tree) is recorded with how it ended.
    */
   async forward(sessionId: string, method: string, params: Record<string, unknown>, actor: AuditActor): Promise<RpcOutcome> {
+    const requestedAt = Date.now();
     const place = await this.locator.locate(sessionId);
     const outcome: RpcOutcome = place
       ? await this.router.call(place, method, { ...params, sessionId }, this.timeoutFor(method))
       : { kind: 'offline' };
     if (isRecordedDeviceAction(method)) {
       const target = `session:${sessionId.slice(0, 180)}`;
-      this.events.emit(AUDIT_EVENT, auditEvent(actor, `device.${/^[a-z0-9_]{1,48}$/i.test(method) ? method : 'other'}`, target, deviceActionDetails(method, params, outcome)));
+      const action = /^[a-z0-9_]{1,48}$/i.test(method) ? method : 'other';
+      this.events.emit(AUDIT_EVENT, auditEvent(actor, `device.${action}`, target, deviceActionDetails(method, params, outcome)));
+      this.events.emit(
+        DeviceActionEvent.eventName,
+        new DeviceActionEvent(sessionId, action, timelineDetail(params), outcomeOf(outcome), actor.actorLabel, actor.via, requestedAt),
+      );
     }
     return outcome;
   }
@@ -108,7 +115,7 @@ export class DeviceSessionsService {
   }
 
   /** 404 unknown, 409 last known shut down, 502 owner not connected. */
-  private async bootedSession(sessionId: string): Promise<SessionPlace> {
+  async bootedSession(sessionId: string): Promise<SessionPlace> {
     const place = await this.locator.locate(sessionId);
     if (!place) throw notFound(SESSION_NOT_FOUND);
     if (place.device.state !== 'booted') throw conflict(ErrorMessages.deviceNotBooted);

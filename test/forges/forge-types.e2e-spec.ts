@@ -174,49 +174,80 @@ describe('the forges API', () => {
     const admin = await ctx.members.admin();
     const list = await ctx.members.as(viewer, 'get', '/api/v1/forges').expect(200);
     expect(list.body.forges).toEqual([
-      { index: 0, type: 'gitea', api_url: gitea.url, web_url: gitea.url.replace(/\/api\/v1$/, ''), repositories: ['team/app'], context: 'svc/review', auth: 'token', problem: null },
       {
+        source: 'config',
+        index: 0,
+        id: null,
+        type: 'gitea',
+        api_url: gitea.url,
+        web_url: gitea.url.replace(/\/api\/v1$/, ''),
+        repositories: ['team/app'],
+        context: 'svc/review',
+        auth: 'token',
+        has_token: true,
+        has_private_key: false,
+        app_id: null,
+        installation_id: null,
+        problem: null,
+      },
+      {
+        source: 'config',
         index: 1,
+        id: null,
         type: 'github',
         api_url: 'https://api.github.com',
         web_url: 'https://github.com',
         repositories: ['acme/app'],
         context: 'svc/review',
         auth: 'token',
+        has_token: false,
+        has_private_key: false,
+        app_id: null,
+        installation_id: null,
         problem: 'the environment variable UNSET_TEST_VARIABLE (its token) is not set',
       },
       expect.objectContaining({ index: 2, api_url: 'http://127.0.0.1:9/api/v4', web_url: 'http://127.0.0.1:9' }),
     ]);
     expect(JSON.stringify(list.body)).not.toMatch(/gitea-test|hunter2|ops:/);
     await ctx.members.as(viewer, 'get', '/api/v1/forges/deliveries').expect(403);
-    await ctx.members.as(viewer, 'post', '/api/v1/forges/0/test').send({ repository: 'team/app', commit: 'a'.repeat(40) }).expect(403);
+    await ctx.members.as(viewer, 'post', '/api/v1/forges/config/0/test').send({ repository: 'team/app', commit: 'a'.repeat(40) }).expect(403);
 
     const sha = 'ab'.repeat(20);
-    const sent = await ctx.members.as(admin, 'post', '/api/v1/forges/0/test').send({ repository: 'team/app', commit: sha.toUpperCase() }).expect(200);
+    const sent = await ctx.members.as(admin, 'post', '/api/v1/forges/config/0/test').send({ repository: 'team/app', commit: sha.toUpperCase() }).expect(200);
     expect(sent.body).toEqual({ ok: true, status_code: 200, error: null, context: 'svc/review/test' });
     expect(gitea.requests.at(-1)).toEqual(expect.objectContaining({ path: `/api/v1/repos/team/app/statuses/${sha}`, problems: [] }));
     gitea.script('gitea/repoCreateStatus', { status: 404, body: { message: 'repo not found' } });
-    const refused = await ctx.members.as(admin, 'post', '/api/v1/forges/0/test').send({ repository: 'team/app', commit: sha }).expect(200);
+    const refused = await ctx.members.as(admin, 'post', '/api/v1/forges/config/0/test').send({ repository: 'team/app', commit: sha }).expect(200);
     expect(refused.body).toEqual(expect.objectContaining({ ok: false, status_code: 404 }));
-    expect((await ctx.members.as(admin, 'post', '/api/v1/forges/1/test').send({ repository: 'acme/app', commit: sha }).expect(400)).body).toEqual({
+    expect((await ctx.members.as(admin, 'post', '/api/v1/forges/config/1/test').send({ repository: 'acme/app', commit: sha }).expect(400)).body).toEqual({
       error: 'svc.config.json forges[1] is not used: the environment variable UNSET_TEST_VARIABLE (its token) is not set',
     });
-    expect((await ctx.members.as(admin, 'post', '/api/v1/forges/0/test').send({ repository: 'other/repo', commit: sha }).expect(400)).body).toEqual({
+    expect((await ctx.members.as(admin, 'post', '/api/v1/forges/config/0/test').send({ repository: 'other/repo', commit: sha }).expect(400)).body).toEqual({
       error: 'svc.config.json forges[0] does not list other/repo',
     });
-    expect((await ctx.members.as(admin, 'post', '/api/v1/forges/0/test').send({ repository: 'team/app', commit: 'abc' }).expect(400)).body).toEqual({
+    expect((await ctx.members.as(admin, 'post', '/api/v1/forges/config/0/test').send({ repository: 'team/app', commit: 'abc' }).expect(400)).body).toEqual({
       error: 'commit must be a full commit SHA (40 or 64 hexadecimal characters)',
     });
-    await ctx.members.as(admin, 'post', '/api/v1/forges/9/test').send({ repository: 'team/app', commit: sha }).expect(404);
+    await ctx.members.as(admin, 'post', '/api/v1/forges/config/9/test').send({ repository: 'team/app', commit: sha }).expect(404);
 
     const pat = await ctx.members.pat(await ctx.members.member('Developer'), 'builds:write');
     const build = (await attachBuild(ctx.members.withPat(pat, 'post', '/api/v1/builds'), 'string-label.apk', { commit: sha, repository: 'team/app' }).expect(201)).body;
     const log = await until('delivered', async () => {
       const res = await ctx.members.as(admin, 'get', '/api/v1/forges/deliveries').expect(200);
-      return res.body.deliveries.find((d: { status: string }) => d.status === 'delivered') ? res.body.deliveries : null;
+      // The test statuses above are in the log too (build_id null), delivered or failed at once.
+      return res.body.deliveries.find((d: { status: string; build_id: number }) => d.build_id === build.id && d.status === 'delivered') ? res.body.deliveries : null;
     });
     expect(log[0]).toEqual(
       expect.objectContaining({ repository: 'team/app', commit: sha, context: 'svc/review', build_id: build.id, state: 'pending', status: 'delivered', attempts: [expect.objectContaining({ status_code: 200, error: null })] }),
     );
+    // The forge's own delivery log: every attempt it made, the test statuses included, newest first.
+    const own = (await ctx.members.as(admin, 'get', '/api/v1/forges/config/0/deliveries').expect(200)).body.deliveries;
+    expect(own.map((d: { test: boolean; status_code: number; context: string }) => [d.test, d.status_code, d.context])).toEqual([
+      [false, 200, 'svc/review'],
+      [true, 404, 'svc/review/test'],
+      [true, 200, 'svc/review/test'],
+    ]);
+    expect((await ctx.members.as(admin, 'get', '/api/v1/forges/config/1/deliveries').expect(200)).body.deliveries).toEqual([]);
+    await ctx.members.as(viewer, 'get', '/api/v1/forges/config/0/deliveries').expect(403);
   });
 });

@@ -6,17 +6,21 @@
  * - after a verdict was committed but before its status was queued: simulated exactly by a run
  *   with no forge configured (the verdict and the history entry are committed, nothing is queued),
  *   killed; the next start with the forge reads the history from its cursor (set by the first test's first start) and delivers it.
+ * Under `npm run test:postgres` the child relay runs on a PostgreSQL database of its own.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { Client } from 'pg';
 import { join } from 'node:path';
 import { fixture } from '../support/build-fixtures';
 import { ChildRelay, startChildRelay } from '../robustness/support/child-relay';
+import { createTestDatabase } from '../support/test-relay';
 import { multipartBody, send, sendJson } from '../robustness/support/http';
 import { forgeConfigPath, until, writeForgeConfig } from './support/forge-relay';
 import { TestForge } from './support/forge-server';
 
-jest.setTimeout(180_000);
+// Two child starts per test; on a loaded machine (and on a fresh PostgreSQL database) one start can pass a minute.
+jest.setTimeout(300_000);
 
 const TOKEN = 'ghp_crash_token';
 const STATUS = 'repos/create-commit-status';
@@ -28,9 +32,11 @@ describe('forge outbox: kill -9 and restart on the same data dir', () => {
   let dataDir: string;
   let config: string;
   let relay: ChildRelay | null = null;
+  let database: Awaited<ReturnType<typeof createTestDatabase>> = null;
 
   beforeAll(async () => {
     await forge.start();
+    database = await createTestDatabase();
     dataDir = mkdtempSync(join(tmpdir(), 'svc-forge-crash-'));
     config = forgeConfigPath();
     writeForgeConfig(config, [{ type: 'github', url: forge.url, tokenEnv: 'GH_CRASH_TOKEN', repositories: ['acme/app'] }]);
@@ -38,12 +44,14 @@ describe('forge outbox: kill -9 and restart on the same data dir', () => {
   afterAll(async () => {
     await relay?.kill();
     await forge.close();
+    await database?.drop();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
   const start = async (withForge: boolean) => {
     // Without SVC_CONFIG the child reads svc.config.json from its data dir, where there is none: no forge.
-    relay = await startChildRelay(dataDir, withForge ? { SVC_CONFIG: config, GH_CRASH_TOKEN: TOKEN } : {});
+    const db: Record<string, string> = database ? { SVC_DATABASE_URL: database.url } : {};
+    relay = await startChildRelay(dataDir, withForge ? { ...db, SVC_CONFIG: config, GH_CRASH_TOKEN: TOKEN } : db, 120_000);
     return relay;
   };
   const json = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => sendJson(relay!.url, method, path, body, headers);
@@ -93,6 +101,17 @@ describe('forge outbox: kill -9 and restart on the same data dir', () => {
     await until('success sent again after the restart', () => states(SHA).length === 3, 20_000);
     expect(states(SHA)).toEqual(['pending', 'success', 'success']);
     await relay!.kill('SIGKILL');
+    if (database) {
+      // On PostgreSQL the outbox is really there (not in a SQLite file in the data dir).
+      const pg = new Client({ connectionString: database.url });
+      await pg.connect();
+      try {
+        // (The kill may come before the relay marks the resent success delivered: states are not asserted.)
+        expect((await pg.query('SELECT state FROM forge_status_outbox WHERE commit_sha = $1 ORDER BY id', [SHA])).rows.map((r) => r.state)).toEqual(['pending', 'success']);
+      } finally {
+        await pg.end();
+      }
+    }
   });
 
   it('a verdict committed but not yet queued at the kill is queued and delivered on the next start', async () => {

@@ -25,6 +25,8 @@ const TOOLS = [
   'list_devices',
   'press_button',
   'screenshot',
+  'start_recording',
+  'stop_recording',
   'swipe',
   'tap',
   'type_text',
@@ -110,7 +112,7 @@ describe('MCP server', () => {
       await Promise.all(clients.map((c) => c.close()));
     });
 
-    it('lists the thirteen tools with descriptions and JSON schemas, and none that sets a verdict', async () => {
+    it('lists the fifteen tools with descriptions and JSON schemas, and none that sets a verdict', async () => {
       const client = await connect(await members.pat(qa));
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name).sort()).toEqual(TOOLS);

@@ -1,18 +1,13 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { AccessUnitSplitter } from '../../src/agents/protocol/annex-b';
 import { binaryFramePrefix, decodeBinaryFrame } from '../../src/agents/protocol/agent-protocol';
 import { agentToken, device, Received, TestPeer, wsUrl } from '../agents/agent-kit';
 import { describeUnless } from '../support/describe-unless';
 import { MemberFactory, TestMember } from '../support/factory';
 import { PG_ADMIN_URL, REDIS_URL, unreachable } from '../support/reachable';
 import { startTestRelay, TestRelay } from '../support/test-relay';
+import { fixtureAccessUnits } from '../support/video-fixture';
 import { ClusterTestEnv, clusterTestEnv } from './cluster-env';
 
-const units: Buffer[] = [];
-const splitter = new AccessUnitSplitter((unit) => units.push(unit), 1 << 20);
-splitter.push(readFileSync(join(__dirname, '../fixtures/video/aud.h264')));
-splitter.end();
+const units = fixtureAccessUnits();
 const [KEY_UNIT] = units;
 
 const videoFrame = (sessionId: string, seq: number, key: boolean, unit: Buffer) =>

@@ -1,10 +1,7 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { AgentDaemon } from '../../src/agent-daemon/agent-daemon';
 import { FakeBackend, FakeVideoOptions } from '../../src/agent-daemon/backends/fake-backend';
 import { AgentDirectory } from '../../src/agents/agent-directory.service';
 import { AgentVideoFeed } from '../../src/agents/agent-video-feed';
-import { AccessUnitSplitter } from '../../src/agents/protocol/annex-b';
 import { binaryFramePrefix, decodeBinaryFrame } from '../../src/agents/protocol/agent-protocol';
 import { MAX_VIDEO_UNIT_BYTES } from '../../src/agents/protocol/video-protocol';
 import { DeviceSessionClients } from '../../src/sessions/device-session-clients.service';
@@ -13,20 +10,13 @@ import { MAX_VIEWER_LAG_MS, MAX_VIEWER_UNSENT_BYTES } from '../../src/sessions/v
 import { MemberFactory, TestMember } from '../support/factory';
 import { itUnless } from '../support/describe-unless';
 import { ffmpegSkipReason } from '../support/ffmpeg';
+import { fixtureAccessUnits } from '../support/video-fixture';
 import { startTestRelay, TestRelay } from '../support/test-relay';
 import { agentToken, device, Received, TestPeer, until, upgradeRefusal, wsUrl } from '../agents/agent-kit';
 
 const streamPath = (id: string) => `/api/v1/sessions/${id}/stream`;
 
-/** Access units of a real libx264 stream (100×60, key frames at 0 and 5), to stand in for a device. */
-function fixtureUnits(): Buffer[] {
-  const units: Buffer[] = [];
-  const splitter = new AccessUnitSplitter((unit) => units.push(unit), 1 << 20);
-  splitter.push(readFileSync(join(__dirname, '../fixtures/video/aud.h264')));
-  splitter.end();
-  return units;
-}
-const [KEY_UNIT] = fixtureUnits();
+const [KEY_UNIT] = fixtureAccessUnits();
 const FIXTURE_CONFIG = { type: 'config', codec: 'avc1.42C00A', width: 100, height: 60 };
 
 /** An agent's video frame: the header (size filled in unless given) and the access unit. */

@@ -172,7 +172,7 @@ const RUN_ID = /^[a-z0-9]+$/.test(process.env.SVC_TEST_RUN_ID ?? '') ? process.e
  * sorts with ICU en-US, as many installs do, so a locale-dependent query shows up in the tests
  * whatever the server's default (plain CREATE DATABASE on a server without ICU).
  */
-async function createTestDatabase(): Promise<{ url: string; drop: () => Promise<void> } | null> {
+export async function createTestDatabase(): Promise<{ url: string; drop: () => Promise<void> } | null> {
   const adminUrl = process.env.SVC_TEST_DATABASE_URL;
   if (!adminUrl) return null;
   const name = `svc_test_${RUN_ID}_${randomBytes(6).toString('hex')}`;

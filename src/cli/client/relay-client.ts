@@ -36,6 +36,14 @@ export class RelayClient {
     return (await readJson(res)) as T;
   }
 
+  /** A JSON request body (small: a few fields) and its JSON answer. */
+  async postJson<T>(path: string, body: unknown = {}): Promise<T> {
+    const text = Buffer.from(JSON.stringify(body));
+    const headers = { 'Content-Type': 'application/json', 'Content-Length': String(text.length), Accept: 'application/json' };
+    const res = await this.send('POST', path, {}, headers, (req) => req.end(text));
+    return (await readJson(res)) as T;
+  }
+
   /** A small binary answer (a screenshot) held in memory, with its Content-Type; refused past `limit` bytes. */
   async getBinary(path: string, query: Query = {}, limit = 32 * 1024 * 1024): Promise<{ data: Buffer; mime: string }> {
     const res = await this.send('GET', path, query, {});

@@ -62,6 +62,11 @@ const TEMP_PREFIX = 'upload-';
 const TEMP_SUFFIX = '.part';
 const TEMP_NAME = /^upload-[0-9a-f]+\.part$/;
 
+/** A fresh temp file name in `tmpDir` of the shape sweepTempUploads removes after a crash. */
+export function tempUploadPath(tmpDir: string): string {
+  return join(tmpDir, `${TEMP_PREFIX}${randomHex(12)}${TEMP_SUFFIX}`);
+}
+
 /**
  * Removes temp files of uploads interrupted by a crash: every uploader (builds, recordings,
  * images) streams through receiveMultipart, so its temp names are the only ones to look for.
@@ -173,7 +178,7 @@ export function receiveMultipart(req: Request, options: MultipartOptions): Promi
         stream.resume();
         return;
       }
-      const path = join(options.tmpDir, `${TEMP_PREFIX}${randomHex(12)}${TEMP_SUFFIX}`);
+      const path = tempUploadPath(options.tmpDir);
       const received: ReceivedFile = {
         field,
         path,

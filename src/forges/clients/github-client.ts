@@ -1,4 +1,5 @@
 import type { Octokit } from '@octokit/rest';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { RELAY_VERSION } from '../../relay/relay-version';
 import type { ConfigFileForge } from '../../config/forge-config';
 import { ChangedCommit, ForgeClient, ForgeRefusal, markedComment, StatusPost, titleOf } from './forge-client';
@@ -13,11 +14,22 @@ const SILENT = { debug: () => undefined, info: () => undefined, warn: () => unde
  */
 export class GitHubForgeClient implements ForgeClient {
   private readonly octokit: Octokit;
+  /** What the fetch of the current call threw: Octokit turns it into a RequestError 500 without it (a refused destination, ECONNRESET). */
+  private readonly fetchFailure = new AsyncLocalStorage<{ error?: unknown }>();
 
   constructor(
     private readonly forge: ConfigFileForge,
-    fetchImpl: typeof fetch,
+    pinned: typeof fetch,
   ) {
+    const fetchImpl: typeof fetch = async (input, init) => {
+      try {
+        return await pinned(input, init);
+      } catch (err) {
+        const slot = this.fetchFailure.getStore();
+        if (slot) slot.error = err;
+        throw err;
+      }
+    };
     // Loaded here, not at import: a relay without a GitHub forge never pays for Octokit at start-up.
     const { Octokit } = require('@octokit/rest') as typeof import('@octokit/rest');
     const { createAppAuth } = require('@octokit/auth-app') as typeof import('@octokit/auth-app');
@@ -34,7 +46,7 @@ export class GitHubForgeClient implements ForgeClient {
   async post(status: StatusPost): Promise<void> {
     const [owner, ...rest] = status.repository.split('/');
     const repo = rest.join('/');
-    try {
+    await this.call(async () => {
       if (this.forge.app) await this.checkRun(owner, repo, status);
       else {
         await this.octokit.rest.repos.createCommitStatus({
@@ -47,43 +59,45 @@ export class GitHubForgeClient implements ForgeClient {
           ...(status.targetUrl ? { target_url: status.targetUrl } : {}),
         });
       }
-    } catch (err) {
-      throw asRefusal(err);
-    }
+    });
   }
 
   async compare(repository: string, base: string, head: string): Promise<ChangedCommit[]> {
     const [owner, ...rest] = repository.split('/');
-    try {
+    return this.call(async () => {
       const { data } = await this.octokit.rest.repos.compareCommitsWithBasehead({ owner, repo: rest.join('/'), basehead: `${base}...${head}`, per_page: 100 });
       return data.commits.map((c) => ({ sha: c.sha, title: titleOf(c.commit.message), author: c.commit.author?.name ?? c.author?.login ?? null, url: c.html_url ?? null }));
-    } catch (err) {
-      throw asRefusal(err);
-    }
+    });
   }
 
   async findComment(repository: string, pullRequest: number, marker: string): Promise<string | null> {
     const [owner, ...rest] = repository.split('/');
-    try {
+    return this.call(async () => {
       const { data } = await this.octokit.rest.issues.listComments({ owner, repo: rest.join('/'), issue_number: pullRequest, per_page: 100 });
       return markedComment(data, marker);
-    } catch (err) {
-      throw asRefusal(err);
-    }
+    });
   }
 
   async upsertComment(repository: string, pullRequest: number, commentId: string | null, body: string): Promise<string> {
     const [owner, ...rest] = repository.split('/');
     const repo = rest.join('/');
-    try {
+    return this.call(async () => {
       if (commentId) {
         await this.octokit.rest.issues.updateComment({ owner, repo, comment_id: Number(commentId), body });
         return commentId;
       }
       const created = await this.octokit.rest.issues.createComment({ owner, repo, issue_number: pullRequest, body });
       return String(created.data.id);
+    });
+  }
+
+  /** Runs one Octokit call; a failure is what its fetch threw, else the forge's answer as a ForgeRefusal. */
+  private async call<T>(work: () => Promise<T>): Promise<T> {
+    const slot: { error?: unknown } = {};
+    try {
+      return await this.fetchFailure.run(slot, work);
     } catch (err) {
-      throw asRefusal(err);
+      throw slot.error ?? asRefusal(err);
     }
   }
 

@@ -1,5 +1,6 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
+import type { DestinationPolicy } from '../../webhooks/destination/address-classifier';
 import type { DestinationGuard } from '../../webhooks/destination/destination-guard';
 
 /** Largest forge response read (a status or check run answer is a few KB). */
@@ -8,17 +9,18 @@ const MAX_RESPONSE_BYTES = 1024 * 1024;
 /**
  * A `fetch` for forge APIs (given to Octokit as `request.fetch`, used directly for GitLab and
  * Gitea) that keeps the webhooks' SSRF rule: every request's destination is vetted by the
- * DestinationGuard under the operator policy (a svc.config.json forge may be on this host or the
- * LAN, never a cloud metadata address), and the socket connects to the vetted address itself, so a
+ * DestinationGuard under `policy` (a svc.config.json forge, `operator`, may be on this host or the
+ * LAN, never a cloud metadata address; a dashboard forge, `api`, as a webhook registered through the
+ * API: the LAN, never this host), and the socket connects to the vetted address itself, so a
  * second DNS answer cannot move it. Redirects are not followed; proxies from the environment are
  * not used. One deadline covers DNS, connect, TLS and the whole response.
  */
-export function pinnedFetch(guard: DestinationGuard, timeoutMs: number): typeof fetch {
+export function pinnedFetch(guard: DestinationGuard, timeoutMs: number, policy: DestinationPolicy): typeof fetch {
   return async (input, init = {}) => {
     const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
     const deadline = AbortSignal.timeout(timeoutMs);
     const signal = init.signal ? AbortSignal.any([deadline, init.signal]) : deadline;
-    const destination = await guard.vet(url.href, 'operator', timeoutMs);
+    const destination = await guard.vet(url.href, policy, timeoutMs);
     const secure = url.protocol === 'https:';
     const headers = new Headers(init.headers);
     const body = init.body == null ? undefined : typeof init.body === 'string' ? Buffer.from(init.body) : Buffer.from(await new Response(init.body).arrayBuffer());

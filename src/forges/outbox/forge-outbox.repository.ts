@@ -97,6 +97,31 @@ export class ForgeOutboxRepository {
     return this.outbox.find({ order: { id: 'DESC' }, take: limit });
   }
 
+  /**
+   * A test status's one attempt, kept like any other: a row not queued (delivered or failed), so
+   * the sender never touches it, with its attempt in the forge's delivery log; in one transaction.
+   */
+  recordTest(status: Omit<ForgeStatusEntity, 'id'>, attempt: Omit<ForgeDeliveryEntity, 'id' | 'outboxId'>): Promise<void> {
+    return this.transactions.run(async (manager) => {
+      const { identifiers } = await manager.getRepository(ForgeStatusEntity).insert(status);
+      await manager.getRepository(ForgeDeliveryEntity).insert({ ...attempt, outboxId: identifiers[0].id as number });
+    });
+  }
+
+  /** One forge's newest attempts, newest first (its delivery log). */
+  attemptsOfForge(forgeKey: string, limit: number): Promise<ForgeDeliveryEntity[]> {
+    return this.deliveries.find({ where: { forgeKey }, order: { id: 'DESC' }, take: limit });
+  }
+
+  statusesById(ids: number[]): Promise<ForgeStatusEntity[]> {
+    return ids.length ? this.outbox.findBy({ id: In(ids) }) : Promise.resolve([]);
+  }
+
+  /** A deleted forge's delivery log goes with it (the statuses stay: they belong to their commits). */
+  async forgetForge(forgeKey: string): Promise<void> {
+    await this.deliveries.delete({ forgeKey });
+  }
+
   attemptsOf(outboxIds: number[]): Promise<ForgeDeliveryEntity[]> {
     if (!outboxIds.length) return Promise.resolve([]);
     return this.deliveries.find({ where: { outboxId: In(outboxIds) }, order: { id: 'ASC' } });

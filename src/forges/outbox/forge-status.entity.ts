@@ -69,6 +69,10 @@ export class ForgeDeliveryEntity {
   @Column({ type: 'varchar', length: 300 })
   forge: string;
 
+  /** `config:<index>` or `dashboard:<id>`: whose delivery log the attempt is in (null before migration DashboardForges). */
+  @Column({ name: 'forge_key', type: 'varchar', length: 40, nullable: true })
+  forgeKey: string | null;
+
   @TimestampColumn({ name: 'attempted_at' })
   attemptedAt: Date;
 

@@ -39,7 +39,12 @@ export class ForgeOutboxWorker implements OnApplicationBootstrap, OnModuleDestro
   ) {}
 
   onApplicationBootstrap(): void {
-    if (!this.directory.any) return;
+    this.start();
+  }
+
+  /** Starts the rounds once there is a forge (at start-up, or when the first one is added in the dashboard). */
+  start(): void {
+    if (this.timer || this.stopped || !this.directory.any) return;
     // The feed too: with several instances a nudge may find another instance reading it, which may
     // have just missed the change; the next tick reads it (one primary-key probe a second).
     this.timer = setInterval(() => void this.feed.catchUp().then(() => this.kick()), OUTBOX_POLL_MS);
@@ -99,12 +104,12 @@ export class ForgeOutboxWorker implements OnApplicationBootstrap, OnModuleDestro
     const attempts = row.attempts + 1;
     try {
       await entry.client.post(row);
-      await this.outbox.logAttempt({ outboxId: row.id, forge: entry.label, attemptedAt, statusCode: 200, error: null, durationMs: Math.round(performance.now() - started) });
+      await this.outbox.logAttempt({ outboxId: row.id, forge: entry.label, forgeKey: entry.key, attemptedAt, statusCode: 200, error: null, durationMs: Math.round(performance.now() - started) });
       await this.outbox.settle(row.id, { status: 'delivered', attempts, deliveredAt: this.clock.now(), lastError: null });
     } catch (err) {
       const verdict = judgeFailure(err, attempts, this.clock.nowMs());
       const error = verdict.error.slice(0, 500);
-      await this.outbox.logAttempt({ outboxId: row.id, forge: entry.label, attemptedAt, statusCode: verdict.statusCode, error, durationMs: Math.round(performance.now() - started) });
+      await this.outbox.logAttempt({ outboxId: row.id, forge: entry.label, forgeKey: entry.key, attemptedAt, statusCode: verdict.statusCode, error, durationMs: Math.round(performance.now() - started) });
       const giveUp = verdict.retryAfterMs === null || this.clock.nowMs() + verdict.retryAfterMs - row.createdAt.getTime() > GIVE_UP_AFTER_MS;
       if (giveUp) {
         this.logger.warn(`Forge status #${row.id} (${row.repository}@${row.commit.slice(0, 7)} ${row.context}) not delivered: ${error}`);

@@ -34,6 +34,8 @@ describe('judgeFailure (the forge outbox retry policy)', () => {
       retryAfterMs: null,
     });
     expect(judgeFailure(new DestinationRefused('forge.lan could not be resolved', true), 1, NOW).retryAfterMs).toBe(BASE_BACKOFF_MS);
+    // Wrapped by a client (Octokit's RequestError keeps what fetch threw as its cause): still final.
+    expect(judgeFailure(Object.assign(new Error('wrapped'), { cause: new DestinationRefused('127.0.0.1 is a loopback address') }), 1, NOW).retryAfterMs).toBeNull();
     const reset = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
     expect(judgeFailure(reset, 2, NOW)).toEqual({ statusCode: null, error: 'network error: ECONNRESET', retryAfterMs: 2 * BASE_BACKOFF_MS });
   });

@@ -34,8 +34,10 @@ export function judgeFailure(err: unknown, attempts: number, nowMs: number): Att
     if (status >= 500) return { statusCode: status, error: err.message, retryAfterMs: asked ?? backoff };
     return { statusCode: status, error: err.message, retryAfterMs: null };
   }
-  if (err instanceof DestinationRefused) return { statusCode: null, error: `destination refused: ${err.reason}`, retryAfterMs: err.transient ? backoff : null };
   const cause = (err as { cause?: NodeJS.ErrnoException })?.cause;
+  // Octokit wraps what its fetch throws (a RequestError whose cause is the refusal).
+  const refused = err instanceof DestinationRefused ? err : cause instanceof DestinationRefused ? cause : null;
+  if (refused) return { statusCode: null, error: `destination refused: ${refused.reason}`, retryAfterMs: refused.transient ? backoff : null };
   const code = (err as NodeJS.ErrnoException)?.code ?? cause?.code;
   return { statusCode: null, error: `network error: ${code ?? (err as Error)?.message ?? String(err)}`, retryAfterMs: backoff };
 }

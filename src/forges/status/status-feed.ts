@@ -3,6 +3,7 @@ import { BuildVerdictsService } from '../../builds/provenance/build-verdicts.ser
 import { ClusterBus } from '../../cluster/cluster-bus';
 import { Clock } from '../../common/clock';
 import { HttpError } from '../../common/errors/http-error';
+import { isUniqueViolation } from '../../database/unique-violation';
 import { CommentsService } from '../../comments/comments.service';
 import { PublicUrlService } from '../../relay/public-url.service';
 import { ForgeDirectory } from '../forge-directory';
@@ -39,9 +40,17 @@ export class ForgeStatusFeed implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    await this.start();
+  }
+
+  /** At start-up, and when a forge is added in the dashboard: the cursor begins (once) and the history is read. */
+  async start(): Promise<void> {
     if (!this.directory.any) return;
     // First start with a forge: statuses begin with what happens from now on, not with old builds.
-    if ((await this.outbox.cursor()) === null) await this.outbox.startCursor(await this.verdicts.lastChangeId());
+    // Another instance may begin it at the same moment: its cursor is as good as ours.
+    if ((await this.outbox.cursor()) === null) await this.outbox.startCursor(await this.verdicts.lastChangeId()).catch((err: unknown) => {
+      if (!isUniqueViolation(err)) throw err;
+    });
     await this.catchUp();
   }
 

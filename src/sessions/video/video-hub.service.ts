@@ -41,10 +41,10 @@ export interface RemoteHolders {
 
 interface SessionVideo {
   sessionId: string;
-  viewers: Set<FrameSink>;
+  /** Each sink with what to do when the stream cannot start (a viewer's socket closes, a recording ends). */
+  viewers: Map<FrameSink, (failure: StreamFailure) => void>;
   /** The instance holding the agent, when that is not this one: its frames come through Redis. */
   holder: string | null;
-  failed: (failure: StreamFailure) => void;
   config: VideoConfig | null;
   /** Key frame first, then every delta since; null when it outgrew the bounds (new viewers wait for a key frame). */
   replay: VideoFrame[] | null;
@@ -114,9 +114,8 @@ export class VideoHub implements OnModuleInit, OnModuleDestroy {
     if (!session) {
       session = {
         sessionId,
-        viewers: new Set(),
+        viewers: new Map(),
         holder: null,
-        failed,
         config: null,
         replay: null,
         replayBytes: 0,
@@ -131,7 +130,7 @@ export class VideoHub implements OnModuleInit, OnModuleDestroy {
       this.sessions.set(sessionId, session);
       void this.start(session);
     }
-    session.viewers.add(viewer);
+    session.viewers.set(viewer, failed);
     // Nothing received yet: the stream's first unit is a key frame.
     if (session.lastSeq < 0) return;
     const young = Date.now() - session.keyAt <= MAX_REPLAY_AGE_MS;
@@ -216,7 +215,8 @@ export class VideoHub implements OnModuleInit, OnModuleDestroy {
     this.logger.warn(`The live video of ${sessionId} did not start: ${failure.reason}`);
     this.stopWaiting(session);
     this.sessions.delete(sessionId);
-    session.failed(failure);
+    // Each distinct callback once (a viewer's closes every viewer of the session: a second call finds them closing).
+    for (const failed of new Set(session.viewers.values())) failed(failure);
   }
 
   /** The instance holding the session's agent, when it is another one this instance can reach. */
@@ -263,7 +263,7 @@ export class VideoHub implements OnModuleInit, OnModuleDestroy {
     }
     // A viewer that fell behind is asked for once it can take a key frame (drained), not while its link is still full.
     let needs = false;
-    for (const viewer of session.viewers) {
+    for (const viewer of session.viewers.keys()) {
       viewer.offer(frame, session.config);
       needs ||= viewer.needsKeyFrame === true;
     }

@@ -64,12 +64,13 @@ export class TestForge {
     private readonly options: { token?: string; appId?: string; publicKeyPem?: string } = {},
   ) {}
 
-  async start(): Promise<this> {
+  /** Listens on `host` (loopback unless a test puts the forge on its LAN: support/lan-forge.ts). */
+  async start(host = '127.0.0.1'): Promise<this> {
     this.operations = operationsFor(this.kind, this.options);
     this.server = createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => this.server.listen(0, host, resolve));
     const { port } = this.server.address() as AddressInfo;
-    this.url = `http://127.0.0.1:${port}${this.kind === 'github' ? '' : this.kind === 'gitlab' ? '/api/v4' : '/api/v1'}`;
+    this.url = `http://${host}:${port}${this.kind === 'github' ? '' : this.kind === 'gitlab' ? '/api/v4' : '/api/v1'}`;
     return this;
   }
 

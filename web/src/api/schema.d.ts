@@ -645,6 +645,45 @@ export interface paths {
         /** The configured forges (no credentials): the build page links commits and pull requests with them */
         get: operations["ForgesController_list"];
         put?: never;
+        /**
+         * Add a forge: a token, or for GitHub an App (app_id, installation_id, private_key)
+         * @description The URL follows the rule of webhooks registered through the API (LAN yes; loopback, this host, link-local and metadata addresses 400). A repository another forge serves is 409. Without SVC_SECRETS_KEY set on the relay: 400 saying so.
+         */
+        post: operations["DashboardForgesController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/forges/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a dashboard forge and its delivery log (statuses already posted stay on their commits) */
+        delete: operations["DashboardForgesController_remove"];
+        options?: never;
+        head?: never;
+        /** Change a dashboard forge: only the fields sent; a token or App fields replace its credential */
+        patch: operations["DashboardForgesController_update"];
+        trace?: never;
+    };
+    "/api/v1/forges/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A dashboard forge's delivery log: its newest 50 attempts, newest first, with the status each carried */
+        get: operations["DashboardForgesController_log"];
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -652,7 +691,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/forges/{index}/test": {
+    "/api/v1/forges/{id}/test": {
         parameters: {
             query?: never;
             header?: never;
@@ -662,8 +701,45 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Post a test status (`<context>/test`, success) to a commit of one of the forge's repositories, once, and answer with the attempt
-         * @description A forge not in use (unset token variable, unusable URL) or a repository it does not list is 400 naming why.
+         * Post a test status (`<context>/test`, success) to a commit of one of a dashboard forge's repositories, once, and answer with the attempt
+         * @description A forge not in use (unreadable secret) or a repository it does not list is 400 naming why. The attempt is kept in the forge's delivery log.
+         */
+        post: operations["DashboardForgesController_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/forges/config/{index}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A svc.config.json forge's delivery log: its newest 50 attempts, newest first, with the status each carried */
+        get: operations["ForgesController_log"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/forges/config/{index}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Post a test status (`<context>/test`, success) to a commit of one of a svc.config.json forge's repositories, once, and answer with the attempt
+         * @description A forge not in use (unset token variable, unusable URL) or a repository it does not list is 400 naming why. The attempt is kept in the forge's delivery log.
          */
         post: operations["ForgesController_test"];
         delete?: never;
@@ -782,7 +858,7 @@ export interface paths {
         put?: never;
         /**
          * MCP Streamable HTTP endpoint (JSON-RPC 2.0)
-         * @description Model Context Protocol over Streamable HTTP, stateless, answering with application/json. Send `Accept: application/json, text/event-stream` (without it: 406 with a JSON-RPC error body). Tools: list_builds, get_build, list_devices, screenshot, ui_tree, tap, swipe, type_text, press_button, launch_app, install_build, comment_on_build; each is allowed exactly when the REST route or device-session socket it calls is, for this PAT. See docs/mcp.md.
+         * @description Model Context Protocol over Streamable HTTP, stateless, answering with application/json. Send `Accept: application/json, text/event-stream` (without it: 406 with a JSON-RPC error body). Tools: list_builds, get_build, list_devices, screenshot, ui_tree, tap, swipe, type_text, press_button, launch_app, install_build, start_recording, stop_recording, comment_on_build; each is allowed exactly when the REST route or device-session socket it calls is, for this PAT. See docs/mcp.md.
          */
         post: operations["McpController_post"];
         /** No sessions to end: 405 */
@@ -889,6 +965,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/recordings/{filename}/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What was done while a live session was recorded (docs/recordings.md "Timeline"). */
+        get: operations["RecordingsController_timeline"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/recordings/upload": {
         parameters: {
             query?: never;
@@ -965,6 +1058,54 @@ export interface paths {
         put?: never;
         post?: never;
         delete: operations["ScimTokensController_revoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sessions/{sessionId}/recordings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["SessionRecordingsController_start"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sessions/{sessionId}/recordings/current": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["SessionRecordingsController_current"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sessions/{sessionId}/recordings/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["SessionRecordingsController_stop"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1946,6 +2087,32 @@ export interface components {
             /** @enum {string} */
             platform: "ios" | "android" | "both";
         };
+        CreateForgeDto: {
+            /** @example 123 */
+            app_id?: string;
+            /** @description default `svc/review` (with an App: `svc / review`) */
+            context?: string;
+            /** @example 456 */
+            installation_id?: string;
+            /** @description the App's PEM private key; write-only: kept encrypted, never returned */
+            private_key?: string;
+            /**
+             * @description each served by no other forge (409 otherwise)
+             * @example [
+             *       "acme/app"
+             *     ]
+             */
+            repositories: string[];
+            /** @description write-only: kept encrypted, never returned */
+            token?: string;
+            /** @enum {string} */
+            type: "github" | "gitlab" | "gitea";
+            /**
+             * @description the API base URL
+             * @example https://ghe.example.com/api/v3
+             */
+            url: string;
+        };
         CreateInvitationDto: {
             /**
              * Format: email
@@ -2061,7 +2228,8 @@ export interface components {
         };
         ForgeDelivery: {
             attempts: components["schemas"]["ForgeAttempt"][];
-            build_id: number;
+            /** @description null for a test status */
+            build_id: number | null;
             commit: string;
             context: string;
             /** Format: date-time */
@@ -2087,6 +2255,7 @@ export interface components {
              * @example https://api.github.com
              */
             api_url: string;
+            app_id: string | null;
             /**
              * @description app: a GitHub App, check runs instead of statuses
              * @enum {string}
@@ -2094,9 +2263,16 @@ export interface components {
             auth: "token" | "app";
             /** @example svc/review */
             context: string;
-            /** @description position in svc.config.json forges */
-            index: number;
-            /** @description why it is not used (an unset variable, an unusable URL); null when in use */
+            /** @description a GitHub App's private key is set (never returned) */
+            has_private_key: boolean;
+            /** @description a token is set (never returned) */
+            has_token: boolean;
+            /** @description a dashboard forge's id; null for a svc.config.json one */
+            id: number | null;
+            /** @description position in svc.config.json forges; null for a dashboard forge */
+            index: number | null;
+            installation_id: string | null;
+            /** @description why it is not used (an unset variable, an unreadable secret, an unusable URL); null when in use */
             problem: string | null;
             /**
              * @example [
@@ -2104,6 +2280,11 @@ export interface components {
              *     ]
              */
             repositories: string[];
+            /**
+             * @description config: svc.config.json (read-only here); dashboard: added by an Admin
+             * @enum {string}
+             */
+            source: "config" | "dashboard";
             /** @enum {string} */
             type: "github" | "gitlab" | "gitea";
             /**
@@ -2114,6 +2295,28 @@ export interface components {
         };
         ForgeList: {
             forges: components["schemas"]["ForgeItem"][];
+        };
+        ForgeLog: {
+            /** @description newest first, at most 50 */
+            deliveries: components["schemas"]["ForgeLogItem"][];
+        };
+        ForgeLogItem: {
+            /** Format: date-time */
+            attempted_at: string;
+            commit: string;
+            context: string;
+            description: string;
+            duration_ms: number;
+            error: string | null;
+            repository: string;
+            /** @enum {string} */
+            state: "pending" | "success" | "failure";
+            /** @description HTTP status; null for a network error or refused destination */
+            status_code: number | null;
+            /** @description the status (an item of GET /forges/deliveries) */
+            status_id: number;
+            /** @description a test status sent from the dashboard */
+            test: boolean;
         };
         HealthDependencies: {
             /**
@@ -2369,6 +2572,52 @@ export interface components {
             /** @example /api/v1/recordings/rec-0123456789abcdef0123456789abcdef.webm */
             url: string;
         };
+        RecordingInProgress: {
+            /** @description the build under test the recording will be listed under */
+            buildId: number | null;
+            /**
+             * @description id of the recording in progress
+             * @example b1f0c6a2-4f1e-4f57-9d0a-0b8f5b9c2e11
+             */
+            id: string;
+            /** @example fake-android-agent-1 */
+            sessionId: string;
+            /** Format: date-time */
+            startedAt: string;
+            /** @description who started it (e-mail) */
+            startedBy: string;
+            /** @enum {string} */
+            state: "recording";
+            /**
+             * Format: date-time
+             * @description when it stops by itself (the maximum duration)
+             */
+            stopsAt: string;
+        };
+        RecordingTimeline: {
+            /** @description the build under test */
+            buildId: number | null;
+            /** @description length of the video in ms */
+            durationMs: number;
+            /**
+             * @description why the recording ended: stopped (by a member), max_duration, max_size, session_ended, agent_offline, format_changed (the device changed resolution), shutdown (the relay stopped)
+             * @example stopped
+             */
+            endedBy: string;
+            /** @description in order of `at` */
+            events: components["schemas"]["TimelineEvent"][];
+            /** @example fake-android-agent-1 */
+            sessionId: string;
+            /** @description in order of `at`; the tree shown at time t is the last snapshot with at <= t */
+            snapshots: components["schemas"]["TimelineSnapshot"][];
+            /**
+             * Format: date-time
+             * @description when the video's first frame was captured (relay clock)
+             */
+            startedAt: string;
+            /** @description true when events or snapshots past the bounds were left out */
+            truncated: boolean;
+        };
         RecordingUploaded: {
             /** @example /api/v1/recordings/rec-0123456789abcdef0123456789abcdef.webm */
             url: string;
@@ -2489,6 +2738,10 @@ export interface components {
             /** @description delta as a percentage of before, 2 decimals; null when before is 0 */
             percent: number | null;
         };
+        StartRecordingDto: {
+            /** @description The build under test; default: the last build installed on the session through the relay. */
+            buildId?: number;
+        };
         TeamSettings: {
             /** @description null when there is no logo */
             logo_url: string | null;
@@ -2509,6 +2762,45 @@ export interface components {
             error: string | null;
             ok: boolean;
             status_code: number | null;
+        };
+        TimelineEvent: {
+            /** @description ms from the start of the video (its first frame), never negative */
+            at: number;
+            /**
+             * @description who did it: the member, as the audit log names them (e-mail)
+             * @example qa@example.com
+             */
+            by: string;
+            /**
+             * @description the request's params, fractions 0–1 for coordinates: tap {x, y}; swipe/long_press {fromX, fromY, toX, toY, durationMs}; type_text {textLength} (never the text); press_button {button}; launch_app {bundleId}; install_build {buildId}
+             * @example {
+             *       "x": 0.5,
+             *       "y": 0.31
+             *     }
+             */
+            detail: {
+                [key: string]: string | number | boolean;
+            };
+            /**
+             * @description ok, or how it failed: error:<code>, timeout, offline, busy
+             * @example ok
+             */
+            outcome: string;
+            /**
+             * @description the device method: tap, swipe, long_press (a swipe that stays in place for 500 ms or more), type_text, press_button, launch_app, install_build, or any other method forwarded to the agent
+             * @example tap
+             */
+            type: string;
+            /**
+             * @description dashboard (cookie), a PAT, or the MCP tools
+             * @enum {string}
+             */
+            via: "cookie" | "pat" | "mcp";
+        };
+        TimelineSnapshot: {
+            /** @description ms from the start of the video */
+            at: number;
+            tree: components["schemas"]["UiTree"];
         };
         TokenCreatedResponse: {
             /** @example svc_pat_… */
@@ -2609,6 +2901,18 @@ export interface components {
             status_label?: "Backlog" | "In Progress" | "Done" | "Rejected" | null;
             /** @description null clears it */
             version_label?: string | null;
+        };
+        UpdateForgeDto: {
+            app_id?: string;
+            context?: string;
+            installation_id?: string;
+            /** @description write-only */
+            private_key?: string;
+            /** @description replaces the list */
+            repositories?: string[];
+            /** @description write-only */
+            token?: string;
+            url?: string;
         };
         UpdateWebhookDto: {
             enabled?: boolean;
@@ -5225,6 +5529,340 @@ export interface operations {
             };
         };
     };
+    DashboardForgesController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateForgeDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForgeItem"];
+                };
+            };
+            /** @description missing field, invalid format */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not possible in the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    DashboardForgesController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OkResponse"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    DashboardForgesController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateForgeDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForgeItem"];
+                };
+            };
+            /** @description missing field, invalid format */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not possible in the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    DashboardForgesController_log: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForgeLog"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    DashboardForgesController_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TestStatusDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestStatusResult"];
+                };
+            };
+            /** @description missing field, invalid format */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    ForgesController_log: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                index: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForgeLog"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     ForgesController_test: {
         parameters: {
             query?: never;
@@ -6042,6 +6680,46 @@ export interface operations {
             };
         };
     };
+    RecordingsController_timeline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                filename: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description recordings made from a live session only; an uploaded one answers 404 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecordingTimeline"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     RecordingsController_upload: {
         parameters: {
             query?: {
@@ -6302,6 +6980,192 @@ export interface operations {
             };
             /** @description not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    SessionRecordingsController_start: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["StartRecordingDto"];
+            };
+        };
+        responses: {
+            /** @description the video is written from the next key frame on */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecordingInProgress"];
+                };
+            };
+            /** @description missing field, invalid format */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not possible in the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description agent unreachable or returned an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    SessionRecordingsController_current: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecordingInProgress"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    SessionRecordingsController_stop: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the finished MP4 (kept 72 hours), its timeline at `<url>/timeline` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Recording"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not possible in the current state */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

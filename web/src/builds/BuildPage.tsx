@@ -8,11 +8,11 @@ import { Button } from '../ui/Button';
 import { ConfirmDialog } from '../ui/ConfirmDialog';
 import { FormError, TextField, cardClass } from '../ui/Field';
 import { StatusBadge } from '../ui/StatusBadge';
-import { CenterMessage, Empty, Loading } from '../ui/States';
+import { CenterMessage, Loading } from '../ui/States';
 import { AppIcon } from './AppIcon';
 import { Comments } from './Comments';
 import { ComparePanel } from './ComparePanel';
-import { absoluteTime, countdown, fileSize, relativeTime, versionText } from './format';
+import { absoluteTime, countdown, relativeTime, versionText } from './format';
 import { StatusHistory } from './StatusHistory';
 import { QrCode } from './QrCode';
 import { ReachableAddressNote } from '../relay/ReachableAddressNote';
@@ -20,7 +20,8 @@ import { useReachableAddress } from '../relay/queries';
 import { SharePanel } from './SharePanel';
 import { ProvenancePanel } from './ProvenancePanel';
 import { InstallOnDevice } from '../devices/InstallOnDevice';
-import { useBuild, useDeletionSchedule, useRecordings, useUpdateBuild } from './queries';
+import { useBuild, useDeletionSchedule, useUpdateBuild } from './queries';
+import { RecordingsPanel } from './RecordingsPanel';
 import { STATUS_KEYS, StatusMenu } from './StatusMenu';
 import { useStatusChange } from './status-feedback';
 import styles from './build-page.module.css';
@@ -113,7 +114,7 @@ function BuildView({ build }: { build: Build }) {
       <div className={styles.grid}>
         <div className={styles.main}>
           <ComparePanel build={build} canEditSettings={me.role === 'Admin' || me.role === 'Developer'} />
-          <Recordings buildId={build.id} />
+          <RecordingsPanel buildId={build.id} />
           <Comments buildId={build.id} me={me} />
         </div>
         <aside className={styles.side}>
@@ -266,35 +267,6 @@ function DeletionSchedule({ build, writer }: { build: Build; writer: boolean }) 
             />
           )}
         </>
-      )}
-    </section>
-  );
-}
-
-function Recordings({ buildId }: { buildId: number }) {
-  const recordings = useRecordings(buildId);
-  return (
-    <section className={cardClass} aria-labelledby="recordings-title">
-      <h2 id="recordings-title">Recordings</h2>
-      {recordings.isPending ? (
-        <Loading label="Loading recordings…" />
-      ) : recordings.isError ? (
-        <FormError error={recordings.error} />
-      ) : recordings.data.length === 0 ? (
-        <Empty>No recordings of this build yet. Recordings are kept 72 hours.</Empty>
-      ) : (
-        <ul className={styles.recordings}>
-          {recordings.data.map((recording) => (
-            <li key={recording.id}>
-              <video controls preload="metadata" src={recording.url} className={styles.video} aria-label={`Recording from ${absoluteTime(recording.createdAt)}`}>
-                <a href={recording.url}>Download the recording</a>
-              </video>
-              <p className={styles.note}>
-                {absoluteTime(recording.createdAt)} · {fileSize(recording.fileSize)} · expires {relativeTime(recording.expiresAt)}
-              </p>
-            </li>
-          ))}
-        </ul>
       )}
     </section>
   );

@@ -1,11 +1,17 @@
 import { useEffect, useMemo, useRef, useState, type ClipboardEvent, type DragEvent, type FormEvent } from 'react';
+import { DropdownMenu } from 'radix-ui';
+import { Link } from 'react-router';
 import type { Schemas } from '../api/client';
+import { recordingFile } from '../recordings/queries';
+import { recordingParts, recordingPaths, recordingReference } from '../recordings/recording-links';
+import recordingStyles from '../recordings/recordings.module.css';
+import { menuClass, menuItemClass } from '../ui/Menu';
 import { Button } from '../ui/Button';
 import { ConfirmDialog } from '../ui/ConfirmDialog';
 import { FormError, TextArea, cardClass } from '../ui/Field';
 import { Empty, Loading } from '../ui/States';
-import { absoluteTime, relativeTime } from './format';
-import { useAddComment, useComments, useDeleteComment } from './queries';
+import { absoluteTime, fileSize, relativeTime } from './format';
+import { useAddComment, useComments, useDeleteComment, useRecordings } from './queries';
 import { Avatar } from '../ui/Avatar';
 import { COMMENT_IMAGE, imageProblem } from '../ui/file-checks';
 import { linkParts } from './links';
@@ -18,7 +24,10 @@ export function imageFrom(files: FileList | File[] | null | undefined): File | n
   return null;
 }
 
-/** The comment's text with its http(s) addresses as links (opened in a new tab, without the opener or a Referer). */
+/**
+ * The comment's text with its http(s) addresses as links (opened in a new tab, without the opener
+ * or a Referer), and the recordings it names (`/api/v1/recordings/<file>`) as links to the file.
+ */
 function CommentText({ body }: { body: string }) {
   return (
     <p className={styles.commentBody}>
@@ -28,10 +37,45 @@ function CommentText({ body }: { body: string }) {
             {part.url}
           </a>
         ) : (
-          part.text
+          recordingParts(part.text, location.origin).map((piece, j) =>
+            'path' in piece ? (
+              <a key={`${i}-${j}`} href={piece.path}>
+                {piece.shown}
+              </a>
+            ) : (
+              piece.text
+            ),
+          )
         ),
       )}
     </p>
+  );
+}
+
+/**
+ * A recording named in a comment, played in place, with a link to the build page's player and
+ * its timeline. An expired one (72 h) says so instead of a black box.
+ */
+function CommentRecording({ path, author }: { path: string; author: string }) {
+  const [gone, setGone] = useState(false);
+  return (
+    <div className={recordingStyles.commentRecording}>
+      {gone ? (
+        <p className={styles.muted}>The attached recording is no longer available (recordings are kept 72 hours).</p>
+      ) : (
+        <video
+          controls
+          preload="metadata"
+          src={path}
+          className={recordingStyles.video}
+          aria-label={`Recording attached to the comment by ${author}`}
+          onError={() => setGone(true)}
+        />
+      )}
+      {!gone && (
+        <Link to={`?recording=${encodeURIComponent(recordingFile(path))}#recordings`}>Play with its timeline</Link>
+      )}
+    </div>
   );
 }
 
@@ -82,6 +126,9 @@ export function Comments({ buildId, me }: { buildId: number; me: Schemas['MeResp
                 )}
               </div>
               <CommentText body={comment.body} />
+              {recordingPaths(comment.body, location.origin).map((path) => (
+                <CommentRecording key={path} path={path} author={comment.author} />
+              ))}
               {/* Fits the column; the link opens the picture at full size in a new tab. */}
               {comment.attachments.map((attachment) => (
                 <a
@@ -107,6 +154,10 @@ export function Comments({ buildId, me }: { buildId: number; me: Schemas['MeResp
 function CommentForm({ buildId }: { buildId: number }) {
   const add = useAddComment(buildId);
   const [body, setBody] = useState('');
+  const recordings = useRecordings(buildId);
+  // The comment names the recording by its url (the spec's Comment has no field for it).
+  const attachRecording = (url: string) =>
+    setBody((text) => (text.includes(url) ? text : `${text.trimEnd()}${text.trim() ? '\n' : ''}${recordingReference(url)}`));
   const [attachment, setAttachmentFile] = useState<File | null>(null);
   const [refused, setRefused] = useState<string | null>(null);
   const [dragging, setDragging] = useState(false);
@@ -199,6 +250,22 @@ function CommentForm({ buildId }: { buildId: number }) {
             onChange={(e) => setAttachment(e.target.files?.[0] ?? null)}
           />
         </label>
+        {(recordings.data?.length ?? 0) > 0 && (
+          <DropdownMenu.Root>
+            <DropdownMenu.Trigger asChild>
+              <Button size="small">Attach recording ▾</Button>
+            </DropdownMenu.Trigger>
+            <DropdownMenu.Portal>
+              <DropdownMenu.Content className={menuClass} align="start" sideOffset={4}>
+                {recordings.data!.map((recording) => (
+                  <DropdownMenu.Item key={recording.id} className={menuItemClass} onSelect={() => attachRecording(recording.url)}>
+                    Recording from {absoluteTime(recording.createdAt)} · {fileSize(recording.fileSize)}
+                  </DropdownMenu.Item>
+                ))}
+              </DropdownMenu.Content>
+            </DropdownMenu.Portal>
+          </DropdownMenu.Root>
+        )}
       </div>
     </form>
   );

@@ -1,10 +1,9 @@
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
-import { DEFAULT_FILTERS } from '../builds/filters';
-import { versionText } from '../builds/format';
-import { useAddComment, useBuilds } from '../builds/queries';
+import { useAddComment } from '../builds/queries';
 import { Button } from '../ui/Button';
-import { FormError, SelectField, TextArea } from '../ui/Field';
+import { FormError, TextArea } from '../ui/Field';
+import { BuildSelect, useBuildChoices } from './build-choices';
 import styles from './devices.module.css';
 
 /**
@@ -23,11 +22,7 @@ export function AttachScreen({
   platform: 'ios' | 'android' | null;
   initialBuildId: number | null;
 }) {
-  const builds = useBuilds(DEFAULT_FILTERS);
-  // The device's own platform first: a screen of a Pixel belongs to an Android build.
-  const ownPlatform = useBuilds({ ...DEFAULT_FILTERS, platform: platform ?? '' });
-  const own = platform ? (ownPlatform.data?.items ?? []) : [];
-  const items = [...own, ...(builds.data?.items ?? []).filter((b) => !own.some((o) => o.id === b.id))];
+  const items = useBuildChoices(platform);
   const [chosen, setChosen] = useState<number | null>(initialBuildId);
   const buildId = chosen ?? items[0]?.id ?? 0;
   const [body, setBody] = useState('');
@@ -48,13 +43,7 @@ export function AttachScreen({
   if (!items.length) return <p className={styles.muted}>No builds to comment on yet.</p>;
   return (
     <form onSubmit={submit} className={styles.install} aria-label="Attach this screen to a comment">
-      <SelectField label="Build" value={buildId} onChange={(e) => setChosen(Number(e.target.value))}>
-        {items.map((b) => (
-          <option key={b.id} value={b.id}>
-            {b.name} {versionText(b.version_name, b.build_number)} · {b.platform === 'ios' ? 'iOS' : 'Android'}
-          </option>
-        ))}
-      </SelectField>
+      <BuildSelect builds={items} value={buildId} onChange={setChosen} />
       <TextArea label="Comment" value={body} onChange={(e) => setBody(e.target.value)} rows={2} placeholder={`Screen of ${deviceName}`} />
       <div>
         <Button type="submit" variant="primary" disabled={!screen || add.isPending}>

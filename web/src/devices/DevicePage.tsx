@@ -16,6 +16,7 @@ import { useLiveScreen } from './live-screen';
 import { useLiveVideo } from './live-video';
 import { useScreenGestures } from './screen-gestures';
 import { DeviceButtons } from './DeviceButtons';
+import { RecordSession } from './RecordSession';
 import styles from './devices.module.css';
 
 /**
@@ -47,6 +48,8 @@ export function DevicePage() {
   const control = canWrite(me.role);
   const input = useDeviceInput(sessionId);
   // Hover boxes for the elements smaller than the screen; the hierarchy lists every one.
+  const platform = device?.platform === 'ios' || device?.platform === 'android' ? device.platform : null;
+  const initialBuildId = Number.isInteger(buildParam) && buildParam > 0 ? buildParam : null;
   const elements = all.filter((e) => e.frame.width > 0 && e.frame.height > 0 && e.frame.width * e.frame.height < 1);
   return (
     <section className={styles.page} aria-labelledby="device-title">
@@ -114,12 +117,8 @@ export function DevicePage() {
           {tree.isError && <FormError error={tree.error} />}
           {control && <DeviceButtons gestures={gestures} />}
           {control && <DeviceInput input={input} />}
-          <AttachScreen
-            screen={screen.blob}
-            deviceName={device?.name ?? sessionId}
-            platform={device?.platform === 'ios' || device?.platform === 'android' ? device.platform : null}
-            initialBuildId={Number.isInteger(buildParam) && buildParam > 0 ? buildParam : null}
-          />
+          <RecordSession sessionId={sessionId} platform={platform} initialBuildId={initialBuildId} allowed={control} />
+          <AttachScreen screen={screen.blob} deviceName={device?.name ?? sessionId} platform={platform} initialBuildId={initialBuildId} />
         </aside>
       </div>
     </section>

@@ -34,7 +34,7 @@ export function DeviceScreen({
   video?: LiveVideo;
   gestures?: ScreenGestures;
 }) {
-  const playing = video && video.status !== 'fallback';
+  const playing = video && video.status !== 'fallback' && video.status !== 'off';
   const picture = playing ? (
     <canvas
       ref={video.canvasRef}

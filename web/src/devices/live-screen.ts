@@ -19,11 +19,12 @@ export interface LiveScreen {
  * The device's screen through GET /sessions/:id/screenshot, refreshed while the page is visible
  * and paused while the tab is hidden (no captures nobody sees: each one costs the agent a
  * screenshot). `refreshMs` is longer while the live video shows the picture (a capture is kept for
- * "Attach this screen").
+ * "Attach this screen"). `enabled` false (a wall tile out of view, or showing live video) takes none.
  */
-export function useLiveScreen(sessionId: string, refreshMs = REFRESH_MS): LiveScreen {
+export function useLiveScreen(sessionId: string, refreshMs = REFRESH_MS, enabled = true): LiveScreen {
   const [state, setState] = useState<LiveScreen>({ url: null, blob: null, error: null, frames: 0, paused: document.hidden });
   useEffect(() => {
+    if (!enabled) return;
     let stopped = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
     let current: string | null = null;
@@ -61,8 +62,12 @@ export function useLiveScreen(sessionId: string, refreshMs = REFRESH_MS): LiveSc
       stopped = true;
       if (timer) clearTimeout(timer);
       document.removeEventListener('visibilitychange', onVisibility);
-      if (current) URL.revokeObjectURL(current);
+      if (current) {
+        URL.revokeObjectURL(current);
+        // The revoked address would show a broken picture; the next capture brings one back.
+        setState((s) => (s.url === current ? { ...s, url: null } : s));
+      }
     };
-  }, [sessionId, refreshMs]);
+  }, [sessionId, refreshMs, enabled]);
   return state;
 }

@@ -6,9 +6,10 @@ import { useCallback, useEffect, useRef, useState } from 'react';
  * screenshots instead.
  */
 export interface LiveVideo {
-  status: 'connecting' | 'playing' | 'fallback';
+  /** `off`: not asked for (a wall tile out of view or past the wall's live tiles); screenshots show. */
+  status: 'off' | 'connecting' | 'playing' | 'fallback';
   reason: string | null;
-  /** Pictures decoded in the last second. */
+  /** Pictures drawn in the last second. */
   fps: number;
   /** Capture (agent clock) to decoded (this clock), ms, the latest picture: meaningful when both clocks agree (NTP, same LAN). */
   latencyMs: number | null;
@@ -26,6 +27,19 @@ interface StreamConfig {
   height: number;
 }
 
+/** How a viewer asks for less than the panel's full picture (the device wall's tiles). */
+export interface LiveVideoOptions {
+  /** false: no stream (the socket closes, so the agent stops encoding once nobody else watches). */
+  enabled?: boolean;
+  /** Draw at most this many pictures a second; every unit is still decoded (H.264 delta frames need their predecessors). */
+  maxFps?: number;
+  /** Draw onto a canvas at most this wide (a tile is ~250 px: no 720×1600 canvas per tile). */
+  maxWidth?: number;
+}
+
+/** More chunks than this waiting in the decoder: this browser is behind, deltas are dropped until the next key frame. */
+const MAX_DECODE_QUEUE = 10;
+
 /** Where WebCodecs is missing (plain-HTTP origins other than localhost, older browsers): the screenshots stay. */
 export const canDecodeVideo = () => typeof window !== 'undefined' && 'VideoDecoder' in window && 'EncodedVideoChunk' in window;
 
@@ -36,10 +50,10 @@ export const canDecodeVideo = () => typeof window !== 'undefined' && 'VideoDecod
  * decoded picture is drawn onto the canvas at once and closed. Stops while the tab is hidden (no
  * stream nobody sees: the agent encodes only while someone watches).
  */
-export function useLiveVideo(sessionId: string): LiveVideo {
+export function useLiveVideo(sessionId: string, { enabled = true, maxFps, maxWidth }: LiveVideoOptions = {}): LiveVideo {
   const canvas = useRef<HTMLCanvasElement | null>(null);
   const [state, setState] = useState<Omit<LiveVideo, 'canvasRef'>>(() => ({
-    status: canDecodeVideo() ? 'connecting' : 'fallback',
+    status: canDecodeVideo() ? (enabled ? 'connecting' : 'off') : 'fallback',
     reason: canDecodeVideo() ? null : 'This browser cannot decode H.264 here (WebCodecs needs HTTPS or localhost)',
     fps: 0,
     latencyMs: null,
@@ -56,10 +70,18 @@ export function useLiveVideo(sessionId: string): LiveVideo {
 
   useEffect(() => {
     if (!canDecodeVideo() || hidden) return;
+    if (!enabled) {
+      setState((s) => (s.status === 'fallback' ? s : { ...s, status: 'off', fps: 0 }));
+      return;
+    }
+    setState((s) => (s.status === 'off' ? { ...s, status: 'connecting' } : s));
     let stopped = false;
     let decoder: VideoDecoder | null = null;
-    let decodedAt: number[] = [];
+    let shownAt: number[] = [];
     let frames = 0;
+    let drawnAt = -Infinity;
+    let waitForKey = false;
+    const minGapMs = maxFps ? 1000 / maxFps : 0;
     const fallback = (reason: string) => {
       if (stopped) return;
       stopped = true;
@@ -70,22 +92,31 @@ export function useLiveVideo(sessionId: string): LiveVideo {
     const socket = new WebSocket(`${scheme}//${location.host}/api/v1/sessions/${encodeURIComponent(sessionId)}/stream`);
     socket.binaryType = 'arraybuffer';
     const draw = (picture: VideoFrame) => {
+      const now = performance.now();
+      // A few ms early still counts: pictures arrive at the encoder's rate, not on our grid.
+      if (now - drawnAt < minGapMs - 8) {
+        picture.close();
+        return;
+      }
+      drawnAt = now;
       const target = canvas.current;
       if (target && !stopped) {
-        if (target.width !== picture.displayWidth || target.height !== picture.displayHeight) {
-          target.width = picture.displayWidth;
-          target.height = picture.displayHeight;
+        const scale = maxWidth && picture.displayWidth > maxWidth ? maxWidth / picture.displayWidth : 1;
+        const width = Math.round(picture.displayWidth * scale);
+        const height = Math.round(picture.displayHeight * scale);
+        if (target.width !== width || target.height !== height) {
+          target.width = width;
+          target.height = height;
         }
-        target.getContext('2d')?.drawImage(picture, 0, 0);
+        target.getContext('2d')?.drawImage(picture, 0, 0, width, height);
       }
-      const now = performance.now();
-      decodedAt = decodedAt.filter((t) => now - t < 1000);
-      decodedAt.push(now);
+      shownAt = shownAt.filter((t) => now - t < 1000);
+      shownAt.push(now);
       frames++;
       // The chunk's timestamp carries the capture time (µs since the epoch, agent clock).
       const latencyMs = Math.max(0, Math.round(Date.now() - picture.timestamp / 1000));
       picture.close();
-      setState((s) => ({ ...s, status: 'playing', fps: decodedAt.length, latencyMs, frames }));
+      setState((s) => ({ ...s, status: 'playing', fps: shownAt.length, latencyMs, frames }));
     };
     const configure = async (config: StreamConfig) => {
       const wanted: VideoDecoderConfig = { codec: config.codec, codedWidth: config.width, codedHeight: config.height, optimizeForLatency: true };
@@ -95,7 +126,9 @@ export function useLiveVideo(sessionId: string): LiveVideo {
       decoder?.close();
       decoder = new VideoDecoder({ output: draw, error: (err) => fallback(`Decoding failed: ${err.message}`) });
       decoder.configure(wanted);
-      setState((s) => ({ ...s, width: config.width, height: config.height }));
+      // The canvas's size as drawn (scaled to maxWidth), so React's width/height never clear it.
+      const scale = maxWidth && config.width > maxWidth ? maxWidth / config.width : 1;
+      setState((s) => ({ ...s, width: Math.round(config.width * scale), height: Math.round(config.height * scale) }));
     };
     let configured: Promise<void> = Promise.resolve();
     socket.onmessage = (event) => {
@@ -110,6 +143,13 @@ export function useLiveVideo(sessionId: string): LiveVideo {
       const unit = new Uint8Array(data, 4 + headerLength);
       void configured.then(() => {
         if (stopped || !decoder || decoder.state !== 'configured') return;
+        // A browser that cannot keep up (a busy machine, many tiles) skips to the next key frame
+        // rather than falling ever further behind live.
+        if (!header.key && (waitForKey || decoder.decodeQueueSize > MAX_DECODE_QUEUE)) {
+          waitForKey = true;
+          return;
+        }
+        waitForKey = false;
         decoder.decode(new EncodedVideoChunk({ type: header.key ? 'key' : 'delta', timestamp: header.ts * 1000, data: unit }));
       });
     };
@@ -124,7 +164,7 @@ export function useLiveVideo(sessionId: string): LiveVideo {
       socket.close();
       if (decoder && decoder.state !== 'closed') decoder.close();
     };
-  }, [sessionId, hidden]);
+  }, [sessionId, hidden, enabled, maxFps, maxWidth]);
 
   const canvasRef = useCallback((element: HTMLCanvasElement | null) => {
     canvas.current = element;

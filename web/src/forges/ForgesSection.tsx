@@ -1,50 +1,69 @@
 import { useState, type FormEvent } from 'react';
-import { relativeTime } from '../builds/format';
 import { Button } from '../ui/Button';
+import { ConfirmDialog } from '../ui/ConfirmDialog';
 import { FormError, TextField, cardClass } from '../ui/Field';
-import { Loading } from '../ui/States';
-import { tableClass, tableWrapClass } from '../ui/table';
 import styles from '../webhooks/webhooks.module.css';
-import { useForgeDeliveries, useForges, useSendTestStatus, type Forge } from './queries';
+import { ForgeForm } from './ForgeForm';
+import { ForgeLog, StatusDeliveries } from './ForgeLog';
+import { forgeName, forgeRef, useDeleteForge, useForges, useSendTestStatus, type Forge } from './queries';
 
 /**
- * The forges of svc.config.json (docs/integrations.md), for Admins: each with its repositories and
- * whether it is used, a "send test status" form, and the delivery log of the statuses the relay
- * queued. Read-only like the file's webhooks: the file is the operator's.
+ * The forges (docs/integrations.md), for Admins: those of svc.config.json (read-only: the file is
+ * the operator's) and those added here (tokens kept encrypted with SVC_SECRETS_KEY); each with
+ * whether it is used, a "send test status" form and its delivery log.
  */
 export function ForgesSection() {
   const forges = useForges();
+  const [adding, setAdding] = useState(false);
   const [showLog, setShowLog] = useState(false);
-  if (forges.isPending || !forges.data?.forges.length) return forges.isError ? <FormError error={forges.error} /> : null;
   return (
     <section aria-labelledby="forges-title" className={styles.page}>
       <h2 id="forges-title">Forges: review verdicts as commit statuses</h2>
       <p className={styles.muted}>
-        From svc.config.json: builds uploaded with a commit of a listed repository get a status on it, pending until a reviewer
-        sets Done (success) or Rejected (failure). Tokens stay in the relay's environment.
+        Builds uploaded with a commit of a listed repository get a status on it, pending until a reviewer sets Done (success) or
+        Rejected (failure). Forges added here follow the webhooks' rule: LAN addresses are fine, this host is not.
       </p>
-      <ul className={styles.list}>
-        {forges.data.forges.map((forge) => (
-          <ForgeItem key={forge.index} forge={forge} />
-        ))}
-      </ul>
-      <Button size="small" aria-expanded={showLog} onClick={() => setShowLog(!showLog)}>
-        {showLog ? 'Hide status deliveries' : 'Status deliveries'}
-      </Button>
-      {showLog && <ForgeDeliveryLog />}
+      {adding ? (
+        <ForgeForm onDone={() => setAdding(false)} />
+      ) : (
+        <div>
+          <Button variant="primary" onClick={() => setAdding(true)}>
+            New forge
+          </Button>
+        </div>
+      )}
+      {forges.isError && <FormError error={forges.error} />}
+      {!!forges.data?.forges.length && (
+        <>
+          <ul className={styles.list}>
+            {forges.data.forges.map((forge) => (
+              <ForgeItem key={`${forge.source}-${forge.index ?? forge.id}`} forge={forge} />
+            ))}
+          </ul>
+          <div>
+            <Button size="small" aria-expanded={showLog} onClick={() => setShowLog(!showLog)}>
+              {showLog ? 'Hide status deliveries' : 'Status deliveries'}
+            </Button>
+          </div>
+          {showLog && <StatusDeliveries />}
+        </>
+      )}
     </section>
   );
 }
 
 function ForgeItem({ forge }: { forge: Forge }) {
-  const test = useSendTestStatus();
-  const [repository, setRepository] = useState(forge.repositories[0] ?? '');
-  const [commit, setCommit] = useState('');
-  const name = `svc.config.json forge ${forge.index}`;
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    test.mutate({ index: forge.index, repository, commit: commit.trim() });
-  };
+  const [editing, setEditing] = useState(false);
+  const [showLog, setShowLog] = useState(false);
+  const remove = useDeleteForge();
+  const name = forgeName(forge);
+  if (editing) {
+    return (
+      <li aria-label={name}>
+        <ForgeForm forge={forge} onDone={() => setEditing(false)} />
+      </li>
+    );
+  }
   return (
     <li className={`${cardClass} ${styles.hook}`} aria-label={name}>
       <div className={styles.hookHead}>
@@ -52,80 +71,76 @@ function ForgeItem({ forge }: { forge: Forge }) {
         <span className={forge.problem === null ? styles.enabled : styles.disabled}>{forge.problem === null ? 'In use' : 'Not used'}</span>
       </div>
       <p className={styles.muted}>
-        {forge.type} · {forge.auth === 'app' ? 'GitHub App (check runs)' : 'token'} · context <code>{forge.context}</code> ·{' '}
-        {forge.repositories.join(', ')}
+        {forge.source === 'config' ? 'svc.config.json' : `#${forge.id}, added here`} · {forge.type} ·{' '}
+        {forge.auth === 'app' ? 'GitHub App (check runs)' : 'token'} · context <code>{forge.context}</code> · {forge.repositories.join(', ')}
         {forge.problem !== null && ` · not used: ${forge.problem}`}
       </p>
-      {forge.problem === null && (
-        <form onSubmit={submit} className={styles.actions} aria-label={`Send a test status with ${name}`}>
-          <label>
-            Repository{' '}
-            <select value={repository} onChange={(e) => setRepository(e.target.value)}>
-              {forge.repositories.map((r) => (
-                <option key={r}>{r}</option>
-              ))}
-            </select>
-          </label>
-          <TextField label="Commit SHA" value={commit} onChange={(e) => setCommit(e.target.value)} maxLength={64} required />
-          <Button size="small" type="submit" disabled={test.isPending}>
-            {test.isPending ? 'Sending…' : 'Send test status'}
-          </Button>
-        </form>
-      )}
+      {forge.problem === null && <TestStatusForm forge={forge} name={name} onSent={() => setShowLog(true)} />}
+      <div className={styles.actions}>
+        <Button size="small" aria-expanded={showLog} onClick={() => setShowLog(!showLog)} aria-label={`${showLog ? 'Hide deliveries' : 'Deliveries'} of ${name}`}>
+          {showLog ? 'Hide deliveries' : 'Deliveries'}
+        </Button>
+        {forge.source === 'dashboard' && (
+          <>
+            <Button size="small" onClick={() => setEditing(true)} aria-label={`Edit ${name}`}>
+              Edit
+            </Button>
+            <ConfirmDialog
+              trigger={
+                <Button size="small" aria-label={`Delete ${name}`}>
+                  Delete
+                </Button>
+              }
+              title={`Delete ${name}?`}
+              description={
+                <p>
+                  Builds of {forge.repositories.join(', ')} get no more statuses from <code>{forge.api_url}</code>; its token and delivery log are deleted.
+                  Statuses already posted stay on their commits.
+                </p>
+              }
+              confirmLabel="Delete forge"
+              onConfirm={() => remove.mutateAsync(forge.id!)}
+            />
+          </>
+        )}
+      </div>
+      <FormError error={remove.error} />
+      {showLog && <ForgeLog forgeRef={forgeRef(forge)} name={name} />}
+    </li>
+  );
+}
+
+/** One `<context>/test` success status on a commit the Admin names, never the context branch protection requires. */
+function TestStatusForm({ forge, name, onSent }: { forge: Forge; name: string; onSent: () => void }) {
+  const test = useSendTestStatus();
+  const [repository, setRepository] = useState(forge.repositories[0] ?? '');
+  const [commit, setCommit] = useState('');
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    test.mutate({ ref: forgeRef(forge), repository, commit: commit.trim() }, { onSuccess: onSent });
+  };
+  return (
+    <>
+      <form onSubmit={submit} className={styles.actions} aria-label={`Send a test status with ${name}`}>
+        <label>
+          Repository{' '}
+          <select value={repository} onChange={(e) => setRepository(e.target.value)}>
+            {forge.repositories.map((r) => (
+              <option key={r}>{r}</option>
+            ))}
+          </select>
+        </label>
+        <TextField label="Commit SHA" value={commit} onChange={(e) => setCommit(e.target.value)} maxLength={64} required />
+        <Button size="small" type="submit" disabled={test.isPending}>
+          {test.isPending ? 'Sending…' : 'Send test status'}
+        </Button>
+      </form>
       <FormError error={test.error} />
       {test.data && (
         <p role="status" className={test.data.ok ? styles.ok : styles.failed}>
           Test status <code>{test.data.context}</code>: {test.data.ok ? 'posted' : `failed (${test.data.error})`}
         </p>
       )}
-    </li>
-  );
-}
-
-function ForgeDeliveryLog() {
-  const log = useForgeDeliveries(true);
-  if (log.isPending) return <Loading label="Loading status deliveries…" />;
-  if (log.isError) return <FormError error={log.error} />;
-  if (!log.data.deliveries.length) return <p className={styles.muted}>No statuses yet. Upload a build with a commit of a listed repository.</p>;
-  return (
-    <div className={tableWrapClass}>
-      <table className={`${tableClass} ${styles.log}`} aria-label="Status deliveries">
-        <thead>
-          <tr>
-            <th scope="col">Queued</th>
-            <th scope="col">Commit</th>
-            <th scope="col">Context</th>
-            <th scope="col">State</th>
-            <th scope="col">Delivery</th>
-            <th scope="col">Attempts</th>
-          </tr>
-        </thead>
-        <tbody>
-          {log.data.deliveries.map((d) => (
-            <tr key={d.id}>
-              <td>
-                <time dateTime={d.created_at} title={d.created_at}>
-                  {relativeTime(d.created_at)}
-                </time>
-              </td>
-              <td>
-                {d.repository}@<code>{d.commit.slice(0, 7)}</code>
-              </td>
-              <td>
-                <code>{d.context}</code>
-              </td>
-              <td>
-                {d.state} · {d.description}
-              </td>
-              <td className={d.status === 'failed' ? styles.failed : d.status === 'delivered' ? styles.ok : undefined}>
-                {d.status}
-                {d.last_error && <span className={styles.errorText}> · {d.last_error}</span>}
-              </td>
-              <td>{d.attempts.length}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    </>
   );
 }
