@@ -40,12 +40,12 @@ export class VideoStreams {
     if (method === STREAM_KEY_FRAME) {
       const running = this.running.get(sessionId);
       if (!running) throw new BackendError('failed', 'No stream is running for this session');
-      running.stream.requestKeyFrame();
-      return {};
+      // `forced: false`: the encoder cannot be told; the relay then replays what it has to new viewers.
+      return { forced: running.stream.requestKeyFrame() };
     }
     if (this.running.has(sessionId)) return {};
     if (!this.backend.startStream) throw unsupported(`Live video on ${this.backend.name}`);
-    const entry: Running = { stream: { stop: () => undefined, requestKeyFrame: () => undefined }, seq: 0, waitingForKey: true };
+    const entry: Running = { stream: { stop: () => undefined, requestKeyFrame: () => false }, seq: 0, waitingForKey: true };
     this.running.set(sessionId, entry);
     try {
       entry.stream = await this.backend.startStream(sessionId, (unit, key) => this.send(sessionId, entry, unit, key));

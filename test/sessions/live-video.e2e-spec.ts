@@ -1,12 +1,12 @@
 import { AgentDaemon } from '../../src/agent-daemon/agent-daemon';
-import { FakeBackend } from '../../src/agent-daemon/backends/fake-backend';
+import { FakeBackend, FakeVideoOptions } from '../../src/agent-daemon/backends/fake-backend';
 import { AgentDirectory } from '../../src/agents/agent-directory.service';
 import { AgentVideoFeed } from '../../src/agents/agent-video-feed';
 import { binaryFramePrefix, decodeBinaryFrame } from '../../src/agents/protocol/agent-protocol';
 import { MAX_VIDEO_UNIT_BYTES } from '../../src/agents/protocol/video-protocol';
 import { DeviceSessionClients } from '../../src/sessions/device-session-clients.service';
-import { STREAM_SILENCE_MS } from '../../src/sessions/video/video-hub.service';
-import { MAX_VIEWER_UNSENT_BYTES } from '../../src/sessions/video/video-viewer';
+import { MAX_REPLAY_AGE_MS, STREAM_SILENCE_MS } from '../../src/sessions/video/video-hub.service';
+import { MAX_VIEWER_LAG_MS, MAX_VIEWER_UNSENT_BYTES } from '../../src/sessions/video/video-viewer';
 import { MemberFactory, TestMember } from '../support/factory';
 import { itUnless } from '../support/describe-unless';
 import { ffmpegSkipReason } from '../support/ffmpeg';
@@ -55,7 +55,7 @@ describe('live video (GET /sessions/:sessionId/stream)', () => {
     let agent: TestPeer;
     beforeEach(async () => {
       agent = await TestPeer.agent(relay, token, 'streamer');
-      await agent.announce(relay, [device('lv-1'), device('lv-2'), device('lv-3'), device('lv-off', 'shutdown')]);
+      await agent.announce(relay, [device('lv-1'), device('lv-2'), device('lv-3'), device('lv-4'), device('lv-5'), device('lv-off', 'shutdown')]);
     });
     afterEach(() => agent.close());
 
@@ -156,6 +156,81 @@ describe('live video (GET /sessions/:sessionId/stream)', () => {
       await agent.nextRequest('stream_stop');
     }, 60_000);
 
+    it('asks the agent for a key frame for a viewer joining an old group of pictures, or when the viewer asks; replays when the agent cannot make one', async () => {
+      const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+      // (A waiter that timed out stays registered: used last on a peer, for requests nothing else waits for.)
+      const nothing = (peer: TestPeer, match: (m: Received) => boolean, ms = 300) => peer.next(match, ms).then(() => 'something', () => 'nothing');
+      const one = await started('lv-4');
+      agent.send(videoFrame('lv-4', 0, true, KEY_UNIT));
+      agent.send(videoFrame('lv-4', 1, false, delta()));
+      expect(header(await one.next(isFrame)).seq).toBe(0);
+      expect(header(await one.next(isFrame)).seq).toBe(1);
+      await sleep(MAX_REPLAY_AGE_MS + 100);
+
+      // The group of pictures is older than a second: no stale replay; a fresh key frame is asked for.
+      const two = await viewer('lv-4');
+      const ask = await agent.nextRequest('stream_keyframe');
+      expect(ask.params).toEqual({ sessionId: 'lv-4' });
+      agent.send({ type: 'response', id: ask.id, ok: true, result: { forced: true } });
+      await sleep(300);
+      agent.send(videoFrame('lv-4', 2, false, delta()));
+      agent.send(videoFrame('lv-4', 3, true, KEY_UNIT));
+      // Its first frame is the new key frame: nothing of the old group before it.
+      expect((await two.next()).json).toEqual(FIXTURE_CONFIG);
+      expect(header(await two.next(isFrame))).toMatchObject({ seq: 3, key: true });
+      expect([header(await one.next(isFrame)).seq, header(await one.next(isFrame)).seq]).toEqual([2, 3]);
+
+      // The viewer itself asks (its decoder lost its place); the agent cannot make one: the replay serves.
+      await sleep(1000); // one request a second per session
+      agent.send(videoFrame('lv-4', 4, false, delta()));
+      expect(header(await two.next(isFrame)).seq).toBe(4);
+      two.send({ type: 'keyframe' });
+      const again = await agent.nextRequest('stream_keyframe');
+      agent.send({ type: 'response', id: again.id, ok: true, result: { forced: false } });
+      expect([header(await two.next(isFrame)).seq, header(await two.next(isFrame)).seq]).toEqual([3, 4]);
+      two.send({ type: 'keyframe' }); // within the second: not passed on
+      expect(await nothing(agent, (m) => m.json?.method === 'stream_keyframe')).toBe('nothing');
+
+      // From then on, a new viewer of this agent gets the replay at once, however old.
+      await sleep(MAX_REPLAY_AGE_MS + 100);
+      const three = await viewer('lv-4');
+      expect((await three.next()).json).toEqual(FIXTURE_CONFIG);
+      expect([header(await three.next(isFrame)).seq, header(await three.next(isFrame)).seq]).toEqual([3, 4]);
+      for (const peer of [one, two, three]) peer.close();
+      await agent.nextRequest('stream_stop');
+    }, 20_000);
+
+    it('a viewer whose frames wait in the kernel (its ping unanswered for MAX_VIEWER_LAG_MS) is behind too, and is asked a key frame for once drained', async () => {
+      const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+      const fast = await started('lv-5');
+      const slow = await viewer('lv-5');
+      const raw = (slow.socket as unknown as { _socket: { pause(): void; resume(): void } })._socket;
+      raw.pause();
+      // 60 small frames over 2 s (> MAX_VIEWER_LAG_MS): a few kB, which the sockets' kernel buffers take without the relay holding any.
+      for (let seq = 0; seq < 60; seq++) {
+        agent.send(videoFrame('lv-5', seq, seq === 0, seq === 0 ? KEY_UNIT : delta()));
+        await sleep(33);
+      }
+      const fastSeqs: number[] = [];
+      while (fastSeqs.length < 60) fastSeqs.push(header(await fast.next(isFrame)).seq);
+      expect(fastSeqs).toEqual([...Array(60).keys()]);
+      raw.resume();
+      await sleep(300); // its pongs come back: drained
+      agent.send(videoFrame('lv-5', 60, false, delta()));
+      const ask = await agent.nextRequest('stream_keyframe');
+      agent.send({ type: 'response', id: ask.id, ok: true, result: { forced: true } });
+      agent.send(videoFrame('lv-5', 61, true, KEY_UNIT));
+      const slowSeqs: number[] = [];
+      while (slowSeqs.at(-1) !== 61) slowSeqs.push(header(await slow.next(isFrame)).seq);
+      // It got the frames of about the first MAX_VIEWER_LAG_MS (+ one probe interval), then the new key frame: nothing stale.
+      const lastBefore = slowSeqs.at(-2)!;
+      expect(lastBefore).toBeLessThan(((MAX_VIEWER_LAG_MS + 500) / 1000) * 30);
+      expect(slowSeqs.slice(0, -1)).toEqual([...Array(lastBefore + 1).keys()]);
+      fast.close();
+      slow.close();
+      await agent.nextRequest('stream_stop');
+    }, 20_000);
+
     it('tells an agent that streams a session nobody watches to stop', async () => {
       agent.send(videoFrame('lv-3', 0, true, KEY_UNIT));
       agent.send(videoFrame('lv-3', 1, false, delta()));
@@ -215,17 +290,15 @@ describe('live video (GET /sessions/:sessionId/stream)', () => {
   }, 30_000);
 
   describe('with the reference agent', () => {
+    const videoAgent = (name: string, video: FakeVideoOptions) => {
+      const daemon = new AgentDaemon({ relayUrl: relay.url, token, name, backend: new FakeBackend(name, video), version: 'test', log: () => undefined });
+      daemon.start();
+      return daemon;
+    };
+
     itUnless(ffmpegSkipReason(), 'streams the fake devices’ encoded picture (--fake) and stops the encoder when the last viewer leaves', async () => {
       const name = 'video-agent';
-      const daemon = new AgentDaemon({
-        relayUrl: relay.url,
-        token,
-        name,
-        backend: new FakeBackend(name, { width: 240, height: 480, fps: 30 }),
-        version: 'test',
-        log: () => undefined,
-      });
-      daemon.start();
+      const daemon = videoAgent(name, { width: 240, height: 480, fps: 30 });
       const sessionId = `fake-android-${name}`;
       await until(() => relay.app.get(AgentDirectory).locate(sessionId)?.connection);
       let arrived = 0;
@@ -240,6 +313,7 @@ describe('live video (GET /sessions/:sessionId/stream)', () => {
         expect(frames.filter((f) => f.key).length).toBeGreaterThanOrEqual(1);
         expect(Math.abs(frames[44].ts - Date.now())).toBeLessThan(5_000);
         one.close();
+        await one.closed;
         await until(() => relay.app.get(AgentVideoFeed) && arrived > 0);
         // Once stopped, nothing more arrives from the agent.
         await new Promise((r) => setTimeout(r, 1000));
@@ -248,6 +322,39 @@ describe('live video (GET /sessions/:sessionId/stream)', () => {
         expect(arrived).toBe(settled);
       } finally {
         unsubscribe();
+        await daemon.stop();
+      }
+    }, 60_000);
+
+    itUnless(ffmpegSkipReason(), 'a viewer joining a stream with a 10 s key-frame interval gets a fresh key frame within a second; the others see no gap', async () => {
+      const name = 'video-gop';
+      const daemon = videoAgent(name, { width: 240, height: 480, fps: 30, keyFrameSeconds: 10 });
+      const sessionId = `fake-android-${name}`;
+      await until(() => relay.app.get(AgentDirectory).locate(sessionId)?.connection);
+      try {
+        const one = await viewer(sessionId);
+        const seen: { seq: number; key: boolean; at: number }[] = [];
+        one.socket.on('message', (data: Buffer, isBinary: boolean) => isBinary && seen.push({ ...header({ data, isBinary }), at: Date.now() }));
+        await until(() => seen.length > 0, 15_000);
+        await new Promise((r) => setTimeout(r, MAX_REPLAY_AGE_MS + 500));
+
+        const joinedAt = Date.now();
+        const two = await viewer(sessionId);
+        const first = header(await two.next(isFrame, 5_000));
+        const waited = Date.now() - joinedAt;
+        // A key frame captured after the viewer came, not the stream's first one replayed (the next periodic one is ~8 s away).
+        expect(first.key).toBe(true);
+        expect(first.ts).toBeGreaterThanOrEqual(joinedAt);
+        expect(waited).toBeLessThan(1000);
+
+        // The first viewer kept its pace through the switch to the second encoder: seq goes up, no pause over 400 ms (a restarted encoder would stall it for its start-up).
+        await new Promise((r) => setTimeout(r, 500));
+        const around = seen.filter((f) => f.at >= joinedAt - 500);
+        expect(around.filter((f) => f.key).length).toBeGreaterThanOrEqual(1);
+        expect(around.slice(1).every((f, i) => f.seq > around[i].seq && f.at - around[i].at < 400)).toBe(true);
+        one.close();
+        two.close();
+      } finally {
         await daemon.stop();
       }
     }, 60_000);

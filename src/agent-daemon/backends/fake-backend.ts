@@ -14,6 +14,8 @@ export interface FakeVideoOptions {
   width?: number;
   height?: number;
   fps?: number;
+  /** Seconds between periodic key frames (2); `stream_keyframe` makes one at once whatever this is. */
+  keyFrameSeconds?: number;
   /** A rate cap (kbit/s) as a device encoder has one; none: libx264's constant quality (crf 23), ~9 Mbit/s for this moving picture. */
   bitrateKbps?: number;
   ffmpeg?: string;
@@ -88,8 +90,9 @@ export class FakeBackend implements DeviceBackend {
 
   /**
    * A moving test picture with the frame number and the capture clock drawn on it, encoded by
-   * ffmpeg's libx264 (baseline, zero latency, one slice per picture, a key frame every 2 s, an access
-   * unit delimiter before each picture) at the real rate (`-re`).
+   * ffmpeg's libx264 (baseline, zero latency, one slice per picture, periodic key frames, an access
+   * unit delimiter before each picture) at the real rate (`-re`). A key frame on request comes from a
+   * standby ffmpeg taking over (EncoderProcess): the picture's frame counter and pattern start again.
    */
   async startStream(sessionId: string, sink: AccessUnitSink): Promise<VideoStream> {
     this.booted(sessionId);
@@ -98,20 +101,17 @@ export class FakeBackend implements DeviceBackend {
     if (!(ffmpeg.includes('/') || (await onPath(ffmpeg)))) {
       throw new BackendError('unsupported', 'Live video of fake devices needs ffmpeg with libx264 (apt-get install ffmpeg)');
     }
-    const { width = 720, height = 1600, fps = 30 } = this.video;
-    const text = `${sessionId}  frame %{frame_num}  %{localtime\\:%X}`;
-    const args = [
-      ...['-hide_banner', '-loglevel', 'error', '-nostdin', '-re'],
+    const { width = 720, height = 1600, fps = 30, keyFrameSeconds = 2 } = this.video;
+    // The standby (a key frame on request) opens a second input on stdin and so starts encoding at its first byte.
+    const args = (standby: boolean) => [
+      ...['-hide_banner', '-loglevel', 'error', ...(standby ? [] : ['-nostdin']), '-re'],
       ...['-f', 'lavfi', '-i', `testsrc2=size=${width}x${height}:rate=${fps}`],
-      ...['-vf', `drawtext=text='${text}':fontsize=${Math.max(12, Math.round(width / 24))}:fontcolor=white:box=1:boxcolor=black@0.6:x=10:y=h/3`],
-      ...['-c:v', 'libx264', '-preset', 'ultrafast', '-profile:v', 'baseline', '-tune', 'zerolatency', '-pix_fmt', 'yuv420p'],
-      ...(this.video.bitrateKbps
-        ? ['-b:v', `${this.video.bitrateKbps}k`, '-maxrate', `${this.video.bitrateKbps}k`, '-bufsize', `${Math.round(this.video.bitrateKbps / 2)}k`]
-        : []),
-      ...['-x264-params', `keyint=${fps * 2}:min-keyint=${fps * 2}:scenecut=0:sliced-threads=0:aud=1`],
+      ...(standby ? ['-f', 'u8', '-ar', '1000', '-ac', '1', '-i', 'pipe:0', '-map', '0:v'] : []),
+      ...['-vf', fakeOverlay(sessionId, width, true)],
+      ...fakeEncoderArgs(fps * keyFrameSeconds, this.video.bitrateKbps),
       ...['-bsf:v', 'h264_mp4toannexb', '-f', 'h264', '-'],
     ];
-    return new EncoderProcess({ command: ffmpeg, args, log: this.video.log ?? (() => undefined) }, sink);
+    return new EncoderProcess({ command: ffmpeg, args: args(false), standbyArgs: args(true), log: this.video.log ?? (() => undefined) }, sink);
   }
 
   private booted(sessionId: string): void {
@@ -119,6 +119,26 @@ export class FakeBackend implements DeviceBackend {
     if (!device) throw new BackendError('not_found', `No device ${sessionId}`);
     if (device.state !== 'booted') throw new BackendError('not_booted', 'Device is not booted');
   }
+}
+
+/** The text drawn on the fake picture: session id, frame number and (`clock`) the capture clock. */
+export function fakeOverlay(sessionId: string, width: number, clock: boolean): string {
+  const text = `${sessionId}  frame %{frame_num}${clock ? '  %{localtime\\:%X}' : ''}`;
+  return `drawtext=text='${text}':fontsize=${Math.max(12, Math.round(width / 24))}:fontcolor=white:box=1:boxcolor=black@0.6:x=10:y=h/3`;
+}
+
+/**
+ * The fake agent's encoder settings (ffmpeg output options), also used by bench/video.ts to encode
+ * the same frames offline: libx264 baseline, ultrafast, zero latency, one slice per picture, an
+ * access unit delimiter before each, a key frame every `keyInterval` frames, optionally a rate cap.
+ */
+export function fakeEncoderArgs(keyInterval: number, bitrateKbps?: number): string[] {
+  const interval = Math.max(1, Math.round(keyInterval));
+  return [
+    ...['-c:v', 'libx264', '-preset', 'ultrafast', '-profile:v', 'baseline', '-tune', 'zerolatency', '-pix_fmt', 'yuv420p'],
+    ...(bitrateKbps ? ['-b:v', `${bitrateKbps}k`, '-maxrate', `${bitrateKbps}k`, '-bufsize', `${Math.round(bitrateKbps / 2)}k`] : []),
+    ...['-x264-params', `keyint=${interval}:min-keyint=${interval}:scenecut=0:sliced-threads=0:aud=1`],
+  ];
 }
 
 /** The fake PNG of a session: 32×64, its colour derived from the session id. */

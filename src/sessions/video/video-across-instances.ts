@@ -11,7 +11,13 @@ import type { FrameSink, Offer } from './video-viewer';
 const WATCH_LEASE_MS = 3 * STREAM_SILENCE_MS;
 const MAX_FRAME_MESSAGE_BYTES = MAX_VIDEO_UNIT_BYTES + MAX_VIDEO_HEADER_BYTES + 4;
 
-const watchSchema = z.object({ sessionId: z.string().min(1).max(200), instanceId: z.uuid(), watching: z.boolean() });
+const watchSchema = z.object({
+  sessionId: z.string().min(1).max(200),
+  instanceId: z.uuid(),
+  watching: z.boolean(),
+  /** The watcher's viewers wait for a key frame: the holder asks its agent for one (rate-limited there). */
+  keyFrame: z.literal(true).optional(),
+});
 type Watch = z.infer<typeof watchSchema>;
 
 const frameHeaderSchema = z.union([
@@ -46,6 +52,8 @@ export class VideoAcrossInstances implements OnModuleInit, OnModuleDestroy {
     this.hub.useRemoteHolders({
       reaches: (instanceId) => instanceId !== this.bus.instanceId,
       watch: (sessionId, instanceId, watching) => this.publish(watchChannel(instanceId), JSON.stringify({ sessionId, instanceId: this.bus.instanceId, watching })),
+      requestKeyFrame: (sessionId, instanceId) =>
+        this.publish(watchChannel(instanceId), JSON.stringify({ sessionId, instanceId: this.bus.instanceId, watching: true, keyFrame: true })),
     });
     await this.bus.subscribeJson(watchChannel(this.bus.instanceId), watchSchema, (watch) => this.watched(watch));
     await this.bus.subscribe(framesChannel(this.bus.instanceId), MAX_FRAME_MESSAGE_BYTES, (message) => this.received(message));
@@ -58,7 +66,7 @@ export class VideoAcrossInstances implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Holder side: another instance wants (or no longer wants) a session's frames. */
-  private watched({ sessionId, instanceId, watching }: Watch): void {
+  private watched({ sessionId, instanceId, watching, keyFrame }: Watch): void {
     const key = `${sessionId} ${instanceId}`;
     const known = this.watchers.get(key);
     if (!watching) {
@@ -68,6 +76,7 @@ export class VideoAcrossInstances implements OnModuleInit, OnModuleDestroy {
     }
     if (known) {
       known.renewed = Date.now();
+      if (keyFrame) this.hub.requestKeyFrame(sessionId);
       return;
     }
     const watcher = new RemoteWatcher(sessionId, (header, unit) => this.publish(framesChannel(instanceId), [binaryFramePrefix(header), ...unit]));

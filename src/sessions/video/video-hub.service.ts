@@ -13,7 +13,15 @@ import type { FrameSink } from './video-viewer';
 const MAX_REPLAY_BYTES = 8 * 1024 * 1024;
 const MAX_REPLAY_FRAMES = 300;
 /** At most one key-frame request per session this often. */
-const KEY_FRAME_REQUEST_INTERVAL_MS = 1000;
+export const KEY_FRAME_REQUEST_INTERVAL_MS = 1000;
+/**
+ * A group of pictures at most this old is replayed to a new viewer at once (a burst of at most a
+ * second of frames, decoded in a few dozen ms); an older one would be a burst of stale pictures,
+ * so the agent is asked for a key frame instead.
+ */
+export const MAX_REPLAY_AGE_MS = 1000;
+/** A viewer waiting for a key frame asked of the agent gets the replay after this if none came. */
+export const KEY_FRAME_WAIT_MS = 1000;
 /**
  * A watched session whose agent sent nothing for this long is asked to start again (`stream_start`
  * is idempotent): its agent reconnected or was replaced under the same name (the new connection
@@ -27,6 +35,8 @@ export interface RemoteHolders {
   reaches(instanceId: string): boolean;
   /** Tells the holding instance this one wants (or no longer wants) the session's frames. */
   watch(sessionId: string, instanceId: string, watching: boolean): void;
+  /** Asks the holding instance for a key frame of the session (it asks its agent, rate-limited there too). */
+  requestKeyFrame(sessionId: string, instanceId: string): void;
 }
 
 interface SessionVideo {
@@ -39,6 +49,13 @@ interface SessionVideo {
   /** Key frame first, then every delta since; null when it outgrew the bounds (new viewers wait for a key frame). */
   replay: VideoFrame[] | null;
   replayBytes: number;
+  /** When (relay clock) the replay's key frame arrived. */
+  keyAt: number;
+  /** Viewers waiting for the key frame the agent was asked for (new ones, and those that asked). */
+  waiting: Set<FrameSink>;
+  waitTimer: NodeJS.Timeout | null;
+  /** The agent said it cannot make key frames on request: new viewers get the replay, however old. */
+  periodicKeyFramesOnly: boolean;
   lastSeq: number;
   lastKeyRequest: number;
   /** When the agent last sent a frame or was asked to start. */
@@ -55,8 +72,9 @@ export interface StreamFailure {
  * Live video of device sessions to their viewers (docs/agents.md "Live video"). The first viewer of
  * a session makes the owning agent start streaming (`stream_start`, through the router as any request);
  * the last one leaving stops it (`stream_stop`). Each frame the agent sends goes to every viewer
- * (FrameSink decides per viewer: a slow one drops frames, nobody waits for it). A new viewer gets
- * the current group of pictures at once, so it starts at a key frame without asking the agent.
+ * (FrameSink decides per viewer: a slow one drops frames, nobody waits for it). A new viewer starts
+ * at a key frame: the current group of pictures replayed at once when it is young, else a fresh key
+ * frame asked of the agent (`stream_keyframe`), with the replay as the fallback.
  */
 @Injectable()
 export class VideoHub implements OnModuleInit, OnModuleDestroy {
@@ -101,6 +119,10 @@ export class VideoHub implements OnModuleInit, OnModuleDestroy {
         config: null,
         replay: null,
         replayBytes: 0,
+        keyAt: 0,
+        waiting: new Set(),
+        waitTimer: null,
+        periodicKeyFramesOnly: false,
         lastSeq: -1,
         lastKeyRequest: 0,
         lastHeard: Date.now(),
@@ -109,13 +131,56 @@ export class VideoHub implements OnModuleInit, OnModuleDestroy {
       void this.start(session);
     }
     session.viewers.set(viewer, failed);
+    // Nothing received yet: the stream's first unit is a key frame.
+    if (session.lastSeq < 0) return;
+    const young = Date.now() - session.keyAt <= MAX_REPLAY_AGE_MS;
+    if (session.replay && (young || session.periodicKeyFramesOnly)) this.replay(session, viewer);
+    else this.awaitKeyFrame(session, viewer);
+  }
+
+  /**
+   * A viewer asked for a key frame (its decoder lost its place): it gets nothing more until one, and
+   * the agent is asked (at most once a second per session, whoever asks).
+   */
+  keyFrameWanted(sessionId: string, viewer: FrameSink): void {
+    const session = this.sessions.get(sessionId);
+    if (session?.viewers.has(viewer)) this.awaitKeyFrame(session, viewer);
+  }
+
+  /** The instance holding the agent, for an instance whose viewers wait: ask the agent for a key frame. */
+  requestKeyFrame(sessionId: string): void {
+    const session = this.sessions.get(sessionId);
+    if (session) this.askForKeyFrame(session);
+  }
+
+  private replay(session: SessionVideo, viewer: FrameSink): void {
     for (const frame of session.replay ?? []) viewer.offer(frame, session.config, true);
-    if (viewer.behind && session.replay === null && session.lastSeq >= 0) this.askForKeyFrame(session);
+  }
+
+  private awaitKeyFrame(session: SessionVideo, viewer: FrameSink): void {
+    session.waiting.add(viewer);
+    this.askForKeyFrame(session);
+    session.waitTimer ??= setTimeout(() => this.replayToWaiting(session), KEY_FRAME_WAIT_MS);
+  }
+
+  /** No key frame came (an agent that cannot make one, a lost request): the waiting viewers get the replay. */
+  private replayToWaiting(session: SessionVideo): void {
+    this.stopWaiting(session);
+    const waiting = [...session.waiting];
+    session.waiting.clear();
+    for (const viewer of waiting) if (session.viewers.has(viewer) && viewer.behind) this.replay(session, viewer);
+  }
+
+  private stopWaiting(session: SessionVideo): void {
+    if (session.waitTimer) clearTimeout(session.waitTimer);
+    session.waitTimer = null;
   }
 
   leave(sessionId: string, viewer: FrameSink): void {
     const session = this.sessions.get(sessionId);
+    session?.waiting.delete(viewer);
     if (!session?.viewers.delete(viewer) || session.viewers.size) return;
+    this.stopWaiting(session);
     this.sessions.delete(sessionId);
     if (session.holder) return this.remote?.watch(sessionId, session.holder, false);
     // Frames already on their way are not a reason to tell it again.
@@ -148,6 +213,7 @@ export class VideoHub implements OnModuleInit, OnModuleDestroy {
     const session = this.sessions.get(sessionId);
     if (!session) return;
     this.logger.warn(`The live video of ${sessionId} did not start: ${failure.reason}`);
+    this.stopWaiting(session);
     this.sessions.delete(sessionId);
     // Each distinct callback once (a viewer's closes every viewer of the session: a second call finds them closing).
     for (const failed of new Set(session.viewers.values())) failed(failure);
@@ -186,17 +252,22 @@ export class VideoHub implements OnModuleInit, OnModuleDestroy {
       session.config = videoConfigOf(frame.unit) ?? session.config;
       session.replay = [frame];
       session.replayBytes = frame.unit.length;
+      session.keyAt = Date.now();
+      // The waiting viewers take this one below.
+      session.waiting.clear();
+      this.stopWaiting(session);
     } else if (session.replay) {
       session.replayBytes += frame.unit.length;
       session.replay.push(frame);
       if (session.replayBytes > MAX_REPLAY_BYTES || session.replay.length > MAX_REPLAY_FRAMES) session.replay = null;
     }
-    let behind = false;
+    // A viewer that fell behind is asked for once it can take a key frame (drained), not while its link is still full.
+    let needs = false;
     for (const viewer of session.viewers.keys()) {
       viewer.offer(frame, session.config);
-      behind ||= viewer.behind;
+      needs ||= viewer.needsKeyFrame === true;
     }
-    if (behind && !frame.key) this.askForKeyFrame(session);
+    if (needs && !frame.key) this.askForKeyFrame(session);
   }
 
   /**
@@ -214,14 +285,22 @@ export class VideoHub implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  /** Agents that can make a key frame on demand do (fake and screenrecord cannot: their periodic ones serve). */
+  /**
+   * At most once a second per session (a request within the second is served by the key frame
+   * already asked for). An agent answering `{ forced: false }`, or not knowing the method, cannot
+   * make one: its periodic key frames serve and new viewers get the replay at once from then on.
+   */
   private askForKeyFrame(session: SessionVideo): void {
-    // A remote holder's hub asks its agent for its own behind viewers; ours come back at its next key frame.
-    if (session.holder) return;
     const now = Date.now();
     if (now - session.lastKeyRequest < KEY_FRAME_REQUEST_INTERVAL_MS) return;
     session.lastKeyRequest = now;
-    void this.tell(session.sessionId, STREAM_KEY_FRAME);
+    if (session.holder) return this.remote?.requestKeyFrame(session.sessionId, session.holder);
+    void this.tell(session.sessionId, STREAM_KEY_FRAME).then((outcome) => {
+      const cannot = outcome.kind === 'error' || (outcome.kind === 'ok' && (outcome.result as { forced?: unknown } | null)?.forced !== true);
+      if (!cannot || this.sessions.get(session.sessionId) !== session) return;
+      session.periodicKeyFramesOnly = true;
+      this.replayToWaiting(session);
+    });
   }
 
   private async tell(sessionId: string, method: string): Promise<RpcOutcome> {

@@ -12,7 +12,7 @@ import { RelayConfig } from '../../config/relay-config';
 import { DeviceSessionClients, deviceSessionClient } from '../device-session-clients.service';
 import { DeviceSessionsService, isOnline, SESSION_NOT_FOUND } from '../device-sessions.service';
 import { VideoHub } from './video-hub.service';
-import { VideoViewer } from './video-viewer';
+import { isKeyFrameRequest, VideoViewer } from './video-viewer';
 
 export const VIDEO_STREAM_PATH = '/api/v1/sessions/:sessionId/stream';
 
@@ -24,8 +24,8 @@ interface ViewerUpgrade {
 /**
  * Viewers' sockets for a session's live video (docs/agents.md "Live video"): admitted exactly like
  * the device-session socket (the same @Auth through UpgradeRoutingWsAdapter: cookie with the Origin
- * rule, or PAT(view); 404 unknown session, 409 shut down, 502 agent offline). Viewers only listen:
- * what they send is ignored. Each is also a DeviceSessionClient without events, so revocations,
+ * rule, or PAT(view); 404 unknown session, 409 shut down, 502 agent offline). Viewers only listen,
+ * but for `{ "type": "keyframe" }` when their decoder needs one; anything else they send is ignored. Each is also a DeviceSessionClient without events, so revocations,
  * sign-outs, member removal and the agent going away (4502) close it as they close the others.
  */
 @Auth({ cookie: true, pat: 'view' })
@@ -54,6 +54,9 @@ export class VideoStreamGateway implements OnGatewayInit, OnGatewayConnection, B
     const viewer = new VideoViewer(socket);
     this.clients.add(client);
     this.heartbeat?.track(socket);
+    socket.on('message', (data: Buffer, isBinary: boolean) => {
+      if (isKeyFrameRequest(data, isBinary) && viewer.askedForKeyFrame()) this.hub.keyFrameWanted(sessionId, viewer);
+    });
     socket.on('close', () => {
       this.clients.remove(client);
       this.hub.leave(sessionId, viewer);
