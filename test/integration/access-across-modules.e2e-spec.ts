@@ -116,6 +116,10 @@ describe('access across modules (spec §5)', () => {
       'GET /api/v1/builds/:id/icon': 'builds:write,view', // docs/builds.md "App icons", like the download
       'GET /api/v1/apps/:id/icon': 'view', // like GET /apps
       'GET /api/v1/devices': 'view', // docs/agents.md, like the sessions routes
+      // docs/recordings.md, beyond the spec: recording a session takes the session socket's access
+      'POST /api/v1/sessions/:sessionId/recordings': 'view',
+      'POST /api/v1/sessions/:sessionId/recordings/stop': 'view',
+      'GET /api/v1/sessions/:sessionId/recordings/current': 'view',
       // docs/builds.md "Contents and comparison" and "Flagged builds", beyond the spec: a build's reads
       // take GET /builds/:id's scope, the app's sizes GET /apps' (PUT compare-settings is cookie-only)
       'GET /api/v1/builds/:id/contents': 'builds:write',
