@@ -1,6 +1,8 @@
 /**
  * bench/video: live H.264 through the relay (issue 29 item 5). The reference agent's --fake backend
- * encodes a synthetic 720×1600 picture at 30 fps (ffmpeg testsrc2 + drawtext, libx264 baseline,
+ * encodes a synthetic 720×1600 picture at 30 fps (BENCH_VIDEO_PICTURE: `app`, the default, an app's
+ * list, still for 2 s then scrolled for 1 s, as a screen under review mostly is; `test-pattern`,
+ * ffmpeg's testsrc2 that changes every pixel every frame, the codec's worst case; + drawtext, libx264 baseline,
  * ultrafast, zero latency) and streams it to a relay started from dist/ (a process of its own);
  * viewers read GET /api/v1/sessions/:id/stream. Each target is printed as met / NOT met against
  * baselines measured in the same run:
@@ -27,7 +29,7 @@ import { join } from 'node:path';
 import WebSocket, { WebSocketServer } from 'ws';
 import { browserSkipReason, launchChromium } from '../test/support/browser';
 import { AgentDaemon } from '../src/agent-daemon/agent-daemon';
-import { FakeBackend, fakeEncoderArgs, fakeOverlay } from '../src/agent-daemon/backends/fake-backend';
+import { FakeBackend, fakeEncoderArgs, fakeOverlay, FakePicture, fakePicture } from '../src/agent-daemon/backends/fake-backend';
 import { binaryFramePrefix, decodeBinaryFrame } from '../src/agents/protocol/agent-protocol';
 import { videoConfigOf } from '../src/agents/protocol/h264-config';
 import { buildRelay, cpuMs, issuePats, median, signIn, startRelay } from './support/relay';
@@ -43,6 +45,8 @@ const SESSION = `fake-android-${AGENT}`;
 /** BENCH_VIDEO_KBPS: a rate cap for the fake agent's encoder, as device encoders have (unset: constant quality). */
 const KBPS = process.env.BENCH_VIDEO_KBPS ? Number(process.env.BENCH_VIDEO_KBPS) : undefined;
 const QUALITY_SECONDS = Number(process.env.BENCH_QUALITY_SECONDS ?? 3);
+/** What the fake screen shows (src/agent-daemon/backends/fake-backend.ts, fakePicture). */
+const PICTURE: FakePicture = process.env.BENCH_VIDEO_PICTURE === 'test-pattern' ? 'test-pattern' : 'app';
 /** The throttled viewer's link, and how long it stays throttled. */
 const THROTTLE_BITS = 1_000_000;
 const THROTTLE_SECONDS = 8;
@@ -68,7 +72,7 @@ let produced = 0;
 let sourceFps = 0;
 
 function fakeBackend() {
-  const backend = new FakeBackend(AGENT, { width: WIDTH, height: HEIGHT, fps: FPS, bitrateKbps: KBPS });
+  const backend = new FakeBackend(AGENT, { width: WIDTH, height: HEIGHT, fps: FPS, bitrateKbps: KBPS, picture: PICTURE });
   const start = backend.startStream.bind(backend);
   backend.startStream = (sessionId, sink) =>
     start(sessionId, (unit, key) => {
@@ -338,7 +342,7 @@ interface QualityMatch {
  */
 function equalQualityJpeg(dir: string): QualityMatch {
   const frames = QUALITY_SECONDS * FPS;
-  const source = `testsrc2=size=${WIDTH}x${HEIGHT}:rate=${FPS},${fakeOverlay(SESSION, WIDTH, false)}`;
+  const source = `${fakePicture(PICTURE, WIDTH, HEIGHT, FPS)},${fakeOverlay(SESSION, WIDTH, false)}`;
   /** ffmpeg's stderr (where the ssim filter prints its summary). */
   const ffmpeg = (args: string[]) => {
     const run = spawnSync('ffmpeg', ['-hide_banner', '-nostdin', '-y', ...args], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
@@ -392,7 +396,7 @@ async function main() {
   execFileSync('ffmpeg', ['-hide_banner', '-version'], { stdio: 'ignore' });
   buildRelay();
   const load = () => loadavg().map((l) => l.toFixed(1)).join(' ');
-  console.log(`bench/video: ${WIDTH}×${HEIGHT} at ${FPS} fps, ${KBPS ? `capped at ${KBPS} kbit/s` : 'constant quality'}, ${SECONDS} s per round, load ${load()}`);
+  console.log(`bench/video: ${WIDTH}×${HEIGHT} at ${FPS} fps, picture ${PICTURE}, ${KBPS ? `capped at ${KBPS} kbit/s` : 'constant quality'}, ${SECONDS} s per round, load ${load()}`);
 
   const baseline = summary('direct (agent → bare ws server)', [await direct()]);
 

@@ -16,8 +16,10 @@ export interface FakeVideoOptions {
   fps?: number;
   /** Seconds between periodic key frames (2); `stream_keyframe` makes one at once whatever this is. */
   keyFrameSeconds?: number;
-  /** A rate cap (kbit/s) as a device encoder has one; none: libx264's constant quality (crf 23), ~9 Mbit/s for this moving picture. */
+  /** A rate cap (kbit/s) as a device encoder has one; none: libx264's constant quality (crf 23), ~9 Mbit/s for the test pattern. */
   bitrateKbps?: number;
+  /** What is on the screen (fakePicture): ffmpeg's moving test pattern (default), or an app's list that scrolls now and then. */
+  picture?: FakePicture;
   ffmpeg?: string;
   log?: (line: string) => void;
 }
@@ -101,11 +103,11 @@ export class FakeBackend implements DeviceBackend {
     if (!(ffmpeg.includes('/') || (await onPath(ffmpeg)))) {
       throw new BackendError('unsupported', 'Live video of fake devices needs ffmpeg with libx264 (apt-get install ffmpeg)');
     }
-    const { width = 720, height = 1600, fps = 30, keyFrameSeconds = 2 } = this.video;
+    const { width = 720, height = 1600, fps = 30, keyFrameSeconds = 2, picture = 'test-pattern' } = this.video;
     // The standby (a key frame on request) opens a second input on stdin and so starts encoding at its first byte.
     const args = (standby: boolean) => [
       ...['-hide_banner', '-loglevel', 'error', ...(standby ? [] : ['-nostdin']), '-re'],
-      ...['-f', 'lavfi', '-i', `testsrc2=size=${width}x${height}:rate=${fps}`],
+      ...['-f', 'lavfi', '-i', fakePicture(picture, width, height, fps)],
       ...(standby ? ['-f', 'u8', '-ar', '1000', '-ac', '1', '-i', 'pipe:0', '-map', '0:v'] : []),
       ...['-vf', fakeOverlay(sessionId, width, true)],
       ...fakeEncoderArgs(fps * keyFrameSeconds, this.video.bitrateKbps),
@@ -119,6 +121,38 @@ export class FakeBackend implements DeviceBackend {
     if (!device) throw new BackendError('not_found', `No device ${sessionId}`);
     if (device.state !== 'booted') throw new BackendError('not_booted', 'Device is not booted');
   }
+}
+
+export type FakePicture = 'test-pattern' | 'app';
+
+/**
+ * The fake screen as an ffmpeg lavfi source. `test-pattern` (testsrc2) changes every pixel in every
+ * frame: the worst case for a video codec, and what tests look for (colour bars). `app` is what a
+ * device under review mostly shows: a list of builds, still for two seconds, then scrolled for one
+ * (a 3-second cycle, so bench/video's 3-second quality sample holds a whole one).
+ */
+export function fakePicture(picture: FakePicture, width: number, height: number, fps: number): string {
+  if (picture === 'test-pattern') return `testsrc2=size=${width}x${height}:rate=${fps}`;
+  const row = Math.round(height / 10);
+  const rows = 24;
+  const lines = (line: (i: number) => string) => Array.from({ length: rows }, (_, i) => line(i)).join('\n').replace(/:/g, '\\:');
+  const title = lines((i) => `Checkout ${3 + (i % 4)}.${i % 10}.${(i * 7) % 13} (${4120 + i * 3})`);
+  const detail = lines((i) => `${i % 2 ? 'android' : 'ios'} · ${['Backlog', 'In Progress', 'Done', 'Rejected'][i % 4]} · ${i + 2} min ago`);
+  const big = Math.round(row * 0.21);
+  const small = Math.round(row * 0.16);
+  return [
+    // The list is drawn once and that one frame repeated (drawing it each frame held ffmpeg to ~18 fps).
+    `color=c=white:size=${width}x${rows * row}:rate=${fps}:duration=${1 / fps}`,
+    `drawbox=x=${Math.round(row * 0.15)}:y=0:w=${Math.round(row * 0.6)}:h=ih:c=0x5b8def:t=fill`,
+    `drawgrid=w=${width}:h=${row}:t=${Math.round(row * 0.2)}:c=white`,
+    `drawgrid=w=${width}:h=${row}:t=1:c=0xd1d1d6`,
+    `drawtext=text='${title}':fontsize=${big}:fontcolor=0x1c1c1e:x=${Math.round(row * 0.9)}:y=${Math.round(row * 0.25)}:line_spacing=${row - big}`,
+    `drawtext=text='${detail}':fontsize=${small}:fontcolor=0x8e8e93:x=${Math.round(row * 0.9)}:y=${Math.round(row * 0.58)}:line_spacing=${row - small}`,
+    'loop=loop=-1:size=1:start=0',
+    `setpts=N/(${fps}*TB)`,
+    // Still for 2 s, then scrolled by 2.5 rows in 1 s; back at the top after the list's end.
+    `crop=${width}:${height}:0:'mod(${Math.round(row * 2.5)}*(floor(t/3)+max(0,mod(t,3)-2)),${(rows - 10) * row})'`,
+  ].join(',');
 }
 
 /** The text drawn on the fake picture: session id, frame number and (`clock`) the capture clock. */

@@ -45,8 +45,8 @@ function trimTrailingZeros(unit: Buffer): Buffer {
  * Cuts a continuous Annex B stream (an encoder's stdout, in chunks of any size) into access units.
  * An access unit starts at an access unit delimiter, or at an SPS / PPS / SEI / AUD after a picture's
  * slices, or at a slice whose first_mb_in_slice is 0 after slices (ITU-T H.264 §7.4.1.2.3): so the
- * several slices libx264's sliced threads write per picture stay ONE unit. A unit is handed on when
- * the next one starts (one frame of delay). Bounded: a unit that grows past `maxUnitBytes` is dropped
+ * several slices libx264's sliced threads write per picture stay ONE unit. A unit is handed on as
+ * soon as the first bytes of the next one arrive (one frame of delay). Bounded: a unit that grows past `maxUnitBytes` is dropped
  * (reported through `onDropped`) and the splitter resynchronises at the next unit.
  */
 export class AccessUnitSplitter {
@@ -89,6 +89,10 @@ export class AccessUnitSplitter {
         if (nalStart + 1 >= data.length) break;
       } else i++;
     }
+    // The NAL unit begun at the tail cannot be placed yet, but its first bytes tell whether it starts
+    // the next picture: if so the current one is complete now, not a picture later (streams without
+    // delimiters, such as Android's screenrecord, would otherwise wait two frames).
+    if (nalStart >= 0 && nalStart + 1 < data.length && this.startsUnit(data.subarray(consumed))) this.flush();
     const rest = data.subarray(consumed);
     this.pending = rest.length ? [Buffer.from(rest)] : [];
     this.pendingBytes = rest.length;
@@ -115,13 +119,16 @@ export class AccessUnitSplitter {
   /** One NAL unit with its start code; `header` is its NAL header byte. */
   private place(nal: Buffer, header: number): void {
     const type = header & 0x1f;
-    const isSlice = type === NAL_SLICE || type === NAL_IDR;
-    const startsPicture = isSlice && firstMbIsZero(nal);
-    const startsUnit =
-      type === NAL_AUD || (this.unitHasSlice && (type === NAL_SPS || type === NAL_PPS || type === NAL_SEI || startsPicture));
-    if (startsUnit) this.flush();
+    if (this.startsUnit(nal)) this.flush();
     this.appendToUnit(nal);
-    if (isSlice) this.unitHasSlice = true;
+    if (type === NAL_SLICE || type === NAL_IDR) this.unitHasSlice = true;
+  }
+
+  /** Whether a NAL unit (with its start code; its header and the byte after it at least) begins a new access unit. */
+  private startsUnit(nal: Buffer): boolean {
+    const type = nal[nal.indexOf(Buffer.from([0, 0, 1])) + 3] & 0x1f;
+    const startsPicture = (type === NAL_SLICE || type === NAL_IDR) && firstMbIsZero(nal);
+    return type === NAL_AUD || (this.unitHasSlice && (type === NAL_SPS || type === NAL_PPS || type === NAL_SEI || startsPicture));
   }
 
   private appendToUnit(bytes: Buffer): void {

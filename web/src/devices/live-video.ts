@@ -146,6 +146,8 @@ export function useLiveVideo(sessionId: string, { enabled = true, maxFps, maxWid
         // A browser that cannot keep up (a busy machine, many tiles) skips to the next key frame
         // rather than falling ever further behind live.
         if (!header.key && (waitForKey || decoder.decodeQueueSize > MAX_DECODE_QUEUE)) {
+          // Ask for one now rather than wait for the agent's next periodic one (the relay limits these to one a second).
+          if (!waitForKey && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ type: 'keyframe' }));
           waitForKey = true;
           return;
         }
