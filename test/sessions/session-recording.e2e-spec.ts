@@ -91,6 +91,14 @@ describeUnless(ffmpegSkipReason(), 'recorded sessions (POST /sessions/:sessionId
   };
   /** The recording's temp files (and any upload's): none may be left once a recording ended. */
   const leftInTmp = () => readdirSync(join(relay.dataDir, 'tmp'));
+  /**
+   * The recording's MP4 is created at its first key frame: wait for that (the fake agent's ffmpeg took
+   * over 1.5 s to start on a loaded CI machine, and a stop before it is "nothing recorded"), then `ms` more.
+   */
+  const videoRecorded = async (ms = 500) => {
+    await until(() => leftInTmp().length > 0, 20_000);
+    await sleep(ms);
+  };
   const download = async (url: string) => {
     const res = await fetch(`${relay.url}${url}`, { headers: { Cookie: qa.cookie } });
     expect(res.status).toBe(200);
@@ -254,7 +262,7 @@ describeUnless(ffmpegSkipReason(), 'recorded sessions (POST /sessions/:sessionId
     expect(started.body.buildId).toBeNull();
     const script = { Authorization: `Bearer ${viewPat}` };
     expect(await act(sessionId, script, 'install_build', { buildId: build.id, url: `/api/v1/builds/${build.id}/download` })).toMatchObject({ ok: true });
-    await sleep(1500);
+    await videoRecorded();
     const recording = (await members.as(qa, 'post', `${recordingsOf(sessionId)}/stop`).expect(200)).body;
     expect((await members.as(qa, 'get', `/api/v1/recordings?buildId=${build.id}`).expect(200)).body).toEqual([recording]);
     const timeline = (await members.as(qa, 'get', `${recording.url}/timeline`).expect(200)).body;
@@ -269,7 +277,7 @@ describeUnless(ffmpegSkipReason(), 'recorded sessions (POST /sessions/:sessionId
     await agent('rec-f');
     const sessionId = 'fake-android-rec-f';
     await members.as(qa, 'post', recordingsOf(sessionId)).send({}).expect(201);
-    await sleep(1500);
+    await videoRecorded();
     // The recordings folder replaced by a file: moving the MP4 into the store fails.
     const folder = join(relay.dataDir, 'recordings');
     renameSync(folder, `${folder}.aside`);
@@ -304,7 +312,7 @@ describeUnless(ffmpegSkipReason(), 'recorded sessions (POST /sessions/:sessionId
       const twice = await call('start_recording', { session_id: sessionId });
       expect(twice).toMatchObject({ isError: true, content: [{ text: `${RecordingMessages.alreadyRecording} (HTTP 409)` }] });
       await call('tap', { session_id: sessionId, x: 0.5, y: 0.5 });
-      await sleep(1500);
+      await videoRecorded();
       const stopped = await call('stop_recording', { session_id: sessionId });
       expect(stopped.isError).toBeFalsy();
       const recording = JSON.parse(stopped.content[0].text!);
