@@ -48,6 +48,9 @@ export class ForgeDirectory implements OnModuleInit {
   private readonly logger = new Logger('Forges');
   private readonly fromFile: ConfiguredForge[];
   private fromDashboard: ConfiguredForge[] = [];
+  /** Reloads overlap (a change's own, and the event's on every instance): an older read never replaces a newer one. */
+  private reloadsStarted = 0;
+  private reloadApplied = 0;
   private readonly fetchFor: Record<DestinationPolicy, typeof fetch>;
 
   constructor(
@@ -70,8 +73,11 @@ export class ForgeDirectory implements OnModuleInit {
 
   /** Reads the dashboard's forges again (after a change on this or another instance); a failed read keeps the previous list. */
   async reload(): Promise<void> {
+    const reload = ++this.reloadsStarted;
     try {
       const rows = await this.rows.all();
+      if (reload < this.reloadApplied) return;
+      this.reloadApplied = reload;
       this.fromDashboard = rows.map((row) => {
         const opened = openDashboardForge(row, this.box);
         const problem = opened.problem ?? urlProblem(opened.forge.url);

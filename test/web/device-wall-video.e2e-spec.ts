@@ -98,7 +98,9 @@ describeUnless(browserSkipReason() ?? ffmpegSkipReason(), 'dashboard in the brow
     await fallback.page.addInitScript(() => {
       delete (window as unknown as { VideoDecoder?: unknown }).VideoDecoder;
     });
-    await fallback.page.goto(`${relay.url}/devices/wall`);
+    // Not "load": that waits for every tile's screenshot, while the first page's four live streams
+    // keep the agents' encoders busy (15 s went by on a loaded CI machine); the checks below wait.
+    await fallback.page.goto(`${relay.url}/devices/wall`, { waitUntil: 'domcontentloaded', timeout: 30_000 });
     await fallback.page.getByText(/this browser cannot decode live video here/).waitFor();
     await waitFor(async () => (await fallback.page.getByRole('img', { name: /^Screen of / }).count()) >= 4, 15_000);
     expect(await fallback.page.getByRole('img', { name: /^Live video of / }).count()).toBe(0);
