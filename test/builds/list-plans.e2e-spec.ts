@@ -233,7 +233,7 @@ async function insertSeries(relay: TestRelay, count: number): Promise<void> {
     `INSERT INTO builds (app_id, name, version_name, build_number, status_label, platform, bundle_id, file_name, original_name, file_size, uploaded_at)
      SELECT b.app_id, b.name, CASE WHEN s.i % 7 = 0 THEN NULL ELSE CAST(s.i % 50 AS TEXT) END, CAST(s.i AS TEXT),
        CASE s.i % 3 WHEN 0 THEN NULL WHEN 1 THEN 'Done' ELSE 'Backlog' END, b.platform, b.bundle_id, 'deep-' || CAST(s.i AS TEXT) || '.apk', 'a.apk', 1,
-       b.uploaded_at - (s.i - s.i % 4) * 3600000
+       b.uploaded_at - CAST(s.i - s.i % 4 AS BIGINT) * 3600000
      FROM (${series}) AS s CROSS JOIN (SELECT * FROM builds ORDER BY id LIMIT 1) AS b`,
   );
 }
