@@ -154,9 +154,7 @@ describe('GET /builds reads a deep page from the nearer end of the index', () =>
   const ctx = useTestRelay({ SVC_BUILD_FILE_SWEEP: 'false' });
   let pat: string;
   beforeAll(async () => {
-    pat = await ctx.members.pat(await ctx.members.member('QA'), 'builds:write');
-    await attachBuild(ctx.members.withPat(pat, 'post', '/api/v1/builds'), 'literal-label.apk').expect(201);
-    await insertSeries(ctx.relay, 4200);
+    pat = await uploadWithSeries(ctx, 4200);
   });
 
   const pages: [string, string, 'end' | 'seek'][] = [
@@ -199,9 +197,7 @@ describe('GET /builds?flagged= and ?branch= walk the sort index with a probe per
   const ctx = useTestRelay({ SVC_BUILD_FILE_SWEEP: 'false' });
   let pat: string;
   beforeAll(async () => {
-    pat = await ctx.members.pat(await ctx.members.member('QA'), 'builds:write');
-    await attachBuild(ctx.members.withPat(pat, 'post', '/api/v1/builds'), 'literal-label.apk').expect(201);
-    await insertSeries(ctx.relay, 4200);
+    pat = await uploadWithSeries(ctx, 4200);
     const dataSource = ctx.relay.app.get(DataSource);
     await dataSource.query(`INSERT INTO build_flags (build_id, compared_with_id, flag_count, flags) SELECT id, id, 1, '[]' FROM builds WHERE id % 50 = 0`);
     await dataSource.query(`INSERT INTO build_provenance (build_id, branch) SELECT id, CASE WHEN id % 3 = 0 THEN 'main' ELSE 'other' END FROM builds WHERE id % 2 = 0`);
@@ -218,6 +214,14 @@ describe('GET /builds?flagged= and ?branch= walk the sort index with a probe per
     expect({ sql: pages[0].sql, steps }).toEqual({ sql: pages[0].sql, steps: [] });
   });
 });
+
+/** A QA member's PAT, after one build uploaded through the API and `count` more beside it (insertSeries). */
+async function uploadWithSeries(ctx: ReturnType<typeof useTestRelay>, count: number): Promise<string> {
+  const pat = await ctx.members.pat(await ctx.members.member('QA'), 'builds:write');
+  await attachBuild(ctx.members.withPat(pat, 'post', '/api/v1/builds'), 'literal-label.apk').expect(201);
+  await insertSeries(ctx.relay, count);
+  return pat;
+}
 
 /**
  * `count` builds written by SQL beside the first one (same app), an hour apart and four at a time
