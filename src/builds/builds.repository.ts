@@ -7,7 +7,7 @@ import { forUpdate } from '../database/row-lock';
 import { TransactionRunner } from '../database/transaction-runner';
 import { QueryBuilder } from '../database/query-builder/query-builder';
 import type { Database } from '../database/query-builder/tables';
-import { countedTotal, listed, pageIds, PageValues, pageValues, searchEstimate, searchMode, shapeOf, totalOf } from './build-list-statements';
+import { countedTotal, listed, pageIds, PageValues, pageValues, searchEstimate, searchMode, seekPageIds, seeksByDay, shapeOf, totalOf } from './build-list-statements';
 import { BuildEntity } from './build.entity';
 import type { Platform } from '../app-catalogue/platform';
 import type { BuildStatus, StatusActor } from './build-status';
@@ -296,7 +296,10 @@ export class BuildsRepository {
     if (values.offset >= total) return { items: [], total };
     // Which end is nearer may change with writes since the count: the statement counts again itself.
     const fromEnd = total - values.offset - values.limit < values.offset;
-    const ids = this.sql.prepare(`builds.page ${fromEnd ? 'end' : 'start'} ${shape}`, (v: PageValues) => pageIds(db, v, query, postgres, 'gather', true, fromEnd));
+    // By upload time the page seeks to its day through build_day_counts (seekPageIds) from either end.
+    const ids = seeksByDay(query)
+      ? this.sql.prepare(`builds.seekPage ${fromEnd ? 'end' : 'start'} ${shape}`, (v: PageValues) => seekPageIds(db, v, query, postgres, fromEnd))
+      : this.sql.prepare(`builds.page ${fromEnd ? 'end' : 'start'} ${shape}`, (v: PageValues) => pageIds(db, v, query, postgres, 'gather', true, fromEnd));
     const idRows = await ids.run<{ id: number | string; total: number | string }>(this.builds, values);
     if (!idRows.length) return { items: [], total };
     const inOrder = idRows.map((row) => Number(row.id));

@@ -16,8 +16,14 @@ const MIGRATIONS = [join(__dirname, 'migrations', '*.{ts,js}')];
  * planning for 0.06–0.3 ms of execution; the generic plans of every list variant are the custom
  * ones' shapes at 100,000 builds (docs/decisions.md#p7), and test/builds/list-plans explains the
  * generic plan of each statement the list sends.
+ *
+ * `jit = off`: a generic plan estimates a parameterised LIMIT as a tenth of the rows, so at a
+ * million builds a page that probes each build (`flagged`, `branch`) is costed far above
+ * `jit_above_cost`, and PostgreSQL compiled it with inlining and optimisation on every execution:
+ * 250–850 ms of JIT for 2–30 ms of execution (EXPLAIN ANALYZE, docs/decisions.md#issue-27-pages).
+ * The relay's list statements read few rows; the ones that scan (`q`'s count) were not measured with it.
  */
-export const POSTGRES_SESSION_OPTIONS = '-c plan_cache_mode=force_generic_plan';
+export const POSTGRES_SESSION_OPTIONS = '-c plan_cache_mode=force_generic_plan -c jit=off';
 
 function connectionOptions(): string {
   return [process.env.PGOPTIONS, POSTGRES_SESSION_OPTIONS].filter(Boolean).join(' ');

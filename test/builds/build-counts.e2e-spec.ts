@@ -63,6 +63,14 @@ describe('builds: the list total stays exact through every write', () => {
     // No leftover zero groups either.
     const [{ n }] = await db.query('SELECT COUNT(*) AS n FROM build_counts WHERE n <= 0');
     expect(Number(n)).toBe(0);
+    // The counts per upload day (a deep page's seek, migration 1700000027000) are the rows' too, none left at zero.
+    const byDay = (rows: Record<string, unknown>[]) => rows.map((r) => `${r.day} ${r.app_id} ${r.platform} ${r.status_key} ${r.n}`);
+    const kept = await db.query('SELECT day, app_id, platform, status_key, n FROM build_day_counts ORDER BY day, app_id, platform, status_key');
+    const counted = await db.query(
+      `SELECT uploaded_at / 86400000 AS day, app_id, platform, COALESCE(status_label, '') AS status_key, COUNT(*) AS n FROM builds
+       GROUP BY uploaded_at / 86400000, app_id, platform, COALESCE(status_label, '') ORDER BY 1, 2, 3, 4`,
+    );
+    expect(byDay(kept)).toEqual(byDay(counted));
   };
 
   it('counts uploads with and without a status, on both platforms and several apps', async () => {

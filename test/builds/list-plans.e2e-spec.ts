@@ -1,7 +1,7 @@
 import { DataSource, QueryRunner } from 'typeorm';
 import { TransactionRunner } from '../../src/database/transaction-runner';
 import { attachBuild } from '../support/build-fixtures';
-import { testDialect, TestRelay } from '../support/test-relay';
+import { itPostgresOnly, testDialect, TestRelay } from '../support/test-relay';
 import { useTestRelay } from '../support/use-relay';
 
 /**
@@ -143,47 +143,40 @@ describe('GET /builds reads a page in two statements', () => {
 /**
  * Issue 27 (a million builds): a deep page of a list whose total the maintained counts give is read
  * from the nearer end of the index: a page in the second half walks the index backwards and skips
- * the rows after it, not the rows before it (docs/performance.md "A million builds"). Checked here:
- * that statement is the one sent (its OFFSET counts from the end), it sorts nothing, and its page is
- * the page the plain OFFSET gives. 2,100 builds written by SQL (the builds folder's sweep is off,
+ * the rows after it, not the rows before it (docs/performance.md "A million builds"); by upload time
+ * it first seeks to the day of its first row through build_day_counts and walks only that day.
+ * Checked here: that statement is the one sent (its OFFSET counts from the end, or it seeks by day),
+ * it sorts nothing, and its page is the page the plain OFFSET gives. 4,200 builds written by SQL an
+ * hour apart, four at a time (ties broken by id across days; the builds folder's sweep is off,
  * since they have no files), pages of 100 from offset 2,000 (the path's threshold).
  */
 describe('GET /builds reads a deep page from the nearer end of the index', () => {
   const ctx = useTestRelay({ SVC_BUILD_FILE_SWEEP: 'false' });
   let pat: string;
   beforeAll(async () => {
-    pat = await ctx.members.pat(await ctx.members.member('QA'), 'builds:write');
-    await attachBuild(ctx.members.withPat(pat, 'post', '/api/v1/builds'), 'literal-label.apk').expect(201);
-    const dataSource = ctx.relay.app.get(DataSource);
-    const series = testDialect === 'postgres' ? 'SELECT g AS i FROM generate_series(1, 2100) AS g' : 'WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 2100) SELECT i FROM s';
-    // Versions and statuses repeat, so ties on the sort column are broken by id; some are unset.
-    await dataSource.query(
-      `INSERT INTO builds (app_id, name, version_name, build_number, status_label, platform, bundle_id, file_name, original_name, file_size, uploaded_at)
-       SELECT b.app_id, b.name, CASE WHEN s.i % 7 = 0 THEN NULL ELSE CAST(s.i % 50 AS TEXT) END, CAST(s.i AS TEXT),
-         CASE s.i % 3 WHEN 0 THEN NULL WHEN 1 THEN 'Done' ELSE 'Backlog' END, b.platform, b.bundle_id, 'deep-' || CAST(s.i AS TEXT) || '.apk', 'a.apk', 1,
-         b.uploaded_at - s.i * 1000 + (s.i % 4) * 1000
-       FROM (${series}) AS s CROSS JOIN (SELECT * FROM builds ORDER BY id LIMIT 1) AS b`,
-    );
+    pat = await uploadWithSeries(ctx, 4200);
   });
 
-  const pages: [string, string][] = [
-    ['?limit=100&page=20', 'ORDER BY uploaded_at DESC, id DESC'],
-    ['?limit=100&page=20&dir=asc', 'ORDER BY uploaded_at ASC, id ASC'],
-    ['?limit=100&page=20&sort=version_name&dir=asc', 'ORDER BY version_name ASC NULLS LAST, id ASC'],
-    ['?limit=100&page=20&sort=version_name&dir=desc', 'ORDER BY version_name DESC NULLS LAST, id DESC'],
-    ['?limit=100&page=20&sort=status_label&dir=desc', 'ORDER BY status_label DESC NULLS LAST, id DESC'],
-    ['?limit=50&page=40&platform=android', "WHERE platform = 'android' ORDER BY uploaded_at DESC, id DESC"],
+  const pages: [string, string, 'end' | 'seek'][] = [
+    ['?limit=100&page=20', 'ORDER BY uploaded_at DESC, id DESC', 'seek'],
+    ['?limit=100&page=30', 'ORDER BY uploaded_at DESC, id DESC', 'seek'],
+    ['?limit=100&page=20&dir=asc', 'ORDER BY uploaded_at ASC, id ASC', 'seek'],
+    ['?limit=100&page=37&dir=asc', 'ORDER BY uploaded_at ASC, id ASC', 'seek'],
+    ['?limit=50&page=40&platform=android', "WHERE platform = 'android' ORDER BY uploaded_at DESC, id DESC", 'seek'],
+    ['?limit=100&page=30&sort=version_name&dir=asc', 'ORDER BY version_name ASC NULLS LAST, id ASC', 'end'],
+    ['?limit=100&page=30&sort=version_name&dir=desc', 'ORDER BY version_name DESC NULLS LAST, id DESC', 'end'],
+    ['?limit=100&page=30&sort=status_label&dir=desc', 'ORDER BY status_label DESC NULLS LAST, id DESC', 'end'],
   ];
 
-  it.each(pages)('GET /builds%s', async (query, order) => {
+  it.each(pages)('GET /builds%s', async (query, order, kind) => {
     const dataSource = ctx.relay.app.get(DataSource);
     let body: { items: { id: number }[]; total: number } = { items: [], total: 0 };
     const sent = await statementsDuring(ctx.relay, async () => {
       body = (await ctx.members.withPat(pat, 'get', `/api/v1/builds${query}`).expect(200)).body;
     });
-    const fromEnd = sent.filter((s) => /\bFROM "?builds\b/i.test(s.sql) && /\boffset (max|greatest)\(/i.test(s.sql));
-    expect(fromEnd).toHaveLength(1);
-    expect({ sql: fromEnd[0].sql, sorts: await sortsIn(dataSource, fromEnd[0]) }).toEqual({ sql: fromEnd[0].sql, sorts: [] });
+    const reads = sent.filter((s) => /\bFROM "?builds\b/i.test(s.sql) && (kind === 'seek' ? /\bbuild_day_counts\b/.test(s.sql) : /\boffset (max|greatest)\(/i.test(s.sql)));
+    expect(reads).toHaveLength(1);
+    expect({ sql: reads[0].sql, sorts: await sortsIn(dataSource, reads[0]) }).toEqual({ sql: reads[0].sql, sorts: [] });
     const params = new URLSearchParams(query);
     const limit = Number(params.get('limit'));
     const offset = Number(params.get('page')) * limit;
@@ -192,6 +185,69 @@ describe('GET /builds reads a deep page from the nearer end of the index', () =>
     expect(body.items.length).toBeGreaterThan(0);
   });
 });
+
+/**
+ * `flagged` and `branch` (beyond the spec) walk the upload-time index and probe each build's flags
+ * or provenance, as the other filters do: on PostgreSQL the probe stays a sub-plan per row, never
+ * a join (a semi-join's generic plan hashed the matches and sorted them: 0.9–2.6 s at a million
+ * builds, docs/decisions.md#issue-27-pages). The plan is explained as the relay runs it (generic,
+ * sorting allowed) on 4,200 builds, 2 % flagged and a third on `main`, analysed.
+ */
+describe('GET /builds?flagged= and ?branch= walk the sort index with a probe per build', () => {
+  const ctx = useTestRelay({ SVC_BUILD_FILE_SWEEP: 'false' });
+  let pat: string;
+  beforeAll(async () => {
+    pat = await uploadWithSeries(ctx, 4200);
+    const dataSource = ctx.relay.app.get(DataSource);
+    await dataSource.query(`INSERT INTO build_flags (build_id, compared_with_id, flag_count, flags) SELECT id, id, 1, '[]' FROM builds WHERE id % 50 = 0`);
+    await dataSource.query(`INSERT INTO build_provenance (build_id, branch) SELECT id, CASE WHEN id % 3 = 0 THEN 'main' ELSE 'other' END FROM builds WHERE id % 2 = 0`);
+    await dataSource.query('ANALYZE');
+  });
+
+  // With the probe a sub-plan, the generic plan's cost (its LIMIT a parameter, estimated at a tenth of the
+  // rows) still passed jit_above_cost at a million builds: 250–850 ms of JIT compilation per page.
+  itPostgresOnly('SQLite has no JIT')("the relay's PostgreSQL sessions run without JIT", async () => {
+    const [{ jit }] = await ctx.relay.app.get(DataSource).query('SHOW jit');
+    expect(jit).toBe('off');
+  });
+
+  // Alone, so the total beside the page is counted from the flags' or provenance's own rows (no join of its own).
+  it.each(['?flagged=true', '?flagged=true&dir=asc', '?branch=main', '?branch=main&dir=asc'])('GET /builds%s', async (query) => {
+    const dataSource = ctx.relay.app.get(DataSource);
+    const sent = await statementsDuring(ctx.relay, () => ctx.members.withPat(pat, 'get', `/api/v1/builds${query}`).expect(200));
+    const pages = sent.filter((s) => /\bFROM "?builds\b/i.test(s.sql) && /\bORDER BY\b/i.test(s.sql));
+    expect(pages).toHaveLength(1);
+    const steps = testDialect === 'postgres' ? await joinsOrSortsIn(dataSource, pages[0]) : await sortsIn(dataSource, pages[0]);
+    expect({ sql: pages[0].sql, steps }).toEqual({ sql: pages[0].sql, steps: [] });
+  });
+});
+
+/** A QA member's PAT, after one build uploaded through the API and `count` more beside it (insertSeries). */
+async function uploadWithSeries(ctx: ReturnType<typeof useTestRelay>, count: number): Promise<string> {
+  const pat = await ctx.members.pat(await ctx.members.member('QA'), 'builds:write');
+  await attachBuild(ctx.members.withPat(pat, 'post', '/api/v1/builds'), 'literal-label.apk').expect(201);
+  await insertSeries(ctx.relay, count);
+  return pat;
+}
+
+/**
+ * `count` builds written by SQL beside the first one (same app), an hour apart and four at a time
+ * (equal upload times across day boundaries), with repeating versions and statuses, some unset.
+ */
+async function insertSeries(relay: TestRelay, count: number): Promise<void> {
+  const dataSource = relay.app.get(DataSource);
+  const series =
+    testDialect === 'postgres'
+      ? `SELECT g AS i FROM generate_series(1, ${count}) AS g`
+      : `WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < ${count}) SELECT i FROM s`;
+  await dataSource.query(
+    `INSERT INTO builds (app_id, name, version_name, build_number, status_label, platform, bundle_id, file_name, original_name, file_size, uploaded_at)
+     SELECT b.app_id, b.name, CASE WHEN s.i % 7 = 0 THEN NULL ELSE CAST(s.i % 50 AS TEXT) END, CAST(s.i AS TEXT),
+       CASE s.i % 3 WHEN 0 THEN NULL WHEN 1 THEN 'Done' ELSE 'Backlog' END, b.platform, b.bundle_id, 'deep-' || CAST(s.i AS TEXT) || '.apk', 'a.apk', 1,
+       b.uploaded_at - CAST(s.i - s.i % 4 AS BIGINT) * 3600000
+     FROM (${series}) AS s CROSS JOIN (SELECT * FROM builds ORDER BY id LIMIT 1) AS b`,
+  );
+}
 
 interface Statement {
   sql: string;
@@ -252,6 +308,29 @@ async function sortsIn(dataSource: DataSource, statement: Statement): Promise<st
       await runner.rollbackTransaction();
       // A prepared statement outlives the transaction; only this one goes (the relay's own stay).
       await runner.query('DEALLOCATE list_plan').catch(() => undefined);
+    }
+  } finally {
+    await runner.release();
+  }
+}
+
+/**
+ * PostgreSQL: the joins and sorts in the generic plan the relay runs (sorting allowed): a filter
+ * that probes another table per build shows as a sub-plan, not a join.
+ */
+async function joinsOrSortsIn(dataSource: DataSource, statement: Statement): Promise<string[]> {
+  const runner = dataSource.createQueryRunner();
+  try {
+    await runner.startTransaction();
+    try {
+      await runner.query('SET LOCAL plan_cache_mode = force_generic_plan');
+      await runner.query(`PREPARE probe_plan AS ${statement.sql}`);
+      const values = statement.parameters.map((value) => (typeof value === 'number' ? String(value) : `'${String(value).replace(/'/g, "''")}'`));
+      const [{ 'QUERY PLAN': plan }] = await runner.query(`EXPLAIN (FORMAT JSON) EXECUTE probe_plan${values.length ? `(${values.join(', ')})` : ''}`);
+      return nodeTypes(plan[0].Plan).filter((type) => /Sort|Join|Nested Loop|Hash/.test(type));
+    } finally {
+      await runner.rollbackTransaction();
+      await runner.query('DEALLOCATE probe_plan').catch(() => undefined);
     }
   } finally {
     await runner.release();

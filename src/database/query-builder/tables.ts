@@ -99,6 +99,15 @@ export interface BuildCountsTable {
   n: Id;
 }
 
+/** Builds per (upload day, app, platform, status): migration 1700000027000, read by a deep page's seek. */
+export interface BuildDayCountsTable {
+  day: Id;
+  app_id: Id;
+  platform: string;
+  status_key: string;
+  n: Id;
+}
+
 export interface UsersTable {
   id: Generated<Id>;
   email: string;
@@ -151,6 +160,7 @@ export interface Database {
   build_status_changes: BuildStatusChangesTable;
   build_icons: BuildIconsTable;
   build_counts: BuildCountsTable;
+  build_day_counts: BuildDayCountsTable;
   build_search: BuildSearchTable;
   build_search_content: BuildSearchContentTable;
   build_flags: BuildFlagsTable;
