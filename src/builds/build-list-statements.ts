@@ -93,7 +93,8 @@ export function pageIds(db: Kysely<Database>, v: PageValues, query: BuildPageQue
         (w) => filtered(w.selectFrom('builds as b').select(['b.id', `b.${query.sort} as k`]), db, v, query, postgres, 'index'),
       )
       .selectFrom('m')
-      .select((eb) => ['m.id', eb.selectFrom('m').select((c) => c.fn.countAll().as('n')).as('total')])
+      .select('m.id')
+      .$if(withTotal, (qb) => qb.select((eb) => eb.selectFrom('m').select((c) => c.fn.countAll().as('n')).as('total')))
       .orderBy('m.k', (order) => (nullsLast ? order[query.dir]().nullsLast() : order[query.dir]()))
       .orderBy('m.id', query.dir)
       .limit(v.limit)
@@ -121,20 +122,36 @@ export function countedTotal(query: BuildPageQuery): boolean {
 }
 
 /**
- * A search's estimate (docs/decisions.md#issue-24-search): how many builds match, beside how many
- * builds there are. PostgreSQL: the exact count of the matches (through the index for terms of
- * three characters or more), which is the page's total too. SQLite: the builds whose search text
- * holds all the terms' trigrams (from the FTS5 index alone, a superset of the matches; every build
- * when no term has a trigram).
+ * A `q` or `search` list's counts (SearchTotals' TextCounts), in one statement: the estimate of its
+ * matches beside the number of builds (docs/decisions.md#issue-24-search), and its exact total.
+ * PostgreSQL: the estimate is the exact count (through the trigram index for terms of three
+ * characters or more), so it is the total. SQLite: the builds whose search text holds all the
+ * terms' trigrams (from the FTS5 index alone, a superset; every build when no term has one), then
+ * the matches counted exactly: by the index's GLOB when the candidates are under a tenth of the
+ * builds, else by testing each build's text (`scan`, cheaper than the GLOB's recheck of most
+ * builds). Only the CASE's branch taken is evaluated. `q` alone (under three characters, so no
+ * index; withIndexedQ) is counted over the builds: its estimate is its total.
  */
-export function searchEstimate(db: Kysely<Database>, v: PageValues, query: BuildPageQuery, postgres: boolean) {
+export function textCounts(db: Kysely<Database>, v: PageValues, query: BuildPageQuery, postgres: boolean) {
   const builds = db.selectFrom('build_counts as c').select((eb) => eb.fn.coalesce(eb.fn.sum('c.n'), eb.lit(0)).as('n'));
-  const candidates = postgres
-    ? totalOf(db, v, query, postgres, 'gather')
-    : trigramQuery(query.searchTerms ?? [])
-      ? db.selectFrom('build_search as s').select((eb) => eb.fn.countAll().as('n')).where(sql<SqlBool>`${sql.ref('s.build_search')} match ${v.trigrams}`)
-      : builds;
-  return db.selectNoFrom([candidates.as('matches'), builds.as('builds')]);
+  if (!query.searchTerms || postgres) {
+    // No `matches` column: the total is the estimate.
+    return db.selectNoFrom([totalOf(db, v, query, postgres, 'gather').as('total'), builds.as('builds')]);
+  }
+  const candidates = trigramQuery(query.searchTerms)
+    ? db.selectFrom('build_search as s').select((eb) => eb.fn.countAll().as('n')).where(sql<SqlBool>`${sql.ref('s.build_search')} match ${v.trigrams}`)
+    : builds;
+  const [matches, all] = [sql.ref<number>('e.matches'), sql.ref<number>('e.builds')];
+  return db
+    .with(
+      (cte) => cte('e').materialized(),
+      (w) => w.selectNoFrom([candidates.as('matches'), builds.as('builds')]),
+    )
+    .selectFrom('e')
+    .select(['e.matches', 'e.builds'])
+    .select(
+      sql<number>`case when ${matches} = 0 then 0 when ${matches} * ${sql.lit(10)} <= ${all} then (${totalOf(db, v, query, postgres, 'gather')}) else (${totalOf(db, v, query, postgres, 'scan')}) end`.as('total'),
+    );
 }
 
 /**

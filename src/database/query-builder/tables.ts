@@ -99,6 +99,12 @@ export interface BuildCountsTable {
   n: Id;
 }
 
+/** One row (id 1): bumped by triggers on every write that can change a `q` or `search` total (migration BuildListChanges). */
+export interface BuildListChangesTable {
+  id: number;
+  n: Id;
+}
+
 export interface UsersTable {
   id: Generated<Id>;
   email: string;
@@ -151,6 +157,7 @@ export interface Database {
   build_status_changes: BuildStatusChangesTable;
   build_icons: BuildIconsTable;
   build_counts: BuildCountsTable;
+  build_list_changes: BuildListChangesTable;
   build_search: BuildSearchTable;
   build_search_content: BuildSearchContentTable;
   build_flags: BuildFlagsTable;
