@@ -10,9 +10,11 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * row, read with or before the count it validates, so a total counted from older rows is never
  * kept under a newer `n`.
  *
- * - PostgreSQL: one statement-level trigger (an app rename's cascade is one statement on builds'
- *   search_text). The row is locked until the writing transaction commits: writes to builds
- *   queue on it, as uploads of one app already queue on their build_counts row.
+ * - PostgreSQL: a deferred constraint trigger (an app rename reaches builds as an update of their
+ *   search_text), which bumps `n` once per transaction (a transaction-local setting remembers it),
+ *   at its commit: the row is locked only from then to the commit's end, after every other lock
+ *   the transaction takes (so no lock-order cycle with build_counts' rows), and writes to builds
+ *   queue on it only for that moment.
  * - SQLite: row triggers (one write at a time anyway), and one on apps' name (the search text lives
  *   in the FTS5 table there, not on builds). A later migration that rebuilds the builds table must
  *   create them again (test/builds/search-totals fails without them).
@@ -48,7 +50,13 @@ const SQLITE_UP = [
 ];
 
 const POSTGRES_UP = [
-  `CREATE FUNCTION build_list_changed() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN ${BUMP} RETURN NULL; END $$`,
-  `CREATE TRIGGER builds_list_changes AFTER INSERT OR DELETE OR UPDATE OF ${COUNTED_COLUMNS}, search_text ON builds
-   FOR EACH STATEMENT EXECUTE FUNCTION build_list_changed()`,
+  `CREATE FUNCTION build_list_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+   BEGIN
+     IF current_setting('svc.build_list_changed', true) = 'on' THEN RETURN NULL; END IF;
+     PERFORM set_config('svc.build_list_changed', 'on', true);
+     ${BUMP}
+     RETURN NULL;
+   END $$`,
+  `CREATE CONSTRAINT TRIGGER builds_list_changes AFTER INSERT OR DELETE OR UPDATE OF ${COUNTED_COLUMNS}, search_text ON builds
+   DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION build_list_changed()`,
 ];
