@@ -309,9 +309,9 @@ export class BuildsRepository {
 
   /**
    * A page of a `q` or `search` list (docs/decisions.md#issue-24-search, #issue-27-text): first its
-   * counts (kept while no write changed them, else one statement: the estimate of its matches and
-   * the exact total), whose estimate chooses between gathering the matches from the search index and
-   * sorting them (few matches) and walking the sort index, testing each build (many matches); then
+   * counts (kept while no write changed them, else one statement), whose exact total chooses between
+   * gathering the matches from the search index and sorting them (few matches) and walking the sort
+   * index, testing each build (many matches); then
    * the page's ids and its rows, as for the list. `q` under three characters has no index: its
    * page walks the sort index.
    */
@@ -321,7 +321,7 @@ export class BuildsRepository {
     const shape = shapeOf(query);
     const counts = await this.textCountsOf(query, values, shape);
     if (counts.total === 0 || values.offset >= counts.total) return { items: [], total: counts.total };
-    const mode = query.searchTerms ? searchMode(counts.matches, counts.builds, values.offset + values.limit, postgres) : 'walk';
+    const mode = query.searchTerms ? searchMode(counts.total, counts.builds, values.offset + values.limit, postgres) : 'walk';
     const ids = this.sql.prepare(`builds.textPage ${mode} ${shape}`, (v: PageValues) => pageIds(db, v, query, postgres, mode, false));
     const idRows = await ids.run<{ id: number | string }>(this.builds, values);
     return { items: await this.listedInOrder(idRows.map((row) => Number(row.id))), total: counts.total };
@@ -332,8 +332,8 @@ export class BuildsRepository {
     const { db, postgres } = this.sql;
     const count = async (): Promise<TextCounts> => {
       const statement = this.sql.prepare(`builds.textCounts ${shape}`, (v: PageValues) => textCounts(db, v, query, postgres));
-      const [row] = await statement.run<{ matches?: number | string; builds: number | string; total: number | string }>(this.builds, values);
-      return { matches: Number(row.matches ?? row.total), builds: Number(row.builds), total: Number(row.total) };
+      const [row] = await statement.run<{ builds: number | string; total: number | string }>(this.builds, values);
+      return { builds: Number(row.builds), total: Number(row.total) };
     };
     const key = textCountsKey(query);
     if (key === undefined) return count();

@@ -1,8 +1,6 @@
 /** What a `q` or `search` list's counting statement found (build-list-statements.ts `textCounts`). */
 export interface TextCounts {
-  /** The estimate that chooses how a page is read (searchMode): exact on PostgreSQL, a superset on SQLite. */
-  matches: number;
-  /** How many builds there are. */
+  /** How many builds there are (searchMode weighs the total against it). */
   builds: number;
   /** The exact number of matches: the list's total. */
   total: number;
