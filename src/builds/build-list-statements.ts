@@ -94,7 +94,8 @@ export function pageIds(db: Kysely<Database>, v: PageValues, query: BuildPageQue
         (w) => filtered(w.selectFrom('builds as b').select(['b.id', `b.${query.sort} as k`]), db, v, query, postgres, 'index'),
       )
       .selectFrom('m')
-      .select((eb) => ['m.id', eb.selectFrom('m').select((c) => c.fn.countAll().as('n')).as('total')])
+      .select('m.id')
+      .$if(withTotal, (qb) => qb.select((eb) => eb.selectFrom('m').select((c) => c.fn.countAll().as('n')).as('total')))
       .orderBy('m.k', (order) => (nullsLast ? order[query.dir]().nullsLast() : order[query.dir]()))
       .orderBy('m.id', query.dir)
       .limit(v.limit)
@@ -176,32 +177,53 @@ export function countedTotal(query: BuildPageQuery): boolean {
   return !query.q && !query.searchTerms && !query.flagged && query.branch === undefined && !query.commit;
 }
 
+/** How much more a match gathered by SQLite's GLOB costs than a build walked (searchMode). */
+const SQLITE_GATHER_WEIGHT = 16;
+
 /**
- * A search's estimate (docs/decisions.md#issue-24-search): how many builds match, beside how many
- * builds there are. PostgreSQL: the exact count of the matches (through the index for terms of
- * three characters or more), which is the page's total too. SQLite: the builds whose search text
- * holds all the terms' trigrams (from the FTS5 index alone, a superset of the matches; every build
- * when no term has a trigram).
+ * A `q` or `search` list's counts (SearchTotals' TextCounts) in one statement: the number of builds
+ * and the exact total, which chooses how its pages are read (searchMode). PostgreSQL: the matches
+ * counted through the trigram index (terms of three characters or more; shorter ones by `strpos`).
+ * SQLite: first the builds whose search text holds all the terms' trigrams (from the FTS5 index
+ * alone, a superset; every build when no term has one), which chooses how the matches are counted:
+ * by the index's GLOB when those candidates are under a tenth of the builds, else by testing each
+ * build's text (`scan`, cheaper than the GLOB's recheck of most builds). Only the CASE's branch
+ * taken is evaluated. `q` alone (under three characters, so no index; withIndexedQ) is counted over
+ * the builds.
  */
-export function searchEstimate(db: Kysely<Database>, v: PageValues, query: BuildPageQuery, postgres: boolean) {
+export function textCounts(db: Kysely<Database>, v: PageValues, query: BuildPageQuery, postgres: boolean) {
   const builds = db.selectFrom('build_counts as c').select((eb) => eb.fn.coalesce(eb.fn.sum('c.n'), eb.lit(0)).as('n'));
-  const candidates = postgres
-    ? totalOf(db, v, query, postgres, 'gather')
-    : trigramQuery(query.searchTerms ?? [])
-      ? db.selectFrom('build_search as s').select((eb) => eb.fn.countAll().as('n')).where(sql<SqlBool>`${sql.ref('s.build_search')} match ${v.trigrams}`)
-      : builds;
-  return db.selectNoFrom([candidates.as('matches'), builds.as('builds')]);
+  if (!query.searchTerms || postgres) {
+    return db.selectNoFrom([totalOf(db, v, query, postgres, 'gather').as('total'), builds.as('builds')]);
+  }
+  const candidates = trigramQuery(query.searchTerms)
+    ? db.selectFrom('build_search as s').select((eb) => eb.fn.countAll().as('n')).where(sql<SqlBool>`${sql.ref('s.build_search')} match ${v.trigrams}`)
+    : builds;
+  const [matches, all] = [sql.ref<number>('e.matches'), sql.ref<number>('e.builds')];
+  return db
+    .with(
+      (cte) => cte('e').materialized(),
+      (w) => w.selectNoFrom([candidates.as('matches'), builds.as('builds')]),
+    )
+    .selectFrom('e')
+    .select('e.builds')
+    .select(
+      sql<number>`case when ${matches} = 0 then 0 when ${matches} * ${sql.lit(10)} <= ${all} then (${totalOf(db, v, query, postgres, 'gather')}) else (${totalOf(db, v, query, postgres, 'scan')}) end`.as('total'),
+    );
 }
 
 /**
- * Walk the sort index when that reads fewer builds than gathering the `matches` and sorting them
- * (a walk reads about (offset + limit) * builds / matches). SQLite then counts by scanning the
- * search text (`scan`): with many matches the index's GLOB costs as much or more, since it rechecks
- * each candidate's text after walking the doclists of trigrams every build has (`com`, `exa`).
- * PostgreSQL has the exact count already (the estimate).
+ * Walk the sort index when that costs less than gathering the `matches` (the exact total) and
+ * sorting them: a walk reads about (offset + limit) * builds / matches builds. On PostgreSQL a
+ * gathered match costs about what a walked build does. On SQLite a walked build (an `instr` on its
+ * content row, by rowid) costs ~0.2 µs at a million builds, while the GLOB that gathers pays for the
+ * doclists of all the term's trigrams, which grow with the builds and not with the matches: 29 ms
+ * of CPU for `feature/branch-123`'s 1,805 matches (trigrams 300,000 builds share) against 2.3 ms
+ * for the walk of ~11,000 builds (docs/decisions.md#issue-27-text). So SQLite gathers only when
+ * the walk would read 16 times the matches.
  */
 export function searchMode(matches: number, builds: number, pageEnd: number, postgres: boolean): SearchMode {
-  if (matches * matches <= pageEnd * builds) return 'gather';
+  if (matches * matches * (postgres ? 1 : SQLITE_GATHER_WEIGHT) <= pageEnd * builds) return 'gather';
   return postgres ? 'walk' : 'scan';
 }
 

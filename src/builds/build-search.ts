@@ -1,5 +1,6 @@
 import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
 import type { Database } from '../database/query-builder/tables';
+import type { BuildPageQuery } from './builds.repository';
 
 /*
  * GET /builds?search= (docs/builds.md "Search"): every term is a substring of one field of the
@@ -63,6 +64,28 @@ export function searchCondition(
     return sql<SqlBool>`exists ${probe}`;
   }
   return sql<SqlBool>`${sql.ref('b.id')} in ${searchMatches(db, patterns)}`;
+}
+
+/**
+ * `q` (a substring of the version name, spec §4) also as a search term when it has a trigram: the
+ * version name, folded as `q` is, is one line of the search text, so every build `q` matches holds
+ * the term there and the search index narrows `q`'s candidates (docs/decisions.md#issue-27-text);
+ * the version-name condition stays, so the matches are exactly `q`'s.
+ */
+export function withIndexedQ(query: BuildPageQuery): BuildPageQuery {
+  if (!query.q || Array.from(query.q).length < MIN_INDEXED_TERM) return query;
+  return { ...query, searchTerms: [...(query.searchTerms ?? []), query.q] };
+}
+
+/**
+ * The key of a text list's counts (SearchTotals): what its total depends on, folded as the
+ * statements fold it. Undefined for lists whose filters read other tables than builds (flags,
+ * provenance), whose writes do not bump build_list_changes: those are counted every time.
+ */
+export function textCountsKey(query: BuildPageQuery): string | undefined {
+  if (query.flagged || query.branch !== undefined || query.commit) return undefined;
+  const terms = query.searchTerms?.map(asciiLowerCase) ?? null;
+  return JSON.stringify([query.q === undefined ? null : asciiLowerCase(query.q), terms, query.platform ?? null, query.status ?? null, query.appId ?? null]);
 }
 
 /** SQLite, no other filter: how many builds match every term, from the FTS5 content alone (`probe`'s count). */

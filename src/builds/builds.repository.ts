@@ -7,7 +7,9 @@ import { forUpdate } from '../database/row-lock';
 import { TransactionRunner } from '../database/transaction-runner';
 import { QueryBuilder } from '../database/query-builder/query-builder';
 import type { Database } from '../database/query-builder/tables';
-import { countedTotal, listed, pageIds, PageValues, pageValues, searchEstimate, searchMode, seekPageIds, seeksByDay, shapeOf, totalOf } from './build-list-statements';
+import { countedTotal, listed, pageIds, PageValues, pageValues, searchMode, seekPageIds, seeksByDay, shapeOf, textCounts, totalOf } from './build-list-statements';
+import { textCountsKey, withIndexedQ } from './build-search';
+import { SearchTotals, TextCounts } from './search-totals';
 import { BuildEntity } from './build.entity';
 import type { Platform } from '../app-catalogue/platform';
 import type { BuildStatus, StatusActor } from './build-status';
@@ -151,6 +153,8 @@ const DEEP_PAGE_OFFSET = 2_000;
 export class BuildsRepository {
   /** The hand-written statements' builder (compile-only Kysely, in the data source's dialect). */
   private readonly sql: QueryBuilder;
+  /** The counts of `q` and `search` lists, kept while no write changed them (search-totals.ts). */
+  private readonly textTotals = new SearchTotals();
 
   constructor(
     @InjectRepository(BuildEntity) private readonly builds: Repository<BuildEntity>,
@@ -265,7 +269,7 @@ export class BuildsRepository {
    * through the query builder or the entity hydrator, which cost more than the queries.
    */
   async findPage(query: BuildPageQuery): Promise<{ items: ListedBuild[]; total: number }> {
-    if (query.searchTerms) return this.findSearchPage(query);
+    if (query.searchTerms || query.q) return this.findTextPage(withIndexedQ(query));
     const { db, postgres } = this.sql;
     const values = pageValues(query, postgres);
     if (values.offset >= DEEP_PAGE_OFFSET && countedTotal(query)) return this.findDeepPage(query, values);
@@ -307,28 +311,38 @@ export class BuildsRepository {
   }
 
   /**
-   * A page of a search (docs/decisions.md#issue-24-search): first the estimate of its matches
-   * (exact on PostgreSQL), which chooses between gathering the matches from the search index and
-   * sorting them (few matches) and walking the sort index, testing each build (many matches); then
-   * the page's ids (with the total on SQLite) and its rows, as for the list.
+   * A page of a `q` or `search` list (docs/decisions.md#issue-24-search, #issue-27-text): first its
+   * counts (kept while no write changed them, else one statement), whose exact total chooses between
+   * gathering the matches from the search index and sorting them (few matches) and walking the sort
+   * index, testing each build (many matches); then
+   * the page's ids and its rows, as for the list. `q` under three characters has no index: its
+   * page walks the sort index.
    */
-  private async findSearchPage(query: BuildPageQuery): Promise<{ items: ListedBuild[]; total: number }> {
+  private async findTextPage(query: BuildPageQuery): Promise<{ items: ListedBuild[]; total: number }> {
     const { db, postgres } = this.sql;
     const values = pageValues(query, postgres);
     const shape = shapeOf(query);
-    const estimate = this.sql.prepare(`builds.searchEstimate ${shape}`, (v: PageValues) => searchEstimate(db, v, query, postgres));
-    const [counts] = await estimate.run<{ matches: number | string; builds: number | string }>(this.builds, values);
-    const matches = Number(counts.matches);
-    if (matches === 0) return { items: [], total: 0 };
-    const mode = searchMode(matches, Number(counts.builds), values.offset + values.limit, postgres);
-    const ids = this.sql.prepare(`builds.searchPage ${mode} ${shape}`, (v: PageValues) => pageIds(db, v, query, postgres, mode, !postgres));
-    const idRows = await ids.run<{ id: number | string; total?: number | string }>(this.builds, values);
-    if (postgres) return { items: await this.listedInOrder(idRows.map((row) => Number(row.id))), total: matches };
-    if (idRows.length) return { items: await this.listedInOrder(idRows.map((row) => Number(row.id))), total: Number(idRows[0].total) };
-    if (query.page === 0) return { items: [], total: 0 };
-    const alone = this.sql.prepare(`builds.searchTotal ${mode} ${shape}`, (v: PageValues) => totalOf(db, v, query, postgres, mode));
-    const [row] = await alone.run<{ total: number | string }>(this.builds, values);
-    return { items: [], total: Number(row.total) };
+    const counts = await this.textCountsOf(query, values, shape);
+    if (counts.total === 0 || values.offset >= counts.total) return { items: [], total: counts.total };
+    const mode = query.searchTerms ? searchMode(counts.total, counts.builds, values.offset + values.limit, postgres) : 'walk';
+    const ids = this.sql.prepare(`builds.textPage ${mode} ${shape}`, (v: PageValues) => pageIds(db, v, query, postgres, mode, false));
+    const idRows = await ids.run<{ id: number | string }>(this.builds, values);
+    return { items: await this.listedInOrder(idRows.map((row) => Number(row.id))), total: counts.total };
+  }
+
+  /** A text list's counts: kept (SearchTotals, under the build_list_changes value read first) or counted now. */
+  private async textCountsOf(query: BuildPageQuery, values: PageValues, shape: string): Promise<TextCounts> {
+    const { db, postgres } = this.sql;
+    const count = async (): Promise<TextCounts> => {
+      const statement = this.sql.prepare(`builds.textCounts ${shape}`, (v: PageValues) => textCounts(db, v, query, postgres));
+      const [row] = await statement.run<{ builds: number | string; total: number | string }>(this.builds, values);
+      return { builds: Number(row.builds), total: Number(row.total) };
+    };
+    const key = textCountsKey(query);
+    if (key === undefined) return count();
+    const changes = this.sql.prepare('builds.listChanges', () => db.selectFrom('build_list_changes').select('n').where('id', '=', sql.lit(1)));
+    const [row] = await changes.run<{ n: number | string }>(this.builds, {});
+    return this.textTotals.get(key, Number(row.n), count);
   }
 
   /**

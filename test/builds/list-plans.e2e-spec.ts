@@ -56,6 +56,9 @@ describe('GET /builds?search= reads its matches from the search index', () => {
     '?search=demo&status=Done&sort=version_name&dir=asc',
     '?search=100%25&status=untriaged&app_id=1&page=3',
     '?search=release&q=1.&platform=ios&sort=status_label&dir=desc',
+    // `q` of three characters or more narrows its candidates through the same index (issue 27).
+    '?q=1.2',
+    '?q=2.0&search=demo&sort=version_name&dir=asc',
   ];
 
   it.each(variants)('GET /builds%s', async (query) => {
@@ -119,8 +122,8 @@ describe('GET /builds reads a page in two statements', () => {
 
   const pages: [string, number][] = [
     ['', 2],
-    ['?q=1.', 2],
-    ['?search=demo', 3], // a search's estimate first (its matches and the number of builds)
+    ['?q=1.', 3], // a text list's counts first (its total; kept until a write changes it)
+    ['?search=demo', 3], // a search's counts first (its estimate, the number of builds, its total)
     ['?status=untriaged', 2],
     ['?sort=version_name&dir=asc&limit=1&page=5', 2], // past the end: the ids, then the count alone
     ['?status=Done&platform=ios', 1], // nothing matches: the first page's empty ids say total 0
@@ -137,6 +140,31 @@ describe('GET /builds reads a page in two statements', () => {
   it.each(pages)('GET /builds%s: %i', async (query, expected) => {
     const sent = await statementsDuring(ctx.relay, () => ctx.members.withPat(pat, 'get', `/api/v1/builds${query}`).expect(200));
     expect(sent.map((s) => s.sql).filter((sql) => /\bFROM "?(builds|build_counts)\b/i.test(sql))).toHaveLength(expected);
+  });
+});
+
+/**
+ * Issue 27 (a million builds): the total of a `q` or `search` list is counted once and kept until
+ * a write to the builds changes it (src/builds/search-totals.ts): asked again, the list reads its
+ * page and rows and counts nothing. test/builds/search-totals checks the totals after each write.
+ */
+describe('GET /builds with q or search counts its total once', () => {
+  const ctx = useTestRelay();
+  let pat: string;
+  beforeAll(async () => {
+    pat = await ctx.members.pat(await ctx.members.member('QA'), 'builds:write');
+    for (const file of ['literal-label.apk', 'xml-root.app.zip']) {
+      await attachBuild(ctx.members.withPat(pat, 'post', '/api/v1/builds'), file).expect(201);
+    }
+  });
+
+  it.each(['?q=1.2', '?q=1', '?search=example', '?search=example&status=untriaged&limit=1', '?search=demo%201.2&q=1.2&platform=android'])('GET /builds%s', async (query) => {
+    const ask = () => statementsDuring(ctx.relay, () => ctx.members.withPat(pat, 'get', `/api/v1/builds${query}`).expect(200));
+    const counting = (sent: Statement[]) => sent.map((s) => s.sql).filter((sql) => /\bcount\(/i.test(sql));
+    expect(counting(await ask())).toHaveLength(1);
+    expect(counting(await ask())).toEqual([]);
+    await attachBuild(ctx.members.withPat(pat, 'post', '/api/v1/builds'), 'literal-label.apk').expect(201);
+    expect(counting(await ask())).toHaveLength(1);
   });
 });
 

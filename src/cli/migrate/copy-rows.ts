@@ -5,8 +5,11 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { QueryBuilder } from '../../database/query-builder/query-builder';
 import { CliError } from '../cli-error';
 
-/** Tables the relay keeps that are not data: TypeORM's own. */
-const NOT_DATA = new Set(['migrations', 'typeorm_metadata']);
+/**
+ * Tables the relay keeps that are not data: TypeORM's own, and the change counter of GET /builds'
+ * kept totals (migration BuildListChanges: the target's triggers bump its own while rows are copied).
+ */
+const NOT_DATA = new Set(['migrations', 'typeorm_metadata', 'build_list_changes']);
 /**
  * Tables the target fills by itself from the copied rows (triggers on `builds` keep `build_counts` and `build_day_counts`):
  * never copied, only verified against the source.

@@ -108,6 +108,12 @@ export interface BuildDayCountsTable {
   n: Id;
 }
 
+/** One row (id 1): bumped by triggers on every write that can change a `q` or `search` total (migration BuildListChanges). */
+export interface BuildListChangesTable {
+  id: number;
+  n: Id;
+}
+
 export interface UsersTable {
   id: Generated<Id>;
   email: string;
@@ -161,6 +167,7 @@ export interface Database {
   build_icons: BuildIconsTable;
   build_counts: BuildCountsTable;
   build_day_counts: BuildDayCountsTable;
+  build_list_changes: BuildListChangesTable;
   build_search: BuildSearchTable;
   build_search_content: BuildSearchContentTable;
   build_flags: BuildFlagsTable;
