@@ -4,7 +4,8 @@
  * (bench/baselines/ingest-server.ts: node:http + busboy + the relay's own metadata reader +
  * better-sqlite3 on a copy of the relay's database). BENCH_ROUNDS (3) runs each, alternating;
  * medians printed, with each server's CPU time per upload and the load average (the machine is shared).
- * BENCH_PROFILE=<dir> writes a CPU profile of the relay.
+ * BENCH_PROFILE=<dir> writes a CPU profile of the relay. BENCH_CHECKOUT=<dir with dist/> runs that
+ * build's relay instead of this one (an A/B against an older commit: alternate runs, compare CPU per upload).
  *
  * BENCH_SEED_BUILDS (30,000; 0 for an empty relay) builds are written by SQL first
  * (bench/support/million-seed.ts, the relay stopped, its triggers running for every row), before the
@@ -132,7 +133,7 @@ async function main(): Promise<void> {
       copyFileSync(join(dataDir, 'svc.sqlite'), join(baselineDir, 'svc.sqlite'));
     }
     const profile = process.env.BENCH_PROFILE;
-    relay = await startRelay(dataDir, env, profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []);
+    relay = await startRelay(dataDir, env, profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [], process.env.BENCH_CHECKOUT ?? ROOT);
     children.push(relay.child);
     const backends = database ? () => backendPids(database!.name) : undefined;
     if (POSTGRES) return await relayAlone(relay.port, relay.child.pid!, pat, backends!);
