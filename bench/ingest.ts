@@ -4,7 +4,7 @@
  * (bench/baselines/ingest-server.ts: node:http + busboy + the relay's own metadata reader +
  * better-sqlite3 on a copy of the relay's database). BENCH_ROUNDS (3) runs each, alternating;
  * medians printed, with each server's CPU time per upload and the load average (the machine is shared).
- * BENCH_PROFILE=<dir> writes a CPU profile of the relay. BENCH_CHECKOUT=<dir with dist/> runs that
+ * BENCH_WARMUP (100) uploads to each side first, unmeasured. BENCH_PROFILE=<dir> writes a CPU profile of the relay. BENCH_CHECKOUT=<dir with dist/> runs that
  * build's relay instead of this one (an A/B against an older commit: alternate runs, compare CPU per upload).
  *
  * BENCH_SEED_BUILDS (30,000; 0 for an empty relay) builds are written by SQL first
@@ -30,6 +30,8 @@ import { backendPids, createBenchDatabase } from './support/postgres-seed';
 import { buildRelay, cpuMs, freePort, issuePat, median, ROOT, startRelay, stopChild, startBaseline } from './support/relay';
 
 const UPLOADS = Number(process.env.BENCH_UPLOADS ?? 300);
+/** Unmeasured uploads per side before the rounds: each server's first round cost 1.3–2× the CPU of the next (JIT, caches). */
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 100);
 const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 8);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SEED_BUILDS = Number(process.env.BENCH_SEED_BUILDS ?? 30_000);
@@ -86,7 +88,7 @@ interface Run {
 
 const load = () => loadavg().map((n) => n.toFixed(2)).join(' ');
 
-async function run(port: number, pid: number, pat: string, databasePids: () => Promise<number[]> = async () => []): Promise<Run> {
+async function run(port: number, pid: number, pat: string, databasePids: () => Promise<number[]> = async () => [], uploads = UPLOADS): Promise<Run> {
   const parts = FIXTURES.map(multipartBody);
   let next = 0;
   let failures = 0;
@@ -95,18 +97,18 @@ async function run(port: number, pid: number, pat: string, databasePids: () => P
   const started = performance.now();
   await Promise.all(
     Array.from({ length: IN_FLIGHT }, async () => {
-      while (next < UPLOADS) {
+      while (next < uploads) {
         const status = await upload(port, pat, parts[next++ % parts.length]);
         if (status !== 201) failures++;
       }
     }),
   );
   const seconds = (performance.now() - started) / 1000;
-  const cpuPerUpload = (cpuMs(pid) - cpuBefore) / UPLOADS;
+  const cpuPerUpload = (cpuMs(pid) - cpuBefore) / uploads;
   // A backend the pool opened during the run counts whole; one that came and went is missed (the pool keeps its connections).
   const backends = await databasePids();
   const databaseCpu = backends.reduce((n, backend) => n + (cpuMs(backend) || 0) - (databaseBefore.get(backend) ?? 0), 0);
-  return { perSecond: UPLOADS / seconds, cpuPerUpload, databaseCpuPerUpload: databaseCpu / UPLOADS, failures };
+  return { perSecond: uploads / seconds, cpuPerUpload, databaseCpuPerUpload: databaseCpu / uploads, failures };
 }
 
 async function main(): Promise<void> {
@@ -142,6 +144,10 @@ async function main(): Promise<void> {
     children.push(baseline);
     baseline.stdout!.resume();
 
+    if (WARMUP) {
+      await run(relay.port, relay.child.pid!, pat, undefined, WARMUP);
+      await run(baselinePort, baseline.pid!, pat, undefined, WARMUP);
+    }
     console.log(`load average before the rounds ${load()}`);
     const relayRuns: Run[] = [];
     const baselineRuns: Run[] = [];
@@ -183,6 +189,7 @@ async function seed(dataDir: string, url: string | undefined): Promise<void> {
 
 /** PostgreSQL: no hand-written baseline to compare with; the relay's own figures. */
 async function relayAlone(port: number, pid: number, pat: string, backends: () => Promise<number[]>): Promise<void> {
+  if (WARMUP) await run(port, pid, pat, backends, WARMUP);
   console.log(`load average before the rounds ${load()}`);
   const runs: Run[] = [];
   for (let round = 0; round < ROUNDS; round++) {
