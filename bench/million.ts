@@ -24,9 +24,7 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import { Client } from 'pg';
-import { seedMillion, SeedDatabase, SeedResult } from './support/million-seed';
+import { postgresSeedDatabase, seedMillion, SeedDatabase, SeedResult, sqliteSeedDatabase } from './support/million-seed';
 import { createBenchDatabase } from './support/postgres-seed';
 import { buildRelay, issuePat, runLoad, startRelay, stopChild } from './support/relay';
 
@@ -136,38 +134,6 @@ async function prepare(dataDir: string, env: Record<string, string>): Promise<st
   } finally {
     await relay.stop();
   }
-}
-
-function sqliteSeedDatabase(path: string): SeedDatabase & { close(): void } {
-  const db = new Database(path);
-  return {
-    dialect: 'sqlite',
-    run: async (sql, values = []) => void db.prepare(sql).run(...values),
-    all: async <T>(sql: string, values: unknown[] = []) => db.prepare(sql).all(...values) as T[],
-    close: () => {
-      db.pragma('wal_checkpoint(TRUNCATE)');
-      db.close();
-    },
-  };
-}
-
-async function postgresSeedDatabase(url: string): Promise<SeedDatabase & { close(): Promise<void> }> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  return {
-    dialect: 'postgres',
-    run: async (sql, values = []) => void (await client.query(sql, values)),
-    all: async <T>(sql: string, values: unknown[] = []) => (await client.query(sql, values)).rows as T[],
-    close: async () => {
-      // As autovacuum would have done on a database that grew over months (visibility map, statistics).
-      // build_counts took a million updates in a few transactions: its 245 live rows sat in ~1M
-      // dead ones' pages, and every total's scan of them cost 50 ms; a relay that grew over months
-      // has had them reclaimed as it went.
-      await client.query('VACUUM FULL build_counts');
-      await client.query('VACUUM ANALYZE');
-      await client.end();
-    },
-  };
 }
 
 const kept = { pat: '' };

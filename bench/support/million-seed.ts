@@ -17,6 +17,9 @@
  * sweep alone held the relay's start-up for 45–73 s and runs every minute (docs/performance.md).
  */
 
+import Database from 'better-sqlite3';
+import { Client } from 'pg';
+
 /** The 50 apps' names (the search's app-name terms). */
 export const APP_NAMES = [
   'Acme Wallet', 'Pixel Notes', 'Harbor Chat', 'Lumen Reader', 'Atlas Maps', 'Nimbus Weather', 'Quill Journal', 'Orbit Fitness',
@@ -142,4 +145,38 @@ export async function seedMillion(db: SeedDatabase, count: number, log: (line: s
   const byApp = await db.all<{ id: number | string; n: number | string }>('SELECT app_id AS id, SUM(n) AS n FROM build_counts GROUP BY app_id ORDER BY SUM(n) DESC');
   const small = byApp.find((row) => Number(row.n) < count * 0.003) ?? byApp[byApp.length - 1];
   return { builds: count, seconds, busiestApp: Number(byApp[0].id), smallApp: Number(small.id) };
+}
+
+/** The relay's SQLite file, opened for the seed (the relay stopped); close() checkpoints the WAL into it. */
+export function sqliteSeedDatabase(path: string): SeedDatabase & { close(): void } {
+  const db = new Database(path);
+  return {
+    dialect: 'sqlite',
+    run: async (sql, values = []) => void db.prepare(sql).run(...values),
+    all: async <T>(sql: string, values: unknown[] = []) => db.prepare(sql).all(...values) as T[],
+    close: () => {
+      db.pragma('wal_checkpoint(TRUNCATE)');
+      db.close();
+    },
+  };
+}
+
+/** The relay's PostgreSQL database, for the seed; close() vacuums and analyses as autovacuum would have. */
+export async function postgresSeedDatabase(url: string): Promise<SeedDatabase & { close(): Promise<void> }> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  return {
+    dialect: 'postgres',
+    run: async (sql, values = []) => void (await client.query(sql, values)),
+    all: async <T>(sql: string, values: unknown[] = []) => (await client.query(sql, values)).rows as T[],
+    close: async () => {
+      // As autovacuum would have done on a database that grew over months (visibility map, statistics).
+      // build_counts took a million updates in a few transactions: its 245 live rows sat in ~1M
+      // dead ones' pages, and every total's scan of them cost 50 ms; a relay that grew over months
+      // has had them reclaimed as it went.
+      await client.query('VACUUM FULL build_counts');
+      await client.query('VACUUM ANALYZE');
+      await client.end();
+    },
+  };
 }

@@ -1,14 +1,27 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, In, Repository } from 'typeorm';
+import { EntityManager, Repository } from 'typeorm';
 import type { Platform } from './platform';
+import { QueryBuilder } from '../database/query-builder/query-builder';
 import { forUpdate } from '../database/row-lock';
-import { AppEntity } from './app.entity';
+import { AppEntity, AppPlatform } from './app.entity';
+
+interface AppRow {
+  id: number | string;
+  name: string;
+  bundle_id_key: string;
+  platform: AppPlatform;
+  created_at: number | string;
+}
 
 /** The apps table; only the catalogue module reads or writes it. */
 @Injectable()
 export class AppsRepository {
-  constructor(@InjectRepository(AppEntity) private readonly apps: Repository<AppEntity>) {}
+  private readonly sql: QueryBuilder;
+
+  constructor(@InjectRepository(AppEntity) private readonly apps: Repository<AppEntity>) {
+    this.sql = QueryBuilder.of(apps.manager.connection);
+  }
 
   findById(id: number, manager?: EntityManager): Promise<AppEntity | null> {
     return (manager?.getRepository(AppEntity) ?? this.apps).findOne({ where: { id } });
@@ -19,12 +32,24 @@ export class AppsRepository {
   }
 
   /** The app a build with this bundle id files under: same bundle id, and the build's platform or `both` (a platform match wins). */
+  /**
+   * Every upload asks it: a prepared statement, not a find() built through TypeORM's query builder
+   * and hydrated (a share of a small upload's CPU, docs/decisions.md#issue-27-ingest).
+   */
   async findForBundle(bundleId: string, platform: Platform, manager: EntityManager): Promise<AppEntity | null> {
-    const candidates = await manager.getRepository(AppEntity).find({
-      where: { bundleIdKey: bundleId, platform: In([platform, 'both']) },
-      order: { id: 'ASC' },
-    });
-    return candidates.find((a) => a.platform === platform) ?? candidates[0] ?? null;
+    const statement = this.sql.prepare('apps.forBundle', (v: { bundleId: string; platform: Platform; both: 'both' }) =>
+      this.sql.db
+        .selectFrom('apps')
+        .select(['id', 'name', 'bundle_id_key', 'platform', 'created_at'])
+        .where('bundle_id_key', '=', v.bundleId)
+        .where('platform', 'in', [v.platform, v.both])
+        .orderBy('id'),
+    );
+    const rows = await statement.run<AppRow>(manager, { bundleId, platform, both: 'both' });
+    const row = rows.find((a) => a.platform === platform) ?? rows[0];
+    return row
+      ? Object.assign(new AppEntity(), { id: Number(row.id), name: row.name, bundleIdKey: row.bundle_id_key, platform: row.platform, createdAt: new Date(Number(row.created_at)) })
+      : null;
   }
 
   /**

@@ -94,6 +94,21 @@ describe('flagged builds and app sizes', () => {
     expect((await list('?flagged=true')).total).toBe(before - 1);
   });
 
+  it("an upload's flags follow its app's compare settings of the moment (read with the previous build, in the upload's transaction)", async () => {
+    const app = ids['shop-1'].app_id;
+    const settings = { size_jump_percent: 10000, size_jump_bytes: null, flag_every_new_permission: false, watched_permissions: ['android.permission.CAMERA'] };
+    await members.as(dev, 'put', `/api/v1/apps/${app}/compare-settings`).send(settings).expect(200);
+    for (const name of ['shop-1', 'shop-2']) {
+      const res = await members.as(dev, 'post', '/api/v1/builds').attach('file', readFileSync(files[name]), basename(files[name])).expect(201);
+      ids[`${name} again`] = res.body;
+    }
+    const { items } = await list(`?app_id=${app}&limit=100`);
+    const flags = (items as Listed[]).find((b) => b.id === ids['shop-2 again'].id)!.flags;
+    // Under the defaults: new_permission (every one), size_jump, min_sdk_raised, abi_removed, signing_changed.
+    expect(flags.map((f) => f.kind)).toEqual(['new_permission', 'min_sdk_raised', 'abi_removed', 'signing_changed']);
+    expect(flags[0]).toMatchObject({ subject: 'android.permission.CAMERA', reason: 'New permission android.permission.CAMERA (on the watch-list)' });
+  });
+
   describe('GET /apps/:id/sizes', () => {
     it("the app's last builds on its platform, oldest first, with file sizes", async () => {
       const app = ids['apidemos-3'].app_id;

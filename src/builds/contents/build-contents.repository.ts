@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
+import { sql } from 'kysely';
+import { QueryBuilder } from '../../database/query-builder/query-builder';
 import { isUniqueViolation } from '../../database/unique-violation';
 import { BuildEntity } from '../build.entity';
 import type { Platform } from '../../app-catalogue/platform';
@@ -34,16 +36,28 @@ interface RecentSizeRow {
   flag_count: number | string | null;
 }
 
+/** What an upload compares its contents with: the build before it, its stored contents (if any) and the app's settings (if set). */
+export interface PreviousContents {
+  id: number;
+  format: number | null;
+  data: string | null;
+  settings: string | null;
+}
+
 const COMPARED_COLUMNS = ['id', 'appId', 'platform', 'uploadedAt', 'versionName', 'buildNumber', 'statusLabel', 'fileName', 'fileSize'] as const;
 
 /** build_contents and app_compare_settings rows, and the lookups a comparison makes on builds. */
 @Injectable()
 export class BuildContentsRepository {
+  private readonly sql: QueryBuilder;
+
   constructor(
     @InjectRepository(BuildContentsEntity) private readonly contents: Repository<BuildContentsEntity>,
     @InjectRepository(BuildEntity) private readonly builds: Repository<BuildEntity>,
     @InjectRepository(AppCompareSettingsEntity) private readonly settings: Repository<AppCompareSettingsEntity>,
-  ) {}
+  ) {
+    this.sql = QueryBuilder.of(builds.manager.connection);
+  }
 
   /** `manager`: inside the upload's transaction (the flags computed there), else alone. */
   find(buildId: number, manager?: EntityManager): Promise<BuildContentsEntity | null> {
@@ -85,6 +99,36 @@ export class BuildContentsRepository {
       .andWhere('(b.uploaded_at, b.id) < (:at, :id)', { at, id: build.id });
     if (status) query.andWhere('b.status_label = :status', { status });
     return query.orderBy('b.uploaded_at', 'DESC').addOrderBy('b.id', 'DESC').limit(1).getOne();
+  }
+
+  /**
+   * At upload, in its transaction: the build before `build` (as previous()) with its contents row
+   * and its app's settings, in one prepared statement. Three statements built by TypeORM's query
+   * builder before (previous(), find(), settingsOf()): the largest share of the relay's own
+   * CPU per small upload beyond the baseline's (docs/decisions.md#issue-27-ingest).
+   */
+  async previousContents(build: ComparedBuild, manager: EntityManager): Promise<PreviousContents | null> {
+    const statement = this.sql.prepare('contents.previousAtUpload', (v: { appId: number; platform: Platform; at: number; id: number }) =>
+      this.sql.db
+        .selectFrom('builds as b')
+        .leftJoin('build_contents as c', 'c.build_id', 'b.id')
+        .select(['b.id', 'c.format', 'c.data'])
+        .select((eb) => eb.selectFrom('app_compare_settings as s').select('s.data').whereRef('s.app_id', '=', 'b.app_id').as('settings'))
+        .where('b.app_id', '=', v.appId)
+        .where('b.platform', '=', v.platform)
+        // A row value: both dialects turn it into the index range's upper bound (IDX_builds_app_platform_uploaded).
+        .where((eb) => eb(eb.refTuple('b.uploaded_at', 'b.id'), '<', eb.tuple(v.at, v.id)))
+        .orderBy('b.uploaded_at', 'desc')
+        .orderBy('b.id', 'desc')
+        .limit(sql.lit(1)),
+    );
+    const [row] = await statement.run<{ id: number | string; format: number | string | null; data: string | null; settings: string | null }>(manager, {
+      appId: build.appId,
+      platform: build.platform as Platform,
+      at: build.uploadedAt.getTime(),
+      id: build.id,
+    });
+    return row ? { id: Number(row.id), format: row.format === null ? null : Number(row.format), data: row.data, settings: row.settings } : null;
   }
 
   async settingsOf(appId: number, manager?: EntityManager): Promise<string | null> {

@@ -91,12 +91,10 @@ export class BuildContentsService {
    */
   async storeAtUpload(build: ComparedBuild, contents: BuildContents, at: Date, manager: EntityManager): Promise<void> {
     await this.repository.insert(build.id, contents, at, manager);
-    const previous = await this.repository.previous(build, undefined, manager);
-    if (!previous) return;
-    const row = await this.repository.find(previous.id, manager);
-    if (!row || row.format !== CONTENTS_FORMAT) return;
-    const settings = parseCompareSettings(await this.repository.settingsOf(build.appId, manager));
-    const { flags } = compareContents(JSON.parse(row.data) as BuildContents, contents, settings);
+    const previous = await this.repository.previousContents(build, manager);
+    if (!previous || previous.format !== CONTENTS_FORMAT || previous.data === null) return;
+    const settings = parseCompareSettings(previous.settings);
+    const { flags } = compareContents(JSON.parse(previous.data) as BuildContents, contents, settings);
     if (flags.length) await this.repository.insertFlags(build.id, previous.id, flags, manager);
   }
 

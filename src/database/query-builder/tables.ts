@@ -161,7 +161,22 @@ export interface CommentAttachmentsTable {
   size: Id;
 }
 
+export interface AppsTable {
+  id: Generated<Id>;
+  name: string;
+  bundle_id_key: string;
+  platform: string;
+  created_at: Epoch;
+}
+
+export interface AppCompareSettingsTable {
+  app_id: Id;
+  data: string;
+}
+
 export interface Database {
+  apps: AppsTable;
+  app_compare_settings: AppCompareSettingsTable;
   builds: BuildsTable;
   build_status_changes: BuildStatusChangesTable;
   build_icons: BuildIconsTable;
