@@ -110,7 +110,11 @@ async function main(): Promise<void> {
     nodeArgs,
   );
   const snapshot = () => SNAPSHOT_DIR && relay.child.kill('SIGUSR2');
+  // V8 prints its trace through C stdio, which holds up to 4 kB before writing to the pipe: the
+  // collections are read after the relay has exited, its trace complete.
   const fullCollections = watchFullCollections(relay.child);
+  const spawnedAt = performance.now() - relay.startMs;
+  let warmupEndsAt = Infinity;
   port = relay.port;
   try {
     const [pat] = await issuePats(relay.base, ['view,builds:write']);
@@ -186,6 +190,7 @@ async function main(): Promise<void> {
     const latencies = new Map<string, number[]>(kinds.map((k) => [k.name, []]));
     const unexpected = new Map<string, Record<number, number>>();
     const started = performance.now();
+    warmupEndsAt = started + WARMUP_MS;
     const endAt = started + MINUTES * 60_000;
     let recording = false;
     const rss: { t: number; mb: number }[] = [];
@@ -262,15 +267,6 @@ async function main(): Promise<void> {
     const peakAt = rss.reduce((best, s, i) => (s.mb > rss[best].mb ? i : best), 0);
     console.log(`memory map at the peak sample (${rss[peakAt]?.t.toFixed(0)} s): ${describeMemoryMap(maps[peakAt] ?? null)}`);
     console.log(`memory map at the end: ${describeMemoryMap(mapAtEnd)}`);
-    const fullAfterWarmup = fullCollections().filter((c) => c.at - started >= WARMUP_MS);
-    if (fullAfterWarmup.length) {
-      const afters = fullAfterWarmup.map((c) => c.afterMb);
-      console.log(
-        `heap after each full collection after warm-up (MB, ${afters.length}): ${afters.map((m) => m.toFixed(0)).join(' ')} ` +
-          `(min ${Math.min(...afters).toFixed(0)}, max ${Math.max(...afters).toFixed(0)}, first ${afters[0].toFixed(0)} → last ${afters[afters.length - 1].toFixed(0)}; ` +
-          `committed after them ${Math.min(...fullAfterWarmup.map((c) => c.committedMb)).toFixed(0)}–${Math.max(...fullAfterWarmup.map((c) => c.committedMb)).toFixed(0)} MB)`,
-      );
-    }
     const committedAfter = committedAt.filter((_, i) => rss[i] && rss[i].t * 1000 >= WARMUP_MS).map((c) => c.heap);
     if (committedAfter.length) console.log(`V8 heap committed after warm-up: ${Math.min(...committedAfter).toFixed(0)}–${Math.max(...committedAfter).toFixed(0)} MB`);
     if (after.length >= 2) {
@@ -313,6 +309,17 @@ async function main(): Promise<void> {
     await database?.drop();
     rmSync(work, { recursive: true, force: true });
   }
+  const stdout = relay.child.stdout!;
+  if (!stdout.readableEnded) await new Promise((resolve) => stdout.once('end', resolve));
+  const fullAfterWarmup = fullCollections().filter((c) => spawnedAt + c.at >= warmupEndsAt);
+  const afters = fullAfterWarmup.map((c) => c.afterMb);
+  console.log(
+    afters.length
+      ? `heap left by each full collection after warm-up (MB, ${afters.length}): ${afters.map((m) => m.toFixed(0)).join(' ')} ` +
+          `(min ${Math.min(...afters).toFixed(0)}, max ${Math.max(...afters).toFixed(0)}; V8's committed heap after them ` +
+          `${Math.min(...fullAfterWarmup.map((c) => c.committedMb)).toFixed(0)}–${Math.max(...fullAfterWarmup.map((c) => c.committedMb)).toFixed(0)} MB)`
+      : 'no full collection after warm-up in the relay\'s --trace-gc',
+  );
 }
 
 /**

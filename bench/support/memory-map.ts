@@ -100,7 +100,7 @@ export function describeMemoryMap(map: MemoryMap | null): string {
 }
 
 export interface FullCollection {
-  /** When the line arrived, on this process's `performance.now()` clock. */
+  /** ms since the relay's isolate started (V8's own time stamp). */
   at: number;
   /** Objects (all spaces) after the collection, MB. */
   afterMb: number;
@@ -121,10 +121,10 @@ export function watchFullCollections(child: ChildProcess): () => FullCollection[
     const lines = (partial + chunk.toString('latin1')).split('\n');
     partial = lines.pop()!;
     for (const line of lines) {
-      const match = /^\[\d+:(0x[0-9a-f]+)\]\s+\d+ ms: Mark-Compact [\d.]+ \([\d.]+\) -> ([\d.]+) \(([\d.]+)\) MB/.exec(line);
+      const match = /^\[\d+:(0x[0-9a-f]+)\]\s+(\d+) ms: Mark-Compact [\d.]+ \([\d.]+\) -> ([\d.]+) \(([\d.]+)\) MB/.exec(line);
       if (!match) continue;
       const list = byIsolate.get(match[1]) ?? [];
-      list.push({ at: performance.now(), afterMb: Number(match[2]), committedMb: Number(match[3]) });
+      list.push({ at: Number(match[2]), afterMb: Number(match[3]), committedMb: Number(match[4]) });
       byIsolate.set(match[1], list);
     }
   });
