@@ -26,6 +26,12 @@ export function buildRelay(): void {
 const EXTRA_NODE_ARGS = process.env.BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
 
 /**
+ * `BENCH_RELAY_ENV='{"NAME":"value"}'`: environment for every relay a benchmark starts and for nothing else (an A/B
+ * of what the C library reads at exec time, e.g. `MALLOC_ARENA_MAX`, without the benchmark's own process taking it).
+ */
+const EXTRA_RELAY_ENV: Record<string, string> = process.env.BENCH_RELAY_ENV ? JSON.parse(process.env.BENCH_RELAY_ENV) : {};
+
+/**
  * The relay as `npm start` runs it (plain node on dist/, default log level), on a free port, with `env` added;
  * `checkout` names another built checkout to run instead of this one (an A/B against an older commit).
  */
@@ -40,6 +46,7 @@ export async function startRelay(dataDir: string, env: Record<string, string> = 
       SVC_PORT: String(port),
       SVC_HOST: '127.0.0.1',
       SVC_BCRYPT_COST: '4',
+      ...EXTRA_RELAY_ENV,
       ...env,
     },
     stdio: ['ignore', 'pipe', 'inherit'],
