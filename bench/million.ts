@@ -24,11 +24,10 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { Client } from 'pg';
-import { seedMillion, SeedDatabase, SeedResult } from './support/million-seed';
+import { prepare, seedMillion, SeedDatabase, SeedResult, sqliteSeedDatabase } from './support/million-seed';
 import { createBenchDatabase } from './support/postgres-seed';
-import { buildRelay, issuePat, runLoad, startRelay, stopChild } from './support/relay';
+import { buildRelay, runLoad, startRelay, stopChild } from './support/relay';
 
 const BUILDS = Number(process.env.BENCH_BUILDS ?? 1_000_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
@@ -126,29 +125,6 @@ async function measure(label: string, base: string, port: number, pid: number, p
     );
   }
   return rows;
-}
-
-/** A data folder with the relay's tables, its admin and a PAT; `env` points it at its database. */
-async function prepare(dataDir: string, env: Record<string, string>): Promise<string> {
-  const relay = await startRelay(dataDir, env);
-  try {
-    return await issuePat(relay.base);
-  } finally {
-    await relay.stop();
-  }
-}
-
-function sqliteSeedDatabase(path: string): SeedDatabase & { close(): void } {
-  const db = new Database(path);
-  return {
-    dialect: 'sqlite',
-    run: async (sql, values = []) => void db.prepare(sql).run(...values),
-    all: async <T>(sql: string, values: unknown[] = []) => db.prepare(sql).all(...values) as T[],
-    close: () => {
-      db.pragma('wal_checkpoint(TRUNCATE)');
-      db.close();
-    },
-  };
 }
 
 async function postgresSeedDatabase(url: string): Promise<SeedDatabase & { close(): Promise<void> }> {

@@ -17,6 +17,9 @@
  * sweep alone held the relay's start-up for 45–73 s and runs every minute (docs/performance.md).
  */
 
+import Database from 'better-sqlite3';
+import { issuePat, startRelay } from './relay';
+
 /** The 50 apps' names (the search's app-name terms). */
 export const APP_NAMES = [
   'Acme Wallet', 'Pixel Notes', 'Harbor Chat', 'Lumen Reader', 'Atlas Maps', 'Nimbus Weather', 'Quill Journal', 'Orbit Fitness',
@@ -142,4 +145,28 @@ export async function seedMillion(db: SeedDatabase, count: number, log: (line: s
   const byApp = await db.all<{ id: number | string; n: number | string }>('SELECT app_id AS id, SUM(n) AS n FROM build_counts GROUP BY app_id ORDER BY SUM(n) DESC');
   const small = byApp.find((row) => Number(row.n) < count * 0.003) ?? byApp[byApp.length - 1];
   return { builds: count, seconds, busiestApp: Number(byApp[0].id), smallApp: Number(small.id) };
+}
+
+/** A data folder with the relay's tables, its admin and a PAT; `env` points it at its database. */
+export async function prepare(dataDir: string, env: Record<string, string>): Promise<string> {
+  const relay = await startRelay(dataDir, env);
+  try {
+    return await issuePat(relay.base);
+  } finally {
+    await relay.stop();
+  }
+}
+
+/** The relay's SQLite file opened for the seed (better-sqlite3, the relay stopped). */
+export function sqliteSeedDatabase(path: string): SeedDatabase & { close(): void } {
+  const db = new Database(path);
+  return {
+    dialect: 'sqlite',
+    run: async (sql, values = []) => void db.prepare(sql).run(...values),
+    all: async <T>(sql: string, values: unknown[] = []) => db.prepare(sql).all(...values) as T[],
+    close: () => {
+      db.pragma('wal_checkpoint(TRUNCATE)');
+      db.close();
+    },
+  };
 }
