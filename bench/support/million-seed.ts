@@ -13,8 +13,9 @@
  *
  * Files: none. The builds folder's sweep deletes rows whose file is missing, and `file_name` is
  * unique (no shared file), so bench/million runs the relay with the sweep off
- * (SVC_BUILD_FILE_SWEEP=false): a million empty files took 52 s to create, and with them the
- * sweep alone held the relay's start-up for 45–73 s and runs every minute (docs/performance.md).
+ * (SVC_BUILD_FILE_SWEEP=false): a million empty files took 52 s to create. The sweep's own cost
+ * is bench/sweep's (it once held the start for 45–73 s at a million; now it runs in slices, in the
+ * background, docs/performance.md).
  */
 
 import Database from 'better-sqlite3';
