@@ -24,9 +24,9 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { postgresSeedDatabase, seedMillion, SeedDatabase, SeedResult, sqliteSeedDatabase } from './support/million-seed';
+import { postgresSeedDatabase, prepare, seedMillion, SeedDatabase, SeedResult, sqliteSeedDatabase } from './support/million-seed';
 import { createBenchDatabase } from './support/postgres-seed';
-import { buildRelay, issuePat, runLoad, startRelay, stopChild } from './support/relay';
+import { buildRelay, runLoad, startRelay, stopChild } from './support/relay';
 
 const BUILDS = Number(process.env.BENCH_BUILDS ?? 1_000_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
@@ -126,15 +126,6 @@ async function measure(label: string, base: string, port: number, pid: number, p
   return rows;
 }
 
-/** A data folder with the relay's tables, its admin and a PAT; `env` points it at its database. */
-async function prepare(dataDir: string, env: Record<string, string>): Promise<string> {
-  const relay = await startRelay(dataDir, env);
-  try {
-    return await issuePat(relay.base);
-  } finally {
-    await relay.stop();
-  }
-}
 
 const kept = { pat: '' };
 

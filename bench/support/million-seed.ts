@@ -13,12 +13,14 @@
  *
  * Files: none. The builds folder's sweep deletes rows whose file is missing, and `file_name` is
  * unique (no shared file), so bench/million runs the relay with the sweep off
- * (SVC_BUILD_FILE_SWEEP=false): a million empty files took 52 s to create, and with them the
- * sweep alone held the relay's start-up for 45–73 s and runs every minute (docs/performance.md).
+ * (SVC_BUILD_FILE_SWEEP=false): a million empty files took 52 s to create. The sweep's own cost
+ * is bench/sweep's (it once held the start for 45–73 s at a million; now it runs in slices, in the
+ * background, docs/performance.md).
  */
 
 import Database from 'better-sqlite3';
 import { Client } from 'pg';
+import { issuePat, startRelay } from './relay';
 
 /** The 50 apps' names (the search's app-name terms). */
 export const APP_NAMES = [
@@ -145,6 +147,16 @@ export async function seedMillion(db: SeedDatabase, count: number, log: (line: s
   const byApp = await db.all<{ id: number | string; n: number | string }>('SELECT app_id AS id, SUM(n) AS n FROM build_counts GROUP BY app_id ORDER BY SUM(n) DESC');
   const small = byApp.find((row) => Number(row.n) < count * 0.003) ?? byApp[byApp.length - 1];
   return { builds: count, seconds, busiestApp: Number(byApp[0].id), smallApp: Number(small.id) };
+}
+
+/** A data folder with the relay's tables, its admin and a PAT; `env` points it at its database. */
+export async function prepare(dataDir: string, env: Record<string, string>): Promise<string> {
+  const relay = await startRelay(dataDir, env);
+  try {
+    return await issuePat(relay.base);
+  } finally {
+    await relay.stop();
+  }
 }
 
 /** The relay's SQLite file, opened for the seed (the relay stopped); close() checkpoints the WAL into it. */

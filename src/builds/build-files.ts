@@ -39,11 +39,9 @@ export class BuildFiles {
     await this.store.remove(fileNames.map((name) => this.keyOf(name)));
   }
 
-  /** Names of the files in the builds folder (one listing, no stat per file). */
-  async names(): Promise<Set<string>> {
-    const names = new Set<string>();
-    for await (const key of this.store.list(PREFIX)) names.add(key.slice(PREFIX.length));
-    return names;
+  /** Names of the files in the builds folder, as the listing streams them (no stat per file). */
+  async *names(): AsyncIterable<string> {
+    for await (const key of this.store.list(PREFIX)) yield key.slice(PREFIX.length);
   }
 
   /** A stored file's modification time, or null when it is not (or no longer) there. */

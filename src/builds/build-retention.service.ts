@@ -8,6 +8,7 @@ import { BuildsDeletedEvent } from './events/builds-deleted.event';
 import { BuildFiles } from './build-files';
 import { StoredFileOwners } from '../storage/stored-file-owners';
 import { RelayConfig } from '../config/relay-config';
+import { BuildFileSweep, type BuildFileSweepOutcome } from './build-file-sweep';
 
 /** Rows deleted per transaction by the purge. */
 const PURGE_BATCH = 500;
@@ -16,7 +17,7 @@ const PURGE_BATCH = 500;
  * Removes builds whose deletion time has come, and reconciles the builds folder with the table.
  * Rows go first, then files: a crash in between leaves only unreferenced files, which
  * sweepOrphans() removes (at start-up, and with a grace period on every run so uploads being
- * committed right now are never touched).
+ * committed right now are never touched). The sweep starts with the relay but does not hold its start.
  */
 @Injectable()
 export class BuildRetentionService implements OnModuleInit {
@@ -29,6 +30,7 @@ export class BuildRetentionService implements OnModuleInit {
     private readonly transactions: TransactionRunner,
     private readonly owners: StoredFileOwners,
     private readonly config: RelayConfig,
+    private readonly sweep: BuildFileSweep,
   ) {}
 
   /**
@@ -38,7 +40,13 @@ export class BuildRetentionService implements OnModuleInit {
   onModuleInit(): void {
     // Off (SVC_BUILD_FILE_SWEEP=false) only where rows are written without files: bench/million.
     if (!this.config.buildFileSweep) return void this.logger.warn('The builds folder sweep is off (SVC_BUILD_FILE_SWEEP=false)');
-    this.owners.register({ orphans: 'orphan build files', every: 'minute', graceMs: HOUR_MS, sweepOrphans: (g) => this.sweepOrphans(g) });
+    this.owners.register({
+      orphans: 'orphan build files',
+      every: 'minute',
+      graceMs: HOUR_MS,
+      inBackground: true,
+      sweepOrphans: (g) => this.sweepOrphans(g),
+    });
   }
 
   /** Deletes every build whose delete_after has passed: rows, then files. Returns how many. */
@@ -73,36 +81,10 @@ export class BuildRetentionService implements OnModuleInit {
 
   /**
    * Files in the builds folder that no row references (older than `graceMs`) are removed; rows
-   * whose file is missing are deleted (they could never be downloaded or installed again).
+   * whose file is missing are deleted (they could never be downloaded or installed again). In
+   * slices, yielding between them (BuildFileSweep): a million builds cost no more memory than a few.
    */
-  async sweepOrphans(graceMs: number): Promise<{ files: number; rows: number }> {
-    // Rows first, then the folder: a build committed in between has its file in place already.
-    // Only names no row references are stat-ed (for their age), so a sweep costs one directory
-    // read and one index scan however many builds there are.
-    const rows = await this.builds.allFiles();
-    const referenced = new Set(rows.map((r) => r.fileName));
-    const present = await this.files.names();
-    const cutoff = Date.now() - graceMs;
-    const unreferenced: string[] = [];
-    for (const name of present) {
-      if (referenced.has(name)) continue;
-      const modifiedMs = await this.files.modifiedMs(name);
-      if (modifiedMs !== null && modifiedMs <= cutoff) unreferenced.push(name);
-    }
-    await this.files.remove(unreferenced);
-
-    // A row whose file was not listed: look again for that one file before deleting the row.
-    const stillMissing: number[] = [];
-    for (const row of rows) {
-      if (!present.has(row.fileName) && (await this.files.modifiedMs(row.fileName)) === null) stillMissing.push(row.id);
-    }
-    const deleted = await this.builds.deleteByIds(stillMissing);
-    if (deleted.length) {
-      this.events.emit(BuildsDeletedEvent.eventName, new BuildsDeletedEvent(deleted.map((b) => b.id), 'file_missing'));
-    }
-    if (unreferenced.length || deleted.length) {
-      this.logger.warn(`Orphan sweep removed ${unreferenced.length} unreferenced file(s) and ${deleted.length} row(s) without a file`);
-    }
-    return { files: unreferenced.length, rows: deleted.length };
+  sweepOrphans(graceMs: number): Promise<BuildFileSweepOutcome> {
+    return this.sweep.run(graceMs);
   }
 }

@@ -9,6 +9,7 @@ import { BuildIconEntity } from './build-icon.entity';
 import { BuildStatusChangeEntity } from './build-status-change.entity';
 import { BuildIntakeService } from './build-intake.service';
 import { BuildQueryService } from './build-query.service';
+import { BuildFileSweep } from './build-file-sweep';
 import { BuildRetentionService } from './build-retention.service';
 import { BuildReviewService } from './build-review.service';
 import { BuildsController } from './builds.controller';
@@ -46,6 +47,7 @@ import { BuildVerdictsService } from './provenance/build-verdicts.service';
     BuildQueryService,
     BuildReviewService,
     BuildRetentionService,
+    BuildFileSweep,
     BuildDownloadService,
     BuildFiles,
     BuildMetrics,

@@ -148,6 +148,9 @@ function listedFromValues(values: unknown[]): ListedBuild {
  */
 const DEEP_PAGE_OFFSET = 2_000;
 
+/** The most file names `withFileNames` takes at once (the orphan sweep's slice of the builds folder). */
+export const FILE_NAME_SLICE = 500;
+
 /** Builds' rows. Multi-step writes go through the shared TransactionRunner (one at a time on SQLite). */
 @Injectable()
 export class BuildsRepository {
@@ -439,10 +442,44 @@ export class BuildsRepository {
     return rows.map((r) => ({ status: r.status, count: Number(r.count) }));
   }
 
-  /** Every build's id and stored file name, as plain rows (the orphan sweep reads all of them). */
-  async allFiles(): Promise<Pick<BuildEntity, 'id' | 'fileName'>[]> {
-    const statement = this.sql.prepare('builds.allFiles', () => this.sql.db.selectFrom('builds as b').select(['b.id', 'b.file_name']));
-    const rows = await statement.run<{ id: number | string; file_name: string }>(this.builds, {});
+  /** The highest build id now (0 with no builds): the orphan sweep's rows phase stops there. */
+  async maxId(): Promise<number> {
+    const statement = this.sql.prepare('builds.maxId', () => this.sql.db.selectFrom('builds as b').select((eb) => eb.fn.max('b.id').as('max')));
+    const [row] = await statement.run<{ max: number | string | null }>(this.builds, {});
+    return Number(row?.max ?? 0);
+  }
+
+  /**
+   * The builds whose stored file is one of `fileNames` (at most FILE_NAME_SLICE), by the unique
+   * index on file_name: the orphan sweep asks this for each slice of the builds folder it walks.
+   */
+  async withFileNames(fileNames: string[]): Promise<Pick<BuildEntity, 'id' | 'fileName'>[]> {
+    if (!fileNames.length) return [];
+    if (fileNames.length > FILE_NAME_SLICE) throw new Error(`At most ${FILE_NAME_SLICE} file names at a time`);
+    // One statement for every slice: a short slice is padded with its last name (a repeat matches nothing more).
+    const statement = this.sql.prepare('builds.withFileNames', (v: Record<number, string>) =>
+      this.sql.db.selectFrom('builds as b').select(['b.id', 'b.file_name']).where('b.file_name', 'in', Array.from({ length: FILE_NAME_SLICE }, (_, i) => v[i])),
+    );
+    const padded = Array.from({ length: FILE_NAME_SLICE }, (_, i) => fileNames[Math.min(i, fileNames.length - 1)]);
+    const rows = await statement.run<{ id: number | string; file_name: string }>(this.builds, padded);
+    return rows.map((r) => ({ id: Number(r.id), fileName: r.file_name }));
+  }
+
+  /** How many builds have an id in (afterId, upToId], by the primary key. */
+  async countInIdRange(afterId: number, upToId: number): Promise<number> {
+    const statement = this.sql.prepare('builds.countInIdRange', (v: { after: number; upTo: number }) =>
+      this.sql.db.selectFrom('builds as b').select((eb) => eb.fn.countAll().as('n')).where('b.id', '>', v.after).where('b.id', '<=', v.upTo),
+    );
+    const [row] = await statement.run<{ n: number | string }>(this.builds, { after: afterId, upTo: upToId });
+    return Number(row.n);
+  }
+
+  /** The builds with an id in (afterId, upToId], with their stored file's name. */
+  async filesInIdRange(afterId: number, upToId: number): Promise<Pick<BuildEntity, 'id' | 'fileName'>[]> {
+    const statement = this.sql.prepare('builds.filesInIdRange', (v: { after: number; upTo: number }) =>
+      this.sql.db.selectFrom('builds as b').select(['b.id', 'b.file_name']).where('b.id', '>', v.after).where('b.id', '<=', v.upTo).orderBy('b.id'),
+    );
+    const rows = await statement.run<{ id: number | string; file_name: string }>(this.builds, { after: afterId, upTo: upToId });
     return rows.map((r) => ({ id: Number(r.id), fileName: r.file_name }));
   }
 

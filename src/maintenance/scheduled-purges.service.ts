@@ -31,6 +31,8 @@ export const PURGE_LOCK_TTL_MS = 15 * MINUTE_MS;
 @Injectable()
 export class ScheduledPurgesService implements OnApplicationBootstrap {
   private readonly logger = new Logger('Purge');
+  /** The orphan sweeps running now, by job name. */
+  private readonly sweeping = new Set<string>();
 
   constructor(
     private readonly sessions: SessionsService,
@@ -48,7 +50,7 @@ export class ScheduledPurgesService implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.sweepAfterCrash();
+    await this.sweepAfterCrash({ waitForBackground: false });
     await this.runAll();
   }
 
@@ -57,14 +59,23 @@ export class ScheduledPurgesService implements OnApplicationBootstrap {
    * whatever a crash (kill -9, power loss) left half-done is removed without a grace period:
    * partial temp files of every uploader, and every registered owner's stored files (build files,
    * images, recordings) no row points at.
+   * The owners that sweep in the background (the builds folder, in slices: minutes at a million
+   * builds) are started and, at start-up, not waited for: the relay listens while they run. Their
+   * cutoff is taken as they start, so files stored once the relay listens are still spared.
    * Not with several instances: the others are uploading and committing right now, so their files
    * are left to the regular sweeps, which keep a grace period.
    */
-  async sweepAfterCrash(): Promise<void> {
+  async sweepAfterCrash({ waitForBackground = true } = {}): Promise<void> {
     if (this.bus.clustered) return;
     const now = Date.now();
     await this.guarded('partial uploads', () => sweepTempUploads(this.paths.tmp, now));
-    for (const job of this.fileOwners.jobs()) await this.sweepOrphans(job, 0);
+    const background: Promise<void>[] = [];
+    for (const job of this.fileOwners.jobs()) {
+      const sweep = this.sweepOrphans(job, 0);
+      if (job.inBackground) background.push(sweep);
+      else await sweep;
+    }
+    if (waitForBackground) await Promise.all(background);
   }
 
   /** Every purge of the minute; false when another instance is running them (nothing done here). */
@@ -100,9 +111,18 @@ export class ScheduledPurgesService implements OnApplicationBootstrap {
     for (const job of this.fileOwners.jobs('hour')) await this.sweepOrphans(job, graceMs);
   }
 
-  /** One job of the registered owners' orphan sweeps: owners sharing a name are swept together. */
+  /**
+   * One job of the registered owners' orphan sweeps: owners sharing a name are swept together. A job
+   * still running (the start-up's, or a long one from the last minute) is skipped, never doubled.
+   */
   private sweepOrphans(job: OrphanSweepJob, graceMs?: number): Promise<void> {
-    return this.guarded(job.orphans, () => Promise.all(job.owners.map((owner) => owner.sweepOrphans(graceMs ?? owner.graceMs))));
+    if (this.sweeping.has(job.orphans)) {
+      this.logger.log(`Sweeping ${job.orphans}: the last sweep is still running, this round skips it`);
+      return Promise.resolve();
+    }
+    const sweep = this.guarded(job.orphans, () => Promise.all(job.owners.map((owner) => owner.sweepOrphans(graceMs ?? owner.graceMs))));
+    this.sweeping.add(job.orphans);
+    return sweep.finally(() => this.sweeping.delete(job.orphans));
   }
 
   private async guarded(what: string, purge: () => Promise<unknown>): Promise<void> {

@@ -1,9 +1,12 @@
 import { constants, createReadStream, mkdirSync } from 'node:fs';
-import { access, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { access, mkdir, opendir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { PRIVATE_FOLDER_MODE } from './private-modes';
 import { ByteRange, FileStore, STORED_FOLDERS } from './file-store';
+
+/** Directory entries read per trip to the thread pool while listing (Node's default is 32). */
+const LIST_BUFFER_ENTRIES = 256;
 
 /**
  * The default backend: files under the data folder, a key being the path relative to it
@@ -49,10 +52,14 @@ export class DiskFileStore extends FileStore {
     await Promise.all(keys.map((key) => rm(this.pathOf(key), { force: true })));
   }
 
-  /** One directory read, no stat per file: the builds sweep lists every build file this way. */
+  /**
+   * The folder read as a stream of entries (file types from the entries, no stat per file): a
+   * million build files are never one array in memory, and a reader that stops early closes it.
+   */
   async *list(prefix: string): AsyncIterable<string> {
-    const entries = await readdir(this.pathOf(prefix), { withFileTypes: true }).catch(() => []);
-    for (const entry of entries) if (entry.isFile()) yield prefix + entry.name;
+    const dir = await opendir(this.pathOf(prefix), { bufferSize: LIST_BUFFER_ENTRIES }).catch(() => null);
+    if (!dir) return;
+    for await (const entry of dir) if (entry.isFile()) yield prefix + entry.name;
   }
 
   localPath(key: string): string {

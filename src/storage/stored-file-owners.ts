@@ -18,6 +18,12 @@ export interface StoredFileOwner {
   readonly every: 'minute' | 'hour';
   /** How young a file the regular sweep spares: its row may be about to be written. */
   readonly graceMs: number;
+  /**
+   * The start-up sweep is started, not waited for: the sweep works in slices and may take minutes
+   * (the builds folder at a million builds), so the relay listens meanwhile. Its cutoff is taken
+   * when it starts, before the relay listens, so it still removes only what was there before.
+   */
+  readonly inBackground?: boolean;
   /** Removes the owner's files that no row references and that are at least `graceMs` old. */
   sweepOrphans(graceMs: number): Promise<unknown>;
 }
@@ -35,6 +41,8 @@ export function folderOwner(
 export interface OrphanSweepJob {
   orphans: string;
   owners: StoredFileOwner[];
+  /** Some owner's start-up sweep runs in the background (`StoredFileOwner.inBackground`). */
+  inBackground: boolean;
 }
 
 /** The registry the owners join in `onModuleInit`; the scheduled purges read it. */
@@ -52,6 +60,6 @@ export class StoredFileOwners {
     for (const owner of this.owners.filter((o) => every === undefined || o.every === every)) {
       jobs.set(owner.orphans, [...(jobs.get(owner.orphans) ?? []), owner]);
     }
-    return [...jobs].map(([orphans, owners]) => ({ orphans, owners }));
+    return [...jobs].map(([orphans, owners]) => ({ orphans, owners, inBackground: owners.some((o) => o.inBackground) }));
   }
 }
