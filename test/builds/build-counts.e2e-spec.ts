@@ -167,6 +167,49 @@ describe('builds: the list total stays exact through every write', () => {
     () => deleteDuringHalfDoneChange(async (_appId, ids) => (await relay.app.get(BuildsRepository).deleteByIds(ids)).length),
   );
 
+  /**
+   * An app's count rows are shared by all its builds. The counts are written when a transaction
+   * commits (migration BuildCountsAtCommit), so a write still under way in one of the app's builds
+   * holds no count row: uploads and status changes of the app go on beside it. Written at each
+   * row's change, the count row stayed locked to the end of the transaction, and every upload of
+   * the app (on the soak: each upload's ten statements through a busy relay) queued behind it.
+   */
+  itPostgresOnly('SQLite runs one write transaction at a time')(
+    'an upload and a status change in an app go through while another write in that app is still open, and the totals stay exact',
+    async () => {
+      const writer = await members.member('QA');
+      const tokens = await members.pat(writer, 'builds:write');
+      const first = (await attachBuild(members.withPat(tokens, 'post', '/api/v1/builds'), 'string-label.apk').expect(201)).body as { id: number };
+      const other = (await attachBuild(members.withPat(tokens, 'post', '/api/v1/builds'), 'string-label.apk').expect(201)).body as { id: number };
+      const open = db.createQueryRunner();
+      await open.connect();
+      try {
+        // Another transaction moves one of the app's unset builds to Done and stays open.
+        await open.startTransaction();
+        await open.query('UPDATE builds SET status_label = $1 WHERE id = $2', ['Done', first.id]);
+        const within = <T>(work: Promise<T>, what: string) =>
+          Promise.race([work, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} waited for the open transaction`)), 5_000))]);
+        await within(attachBuild(members.withPat(tokens, 'post', '/api/v1/builds'), 'string-label.apk').expect(201), 'an upload of the same app');
+        await within(members.as(writer, 'patch', `/api/v1/builds/${other.id}`).send({ status_label: 'Done' }).expect(200), 'a status change in the same app');
+        await open.commitTransaction();
+      } finally {
+        if (open.isTransactionActive) await open.rollbackTransaction().catch(() => undefined);
+        await open.release();
+      }
+      // Many at once in one app, uploads and changes mixed: every count still equals the rows.
+      const more = await Promise.all(
+        Array.from({ length: 12 }, () => attachBuild(members.withPat(tokens, 'post', '/api/v1/builds'), 'string-label.apk')),
+      );
+      expect(more.map((res) => res.status)).toEqual(more.map(() => 201));
+      const statuses = ['Backlog', 'In Progress', 'Done', 'Rejected', null];
+      const changes = await Promise.all(
+        more.map((res, i) => members.as(writer, 'patch', `/api/v1/builds/${res.body.id}`).send({ status_label: statuses[i % statuses.length] })),
+      );
+      expect(changes.map((res) => res.status)).toEqual(changes.map(() => 200));
+      await expectTotalsMatchRows();
+    },
+  );
+
   it('agrees with counting for a search term, which is counted from the rows', async () => {
     const all = (await members.withPat(pat, 'get', '/api/v1/builds?limit=100').expect(200)).body.items as { version_name: string | null }[];
     const term = all.find((b) => b.version_name)!.version_name!.slice(0, 2);
