@@ -22,7 +22,7 @@ export interface ConfigFileWebhook {
 
 export type DatabaseConfig =
   | { type: 'sqlite'; path: string }
-  /** poolSize: SVC_DATABASE_POOL_SIZE, the most connections the relay opens (docs/database.md "Connections"). */
+  /** poolSize: SVC_DATABASE_POOL_SIZE, the most connections the relay opens (docs/database.md, "Concurrency"). */
   | { type: 'postgres'; url: string; poolSize: number };
 
 /** S3-compatible object storage (docs/storage.md). */
