@@ -81,7 +81,9 @@ export class AuditLogService {
         const entries = await this.write(batch);
         batch.forEach((pending, i) => pending.resolve(this.appended(entries[i])));
       } catch (err) {
-        batch.forEach((pending) => pending.reject(err));
+        if (batch.length === 1) batch[0].reject(err);
+        // One entry the database refuses must not take the others with it: each again on its own.
+        else for (const pending of batch) await this.write([pending]).then(([entry]) => pending.resolve(this.appended(entry)), pending.reject);
       }
     }
   }
