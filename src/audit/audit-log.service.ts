@@ -13,6 +13,14 @@ import { AuditEvent } from './audit-event';
 import { AuditStateEntity } from './audit-state.entity';
 
 const STATE_ID = 1;
+/** Entries written in one transaction at most (a burst is written in several). */
+const MAX_BATCH = 100;
+
+/** An entry to write: its event and the time it was appended. */
+interface PendingEntry {
+  event: AuditEvent;
+  at: Date;
+}
 
 /** Details keys whose values are never written, whatever a caller passes (docs/audit.md). */
 const SECRET_KEY = /pass(word)?|secret|^token$|code|key$|cookie/i;
@@ -44,28 +52,74 @@ export class AuditLogService {
     private readonly events: EventEmitter2,
   ) {}
 
-  async append(event: AuditEvent): Promise<AuditEntryEntity> {
-    const details = safeDetails(event.details);
-    const entry = await this.transactions.run(async (manager) => {
+  /**
+   * Appends one entry. Outside a transaction, appends are written one transaction at a time per
+   * process, each taking every entry that arrived while the one before it was written (in arrival
+   * order): one lock of the state row and one commit for the lot. Each append in its own
+   * transaction queued on the state row's lock (PostgreSQL) holding a pooled connection, and a
+   * sign-in or status change made one: on the PostgreSQL soak they held one to two of the pool's
+   * ten connections waiting (docs/decisions.md#issue-27-pg-soak). Inside a caller's transaction the
+   * entry is written in it, as before, and goes with it if it rolls back.
+   */
+  append(event: AuditEvent): Promise<AuditEntryEntity> {
+    const pending = { event, at: this.clock.now() };
+    if (this.transactions.inTransaction()) return this.write([pending]).then(([entry]) => this.appended(entry));
+    return new Promise<AuditEntryEntity>((resolve, reject) => {
+      this.queued.push({ ...pending, resolve, reject });
+      if (!this.writing) this.writing = this.writeQueued().finally(() => (this.writing = null));
+    });
+  }
+
+  /** Entries waiting for the write under way; written in the next one, in this order. */
+  private readonly queued: (PendingEntry & { resolve: (entry: AuditEntryEntity) => void; reject: (err: unknown) => void })[] = [];
+  private writing: Promise<void> | null = null;
+
+  private async writeQueued(): Promise<void> {
+    while (this.queued.length) {
+      const batch = this.queued.splice(0, MAX_BATCH);
+      try {
+        const entries = await this.write(batch);
+        batch.forEach((pending, i) => pending.resolve(this.appended(entries[i])));
+      } catch (err) {
+        if (batch.length === 1) batch[0].reject(err);
+        // One entry the database refuses must not take the others with it: each again on its own.
+        else for (const pending of batch) await this.write([pending]).then(([entry]) => pending.resolve(this.appended(entry)), pending.reject);
+      }
+    }
+  }
+
+  /** The entries chained after the head, in order, in one transaction that holds the state row. */
+  private write(batch: PendingEntry[]): Promise<AuditEntryEntity[]> {
+    return this.transactions.run(async (manager) => {
       const states = manager.getRepository(AuditStateEntity);
       const state = await states.findOne({ where: { id: STATE_ID }, ...forUpdate(manager) });
-      const fields = {
-        at: this.clock.now(),
-        actorId: event.actorId,
-        actorLabel: clip(event.actorLabel || 'unknown', 320),
-        via: event.via,
-        action: clip(event.action, 64),
-        target: event.target === null ? null : clip(event.target, 200),
-        clientAddress: event.clientAddress === null ? null : clip(event.clientAddress, 64),
-        prevHash: state?.headHash ?? GENESIS_HASH,
-      };
-      const hash = entryHash({ ...fields, details });
-      const saved = await manager.getRepository(AuditEntryEntity).save(
-        Object.assign(new AuditEntryEntity(), { ...fields, details: JSON.stringify(details), hash }),
-      );
-      await states.update({ id: STATE_ID }, { headHash: hash });
+      let prevHash = state?.headHash ?? GENESIS_HASH;
+      const rows = batch.map(({ event, at }) => {
+        const details = safeDetails(event.details);
+        const fields = {
+          at,
+          actorId: event.actorId,
+          actorLabel: clip(event.actorLabel || 'unknown', 320),
+          via: event.via,
+          action: clip(event.action, 64),
+          target: event.target === null ? null : clip(event.target, 200),
+          clientAddress: event.clientAddress === null ? null : clip(event.clientAddress, 64),
+          prevHash,
+        };
+        const hash = entryHash({ ...fields, details });
+        prevHash = hash;
+        return Object.assign(new AuditEntryEntity(), { ...fields, details: JSON.stringify(details), hash });
+      });
+      // One by one: ids follow the chain's order whatever the driver does with a multi-row insert.
+      const entries = manager.getRepository(AuditEntryEntity);
+      const saved: AuditEntryEntity[] = [];
+      for (const row of rows) saved.push(await entries.save(row));
+      await states.update({ id: STATE_ID }, { headHash: prevHash });
       return saved;
     });
+  }
+
+  private appended(entry: AuditEntryEntity): AuditEntryEntity {
     this.events.emit(AUDIT_APPENDED, entry);
     return entry;
   }

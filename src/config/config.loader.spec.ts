@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from './config-error';
-import { loadConfig } from './config.loader';
+import { DEFAULT_POSTGRES_POOL_SIZE, loadConfig } from './config.loader';
 
 describe('loadConfig', () => {
   let dir: string;
@@ -157,6 +157,16 @@ describe('loadConfig', () => {
     expect(loadConfig(clustered, dir).redis?.secret).toBe('f'.repeat(40));
     // Alone, no secret is asked for.
     expect(loadConfig({ SVC_DATABASE_URL: 'postgres://db/svc' }, dir).redis).toBeNull();
+  });
+
+  it('SVC_DATABASE_POOL_SIZE (database.poolSize): PostgreSQL connections at most, a default when unset, a bad value names the key', () => {
+    expect(loadConfig({ SVC_DATABASE_URL: 'postgres://db/svc' }, dir).database).toEqual({ type: 'postgres', url: 'postgres://db/svc', poolSize: DEFAULT_POSTGRES_POOL_SIZE });
+    expect(loadConfig({ SVC_DATABASE_URL: 'postgres://db/svc', SVC_DATABASE_POOL_SIZE: '32' }, dir).database).toMatchObject({ poolSize: 32 });
+    expect(failure({ SVC_DATABASE_URL: 'postgres://db/svc', SVC_DATABASE_POOL_SIZE: '0' })).toMatch(/SVC_DATABASE_POOL_SIZE/);
+    // SQLite has one connection: the setting is not read.
+    expect(loadConfig({ SVC_DATABASE_POOL_SIZE: 'many' }, dir).database.type).toBe('sqlite');
+    writeFile({ database: { url: 'postgres://db/svc', poolSize: 6 } });
+    expect(loadConfig({}, dir).database).toMatchObject({ poolSize: 6 });
   });
 
   it('SVC_STORAGE_URL: absent is the data folder; s3://bucket/prefix with the SVC_S3_* settings; anything else names the key', () => {

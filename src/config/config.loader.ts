@@ -11,6 +11,9 @@ import { AuditForwardingConfig, ConfigFileWebhook, LimitsConfig, LogLevel, Relay
 /** web/dist of this install: the same from src/config (tests) and dist/config (built). */
 const DEFAULT_WEB_DIR = join(__dirname, '..', '..', 'web', 'dist');
 
+/** PostgreSQL connections the relay's pool opens at most, unless configured (measured: docs/decisions.md#issue-27-pg-soak). */
+export const DEFAULT_POSTGRES_POOL_SIZE = 10;
+
 type Env = Record<string, string | undefined>;
 type FileValues = Record<string, unknown>;
 
@@ -39,7 +42,9 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
 
   const read = new ValueReader(env, file);
   const dataDir = resolve(cwd, read.string('SVC_DATA_DIR', 'dataDir') ?? './data');
-  const database = parseDatabase(read.string('SVC_DATABASE_URL', 'database.url'), dataDir);
+  const database = parseDatabase(read.string('SVC_DATABASE_URL', 'database.url'), dataDir, () =>
+    read.integer('SVC_DATABASE_POOL_SIZE', 'database.poolSize', DEFAULT_POSTGRES_POOL_SIZE, 1, 1000),
+  );
   const tlsCert = read.path('SVC_TLS_CERT', 'tls.cert', cwd);
   const tlsKey = read.path('SVC_TLS_KEY', 'tls.key', cwd);
   if (!!tlsCert !== !!tlsKey) {
@@ -153,9 +158,9 @@ function readAuditForwarding(read: ValueReader, env: Env, cwd: string): AuditFor
   };
 }
 
-function parseDatabase(url: string | null, dataDir: string): RelayConfig['database'] {
+function parseDatabase(url: string | null, dataDir: string, poolSize: () => number): RelayConfig['database'] {
   if (!url) return { type: 'sqlite', path: resolve(dataDir, 'svc.sqlite') };
-  if (/^postgres(ql)?:\/\//.test(url)) return { type: 'postgres', url };
+  if (/^postgres(ql)?:\/\//.test(url)) return { type: 'postgres', url, poolSize: poolSize() };
   if (url.startsWith('sqlite:')) return { type: 'sqlite', path: resolve(dataDir, url.slice('sqlite:'.length)) };
   throw new ConfigError('SVC_DATABASE_URL', 'postgres://user:pass@host/db or sqlite:<file>', url);
 }

@@ -22,7 +22,8 @@ export interface ConfigFileWebhook {
 
 export type DatabaseConfig =
   | { type: 'sqlite'; path: string }
-  | { type: 'postgres'; url: string };
+  /** poolSize: SVC_DATABASE_POOL_SIZE, the most connections the relay opens (docs/database.md, "Concurrency"). */
+  | { type: 'postgres'; url: string; poolSize: number };
 
 /** S3-compatible object storage (docs/storage.md). */
 export interface S3StorageConfig {

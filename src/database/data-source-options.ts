@@ -40,6 +40,7 @@ export function dataSourceOptions(config: Pick<RelayConfig, 'database'>): DataSo
     return {
       type: 'postgres',
       url: config.database.url,
+      poolSize: config.database.poolSize,
       migrations: MIGRATIONS,
       migrationsRun: true,
       synchronize: false,

@@ -116,6 +116,11 @@ export class TransactionRunner {
     return (await postgresPool(this.dataSource).query({ text: sql, values: parameters, rowMode: 'array' })).rows;
   }
 
+  /** Whether the caller's async call chain is inside an open transaction (run() would join it). */
+  inTransaction(): boolean {
+    return currentScope.getStore()?.open === true;
+  }
+
   /**
    * Runs `task` once the transaction the caller is in has committed (at once outside a
    * transaction); dropped when it rolls back. The outermost `run()` awaits it before it returns.

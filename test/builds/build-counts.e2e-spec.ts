@@ -175,6 +175,105 @@ describe('builds: the list total stays exact through every write', () => {
     () => deleteDuringHalfDoneChange(async (_appId, ids) => (await relay.app.get(BuildsRepository).deleteByIds(ids)).length),
   );
 
+  /**
+   * An app's count rows are shared by all its builds. The counts are written when a transaction
+   * commits (migration BuildCountsAtCommit), so a write still under way in one of the app's builds
+   * holds no count row: uploads and status changes of the app go on beside it. Written at each
+   * row's change, the count row stayed locked to the end of the transaction, and every upload of
+   * the app (on the soak: each upload's ten statements through a busy relay) queued behind it.
+   */
+  itPostgresOnly('SQLite runs one write transaction at a time')(
+    'an upload and a status change in an app go through while another write in that app is still open, and the totals stay exact',
+    async () => {
+      const writer = await members.member('QA');
+      const tokens = await members.pat(writer, 'builds:write');
+      const first = (await attachBuild(members.withPat(tokens, 'post', '/api/v1/builds'), 'string-label.apk').expect(201)).body as { id: number };
+      const other = (await attachBuild(members.withPat(tokens, 'post', '/api/v1/builds'), 'string-label.apk').expect(201)).body as { id: number };
+      const open = db.createQueryRunner();
+      await open.connect();
+      try {
+        // Another transaction moves one of the app's unset builds to Done and stays open.
+        await open.startTransaction();
+        await open.query('UPDATE builds SET status_label = $1 WHERE id = $2', ['Done', first.id]);
+        const within = <T>(work: Promise<T>, what: string) =>
+          Promise.race([work, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} waited for the open transaction`)), 5_000))]);
+        await within(attachBuild(members.withPat(tokens, 'post', '/api/v1/builds'), 'string-label.apk').expect(201), 'an upload of the same app');
+        await within(members.as(writer, 'patch', `/api/v1/builds/${other.id}`).send({ status_label: 'Done' }).expect(200), 'a status change in the same app');
+        await open.commitTransaction();
+      } finally {
+        if (open.isTransactionActive) await open.rollbackTransaction().catch(() => undefined);
+        await open.release();
+      }
+      // Many at once in one app, uploads and changes mixed: every count still equals the rows.
+      const more = await Promise.all(
+        Array.from({ length: 12 }, () => attachBuild(members.withPat(tokens, 'post', '/api/v1/builds'), 'string-label.apk')),
+      );
+      expect(more.map((res) => res.status)).toEqual(more.map(() => 201));
+      const statuses = ['Backlog', 'In Progress', 'Done', 'Rejected', null];
+      const changes = await Promise.all(
+        more.map((res, i) => members.as(writer, 'patch', `/api/v1/builds/${res.body.id}`).send({ status_label: statuses[i % statuses.length] })),
+      );
+      expect(changes.map((res) => res.status)).toEqual(changes.map(() => 200));
+      await expectTotalsMatchRows();
+    },
+  );
+
+  /**
+   * Every count table's trigger runs at commit, row event by row event, and so does the bump of
+   * build_list_changes' one row. A deletion of builds in two apps (P, then Q) and a status change
+   * in Q commit together: had the deletion taken P's count row, then the shared row, then Q's, and
+   * the change Q's and then the shared row, each would wait for the other. The shared row's trigger
+   * sorts first (migration BuildListChanges), so both take it before any count row. Here a third
+   * transaction holds the shared row while the deletion and then the change start committing, so
+   * both queue on it, in that order.
+   */
+  itPostgresOnly('SQLite runs one write transaction at a time')(
+    'a deletion across two apps and a status change in one of them commit together without a deadlock',
+    async () => {
+      const writer = await members.member('QA');
+      const tokens = await members.pat(writer, 'builds:write');
+      const upload = (fixture: string, status: string) => attachBuild(members.withPat(tokens, 'post', '/api/v1/builds'), fixture, { status }).expect(201);
+      const inP = (await upload('binary-nested.app.zip', 'Done')).body as { id: number; app_id: number };
+      const inQ = (await upload('string-label.apk', 'Rejected')).body as { id: number; app_id: number };
+      const changed = (await upload('string-label.apk', 'Rejected')).body as { id: number; app_id: number };
+      expect(inP.app_id).not.toBe(inQ.app_id);
+      expect(changed.app_id).toBe(inQ.app_id);
+      const [holder, deletion, change] = [db.createQueryRunner(), db.createQueryRunner(), db.createQueryRunner()];
+      const runners = [holder, deletion, change];
+      const waiting = async (count: number) => {
+        for (let waited = 0; ; waited += 20) {
+          const [{ n }] = await db.query(`SELECT COUNT(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
+          if (Number(n) >= count) return;
+          if (waited > 10_000) throw new Error(`${count} transaction(s) were expected to wait for the shared row, ${n} did`);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      };
+      try {
+        for (const runner of runners) await runner.connect();
+        for (const runner of runners) await runner.startTransaction();
+        await holder.query('UPDATE build_list_changes SET n = n WHERE id = 1');
+        await deletion.query('DELETE FROM builds WHERE id = $1', [inP.id]);
+        await deletion.query('DELETE FROM builds WHERE id = $1', [inQ.id]);
+        await change.query('UPDATE builds SET status_label = $1 WHERE id = $2', ['Done', changed.id]);
+        const deleted = deletion.commitTransaction();
+        deleted.catch(() => undefined); // awaited below
+        await waiting(1);
+        const changedAtCommit = change.commitTransaction();
+        changedAtCommit.catch(() => undefined);
+        await waiting(2);
+        await holder.commitTransaction();
+        const outcomes = await Promise.allSettled([deleted, changedAtCommit]);
+        expect(outcomes.map((o) => (o.status === 'fulfilled' ? 'committed' : String((o.reason as Error).message)))).toEqual(['committed', 'committed']);
+      } finally {
+        for (const runner of runners) {
+          if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+          await runner.release();
+        }
+      }
+      await expectTotalsMatchRows();
+    },
+  );
+
   it('agrees with counting for a search term, which is counted from the rows', async () => {
     const all = (await members.withPat(pat, 'get', '/api/v1/builds?limit=100').expect(200)).body.items as { version_name: string | null }[];
     const term = all.find((b) => b.version_name)!.version_name!.slice(0, 2);

@@ -76,9 +76,13 @@ const SQLITE_TRIGGERS = [
 ];
 
 /**
- * PostgreSQL: one function moves a count by +1 or -1; the trigger (named to fire after
- * `builds_count`, triggers fire in name order) takes its two rows of a change in key order, as
- * `builds_count` does (migration 1700000016500), so two opposite status changes cannot deadlock.
+ * PostgreSQL: one function moves a count by +1 or -1; the trigger takes its two rows of a change in
+ * key order, as `builds_count` does (migration 1700000016500), so two opposite status changes cannot
+ * deadlock. Like `builds_count` since migration 1700000027500 it is deferred to the commit: every
+ * upload of an app on one day updates the same row, which an immediate trigger would hold locked
+ * from the build's INSERT to the end of the upload (docs/decisions.md#issue-27-pg-soak). Triggers of
+ * one event fire in name order: `builds_0_list_changes` (migration 1700000027400) first, then
+ * `builds_count`, then this one.
  */
 const POSTGRES_TRIGGERS = [
   `CREATE FUNCTION build_day_counts_change(d bigint, a integer, p varchar, s varchar, delta integer) RETURNS void LANGUAGE plpgsql AS $$
@@ -107,6 +111,6 @@ const POSTGRES_TRIGGERS = [
      END IF;
      RETURN NULL;
    END $$`,
-  `CREATE TRIGGER builds_day_count AFTER INSERT OR DELETE OR UPDATE OF uploaded_at, app_id, platform, status_label ON builds
-   FOR EACH ROW EXECUTE FUNCTION builds_day_count()`,
+  `CREATE CONSTRAINT TRIGGER builds_day_count AFTER INSERT OR DELETE OR UPDATE OF uploaded_at, app_id, platform, status_label ON builds
+   DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION builds_day_count()`,
 ];

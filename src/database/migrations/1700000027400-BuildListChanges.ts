@@ -12,9 +12,13 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *
  * - PostgreSQL: a deferred constraint trigger (an app rename reaches builds as an update of their
  *   search_text), which bumps `n` once per transaction (a transaction-local setting remembers it),
- *   at its commit: the row is locked only from then to the commit's end, after every other lock
- *   the transaction takes (so no lock-order cycle with build_counts' rows), and writes to builds
- *   queue on it only for that moment.
+ *   at its commit: the row is locked only from then to the commit's end, and writes to builds queue
+ *   on it only for that moment. The count triggers are deferred too (migrations 1700000027000,
+ *   1700000027500), and deferred triggers fire row by row: this one is named to sort first
+ *   (`builds_0_…`; one event's triggers fire in name order), so every transaction that changes a
+ *   count takes this row before any count row. A transaction changing several builds (a purge, an
+ *   app's deletion) could otherwise hold one count row while waiting here, against an upload
+ *   holding this row while waiting for that count row: a deadlock.
  * - SQLite: row triggers (one write at a time anyway), and one on apps' name (the search text lives
  *   in the FTS5 table there, not on builds). A later migration that rebuilds the builds table must
  *   create them again (test/builds/search-totals fails without them).
@@ -29,7 +33,7 @@ export class BuildListChanges1700000027400 implements MigrationInterface {
 
   async down(q: QueryRunner): Promise<void> {
     if (q.connection.options.type === 'postgres') {
-      await q.query('DROP TRIGGER IF EXISTS builds_list_changes ON builds');
+      await q.query('DROP TRIGGER IF EXISTS builds_0_list_changes ON builds');
       await q.query('DROP FUNCTION IF EXISTS build_list_changed()');
     } else {
       for (const name of ['builds_list_insert', 'builds_list_delete', 'builds_list_update', 'apps_list_rename']) await q.query(`DROP TRIGGER IF EXISTS ${name}`);
@@ -57,6 +61,6 @@ const POSTGRES_UP = [
      ${BUMP}
      RETURN NULL;
    END $$`,
-  `CREATE CONSTRAINT TRIGGER builds_list_changes AFTER INSERT OR DELETE OR UPDATE OF ${COUNTED_COLUMNS}, search_text ON builds
+  `CREATE CONSTRAINT TRIGGER builds_0_list_changes AFTER INSERT OR DELETE OR UPDATE OF ${COUNTED_COLUMNS}, search_text ON builds
    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION build_list_changed()`,
 ];
