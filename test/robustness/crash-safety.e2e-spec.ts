@@ -114,4 +114,53 @@ describe('crash safety: kill -9 and restart on the same data dir', () => {
     expect((await uploadBuild(pat, 'b.apk', readFileSync(fixture('literal-label.apk')))).status).toBe(201);
     expect((await json('GET', '/builds', undefined, { authorization: `Bearer ${pat}` })).body.total).toBe(2);
   });
+
+  it("an acknowledged comment's image and build survive kill -9 right after the answer (issue 27: their file calls are quick calls from the event loop)", async () => {
+    await relay?.kill();
+    const dir = mkdtempSync(join(tmpdir(), 'svc-crash-ack-'));
+    try {
+      relay = await startChildRelay(dir);
+      expect((await json('POST', '/auth/init', { email: 'admin@example.com', password: 'correct horse battery' })).status).toBe(201);
+      const login = await send(relay.url, {
+        method: 'POST',
+        path: '/api/v1/auth/login',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'admin@example.com', password: 'correct horse battery' }),
+      });
+      const cookie = String(login.headers['set-cookie']).split(';')[0];
+      const pat = (await json('POST', '/tokens', { name: 'ci', scope: 'view,builds:write' }, { cookie })).body.token;
+      const apk = readFileSync(fixture('literal-label.apk'));
+      const uploaded = await uploadBuild(pat, 'a.apk', apk);
+      expect(uploaded.status).toBe(201);
+      const buildId = JSON.parse(uploaded.text).id as number;
+      const screenshot = images.png(3000);
+      const commented = await send(relay.url, {
+        method: 'POST',
+        path: '/api/v1/comments',
+        headers: { authorization: `Bearer ${pat}`, 'content-type': 'multipart/form-data; boundary=ackboundary' },
+        body: multipartBody('ackboundary', [
+          { name: 'build_id', value: String(buildId) },
+          { name: 'body', value: 'see screenshot' },
+          { name: 'attachment', value: screenshot, filename: 's.png' },
+        ]),
+      });
+      expect(commented.status).toBe(201);
+      expect(await relay.kill('SIGKILL')).toBe('SIGKILL');
+
+      relay = await startChildRelay(dir);
+      const comments = await json('GET', `/comments?build_id=${buildId}`, undefined, { cookie });
+      expect(comments.status).toBe(200);
+      const filePath: string = comments.body[0].attachments[0].file_path;
+      const served = await send(relay.url, { method: 'GET', path: filePath, headers: { cookie } });
+      expect(served.status).toBe(200);
+      expect(readFileSync(join(dir, filePath.replace(/^\//, '')))).toEqual(screenshot);
+      const download = await send(relay.url, { method: 'GET', path: `/api/v1/builds/${buildId}/download`, headers: { authorization: `Bearer ${pat}` } });
+      expect(download.status).toBe(200);
+      expect(Number(download.headers['content-length'])).toBe(apk.length);
+    } finally {
+      await relay?.kill();
+      relay = null;
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
