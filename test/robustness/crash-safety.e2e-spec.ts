@@ -13,7 +13,7 @@ import { images } from '../support/images';
 import { ChildRelay, startChildRelay } from './support/child-relay';
 import { eventually, filesUnder, multipartBody, send, sendJson } from './support/http';
 
-jest.setTimeout(180_000);
+jest.setTimeout(480_000);
 
 describe('crash safety: kill -9 and restart on the same data dir', () => {
   let dataDir: string;
@@ -39,10 +39,10 @@ describe('crash safety: kill -9 and restart on the same data dir', () => {
     });
   };
 
-  it('a partial upload killed mid-stream leaves no temp file and no row after restart; orphans of every kind are swept', async () => {
-    relay = await startChildRelay(dataDir, { SVC_MAX_BUILD_BYTES: String(200 * 1024 * 1024) });
+  /** The first Admin (/auth/init), signed in, and a PAT to upload with. */
+  const firstAdmin = async (): Promise<{ cookie: string; pat: string }> => {
     expect((await json('POST', '/auth/init', { email: 'admin@example.com', password: 'correct horse battery' })).status).toBe(201);
-    const login = await send(relay.url, {
+    const login = await send(relay!.url, {
       method: 'POST',
       path: '/api/v1/auth/login',
       headers: { 'content-type': 'application/json' },
@@ -50,6 +50,12 @@ describe('crash safety: kill -9 and restart on the same data dir', () => {
     });
     const cookie = String(login.headers['set-cookie']).split(';')[0];
     const pat = (await json('POST', '/tokens', { name: 'ci', scope: 'view,builds:write' }, { cookie })).body.token;
+    return { cookie, pat };
+  };
+
+  it('a partial upload killed mid-stream leaves no temp file and no row after restart; orphans of every kind are swept', async () => {
+    relay = await startChildRelay(dataDir, { SVC_MAX_BUILD_BYTES: String(200 * 1024 * 1024) });
+    const { cookie, pat } = await firstAdmin();
     expect((await uploadBuild(pat, 'a.apk', readFileSync(fixture('string-label.apk')))).status).toBe(201);
 
     // A body that ends inside a file part must be a 400, not an unhandled stream error that kills the process.
@@ -118,17 +124,11 @@ describe('crash safety: kill -9 and restart on the same data dir', () => {
   it("an acknowledged comment's image and build survive kill -9 right after the answer (issue 27: their file calls are quick calls from the event loop)", async () => {
     await relay?.kill();
     const dir = mkdtempSync(join(tmpdir(), 'svc-crash-ack-'));
+    // ts-node compiles the relay at each start: on a loaded machine that can take past the default minute.
+    const startTimeoutMs = 150_000;
     try {
-      relay = await startChildRelay(dir);
-      expect((await json('POST', '/auth/init', { email: 'admin@example.com', password: 'correct horse battery' })).status).toBe(201);
-      const login = await send(relay.url, {
-        method: 'POST',
-        path: '/api/v1/auth/login',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ email: 'admin@example.com', password: 'correct horse battery' }),
-      });
-      const cookie = String(login.headers['set-cookie']).split(';')[0];
-      const pat = (await json('POST', '/tokens', { name: 'ci', scope: 'view,builds:write' }, { cookie })).body.token;
+      relay = await startChildRelay(dir, {}, startTimeoutMs);
+      const { cookie, pat } = await firstAdmin();
       const apk = readFileSync(fixture('literal-label.apk'));
       const uploaded = await uploadBuild(pat, 'a.apk', apk);
       expect(uploaded.status).toBe(201);
@@ -147,7 +147,7 @@ describe('crash safety: kill -9 and restart on the same data dir', () => {
       expect(commented.status).toBe(201);
       expect(await relay.kill('SIGKILL')).toBe('SIGKILL');
 
-      relay = await startChildRelay(dir);
+      relay = await startChildRelay(dir, {}, startTimeoutMs);
       const comments = await json('GET', `/comments?build_id=${buildId}`, undefined, { cookie });
       expect(comments.status).toBe(200);
       const filePath: string = comments.body[0].attachments[0].file_path;

@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { callQuickly, quickFileCalls, SLOW_CALL_MS } from './quick-file-calls';
 
 /** Holds the thread for longer than a slow call (a stalled disk, as the guard sees one). */
-const stall = () => {
+const stall = (): string => {
   const until = performance.now() + SLOW_CALL_MS + 5;
   while (performance.now() < until);
+  return 'stalled';
 };
 
 describe('quick file calls', () => {
