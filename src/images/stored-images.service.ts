@@ -73,6 +73,13 @@ const STORED_PATH = /^(avatars|logos|comments)\/[0-9a-f]{32}\.(png|jpg|webp)$/;
  */
 @Injectable()
 export class StoredImagesService {
+  /**
+   * For each accepted image still in its form's temp folder, how to tell the form that keep() moved
+   * it: the form's discard() then leaves the old path alone (an unlink of a name already gone was
+   * one more thread-pool trip per image, docs/decisions.md#issue-27-writes).
+   */
+  private readonly kept = new WeakMap<AcceptedImage, () => void>();
+
   constructor(
     private readonly paths: StoragePaths,
     private readonly store: FileStore,
@@ -101,7 +108,9 @@ export class StoredImagesService {
         const kind = images[file.field];
         const type = sniffImageType(file.head);
         if (!type || !IMAGE_RULES[kind].types.includes(type)) throw badRequest(`${file.field} must be ${IMAGE_RULES[kind].describe}`);
-        accepted.push({ field: file.field, kind, type, mime: IMAGE_MIME[type], size: file.size, tempPath: file.path });
+        const image: AcceptedImage = { field: file.field, kind, type, mime: IMAGE_MIME[type], size: file.size, tempPath: file.path };
+        this.kept.set(image, () => form.moved(file));
+        accepted.push(image);
       }
       fields = validateFields(fieldsType, form.fields);
     } catch (err) {
@@ -126,6 +135,7 @@ export class StoredImagesService {
    */
   async keep(image: AcceptedImage, relative = this.nameFor(image)): Promise<string> {
     await this.store.put(UPLOADS + relative, image.tempPath, image.mime);
+    this.kept.get(image)?.();
     return relative;
   }
 

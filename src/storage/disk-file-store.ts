@@ -1,7 +1,8 @@
 import { constants, createReadStream, mkdirSync } from 'node:fs';
-import { access, mkdir, opendir, rename, rm, stat } from 'node:fs/promises';
+import { access, mkdir, opendir, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
+import { quickFileCalls } from '../common/files/quick-file-calls';
 import { PRIVATE_FOLDER_MODE } from './private-modes';
 import { ByteRange, FileStore, STORED_FOLDERS } from './file-store';
 
@@ -26,13 +27,14 @@ export class DiskFileStore extends FileStore {
   async put(key: string, localPath: string): Promise<void> {
     const dest = this.pathOf(key);
     // The folder nearly always exists: try the rename first, and create the folder only when it is
-    // missing (a `mkdir` every time was one more thread-pool trip per upload).
+    // missing (a `mkdir` every time was one more thread-pool trip per upload). The rename is a
+    // quick call from the event loop (quick-file-calls.ts), not a thread-pool trip.
     try {
-      await rename(localPath, dest);
+      await quickFileCalls.rename(localPath, dest);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       await mkdir(dirname(dest), { recursive: true, mode: PRIVATE_FOLDER_MODE });
-      await rename(localPath, dest);
+      await quickFileCalls.rename(localPath, dest);
     }
   }
 

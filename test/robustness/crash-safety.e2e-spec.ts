@@ -13,7 +13,7 @@ import { images } from '../support/images';
 import { ChildRelay, startChildRelay } from './support/child-relay';
 import { eventually, filesUnder, multipartBody, send, sendJson } from './support/http';
 
-jest.setTimeout(180_000);
+jest.setTimeout(480_000);
 
 describe('crash safety: kill -9 and restart on the same data dir', () => {
   let dataDir: string;
@@ -39,10 +39,10 @@ describe('crash safety: kill -9 and restart on the same data dir', () => {
     });
   };
 
-  it('a partial upload killed mid-stream leaves no temp file and no row after restart; orphans of every kind are swept', async () => {
-    relay = await startChildRelay(dataDir, { SVC_MAX_BUILD_BYTES: String(200 * 1024 * 1024) });
+  /** The first Admin (/auth/init), signed in, and a PAT to upload with. */
+  const firstAdmin = async (): Promise<{ cookie: string; pat: string }> => {
     expect((await json('POST', '/auth/init', { email: 'admin@example.com', password: 'correct horse battery' })).status).toBe(201);
-    const login = await send(relay.url, {
+    const login = await send(relay!.url, {
       method: 'POST',
       path: '/api/v1/auth/login',
       headers: { 'content-type': 'application/json' },
@@ -50,6 +50,12 @@ describe('crash safety: kill -9 and restart on the same data dir', () => {
     });
     const cookie = String(login.headers['set-cookie']).split(';')[0];
     const pat = (await json('POST', '/tokens', { name: 'ci', scope: 'view,builds:write' }, { cookie })).body.token;
+    return { cookie, pat };
+  };
+
+  it('a partial upload killed mid-stream leaves no temp file and no row after restart; orphans of every kind are swept', async () => {
+    relay = await startChildRelay(dataDir, { SVC_MAX_BUILD_BYTES: String(200 * 1024 * 1024) });
+    const { cookie, pat } = await firstAdmin();
     expect((await uploadBuild(pat, 'a.apk', readFileSync(fixture('string-label.apk')))).status).toBe(201);
 
     // A body that ends inside a file part must be a 400, not an unhandled stream error that kills the process.
@@ -115,5 +121,48 @@ describe('crash safety: kill -9 and restart on the same data dir', () => {
     // And it serves writes again: a new upload lands and is listed.
     expect((await uploadBuild(pat, 'b.apk', readFileSync(fixture('literal-label.apk')))).status).toBe(201);
     expect((await json('GET', '/builds', undefined, { authorization: `Bearer ${pat}` })).body.total).toBe(2);
+  });
+
+  it("an acknowledged comment's image and build survive kill -9 right after the answer (issue 27: their file calls are quick calls from the event loop)", async () => {
+    await relay?.kill();
+    const dir = mkdtempSync(join(tmpdir(), 'svc-crash-ack-'));
+    // ts-node compiles the relay at each start: on a loaded machine that can take past the default minute.
+    const startTimeoutMs = 150_000;
+    try {
+      relay = await startChildRelay(dir, {}, startTimeoutMs);
+      const { cookie, pat } = await firstAdmin();
+      const apk = readFileSync(fixture('literal-label.apk'));
+      const uploaded = await uploadBuild(pat, 'a.apk', apk);
+      expect(uploaded.status).toBe(201);
+      const buildId = JSON.parse(uploaded.text).id as number;
+      const screenshot = images.png(3000);
+      const commented = await send(relay.url, {
+        method: 'POST',
+        path: '/api/v1/comments',
+        headers: { authorization: `Bearer ${pat}`, 'content-type': 'multipart/form-data; boundary=ackboundary' },
+        body: multipartBody('ackboundary', [
+          { name: 'build_id', value: String(buildId) },
+          { name: 'body', value: 'see screenshot' },
+          { name: 'attachment', value: screenshot, filename: 's.png' },
+        ]),
+      });
+      expect(commented.status).toBe(201);
+      expect(await relay.kill('SIGKILL')).toBe('SIGKILL');
+
+      relay = await startChildRelay(dir, {}, startTimeoutMs);
+      const comments = await json('GET', `/comments?build_id=${buildId}`, undefined, { cookie });
+      expect(comments.status).toBe(200);
+      const filePath: string = comments.body[0].attachments[0].file_path;
+      const served = await send(relay.url, { method: 'GET', path: filePath, headers: { cookie } });
+      expect(served.status).toBe(200);
+      expect(readFileSync(join(dir, filePath.replace(/^\//, '')))).toEqual(screenshot);
+      const download = await send(relay.url, { method: 'GET', path: `/api/v1/builds/${buildId}/download`, headers: { authorization: `Bearer ${pat}` } });
+      expect(download.status).toBe(200);
+      expect(Number(download.headers['content-length'])).toBe(apk.length);
+    } finally {
+      await relay?.kill();
+      relay = null;
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,6 +1,7 @@
-import { close, read } from 'node:fs';
+import { read } from 'node:fs';
 import { Readable } from 'node:stream';
 import { RandomAccessReader } from 'yauzl';
+import { quickFileCalls } from '../../common/files/quick-file-calls';
 
 /** Read at once when yauzl asks for the end of the archive: the whole of a small build, and the central directory of most. */
 const TAIL_BYTES = 256 * 1024;
@@ -17,8 +18,9 @@ interface Window {
  * per central-directory record and one per local header, each a trip through libuv's thread pool
  * and a whole event-loop turn, so under load a 2-entry APK took ~15 turns (hundreds of ms) and a
  * 1,000-entry one thousands. Here the first read of the archive's end takes its last 256 kB, and
- * any other miss the next 64 kB: a small build is read with one `fs.read`, a large one's central
- * directory with a few. Answers from a window come back without I/O (on the next tick).
+ * any other miss the next 64 kB: a small build is read with one read (a quick call from the event
+ * loop, quick-file-calls.ts), a large one's central directory with a few. Answers from a window
+ * come back without I/O (on the next tick).
  */
 export class WindowedFileReader extends RandomAccessReader {
   private tail: Window | null = null;
@@ -42,8 +44,8 @@ export class WindowedFileReader extends RandomAccessReader {
     const start = atEnd ? Math.max(0, Math.min(position, this.size - TAIL_BYTES)) : position;
     const end = atEnd ? this.size : Math.min(this.size, position + Math.max(length, WINDOW_BYTES));
     const bytes = Buffer.allocUnsafe(end - start);
-    read(this.fd, bytes, 0, bytes.length, start, (err, bytesRead) => {
-      if (err) return callback(err);
+    // A window of up to 64 kB (all of a small build) is a quick call from the event loop (quick-file-calls.ts).
+    quickFileCalls.read(this.fd, bytes, 0, bytes.length, start).then((bytesRead) => {
       const window = { start, bytes: bytes.subarray(0, bytesRead) };
       if (atEnd) this.tail = window;
       else this.recent = window;
@@ -51,7 +53,7 @@ export class WindowedFileReader extends RandomAccessReader {
       const got = Math.max(0, Math.min(length, start + bytesRead - position));
       if (got > 0) window.bytes.copy(buffer, offset, position - start, position - start + got);
       callback(null, got);
-    });
+    }, callback);
   }
 
   _readStreamForRange(start: number, end: number): Readable {
@@ -62,7 +64,7 @@ export class WindowedFileReader extends RandomAccessReader {
 
   close(callback: (err: Error | null) => void): void {
     this.tail = this.recent = null;
-    close(this.fd, callback);
+    quickFileCalls.close(this.fd).then(() => callback(null), callback);
   }
 
   /** The bytes [start, end) when one window holds all of them. */

@@ -1,7 +1,8 @@
-import { close, fstat, open } from 'node:fs';
+import { close, fstat } from 'node:fs';
 import { promisify } from 'node:util';
 import { inflateRawSync } from 'node:zlib';
 import yauzl, { Entry, ZipFile } from 'yauzl';
+import { quickFileCalls } from '../../common/files/quick-file-calls';
 import { MalformedBuildError } from './malformed-build.error';
 import { WindowedFileReader } from './windowed-file-reader';
 
@@ -19,7 +20,6 @@ const INFLATE_AT_ONCE_MAX = 64 * 1024;
 const INFLATE_AT_ONCE_MAX_OUTPUT = 1024 * 1024;
 const DEFLATED = 8;
 
-const openFd = promisify(open);
 const fstatFd = promisify(fstat);
 const fromReader = promisify<yauzl.RandomAccessReader, number, yauzl.Options, ZipFile>(yauzl.fromRandomAccessReader);
 
@@ -54,7 +54,8 @@ export class ZipArchive {
   static async open(path: string, size?: number): Promise<ZipArchive> {
     let fd: number | null = null;
     try {
-      fd = await openFd(path, 'r');
+      // A quick call from the event loop (quick-file-calls.ts): the upload's temp file was just written.
+      fd = await quickFileCalls.open(path, 'r');
       const total = size ?? (await fstatFd(fd)).size;
       const reader = new WindowedFileReader(fd, total);
       const zip = await fromReader(reader, total, {
