@@ -31,7 +31,8 @@
  * dropped afterwards) instead of SQLite; BENCH_BCRYPT_COST (4) is the relay's bcrypt cost (the
  * relay's default is 11). A fifth of the comments carry a small PNG, as a pasted screenshot does.
  * Targets: p99 < 100 ms for reads; issue 27: small-APK upload p99 < 250 ms, comment with an image
- * p99 < 150 ms, sign-in p99 < 400 ms, no 5xx; RSS drift < 10 % after warm-up, peak RSS < 300 MB.
+ * p99 < 150 ms, sign-in p99 < 400 ms, no 5xx; RSS drift < 10 % after warm-up, peak RSS < 300 MB, and the
+ * heap a full collection leaves flat (the last third of them within 10 % of the first third).
  * Run: npm run bench:soak   (not part of npm test)
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -41,7 +42,7 @@ import { join } from 'node:path';
 import { PNG as PNGImage } from 'pngjs';
 import { describeMemoryMap, MemoryMap, memoryMap, watchFullCollections } from './support/memory-map';
 import { createBenchDatabase } from './support/postgres-seed';
-import { buildRelay, cpuMs, issuePats, peakRssKb, ROOT, rssKb, startRelay } from './support/relay';
+import { buildRelay, cpuMs, issuePats, median, peakRssKb, ROOT, rssKb, startRelay } from './support/relay';
 
 const minutesArg = process.argv.indexOf('--minutes');
 const MINUTES = Number(minutesArg > 0 ? process.argv[minutesArg + 1] : (process.env.BENCH_MINUTES ?? 3));
@@ -337,6 +338,14 @@ async function main(): Promise<void> {
           `${Math.min(...fullAfterWarmup.map((c) => c.committedMb)).toFixed(0)}–${Math.max(...fullAfterWarmup.map((c) => c.committedMb)).toFixed(0)} MB)`
       : 'no full collection after warm-up in the relay\'s --trace-gc',
   );
+  // Flat: the heap the last third of the full collections left is within 10 % of what the first third left.
+  if (afters.length >= 3) {
+    const third = Math.floor(afters.length / 3);
+    const first = median(afters.slice(0, third));
+    const last = median(afters.slice(-third));
+    const growth = (last / first - 1) * 100;
+    console.log(`heap after a full collection, first third → last third (medians): ${first.toFixed(0)} → ${last.toFixed(0)} MB (${growth >= 0 ? '+' : ''}${growth.toFixed(1)} %; target flat, < 10 %) ${growth < 10 ? 'OK' : 'MISS'}`);
+  } else console.log(`heap after a full collection: ${afters.length} full collection(s) after warm-up, too few to tell a trend MISS`);
 }
 
 /**

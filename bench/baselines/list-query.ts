@@ -34,6 +34,12 @@ export interface TokenRow {
   created_at: number | string;
 }
 
+/**
+ * BASELINE_KEPT_TOTAL=1: the unfiltered total from the relay's kept counts (build_counts), as a careful
+ * server would keep it at a million builds (bench/million's floor); otherwise COUNT(*) as at 100,000.
+ */
+const KEPT_TOTAL = process.env.BASELINE_KEPT_TOTAL === '1';
+
 /** The token row and its owner's, by hash (the owner must exist). */
 export const TOKEN_SQL = (placeholder: string) =>
   `SELECT t.id, t.scope, t.expires_at, t.last_used_at, t.created_at FROM personal_access_tokens t
@@ -126,7 +132,10 @@ export function listStatements(search: URLSearchParams, placeholder: (n: number)
             ORDER BY ${orderBy('p')}`,
       args: [...args, size, (page ?? 0) * size],
     },
-    count: { sql: `SELECT COUNT(*) AS total FROM builds b${whereSql}`, args },
+    count:
+      KEPT_TOTAL && where.length === 0
+        ? { sql: 'SELECT COALESCE(SUM(n), 0) AS total FROM build_counts', args }
+        : { sql: `SELECT COUNT(*) AS total FROM builds b${whereSql}`, args },
   };
 }
 
