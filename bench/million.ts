@@ -24,6 +24,8 @@
  * BENCH_ANSWERS=<file> writes every variant's answer (status and body) there as JSON, so two builds of
  * the relay can be compared on the same rows (BENCH_KEEP=1 keeps the data folder and the database
  * and prints where, with the PAT; BENCH_REUSE=<folder>[,<database url>] with BENCH_PAT measures a kept one without seeding).
+ * BENCH_CHECKOUT=<dir> runs that checkout's relay (its dist/main.js, built beforehand) instead of this one's: the
+ * same rows under an older build, for A/B runs alternating the two (with BENCH_REUSE, and BENCH_ANSWERS to compare).
  * Data go under the system's temp folder: ~1.5 GB for SQLite at a million builds.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -32,7 +34,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { postgresSeedDatabase, prepare, seedMillion, SeedDatabase, SeedResult, sqliteSeedDatabase } from './support/million-seed';
 import { createBenchDatabase } from './support/postgres-seed';
-import { buildRelay, freePort, runLoad, startBaseline, startRelay, stopChild } from './support/relay';
+import { buildRelay, freePort, ROOT, runLoad, startBaseline, startRelay, stopChild } from './support/relay';
 
 const BUILDS = Number(process.env.BENCH_BUILDS ?? 1_000_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
@@ -44,6 +46,7 @@ const REUSE = process.env.BENCH_REUSE?.split(',');
 const FLOOR = process.env.BENCH_FLOOR !== '0';
 /** The variants the floor's server answers exactly as the relay does but for provenance (no filter, no deep page). */
 const FLOOR_VARIANTS = ['plain', 'limit 100'];
+const CHECKOUT = process.env.BENCH_CHECKOUT ?? ROOT;
 
 interface Variant {
   name: string;
@@ -179,7 +182,7 @@ async function runDatabase(dialect: 'sqlite' | 'postgres'): Promise<void> {
     }
     kept.pat = pat;
     const started = performance.now();
-    const relay = await startRelay(dataDir, env);
+    const relay = await startRelay(dataDir, env, [], CHECKOUT);
     children.push(relay.child);
     console.log(`${dialect}: relay ready in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     const rows = await measure(dialect, relay.base, relay.port, relay.child.pid!, pat, variants(seed, commit));
@@ -247,7 +250,9 @@ async function commitOf(db: SeedDatabase): Promise<string> {
 }
 
 async function main(): Promise<void> {
-  buildRelay();
+  if (CHECKOUT === ROOT) buildRelay();
+  else if (!existsSync(join(CHECKOUT, 'dist', 'main.js'))) throw new Error(`BENCH_CHECKOUT ${CHECKOUT} has no dist/main.js: build it first`);
+  console.log(`relay: ${CHECKOUT === ROOT ? 'this checkout' : CHECKOUT}`);
   for (const dialect of DATABASES) await runDatabase(dialect as 'sqlite' | 'postgres');
 }
 

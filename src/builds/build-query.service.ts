@@ -9,9 +9,6 @@ import { DEFAULT_PAGE_SIZE, ListBuildsQuery, MAX_PAGE_SIZE } from './dto/list-bu
 import type { BuildProvenanceEntity } from './provenance/build-provenance.entity';
 import { BuildProvenanceRepository } from './provenance/build-provenance.repository';
 
-/** A build as GET /builds and GET /builds/:id show it, with its provenance (null when the upload gave none). */
-export type ShownListedBuild = ListedBuild & { provenance: BuildProvenanceEntity | null };
-
 export type { ListedBuild } from './builds.repository';
 
 /** Reading builds: one by id, or a filtered, sorted page with the total count. */
@@ -28,11 +25,11 @@ export class BuildQueryService {
     return build;
   }
 
-  /** One build with its uploader and icon; 404 when there is no such build. */
-  async detail(id: number): Promise<ShownListedBuild> {
+  /** One build with its uploader, icon, flags and provenance; 404 when there is no such build. */
+  async detail(id: number): Promise<ListedBuild> {
     const listed = await this.builds.findListed(id);
     if (!listed) throw notFound(ErrorMessages.buildNotFound);
-    return { ...listed, provenance: await this.provenance.of(id) };
+    return listed;
   }
 
   /** Where a build came from (null when its upload said nothing, or there is no such build). */
@@ -51,14 +48,8 @@ export class BuildQueryService {
     return this.builds.historyOf(id);
   }
 
-  /** One page, its builds' provenance read by primary key in one statement beside the list's own. */
-  async list(query: ListBuildsQuery): Promise<{ items: ShownListedBuild[]; total: number }> {
-    const page = await this.page(query);
-    const provenance = await this.provenance.ofBuilds(page.items.map((item) => item.build.id));
-    return { items: page.items.map((item) => ({ ...item, provenance: provenance.get(item.build.id) ?? null })), total: page.total };
-  }
-
-  private page(query: ListBuildsQuery): Promise<{ items: ListedBuild[]; total: number }> {
+  /** One page of the list (filtered and sorted) and the count of every match. */
+  list(query: ListBuildsQuery): Promise<{ items: ListedBuild[]; total: number }> {
     // An app id no row can have (readId's rule) filters everything out, without asking the database.
     if (query.app_id !== undefined && query.app_id > MAX_ID) return Promise.resolve({ items: [], total: 0 });
     return this.builds.findPage({

@@ -1,12 +1,12 @@
 import { DECORATORS } from '@nestjs/swagger';
 import fc from 'fast-check';
 import { Build, toBuildResponse } from './builds.mapper';
-import type { ShownListedBuild } from './build-query.service';
+import type { ListedBuild } from './builds.repository';
 
 const text = fc.string({ unit: 'binary', maxLength: 12 });
 const nullableText = fc.option(text, { nil: null });
 const time = fc.date({ min: new Date(-1e14), max: new Date(3e14), noInvalidDate: true });
-const listed: fc.Arbitrary<ShownListedBuild> = fc.record({
+const listed: fc.Arbitrary<ListedBuild> = fc.record({
   build: fc.record({
     id: fc.integer({ min: 1, max: 2 ** 31 - 1 }),
     appId: fc.integer({ min: 1, max: 2 ** 31 - 1 }),
@@ -64,7 +64,7 @@ describe('toBuildResponse', () => {
   it('maps the uploader and the icon, null when there is none', () => {
     const [item] = fc.sample(listed, { numRuns: 1, seed: 1 });
     const build = { ...item.build, id: 12 };
-    expect(toBuildResponse({ build, uploader: { id: 3, displayName: 'Ann', email: 'a@example.com' }, hasIcon: true } as ShownListedBuild)).toMatchObject({
+    expect(toBuildResponse({ build, uploader: { id: 3, displayName: 'Ann', email: 'a@example.com' }, hasIcon: true } as ListedBuild)).toMatchObject({
       uploaded_by: 'Ann',
       uploaded_by_id: 3,
       icon_url: '/api/v1/builds/12/icon',

@@ -3,7 +3,7 @@ import { isoWithMillis, nullableIso } from '../common/time';
 import { shownName, uploadUrl } from '../users/users.mapper';
 import type { BuildEntity } from './build.entity';
 import type { UserEntity } from '../users/user.entity';
-import type { ShownListedBuild } from './build-query.service';
+import type { ListedBuild } from './builds.repository';
 import { BuildProvenance, toProvenance } from './provenance/provenance.mapper';
 import type { BuildStatusChangeEntity } from './build-status-change.entity';
 import { BUILD_STATUSES, type BuildStatus } from './build-status';
@@ -111,7 +111,7 @@ export function toBuildSummary(build: BuildEntity): BuildSummary {
  * spec §2 Build in the spec's order, then the fields beyond it. One object literal: spreading a
  * shared part into it cost a slow object clone per item, most of a list page's mapping time.
  */
-export function toBuildResponse({ build, uploader, hasIcon, flags, provenance }: ShownListedBuild): Build {
+export function toBuildResponse({ build, uploader, hasIcon, flags, provenance }: ListedBuild): Build {
   return {
     id: build.id,
     app_id: build.appId,

@@ -15,6 +15,7 @@ import type { Platform } from '../app-catalogue/platform';
 import type { BuildStatus, StatusActor } from './build-status';
 import { BuildStatusChangeEntity } from './build-status-change.entity';
 import { BuildIconEntity } from './build-icon.entity';
+import type { BuildProvenanceEntity } from './provenance/build-provenance.entity';
 
 export type BuildSortField = 'uploaded_at' | 'version_name' | 'status_label';
 /** A status filter of the list: one of the four, or `untriaged` (no status set). */
@@ -78,8 +79,8 @@ export interface Uploader {
 
 /**
  * A build as GET /builds and GET /builds/:id show it: beyond the spec's fields, who uploaded it
- * (null for builds older than the status history) and whether it has an icon (docs/builds.md
- * "Uploader and icon in the build").
+ * (null for builds older than the status history), whether it has an icon (docs/builds.md
+ * "Uploader and icon in the build"), its flags and its provenance.
  */
 export interface ListedBuild {
   build: ShownBuild;
@@ -87,11 +88,13 @@ export interface ListedBuild {
   hasIcon: boolean;
   /** The flags stored at upload (JSON text of ComparisonFlag[]), or null when it has none. */
   flags: string | null;
+  /** Where the build came from, as its upload said; null when it said nothing. */
+  provenance: BuildProvenanceEntity | null;
 }
 
 /**
- * A builds row with its uploader and icon, as an array in the order build-list-statements.ts `listed` selects (PostgreSQL gives
- * bigint columns as strings, SQLite a boolean as 0 or 1).
+ * A builds row with its uploader, icon, flags and provenance, as an array in the order build-list-statements.ts `listed`
+ * selects (PostgreSQL gives bigint columns as strings, SQLite a boolean as 0 or 1).
  */
 type ListedValues = [
   id: number | string,
@@ -114,11 +117,19 @@ type ListedValues = [
   userEmail: string | null,
   hasIcon: number | boolean,
   flags: string | null,
+  provenanceId: number | string | null,
+  commit: string | null,
+  branch: string | null,
+  repository: string | null,
+  pullRequest: number | null,
+  ciUrl: string | null,
+  changelog: string | null,
 ];
 
 function listedFromValues(values: unknown[]): ListedBuild {
   const [id, appId, name, versionName, buildNumber, versionLabel, statusLabel, platform, bundleId, uploadedAt, completedAt, deleteAfter,
-    uploadId, uploaderId, keptName, keptEmail, userName, userEmail, hasIcon, flags] = values as ListedValues;
+    uploadId, uploaderId, keptName, keptEmail, userName, userEmail, hasIcon, flags,
+    provenanceId, commit, branch, repository, pullRequest, ciUrl, changelog] = values as ListedValues;
   const uploader: Uploader | null =
     uploadId == null
       ? null
@@ -139,7 +150,9 @@ function listedFromValues(values: unknown[]): ListedBuild {
     completedAt: completedAt == null ? null : new Date(Number(completedAt)),
     deleteAfter: deleteAfter == null ? null : new Date(Number(deleteAfter)),
   };
-  return { build, uploader, hasIcon: Boolean(hasIcon), flags };
+  const provenance: BuildProvenanceEntity | null =
+    provenanceId == null ? null : { buildId: Number(provenanceId), commit, branch, repository, pullRequest, ciUrl, changelog };
+  return { build, uploader, hasIcon: Boolean(hasIcon), flags, provenance };
 }
 
 /**
@@ -255,19 +268,20 @@ export class BuildsRepository {
     return this.builds.findOne({ where: { id } });
   }
 
-  /** One build with its uploader and icon (the statement that reads a page of the list), or null. */
+  /** One build with its uploader, icon, flags and provenance (the statement that reads a page of the list), or null. */
   async findListed(id: number): Promise<ListedBuild | null> {
     const [listed] = await this.listedInOrder([id]);
     return listed ?? null;
   }
 
   /**
-   * One page of builds with their uploader and icon, and the count of every match
+   * One page of builds with their uploader, icon, flags and provenance, and the count of every match
    * (docs/decisions.md#item-3). The total comes from `build_counts` (kept by triggers) unless a search
    * term makes the rows themselves the only answer. The page's ids come first, from an index alone
    * (on a deep page SQLite steps over index entries, never rows), with the total alongside as a
    * scalar sub-select (evaluated once; one round trip less on PostgreSQL); then one statement reads
-   * those rows by primary key with their upload entry, its author and the icon: lookups for the
+   * those rows by primary key with their upload entry, its author, the icon, the flags and the
+   * provenance: lookups for the
    * page's rows only, never for skipped or sorted-out ones. Rows are read as plain values, never
    * through the query builder or the entity hydrator, which cost more than the queries.
    */
@@ -349,8 +363,8 @@ export class BuildsRepository {
   }
 
   /**
-   * These builds with their uploader and icon, in the order given (build-list-statements.ts
-   * `listed`). Read as arrays (TransactionRunner.selectArrays): at 100 rows the drivers' row
+   * These builds with their uploader, icon, flags and provenance, in the order given
+   * (build-list-statements.ts `listed`): one statement, whatever the page. Read as arrays (TransactionRunner.selectArrays): at 100 rows the drivers' row
    * objects cost more than the statement.
    */
   private async listedInOrder(ids: number[]): Promise<ListedBuild[]> {

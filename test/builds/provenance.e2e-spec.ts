@@ -63,6 +63,23 @@ describe('build provenance', () => {
     expect((await get(some.body.id)).provenance).toEqual({ commit: null, branch: 'main', repository: null, pull_request: null, ci_url: null, changelog: null });
   });
 
+  // The page's rows and their provenance come from one statement (a left join): each build on a
+  // page has its own provenance or null, whatever its neighbours have, and GET /builds/:id agrees.
+  it('shows each build of a page with its own provenance, or null, beside builds with the other', async () => {
+    const given = { commit: SHA256, branch: 'page/mixed', repository: 'acme/app', pull_request: '9', ci_url: 'https://ci.example.com/runs/9', changelog: 'Both kinds' };
+    const before = (await upload({}).expect(201)).body.id as number;
+    const withIt = (await upload(given, 'xml-root.app.zip').expect(201)).body.id as number;
+    const after = (await upload({}).expect(201)).body.id as number;
+    const shown = { commit: SHA256, branch: 'page/mixed', repository: 'acme/app', pull_request: 9, ci_url: 'https://ci.example.com/runs/9', changelog: 'Both kinds' };
+    const page = (await ctx.members.withPat(pat, 'get', '/api/v1/builds?limit=3').expect(200)).body.items as { id: number; provenance: unknown }[];
+    expect(page.map(({ id, provenance }) => ({ id, provenance }))).toEqual([
+      { id: after, provenance: null },
+      { id: withIt, provenance: shown },
+      { id: before, provenance: null },
+    ]);
+    for (const item of page) expect(await get(item.id)).toEqual(item);
+  });
+
   it('accepts SHA-256 commit ids and GitLab group paths', async () => {
     const res = await upload({ commit: SHA256, repository: 'group/sub.group/my-app' }).expect(201);
     expect((await get(res.body.id)).provenance).toEqual(expect.objectContaining({ commit: SHA256, repository: 'group/sub.group/my-app' }));
