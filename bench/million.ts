@@ -18,6 +18,7 @@
  * BENCH_ANSWERS=<file> writes every variant's answer (status and body) there as JSON, so two builds of
  * the relay can be compared on the same rows (BENCH_KEEP=1 keeps the data folder and the database
  * and prints where, with the PAT; BENCH_REUSE=<folder>[,<database url>] with BENCH_PAT measures a kept one without seeding).
+ * BENCH_CHECKOUT=<dir> runs that checkout's relay (its dist/main.js, built beforehand) on the same rows.
  * Data go under the system's temp folder: ~1.5 GB for SQLite at a million builds.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -26,7 +27,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { postgresSeedDatabase, prepare, seedMillion, SeedDatabase, SeedResult, sqliteSeedDatabase } from './support/million-seed';
 import { createBenchDatabase } from './support/postgres-seed';
-import { buildRelay, runLoad, startRelay, stopChild } from './support/relay';
+import { buildRelay, ROOT, runLoad, startRelay, stopChild } from './support/relay';
 
 const BUILDS = Number(process.env.BENCH_BUILDS ?? 1_000_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
@@ -35,6 +36,7 @@ const DATABASES = (process.env.BENCH_DATABASES ?? 'sqlite,postgres').split(',');
 const ONLY = process.env.BENCH_ONLY?.split(',');
 const ANSWERS = process.env.BENCH_ANSWERS;
 const REUSE = process.env.BENCH_REUSE?.split(',');
+const CHECKOUT = process.env.BENCH_CHECKOUT ?? ROOT;
 
 interface Variant {
   name: string;
@@ -170,7 +172,7 @@ async function runDatabase(dialect: 'sqlite' | 'postgres'): Promise<void> {
     }
     kept.pat = pat;
     const started = performance.now();
-    const relay = await startRelay(dataDir, env);
+    const relay = await startRelay(dataDir, env, [], CHECKOUT);
     children.push(relay.child);
     console.log(`${dialect}: relay ready in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     await measure(dialect, relay.base, relay.port, relay.child.pid!, pat, variants(seed, commit));

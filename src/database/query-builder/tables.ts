@@ -108,6 +108,12 @@ export interface BuildDayCountsTable {
   n: Id;
 }
 
+/** Builds per provenance branch, kept by triggers on build_provenance (migration BuildBranchCounts). */
+export interface BuildBranchCountsTable {
+  branch: string;
+  n: Id;
+}
+
 /** One row (id 1): bumped by triggers on every write that can change a `q` or `search` total (migration BuildListChanges). */
 export interface BuildListChangesTable {
   id: number;
@@ -182,6 +188,7 @@ export interface Database {
   build_icons: BuildIconsTable;
   build_counts: BuildCountsTable;
   build_day_counts: BuildDayCountsTable;
+  build_branch_counts: BuildBranchCountsTable;
   build_list_changes: BuildListChangesTable;
   build_search: BuildSearchTable;
   build_search_content: BuildSearchContentTable;
