@@ -71,6 +71,11 @@ describe('builds: the list total stays exact through every write', () => {
        GROUP BY uploaded_at / 86400000, app_id, platform, COALESCE(status_label, '') ORDER BY 1, 2, 3, 4`,
     );
     expect(byDay(kept)).toEqual(byDay(counted));
+    // The builds per upload day (the unfiltered list's seek, migration BuildDayTotals), none at zero.
+    const dayTotals = (rows: Record<string, unknown>[]) => rows.map((r) => `${r.day} ${r.n}`);
+    const keptTotals = await db.query('SELECT day, n FROM build_day_totals ORDER BY day');
+    const countedTotals = await db.query('SELECT uploaded_at / 86400000 AS day, COUNT(*) AS n FROM builds GROUP BY uploaded_at / 86400000 ORDER BY 1');
+    expect(dayTotals(keptTotals)).toEqual(dayTotals(countedTotals));
     // The counts per provenance branch (`branch=` alone, migration BuildBranchCounts): the rows', none at zero, and the list's totals.
     const byBranch = (rows: Record<string, unknown>[]) => rows.map((r) => `${r.branch} ${r.n}`);
     const keptBranches = await db.query('SELECT branch, n FROM build_branch_counts ORDER BY branch');
