@@ -120,7 +120,7 @@ export function pageIds(db: Kysely<Database>, v: PageValues, query: BuildPageQue
 /**
  * A deep page of the list by upload time, whose filters build_day_counts counts (`seeksByDay`), in
  * one statement (one snapshot): the days are summed from the list's first day (`walk`, a few
- * hundred count rows a day, through the table's key) until the day holding the page's first row
+ * hundred count rows a day through the table's key; one row a day of build_day_totals unfiltered) until the day holding the page's first row
  * (`seek`); the index is then walked from that day's end only, and the rows of the days before it
  * are taken off the OFFSET. A page of a million builds skips at most a day's builds instead of
  * every build before it (docs/decisions.md#issue-27-pages). `fromEnd` reads the page from the
@@ -135,16 +135,18 @@ export function seekPageIds(db: Kysely<Database>, v: PageValues, query: BuildPag
   const take = fromEnd ? sql`${greatest}(0, ${least}(${v.limit}, ${total} - ${v.offset}))` : sql`${v.limit}`;
   // The day after `day` in the walk's order (NULL past the last one), and the list's builds on a day.
   const [first, before] = dir === 'desc' ? [sql.raw('max'), sql.raw('<')] : [sql.raw('min'), sql.raw('>')];
-  const next = (day: RawBuilder<unknown>) => sql`(select ${first}(x.day) from build_day_counts x where x.day ${before} ${day})`;
   const conditions = [
     ...(query.platform !== undefined ? [sql` and t.platform = ${v.platform}`] : []),
     ...(query.status !== undefined ? [sql` and t.status_key = ${v.statusKey}`] : []),
     ...(query.appId !== undefined ? [sql` and t.app_id = ${v.appId}`] : []),
   ];
+  // Unfiltered, a day is one row of build_day_totals, not ~227 of build_day_counts (docs/decisions.md#issue-27-day-totals).
+  const days = sql.table(conditions.length ? 'build_day_counts' : 'build_day_totals');
+  const next = (day: RawBuilder<unknown>) => sql`(select ${first}(x.day) from ${days} x where x.day ${before} ${day})`;
   const onDay = (day: RawBuilder<unknown>) =>
-    sql`(select cast(coalesce(sum(t.n), 0) as bigint) from build_day_counts t where t.day = ${day}${sql.join(conditions, sql``)})`;
+    sql`(select cast(coalesce(sum(t.n), 0) as bigint) from ${days} t where t.day = ${day}${sql.join(conditions, sql``)})`;
   // `before` is how many of the list's builds lie on the days walked before `day`.
-  const walk = sql`select d.day, cast(0 as bigint), ${onDay(sql`d.day`)} from (select ${first}(day) as day from build_day_counts) d
+  const walk = sql`select d.day, cast(0 as bigint), ${onDay(sql`d.day`)} from (select ${first}(day) as day from ${days}) d
     union all
     select ${next(sql`w.day`)}, w.before + w.here, ${onDay(next(sql`w.day`))} from walk w
     where w.day is not null and w.before + w.here <= (select skip from want)`;
@@ -246,7 +248,12 @@ export function totalOf(db: Kysely<Database>, v: PageValues, query: BuildPageQue
       test,
     );
   }
-  // A branch or commit alone: its index only. With other filters the builds are counted, probing the
+  // A branch alone: its kept count (build_branch_counts, one row; counting `main`'s 309,753 index
+  // entries cost 8 ms of CPU on SQLite, docs/decisions.md#issue-27-branch).
+  if (query.branch !== undefined && !query.commit && noOtherFilter) {
+    return db.selectFrom('build_branch_counts as bc').select((eb) => eb.fn.coalesce(eb.fn.sum('bc.n'), eb.lit(0)).as('total')).where('bc.branch', '=', v.branch!);
+  }
+  // A commit (with or without a branch) alone: its index only. With other filters the builds are counted, probing the
   // branch per build (a broad branch read by primary key from its index costs more: random reads).
   if ((query.branch !== undefined || query.commit) && noOtherFilter) {
     return provenanceMatches(db.selectFrom('build_provenance as pv'), v, query).select((eb) => eb.fn.countAll().as('total'));

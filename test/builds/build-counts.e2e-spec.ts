@@ -71,14 +71,30 @@ describe('builds: the list total stays exact through every write', () => {
        GROUP BY uploaded_at / 86400000, app_id, platform, COALESCE(status_label, '') ORDER BY 1, 2, 3, 4`,
     );
     expect(byDay(kept)).toEqual(byDay(counted));
+    // The builds per upload day (the unfiltered list's seek, migration BuildDayTotals), none at zero.
+    const dayTotals = (rows: Record<string, unknown>[]) => rows.map((r) => `${r.day} ${r.n}`);
+    const keptTotals = await db.query('SELECT day, n FROM build_day_totals ORDER BY day');
+    const countedTotals = await db.query('SELECT uploaded_at / 86400000 AS day, COUNT(*) AS n FROM builds GROUP BY uploaded_at / 86400000 ORDER BY 1');
+    expect(dayTotals(keptTotals)).toEqual(dayTotals(countedTotals));
+    // The counts per provenance branch (`branch=` alone, migration BuildBranchCounts): the rows', none at zero, and the list's totals.
+    const byBranch = (rows: Record<string, unknown>[]) => rows.map((r) => `${r.branch} ${r.n}`);
+    const keptBranches = await db.query('SELECT branch, n FROM build_branch_counts ORDER BY branch');
+    const countedBranches = await db.query('SELECT branch, COUNT(*) AS n FROM build_provenance WHERE branch IS NOT NULL GROUP BY branch ORDER BY branch');
+    expect(byBranch(keptBranches)).toEqual(byBranch(countedBranches));
+    for (const branch of [...countedBranches.map((r: { branch: string }) => r.branch), 'no-such-branch']) {
+      const [row] = await db.query(`SELECT COUNT(*) AS n FROM build_provenance WHERE branch = ${db.options.type === 'postgres' ? '$1' : '?'}`, [branch]);
+      const res = await members.withPat(pat, 'get', `/api/v1/builds?branch=${encodeURIComponent(branch)}&limit=1`).expect(200);
+      expect(`${branch} → ${res.body.total}`).toBe(`${branch} → ${Number(row.n)}`);
+    }
   };
 
-  it('counts uploads with and without a status, on both platforms and several apps', async () => {
-    await upload('literal-label.apk', { status: 'Backlog' });
+  it('counts uploads with and without a status, on both platforms and several apps, with and without a branch', async () => {
+    await upload('literal-label.apk', { status: 'Backlog', branch: 'main' });
     await upload('literal-label.apk');
-    await upload('string-label.apk', { status: 'Done' });
-    await upload('xml-root.app.zip', { status: 'Done' });
-    await upload('binary-root.tar.gz');
+    await upload('string-label.apk', { status: 'Done', branch: 'release/1.0' });
+    await upload('xml-root.app.zip', { status: 'Done', branch: 'main' });
+    await upload('binary-root.tar.gz', { commit: 'abc1234'.padEnd(40, '0') });
+    await upload('string-label.apk', { branch: 'main' });
     await expectTotalsMatchRows();
   });
 
@@ -206,7 +222,9 @@ describe('builds: the list total stays exact through every write', () => {
       }
       // Many at once in one app, uploads and changes mixed: every count still equals the rows.
       const more = await Promise.all(
-        Array.from({ length: 12 }, () => attachBuild(members.withPat(tokens, 'post', '/api/v1/builds'), 'string-label.apk')),
+        Array.from({ length: 12 }, (_, i) =>
+          attachBuild(members.withPat(tokens, 'post', '/api/v1/builds'), 'string-label.apk', i % 3 ? { branch: i % 2 ? 'main' : 'release/1.0' } : {}),
+        ),
       );
       expect(more.map((res) => res.status)).toEqual(more.map(() => 201));
       const statuses = ['Backlog', 'In Progress', 'Done', 'Rejected', null];

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { fixture } from '../support/build-fixtures';
+import { attachBuild, fixture } from '../support/build-fixtures';
 import { uploadTestBuild } from '../support/builds';
 import { describeUnless } from '../support/describe-unless';
 import { MemberFactory, TEST_PASSWORD } from '../support/factory';
@@ -50,6 +50,8 @@ describeUnless(unreachable([PG_ADMIN_URL]), 'svc migrate --to postgres://… --s
     await members.as(owner, 'patch', '/api/v1/profile').attach('avatar', images.png(300), 'owner.png').expect(200);
     const build = await uploadTestBuild(members, owner);
     await members.as(owner, 'patch', `/api/v1/builds/${build.id}`).send({ status_label: 'Done' }).expect(200);
+    // A build with provenance: its branch's count (build_branch_counts) is the target's own, verified, not copied.
+    const withBranch = (await attachBuild(members.as(owner, 'post', '/api/v1/builds'), 'string-label.apk', { branch: 'main' }).expect(201)).body.id as number;
     const avatarUrl: string = (await members.as(owner, 'get', '/api/v1/auth/me').expect(200)).body.avatarUrl;
     const listBefore = (await members.as(owner, 'get', '/api/v1/builds').expect(200)).body;
     const patList = (await members.withPat(pat, 'get', '/api/v1/builds').expect(200)).body;
@@ -65,7 +67,7 @@ describeUnless(unreachable([PG_ADMIN_URL]), 'svc migrate --to postgres://… --s
     expect({ code: result.code, stderr: result.stderr.replace(/.*NodeVersionSupportWarning[\s\S]*?trace-warnings[^\n]*\n/, '') }).toEqual({ code: 0, stderr: '' });
     const report = JSON.parse(result.stdout);
     const rows = Object.fromEntries(report.tables.map((t: { table: string; rows: number }) => [t.table, t.rows]));
-    expect(rows).toMatchObject({ users: 2, builds: 1, personal_access_tokens: 1, build_counts: 1 });
+    expect(rows).toMatchObject({ users: 2, builds: 2, personal_access_tokens: 1, build_counts: 2, build_provenance: 1, build_branch_counts: 1 });
     expect(report.files.map((f: { key: string }) => f.key).sort()).toEqual(
       (await s3.objectKeys()).map((k) => k.replace(/^moved\//, '')).sort(),
     );
@@ -85,7 +87,7 @@ describeUnless(unreachable([PG_ADMIN_URL]), 'svc migrate --to postgres://… --s
     expect((await migrated.http().get('/api/v1/builds').set('Authorization', `Bearer ${pat}`).expect(200)).body).toEqual(patList);
     // Ids continue after the copied ones (the sequences were moved on).
     const again = await uploadTestBuild(new MemberFactory(migrated), { ...owner, cookie });
-    expect(again.id).toBe(build.id + 1);
+    expect(again.id).toBe(withBranch + 1);
 
     // A target that already holds an install is refused, untouched.
     const refused = await runCli(['migrate', '--data-dir', source.dataDir, '--to', targetUrl], { cwd: emptyDir() });

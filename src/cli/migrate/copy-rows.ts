@@ -11,10 +11,10 @@ import { CliError } from '../cli-error';
  */
 const NOT_DATA = new Set(['migrations', 'typeorm_metadata', 'build_list_changes']);
 /**
- * Tables the target fills by itself from the copied rows (triggers on `builds` keep `build_counts` and `build_day_counts`):
- * never copied, only verified against the source.
+ * Tables the target fills by itself from the copied rows (triggers on `builds` keep `build_counts`, `build_day_counts` and
+ * `build_day_totals`, on `build_provenance` `build_branch_counts`): never copied, only verified against the source.
  */
-const DERIVED = new Set(['build_counts', 'build_day_counts']);
+const DERIVED = new Set(['build_counts', 'build_day_counts', 'build_day_totals', 'build_branch_counts']);
 /** SQLite's search index (an FTS5 table and its shadow tables, migration BuildSearch): PostgreSQL indexes a column instead. */
 const isSqliteIndex = (name: string) => name === 'build_search' || name.startsWith('build_search_');
 /** Columns only the target has, filled by its triggers (`builds.search_text`, migration BuildSearch): not compared. */

@@ -59,7 +59,7 @@ export class BuildDayCounts1700000027000 implements MigrationInterface {
 export const DAY_MS = 86_400_000;
 
 /** PostgreSQL storage of the count tables: room for HOT updates, and vacuum after a fixed number of changes. */
-const COUNT_TABLE_STORAGE = 'fillfactor = 30, autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 1000';
+export const COUNT_TABLE_STORAGE = 'fillfactor = 30, autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 1000';
 
 const SQLITE_ADD = `INSERT INTO build_day_counts (day, app_id, platform, status_key, n)
   VALUES (NEW.uploaded_at / ${DAY_MS}, NEW.app_id, NEW.platform, COALESCE(NEW.status_label, ''), 1)

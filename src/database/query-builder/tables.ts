@@ -108,6 +108,18 @@ export interface BuildDayCountsTable {
   n: Id;
 }
 
+/** Builds per UTC upload day, kept by triggers on builds (migration BuildDayTotals). */
+export interface BuildDayTotalsTable {
+  day: Id;
+  n: Id;
+}
+
+/** Builds per provenance branch, kept by triggers on build_provenance (migration BuildBranchCounts). */
+export interface BuildBranchCountsTable {
+  branch: string;
+  n: Id;
+}
+
 /** One row (id 1): bumped by triggers on every write that can change a `q` or `search` total (migration BuildListChanges). */
 export interface BuildListChangesTable {
   id: number;
@@ -182,6 +194,8 @@ export interface Database {
   build_icons: BuildIconsTable;
   build_counts: BuildCountsTable;
   build_day_counts: BuildDayCountsTable;
+  build_branch_counts: BuildBranchCountsTable;
+  build_day_totals: BuildDayTotalsTable;
   build_list_changes: BuildListChangesTable;
   build_search: BuildSearchTable;
   build_search_content: BuildSearchContentTable;
