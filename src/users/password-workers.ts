@@ -6,6 +6,14 @@ import { Worker } from 'node:worker_threads';
  * them (issue 27; `npm run bench:password-pool` shows the wait). Hashing runs here instead, on
  * worker threads of its own, with bcrypt's synchronous calls (each blocks only its worker).
  *
+ * Every job is posted to a worker as soon as it arrives (to the one with the fewest in hand), and
+ * the worker takes them from its message queue one after another. Handing a worker its next job
+ * only once the main thread had read its last answer made each job wait a whole event-loop turn
+ * of the relay: under `bench:soak` a turn was 5–30 ms against 0.8 ms of bcrypt at cost 4, so the
+ * worker stood idle, sign-ins queued ~1 per turn behind each other and a sign-in took 290 ms at
+ * p50 (docs/decisions.md#issue-27-signin). Now a burst is done at the workers' pace, and its
+ * answers are read together in the main thread's next turn.
+ *
  * The worker is an inline CommonJS script (`eval`) requiring bcrypt by absolute path, so the same
  * code runs from the TypeScript sources under jest and from dist/ without a separate worker file.
  */
@@ -23,11 +31,11 @@ parentPort.on('message', ({ id, op, text, arg }) => {
 
 type Job = { id: number; op: 'hash' | 'compare'; text: string; arg: string | number; resolve: (v: never) => void; reject: (e: Error) => void };
 
+/** A worker and the jobs posted to it, oldest (the one it is on) first. */
+type Slot = { worker: Worker; jobs: Job[] };
+
 export class PasswordWorkers {
-  private readonly idle: Worker[] = [];
-  private readonly busy = new Map<Worker, Job>();
-  private readonly queue: Job[] = [];
-  private started = 0;
+  private readonly slots: Slot[] = [];
   private nextId = 1;
   private closed = false;
 
@@ -41,60 +49,67 @@ export class PasswordWorkers {
     return this.run('compare', text, hash);
   }
 
+  /** Jobs posted and not yet answered, all workers together (tests, metrics). */
+  get inHand(): number {
+    return this.slots.reduce((sum, slot) => sum + slot.jobs.length, 0);
+  }
+
   async close(): Promise<void> {
     this.closed = true;
-    for (const job of this.queue.splice(0)) job.reject(new Error('password hashing stopped'));
-    const workers = [...this.idle.splice(0), ...this.busy.keys()];
-    await Promise.all(workers.map((worker) => worker.terminate()));
+    const slots = this.slots.splice(0);
+    for (const slot of slots) for (const job of slot.jobs.splice(0)) job.reject(new Error('password hashing stopped'));
+    await Promise.all(slots.map((slot) => slot.worker.terminate()));
   }
 
   private run<T>(op: Job['op'], text: string, arg: string | number): Promise<T> {
     if (this.closed) return Promise.reject(new Error('password hashing stopped'));
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ id: this.nextId++, op, text, arg, resolve: resolve as Job['resolve'], reject });
-      this.dispatch();
+      this.post({ id: this.nextId++, op, text, arg, resolve: resolve as Job['resolve'], reject });
     });
   }
 
-  private dispatch(): void {
-    while (this.queue.length > 0) {
-      const worker = this.idle.pop() ?? (this.started < this.size ? this.spawn() : undefined);
-      if (!worker) return;
-      const job = this.queue.shift()!;
-      this.busy.set(worker, job);
-      worker.postMessage({ id: job.id, op: job.op, text: job.text, arg: job.arg });
-    }
+  private post(job: Job): void {
+    const slot = this.leastBusy();
+    slot.jobs.push(job);
+    slot.worker.postMessage({ id: job.id, op: job.op, text: job.text, arg: job.arg });
   }
 
-  private spawn(): Worker {
-    this.started++;
+  /** An idle worker, else a new one while under `size`, else the one with the fewest jobs in hand. */
+  private leastBusy(): Slot {
+    let best: Slot | undefined;
+    for (const slot of this.slots) if (!best || slot.jobs.length < best.jobs.length) best = slot;
+    if (best && (best.jobs.length === 0 || this.slots.length >= this.size)) return best;
+    return this.spawn();
+  }
+
+  private spawn(): Slot {
     const worker = new Worker(workerSource(require.resolve('bcrypt')), { eval: true });
+    const slot: Slot = { worker, jobs: [] };
+    this.slots.push(slot);
     // Idle hashing threads must not keep a CLI command or a test's process alive.
     worker.unref();
-    worker.on('message', (message: { result?: unknown; error?: string }) => {
-      const job = this.busy.get(worker);
-      this.busy.delete(worker);
-      this.idle.push(worker);
-      if (job) {
-        if (message.error !== undefined) job.reject(new Error(message.error));
-        else job.resolve(message.result as never);
-      }
-      this.dispatch();
+    worker.on('message', (message: { id: number; result?: unknown; error?: string }) => {
+      // Answers come in the order the jobs were posted.
+      const job = slot.jobs[0]?.id === message.id ? slot.jobs.shift() : undefined;
+      if (!job) return;
+      if (message.error !== undefined) job.reject(new Error(message.error));
+      else job.resolve(message.result as never);
     });
-    worker.on('error', (error) => this.lose(worker, error));
-    worker.on('exit', (code) => this.lose(worker, new Error(`password worker exited with code ${code}`)));
-    return worker;
+    worker.on('error', (error) => this.lose(slot, error));
+    worker.on('exit', (code) => this.lose(slot, new Error(`password worker exited with code ${code}`)));
+    return slot;
   }
 
-  /** A worker that died fails only the job it held; the next job starts a fresh one. */
-  private lose(worker: Worker, error: Error): void {
-    const job = this.busy.get(worker);
-    const wasIdle = this.idle.indexOf(worker);
-    if (!job && wasIdle < 0) return;
-    this.busy.delete(worker);
-    if (wasIdle >= 0) this.idle.splice(wasIdle, 1);
-    this.started--;
-    job?.reject(error);
-    if (!this.closed) this.dispatch();
+  /**
+   * A worker that died fails only the job it was on (its oldest: the answers before it were read
+   * before 'exit'); the jobs behind it go to the other workers or a fresh one.
+   */
+  private lose(slot: Slot, error: Error): void {
+    const index = this.slots.indexOf(slot);
+    if (index < 0) return;
+    this.slots.splice(index, 1);
+    const [current, ...waiting] = slot.jobs.splice(0);
+    current?.reject(error);
+    for (const job of waiting) this.post(job);
   }
 }
