@@ -327,8 +327,11 @@ function provenanceMatches<Q extends SelectQueryBuilder<any, any, any>>(qb: Q, v
 /**
  * These builds (one stand-in per id, `count` of them) with the upload entry (the first history
  * entry, by the build_id index), its author's live account (by primary key), whether the build
- * has an icon and its flags, as ListedValues in order. No ORDER BY: the ids already are the page's
- * order, and sorting in SQL would be a sort step per request (test/builds/list-plans).
+ * has an icon, its flags and its provenance (by primary key), as ListedValues in order. No ORDER
+ * BY: the ids already are the page's order, and sorting in SQL would be a sort step per request
+ * (test/builds/list-plans). The provenance is read here rather than by a statement of its own: on
+ * PostgreSQL every statement is a pool checkout and an event-loop turn holding a connection
+ * (docs/decisions.md#issue-27-pg-reads).
  */
 export function listed(db: Kysely<Database>, ids: number[], count: number) {
   return db
@@ -339,6 +342,7 @@ export function listed(db: Kysely<Database>, ids: number[], count: number) {
       ),
     )
     .leftJoin('users as u', 'u.id', 's.changed_by_id')
+    .leftJoin('build_provenance as pv', 'pv.build_id', 'b.id')
     .select([
       ...SHOWN_COLUMNS,
       's.id as upload_id',
@@ -352,6 +356,7 @@ export function listed(db: Kysely<Database>, ids: number[], count: number) {
       eb.exists(eb.selectFrom('build_icons as i').select((i) => i.lit(1).as('one')).whereRef('i.build_id', '=', 'b.id')).as('has_icon'),
       eb.selectFrom('build_flags as g').select('g.flags').whereRef('g.build_id', '=', 'b.id').as('flags'),
     ])
+    .select(['pv.build_id as provenance_id', 'pv.commit_sha', 'pv.branch', 'pv.repository', 'pv.pull_request', 'pv.ci_url', 'pv.changelog'])
     .where('b.id', 'in', Array.from({ length: count }, (_, i) => ids[i]));
 }
 

@@ -10,7 +10,7 @@ import type { BuildProvenanceEntity } from './provenance/build-provenance.entity
 import { BuildProvenanceRepository } from './provenance/build-provenance.repository';
 
 /** A build as GET /builds and GET /builds/:id show it, with its provenance (null when the upload gave none). */
-export type ShownListedBuild = ListedBuild & { provenance: BuildProvenanceEntity | null };
+export type ShownListedBuild = ListedBuild;
 
 export type { ListedBuild } from './builds.repository';
 
@@ -28,11 +28,11 @@ export class BuildQueryService {
     return build;
   }
 
-  /** One build with its uploader and icon; 404 when there is no such build. */
+  /** One build with its uploader, icon and provenance (one statement); 404 when there is no such build. */
   async detail(id: number): Promise<ShownListedBuild> {
     const listed = await this.builds.findListed(id);
     if (!listed) throw notFound(ErrorMessages.buildNotFound);
-    return { ...listed, provenance: await this.provenance.of(id) };
+    return listed;
   }
 
   /** Where a build came from (null when its upload said nothing, or there is no such build). */
@@ -51,11 +51,9 @@ export class BuildQueryService {
     return this.builds.historyOf(id);
   }
 
-  /** One page, its builds' provenance read by primary key in one statement beside the list's own. */
-  async list(query: ListBuildsQuery): Promise<{ items: ShownListedBuild[]; total: number }> {
-    const page = await this.page(query);
-    const provenance = await this.provenance.ofBuilds(page.items.map((item) => item.build.id));
-    return { items: page.items.map((item) => ({ ...item, provenance: provenance.get(item.build.id) ?? null })), total: page.total };
+  /** One page, its builds' provenance read with their rows. */
+  list(query: ListBuildsQuery): Promise<{ items: ShownListedBuild[]; total: number }> {
+    return this.page(query);
   }
 
   private page(query: ListBuildsQuery): Promise<{ items: ListedBuild[]; total: number }> {

@@ -15,6 +15,7 @@ import type { Platform } from '../app-catalogue/platform';
 import type { BuildStatus, StatusActor } from './build-status';
 import { BuildStatusChangeEntity } from './build-status-change.entity';
 import { BuildIconEntity } from './build-icon.entity';
+import type { BuildProvenanceEntity } from './provenance/build-provenance.entity';
 
 export type BuildSortField = 'uploaded_at' | 'version_name' | 'status_label';
 /** A status filter of the list: one of the four, or `untriaged` (no status set). */
@@ -87,6 +88,8 @@ export interface ListedBuild {
   hasIcon: boolean;
   /** The flags stored at upload (JSON text of ComparisonFlag[]), or null when it has none. */
   flags: string | null;
+  /** Where the build came from (null when its upload said nothing). */
+  provenance: BuildProvenanceEntity | null;
 }
 
 /**
@@ -114,11 +117,19 @@ type ListedValues = [
   userEmail: string | null,
   hasIcon: number | boolean,
   flags: string | null,
+  provenanceId: number | string | null,
+  commit: string | null,
+  branch: string | null,
+  repository: string | null,
+  pullRequest: number | string | null,
+  ciUrl: string | null,
+  changelog: string | null,
 ];
 
 function listedFromValues(values: unknown[]): ListedBuild {
   const [id, appId, name, versionName, buildNumber, versionLabel, statusLabel, platform, bundleId, uploadedAt, completedAt, deleteAfter,
-    uploadId, uploaderId, keptName, keptEmail, userName, userEmail, hasIcon, flags] = values as ListedValues;
+    uploadId, uploaderId, keptName, keptEmail, userName, userEmail, hasIcon, flags,
+    provenanceId, commit, branch, repository, pullRequest, ciUrl, changelog] = values as ListedValues;
   const uploader: Uploader | null =
     uploadId == null
       ? null
@@ -139,7 +150,11 @@ function listedFromValues(values: unknown[]): ListedBuild {
     completedAt: completedAt == null ? null : new Date(Number(completedAt)),
     deleteAfter: deleteAfter == null ? null : new Date(Number(deleteAfter)),
   };
-  return { build, uploader, hasIcon: Boolean(hasIcon), flags };
+  const provenance: BuildProvenanceEntity | null =
+    provenanceId == null
+      ? null
+      : { buildId: Number(provenanceId), commit, branch, repository, pullRequest: pullRequest == null ? null : Number(pullRequest), ciUrl, changelog };
+  return { build, uploader, hasIcon: Boolean(hasIcon), flags, provenance };
 }
 
 /**

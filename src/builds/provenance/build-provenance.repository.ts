@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, In, Repository } from 'typeorm';
+import { EntityManager, Repository } from 'typeorm';
 import { insertRow } from '../builds.repository';
 import type { UploadBuildFields } from '../dto/upload-build.dto';
 import { BuildProvenanceEntity } from './build-provenance.entity';
@@ -40,13 +40,6 @@ export class BuildProvenanceRepository {
 
   of(buildId: number): Promise<BuildProvenanceEntity | null> {
     return this.rows.findOneBy({ buildId });
-  }
-
-  /** The provenance of these builds (one statement by primary key), by build id; builds without any are absent. */
-  async ofBuilds(ids: number[]): Promise<Map<number, BuildProvenanceEntity>> {
-    if (!ids.length) return new Map();
-    const rows = await this.rows.findBy({ buildId: In(ids) });
-    return new Map(rows.map((row) => [row.buildId, row]));
   }
 
   /** Builds uploaded with this commit, oldest first (several platforms may share one commit). */
