@@ -145,18 +145,20 @@ export class CommentsService {
     const rows = await statement.run<CommentRow>(this.comments, { buildId });
     if (!rows.length) return null;
     const comments: CommentEntity[] = [];
+    // The rows come comment by comment (one per attachment): the last comment's attachments are filled in place.
+    let attachments: CommentAttachmentEntity[] = [];
     for (const row of rows) {
       // The build without comments: one row of nulls.
       if (row.id == null) continue;
       const id = Number(row.id);
-      let comment = comments[comments.length - 1];
-      if (comment?.id !== id) {
+      if (comments[comments.length - 1]?.id !== id) {
         const authorId = row.author_id == null ? null : Number(row.author_id);
         const author =
           authorId !== null && row.user_email != null
             ? Object.assign(new UserEntity(), { id: authorId, displayName: row.user_display_name, email: row.user_email, avatarPath: row.user_avatar_path })
             : null;
-        comment = Object.assign(new CommentEntity(), {
+        attachments = [];
+        const comment = Object.assign(new CommentEntity(), {
           id,
           buildId,
           authorId,
@@ -165,12 +167,12 @@ export class CommentsService {
           authorEmail: row.author_email,
           body: row.body,
           createdAt: new Date(Number(row.created_at)),
-          attachments: [],
+          attachments,
         });
         comments.push(comment);
       }
       if (row.attachment_id != null) {
-        comment.attachments!.push(
+        attachments.push(
           Object.assign(new CommentAttachmentEntity(), { id: Number(row.attachment_id), commentId: id, filePath: row.file_path, mime: row.mime, size: Number(row.size) }),
         );
       }
