@@ -121,7 +121,7 @@ type ListedValues = [
   commit: string | null,
   branch: string | null,
   repository: string | null,
-  pullRequest: number | null,
+  pullRequest: number | string | null,
   ciUrl: string | null,
   changelog: string | null,
 ];
@@ -151,7 +151,9 @@ function listedFromValues(values: unknown[]): ListedBuild {
     deleteAfter: deleteAfter == null ? null : new Date(Number(deleteAfter)),
   };
   const provenance: BuildProvenanceEntity | null =
-    provenanceId == null ? null : { buildId: Number(provenanceId), commit, branch, repository, pullRequest, ciUrl, changelog };
+    provenanceId == null
+      ? null
+      : { buildId: Number(provenanceId), commit, branch, repository, pullRequest: pullRequest == null ? null : Number(pullRequest), ciUrl, changelog };
   return { build, uploader, hasIcon: Boolean(hasIcon), flags, provenance };
 }
 

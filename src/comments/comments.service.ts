@@ -43,8 +43,11 @@ export class CommentsService {
   private readonly sql: QueryBuilder;
 
   async list(buildIdValue: unknown): Promise<CommentListItem[]> {
-    const buildId = await this.existingBuild(buildIdValue);
-    return (await this.commentsOf(buildId)).map(toCommentListItem);
+    const buildId = readId(typeof buildIdValue === 'string' ? buildIdValue.trim() : '', 'build_id');
+    if (buildId === null) throw notFound(ErrorMessages.buildNotFound);
+    const comments = await this.commentsOf(buildId);
+    if (!comments) throw notFound(ErrorMessages.buildNotFound);
+    return comments.map(toCommentListItem);
   }
 
   /** POST /comments: fields `build_id`, `body`, optional file `attachment` (every role may post). */
@@ -120,71 +123,71 @@ export class CommentsService {
 
   /**
    * A build's comments, oldest first, each with its author's live account (when it still exists) and
-   * its attachments: two prepared statements instead of find(relations), whose query builder
-   * and entity hydration cost more than the queries on this read.
+   * its attachments, or null when there is no such build: one prepared statement from the build's
+   * row, instead of a lookup of the build and two statements (comments, attachments). On PostgreSQL
+   * each statement was a pool checkout and an event-loop turn holding a connection
+   * (docs/decisions.md#issue-27-pg-reads); find(relations) cost more than the queries.
    */
-  private async commentsOf(buildId: number): Promise<CommentEntity[]> {
-    const db = this.sql.db;
-    const comments = this.sql.prepare('comments.ofBuild', (v: { buildId: number }) =>
-      db
-        .selectFrom('comments as c')
+  private async commentsOf(buildId: number): Promise<CommentEntity[] | null> {
+    const statement = this.sql.prepare('comments.ofBuild', (v: { buildId: number }) =>
+      this.sql.db
+        .selectFrom('builds as b')
+        .leftJoin('comments as c', 'c.build_id', 'b.id')
         .leftJoin('users as u', 'u.id', 'c.author_id')
+        .leftJoin('comment_attachments as a', 'a.comment_id', 'c.id')
         .select(['c.id', 'c.author_id', 'c.author_display_name', 'c.author_email', 'c.body', 'c.created_at'])
         .select(['u.display_name as user_display_name', 'u.email as user_email', 'u.avatar_path as user_avatar_path'])
-        .where('c.build_id', '=', v.buildId)
-        .orderBy('c.id'),
-    );
-    const attachmentsOf = this.sql.prepare('comments.attachmentsOfBuild', (v: { buildId: number }) =>
-      db
-        .selectFrom('comment_attachments as a')
-        .innerJoin('comments as c', 'c.id', 'a.comment_id')
-        .select(['a.id', 'a.comment_id', 'a.file_path', 'a.mime', 'a.size'])
-        .where('c.build_id', '=', v.buildId)
+        .select(['a.id as attachment_id', 'a.file_path', 'a.mime', 'a.size'])
+        .where('b.id', '=', v.buildId)
+        .orderBy('c.id')
         .orderBy('a.id'),
     );
-    const [rows, attachmentRows] = await Promise.all([
-      comments.run<CommentRow>(this.comments, { buildId }),
-      attachmentsOf.run<AttachmentRow>(this.comments, { buildId }),
-    ]);
-    const attachments = new Map<number, CommentAttachmentEntity[]>();
-    for (const row of attachmentRows) {
-      const commentId = Number(row.comment_id);
-      const list = attachments.get(commentId) ?? [];
-      list.push(Object.assign(new CommentAttachmentEntity(), { id: Number(row.id), commentId, filePath: row.file_path, mime: row.mime, size: Number(row.size) }));
-      attachments.set(commentId, list);
-    }
-    return rows.map((row) => {
+    const rows = await statement.run<CommentRow>(this.comments, { buildId });
+    if (!rows.length) return null;
+    const comments: CommentEntity[] = [];
+    // The rows come comment by comment (one per attachment): the last comment's attachments are filled in place.
+    let attachments: CommentAttachmentEntity[] = [];
+    for (const row of rows) {
+      // The build without comments: one row of nulls.
+      if (row.id == null) continue;
       const id = Number(row.id);
-      const authorId = row.author_id == null ? null : Number(row.author_id);
-      const author =
-        authorId !== null && row.user_email != null
-          ? Object.assign(new UserEntity(), { id: authorId, displayName: row.user_display_name, email: row.user_email, avatarPath: row.user_avatar_path })
-          : null;
-      return Object.assign(new CommentEntity(), {
-        id,
-        buildId,
-        authorId,
-        author,
-        authorDisplayName: row.author_display_name,
-        authorEmail: row.author_email,
-        body: row.body,
-        createdAt: new Date(Number(row.created_at)),
-        attachments: attachments.get(id) ?? [],
-      });
-    });
-  }
-
-  /** Validates `build_id` by readId's rule (400), then requires the build to exist (404). */
-  private async existingBuild(value: unknown): Promise<number> {
-    const buildId = readId(typeof value === 'string' ? value.trim() : '', 'build_id');
-    if (buildId === null) throw notFound(ErrorMessages.buildNotFound);
-    return (await this.builds.get(buildId)).id;
+      if (comments[comments.length - 1]?.id !== id) {
+        const authorId = row.author_id == null ? null : Number(row.author_id);
+        const author =
+          authorId !== null && row.user_email != null
+            ? Object.assign(new UserEntity(), { id: authorId, displayName: row.user_display_name, email: row.user_email, avatarPath: row.user_avatar_path })
+            : null;
+        attachments = [];
+        const comment = Object.assign(new CommentEntity(), {
+          id,
+          buildId,
+          authorId,
+          author,
+          authorDisplayName: row.author_display_name,
+          authorEmail: row.author_email,
+          body: row.body,
+          createdAt: new Date(Number(row.created_at)),
+          attachments,
+        });
+        comments.push(comment);
+      }
+      if (row.attachment_id != null) {
+        attachments.push(
+          Object.assign(new CommentAttachmentEntity(), { id: Number(row.attachment_id), commentId: id, filePath: row.file_path, mime: row.mime, size: Number(row.size) }),
+        );
+      }
+    }
+    return comments;
   }
 }
 
-/** A comment row with its author's live account (null columns when the account is gone), as the driver returns it. */
+/**
+ * A comment row with its author's live account (null columns when the account is gone) and one of
+ * its attachments (null columns when it has none), as the driver returns it; all null for a build
+ * without comments.
+ */
 interface CommentRow {
-  id: number | string;
+  id: number | string | null;
   author_id: number | string | null;
   author_display_name: string | null;
   author_email: string;
@@ -193,11 +196,7 @@ interface CommentRow {
   user_display_name: string | null;
   user_email: string | null;
   user_avatar_path: string | null;
-}
-
-interface AttachmentRow {
-  id: number | string;
-  comment_id: number | string;
+  attachment_id: number | string | null;
   file_path: string;
   mime: string;
   size: number | string;
