@@ -1,4 +1,6 @@
+import { DataSource } from 'typeorm';
 import { AppCatalogue } from '../../src/app-catalogue/app-catalogue.service';
+import { AppEntity } from '../../src/app-catalogue/app.entity';
 import { TransactionRunner } from '../../src/database/transaction-runner';
 import { testDialect } from '../support/test-relay';
 import { useTestRelay } from '../support/use-relay';
@@ -119,6 +121,39 @@ describe('TransactionRunner: one transaction across modules', () => {
     expect(after).toBeLessThan(inside);
     expect(seen).toEqual([inside, joined, after, inside, joined, after]);
     expect(joined).toBe(inside);
+  });
+
+  it("two save()s TypeORM wraps in transactions of its own, started together, each commit their own row (with a run() among them)", async () => {
+    // On SQLite's one connection, an implicit transaction (save() outside run()) used to let every
+    // caller in as its owner: two started in one callback collided ("cannot start a transaction
+    // within a transaction", then "cannot commit - no transaction is active").
+    const dataSource = ctx.relay.app.get(DataSource);
+    const apps = dataSource.getRepository(AppEntity);
+    const app = (bundleId: string) => apps.create({ name: bundleId, bundleIdKey: bundleId, platform: 'ios', createdAt: new Date() });
+    const expected: string[] = [];
+    for (let round = 0; round < 5; round++) {
+      const ids = [0, 1, 2].map((i) => `com.example.implicit-${round}-${i}`);
+      const ran = `com.example.implicit-${round}-run`;
+      expected.push(...ids, ran);
+      await Promise.all([apps.save(app(`${ids[0]}-pair`)), apps.save(app(`${ids[1]}-pair`))]);
+      expected.push(`${ids[0]}-pair`, `${ids[1]}-pair`);
+      await Promise.all([
+        apps.save(app(ids[0])),
+        apps.save(app(ids[1])),
+        runner().run(() => catalogue().resolveForBuild(build(ran))),
+        apps.insert(app(ids[2])),
+        apps.count(),
+        // Transactions opened on the data source directly (outside run()), as the migration copy does.
+        dataSource.transaction((manager) => manager.save(app(`${ids[2]}-bare`))),
+        dataSource.transaction((manager) => manager.save(app(`${ids[1]}-bare`))),
+      ]);
+      expected.push(`${ids[2]}-bare`, `${ids[1]}-bare`);
+    }
+    // A failed save rolls back only its own row, and the next ones still get the connection.
+    const failing = Promise.all([apps.save(app('com.example.implicit-0-0')), apps.save(app('com.example.implicit-kept'))]);
+    await expect(failing).rejects.toThrow();
+    await apps.save(app('com.example.implicit-after'));
+    expect(await bundles()).toEqual(expect.arrayContaining([...expected, 'com.example.implicit-after']));
   });
 
   it('runs after-commit work at once outside a transaction', async () => {

@@ -20,7 +20,10 @@ const CHECKED = { typeorm: '0.3.31', 'better-sqlite3': '12.11.1', 'typeorm > bet
 
 const sqliteGate: Piece<'data-source'> = {
   name: 'typeorm SQLite connection gate',
-  changes: "wraps query/startTransaction/commitTransaction/rollbackTransaction on the SQLite driver's one shared query runner (createQueryRunner('master') is a singleton), so a transaction owns the connection",
+  changes:
+    "wraps query/startTransaction/commitTransaction/rollbackTransaction on the SQLite driver's one shared query runner (createQueryRunner('master') is a singleton), so a transaction owns the connection; " +
+    'EntityPersistExecutor.execute (save/remove) runs under a token of its own, so the transaction it opens is owned by it alone',
+
   why: 'concurrent requests no longer run statements inside each other\'s transactions on the one SQLite connection (docs/database.md)',
   checkedAgainst: CHECKED,
   phase: 'data-source',
@@ -29,9 +32,10 @@ const sqliteGate: Piece<'data-source'> = {
     const runner = sqliteRunner();
     const shared = [sqlite().createQueryRunner, typeormClass('data-source/DataSource', 'DataSource').createQueryRunner];
     const transaction = typeormClass('entity-manager/EntityManager', 'EntityManager').transaction;
-    return sha256Of([...shared, transaction, runner.query, runner.startTransaction, runner.commitTransaction, runner.rollbackTransaction].map(String));
+    const persist = typeormClass('persistence/EntityPersistExecutor', 'EntityPersistExecutor').execute;
+    return sha256Of([...shared, transaction, persist, runner.query, runner.startTransaction, runner.commitTransaction, runner.rollbackTransaction].map(String));
   },
-  expected: ['17fa58eb389e62a5912715a69b36429977b9aac0d1744821d13dd8863cf2a3d4'],
+  expected: ['31bb63ddd2c91d6f72c389991651b3f3866e2bbcf34e2f3df066a1ef762be3aa'],
   install: (dataSource) => SqliteConnectionGate.install(dataSource),
 };
 

@@ -1,18 +1,19 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Statement as SqliteStatement } from 'better-sqlite3';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
+import { packageFile } from '../packages';
 import { sqliteDatabase } from './raw-connection';
 
 /** Prepared statements kept for selectArrays() (the list's pages differ only in their number of ids, 1-100). */
 const MAX_ARRAY_STATEMENTS = 500;
 
-/** Owner of the connection while TypeORM runs a transaction it started on its own (save()). */
-const IMPLICIT = Symbol('implicit transaction');
+/** The description of the token of a transaction TypeORM opens by itself (save() outside run()). */
+const IMPLICIT = 'implicit transaction';
 
 /** Which transaction owns the connection, as the current async call chain sees it (every gate's tokens are unique). */
 const gateOwner = new AsyncLocalStorage<symbol>();
 
-/** Gate run() calls begun and not yet settled, process-wide. */
+/** Gate run() calls and TypeORM persist steps outside them, begun and not yet settled, process-wide. */
 let runsInFlight = 0;
 
 /**
@@ -26,6 +27,29 @@ function runEnded(): void {
 
 const gates = new WeakMap<DataSource, SqliteConnectionGate>();
 
+type PersistExecutor = { connection: DataSource; execute(): Promise<void> };
+
+/**
+ * TypeORM's persist step (save/remove/softRemove/recover; its execute() opens a transaction when none
+ * is active) gets a token of its own when it runs outside its connection's owning transaction, as
+ * run()'s work does: the implicit transaction it may open is then owned by it alone, and two saves
+ * started in one callback take turns instead of sharing one BEGIN (docs/decisions.md#issue-27-gate).
+ * Process-wide, once; a data source without a gate is left alone.
+ */
+let persistStepsTokened = false;
+function tokenPersistSteps(): void {
+  if (persistStepsTokened) return;
+  persistStepsTokened = true;
+  const { EntityPersistExecutor } = require(packageFile('typeorm', 'persistence/EntityPersistExecutor.js')) as { EntityPersistExecutor: { prototype: PersistExecutor } };
+  const execute = EntityPersistExecutor.prototype.execute;
+  EntityPersistExecutor.prototype.execute = function (this: PersistExecutor) {
+    const gate = gates.get(this.connection);
+    if (!gate || gate.ownsCurrentChain()) return execute.call(this);
+    runsInFlight++;
+    return gateOwner.run(Symbol(IMPLICIT), () => execute.call(this)).finally(runEnded);
+  };
+}
+
 /** What the gate and the integer binding are for: TypeORM's SQLite drivers, one shared connection each. */
 export const isSqlite = (dataSource: DataSource) => dataSource.options.type === 'better-sqlite3' || dataSource.options.type === 'sqlite';
 
@@ -36,6 +60,10 @@ export const isSqlite = (dataSource: DataSource) => dataSource.options.type === 
  */
 export class SqliteConnectionGate {
   private owner: symbol | null = null;
+  /** The owner is a transaction TypeORM opened by itself, ended by its commit or rollback. */
+  private ownerImplicit = false;
+  /** ...and it counts in runsInFlight (a bare transaction() outside run(), given a token at its start). */
+  private ownerCounted = false;
   private released: Promise<void> = Promise.resolve();
   private release: () => void = () => undefined;
   private queue: Promise<unknown> = Promise.resolve();
@@ -44,7 +72,10 @@ export class SqliteConnectionGate {
 
   /** The piece's install(): a gate for a SQLite data source, nothing for another. */
   static install(dataSource: DataSource): void {
-    if (isSqlite(dataSource) && !gates.has(dataSource)) gates.set(dataSource, new SqliteConnectionGate(dataSource));
+    if (isSqlite(dataSource) && !gates.has(dataSource)) {
+      gates.set(dataSource, new SqliteConnectionGate(dataSource));
+      tokenPersistSteps();
+    }
   }
 
   /** The gate of a SQLite data source (null on another database); throws when it was never installed. */
@@ -102,40 +133,64 @@ export class SqliteConnectionGate {
     return statement.all(...parameters) as unknown[][];
   }
 
+  /** The current async call chain runs in the transaction that owns the connection. */
+  ownsCurrentChain(): boolean {
+    return this.owner !== null && gateOwner.getStore() === this.owner;
+  }
+
   private wrap(runner: QueryRunner): void {
     const query = runner.query.bind(runner) as (...args: unknown[]) => Promise<unknown>;
     const start = runner.startTransaction.bind(runner);
     const commit = runner.commitTransaction.bind(runner);
     const rollback = runner.rollbackTransaction.bind(runner);
-    const inOwnTransaction = () => this.owner !== null && (this.owner === IMPLICIT || gateOwner.getStore() === this.owner);
 
     (runner as { query: unknown }).query = async (...args: unknown[]) => {
-      while (this.owner !== null && !inOwnTransaction()) await this.released;
+      while (this.owner !== null && !this.ownsCurrentChain()) await this.released;
       return query(...args);
     };
-    // A transaction TypeORM opens by itself (save() outside run()) also takes the connection.
+    // A transaction TypeORM opens by itself (save() outside run()) takes the connection too, under its
+    // persist step's token. A savepoint inside the owner (its transaction active) is its own.
     runner.startTransaction = async (isolation) => {
-      if (!inOwnTransaction()) await this.acquire(IMPLICIT);
-      return start(isolation);
+      if (this.ownsCurrentChain() && (!this.ownerImplicit || runner.isTransactionActive)) return start(isolation);
+      let token = gateOwner.getStore();
+      const counted = token?.description !== IMPLICIT || token === this.owner;
+      if (counted) {
+        // Not from a persist step (a bare transaction()): a token now, seen by the caller's continuation.
+        token = Symbol(IMPLICIT);
+        runsInFlight++;
+        gateOwner.enterWith(token);
+      }
+      await this.acquire(token!, counted);
+      try {
+        await start(isolation);
+      } catch (error) {
+        if (!runner.isTransactionActive) this.free();
+        throw error;
+      }
     };
     const ending = (end: () => Promise<void>) => async () => {
       try {
         await end();
       } finally {
-        if (this.owner === IMPLICIT && !runner.isTransactionActive) this.free();
+        if (this.ownerImplicit && !runner.isTransactionActive) this.free();
       }
     };
     runner.commitTransaction = ending(commit);
     runner.rollbackTransaction = ending(rollback);
   }
 
-  private async acquire(owner: symbol): Promise<void> {
+  /** implicitCounted: null for a run(), else an implicit transaction (and whether it counts in runsInFlight). */
+  private async acquire(owner: symbol, implicitCounted: boolean | null = null): Promise<void> {
     while (this.owner !== null) await this.released;
     this.owner = owner;
+    this.ownerImplicit = implicitCounted !== null;
+    this.ownerCounted = implicitCounted === true;
     this.released = new Promise((resolve) => (this.release = resolve));
   }
 
   private free(): void {
+    if (this.ownerCounted) runEnded();
+    this.ownerImplicit = this.ownerCounted = false;
     this.owner = null;
     this.release();
   }
