@@ -181,4 +181,32 @@ describeUnless(browserSkipReason() ?? ffmpegSkipReason(), 'dashboard in the brow
     await panel.getByRole('status').filter({ hasText: /^Recording saved/ }).getByRole('link', { name: 'Play it on the build page' }).waitFor({ timeout: 20_000 });
     await members.as(other, 'get', `/api/v1/sessions/${SESSION}/recordings/current`).expect(404);
   }, 60_000);
+
+  it('while Stop is on its way, the panel does not poll the recording it is stopping (no 404 in the console)', async () => {
+    const { page } = watched;
+    await page.goto(`${relay.url}/devices/${SESSION}`);
+    // Video first, so the recording has some to save.
+    await page.getByRole('status').filter({ hasText: /^Live video · \d+ fps/ }).waitFor({ timeout: 30_000 });
+    const panel = page.getByRole('region', { name: 'Record this session' });
+    await panel.getByRole('button', { name: 'Record', exact: true }).click();
+    const timer = panel.getByRole('timer', { name: 'Recording time' });
+    await waitFor(async () => /^\s*0:0[1-9]$/.test((await timer.textContent()) ?? ''), 10_000);
+    // The relay stops at once; its answer is held past the panel's 5 s poll, which used to fire
+    // then, reach a relay with no recording, and be answered 404 (CI saw it as a console error).
+    const polls: string[] = [];
+    const onRequest = (request: { url(): string }) => {
+      if (request.url().endsWith(`/sessions/${SESSION}/recordings/current`)) polls.push(request.url());
+    };
+    await page.route('**/recordings/stop', async (route) => {
+      const response = await route.fetch();
+      page.on('request', onRequest);
+      await new Promise((resolve) => setTimeout(resolve, 6500));
+      await route.fulfill({ response });
+    });
+    await panel.getByRole('button', { name: 'Stop recording' }).click();
+    await panel.getByRole('status').filter({ hasText: /^Recording saved/ }).waitFor({ timeout: 20_000 });
+    page.off('request', onRequest);
+    await page.unroute('**/recordings/stop');
+    expect(polls).toEqual([]);
+  }, 60_000);
 });

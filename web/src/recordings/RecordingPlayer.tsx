@@ -3,7 +3,7 @@ import { UiTree } from '../devices/UiTree';
 import { FormError } from '../ui/Field';
 import { Loading } from '../ui/States';
 import { useTimeline, type Recording } from './queries';
-import { clockText, describeEvent, indexAt, snapshotElements } from './timeline';
+import { clockText, describeEvent, eventAt, indexAt, snapshotElements } from './timeline';
 import styles from './recordings.module.css';
 
 const byTime = <T extends { at: number }>(items: T[]) => [...items].sort((a, b) => a.at - b.at);
@@ -19,7 +19,7 @@ export function RecordingPlayer({ recording, title }: { recording: Recording; ti
   const [ms, setMs] = useState(0);
   const events = useMemo(() => byTime(timeline.data?.events ?? []), [timeline.data]);
   const snapshots = useMemo(() => byTime(timeline.data?.snapshots ?? []), [timeline.data]);
-  const current = indexAt(events, ms);
+  const current = eventAt(events, ms);
   const snapshot = snapshots[Math.max(0, indexAt(snapshots, ms))] ?? null;
   const elements = useMemo(() => snapshotElements(snapshot?.tree), [snapshot]);
   const [selected, setSelected] = useState<number | null>(null);

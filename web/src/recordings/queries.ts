@@ -10,6 +10,7 @@ export type TimelineEvent = Schemas['TimelineEvent'];
 export const recordingFile = (url: string) => url.slice(url.lastIndexOf('/') + 1);
 
 const currentKey = (sessionId: string) => ['sessions', sessionId, 'recording'] as const;
+const stopKey = (sessionId: string) => ['sessions', sessionId, 'recording', 'stop'] as const;
 const session = (sessionId: string) => ({ params: { path: { sessionId } } });
 
 /** The answer, or null for a 404 (no such thing right now: not an error to show). */
@@ -27,12 +28,20 @@ async function orNone<T>(pending: Promise<T>): Promise<T | null> {
  * knows of one (it started it, or Record answered 409 because one runs already): the relay answers
  * 404 when none runs, and a device page opened for a look should not cost a refused request. Then
  * every 5 s while it runs, since it may end by itself (maximum duration or size, the agent gone).
+ * Never while this panel is stopping it: a poll that reached the relay just after the stop would be
+ * answered 404, a failed request in the console for the normal course of things. The check is made
+ * when the poll is due, not when the interval was set, since a render may not have happened yet.
  */
 export function useCurrentRecording(sessionId: string, enabled: boolean) {
+  const client = useQueryClient();
   return useQuery({
     queryKey: currentKey(sessionId),
     enabled,
-    queryFn: () => orNone(call(api.GET('/api/v1/sessions/{sessionId}/recordings/current', session(sessionId)))),
+    queryFn: async ({ signal }) => {
+      if (client.isMutating({ mutationKey: stopKey(sessionId) }) > 0) return client.getQueryData<RecordingInProgress | null>(currentKey(sessionId)) ?? null;
+      // The signal lets the stop cancel a poll already on its way (useStopRecording).
+      return orNone(call(api.GET('/api/v1/sessions/{sessionId}/recordings/current', { ...session(sessionId), signal })));
+    },
     refetchInterval: (query) => (query.state.data ? 5000 : false),
     retry: false,
   });
@@ -52,7 +61,10 @@ export function useStartRecording(sessionId: string) {
 export function useStopRecording(sessionId: string) {
   const client = useQueryClient();
   return useMutation({
+    mutationKey: stopKey(sessionId),
     mutationFn: () => call(api.POST('/api/v1/sessions/{sessionId}/recordings/stop', session(sessionId))),
+    // A poll in flight would race the stop (useCurrentRecording); it goes, the last answer stays.
+    onMutate: () => client.cancelQueries({ queryKey: currentKey(sessionId) }),
     onSettled: () => {
       client.setQueryData(currentKey(sessionId), null);
       return client.invalidateQueries({ queryKey: ['recordings'] });

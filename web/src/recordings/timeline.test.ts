@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clockText, describeEvent, indexAt, snapshotElements } from './timeline';
+import { clockText, describeEvent, eventAt, indexAt, snapshotElements } from './timeline';
 
 describe('clockText', () => {
   it('reads seconds as m:ss, with hours past an hour', () => {
@@ -44,6 +44,16 @@ describe('indexAt', () => {
     expect(indexAt(items, 4999)).toBe(2);
     expect(indexAt(items, 1e9)).toBe(3);
     expect(indexAt([], 10)).toBe(-1);
+  });
+});
+
+describe('eventAt', () => {
+  const events = [{ at: 0 }, { at: 4734 }, { at: 6000 }];
+  it('counts an event the playhead stopped a frame short of as reached', () => {
+    expect(eventAt(events, 4733.333)).toBe(1);
+    expect(eventAt(events, 4700)).toBe(1);
+    expect(eventAt(events, 4683)).toBe(0);
+    expect(eventAt(events, 5999)).toBe(2);
   });
 });
 

@@ -63,6 +63,15 @@ function clip(value: string, max = 80): string {
   return value.length > max ? `${value.slice(0, max - 1)}…` : value;
 }
 
+/**
+ * The event the playhead is on: the last at or before `ms`, counting one reached up to 50 ms ahead.
+ * A seek to an event's time lands on a frame, which the browser may report a frame early (33 ms at
+ * 30 fps); without the slack, a click on an event would mark the one before it.
+ */
+export function eventAt(events: readonly { at: number }[], ms: number): number {
+  return indexAt(events, ms + 50);
+}
+
 /** The last item at or before `ms` (items sorted by `at`), or -1 before the first. */
 export function indexAt(items: readonly { at: number }[], ms: number): number {
   let low = 0;
