@@ -1,0 +1,28 @@
+import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+
+/**
+ * Says so at start when PostgreSQL's autovacuum is off. The relay's list and count statements are
+ * planned from the server's statistics; with autovacuum off nothing refreshes them, and a database
+ * that grows from empty is read by sequential scans ever longer (a 10-minute soak on such a server
+ * fell from 530 to 155 answers/s as its builds table grew: docs/database.md#autovacuum). The relay
+ * does not analyse tables itself: turning autovacuum off is an operator's choice, and whoever makes it
+ * runs VACUUM ANALYZE on their own schedule. A warning, not a refusal: the relay still answers right.
+ */
+@Injectable()
+export class AutovacuumCheck implements OnApplicationBootstrap {
+  private readonly logger = new Logger('Database');
+
+  constructor(private readonly dataSource: DataSource) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.dataSource.options.type !== 'postgres') return;
+    const [row] = (await this.dataSource.query('SHOW autovacuum')) as { autovacuum: string }[];
+    if (row?.autovacuum !== 'on') {
+      this.logger.warn(
+        "PostgreSQL's autovacuum is off on this server: the relay's query plans go stale as tables grow. " +
+          'Turn it on, or run VACUUM ANALYZE on the relay\'s database regularly (docs/database.md#autovacuum)',
+      );
+    }
+  }
+}
