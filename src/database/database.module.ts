@@ -3,7 +3,6 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { RelayConfig } from '../config/relay-config';
 import { installPlatform } from '../platform/install';
-import { AutovacuumCheck } from './autovacuum-check';
 import { dataSourceOptions } from './data-source-options';
 import { TransactionRunner } from './transaction-runner';
 
@@ -18,7 +17,7 @@ import { TransactionRunner } from './transaction-runner';
       dataSourceFactory: async (options) => installPlatform('data-source', new DataSource(options!)),
     }),
   ],
-  providers: [TransactionRunner, AutovacuumCheck],
+  providers: [TransactionRunner],
   exports: [TransactionRunner],
 })
 export class DatabaseModule {}

@@ -6,6 +6,7 @@ import { BuildsModule } from '../builds/builds.module';
 import { InvitationsModule } from '../invitations/invitations.module';
 import { PasswordResetModule } from '../password-reset/password-reset.module';
 import { RecordingsModule } from '../recordings/recordings.module';
+import { AutovacuumCheck } from './autovacuum-check';
 import { ScheduledPurgesService } from './scheduled-purges.service';
 import { ClusterModule } from '../cluster/cluster.module';
 import { MetricsModule } from '../metrics/metrics.module';
@@ -24,7 +25,7 @@ import { StorageModule } from '../storage/storage.module';
     PasswordResetModule,
     AuditModule,
   ],
-  providers: [ScheduledPurgesService],
+  providers: [ScheduledPurgesService, AutovacuumCheck],
   exports: [ScheduledPurgesService],
 })
 export class MaintenanceModule {}

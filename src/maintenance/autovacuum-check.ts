@@ -8,6 +8,7 @@ import { DataSource } from 'typeorm';
  * fell from 530 to 155 answers/s as its builds table grew: docs/database.md#autovacuum). The relay
  * does not analyse tables itself: turning autovacuum off is an operator's choice, and whoever makes it
  * runs VACUUM ANALYZE on their own schedule. A warning, not a refusal: the relay still answers right.
+ * The server process only: the CLI's commands open the same database and keep their stderr for errors.
  */
 @Injectable()
 export class AutovacuumCheck implements OnApplicationBootstrap {
