@@ -223,13 +223,13 @@ async function main(): Promise<void> {
     const lag: { p99: number; max: number }[] = [];
     const maps: (MemoryMap | null)[] = [];
     // Answers and read latencies of each 10 s, to tell a steady rate from one that sinks as the run goes on.
-    let window = { answered: 0, reads: [] as number[] };
+    let slice = { answered: 0, reads: [] as number[] };
     const windows: { perSecond: number; readP99: number }[] = [];
     const sampler = setInterval(async () => {
       const t = (performance.now() - started) / 1000;
-      const reads = window.reads.sort((a, b) => a - b);
-      windows.push({ perSecond: window.answered / 10, readP99: reads[Math.floor(reads.length * 0.99)] ?? NaN });
-      window = { answered: 0, reads: [] };
+      const reads = slice.reads.sort((a, b) => a - b);
+      windows.push({ perSecond: slice.answered / 10, readP99: reads[Math.floor(reads.length * 0.99)] ?? NaN });
+      slice = { answered: 0, reads: [] };
       rss.push({ t, mb: (rssKb(relay.child.pid!) ?? NaN) / 1024 });
       maps.push(memoryMap(relay.child.pid!));
       const metrics = await relayMetrics(relay.port);
@@ -250,8 +250,8 @@ async function main(): Promise<void> {
         const kind = chooseKind();
         const t0 = performance.now();
         const answer = await kind.run(index).catch(() => ({ status: 0, body: Buffer.alloc(0), headers: {} }));
-        window.answered++;
-        if (READS.has(kind.name)) window.reads.push(performance.now() - t0);
+        slice.answered++;
+        if (READS.has(kind.name)) slice.reads.push(performance.now() - t0);
         if (!recording) continue;
         latencies.get(kind.name)!.push(performance.now() - t0);
         if (!kind.expect.includes(answer.status)) {

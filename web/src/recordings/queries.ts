@@ -38,7 +38,8 @@ export function useCurrentRecording(sessionId: string, enabled: boolean) {
     queryKey: currentKey(sessionId),
     enabled,
     queryFn: async ({ signal }) => {
-      if (client.isMutating({ mutationKey: stopKey(sessionId) }) > 0) return client.getQueryData<RecordingInProgress | null>(currentKey(sessionId)) ?? null;
+      const stopping = client.isMutating({ mutationKey: stopKey(sessionId) }) > 0;
+      if (stopping) return client.getQueryData<RecordingInProgress | null>(currentKey(sessionId)) ?? null;
       // The signal lets the stop cancel a poll already on its way (useStopRecording).
       return orNone(call(api.GET('/api/v1/sessions/{sessionId}/recordings/current', { ...session(sessionId), signal })));
     },
