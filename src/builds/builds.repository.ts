@@ -371,7 +371,7 @@ export class BuildsRepository {
    */
   private async listedInOrder(ids: number[]): Promise<ListedBuild[]> {
     if (!ids.length) return [];
-    const statement = this.sql.prepare(`builds.listed ${ids.length}`, (v: number[]) => listed(this.sql.db, v, ids.length));
+    const statement = this.sql.prepare(`builds.listed ${ids.length}`, (v: number[]) => listed(this.sql.db, v, ids.length, this.sql.postgres));
     const rows = await this.transactions.selectArrays(statement.sql, statement.parameters(ids));
     const byId = new Map(rows.map((row) => [Number(row[0]), row]));
     return ids.flatMap((id) => {

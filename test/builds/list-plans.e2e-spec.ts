@@ -29,7 +29,7 @@ describe('GET /builds walks an index in the order of every sort', () => {
     const member = await ctx.members.member('QA');
     const dataSource = ctx.relay.app.get(DataSource);
     const sent = await statementsDuring(ctx.relay, () => ctx.members.as(member, 'get', `/api/v1/builds${query}`).expect(200));
-    const ordered = sent.filter((s) => /\bFROM "?builds\b/i.test(s.sql) && /\bORDER BY\b/i.test(s.sql));
+    const ordered = sent.filter(picksPage);
     expect(ordered.length).toBeGreaterThan(0);
     for (const statement of ordered) expect({ sql: statement.sql, sorts: await sortsIn(dataSource, statement) }).toEqual({ sql: statement.sql, sorts: [] });
   });
@@ -103,7 +103,7 @@ describe('GET /builds?search= with many matches walks an index in the order of e
   it.each(variants)('GET /builds%s', async (query) => {
     const dataSource = ctx.relay.app.get(DataSource);
     const sent = await statementsDuring(ctx.relay, () => ctx.members.withPat(pat, 'get', `/api/v1/builds${query}`).expect(200));
-    const ordered = sent.filter((s) => /\bFROM "?builds\b/i.test(s.sql) && /\bORDER BY\b/i.test(s.sql));
+    const ordered = sent.filter(picksPage);
     expect(ordered.length).toBeGreaterThan(0);
     for (const statement of ordered) {
       expect(statement.sql).not.toMatch(/\bwith\b/i); // the walk, not the gathered matches
@@ -245,7 +245,7 @@ describe('GET /builds?flagged= and ?branch= walk the sort index with a probe per
   it.each(['?flagged=true', '?flagged=true&dir=asc', '?branch=main', '?branch=main&dir=asc'])('GET /builds%s', async (query) => {
     const dataSource = ctx.relay.app.get(DataSource);
     const sent = await statementsDuring(ctx.relay, () => ctx.members.withPat(pat, 'get', `/api/v1/builds${query}`).expect(200));
-    const pages = sent.filter((s) => /\bFROM "?builds\b/i.test(s.sql) && /\bORDER BY\b/i.test(s.sql));
+    const pages = sent.filter(picksPage);
     expect(pages).toHaveLength(1);
     const steps = testDialect === 'postgres' ? await joinsOrSortsIn(dataSource, pages[0]) : await sortsIn(dataSource, pages[0]);
     expect({ sql: pages[0].sql, steps }).toEqual({ sql: pages[0].sql, steps: [] });
@@ -259,10 +259,40 @@ describe('GET /builds?flagged= and ?branch= walk the sort index with a probe per
       const [{ n }] = await ctx.relay.app.get(DataSource).query(`SELECT COUNT(*) AS n FROM build_provenance WHERE branch = 'main'`);
       expect(body.total).toBe(Number(n));
     });
-    const lists = sent.filter((s) => /\bFROM "?builds\b/i.test(s.sql) && /\bORDER BY\b/i.test(s.sql));
+    const lists = sent.filter(picksPage);
     expect(lists).toHaveLength(1);
     expect(lists[0].sql).toMatch(/\bbuild_branch_counts\b/);
     expect(lists[0].sql).not.toMatch(/count\(\*\)/i);
+  });
+});
+
+/**
+ * A page's rows (GET /builds) and one build (GET /builds/:id) are read with each build's upload
+ * entry, its author and its provenance by index, for those builds only. On PostgreSQL, as joins, the
+ * generic plan hashed the whole status history for every page while it held a few thousand rows (its
+ * estimate of a sequential scan beat 20 index probes): 2.4 ms a page in the soak, growing with the
+ * history (docs/decisions.md#issue-27-listed-laterals).
+ */
+describe('GET /builds and GET /builds/:id read the upload entry and provenance of their builds only', () => {
+  const ctx = useTestRelay({ SVC_BUILD_FILE_SWEEP: 'false' });
+  let pat: string;
+  beforeAll(async () => {
+    pat = await uploadWithSeries(ctx, 6000);
+    const dataSource = ctx.relay.app.get(DataSource);
+    await dataSource.query(
+      `INSERT INTO build_status_changes (build_id, to_status, changed_by_email, changed_at) SELECT id, 'Backlog', 'ci@example.com', uploaded_at FROM builds WHERE file_name LIKE 'deep-%'`,
+    );
+    await dataSource.query(`INSERT INTO build_provenance (build_id, branch) SELECT id, 'main' FROM builds WHERE id % 2 = 0`);
+    await dataSource.query('ANALYZE');
+  });
+
+  it.each(['/api/v1/builds', '/api/v1/builds?sort=version_name&dir=asc&page=40', '/api/v1/builds/2'])('GET %s', async (path) => {
+    const dataSource = ctx.relay.app.get(DataSource);
+    const sent = await statementsDuring(ctx.relay, () => ctx.members.withPat(pat, 'get', path).expect(200));
+    const rows = sent.filter((s) => /\bbuild_status_changes\b/.test(s.sql) && /\bbuild_provenance\b/.test(s.sql));
+    expect(rows).toHaveLength(1);
+    const whole = (await wholeTablesIn(dataSource, rows[0])).filter((table) => !/^(users|u|build_icons|i|build_flags|g)$/.test(table));
+    expect({ sql: rows[0].sql, whole }).toEqual({ sql: rows[0].sql, whole: [] });
   });
 });
 
@@ -291,6 +321,14 @@ async function insertSeries(relay: TestRelay, count: number): Promise<void> {
        b.uploaded_at - CAST(s.i - s.i % 4 AS BIGINT) * 3600000
      FROM (${series}) AS s CROSS JOIN (SELECT * FROM builds ORDER BY id LIMIT 1) AS b`,
   );
+}
+
+/**
+ * A statement that picks a page of builds: an ORDER BY over the builds with the page's LIMIT bound
+ * ($n or ?). The rows statement's own `order by … limit 1` (PostgreSQL's upload entry per build) is not one.
+ */
+function picksPage(statement: Statement): boolean {
+  return /\bFROM "?builds\b/i.test(statement.sql) && /\bORDER BY\b[^()]*\bLIMIT (\$\d+|\?)/i.test(statement.sql);
 }
 
 interface Statement {
@@ -327,35 +365,18 @@ async function statementsDuring(relay: TestRelay, work: () => Promise<unknown>):
 
 /** The sorting steps in the statement's plan (PostgreSQL: Sort / Incremental Sort nodes; SQLite: temp B-trees for (part of) the ORDER BY). */
 async function sortsIn(dataSource: DataSource, statement: Statement): Promise<string[]> {
-  const runner = dataSource.createQueryRunner();
-  try {
-    if (testDialect === 'sqlite') {
-      // SQLite sorts the page's few joined rows once more after the page is picked (a temp B-tree of
-      // at most `limit` rows): what must not sort is the SELECT … LIMIT that picks them.
-      const page = pagePicker(statement);
-      const plan: { detail: string }[] = await runner.query(`EXPLAIN QUERY PLAN ${page.sql}`, page.parameters);
-      // Any sort step: the whole ORDER BY, its right part, or its last term (an id tie-break against the index's order).
-      return plan.map((step) => step.detail).filter((detail) => /TEMP B-TREE FOR (RIGHT PART OF |LAST TERM OF )?ORDER BY/.test(detail));
-    }
-    // The plan the relay runs: its connections plan named statements generically (plan_cache_mode,
-    // data-source-options.ts), so the statement is prepared and its generic plan explained.
-    await runner.startTransaction();
-    try {
-      await runner.query('SET LOCAL enable_sort = off');
-      await runner.query('SET LOCAL enable_incremental_sort = off');
-      await runner.query('SET LOCAL plan_cache_mode = force_generic_plan');
-      await runner.query(`PREPARE list_plan AS ${statement.sql}`);
-      const values = statement.parameters.map((value) => (typeof value === 'number' ? String(value) : `'${String(value).replace(/'/g, "''")}'`));
-      const [{ 'QUERY PLAN': plan }] = await runner.query(`EXPLAIN (FORMAT JSON) EXECUTE list_plan${values.length ? `(${values.join(', ')})` : ''}`);
-      return nodeTypes(plan[0].Plan).filter((type) => /Sort/.test(type));
-    } finally {
-      await runner.rollbackTransaction();
-      // A prepared statement outlives the transaction; only this one goes (the relay's own stay).
-      await runner.query('DEALLOCATE list_plan').catch(() => undefined);
-    }
-  } finally {
-    await runner.release();
+  if (testDialect === 'sqlite') {
+    // SQLite sorts the page's few joined rows once more after the page is picked (a temp B-tree of
+    // at most `limit` rows): what must not sort is the SELECT … LIMIT that picks them.
+    const page = pagePicker(statement);
+    const plan: { detail: string }[] = await dataSource.query(`EXPLAIN QUERY PLAN ${page.sql}`, page.parameters);
+    // Any sort step: the whole ORDER BY, its right part, or its last term (an id tie-break against the index's order).
+    return plan.map((step) => step.detail).filter((detail) => /TEMP B-TREE FOR (RIGHT PART OF |LAST TERM OF )?ORDER BY/.test(detail));
   }
+  const plan = await genericPlan(dataSource, statement, ['enable_sort = off', 'enable_incremental_sort = off']);
+  return planNodes(plan)
+    .map((node) => node['Node Type'])
+    .filter((type) => /Sort/.test(type));
 }
 
 /**
@@ -363,22 +384,9 @@ async function sortsIn(dataSource: DataSource, statement: Statement): Promise<st
  * that probes another table per build shows as a sub-plan, not a join.
  */
 async function joinsOrSortsIn(dataSource: DataSource, statement: Statement): Promise<string[]> {
-  const runner = dataSource.createQueryRunner();
-  try {
-    await runner.startTransaction();
-    try {
-      await runner.query('SET LOCAL plan_cache_mode = force_generic_plan');
-      await runner.query(`PREPARE probe_plan AS ${statement.sql}`);
-      const values = statement.parameters.map((value) => (typeof value === 'number' ? String(value) : `'${String(value).replace(/'/g, "''")}'`));
-      const [{ 'QUERY PLAN': plan }] = await runner.query(`EXPLAIN (FORMAT JSON) EXECUTE probe_plan${values.length ? `(${values.join(', ')})` : ''}`);
-      return nodeTypes(plan[0].Plan).filter((type) => /Sort|Join|Nested Loop|Hash/.test(type));
-    } finally {
-      await runner.rollbackTransaction();
-      await runner.query('DEALLOCATE probe_plan').catch(() => undefined);
-    }
-  } finally {
-    await runner.release();
-  }
+  return planNodes(await genericPlan(dataSource, statement))
+    .map((node) => node['Node Type'])
+    .filter((type) => /Sort|Join|Nested Loop|Hash/.test(type));
 }
 
 /**
@@ -387,33 +395,55 @@ async function joinsOrSortsIn(dataSource: DataSource, statement: Statement): Pro
  * SQLite: whether every GLOB is answered by the FTS5 table's index (`VIRTUAL TABLE INDEX n:G…`).
  */
 async function searchIndexUse(dataSource: DataSource, statement: Statement): Promise<{ unindexed: string[]; indexed: boolean; seqScans: string[] }> {
+  if (testDialect === 'sqlite') {
+    const plan: { detail: string }[] = await dataSource.query(`EXPLAIN QUERY PLAN ${statement.sql}`, statement.parameters);
+    const scans = plan.map((step) => step.detail).filter((detail) => /VIRTUAL TABLE/.test(detail));
+    // G: a GLOB answered by the trigram index; M: the estimate's MATCH of trigrams, from the index alone.
+    return { unindexed: scans.filter((detail) => !/VIRTUAL TABLE INDEX \d+:[GM]/.test(detail)), indexed: scans.length > 0, seqScans: [] };
+  }
+  // Scans that would read rows by some other way and filter them are off, bitmap scans on: with an
+  // equality filter too (status, app) the plan may AND the trigram bitmap with that index's.
+  const nodes = planNodes(await genericPlan(dataSource, statement, ['enable_seqscan = off', 'enable_indexscan = off', 'enable_indexonlyscan = off']));
+  return {
+    unindexed: nodes.flatMap((node) => (/search_text/.test(String(node.Filter ?? '')) ? [`${node['Node Type']}: ${node.Filter}`] : [])),
+    indexed: nodes.some((node) => node['Index Name'] === 'IDX_builds_search_trgm'),
+    // Of the builds (a search's estimate also sums build_counts, a few rows per app).
+    seqScans: nodes.flatMap((node) => (node['Node Type'] === 'Seq Scan' && node['Relation Name'] === 'builds' ? [String(node.Filter)] : [])),
+  };
+}
+
+/**
+ * The tables a statement reads whole. PostgreSQL: sequential scans in its generic plan; SQLite:
+ * `SCAN` steps of its plan (a table's alias, or the table).
+ */
+async function wholeTablesIn(dataSource: DataSource, statement: Statement): Promise<string[]> {
+  if (testDialect === 'sqlite') {
+    const plan: { detail: string }[] = await dataSource.query(`EXPLAIN QUERY PLAN ${statement.sql}`, statement.parameters);
+    return plan.flatMap((step) => /^SCAN (\w+)/.exec(step.detail)?.slice(1) ?? []);
+  }
+  return planNodes(await genericPlan(dataSource, statement)).flatMap((node) => (node['Node Type'] === 'Seq Scan' ? [String(node['Relation Name'])] : []));
+}
+
+/**
+ * PostgreSQL: the plan the relay runs. Its connections plan named statements generically
+ * (plan_cache_mode, data-source-options.ts), so the statement is prepared, under `settings`, and
+ * its generic plan explained.
+ */
+async function genericPlan(dataSource: DataSource, statement: Statement, settings: string[] = []): Promise<PlanNode> {
   const runner = dataSource.createQueryRunner();
   try {
-    if (testDialect === 'sqlite') {
-      const plan: { detail: string }[] = await runner.query(`EXPLAIN QUERY PLAN ${statement.sql}`, statement.parameters);
-      const scans = plan.map((step) => step.detail).filter((detail) => /VIRTUAL TABLE/.test(detail));
-      // G: a GLOB answered by the trigram index; M: the estimate's MATCH of trigrams, from the index alone.
-      return { unindexed: scans.filter((detail) => !/VIRTUAL TABLE INDEX \d+:[GM]/.test(detail)), indexed: scans.length > 0, seqScans: [] };
-    }
     await runner.startTransaction();
     try {
-      // Scans that would read rows by some other way and filter them are off, bitmap scans on: with an
-      // equality filter too (status, app) the plan may AND the trigram bitmap with that index's.
-      for (const setting of ['enable_seqscan', 'enable_indexscan', 'enable_indexonlyscan']) await runner.query(`SET LOCAL ${setting} = off`);
+      for (const setting of settings) await runner.query(`SET LOCAL ${setting}`);
       await runner.query('SET LOCAL plan_cache_mode = force_generic_plan');
-      await runner.query(`PREPARE search_plan AS ${statement.sql}`);
+      await runner.query(`PREPARE plan_under_test AS ${statement.sql}`);
       const values = statement.parameters.map((value) => (typeof value === 'number' ? String(value) : `'${String(value).replace(/'/g, "''")}'`));
-      const [{ 'QUERY PLAN': plan }] = await runner.query(`EXPLAIN (FORMAT JSON) EXECUTE search_plan${values.length ? `(${values.join(', ')})` : ''}`);
-      const nodes = planNodes(plan[0].Plan);
-      return {
-        unindexed: nodes.flatMap((node) => (/search_text/.test(String(node.Filter ?? '')) ? [`${node['Node Type']}: ${node.Filter}`] : [])),
-        indexed: nodes.some((node) => node['Index Name'] === 'IDX_builds_search_trgm'),
-        // Of the builds (a search's estimate also sums build_counts, a few rows per app).
-        seqScans: nodes.flatMap((node) => (node['Node Type'] === 'Seq Scan' && node['Relation Name'] === 'builds' ? [String(node.Filter)] : [])),
-      };
+      const [{ 'QUERY PLAN': plan }] = await runner.query(`EXPLAIN (FORMAT JSON) EXECUTE plan_under_test${values.length ? `(${values.join(', ')})` : ''}`);
+      return plan[0].Plan;
     } finally {
       await runner.rollbackTransaction();
-      await runner.query('DEALLOCATE search_plan').catch(() => undefined);
+      // A prepared statement outlives the transaction; only this one goes (the relay's own stay).
+      await runner.query('DEALLOCATE plan_under_test').catch(() => undefined);
     }
   } finally {
     await runner.release();
@@ -441,6 +471,3 @@ function pagePicker(statement: Statement): Statement {
   return { sql: match[1], parameters: statement.parameters.slice(before, before + inside) };
 }
 
-function nodeTypes(node: { 'Node Type': string; Plans?: unknown[] }): string[] {
-  return [node['Node Type'], ...((node.Plans ?? []) as (typeof node)[]).flatMap(nodeTypes)];
-}
