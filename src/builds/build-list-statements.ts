@@ -373,10 +373,10 @@ function listedByJoins(db: Kysely<Database>, page: number[]) {
 
 /**
  * PostgreSQL: the upload entry (with its author) and the provenance as LATERAL sub-selects, each
- * read for its build by index. As joins, the planner hashed the whole of `build_status_changes`
- * (and could `build_provenance`) for every page while those tables held a few thousand rows: cheaper
- * by its estimate than 20 index probes, 2.4 ms a page by pg_stat_statements in the soak and growing
- * with the history (docs/decisions.md#issue-27-listed-laterals). The LIMIT keeps each a sub-select
+ * read for its build by index. As joins, the generic plan hashed the whole of `build_status_changes`
+ * and of `build_provenance` for every page while they held a few thousand rows (cheaper by its
+ * estimate than 20 index probes): 2.4 ms a page in the soak by pg_stat_statements, growing with the
+ * history (docs/decisions.md#issue-27-listed-laterals). The LIMIT keeps each a sub-select
  * run per build: a plain one would be pulled up into a join again.
  */
 function listedByLaterals(db: Kysely<Database>, page: number[]) {
