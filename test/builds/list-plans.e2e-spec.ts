@@ -227,11 +227,10 @@ describe('GET /builds?flagged= and ?branch= walk the sort index with a probe per
   const ctx = useTestRelay({ SVC_BUILD_FILE_SWEEP: 'false' });
   let pat: string;
   beforeAll(async () => {
-    pat = await uploadWithSeries(ctx, 4200);
-    const dataSource = ctx.relay.app.get(DataSource);
-    await dataSource.query(`INSERT INTO build_flags (build_id, compared_with_id, flag_count, flags) SELECT id, id, 1, '[]' FROM builds WHERE id % 50 = 0`);
-    await dataSource.query(`INSERT INTO build_provenance (build_id, branch) SELECT id, CASE WHEN id % 3 = 0 THEN 'main' ELSE 'other' END FROM builds WHERE id % 2 = 0`);
-    await dataSource.query('ANALYZE');
+    pat = await analysedSeries(ctx, 4200, [
+      `INSERT INTO build_flags (build_id, compared_with_id, flag_count, flags) SELECT id, id, 1, '[]' FROM builds WHERE id % 50 = 0`,
+      `INSERT INTO build_provenance (build_id, branch) SELECT id, CASE WHEN id % 3 = 0 THEN 'main' ELSE 'other' END FROM builds WHERE id % 2 = 0`,
+    ]);
   });
 
   // With the probe a sub-plan, the generic plan's cost (its LIMIT a parameter, estimated at a tenth of the
@@ -277,13 +276,10 @@ describe('GET /builds and GET /builds/:id read the upload entry and provenance o
   const ctx = useTestRelay({ SVC_BUILD_FILE_SWEEP: 'false' });
   let pat: string;
   beforeAll(async () => {
-    pat = await uploadWithSeries(ctx, 6000);
-    const dataSource = ctx.relay.app.get(DataSource);
-    await dataSource.query(
+    pat = await analysedSeries(ctx, 6000, [
       `INSERT INTO build_status_changes (build_id, to_status, changed_by_email, changed_at) SELECT id, 'Backlog', 'ci@example.com', uploaded_at FROM builds WHERE file_name LIKE 'deep-%'`,
-    );
-    await dataSource.query(`INSERT INTO build_provenance (build_id, branch) SELECT id, 'main' FROM builds WHERE id % 2 = 0`);
-    await dataSource.query('ANALYZE');
+      `INSERT INTO build_provenance (build_id, branch) SELECT id, 'main' FROM builds WHERE id % 2 = 0`,
+    ]);
   });
 
   it.each(['/api/v1/builds', '/api/v1/builds?sort=version_name&dir=asc&page=40', '/api/v1/builds/2'])('GET %s', async (path) => {
@@ -301,6 +297,15 @@ async function uploadWithSeries(ctx: ReturnType<typeof useTestRelay>, count: num
   const pat = await ctx.members.pat(await ctx.members.member('QA'), 'builds:write');
   await attachBuild(ctx.members.withPat(pat, 'post', '/api/v1/builds'), 'literal-label.apk').expect(201);
   await insertSeries(ctx.relay, count);
+  return pat;
+}
+
+/** uploadWithSeries, then `rows` (SQL) written beside the builds, and every table analysed, as a plan test explains it. */
+async function analysedSeries(ctx: ReturnType<typeof useTestRelay>, count: number, rows: string[]): Promise<string> {
+  const pat = await uploadWithSeries(ctx, count);
+  const dataSource = ctx.relay.app.get(DataSource);
+  for (const statement of rows) await dataSource.query(statement);
+  await dataSource.query('ANALYZE');
   return pat;
 }
 
