@@ -33,11 +33,16 @@
  * On a server with autovacuum off (this machine's), the benchmark does its work on its database at
  * the server's default thresholds (support/autovacuum.ts): without it a fresh database is planned
  * from no statistics and the rate sinks as the tables grow.
+ * Then the machine's floor (BENCH_FLOOR_MINUTES, 3; 0 leaves it out): with the relay stopped, the same
+ * clients and mix against a hand-written server (baselines/soak-server.ts: node:http and the driver, the
+ * same database work with less around it) on the database the relay's run left. Where even it misses
+ * a target, its line says FLOOR: no server doing this work meets that target on this machine.
  * Targets: p99 < 100 ms for reads; issue 27: small-APK upload p99 < 250 ms, comment with an image
  * p99 < 150 ms, sign-in p99 < 400 ms, no 5xx; RSS drift < 10 % after warm-up, peak RSS < 300 MB, and the
  * heap a full collection leaves flat (the last third of them within 10 % of the first third).
  * Run: npm run bench:soak   (not part of npm test)
  */
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
@@ -46,7 +51,7 @@ import { PNG as PNGImage } from 'pngjs';
 import { describeMemoryMap, MemoryMap, memoryMap, watchFullCollections } from './support/memory-map';
 import { emulateAutovacuum } from './support/autovacuum';
 import { createBenchDatabase } from './support/postgres-seed';
-import { buildRelay, cpuMs, issuePats, median, peakRssKb, ROOT, rssKb, startRelay } from './support/relay';
+import { buildRelay, cpuMs, freePort, issuePats, median, peakRssKb, ROOT, rssKb, startBaseline, startRelay, stopChild } from './support/relay';
 
 const minutesArg = process.argv.indexOf('--minutes');
 const MINUTES = Number(minutesArg > 0 ? process.argv[minutesArg + 1] : (process.env.BENCH_MINUTES ?? 3));
@@ -58,6 +63,8 @@ const READS = new Set(['list', 'build', 'comments']);
 const SNAPSHOT_DIR = process.env.BENCH_HEAPSNAPSHOT;
 const PROFILE_DIR = process.env.BENCH_PROFILE;
 const ON_POSTGRES = process.env.BENCH_DATABASE === 'postgres';
+/** The floor's run after the relay's (BENCH_FLOOR_MINUTES=0 leaves it out); its warm-up is a fifth of it. */
+const FLOOR_MINUTES = Number(process.env.BENCH_FLOOR_MINUTES ?? 3);
 const BCRYPT_COST = process.env.BENCH_BCRYPT_COST ?? '4';
 const CHECKOUT = process.env.BENCH_CHECKOUT ?? ROOT;
 const MEMBER_PASSWORD = 'bench-member-password';
@@ -68,6 +75,13 @@ interface Answer {
   status: number;
   body: Buffer;
   headers: Record<string, string | string[] | undefined>;
+}
+
+interface Kind {
+  name: string;
+  weight: number;
+  expect: number[];
+  run: (client: number) => Promise<Answer>;
 }
 
 const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS + 4 });
@@ -136,6 +150,7 @@ async function main(): Promise<void> {
   const fullCollections = watchFullCollections(relay.child);
   const spawnedAt = performance.now() - relay.startMs;
   let warmupEndsAt = Infinity;
+  let floor: ChildProcess | undefined;
   port = relay.port;
   try {
     const [pat] = await issuePats(relay.base, ['view,builds:write']);
@@ -187,7 +202,7 @@ async function main(): Promise<void> {
       ]);
       return call('POST', '/comments', { ...bearer, 'Content-Type': form.type }, form.body);
     };
-    const kinds: { name: string; weight: number; expect: number[]; run: (client: number) => Promise<Answer> }[] = [
+    const kinds: Kind[] = [
       { name: 'list', weight: 45, expect: [200], run: () => call('GET', lists(), bearer) },
       { name: 'build', weight: 20, expect: [200], run: () => call('GET', `/builds/${pick(ids)}`, bearer) },
       // GET /comments takes the session cookie only (spec §5: no PAT scope lists it).
@@ -204,15 +219,7 @@ async function main(): Promise<void> {
       },
       { name: 'login', weight: 6, expect: [200], run: (client) => call('POST', '/auth/login', { 'Content-Type': 'application/json' }, memberCredentials[client]) },
     ];
-    const totalWeight = kinds.reduce((sum, k) => sum + k.weight, 0);
-    const chooseKind = () => {
-      let r = Math.random() * totalWeight;
-      for (const kind of kinds) if ((r -= kind.weight) < 0) return kind;
-      return kinds[0];
-    };
-
-    const latencies = new Map<string, number[]>(kinds.map((k) => [k.name, []]));
-    const unexpected = new Map<string, Record<number, number>>();
+    const { latencies, unexpected, tally } = tallies(kinds);
     const started = performance.now();
     warmupEndsAt = started + WARMUP_MS;
     const endAt = started + MINUTES * 60_000;
@@ -245,23 +252,11 @@ async function main(): Promise<void> {
       atWarmup = { cpuMs: cpuMs(relay.child.pid!), majorGcMs: metrics.majorGcMs, majorGcs: metrics.majorGcs };
     }, WARMUP_MS);
 
-    const client = async (_: unknown, index: number) => {
-      while (performance.now() < endAt) {
-        const kind = chooseKind();
-        const t0 = performance.now();
-        const answer = await kind.run(index).catch(() => ({ status: 0, body: Buffer.alloc(0), headers: {} }));
-        slice.answered++;
-        if (READS.has(kind.name)) slice.reads.push(performance.now() - t0);
-        if (!recording) continue;
-        latencies.get(kind.name)!.push(performance.now() - t0);
-        if (!kind.expect.includes(answer.status)) {
-          const counts = unexpected.get(kind.name) ?? {};
-          counts[answer.status] = (counts[answer.status] ?? 0) + 1;
-          unexpected.set(kind.name, counts);
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: CLIENTS }, client));
+    await drive(kinds, endAt, (kind, ms, status) => {
+      slice.answered++;
+      if (READS.has(kind.name)) slice.reads.push(ms);
+      if (recording) tally(kind, ms, status);
+    });
     const cpuUsed = cpuMs(relay.child.pid!) - atWarmup.cpuMs;
     const mapAtEnd = memoryMap(relay.child.pid!);
     const highWaterMb = (peakRssKb(relay.child.pid!) ?? NaN) / 1024;
@@ -274,19 +269,7 @@ async function main(): Promise<void> {
     console.log(
       `load average: ${loadavg().map((l) => l.toFixed(1)).join(' ')}; ${CLIENTS} clients, ${MINUTES} min (first ${(WARMUP_MS / 1000).toFixed(0)} s warm-up, not counted)`,
     );
-    console.log('| request | count | /s | p50 | p99 | unexpected answers |');
-    console.log('|---|---|---|---|---|---|');
-    let worstReadP99 = 0;
-    let answered = 0;
-    for (const kind of kinds) {
-      const times = latencies.get(kind.name)!.sort((a, b) => a - b);
-      const at = (p: number) => times[Math.min(times.length - 1, Math.floor((p / 100) * times.length))] ?? NaN;
-      if (READS.has(kind.name)) worstReadP99 = Math.max(worstReadP99, at(99));
-      answered += times.length;
-      console.log(
-        `| ${kind.name} | ${times.length} | ${(times.length / measuredSeconds).toFixed(1)} | ${at(50).toFixed(1)} ms | ${at(99).toFixed(1)} ms | ${JSON.stringify(unexpected.get(kind.name) ?? {})} |`,
-      );
-    }
+    const { worstReadP99, answered } = printTable(kinds, latencies, unexpected, measuredSeconds);
     const after = rss.filter((s) => s.t * 1000 >= WARMUP_MS);
     const heapAfter = heapAt.filter((s) => s.t * 1000 >= WARMUP_MS);
     console.log(`answers per second, each 10 s: ${windows.map((w) => w.perSecond.toFixed(0)).join(' ')}`);
@@ -337,7 +320,13 @@ async function main(): Promise<void> {
     console.log(`5xx or failed requests after warm-up: ${fiveHundreds} ${fiveHundreds === 0 ? 'OK' : 'MISS'}`);
     const peak = Math.max(...rss.map((x) => x.mb));
     console.log(`peak RSS: ${peak.toFixed(0)} MB of the 10 s samples, ${highWaterMb.toFixed(0)} MB by the kernel's high-water mark (target < 300 MB) ${Math.max(peak, highWaterMb || 0) < 300 ? 'OK' : 'MISS'}; database ${ON_POSTGRES ? 'PostgreSQL' : 'SQLite'}, bcrypt cost ${BCRYPT_COST}`);
+    if (FLOOR_MINUTES > 0) {
+      await relay.stop();
+      floor = await startBaseline('soak-server.ts', [database ? database.url : join(work, 'data', 'svc.sqlite'), join(work, 'floor')], (port = await freePort()));
+      await measureFloor(kinds, floor, { readP99: worstReadP99, perSecond: answered / measuredSeconds, cpuMs: cpuUsed / Math.max(1, answered) }, latencies);
+    }
   } finally {
+    if (floor) await stopChild(floor);
     const autovacuumDone = await autovacuum?.stop();
     if (autovacuumDone) console.log(autovacuumDone);
     agent.destroy();
@@ -364,6 +353,97 @@ async function main(): Promise<void> {
     const growth = (last / first - 1) * 100;
     console.log(`heap after a full collection, first third → last third (medians): ${first.toFixed(0)} → ${last.toFixed(0)} MB (${growth >= 0 ? '+' : ''}${growth.toFixed(1)} %; target flat, < 10 %) ${growth < 10 ? 'OK' : 'MISS'}`);
   } else console.log(`heap after a full collection: ${afters.length} full collection(s) after warm-up, too few to tell a trend MISS`);
+}
+
+/** CLIENTS closed-loop clients until `endAt`, each drawing its next request's kind by weight; `onAnswer` sees every answer. */
+async function drive(kinds: Kind[], endAt: number, onAnswer: (kind: Kind, ms: number, status: number) => void): Promise<void> {
+  const totalWeight = kinds.reduce((sum, k) => sum + k.weight, 0);
+  const chooseKind = () => {
+    let r = Math.random() * totalWeight;
+    for (const kind of kinds) if ((r -= kind.weight) < 0) return kind;
+    return kinds[0];
+  };
+  const client = async (_: unknown, index: number) => {
+    while (performance.now() < endAt) {
+      const kind = chooseKind();
+      const t0 = performance.now();
+      const answer = await kind.run(index).catch(() => ({ status: 0 }));
+      onAnswer(kind, performance.now() - t0, answer.status);
+    }
+  };
+  await Promise.all(Array.from({ length: CLIENTS }, client));
+}
+
+/** Latencies and unexpected answers per kind, and the function that records one answer. */
+function tallies(kinds: Kind[]) {
+  const latencies = new Map<string, number[]>(kinds.map((k) => [k.name, []]));
+  const unexpected = new Map<string, Record<number, number>>();
+  const tally = (kind: Kind, ms: number, status: number) => {
+    latencies.get(kind.name)!.push(ms);
+    if (kind.expect.includes(status)) return;
+    const counts = unexpected.get(kind.name) ?? {};
+    counts[status] = (counts[status] ?? 0) + 1;
+    unexpected.set(kind.name, counts);
+  };
+  return { latencies, unexpected, tally };
+}
+
+/** The p99 of sorted latencies. */
+const p99Of = (sorted: number[]) => sorted[Math.min(sorted.length - 1, Math.floor(0.99 * sorted.length))] ?? NaN;
+
+/** The per-kind table (sorts each kind's latencies in place); the worst read p99 and the answers counted. */
+function printTable(kinds: Kind[], latencies: Map<string, number[]>, unexpected: Map<string, Record<number, number>>, seconds: number) {
+  console.log('| request | count | /s | p50 | p99 | unexpected answers |');
+  console.log('|---|---|---|---|---|---|');
+  let worstReadP99 = 0;
+  let answered = 0;
+  for (const kind of kinds) {
+    const times = latencies.get(kind.name)!.sort((a, b) => a - b);
+    const at = (p: number) => times[Math.min(times.length - 1, Math.floor((p / 100) * times.length))] ?? NaN;
+    if (READS.has(kind.name)) worstReadP99 = Math.max(worstReadP99, at(99));
+    answered += times.length;
+    console.log(
+      `| ${kind.name} | ${times.length} | ${(times.length / seconds).toFixed(1)} | ${at(50).toFixed(1)} ms | ${at(99).toFixed(1)} ms | ${JSON.stringify(unexpected.get(kind.name) ?? {})} |`,
+    );
+  }
+  return { worstReadP99, answered };
+}
+
+/**
+ * The machine's floor: the same clients and mix against the hand-written server (baselines/soak-server.ts)
+ * on the database the relay's run left, after a warm-up of a fifth of the run. Prints its table, and per
+ * target its p99 beside the relay's, FLOOR where even it misses: no server doing this work meets that
+ * target on this machine. The ratios (relay ÷ floor) are the relay's cost over the least this work costs.
+ */
+async function measureFloor(kinds: Kind[], floor: ChildProcess, relay: { readP99: number; perSecond: number; cpuMs: number }, relayLatencies: Map<string, number[]>): Promise<void> {
+  const warmupMs = (FLOOR_MINUTES * 60_000) / 5;
+  const started = performance.now();
+  const { latencies, unexpected, tally } = tallies(kinds);
+  let cpuAtWarmup = 0;
+  const warmup = setTimeout(() => (cpuAtWarmup = cpuMs(floor.pid!)), warmupMs);
+  await drive(kinds, started + FLOOR_MINUTES * 60_000, (kind, ms, status) => performance.now() - started >= warmupMs && tally(kind, ms, status));
+  clearTimeout(warmup);
+  const seconds = (FLOOR_MINUTES * 60_000 - warmupMs) / 1000;
+  const cpu = cpuMs(floor.pid!) - cpuAtWarmup;
+  console.log(`\nthe machine's floor: a hand-written server (bench/baselines/soak-server.ts) on the same database, ${CLIENTS} clients, ${FLOOR_MINUTES} min (first ${(warmupMs / 1000).toFixed(0)} s warm-up)`);
+  const { worstReadP99, answered } = printTable(kinds, latencies, unexpected, seconds);
+  const perSecond = answered / seconds;
+  const cpuPerRequest = cpu / Math.max(1, answered);
+  console.log(
+    `floor: ${perSecond.toFixed(0)} answers/s, ${cpuPerRequest.toFixed(2)} ms of CPU a request; relay ÷ floor: answers/s ${(relay.perSecond / perSecond).toFixed(2)}, ` +
+      `CPU a request ${(relay.cpuMs / cpuPerRequest).toFixed(2)}`,
+  );
+  const verdict = (name: string, floorP99: number, relayP99: number, target: number) =>
+    console.log(
+      `floor ${name} p99: ${floorP99.toFixed(1)} ms (relay ${relayP99.toFixed(1)} ms, ratio ${(relayP99 / floorP99).toFixed(2)})` +
+        `${floorP99 >= target ? `  FLOOR: even it is past the target (${target} ms)` : ''}`,
+    );
+  verdict('worst read', worstReadP99, relay.readP99, 100);
+  for (const kind of kinds) {
+    const target = TARGETS[kind.name];
+    if (!target || READS.has(kind.name) || !latencies.get(kind.name)!.length) continue;
+    verdict(kind.name, p99Of(latencies.get(kind.name)!), p99Of(relayLatencies.get(kind.name)!), target);
+  }
 }
 
 /**
