@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every benchmark with a target, in turn, each printing its own figures as it goes,
- * then one summary of every verdict line (those ending in OK or MISS, and the million-builds floor's
- * FLOOR lines) so the whole picture is on one screen. A benchmark that fails to run is reported as
+ * then one summary of every verdict line (those ending in OK or MISS, and the floors' FLOOR lines: the
+ * million builds' and the soaks') so the whole picture is on one screen. A benchmark that fails to run is reported as
  * such and the others still run; the exit code is 1 when any failed to run (a MISS is a finding, not
  * a failure to measure).
  *
