@@ -93,7 +93,11 @@ describeUnless(browserSkipReason() ?? testLanSkipReason(), 'dashboard in the bro
     expect(edited).toEqual(expect.objectContaining({ repositories: ['lan/other', 'lan/web'], has_token: true, problem: null }));
 
     await item.getByRole('button', { name: /^Delete forge #\d+$/ }).click();
-    await page.getByRole('alertdialog').getByRole('button', { name: 'Delete forge' }).click();
+    const dialog = page.getByRole('alertdialog');
+    await dialog.getByRole('button', { name: 'Delete forge' }).click();
+    // While the dialog is open the page behind it is hidden from role locators, so the item looks gone
+    // before the DELETE has answered: it counts only once the dialog has closed (after the answer).
+    await dialog.waitFor({ state: 'detached' });
     await item.waitFor({ state: 'detached' });
     expect((await relay.http().get('/api/v1/forges').set('Cookie', admin.cookie).expect(200)).body.forges).toEqual([]);
   });

@@ -391,6 +391,8 @@ describeUnless(browserSkipReason(), 'dashboard in the browser (issue 12)', () =>
     const dialog = page.getByRole('alertdialog');
     await expect(dialog.innerText()).resolves.toMatch(/all of its builds, their files and every comment on them/);
     await dialog.getByRole('button', { name: 'Delete Scratchpad and its builds' }).click();
+    // The page behind an open dialog is hidden from role locators: the card counts as gone once the dialog has closed.
+    await dialog.waitFor({ state: 'detached' });
     await card.waitFor({ state: 'detached' });
   });
 
