@@ -14,14 +14,14 @@ export interface Statement {
   args: (string | number)[];
 }
 
-function send(res: ServerResponse, status: number, body: unknown): void {
+export function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
+  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), ...headers });
   res.end(text);
 }
 
 /** sha256 (hex) of the bearer token, or null when the header carries none. */
-function bearerHash(header: string | undefined): string | null {
+export function bearerHash(header: string | undefined): string | null {
   const match = header ? /^bearer\s+(\S+)\s*$/i.exec(header) : null;
   return match ? createHash('sha256').update(match[1]).digest('hex') : null;
 }

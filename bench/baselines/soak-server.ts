@@ -29,7 +29,7 @@ import { textCountsKey, withIndexedQ } from '../../src/builds/build-search';
 import type { BuildPageQuery, BuildSortField } from '../../src/builds/builds.repository';
 import { SearchTotals, TextCounts } from '../../src/builds/search-totals';
 import { QueryBuilder } from '../../src/database/query-builder/query-builder';
-import type { TokenRow } from './list-query';
+import { bearerHash, send, type TokenRow } from './list-query';
 
 const [target, filesDir, portArg] = process.argv.slice(2);
 const postgres = /^postgres(ql)?:/.test(target);
@@ -128,12 +128,6 @@ class HttpError extends Error {
   }
 }
 
-function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), ...headers });
-  res.end(text);
-}
-
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 
 interface Member {
@@ -144,12 +138,12 @@ interface Member {
 
 /** The PAT check of list-query.ts, with the token's owner for what the request writes. */
 async function byPat(req: IncomingMessage): Promise<Member> {
-  const match = /^bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-  if (!match) throw new HttpError(401, 'Unauthorized');
+  const hash = bearerHash(req.headers.authorization);
+  if (hash === null) throw new HttpError(401, 'Unauthorized');
   const [token] = await db.all<TokenRow & { user_id: number; email: string; display_name: string | null }>(
     `SELECT t.id, t.user_id, t.scope, t.expires_at, t.last_used_at, u.email, u.display_name
        FROM personal_access_tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = ? AND u.active`,
-    [sha256(match[1])],
+    [hash],
   );
   const now = Date.now();
   if (!token || (token.expires_at !== null && Number(token.expires_at) <= now)) throw new HttpError(401, 'Unauthorized');
