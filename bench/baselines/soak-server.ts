@@ -11,7 +11,9 @@
  * changed them, SearchTotals) and its rows, a build's row, a build's comments with their
  * attachments; a comment (with its image written to disk) or an upload (the file written, then its
  * rows) in one transaction, a status change with its history row, and a sign-in (bcrypt of the
- * relay's prehash, then a session row). The answers carry the rows as the driver gives them.
+ * relay's prehash, then a session row). The answers carry the rows as the driver gives them. Two more
+ * ways it does less: on PostgreSQL every statement is a named one (the relay names only its SELECTs), and
+ * GET /comments' statement is the relay's written out as text (the relay builds it in CommentsService).
  * Where even this server misses a target on this machine, no server doing this work meets it here.
  * Usage: node -r ts-node/register/transpile-only bench/baselines/soak-server.ts <sqlite file | postgres url> <files dir> <port>
  */
