@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type request from 'supertest';
 import type { TestRelay } from './test-relay';
+import { notSpare } from './temp-folder';
 
 /** Fixtures made by test/fixtures/make-fixtures.sh (aapt, python3); expected.json holds their real metadata. */
 export const FIXTURES = join(__dirname, '..', 'fixtures', 'builds');
@@ -29,9 +30,9 @@ export function attachBuild(
   return req.attach('file', readFileSync(fixture(name)), filename);
 }
 
-/** Files currently in the relay's temp folder (always local, whatever the store). */
+/** Files uploads left in the relay's temp folder (always local, whatever the store); not its spares. */
 export function tempFiles(relay: TestRelay): string[] {
-  return readdirSync(join(relay.dataDir, 'tmp'));
+  return readdirSync(join(relay.dataDir, 'tmp')).filter(notSpare);
 }
 
 /** Build files currently in the relay's store (the data folder, or S3 under SVC_TEST_STORAGE=s3). */

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { Request } from 'express';
 import type { Readable } from 'node:stream';
 import { failWhenStalled, FileFieldRule, MultipartOptions, receiveMultipart } from './multipart-receiver';
+import { SPARE_NAME } from '../files/spare-temp-files';
 
 const MALFORMED = 'Malformed multipart/form-data body';
 
@@ -156,7 +157,8 @@ async function relayOutcome(boundary: string, chunks: Buffer[], options: Multipa
     await received.cleanup();
     return { fields: { ...received.fields }, files };
   } catch (err) {
-    const left = readdirSync(options.tmpDir);
+    // Not the spares kept ready for the next uploads (spare-temp-files.ts): they hold no upload's bytes.
+    const left = readdirSync(options.tmpDir).filter((name) => !SPARE_NAME.test(name));
     if (left.length) throw new Error(`temp files left after "${(err as Error).message}": ${left.join(', ')}`);
     return { error: (err as Error).message };
   }
