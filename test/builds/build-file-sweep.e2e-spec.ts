@@ -25,10 +25,13 @@ const BUILDS = testDialect === 'postgres' ? 20_000 : 100_000;
  * once took ~1 s and 158 ms of CPU for one answer at 50,000 builds (load 19), and it grows with the
  * builds (73 s at a million); a sweep in slices holds the loop for one slice at a time: 93 ms and 25
  * ms at most at 100,000 builds, load 17. The CPU bound holds on a loaded machine, the wall bound
- * catches stalls of seconds.
+ * catches stalls of seconds. PostgreSQL's case (20,000 builds, so that its setup stays short) has
+ * looser bounds: there a slice's answer took 85 ms of CPU and 45 ms at most alone on a slow machine
+ * (2026-11-28), and 130 ms and 1,144 ms inside the full PostgreSQL suite on the same machine; SQLite's
+ * 100,000 builds are the case that tells a sweep in slices from one that holds the loop.
  */
-const HEALTH_BOUND_MS = 500;
-const HEALTH_CPU_BOUND_MS = 100;
+const HEALTH_BOUND_MS = testDialect === 'postgres' ? 2_000 : 500;
+const HEALTH_CPU_BOUND_MS = testDialect === 'postgres' ? 250 : 100;
 
 /**
  * Issue 27: the builds folder's orphan sweep at scale (docs/performance.md "A million builds"). The
