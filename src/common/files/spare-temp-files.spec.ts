@@ -19,7 +19,7 @@ describe('spare temp files', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('the first take finds none and creates the folder its spares; a later take renames one to the upload name, open for writing', async () => {
+  it('the first take finds none and starts the folder’s spares; a later take renames one to the upload’s name, open for writing', async () => {
     expect(takeSpareTempFile(tempUploadPath(dir))).toBeUndefined();
     await filled();
     const path = tempUploadPath(dir);
