@@ -4,9 +4,9 @@ import { join } from 'node:path';
 /**
  * What creating a file costs in `dir` on this machine: the median of `files` creates (`openSync(…, 'wx')`),
  * in ms. It is the filesystem's inode allocation, and it varied 50× between folders of one ext4 disk
- * (1.5 ms under /tmp, 0.03 ms under /root; docs/decisions.md#issue-27-spare-files). Every upload a
- * baseline or floor server receives pays it, and so does the relay when it has no spare file ready:
- * printed beside the load average so that runs on different machines can be told apart.
+ * (1.5 ms under /tmp, 0.03 ms under /root; docs/decisions.md#issue-27-spare-files). Every upload the
+ * relay or a baseline receives pays it on its event loop: printed beside the load average so that runs
+ * can be told apart.
  */
 export function createCostMs(dir: string, files = 200): number {
   const probe = mkdtempSync(join(dir, 'create-cost-'));

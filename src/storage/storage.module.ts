@@ -1,22 +1,17 @@
 import { Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
-import { discardSpareTempFiles } from '../common/files/spare-temp-files';
 import { RelayConfig } from '../config/relay-config';
 import { createFileStore } from './create-file-store';
 import { FileStore } from './file-store';
 import { StoragePaths } from './storage-paths';
 import { StoredFileOwners } from './stored-file-owners';
 
-/** Releases the store's connections (S3's sockets) and removes the data folder's spare temp files when the relay stops. */
+/** Releases the store's connections (S3's sockets) when the relay stops. */
 @Injectable()
 class FileStoreLifecycle implements OnApplicationShutdown {
-  constructor(
-    @Inject(FileStore) private readonly store: FileStore,
-    private readonly paths: StoragePaths,
-  ) {}
+  constructor(@Inject(FileStore) private readonly store: FileStore) {}
 
-  async onApplicationShutdown(): Promise<void> {
+  onApplicationShutdown(): void {
     this.store.close();
-    await discardSpareTempFiles(this.paths.tmp);
   }
 }
 

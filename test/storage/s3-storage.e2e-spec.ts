@@ -13,7 +13,6 @@ import { images } from '../support/images';
 import { rawBody } from '../support/raw-body';
 import { startTestS3Server, TestS3Server } from '../support/s3-server';
 import { describeSqliteOnly, startTestRelay, TestRelay } from '../support/test-relay';
-import { notSpare } from '../support/temp-folder';
 
 const WEBM = readFileSync(join(__dirname, '..', 'fixtures', 'recordings', 'two-seconds.webm'));
 const MB = 1024 * 1024;
@@ -45,7 +44,7 @@ describe('stored files in S3-compatible object storage', () => {
 
   const objects = async (folder: string) => (await s3.objectKeys()).filter((k) => k.startsWith(`team/relay/${folder}`));
   const localFiles = (folder: string) => (existsSync(join(relay.dataDir, folder)) ? readdirSync(join(relay.dataDir, folder)) : []);
-  const tmpFiles = () => readdirSync(join(relay.dataDir, 'tmp')).filter(notSpare);
+  const tmpFiles = () => readdirSync(join(relay.dataDir, 'tmp'));
 
   it('stores an uploaded build as an object under the prefix (multipart), downloads it whole and by Range', async () => {
     const build = await simulatorBuild({ bundleId: 'com.example.s3', paddingBytes: 20 * MB });

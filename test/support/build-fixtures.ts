@@ -2,7 +2,6 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type request from 'supertest';
 import type { TestRelay } from './test-relay';
-import { notSpare } from './temp-folder';
 
 /** Fixtures made by test/fixtures/make-fixtures.sh (aapt, python3); expected.json holds their real metadata. */
 export const FIXTURES = join(__dirname, '..', 'fixtures', 'builds');
@@ -30,9 +29,9 @@ export function attachBuild(
   return req.attach('file', readFileSync(fixture(name)), filename);
 }
 
-/** Files uploads left in the relay's temp folder (always local, whatever the store); not its spares. */
+/** Files currently in the relay's temp folder (always local, whatever the store). */
 export function tempFiles(relay: TestRelay): string[] {
-  return readdirSync(join(relay.dataDir, 'tmp')).filter(notSpare);
+  return readdirSync(join(relay.dataDir, 'tmp'));
 }
 
 /** Build files currently in the relay's store (the data folder, or S3 under SVC_TEST_STORAGE=s3). */

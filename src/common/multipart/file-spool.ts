@@ -66,14 +66,11 @@ export function spoolTo(source: Readable, out: WriteStream, atMostBytes = SPOOL_
     ended = true;
     if (fd !== null && !out.destroyed) out.end();
   };
-  const opened = () => {
+  out.once('ready', () => {
     fd = (out as WriteStream & { fd: number }).fd;
     for (const chunk of early.splice(0)) write(chunk);
     if (ended && !out.destroyed) out.end();
-  };
-  // A stream given a descriptor (a spare temp file) is open from the start and emits no 'ready'.
-  if (out.pending) out.once('ready', opened);
-  else opened();
+  });
   source.on('data', onData).on('end', onEnd);
 }
 

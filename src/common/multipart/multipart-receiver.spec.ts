@@ -7,7 +7,6 @@ import { join } from 'node:path';
 import type { Request } from 'express';
 import type { Readable } from 'node:stream';
 import { failWhenStalled, FileFieldRule, MultipartOptions, receiveMultipart } from './multipart-receiver';
-import { SPARE_NAME } from '../files/spare-temp-files';
 
 const MALFORMED = 'Malformed multipart/form-data body';
 
@@ -157,8 +156,7 @@ async function relayOutcome(boundary: string, chunks: Buffer[], options: Multipa
     await received.cleanup();
     return { fields: { ...received.fields }, files };
   } catch (err) {
-    // Not the spares kept ready for the next uploads (spare-temp-files.ts): they hold no upload's bytes.
-    const left = readdirSync(options.tmpDir).filter((name) => !SPARE_NAME.test(name));
+    const left = readdirSync(options.tmpDir);
     if (left.length) throw new Error(`temp files left after "${(err as Error).message}": ${left.join(', ')}`);
     return { error: (err as Error).message };
   }

@@ -6,7 +6,6 @@ import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { randomHex } from '../crypto/secret-token';
 import { quickWriteStreamCalls } from '../files/quick-file-calls';
-import { SPARE_NAME, takeSpareTempFile } from '../files/spare-temp-files';
 import { badRequest, payloadTooLarge, HttpError } from '../errors/http-error';
 import { leaveRequestDeadline } from '../net/request-deadline';
 import { spoolTo } from './file-spool';
@@ -63,7 +62,6 @@ export const HEAD_BYTES = 4 * 1024;
 const TEMP_PREFIX = 'upload-';
 const TEMP_SUFFIX = '.part';
 const TEMP_NAME = /^upload-[0-9a-f]+\.part$/;
-const isTempName = (name: string) => TEMP_NAME.test(name) || SPARE_NAME.test(name);
 
 /** A fresh temp file name in `tmpDir` of the shape sweepTempUploads removes after a crash. */
 export function tempUploadPath(tmpDir: string): string {
@@ -72,14 +70,13 @@ export function tempUploadPath(tmpDir: string): string {
 
 /**
  * Removes temp files of uploads interrupted by a crash: every uploader (builds, recordings,
- * images) streams through receiveMultipart, so its temp names and the spares it takes
- * (spare-temp-files.ts) are the only ones to look for.
+ * images) streams through receiveMultipart, so its temp names are the only ones to look for.
  * Files modified after `cutoffMs` are kept (a live upload keeps its file's mtime fresh).
  */
 export async function sweepTempUploads(tmpDir: string, cutoffMs: number): Promise<number> {
   const names = await readdir(tmpDir).catch(() => [] as string[]);
   let removed = 0;
-  for (const name of names.filter(isTempName)) {
+  for (const name of names.filter((n) => TEMP_NAME.test(n))) {
     const info = await stat(join(tmpDir, name)).catch(() => null);
     if (!info || info.mtimeMs > cutoffMs) continue;
     await unlink(join(tmpDir, name)).catch(() => undefined);
@@ -183,8 +180,6 @@ export function receiveMultipart(req: Request, options: MultipartOptions): Promi
         return;
       }
       const path = tempUploadPath(options.tmpDir);
-      // A file created ahead on the thread pool when one is ready (spare-temp-files.ts), else created now.
-      const spare = takeSpareTempFile(path);
       const received: ReceivedFile = {
         field,
         path,
@@ -194,10 +189,8 @@ export function receiveMultipart(req: Request, options: MultipartOptions): Promi
         head: Buffer.alloc(0),
       };
       files.push(received);
-      // Opened (unless spare) and closed from the event loop (quick-file-calls.ts): no thread-pool trip per file.
-      const out = spare !== undefined
-        ? createWriteStream(path, { fd: spare, fs: quickWriteStreamCalls })
-        : createWriteStream(path, { flags: 'wx', fs: quickWriteStreamCalls });
+      // Opened and closed from the event loop (quick-file-calls.ts): two thread-pool trips fewer per file.
+      const out = createWriteStream(path, { flags: 'wx', fs: quickWriteStreamCalls });
       openStreams.add(out);
       let nextSpaceCheck = SPACE_CHECK_EVERY;
       stream.on('data', (chunk: Buffer) => {

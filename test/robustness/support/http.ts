@@ -2,7 +2,6 @@ import { readdirSync, statSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join, relative } from 'node:path';
 import { STORED_FOLDERS } from '../../../src/storage/file-store';
-import { notSpare } from '../../support/temp-folder';
 import type { TestRelay } from '../../support/test-relay';
 
 /** A response read in full, whatever its status or content type. */
@@ -110,10 +109,7 @@ function isJsonRpcError(body: unknown): boolean {
   );
 }
 
-/**
- * Every file under `dir` (relative paths, sorted), for before/after comparisons of the data dir; not
- * the empty spare temp files the relay keeps ready for uploads (they hold nothing of any request).
- */
+/** Every file under `dir` (relative paths, sorted), for before/after comparisons of the data dir. */
 export function filesUnder(dir: string): string[] {
   const out: string[] = [];
   const walk = (d: string) => {
@@ -127,7 +123,7 @@ export function filesUnder(dir: string): string[] {
       const full = join(d, name);
       const info = statSync(full, { throwIfNoEntry: false });
       if (info?.isDirectory()) walk(full);
-      else if (info && notSpare(name)) out.push(relative(dir, full));
+      else if (info) out.push(relative(dir, full));
     }
   };
   walk(dir);
