@@ -28,7 +28,7 @@ import { join } from 'node:path';
 import { postgresSeedDatabase, seedMillion, sqliteSeedDatabase } from './support/million-seed';
 import { backendPids, createBenchDatabase } from './support/postgres-seed';
 import { buildRelay, cpuMs, freePort, issuePat, median, ROOT, startRelay, stopChild, startBaseline } from './support/relay';
-import { createCostMs } from './support/create-cost';
+import { createCostLine } from './support/create-cost';
 
 const UPLOADS = Number(process.env.BENCH_UPLOADS ?? 300);
 /** Unmeasured uploads per side before the rounds: each server's first round cost 1.3–2× the CPU of the next (JIT, caches). */
@@ -114,7 +114,7 @@ async function run(port: number, pid: number, pat: string, databasePids: () => P
 
 async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'svc-bench-ingest-'));
-  console.log(`data folder ${work}: a file create there takes ${createCostMs(work).toFixed(3)} ms (median of 200)`);
+  console.log(createCostLine(work));
   const dataDir = join(work, 'data');
   const baselineDir = join(work, 'baseline');
   const children: ChildProcess[] = [];

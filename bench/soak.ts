@@ -50,7 +50,7 @@ import { join } from 'node:path';
 import { PNG as PNGImage } from 'pngjs';
 import { describeMemoryMap, MemoryMap, memoryMap, watchFullCollections } from './support/memory-map';
 import { emulateAutovacuum } from './support/autovacuum';
-import { createCostMs } from './support/create-cost';
+import { createCostLine } from './support/create-cost';
 import { createBenchDatabase } from './support/postgres-seed';
 import { buildRelay, cpuMs, freePort, issuePats, median, peakRssKb, ROOT, rssKb, startBaseline, startRelay, stopChild } from './support/relay';
 
@@ -130,7 +130,7 @@ async function main(): Promise<void> {
   if (CHECKOUT === ROOT) buildRelay();
   else if (!existsSync(join(CHECKOUT, 'dist', 'main.js'))) throw new Error(`BENCH_CHECKOUT ${CHECKOUT} has no dist/main.js: build it first`);
   console.log(`relay: ${CHECKOUT === ROOT ? 'this checkout' : CHECKOUT}`);
-  console.log(`data folder ${work}: a file create there takes ${createCostMs(work).toFixed(3)} ms (median of 200)`);
+  console.log(createCostLine(work));
   const nodeArgs = [
     // One line per collection: the heap left after each full one is read from them (support/memory-map.ts).
     '--trace-gc',
