@@ -96,7 +96,11 @@ export class AuthService {
   async completeTwoFactor(address: string, challenge: string, code: string): Promise<{ role: Role; session: ActiveSession }> {
     const userId = await this.twoFactor.challengeOwner(challenge);
     const user = userId === null ? null : await this.users.findById(userId);
-    if (!user) throw unauthorized(TwoFactorMessages.challengeGone);
+    // Deactivated since the password step (or deleted): the challenge ends here, like an expired one.
+    if (!user?.active) {
+      if (userId !== null) await this.twoFactor.closeChallenge(challenge);
+      throw unauthorized(TwoFactorMessages.challengeGone);
+    }
     const actor = { actorId: user.id, actorLabel: user.email, via: 'anonymous' as const, clientAddress: address };
     try {
       await this.throttle.beginAttempt(address, user.email);

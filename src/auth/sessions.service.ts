@@ -7,7 +7,7 @@ import { randomBase64Url, sha256Hex } from '../common/crypto/secret-token';
 import { DAY_MS } from '../common/time';
 import { QueryBuilder } from '../database/query-builder/query-builder';
 import { Before } from '../database/timestamp.column';
-import { epochDate, JOINED_USER_COLUMNS, joinedUser, JoinedUserRow } from '../users/joined-user';
+import { credentialHolder, epochDate, JOINED_USER_COLUMNS, JoinedUserRow } from '../users/joined-user';
 import { SessionsRevokedEvent } from './events/sessions-revoked.event';
 import { SessionEntity } from './session.entity';
 
@@ -47,8 +47,8 @@ export class SessionsService {
   }
 
   /**
-   * The live session for a cookie value, with its member (one query), or null (unknown or expired;
-   * expired rows are removed).
+   * The live session for a cookie value, with its member (one query), or null (unknown, expired, or
+   * its member inactive; expired rows are removed).
    */
   async resolve(token: string): Promise<SessionEntity | null> {
     if (!token || token.length > 200) return null;
@@ -75,8 +75,8 @@ export class SessionsService {
         .where('s.token_hash', '=', v.tokenHash),
     );
     const [row] = await statement.run<SessionWithMemberRow>(this.sessions, { tokenHash });
-    if (!row) return null;
-    const user = joinedUser(row);
+    const user = row ? credentialHolder(row) : null;
+    if (!user) return null;
     return Object.assign(new SessionEntity(), {
       id: Number(row.id),
       userId: user.id,

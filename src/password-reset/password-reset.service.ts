@@ -87,11 +87,18 @@ export class PasswordResetService {
     return { ok: true, emailSent, token, resetUrl };
   }
 
-  /** The open reset link for a token, or null when unknown, expired, used or replaced. */
+  /** The open reset link for a token, or null when unknown, expired, used, replaced, or its member inactive. */
   async findUsable(token: unknown): Promise<PasswordResetEntity | null> {
     const hash = linkTokenHash(token);
     const reset = hash ? await this.resets.findOneBy({ tokenHash: hash }) : null;
-    return reset && !reset.usedAt && reset.expiresAt.getTime() > this.clock.nowMs() ? reset : null;
+    if (!reset || reset.usedAt || reset.expiresAt.getTime() <= this.clock.nowMs()) return null;
+    // An inactive member has no way in (docs/identity.md "Offboarding is final"), a new password included.
+    return (await this.users.findById(reset.userId))?.active ? reset : null;
+  }
+
+  /** Deletes every reset link of a member (deactivation). */
+  async revokeAllFor(userId: number): Promise<void> {
+    await this.resets.delete({ userId });
   }
 
   /** The open reset link for a token; 400 without one, 410 when unknown, expired, used or replaced. */

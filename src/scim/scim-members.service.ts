@@ -13,6 +13,8 @@ import type { RoleMapping } from '../config/sso-config';
 import { roleForGroups } from '../identity/role-mapping';
 import { SsoMembersService } from '../identity/sso-members.service';
 import { TokensService } from '../tokens/tokens.service';
+import { PasswordResetService } from '../password-reset/password-reset.service';
+import { TwoFactorService } from '../two-factor/two-factor.service';
 import { MemberRoleChangedEvent } from '../users/events/member-role-changed.event';
 import type { UserEntity } from '../users/user.entity';
 import { normalizeEmail, UsersService } from '../users/users.service';
@@ -44,6 +46,8 @@ export class ScimMembersService {
     private readonly config: RelayConfig,
     private readonly events: EventEmitter2,
     private readonly ssoMembers: SsoMembersService,
+    private readonly twoFactor: TwoFactorService,
+    private readonly resets: PasswordResetService,
   ) {}
 
   /** The mapping of SCIM groups to roles: `sso.oidc`'s, else `sso.ldap`'s (the same provider's groups). */
@@ -105,8 +109,10 @@ export class ScimMembersService {
 
   /**
    * Deactivation ends everything the member holds at once: sessions (cookies, their device-session
-   * sockets and live-event streams close on `sessions.revoked`) and PATs (agents and PAT sockets close
-   * on `tokens.revoked`), on every instance through the cluster bridge. The row stays, inactive.
+   * and video sockets and live-event streams close on `sessions.revoked`), PATs (agents and PAT
+   * sockets close on `tokens.revoked`), on every instance through the cluster bridge, and pending
+   * two-factor sign-ins and password-reset links. The row stays, inactive; the credential checks
+   * refuse an inactive member by themselves too (docs/identity.md "Offboarding is final").
    */
   private async deactivate(actor: Principal, userId: number): Promise<void> {
     const user = (await this.users.findById(userId))!;
@@ -116,6 +122,8 @@ export class ScimMembersService {
     await this.users.update(userId, { active: false });
     await this.sessions.endAllFor(userId);
     await this.tokens.revokeAllFor(userId, 'member_deleted');
+    await this.twoFactor.closeChallengesOf(userId);
+    await this.resets.revokeAllFor(userId);
     this.audit('scim.user_deactivated', actor, userId, {});
   }
 

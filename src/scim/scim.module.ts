@@ -4,7 +4,9 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuthModule } from '../auth/auth.module';
 import { IdentityModule } from '../identity/identity.module';
 import { TeamModule } from '../team/team.module';
+import { PasswordResetModule } from '../password-reset/password-reset.module';
 import { TokensModule } from '../tokens/tokens.module';
+import { TwoFactorModule } from '../two-factor/two-factor.module';
 import { UsersModule } from '../users/users.module';
 import { ScimDiscoveryController } from './scim-discovery.controller';
 import { ScimGroupEntity } from './scim-group.entity';
@@ -20,7 +22,7 @@ import { ScimUsersController } from './scim-users.controller';
  * the tokens table is the tokens module's (the authenticator checks them).
  */
 @Module({
-  imports: [CommonModule, TypeOrmModule.forFeature([ScimGroupEntity]), UsersModule, AuthModule, TokensModule, TeamModule, IdentityModule],
+  imports: [CommonModule, TypeOrmModule.forFeature([ScimGroupEntity]), UsersModule, AuthModule, TokensModule, TeamModule, IdentityModule, TwoFactorModule, PasswordResetModule],
   controllers: [ScimUsersController, ScimGroupsController, ScimDiscoveryController, ScimTokensController],
   providers: [ScimMembersService, ScimGroupsService],
 })

@@ -11,7 +11,7 @@ import { constantTimeEqual, randomBase64Url, sha256Hex } from '../common/crypto/
 import { badRequest, forbidden, notFound } from '../common/errors/http-error';
 import { DAY_MS, MINUTE_MS } from '../common/time';
 import { QueryBuilder } from '../database/query-builder/query-builder';
-import { epochDate, JOINED_USER_COLUMNS, joinedUser, JoinedUserRow } from '../users/joined-user';
+import { credentialHolder, epochDate, JOINED_USER_COLUMNS, JoinedUserRow } from '../users/joined-user';
 import type { UserEntity } from '../users/user.entity';
 import { TokensRevokedEvent } from './events/tokens-revoked.event';
 import { PersonalAccessTokenEntity } from './personal-access-token.entity';
@@ -96,7 +96,7 @@ export class TokensService {
     if (revoked.length) this.events.emit(TokensRevokedEvent.eventName, new TokensRevokedEvent(userId, revoked, reason));
   }
 
-  /** The token's row and owner when it is valid now, else null. Records use (throttled to once a minute). */
+  /** The token's row and owner when it is valid now (unexpired, its owner active), else null. Records use (throttled to once a minute). */
   async verify(raw: string): Promise<VerifiedToken | null> {
     if (!raw.startsWith(PAT_PREFIX) || raw.length < PAT_PREFIX.length + 32 || raw.length > 200) return null;
     const hash = sha256Hex(raw);
@@ -124,8 +124,8 @@ export class TokensService {
         .where('t.token_hash', '=', v.hash),
     );
     const [row] = await statement.run<TokenWithOwnerRow>(this.tokens, { hash });
-    if (!row) return null;
-    const user = joinedUser(row);
+    const user = row ? credentialHolder(row) : null;
+    if (!user) return null;
     return Object.assign(new PersonalAccessTokenEntity(), {
       id: Number(row.id),
       userId: user.id,

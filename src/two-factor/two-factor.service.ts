@@ -175,6 +175,11 @@ export class TwoFactorService {
     await this.challenges.delete({ tokenHash: sha256Hex(token) });
   }
 
+  /** Ends every pending sign-in of a member (deactivation: a password step done before it leads nowhere). */
+  async closeChallengesOf(userId: number): Promise<void> {
+    await this.challenges.delete({ userId });
+  }
+
   /**
    * Read on every cookie request (mustEnrol), so kept for POLICY_CACHE_MS; a change made here is seen
    * here at once, on other instances within that time.

@@ -133,6 +133,8 @@ export interface UsersTable {
   display_name: string | null;
   role: string;
   avatar_path: string | null;
+  /** A boolean on PostgreSQL, 1 or 0 on SQLite. */
+  active: boolean | number;
   created_at: Epoch;
 }
 
