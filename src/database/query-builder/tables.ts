@@ -142,6 +142,7 @@ export interface SessionsTable {
   token_hash: string;
   created_at: Epoch;
   expires_at: Epoch;
+  sign_in_method: string;
 }
 
 export interface PersonalAccessTokensTable {
