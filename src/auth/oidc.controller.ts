@@ -50,7 +50,7 @@ export class OidcController {
   @Auth({ public: true })
   @ApiResponse({ status: 302, description: 'sets the svc_token cookie (7 days) and goes to `next`' })
   @ApiResponse({ status: 401, content: HTML, description: 'a page: the answer could not be verified, or the flow was not started in this browser' })
-  @ApiResponse({ status: 403, content: HTML, description: 'a page: no group gives a role, or an existing member cannot be linked (unverified e-mail, already linked)' })
+  @ApiResponse({ status: 403, content: HTML, description: 'a page: no group gives a role, or an existing member cannot be linked' })
   @ApiErrors(404)
   async callback(@Req() req: Request, @Res() res: Response): Promise<void> {
     this.requireOidc();

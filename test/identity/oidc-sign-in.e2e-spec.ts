@@ -1,11 +1,11 @@
-import { totpCode } from '../../src/two-factor/totp';
 import { UsersService } from '../../src/users/users.service';
 import { auditEntries } from '../audit/audit-support';
-import { MemberFactory, sessionCookieFrom, TEST_PASSWORD } from '../support/factory';
+import { MemberFactory, sessionCookieFrom } from '../support/factory';
 import { freePort } from '../support/oidc-provider';
 import { OidcStub, type StubTokenFault } from '../support/oidc-stub';
 import { cookieFrom, oidcSignInWithoutBrowser, startSsoRelay } from '../support/sso-relay';
 import { startTestRelay, type TestRelay } from '../support/test-relay';
+import { ENROLMENT_REQUIRED, underPolicyForEveryone } from '../support/two-factor-policy';
 
 /**
  * OpenID Connect sign-in (docs/identity.md) against a hand-made provider on loopback
@@ -237,35 +237,17 @@ describe('OIDC sign-in', () => {
     await relay.http().get('/api/v1/auth/me').set('Cookie', cookie).expect(401);
   });
 
-  let adminEnrolled = false;
-  /** Runs `check` under a two-factor policy for everyone (the Admin sets up their own second factor first, once). */
-  async function underPolicyForEveryone(check: () => Promise<void>): Promise<void> {
-    const admin = await members.admin();
-    if (!adminEnrolled) {
-      const setup = await members.as(admin, 'post', '/api/v1/profile/two-factor/setup').send({ currentPassword: TEST_PASSWORD }).expect(201);
-      relay.clock.advance(30_000 - (relay.clock.nowMs() % 30_000) + 1_000);
-      await members.as(admin, 'post', '/api/v1/profile/two-factor/confirm').send({ code: totpCode(setup.body.secret, relay.clock.nowMs()) }).expect(200);
-      adminEnrolled = true;
-    }
-    await members.as(admin, 'put', '/api/v1/settings/two-factor').send({ required_for: 'everyone' }).expect(200);
-    try {
-      await check();
-    } finally {
-      await members.as(admin, 'put', '/api/v1/settings/two-factor').send({ required_for: 'nobody' }).expect(200);
-    }
-  }
-  const ENROL = { error: 'Two-factor sign-in is required: set it up on your profile page' };
 
   // The relay's two-factor policy is for local accounts: a provider's member has the provider's own
   // second factor, and no relay password to set one up with (it would be held at enrolment for good).
   it('a two-factor policy for everyone holds local members at enrolment, not the provider\'s members', async () => {
-    await underPolicyForEveryone(async () => {
+    await underPolicyForEveryone(relay, members, async () => {
       person('sso-2fa', ['qa']);
       const cookie = sessionCookieFrom((await oidcSignInWithoutBrowser(relay)).headers['set-cookie']);
       await relay.http().get('/api/v1/apps').set('Cookie', cookie).expect(200);
       expect((await relay.http().get('/api/v1/auth/session').set('Cookie', cookie).expect(200)).body.two_factor_enrolment_required).toBe(false);
       const local = await members.member('QA');
-      await members.as(local, 'get', '/api/v1/apps').expect(403, ENROL);
+      await members.as(local, 'get', '/api/v1/apps').expect(403, ENROLMENT_REQUIRED);
     });
   });
 
@@ -278,11 +260,11 @@ describe('OIDC sign-in', () => {
     const sso = await oidcSignInWithoutBrowser(relay);
     expect(sso.status).toBe(302);
     const ssoCookie = sessionCookieFrom(sso.headers['set-cookie']);
-    await underPolicyForEveryone(async () => {
+    await underPolicyForEveryone(relay, members, async () => {
       for (const member of [unlinked, linked]) {
         const cookie = await members.login(member.email);
-        await relay.http().get('/api/v1/builds').set('Cookie', cookie).expect(403, ENROL);
-        await relay.http().post('/api/v1/tokens').set('Cookie', cookie).send({ name: 'ci' }).expect(403, ENROL);
+        await relay.http().get('/api/v1/builds').set('Cookie', cookie).expect(403, ENROLMENT_REQUIRED);
+        await relay.http().post('/api/v1/tokens').set('Cookie', cookie).send({ name: 'ci' }).expect(403, ENROLMENT_REQUIRED);
         expect((await relay.http().get('/api/v1/auth/session').set('Cookie', cookie).expect(200)).body.two_factor_enrolment_required).toBe(true);
       }
       await relay.http().get('/api/v1/builds').set('Cookie', ssoCookie).expect(200);
