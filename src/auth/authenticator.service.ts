@@ -43,7 +43,9 @@ export class AuthenticatorService {
    * member is linked to (issue 36; docs/identity.md "Links and the two-factor policy").
    */
   async mustEnrolSecondFactor(user: { id: number; role: Role }, signInMethod: SignInMethod): Promise<boolean> {
-    return signInMethod === 'password' && (await this.twoFactor.mustEnrol(user.id, user.role));
+    // Named methods only: anything else a row might hold counts as a password (fail closed).
+    const providerSignIn = signInMethod === 'oidc' || signInMethod === 'ldap';
+    return !providerSignIn && (await this.twoFactor.mustEnrol(user.id, user.role));
   }
 
   /** The caller, or a HttpError (401/403) saying why not; undefined on public routes. */
