@@ -100,7 +100,7 @@ export class AuthController {
     const user = principal ? await this.users.findById(principal.userId) : null;
     return {
       me: user ? toMeResponse(user) : null,
-      two_factor_enrolment_required: user ? await this.authenticator.mustEnrolSecondFactor(user) : false,
+      two_factor_enrolment_required: principal && user ? await this.authenticator.mustEnrolSecondFactor(user, principal.signInMethod ?? 'password') : false,
     };
   }
 

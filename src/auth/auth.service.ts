@@ -4,6 +4,7 @@ import { actorOf, anonymousActor, auditEvent } from '../audit/audit-actor';
 import { AUDIT_EVENT, AuditEvent } from '../audit/audit-event';
 import type { Principal } from '../common/auth/principal';
 import type { Role } from '../common/auth/role';
+import type { SignInMethod } from '../common/auth/sign-in-method';
 import { ErrorMessages } from '../common/errors/error-messages';
 import { badRequest, forbidden, HttpError, unauthorized } from '../common/errors/http-error';
 import { SerialQueue } from '../common/serial-queue';
@@ -80,25 +81,25 @@ export class AuthService {
       this.signInFailed(email, address, 'throttled');
       throw err;
     }
-    const user = await this.passwordSignIn(address, email, password);
+    const { user, method } = await this.passwordSignIn(address, email, password);
     if (await this.twoFactor.isEnabled(user.id)) {
       this.events.emit(
         AUDIT_EVENT,
         auditEvent({ actorId: user.id, actorLabel: user.email, via: 'anonymous', clientAddress: address }, 'auth.password_accepted', `member:${user.id}`),
       );
-      return { role: user.role, challenge: await this.twoFactor.openChallenge(user.id) };
+      return { role: user.role, challenge: await this.twoFactor.openChallenge(user.id, method) };
     }
     await this.throttle.recordSuccess(address, email);
-    return { role: user.role, session: await this.signedIn(user, address, {}) };
+    return { role: user.role, session: await this.signedIn(user, method, address, {}) };
   }
 
   /** The code step: a TOTP or recovery code for the challenge's member; throttled with the password. */
   async completeTwoFactor(address: string, challenge: string, code: string): Promise<{ role: Role; session: ActiveSession }> {
-    const userId = await this.twoFactor.challengeOwner(challenge);
-    const user = userId === null ? null : await this.users.findById(userId);
+    const owner = await this.twoFactor.challengeOwner(challenge);
+    const user = owner === null ? null : await this.users.findById(owner.userId);
     // Deactivated since the password step (or deleted): the challenge ends here, like an expired one.
-    if (!user?.active) {
-      if (userId !== null) await this.twoFactor.closeChallenge(challenge);
+    if (!owner || !user?.active) {
+      if (owner !== null) await this.twoFactor.closeChallenge(challenge);
       throw unauthorized(TwoFactorMessages.challengeGone);
     }
     const actor = { actorId: user.id, actorLabel: user.email, via: 'anonymous' as const, clientAddress: address };
@@ -115,7 +116,7 @@ export class AuthService {
     }
     await this.twoFactor.closeChallenge(challenge);
     await this.throttle.recordSuccess(address, user.email);
-    return { role: user.role, session: await this.signedIn(user, address, { second_factor: factor }) };
+    return { role: user.role, session: await this.signedIn(user, owner.signInMethod, address, { second_factor: factor }) };
   }
 
   /** The password again before a new second factor (a guess like a sign-in: same brake, same bucket). */
@@ -127,8 +128,8 @@ export class AuthService {
     return this.twoFactor.beginEnrolment(principal);
   }
 
-  private async signedIn(user: { id: number; email: string }, address: string, details: Record<string, string>): Promise<ActiveSession> {
-    const session = await this.sessions.start(user.id);
+  private async signedIn(user: { id: number; email: string }, method: SignInMethod, address: string, details: Record<string, string>): Promise<ActiveSession> {
+    const session = await this.sessions.start(user.id, method);
     this.events.emit(
       AUDIT_EVENT,
       auditEvent({ actorId: user.id, actorLabel: user.email, via: 'cookie', clientAddress: address }, 'auth.sign_in', `member:${user.id}`, details),
@@ -140,13 +141,14 @@ export class AuthService {
    * The sign-in form's e-mail and password: the LDAP directory first when `sso.ldap` is set (an
    * entry with that mail decides, right or wrong password), then the relay's own accounts, which
    * under `sso.only` admit break-glass members only. A directory that cannot be reached leaves the
-   * relay's own accounts usable, so a break-glass Admin can still get in.
+   * relay's own accounts usable, so a break-glass Admin can still get in. Says which of the two
+   * signed the member in: the session records it for the two-factor policy.
    */
-  private async passwordSignIn(address: string, email: string, password: string): Promise<UserEntity> {
+  private async passwordSignIn(address: string, email: string, password: string): Promise<{ user: UserEntity; method: SignInMethod }> {
     const answer = await this.directory.authenticate(email, password, address);
     if (answer.kind === 'member') {
       try {
-        return await this.ssoMembers.signIn(answer.identity);
+        return { user: await this.ssoMembers.signIn(answer.identity), method: 'ldap' };
       } catch (err) {
         if (err instanceof SsoRefusal) throw forbidden(err.message);
         throw err;
@@ -168,7 +170,7 @@ export class AuthService {
       if (answer.kind === 'unavailable') throw new HttpError(HttpStatus.SERVICE_UNAVAILABLE, ErrorMessages.directoryUnavailable);
       throw unauthorized(ErrorMessages.invalidCredentials);
     }
-    return user;
+    return { user, method: 'password' };
   }
 
   private signInFailed(email: string, address: string, reason: string): void {
@@ -192,7 +194,8 @@ export class AuthService {
     await this.throttle.recordSuccess(address, principal.email);
     await this.users.setPassword(user.id, newPassword);
     await this.sessions.endAllFor(user.id);
-    const session = await this.sessions.start(user.id);
+    // This browser's new session is still the sign-in it had: a password change proves no provider's factor, and takes none away.
+    const session = await this.sessions.start(user.id, principal.signInMethod ?? 'password');
     this.events.emit(AUDIT_EVENT, auditEvent(actorOf(principal), 'auth.password_changed', `member:${user.id}`));
     return session;
   }

@@ -15,7 +15,7 @@ import { TunnelUrl } from '../config/tunnel-url';
 import { ScimTokensService } from '../tokens/scim-tokens.service';
 import { TokensService } from '../tokens/tokens.service';
 import type { Role } from '../common/auth/role';
-import { SsoMembersService } from '../identity/sso-members.service';
+import type { SignInMethod } from '../common/auth/sign-in-method';
 import { TwoFactorMessages, TwoFactorService } from '../two-factor/two-factor.service';
 import { readSessionCookie } from './session-cookie';
 import { SessionsService } from './sessions.service';
@@ -35,12 +35,17 @@ export class AuthenticatorService {
     private readonly config: RelayConfig,
     private readonly tunnelUrl: TunnelUrl,
     private readonly twoFactor: TwoFactorService,
-    private readonly ssoMembers: SsoMembersService,
   ) {}
 
-  /** The two-factor policy holds this local member at enrolment (members of an identity provider are its business). */
-  async mustEnrolSecondFactor(user: { id: number; role: Role }): Promise<boolean> {
-    return (await this.twoFactor.mustEnrol(user.id, user.role)) && !(await this.ssoMembers.signsInThroughProvider(user.id));
+  /**
+   * The two-factor policy holds this member's session at enrolment. A session the identity provider
+   * signed in is exempt (its factors are the provider's); a password session never is, whoever the
+   * member is linked to (issue 36; docs/identity.md "Links and the two-factor policy").
+   */
+  async mustEnrolSecondFactor(user: { id: number; role: Role }, signInMethod: SignInMethod): Promise<boolean> {
+    // Named methods only: anything else a row might hold counts as a password (fail closed).
+    const providerSignIn = signInMethod === 'oidc' || signInMethod === 'ldap';
+    return !providerSignIn && (await this.twoFactor.mustEnrol(user.id, user.role));
   }
 
   /** The caller, or a HttpError (401/403) saying why not; undefined on public routes. */
@@ -85,7 +90,7 @@ export class AuthenticatorService {
     this.refuseCrossSite(req);
     const { user } = session;
     // The team requires a second factor of this member and they have none: only enrolment is open.
-    if (!requirement.beforeSecondFactor && (await this.mustEnrolSecondFactor(user))) {
+    if (!requirement.beforeSecondFactor && (await this.mustEnrolSecondFactor(user, session.signInMethod))) {
       throw forbidden(TwoFactorMessages.enrolmentRequired);
     }
     return {
@@ -95,6 +100,7 @@ export class AuthenticatorService {
       role: user.role,
       via: 'cookie',
       sessionId: session.id,
+      signInMethod: session.signInMethod,
       tokenId: null,
       expiresAt: session.expiresAt,
       scopes: [],

@@ -89,7 +89,7 @@ export class OidcController {
 
   private refusalPage(res: Response, err: unknown): void {
     if (!(err instanceof SsoRefusal)) throw err;
-    const status = err.reason === 'provider_unreachable' ? 502 : ['no_role', 'unverified_email', 'no_email', 'deactivated'].includes(err.reason) ? 403 : 401;
+    const status = err.reason === 'provider_unreachable' ? 502 : ['no_role', 'unverified_email', 'already_linked', 'no_email', 'deactivated'].includes(err.reason) ? 403 : 401;
     sendRenderedPage(res, status, (nonce) => ssoRefusalPage(err.message, nonce));
   }
 }

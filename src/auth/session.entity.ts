@@ -1,4 +1,5 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import type { SignInMethod } from '../common/auth/sign-in-method';
 import { TimestampColumn } from '../database/timestamp.column';
 import { UserEntity } from '../users/user.entity';
 
@@ -24,4 +25,8 @@ export class SessionEntity {
 
   @TimestampColumn({ name: 'expires_at' })
   expiresAt: Date;
+
+  /** How this browser signed in: the two-factor policy exempts a provider's sign-in, never a password (docs/identity.md). */
+  @Column({ name: 'sign_in_method', type: 'varchar', length: 10, default: 'password' })
+  signInMethod: SignInMethod;
 }

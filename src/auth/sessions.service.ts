@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, Repository } from 'typeorm';
+import type { SignInMethod } from '../common/auth/sign-in-method';
 import { Clock } from '../common/clock';
 import { randomBase64Url, sha256Hex } from '../common/crypto/secret-token';
 import { DAY_MS } from '../common/time';
@@ -32,13 +33,14 @@ export class SessionsService {
   /** The credential lookup's builder (compile-only Kysely, docs/database.md "One dialect"). */
   private readonly sql: QueryBuilder;
 
-  async start(userId: number): Promise<ActiveSession> {
+  async start(userId: number, signInMethod: SignInMethod): Promise<ActiveSession> {
     const token = randomBase64Url(32);
     const now = this.clock.now();
     const session = await this.sessions.save(
       this.sessions.create({
         userId,
         tokenHash: sha256Hex(token),
+        signInMethod,
         createdAt: now,
         expiresAt: new Date(now.getTime() + SESSION_TTL_MS),
       }),
@@ -71,7 +73,7 @@ export class SessionsService {
       this.sql.db
         .selectFrom('sessions as s')
         .innerJoin('users as u', 'u.id', 's.user_id')
-        .select(['s.id', 's.user_id', 's.token_hash', 's.created_at', 's.expires_at', ...JOINED_USER_COLUMNS])
+        .select(['s.id', 's.user_id', 's.token_hash', 's.created_at', 's.expires_at', 's.sign_in_method', ...JOINED_USER_COLUMNS])
         .where('s.token_hash', '=', v.tokenHash),
     );
     const [row] = await statement.run<SessionWithMemberRow>(this.sessions, { tokenHash });
@@ -84,6 +86,7 @@ export class SessionsService {
       tokenHash: row.token_hash,
       createdAt: epochDate(row.created_at),
       expiresAt: epochDate(row.expires_at),
+      signInMethod: row.sign_in_method,
     });
   }
 
@@ -118,4 +121,5 @@ interface SessionWithMemberRow extends JoinedUserRow {
   token_hash: string;
   created_at: number | string;
   expires_at: number | string;
+  sign_in_method: SignInMethod;
 }

@@ -60,7 +60,7 @@ export class SsoSignInService {
       throw err;
     }
     const member = await this.members.signIn(finished.identity);
-    return { session: await this.sessions.start(member.id), next: flow.next };
+    return { session: await this.sessions.start(member.id, 'oidc'), next: flow.next };
   }
 
   logoutUrl(origin: string): Promise<string | null> {

@@ -16,6 +16,7 @@ describe('readSsoConfig', () => {
       clientSecret: 's3cret',
       scopes: ['openid', 'email', 'profile'],
       roleClaim: 'groups',
+      externalIdClaim: null,
       name: 'login.example.com',
       roles: { Admin: ['admins'], Developer: [], QA: [], Viewer: [] },
       defaultRole: null,

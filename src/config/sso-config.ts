@@ -20,6 +20,12 @@ export interface OidcConfig extends RoleMapping {
   scopes: string[];
   /** The ID-token / userinfo claim holding the member's groups (default "groups"). */
   roleClaim: string;
+  /**
+   * The ID-token / userinfo claim holding the value the provider sends as SCIM `externalId` (Okta:
+   * `sub`; Entra ID with externalId mapped to objectId: `oid`); null: none. A member SCIM created is
+   * linked without a verified e-mail only when it matches (docs/identity.md "Links and the two-factor policy").
+   */
+  externalIdClaim: string | null;
   /** Shown on the sign-in button: "Sign in with <name>" (default: the issuer's host). */
   name: string;
 }
@@ -66,7 +72,7 @@ export function readSsoConfig(value: unknown, env: Env): SsoConfig {
 
 function readOidc(value: unknown, env: Env): OidcConfig | null {
   if (value === undefined || value === null) return null;
-  const o = object(value, 'sso.oidc', '{ issuer, clientId, clientSecretEnv?, scopes?, roleClaim?, roles, defaultRole? }');
+  const o = object(value, 'sso.oidc', '{ issuer, clientId, clientSecretEnv?, scopes?, roleClaim?, externalIdClaim?, roles, defaultRole? }');
   const issuer = string(o.issuer, 'sso.oidc.issuer');
   let host: string;
   try {
@@ -86,6 +92,7 @@ function readOidc(value: unknown, env: Env): OidcConfig | null {
     clientSecret: clientSecretEnv ? env[clientSecretEnv] || null : null,
     scopes,
     roleClaim: optionalString(o.roleClaim, 'sso.oidc.roleClaim') ?? 'groups',
+    externalIdClaim: optionalString(o.externalIdClaim, 'sso.oidc.externalIdClaim'),
     name: optionalString(o.name, 'sso.oidc.name') ?? host,
     ...readMapping(o, 'sso.oidc'),
   };

@@ -81,6 +81,7 @@ export class LdapDirectoryService {
           providerName: 'the directory',
           email: email.trim().toLowerCase(),
           emailVerified: true,
+          externalId: null,
           displayName: firstString(entry.displayName) ?? firstString(entry.cn),
           groups,
           mapping: settings,

@@ -90,6 +90,7 @@ export class OidcSignInService {
     if (!email) throw new SsoRefusal(`${settings.name} did not tell the relay your e-mail address (the "email" scope and claim are needed).`, 'no_email');
     const verified = claims.email !== undefined ? claims.email_verified === true : extra.email_verified === true;
     const name = typeof claims.name === 'string' ? claims.name : typeof extra.name === 'string' ? extra.name : null;
+    const externalId = settings.externalIdClaim ? claimString(claims[settings.externalIdClaim] ?? extra[settings.externalIdClaim]) : null;
     return {
       idToken,
       identity: {
@@ -98,6 +99,7 @@ export class OidcSignInService {
         providerName: settings.name,
         email,
         emailVerified: verified,
+        externalId,
         displayName: name,
         groups: groupsFromClaim(claims[settings.roleClaim] ?? extra[settings.roleClaim]),
         mapping: settings,
@@ -142,4 +144,10 @@ export class OidcSignInService {
     }
     return this.client;
   }
+}
+
+/** A claim as a string (a number too: some providers send ids as numbers); anything else is none. */
+function claimString(value: unknown): string | null {
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  return typeof value === 'string' && value !== '' ? value : null;
 }

@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectRepository } from '@nestjs/typeorm';
-import { In, Repository } from 'typeorm';
+import { Repository } from 'typeorm';
 import { AUDIT_EVENT, AuditEvent } from '../audit/audit-event';
 import { Clock } from '../common/clock';
 import type { Role } from '../common/auth/role';
 import { SerialQueue } from '../common/serial-queue';
+import { isUniqueViolation } from '../database/unique-violation';
 import type { RoleMapping } from '../config/sso-config';
 import { MemberRoleChangedEvent } from '../users/events/member-role-changed.event';
 import type { UserEntity } from '../users/user.entity';
@@ -24,6 +25,8 @@ export interface ExternalIdentity {
   email: string;
   /** Only a verified e-mail may link an existing local member (OIDC `email_verified`; a directory's own entry is). */
   emailVerified: boolean;
+  /** The provider's SCIM `externalId` for this person (OIDC `sso.oidc.externalIdClaim`), or null: proves a member SCIM created. */
+  externalId: string | null;
   displayName: string | null;
   groups: string[];
   mapping: RoleMapping;
@@ -34,7 +37,8 @@ export interface ExternalIdentity {
  * Finds or provisions the member behind an external identity and keeps their role in step with
  * their groups. The same rules for OIDC and LDAP: first sign-in provisions with the mapped role
  * (none and no default → refused), later sign-ins update it, an existing member is linked by a
- * verified e-mail only, and the last Admin is never demoted by a claim (the team would be locked out).
+ * verified e-mail only (one SCIM created: or by the provider's externalId), a member keeps one link
+ * per provider, and the last Admin is never demoted by a claim (the team would be locked out).
  */
 @Injectable()
 export class SsoMembersService {
@@ -66,13 +70,15 @@ export class SsoMembersService {
 
   private async linkOrProvision(identity: ExternalIdentity, role: Role): Promise<UserEntity> {
     const existing = await this.users.findByEmail(identity.email);
-    // A member the provider itself created through SCIM is its own, not a local account to protect:
-    // linked by e-mail even where the provider sends no email_verified (Entra ID).
-    const provisioned = existing ? await this.identities.existsBy({ userId: existing.id, provider: 'scim' }) : false;
     if (existing && !existing.active) {
       throw this.refuse(identity, existing, 'deactivated', 'This account was deactivated on the relay by your identity provider (SCIM). Ask an Admin.');
     }
-    if (existing && !identity.emailVerified && !provisioned) {
+    // One link per provider: a second subject claiming a linked member's e-mail is another person
+    // until an Admin says otherwise, verified or not (issue 36).
+    if (existing && (await this.identities.existsBy({ userId: existing.id, provider: identity.provider }))) {
+      throw this.refuse(identity, existing, 'already_linked', alreadyLinkedMessage(identity));
+    }
+    if (existing && !identity.emailVerified && !(await this.provenByScim(identity, existing))) {
       throw this.refuse(
         identity,
         existing,
@@ -82,22 +88,29 @@ export class SsoMembersService {
       );
     }
     const member = existing ?? (await this.users.createWithoutPassword({ email: identity.email, role, displayName: identity.displayName }));
-    await this.identities.save(
-      this.identities.create({ userId: member.id, provider: identity.provider, subject: identity.subject, createdAt: this.clock.now() }),
-    );
+    try {
+      await this.identities.insert({ userId: member.id, provider: identity.provider, subject: identity.subject, createdAt: this.clock.now() });
+    } catch (err) {
+      // Another instance linked this member for this provider meanwhile (the unique (user_id, provider) index).
+      if (existing && isUniqueViolation(err)) throw this.refuse(identity, existing, 'already_linked', alreadyLinkedMessage(identity));
+      throw err;
+    }
     this.audit(existing ? 'sso.member_linked' : 'sso.member_provisioned', member, identity, { role });
     return member;
   }
 
-  /** Marks a member as created by the identity provider through SCIM (see linkOrProvision). */
   /**
-   * The member signs in through an identity provider (OIDC or LDAP), whose own second factor is
-   * the team's: the relay's two-factor policy is for local accounts only (docs/auth.md).
+   * A member the provider itself created through SCIM is its own, not a local account to protect:
+   * linked without a verified e-mail (Entra ID sends no email_verified) when the provider's
+   * externalId claim names the member SCIM gave that externalId. The e-mail alone is no proof: anyone
+   * at the provider may type any address into their profile.
    */
-  signsInThroughProvider(userId: number): Promise<boolean> {
-    return this.identities.existsBy({ userId, provider: In(['oidc', 'ldap']) });
+  private async provenByScim(identity: ExternalIdentity, member: UserEntity): Promise<boolean> {
+    if (identity.externalId === null || member.scimExternalId !== identity.externalId) return false;
+    return this.identities.existsBy({ userId: member.id, provider: 'scim' });
   }
 
+  /** Marks a member as created by the identity provider through SCIM (see provenByScim). */
   async markProvisioned(userId: number): Promise<void> {
     await this.identities.save(this.identities.create({ userId, provider: 'scim', subject: `scim ${userId}`, createdAt: this.clock.now() }));
   }
@@ -125,6 +138,13 @@ export class SsoMembersService {
       new AuditEvent(action, member?.id ?? null, identity.email, 'sso', member ? `member:${member.id}` : null, identity.clientAddress, details),
     );
   }
+}
+
+function alreadyLinkedMessage(identity: ExternalIdentity): string {
+  return (
+    `The member with the e-mail ${identity.email} already signs in here with another account at ${identity.providerName}, ` +
+    'so this one cannot be linked to it. Sign in with that account, or ask an Admin of the relay.'
+  );
 }
 
 function noRoleMessage(providerName: string): string {

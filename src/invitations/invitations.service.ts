@@ -176,7 +176,7 @@ export class InvitationsService {
       });
       const avatar = form.image('avatar');
       if (avatar) await this.users.update(user.id, { avatarPath: await this.images.keep(avatar) });
-      const session = await this.sessions.start(user.id);
+      const session = await this.sessions.start(user.id, 'password');
       this.events.emit(
         AUDIT_EVENT,
         auditEvent({ actorId: user.id, actorLabel: user.email, via: 'anonymous', clientAddress }, 'member.joined', `member:${user.id}`, {

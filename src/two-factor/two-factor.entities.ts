@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
+import type { SignInMethod } from '../common/auth/sign-in-method';
 import { TimestampColumn } from '../database/timestamp.column';
 
 /** Who must have two-factor sign-in: nobody, the Admins, or every member. */
@@ -60,6 +61,10 @@ export class TwoFactorChallengeEntity {
 
   @Column({ type: 'integer', default: 0 })
   attempts: number;
+
+  /** How the first step was passed (the relay's password, or the LDAP directory's): the session made after the code keeps it. */
+  @Column({ name: 'sign_in_method', type: 'varchar', length: 10, default: 'password' })
+  signInMethod: SignInMethod;
 }
 
 @Entity('two_factor_policy')

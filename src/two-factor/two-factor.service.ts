@@ -7,6 +7,7 @@ import { actorOf, auditEvent } from '../audit/audit-actor';
 import { AUDIT_EVENT } from '../audit/audit-event';
 import type { Principal } from '../common/auth/principal';
 import type { Role } from '../common/auth/role';
+import type { SignInMethod } from '../common/auth/sign-in-method';
 import { Clock } from '../common/clock';
 import { randomBase64Url, sha256Hex } from '../common/crypto/secret-token';
 import { badRequest, conflict, notFound } from '../common/errors/http-error';
@@ -151,15 +152,21 @@ export class TwoFactorService {
   }
 
   /** A pending sign-in for a member whose password was right; the token goes back to the browser, never a cookie. */
-  async openChallenge(userId: number): Promise<string> {
+  async openChallenge(userId: number, signInMethod: SignInMethod): Promise<string> {
     const token = randomBase64Url(32);
     await this.challenges.delete({ expiresAt: Before(this.clock.now()) });
-    await this.challenges.insert({ tokenHash: sha256Hex(token), userId, expiresAt: new Date(this.clock.nowMs() + CHALLENGE_TTL_MS), attempts: 0 });
+    await this.challenges.insert({
+      tokenHash: sha256Hex(token),
+      userId,
+      expiresAt: new Date(this.clock.nowMs() + CHALLENGE_TTL_MS),
+      attempts: 0,
+      signInMethod,
+    });
     return token;
   }
 
-  /** The member a live challenge belongs to, counting this attempt; null when unknown, expired or used up. */
-  async challengeOwner(token: string): Promise<number | null> {
+  /** The member a live challenge belongs to and how they passed the first step, counting this attempt; null when unknown, expired or used up. */
+  async challengeOwner(token: string): Promise<{ userId: number; signInMethod: SignInMethod } | null> {
     if (typeof token !== 'string' || token.length > 100) return null;
     const challenge = await this.challenges.findOneBy({ tokenHash: sha256Hex(token) });
     if (!challenge) return null;
@@ -168,7 +175,7 @@ export class TwoFactorService {
       return null;
     }
     const counted = await this.challenges.update({ id: challenge.id, attempts: challenge.attempts }, { attempts: challenge.attempts + 1 });
-    return counted.affected ? challenge.userId : null;
+    return counted.affected ? { userId: challenge.userId, signInMethod: challenge.signInMethod } : null;
   }
 
   async closeChallenge(token: string): Promise<void> {

@@ -5,6 +5,7 @@ import { slapdSkipReason, startDirectory, SUFFIX, type TestDirectory } from '../
 import { freePort } from '../support/oidc-provider';
 import { startSsoRelay } from '../support/sso-relay';
 import type { TestRelay } from '../support/test-relay';
+import { ENROLMENT_REQUIRED, underPolicyForEveryone } from '../support/two-factor-policy';
 
 const PEOPLE = `ou=people,${SUFFIX}`;
 const GROUPS = `ou=groups,${SUFFIX}`;
@@ -105,6 +106,18 @@ describeUnless(slapdSkipReason(), 'LDAP sign-in with slapd', () => {
 
     it('someone the directory does not know signs in with the relay’s own password (the first Admin)', async () => {
       await login(relay, 'admin@example.com', TEST_PASSWORD).expect(200);
+    });
+
+    // Issue 36: the policy's exemption belongs to the directory's sign-in (recorded on the session), not to the member.
+    it('under a two-factor policy the directory’s sign-in is exempt, a relay password sign-in is not', async () => {
+      const local = await members.member('QA', 'lou@example.com');
+      await underPolicyForEveryone(relay, members, async () => {
+        const ada = sessionCookieFrom((await login(relay, 'ada@corp.example', 'ada-directory-pass').expect(200)).headers['set-cookie']);
+        await relay.http().get('/api/v1/builds').set('Cookie', ada).expect(200);
+        await relay.http().post('/api/v1/tokens').set('Cookie', ada).send({ name: 'ci' }).expect(201);
+        const lou = await members.login(local.email);
+        await relay.http().get('/api/v1/builds').set('Cookie', lou).expect(403, ENROLMENT_REQUIRED);
+      });
     });
   });
 

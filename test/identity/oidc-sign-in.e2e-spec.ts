@@ -1,10 +1,11 @@
-import { totpCode } from '../../src/two-factor/totp';
 import { UsersService } from '../../src/users/users.service';
-import { MemberFactory, sessionCookieFrom, TEST_PASSWORD } from '../support/factory';
+import { auditEntries } from '../audit/audit-support';
+import { MemberFactory, sessionCookieFrom } from '../support/factory';
 import { freePort } from '../support/oidc-provider';
 import { OidcStub, type StubTokenFault } from '../support/oidc-stub';
 import { cookieFrom, oidcSignInWithoutBrowser, startSsoRelay } from '../support/sso-relay';
 import { startTestRelay, type TestRelay } from '../support/test-relay';
+import { ENROLMENT_REQUIRED, underPolicyForEveryone } from '../support/two-factor-policy';
 
 /**
  * OpenID Connect sign-in (docs/identity.md) against a hand-made provider on loopback
@@ -27,6 +28,7 @@ describe('OIDC sign-in', () => {
           name: 'Test IdP',
           roles: { Admin: ['relay-admins'], Developer: ['mobile-devs'], QA: ['qa'] },
           defaultRole: null,
+          externalIdClaim: 'ext_id',
         },
       },
       { TEST_OIDC_SECRET: stub.clientSecret },
@@ -121,19 +123,66 @@ describe('OIDC sign-in', () => {
     await members.login('grace@corp.example');
   });
 
-  it('a member the provider created through SCIM is linked even without email_verified (Entra ID sends none)', async () => {
-    const { token } = (await members.as(await members.admin(), 'post', '/api/v1/scim/tokens').send({ name: 'idp' }).expect(201)).body;
+  const scimMember = async (email: string, externalId?: string): Promise<number> => {
     const created = await relay
       .http()
       .post('/scim/v2/Users')
-      .set('Authorization', `Bearer ${token}`)
-      .send({ schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], userName: 'sam@corp.example' })
+      .set('Authorization', `Bearer ${await scimToken()}`)
+      .send({ schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], userName: email, ...(externalId ? { externalId } : {}) })
       .expect(201);
+    return Number(created.body.id);
+  };
+  let scimBearer: string | null = null;
+  const scimToken = async (): Promise<string> =>
+    (scimBearer ??= (await members.as(await members.admin(), 'post', '/api/v1/scim/tokens').send({ name: 'idp' }).expect(201)).body.token as string);
+  const failures = async (reason: string) =>
+    (await auditEntries({ relay, members }, await members.admin(), 'action=auth.sign_in_failed')).filter((e) => e.details?.reason === reason);
+
+  // Issue 36: the e-mail alone, unverified, is no proof even for a member SCIM created; the provider's
+  // externalId claim (sso.oidc.externalIdClaim) matching the member's SCIM externalId is (Entra ID sends no email_verified).
+  it('a member the provider created through SCIM is linked without email_verified only when the externalId claim matches', async () => {
+    const id = await scimMember('sam@corp.example', 'ext-sam');
     person('sam', ['mobile-devs'], { email_verified: undefined });
+    const bare = await oidcSignInWithoutBrowser(relay);
+    expect(bare.status).toBe(403);
+    expect(bare.text).toContain('has not verified');
+    person('sam', ['mobile-devs'], { email_verified: undefined, ext_id: 'ext-someone-else' });
+    expect((await oidcSignInWithoutBrowser(relay)).status).toBe(403);
+
+    person('sam', ['mobile-devs'], { email_verified: undefined, ext_id: 'ext-sam' });
     const res = await oidcSignInWithoutBrowser(relay);
     expect(res.status).toBe(302);
     const me = (await relay.http().get('/api/v1/auth/me').set('Cookie', sessionCookieFrom(res.headers['set-cookie'])).expect(200)).body;
-    expect(me).toMatchObject({ id: Number(created.body.id), role: 'Developer' });
+    expect(me).toMatchObject({ id, role: 'Developer' });
+    expect((await failures('unverified_email')).filter((e) => e.target === `member:${id}`)).toHaveLength(2);
+  });
+
+  it('a second subject for a member already linked is refused, with the reason on the page and in the audit log', async () => {
+    const id = await scimMember('tara@corp.example', 'ext-tara');
+    person('tara', ['qa'], { ext_id: 'ext-tara' });
+    const first = await oidcSignInWithoutBrowser(relay);
+    expect(first.status).toBe(302);
+
+    // Another account at the provider claiming her address: unverified, then even verified (one link per provider).
+    for (const verified of [false, true]) {
+      person('tara-2', ['relay-admins'], { email: 'tara@corp.example', email_verified: verified });
+      const second = await oidcSignInWithoutBrowser(relay);
+      expect(second.status).toBe(403);
+      expect(second.headers['content-type']).toMatch(/^text\/html/);
+      expect(second.text).toContain('Sign-in refused');
+      expect(second.text).toContain('already signs in here with another account at Test IdP');
+      expect(cookieFrom(second.headers['set-cookie'], 'svc_token')).toBeNull();
+    }
+    const refused = (await failures('already_linked')).filter((e) => e.target === `member:${id}`);
+    expect(refused).toHaveLength(2);
+    expect(refused[0]).toMatchObject({ actor: 'tara@corp.example', via: 'sso', details: { method: 'oidc', reason: 'already_linked' } });
+    expect((await relay.app.get(UsersService).findById(id))!.role).toBe('QA');
+
+    // The first subject still signs her in.
+    person('tara', ['qa'], { ext_id: 'ext-tara' });
+    const again = await oidcSignInWithoutBrowser(relay);
+    expect(again.status).toBe(302);
+    expect((await relay.http().get('/api/v1/auth/me').set('Cookie', sessionCookieFrom(again.headers['set-cookie'])).expect(200)).body.id).toBe(id);
   });
 
   it('next goes to same-site paths only', async () => {
@@ -188,24 +237,41 @@ describe('OIDC sign-in', () => {
     await relay.http().get('/api/v1/auth/me').set('Cookie', cookie).expect(401);
   });
 
+
   // The relay's two-factor policy is for local accounts: a provider's member has the provider's own
   // second factor, and no relay password to set one up with (it would be held at enrolment for good).
   it('a two-factor policy for everyone holds local members at enrolment, not the provider\'s members', async () => {
-    const admin = await members.admin();
-    const setup = await members.as(admin, 'post', '/api/v1/profile/two-factor/setup').send({ currentPassword: TEST_PASSWORD }).expect(201);
-    relay.clock.advance(30_000 - (relay.clock.nowMs() % 30_000) + 1_000);
-    await members.as(admin, 'post', '/api/v1/profile/two-factor/confirm').send({ code: totpCode(setup.body.secret, relay.clock.nowMs()) }).expect(200);
-    await members.as(admin, 'put', '/api/v1/settings/two-factor').send({ required_for: 'everyone' }).expect(200);
-    try {
+    await underPolicyForEveryone(relay, members, async () => {
       person('sso-2fa', ['qa']);
       const cookie = sessionCookieFrom((await oidcSignInWithoutBrowser(relay)).headers['set-cookie']);
       await relay.http().get('/api/v1/apps').set('Cookie', cookie).expect(200);
       expect((await relay.http().get('/api/v1/auth/session').set('Cookie', cookie).expect(200)).body.two_factor_enrolment_required).toBe(false);
       const local = await members.member('QA');
-      await members.as(local, 'get', '/api/v1/apps').expect(403, { error: 'Two-factor sign-in is required: set it up on your profile page' });
-    } finally {
-      await members.as(admin, 'put', '/api/v1/settings/two-factor').send({ required_for: 'nobody' }).expect(200);
-    }
+      await members.as(local, 'get', '/api/v1/apps').expect(403, ENROLMENT_REQUIRED);
+    });
+  });
+
+  // Issue 36: the exemption belongs to the provider's sign-in, not to the member: the same member's
+  // password sign-in is held like anyone's.
+  it('a linked member signing in with their password is held at enrolment like an unlinked one; their OIDC sign-in is not', async () => {
+    const linked = await members.member('Developer', 'lina@corp.example');
+    const unlinked = await members.member('Developer', 'ulla@corp.example');
+    person('lina', ['mobile-devs']);
+    const sso = await oidcSignInWithoutBrowser(relay);
+    expect(sso.status).toBe(302);
+    const ssoCookie = sessionCookieFrom(sso.headers['set-cookie']);
+    await underPolicyForEveryone(relay, members, async () => {
+      for (const member of [unlinked, linked]) {
+        const cookie = await members.login(member.email);
+        await relay.http().get('/api/v1/builds').set('Cookie', cookie).expect(403, ENROLMENT_REQUIRED);
+        await relay.http().post('/api/v1/tokens').set('Cookie', cookie).send({ name: 'ci' }).expect(403, ENROLMENT_REQUIRED);
+        expect((await relay.http().get('/api/v1/auth/session').set('Cookie', cookie).expect(200)).body.two_factor_enrolment_required).toBe(true);
+      }
+      await relay.http().get('/api/v1/builds').set('Cookie', ssoCookie).expect(200);
+      const pat = (await relay.http().post('/api/v1/tokens').set('Cookie', ssoCookie).send({ name: 'ci' }).expect(201)).body.token;
+      await relay.http().get('/api/v1/builds').set('Authorization', `Bearer ${pat}`).expect(200);
+      expect((await relay.http().get('/api/v1/auth/session').set('Cookie', ssoCookie).expect(200)).body.two_factor_enrolment_required).toBe(false);
+    });
   });
 });
 

@@ -1,5 +1,6 @@
 import type { Role } from './role';
 import type { Scope } from './scope';
+import type { SignInMethod } from './sign-in-method';
 
 /** Who is calling, as established by the auth guard for one request. */
 export interface Principal {
@@ -11,6 +12,8 @@ export interface Principal {
   /** `scim`: an identity provider with a SCIM token (no member: userId 0, the token's name as email). */
   via: 'cookie' | 'pat' | 'scim';
   sessionId: number | null;
+  /** A cookie caller's: how their session signed in (the two-factor policy reads it); absent for PATs and SCIM. */
+  signInMethod?: SignInMethod;
   tokenId: number | null;
   /** When the credential stops being valid (the session's or the PAT's expiry; null = never); sockets close then. */
   expiresAt: Date | null;

@@ -144,6 +144,7 @@ export interface SessionsTable {
   token_hash: string;
   created_at: Epoch;
   expires_at: Epoch;
+  sign_in_method: string;
 }
 
 export interface PersonalAccessTokensTable {
