@@ -68,8 +68,10 @@ export class ScimGroupRolesService {
   }
 
   async apply(actor: Principal, changes: RoleChange[]): Promise<void> {
+    for (const role of new Set(changes.map((c) => c.role))) {
+      await this.users.setRole(changes.filter((c) => c.role === role).map((c) => c.user.id), role);
+    }
     for (const { user, role } of changes) {
-      await this.users.update(user.id, { role });
       this.events.emit(MemberRoleChangedEvent.eventName, new MemberRoleChangedEvent(user.id, user.role, role));
       this.members.audit('member.role_changed', actor, user.id, { from: user.role, to: role, source: 'scim_group' });
     }

@@ -3,6 +3,8 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import type { Principal } from '../common/auth/principal';
 import { Clock } from '../common/clock';
+import { inLists } from '../database/in-lists';
+import { TransactionRunner } from '../database/transaction-runner';
 import type { UserEntity } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
 import { bounded, SCIM_LIMITS, scimAttribute, scimString, type PatchOperation } from './scim-bodies';
@@ -20,6 +22,7 @@ export class ScimGroupsService {
     private readonly members: ScimMembersService,
     private readonly roles: ScimGroupRolesService,
     private readonly clock: Clock,
+    private readonly transactions: TransactionRunner,
   ) {}
 
   list(): Promise<ScimGroupEntity[]> {
@@ -41,7 +44,7 @@ export class ScimGroupsService {
       const members = await this.usersFrom(scimAttribute(body, 'members'));
       const memberIds = new Set(members.map((m) => m.id));
       const roles = await this.roles.plan(memberIds, { id: null, displayName, memberIds });
-      const group = await this.groups.save(this.groups.create({ displayName, externalId, createdAt: this.clock.now(), members }));
+      const group = await this.store(this.groups.create({ displayName, externalId, createdAt: this.clock.now() }), [...memberIds], []);
       this.members.audit('scim.group_created', actor, null, { name: displayName, members: members.length }, `scim_group:${group.id}`);
       await this.roles.apply(actor, roles);
       return this.find(String(group.id));
@@ -85,8 +88,8 @@ export class ScimGroupsService {
       // otherwise only those who joined or left.
       const affected = group.displayName !== formerName ? [...before, ...after] : [...before, ...after].filter((m) => before.has(m) !== after.has(m));
       const roles = await this.roles.plan(affected, { id: group.id, displayName: group.displayName, memberIds: after });
-      group.members = [...members.values()];
-      await this.groups.save(group);
+      delete group.members; // stored as the difference below, not by TypeORM's relation save (a statement per row)
+      await this.store(group, [...after].filter((m) => !before.has(m)), [...before].filter((m) => !after.has(m)));
       this.members.audit('scim.group_updated', actor, null, { name: group.displayName, members: members.size }, `scim_group:${group.id}`);
       await this.roles.apply(actor, roles);
       return this.find(id);
@@ -100,6 +103,17 @@ export class ScimGroupsService {
       await this.groups.delete({ id: group.id });
       this.members.audit('scim.group_deleted', actor, null, { name: group.displayName }, `scim_group:${group.id}`);
       await this.roles.apply(actor, roles);
+    });
+  }
+
+  /** The group's row and its membership changes in one transaction, membership rows IN_LIST_MAX at a time. */
+  private store(group: ScimGroupEntity, added: number[], removed: number[]): Promise<ScimGroupEntity> {
+    return this.transactions.run(async (manager) => {
+      const saved = await manager.getRepository(ScimGroupEntity).save(group);
+      const members = () => manager.createQueryBuilder().relation(ScimGroupEntity, 'members').of(saved.id);
+      for (const list of inLists(added)) await members().add(list);
+      for (const list of inLists(removed)) await members().remove(list);
+      return saved;
     });
   }
 

@@ -1,3 +1,4 @@
+import { SsoMembersService } from '../../src/identity/sso-members.service';
 import { UsersService } from '../../src/users/users.service';
 import { MemberFactory, TEST_PASSWORD, type TestMember } from '../support/factory';
 import { startSsoRelay } from '../support/sso-relay';
@@ -89,6 +90,26 @@ describe('SCIM boundaries (sso.only)', () => {
     expect(await users().findById(boss.id)).toMatchObject({ displayName: null, scimExternalId: null });
     expect(JSON.parse((await scim('get', '/Groups').expect(200)).text).Resources.map((g: { displayName: string }) => g.displayName)).toEqual(['relay-admins']);
   });
+
+  it('a group of 1,200 members (several IN lists of 500) gives and takes every member’s role', async () => {
+    // Provisioned as SCIM would (UsersService + the provisioning mark), without 1,200 password hashes.
+    const ids: number[] = [];
+    for (let i = 0; i < 1200; i++) {
+      const user = await users().insertHashed({ email: `bulk-${i}@corp.example`, passwordHash: '!', role: 'Viewer' });
+      await relay.app.get(SsoMembersService).markProvisioned(user.id);
+      ids.push(user.id);
+    }
+    const roles = async () => (await users().findManyByIds(ids)).map((u) => u.role);
+    const group = (await scim('post', '/Groups', { schemas: [GROUP], displayName: 'mobile-devs', members: ids.map((id) => ({ value: String(id) })) }).expect(201)).body;
+    expect(group.members).toHaveLength(1200);
+    expect(new Set(await roles())).toEqual(new Set(['Developer']));
+    const leaving = ids.slice(0, 700).map((id) => ({ value: String(id) }));
+    await scim('patch', `/Groups/${group.id}`, { schemas: [PATCH_OP], Operations: [{ op: 'remove', path: 'members', value: leaving }] }).expect(200);
+    const after = await roles();
+    expect([after.filter((r) => r === 'Viewer').length, after.filter((r) => r === 'Developer').length]).toEqual([700, 500]);
+    await scim('delete', `/Groups/${group.id}`).expect(204);
+    expect(new Set(await roles())).toEqual(new Set(['Viewer']));
+  }, 120_000);
 
   it('a group naming 45,000 members is 400 invalidValue (a documented bound), not a 500', async () => {
     const boss = (await users().findByEmail('boss@corp.example'))!;
