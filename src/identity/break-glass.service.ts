@@ -28,8 +28,8 @@ export class BreakGlassService {
       if (!member) throw notFound('Member not found');
       if (member.breakGlass === breakGlass) return;
       if (!breakGlass && this.config.sso.only) {
-        const others = (await this.users.list()).filter((u) => u.id !== userId && u.breakGlass && u.active && u.role === 'Admin');
-        if (others.length === 0) throw conflict(BreakGlassMessages.lastOne);
+        const counted = member.active && member.role === 'Admin' ? 1 : 0;
+        if ((await this.users.countActiveAdmins({ breakGlass: true })) - counted === 0) throw conflict(BreakGlassMessages.lastOne);
       }
       await this.users.update(userId, { breakGlass });
       this.events.emit(AUDIT_EVENT, new AuditEvent('member.break_glass_changed', actor.userId, actor.email, actor.via, `member:${userId}`, null, { break_glass: breakGlass }));

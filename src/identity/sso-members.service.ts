@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { In, Repository } from 'typeorm';
 import { AUDIT_EVENT, AuditEvent } from '../audit/audit-event';
 import { Clock } from '../common/clock';
 import type { Role } from '../common/auth/role';
 import { SerialQueue } from '../common/serial-queue';
 import { isUniqueViolation } from '../database/unique-violation';
+import { inLists } from '../database/in-lists';
 import type { RoleMapping } from '../config/sso-config';
 import { MemberRoleChangedEvent } from '../users/events/member-role-changed.event';
 import type { UserEntity } from '../users/user.entity';
@@ -115,8 +116,17 @@ export class SsoMembersService {
     await this.identities.save(this.identities.create({ userId, provider: 'scim', subject: `scim ${userId}`, createdAt: this.clock.now() }));
   }
 
+  /** Which of these members SCIM created (markProvisioned), looked up IN_LIST_MAX at a time. */
+  async provisionedThroughScim(userIds: number[]): Promise<Set<number>> {
+    const found = new Set<number>();
+    for (const list of inLists(userIds)) {
+      for (const row of await this.identities.find({ where: { provider: 'scim', userId: In(list) }, select: { userId: true } })) found.add(row.userId);
+    }
+    return found;
+  }
+
   private async updateRole(identity: ExternalIdentity, member: UserEntity, role: Role): Promise<void> {
-    if (member.role === 'Admin' && (await this.users.countByRole('Admin')) <= 1) {
+    if (await this.users.isLastActiveAdmin(member)) {
       this.audit('sso.role_update_skipped', member, identity, { role, reason: 'last_admin' });
       return;
     }

@@ -1,7 +1,24 @@
 import { HttpStatus } from '@nestjs/common';
+import { DISPLAY_NAME_MAX } from '../users/users.service';
 import { ScimError } from './scim-error';
 import { PATCH_SCHEMA } from './scim-resources';
 import type { ScimUserFields } from './scim-members.service';
+
+/**
+ * The bounds of what SCIM sends, the same as the rest of the API and the columns (issue 36):
+ * anything longer is 400 `invalidValue` before it is stored. A group holds at most `groupMembers`
+ * members (docs/identity.md "SCIM and the last active Admin"): the relay is a team's, a group's
+ * GET answers every member at once, and each member's role is re-derived when the group changes.
+ */
+export const SCIM_LIMITS = {
+  userName: 320,
+  displayName: DISPLAY_NAME_MAX,
+  externalId: 300,
+  groupName: 300,
+  path: 300,
+  operations: 1000,
+  groupMembers: 5000,
+} as const;
 
 /**
  * SCIM bodies are read here rather than by DTO classes: RFC 7643 resources carry attributes the
@@ -16,9 +33,9 @@ export function readUserBody(body: unknown): ScimUserFields {
   const formatted = str(get(name, 'formatted')) ?? ([str(get(name, 'givenName')), str(get(name, 'familyName'))].filter(Boolean).join(' ') || undefined);
   const active = get(o, 'active');
   return {
-    userName: str(get(o, 'userName')) ?? (primary ? str(get(primary, 'value')) : undefined),
-    displayName: str(get(o, 'displayName')) ?? formatted,
-    externalId: str(get(o, 'externalId')),
+    userName: bounded(str(get(o, 'userName')) ?? (primary ? str(get(primary, 'value')) : undefined), 'userName'),
+    displayName: bounded(str(get(o, 'displayName')) ?? formatted, 'displayName'),
+    externalId: bounded(str(get(o, 'externalId')), 'externalId'),
     active: active === undefined ? undefined : bool(active, 'active'),
   };
 }
@@ -36,12 +53,15 @@ export function readPatchBody(body: unknown): PatchOperation[] {
   if (!Array.isArray(schemas) || !schemas.includes(PATCH_SCHEMA)) throw invalid(`schemas must include ${PATCH_SCHEMA}`, 'invalidSyntax');
   const operations = get(o, 'Operations');
   if (!Array.isArray(operations) || operations.length === 0) throw invalid('Operations must be a non-empty list', 'invalidSyntax');
+  if (operations.length > SCIM_LIMITS.operations) throw invalid(`Operations has at most ${SCIM_LIMITS.operations} operations`, 'invalidValue');
   return operations.map((raw) => {
     const operation = object(raw);
     const op = String(get(operation, 'op') ?? '').toLowerCase();
     if (op !== 'add' && op !== 'remove' && op !== 'replace') throw invalid('op must be add, remove or replace', 'invalidSyntax');
     const path = get(operation, 'path');
-    if (path !== undefined && typeof path !== 'string') throw invalid('path must be a string', 'invalidPath');
+    if (path !== undefined && (typeof path !== 'string' || path.length > SCIM_LIMITS.path)) {
+      throw invalid(`path must be a string of at most ${SCIM_LIMITS.path} characters`, 'invalidPath');
+    }
     return { op, path: (path as string | undefined) ?? null, value: get(operation, 'value') };
   });
 }
@@ -70,7 +90,19 @@ export function userPatchFields(operations: PatchOperation[]): ScimUserFields {
       }
     }
   }
-  return fields;
+  return {
+    ...fields,
+    ...(fields.userName !== undefined ? { userName: bounded(fields.userName, 'userName') } : {}),
+    ...(fields.displayName ? { displayName: bounded(fields.displayName, 'displayName') } : {}),
+    ...(fields.externalId ? { externalId: bounded(fields.externalId, 'externalId') } : {}),
+  };
+}
+
+/** A value of a bounded field (SCIM_LIMITS), trimmed; longer is 400 invalidValue. */
+export function bounded<T extends string | undefined>(value: T, limit: keyof typeof SCIM_LIMITS, name: string = limit): T {
+  const max = SCIM_LIMITS[limit];
+  if (value !== undefined && value.length > max) throw invalid(`${name} must be at most ${max} characters`, 'invalidValue');
+  return value;
 }
 
 function get(o: unknown, key: string): unknown {

@@ -3,21 +3,26 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import type { Principal } from '../common/auth/principal';
 import { Clock } from '../common/clock';
+import { inLists } from '../database/in-lists';
+import { TransactionRunner } from '../database/transaction-runner';
 import type { UserEntity } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
-import { scimAttribute, scimString, type PatchOperation } from './scim-bodies';
+import { bounded, SCIM_LIMITS, scimAttribute, scimString, type PatchOperation } from './scim-bodies';
 import { ScimError } from './scim-error';
 import { ScimGroupEntity } from './scim-group.entity';
+import { ScimGroupRolesService } from './scim-group-roles.service';
 import { ScimMembersService } from './scim-members.service';
 
-/** SCIM Groups: stored with their members; every membership change re-derives the members' roles. */
+/** SCIM Groups: stored with their members; a membership change re-derives the roles of those it moves. */
 @Injectable()
 export class ScimGroupsService {
   constructor(
     @InjectRepository(ScimGroupEntity) private readonly groups: Repository<ScimGroupEntity>,
     private readonly users: UsersService,
     private readonly members: ScimMembersService,
+    private readonly roles: ScimGroupRolesService,
     private readonly clock: Clock,
+    private readonly transactions: TransactionRunner,
   ) {}
 
   list(): Promise<ScimGroupEntity[]> {
@@ -32,15 +37,16 @@ export class ScimGroupsService {
 
   create(actor: Principal, body: unknown): Promise<ScimGroupEntity> {
     return this.members.changes.run(async () => {
-      const displayName = scimString(scimAttribute(body, 'displayName'));
+      const displayName = groupName(scimAttribute(body, 'displayName'));
       if (!displayName) throw new ScimError(HttpStatus.BAD_REQUEST, 'displayName is required', 'invalidValue');
+      const externalId = bounded(scimString(scimAttribute(body, 'externalId')), 'externalId') ?? null;
       if (await this.groups.findOneBy({ displayName })) throw new ScimError(HttpStatus.CONFLICT, `A group named ${displayName} exists`, 'uniqueness');
       const members = await this.usersFrom(scimAttribute(body, 'members'));
-      const group = await this.groups.save(
-        this.groups.create({ displayName, externalId: scimString(scimAttribute(body, 'externalId')) ?? null, createdAt: this.clock.now(), members }),
-      );
+      const memberIds = new Set(members.map((m) => m.id));
+      const roles = await this.roles.plan(memberIds, { id: null, displayName, memberIds });
+      const group = await this.store(this.groups.create({ displayName, externalId, createdAt: this.clock.now() }), [...memberIds], []);
       this.members.audit('scim.group_created', actor, null, { name: displayName, members: members.length }, `scim_group:${group.id}`);
-      await this.members.applyGroupRoles(actor, members.map((m) => m.id));
+      await this.roles.apply(actor, roles);
       return this.find(String(group.id));
     });
   }
@@ -49,35 +55,43 @@ export class ScimGroupsService {
   change(actor: Principal, id: string, operations: PatchOperation[]): Promise<ScimGroupEntity> {
     return this.members.changes.run(async () => {
       const group = await this.find(id);
+      const formerName = group.displayName;
       const before = new Set((group.members ?? []).map((m) => m.id));
-      let members = [...(group.members ?? [])];
+      // By id, so adding to or removing from a large group is not a scan per member.
+      const members = new Map((group.members ?? []).map((m) => [m.id, m]));
       for (const { op, path, value } of operations) {
         const target = (path ?? '').toLowerCase();
         const filtered = /^members\[value eq "([^"]+)"\]$/i.exec(path ?? '');
         if (op === 'remove' && filtered) {
-          members = members.filter((m) => String(m.id) !== filtered[1]);
+          members.delete(Number(filtered[1]));
         } else if (target === 'members' || (!path && scimAttribute(value, 'members') !== undefined)) {
           const listed = await this.usersFrom(path ? value : scimAttribute(value, 'members'));
-          if (op === 'add') members = [...members, ...listed.filter((u) => !members.some((m) => m.id === u.id))];
-          else if (op === 'remove') members = members.filter((m) => !listed.some((u) => u.id === m.id));
-          else members = listed;
+          if (op === 'replace') members.clear();
+          for (const u of listed) {
+            if (op === 'remove') members.delete(u.id);
+            else members.set(u.id, u);
+          }
         }
-        const name = target === 'displayname' ? scimString(value) : !path ? scimString(scimAttribute(value, 'displayName')) : undefined;
+        const name = target === 'displayname' ? groupName(value) : !path ? groupName(scimAttribute(value, 'displayName')) : undefined;
         if (name && op !== 'remove') {
           const other = await this.groups.findOneBy({ displayName: name });
           if (other && other.id !== group.id) throw new ScimError(HttpStatus.CONFLICT, `A group named ${name} exists`, 'uniqueness');
           group.displayName = name;
         }
         if (target === 'externalid' || (!path && scimAttribute(value, 'externalId') !== undefined)) {
-          group.externalId = op === 'remove' ? null : (scimString(path ? value : scimAttribute(value, 'externalId')) ?? null);
+          group.externalId = op === 'remove' ? null : (bounded(scimString(path ? value : scimAttribute(value, 'externalId')), 'externalId') ?? null);
         }
       }
-      group.members = members;
-      await this.groups.save(group);
-      const after = new Set(members.map((m) => m.id));
-      this.members.audit('scim.group_updated', actor, null, { name: group.displayName, members: members.length }, `scim_group:${group.id}`);
-      // A rename changes what the group maps to, so everyone in it before or after is re-derived.
-      await this.members.applyGroupRoles(actor, [...before, ...after]);
+      if (members.size > SCIM_LIMITS.groupMembers) throw tooManyMembers();
+      const after = new Set(members.keys());
+      // A rename changes what the group maps to, so everyone in it before or after is re-derived;
+      // otherwise only those who joined or left.
+      const affected = group.displayName !== formerName ? [...before, ...after] : [...before, ...after].filter((m) => before.has(m) !== after.has(m));
+      const roles = await this.roles.plan(affected, { id: group.id, displayName: group.displayName, memberIds: after });
+      delete group.members; // stored as the difference below, not by TypeORM's relation save (a statement per row)
+      await this.store(group, [...after].filter((m) => !before.has(m)), [...before].filter((m) => !after.has(m)));
+      this.members.audit('scim.group_updated', actor, null, { name: group.displayName, members: members.size }, `scim_group:${group.id}`);
+      await this.roles.apply(actor, roles);
       return this.find(id);
     });
   }
@@ -85,19 +99,41 @@ export class ScimGroupsService {
   delete(actor: Principal, id: string): Promise<void> {
     return this.members.changes.run(async () => {
       const group = await this.find(id);
+      const roles = await this.roles.plan((group.members ?? []).map((m) => m.id), { id: group.id, displayName: null, memberIds: new Set() });
       await this.groups.delete({ id: group.id });
       this.members.audit('scim.group_deleted', actor, null, { name: group.displayName }, `scim_group:${group.id}`);
-      await this.members.applyGroupRoles(actor, (group.members ?? []).map((m) => m.id));
+      await this.roles.apply(actor, roles);
     });
   }
 
+  /** The group's row and its membership changes in one transaction, membership rows IN_LIST_MAX at a time. */
+  private store(group: ScimGroupEntity, added: number[], removed: number[]): Promise<ScimGroupEntity> {
+    return this.transactions.run(async (manager) => {
+      const saved = await manager.getRepository(ScimGroupEntity).save(group);
+      const members = () => manager.createQueryBuilder().relation(ScimGroupEntity, 'members').of(saved.id);
+      for (const list of inLists(added)) await members().add(list);
+      for (const list of inLists(removed)) await members().remove(list);
+      return saved;
+    });
+  }
+
+  /** The Users a members value names, at most SCIM_LIMITS.groupMembers of them, looked up in chunks. */
   private async usersFrom(value: unknown): Promise<UserEntity[]> {
     if (value === undefined || value === null) return [];
     const list = Array.isArray(value) ? value : [value];
+    if (list.length > SCIM_LIMITS.groupMembers) throw tooManyMembers();
     const ids = list.map((m) => scimString(scimAttribute(m, 'value')) ?? '');
     if (ids.some((v) => !/^\d{1,9}$/.test(v))) throw new ScimError(HttpStatus.BAD_REQUEST, 'members must name Users by their id', 'invalidValue');
     const found = ids.length ? await this.users.findManyByIds(ids.map(Number)) : [];
-    if (found.length !== new Set(ids).size) throw new ScimError(HttpStatus.BAD_REQUEST, 'members names a User that does not exist', 'invalidValue');
+    if (found.length !== new Set(ids.map(Number)).size) throw new ScimError(HttpStatus.BAD_REQUEST, 'members names a User that does not exist', 'invalidValue');
     return found;
   }
+}
+
+function groupName(value: unknown): string | undefined {
+  return bounded(scimString(value), 'groupName', 'displayName');
+}
+
+function tooManyMembers(): ScimError {
+  return new ScimError(HttpStatus.BAD_REQUEST, `A group has at most ${SCIM_LIMITS.groupMembers} members`, 'invalidValue');
 }

@@ -10,16 +10,22 @@ import { SerialQueue } from '../common/serial-queue';
 import { isEmailAddress } from '../common/validation/email';
 import { RelayConfig } from '../config/relay-config';
 import type { RoleMapping } from '../config/sso-config';
-import { roleForGroups } from '../identity/role-mapping';
 import { SsoMembersService } from '../identity/sso-members.service';
+import { TeamService } from '../team/team.service';
 import { TokensService } from '../tokens/tokens.service';
 import { PasswordResetService } from '../password-reset/password-reset.service';
 import { TwoFactorService } from '../two-factor/two-factor.service';
-import { MemberRoleChangedEvent } from '../users/events/member-role-changed.event';
 import type { UserEntity } from '../users/user.entity';
 import { normalizeEmail, UsersService } from '../users/users.service';
 import { ScimError } from './scim-error';
 import { ScimGroupEntity } from './scim-group.entity';
+
+/** SCIM's refusals of a member it may not change (409 `mutability`, docs/identity.md). */
+export const SCIM_MESSAGES = {
+  lastActiveAdmin: 'The last active Admin cannot be deactivated, deleted or demoted',
+  breakGlass: 'SCIM does not change break-glass members; an Admin manages them on the relay',
+  notManaged: 'SCIM changes only the members it provisioned or linked through externalId',
+} as const;
 
 /** What a SCIM User body may set. */
 export interface ScimUserFields {
@@ -48,6 +54,7 @@ export class ScimMembersService {
     private readonly ssoMembers: SsoMembersService,
     private readonly twoFactor: TwoFactorService,
     private readonly resets: PasswordResetService,
+    private readonly team: TeamService,
   ) {}
 
   /** The mapping of SCIM groups to roles: `sso.oidc`'s, else `sso.ldap`'s (the same provider's groups). */
@@ -89,6 +96,8 @@ export class ScimMembersService {
   update(actor: Principal, id: string, fields: ScimUserFields): Promise<UserEntity> {
     return this.changes.run(async () => {
       const user = await this.find(id);
+      await this.assertManaged(user, !!fields.externalId);
+      if (fields.active === false) await this.assertNotLastActiveAdmin(user);
       if (fields.userName !== undefined) {
         const email = this.email(fields.userName);
         const other = await this.users.findByEmail(email);
@@ -107,6 +116,36 @@ export class ScimMembersService {
     });
   }
 
+  /** Deletes the member as the Team page does (sessions, PATs, sockets, avatar; contributions stay). */
+  delete(actor: Principal, id: string): Promise<void> {
+    return this.changes.run(async () => {
+      const user = await this.find(id);
+      await this.assertManaged(user, false);
+      await this.assertNotLastActiveAdmin(user);
+      await this.team.delete(actor, user.id);
+      this.audit('scim.user_deleted', actor, user.id, { email: user.email });
+    });
+  }
+
+  /**
+   * Whether SCIM may change this member (issue 36): one it provisioned, or one linked to the
+   * provider through `externalId`; never a break-glass member, the way in when the provider is down.
+   */
+  manages(user: UserEntity, provisioned: boolean): boolean {
+    return !user.breakGlass && (provisioned || user.scimExternalId !== null);
+  }
+
+  /** `linking`: the change sets an externalId, which hands a local (not break-glass) member to SCIM. */
+  private async assertManaged(user: UserEntity, linking: boolean): Promise<void> {
+    if (user.breakGlass) throw new ScimError(HttpStatus.CONFLICT, SCIM_MESSAGES.breakGlass, 'mutability');
+    const provisioned = (await this.ssoMembers.provisionedThroughScim([user.id])).has(user.id);
+    if (!linking && !this.manages(user, provisioned)) throw new ScimError(HttpStatus.CONFLICT, SCIM_MESSAGES.notManaged, 'mutability');
+  }
+
+  private async assertNotLastActiveAdmin(user: UserEntity): Promise<void> {
+    if (await this.users.isLastActiveAdmin(user)) throw new ScimError(HttpStatus.CONFLICT, SCIM_MESSAGES.lastActiveAdmin, 'mutability');
+  }
+
   /**
    * Deactivation ends everything the member holds at once: sessions (cookies, their device-session
    * and video sockets and live-event streams close on `sessions.revoked`), PATs (agents and PAT
@@ -115,36 +154,12 @@ export class ScimMembersService {
    * refuse an inactive member by themselves too (docs/identity.md "Offboarding is final").
    */
   private async deactivate(actor: Principal, userId: number): Promise<void> {
-    const user = (await this.users.findById(userId))!;
-    if (user.role === 'Admin' && user.active && (await this.activeAdmins()) <= 1) {
-      throw new ScimError(HttpStatus.BAD_REQUEST, 'The last active Admin cannot be deactivated', 'mutability');
-    }
     await this.users.update(userId, { active: false });
     await this.sessions.endAllFor(userId);
     await this.tokens.revokeAllFor(userId, 'member_deleted');
     await this.twoFactor.closeChallengesOf(userId);
     await this.resets.revokeAllFor(userId);
     this.audit('scim.user_deactivated', actor, userId, {});
-  }
-
-  private async activeAdmins(): Promise<number> {
-    return (await this.users.list()).filter((u) => u.role === 'Admin' && u.active).length;
-  }
-
-  /** Recomputes members' roles from their SCIM groups (after a membership or group change). */
-  async applyGroupRoles(actor: Principal, userIds: number[]): Promise<void> {
-    const mapping = this.mapping();
-    if (!mapping) return;
-    for (const userId of new Set(userIds)) {
-      const user = await this.users.findById(userId);
-      if (!user) continue;
-      const role = roleForGroups((await this.groupsOf(userId)).map((g) => g.displayName), mapping) ?? 'Viewer';
-      if (role === user.role) continue;
-      if (user.role === 'Admin' && (await this.users.countByRole('Admin')) <= 1) continue;
-      await this.users.update(userId, { role });
-      this.events.emit(MemberRoleChangedEvent.eventName, new MemberRoleChangedEvent(userId, user.role, role));
-      this.audit('member.role_changed', actor, userId, { from: user.role, to: role, source: 'scim_group' });
-    }
   }
 
   private email(userName: string | undefined): string {

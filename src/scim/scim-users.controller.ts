@@ -5,7 +5,6 @@ import { Auth } from '../common/auth/auth.decorator';
 import type { Principal } from '../common/auth/principal';
 import { CurrentPrincipal } from '../common/auth/principal.decorator';
 import { RelayConfig } from '../config/relay-config';
-import { TeamService } from '../team/team.service';
 import { UsersService } from '../users/users.service';
 import { readPatchBody, readUserBody, userPatchFields } from './scim-bodies';
 import { ScimErrorFilter } from './scim-error.filter';
@@ -27,7 +26,6 @@ export class ScimUsersController {
   constructor(
     private readonly members: ScimMembersService,
     private readonly users: UsersService,
-    private readonly team: TeamService,
     private readonly config: RelayConfig,
   ) {}
 
@@ -83,9 +81,7 @@ export class ScimUsersController {
   @HttpCode(204)
   @Auth({ scim: true })
   async delete(@CurrentPrincipal() actor: Principal, @Param('id') id: string): Promise<void> {
-    const user = await this.members.find(id);
-    await this.members.changes.run(() => this.team.delete(actor, user.id));
-    this.members.audit('scim.user_deleted', actor, user.id, { email: user.email });
+    await this.members.delete(actor, id);
   }
 
   private attribute(user: { email: string; displayName: string | null; scimExternalId: string | null }, name: string): string | null {

@@ -11,6 +11,7 @@ import { UsersModule } from '../users/users.module';
 import { ScimDiscoveryController } from './scim-discovery.controller';
 import { ScimGroupEntity } from './scim-group.entity';
 import { ScimGroupsController } from './scim-groups.controller';
+import { ScimGroupRolesService } from './scim-group-roles.service';
 import { ScimGroupsService } from './scim-groups.service';
 import { ScimMembersService } from './scim-members.service';
 import { ScimTokensController } from './scim-tokens.controller';
@@ -24,6 +25,6 @@ import { ScimUsersController } from './scim-users.controller';
 @Module({
   imports: [CommonModule, TypeOrmModule.forFeature([ScimGroupEntity]), UsersModule, AuthModule, TokensModule, TeamModule, IdentityModule, TwoFactorModule, PasswordResetModule],
   controllers: [ScimUsersController, ScimGroupsController, ScimDiscoveryController, ScimTokensController],
-  providers: [ScimMembersService, ScimGroupsService],
+  providers: [ScimMembersService, ScimGroupsService, ScimGroupRolesService],
 })
 export class ScimModule {}

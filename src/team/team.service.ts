@@ -46,7 +46,7 @@ export class TeamService {
     return this.changes.run(async () => {
       const member = await this.existing(id);
       if (member.role === role) return;
-      if (member.role === 'Admin') await this.assertNotLastAdmin();
+      await this.assertNotLastAdmin(member);
       await this.users.update(id, { role });
       this.events.emit(MemberRoleChangedEvent.eventName, new MemberRoleChangedEvent(id, member.role, role));
       this.events.emit(AUDIT_EVENT, auditEvent(actorOf(actor), 'member.role_changed', `member:${id}`, { email: member.email, from: member.role, to: role }));
@@ -58,7 +58,7 @@ export class TeamService {
     return this.changes.run(async () => {
       if (actor.userId === id) throw badRequest(TeamMessages.cannotDeleteSelf);
       const member = await this.existing(id);
-      if (member.role === 'Admin') await this.assertNotLastAdmin();
+      await this.assertNotLastAdmin(member);
       await this.sessions.endAllFor(id);
       await this.tokens.revokeAllFor(id, 'member_deleted');
       await this.users.delete(id);
@@ -74,7 +74,8 @@ export class TeamService {
     return member;
   }
 
-  private async assertNotLastAdmin(): Promise<void> {
-    if ((await this.users.countByRole('Admin')) <= 1) throw conflict(TeamMessages.lastAdmin);
+  /** Active Admins only: a deactivated one (SCIM) cannot sign in to undo the change (issue 36). */
+  private async assertNotLastAdmin(member: UserEntity): Promise<void> {
+    if (await this.users.isLastActiveAdmin(member)) throw conflict(TeamMessages.lastAdmin);
   }
 }

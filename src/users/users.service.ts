@@ -4,6 +4,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { In, IsNull, Not, Repository } from 'typeorm';
 import { Clock } from '../common/clock';
 import type { Role } from '../common/auth/role';
+import { inLists } from '../database/in-lists';
 import { forUpdate } from '../database/row-lock';
 import { TransactionRunner } from '../database/transaction-runner';
 import { PasswordHasher } from './password-hasher';
@@ -38,16 +39,29 @@ export class UsersService {
     return this.users.findOneBy({ email: normalizeEmail(email) });
   }
 
-  findManyByIds(ids: number[]): Promise<UserEntity[]> {
-    return this.users.findBy({ id: In(ids) });
+  /** In id order; looked up IN_LIST_MAX ids per statement, so any number of ids fits the database's limits. */
+  async findManyByIds(ids: number[]): Promise<UserEntity[]> {
+    const found: UserEntity[] = [];
+    for (const list of inLists([...new Set(ids)])) found.push(...(await this.users.findBy({ id: In(list) })));
+    return found.sort((a, b) => a.id - b.id);
   }
 
   list(): Promise<UserEntity[]> {
     return this.users.find({ order: { id: 'ASC' } });
   }
 
-  countByRole(role: Role): Promise<number> {
-    return this.users.countBy({ role });
+  /**
+   * Admins who can still sign in (break-glass ones only, when asked). Every last-Admin rule counts
+   * these (issue 36): a deactivated Admin cannot sign in, so counting them would let the team lock
+   * itself out.
+   */
+  countActiveAdmins(options: { breakGlass?: true } = {}): Promise<number> {
+    return this.users.countBy({ role: 'Admin', active: true, ...(options.breakGlass ? { breakGlass: true } : {}) });
+  }
+
+  /** Whether demoting, deactivating or deleting `member` would leave the team without an active Admin. */
+  async isLastActiveAdmin(member: Pick<UserEntity, 'role' | 'active'>): Promise<boolean> {
+    return member.role === 'Admin' && member.active && (await this.countActiveAdmins()) <= 1;
   }
 
   async create(input: { email: string; password: string; role: Role; displayName?: string | null; breakGlass?: boolean }): Promise<UserEntity> {
@@ -101,6 +115,13 @@ export class UsersService {
     changes: Partial<Pick<UserEntity, 'displayName' | 'role' | 'avatarPath' | 'email' | 'active' | 'scimExternalId' | 'breakGlass'>>,
   ): Promise<void> {
     await this.users.update({ id: userId }, changes);
+  }
+
+  /** Gives these members one role, IN_LIST_MAX per statement, in one transaction (a SCIM group's members). */
+  async setRole(userIds: number[], role: Role): Promise<void> {
+    await this.transactions.run(async (manager) => {
+      for (const list of inLists(userIds)) await manager.getRepository(UserEntity).update({ id: In(list) }, { role });
+    });
   }
 
   /**

@@ -121,6 +121,27 @@ describeUnless(slapdSkipReason(), 'LDAP sign-in with slapd', () => {
     });
   });
 
+  it('directory groups never demote the last active Admin, even with another Admin deactivated (issue 36)', async () => {
+    const relay = await relayWith();
+    const members = new MemberFactory(relay);
+    const admin = await members.admin();
+    const ada = (await login(relay, 'ada@corp.example', 'ada-directory-pass').expect(200)).body;
+    expect(ada.role).toBe('Developer');
+    const adaId = (await relay.app.get(UsersService).findByEmail('ada@corp.example'))!.id;
+    await members.as(admin, 'patch', `/api/v1/team/members/${adaId}`).send({ role: 'Admin' }).expect(200);
+    // A second Admin, provisioned and then deactivated through SCIM: an Admin who cannot sign in.
+    const { token } = (await members.as(admin, 'post', '/api/v1/scim/tokens').send({ name: 'idp' }).expect(201)).body;
+    const scim = (method: 'post' | 'patch', path: string, body: object) =>
+      relay.http()[method](`/scim/v2${path}`).set('Authorization', `Bearer ${token}`).send(body);
+    const gone = (await scim('post', '/Users', { schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], userName: 'gone@corp.example' }).expect(201)).body;
+    await scim('post', '/Groups', { schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'], displayName: 'relay-admins', members: [{ value: gone.id }] }).expect(201);
+    await scim('patch', `/Users/${gone.id}`, { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'replace', path: 'active', value: false }] }).expect(200);
+    await members.as(admin, 'patch', `/api/v1/team/members/${admin.id}`).send({ role: 'Developer' }).expect(200);
+
+    // Ada's directory groups map to Developer, but she is the only Admin who can sign in.
+    expect((await login(relay, 'ada@corp.example', 'ada-directory-pass').expect(200)).body.role).toBe('Admin');
+  });
+
   it('groups found by a group search, for directories without memberOf', async () => {
     const bySearch = await relayWith({ groupAttribute: 'description', groupSearchBase: GROUPS });
     expect((await login(bySearch, 'ada@corp.example', 'ada-directory-pass').expect(200)).body.role).toBe('Developer');

@@ -1,3 +1,4 @@
+import { UsersService } from '../../src/users/users.service';
 import { agentToken, device, TestPeer, wsUrl } from '../agents/agent-kit';
 import { MemberFactory, TEST_PASSWORD, type TestMember } from '../support/factory';
 import { SseClient } from '../support/sse-client';
@@ -121,7 +122,12 @@ describe('SCIM 2.0', () => {
   });
 
   it('deactivating a member ends every session at once: cookie, PAT, agent socket, device-session sockets, live-event stream; sign-in is refused', async () => {
-    const leaver = await members.member('Admin', 'leaver@corp.example');
+    // A member SCIM provisioned (it changes no other), made Admin by a group, with a password set
+    // here so the test holds a cookie of theirs.
+    const provisioned = await createUser('leaver@corp.example');
+    await send(scim('post', '/Groups'), { schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'], displayName: 'relay-admins', members: [{ value: provisioned.id }] }).expect(201);
+    await relay.app.get(UsersService).setPassword(Number(provisioned.id), TEST_PASSWORD);
+    const leaver: TestMember = { id: Number(provisioned.id), email: 'leaver@corp.example', password: TEST_PASSWORD, role: 'Admin', cookie: await members.login('leaver@corp.example') };
     const pat = await members.pat(leaver);
     const agentPat = await members.pat(leaver, 'agent');
     const agent = await TestPeer.agent(relay, agentPat, 'leaver-agent');
@@ -155,11 +161,13 @@ describe('SCIM 2.0', () => {
     expect((await members.as(admin, 'get', '/api/v1/team/members').expect(200)).body.some((m: { email: string }) => m.email === leaver.email)).toBe(true);
   });
 
-  it('DELETE removes the member; the last active Admin cannot be deactivated', async () => {
+  it('DELETE removes the member; the break-glass Admin cannot be deactivated (409 mutability)', async () => {
     const gone = await createUser('gone@corp.example');
     await scim('delete', `/Users/${gone.id}`).expect(204);
     await scim('get', `/Users/${gone.id}`).expect(404);
-    const refused = await send(scim('patch', `/Users/${admin.id}`), { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: false }] }).expect(400);
-    expect(JSON.parse(refused.text)).toMatchObject({ scimType: 'mutability', detail: 'The last active Admin cannot be deactivated' });
+    // 409, not 400 (issue 36): the body is valid, the member's state forbids the change, as on the
+    // Team page. The last-active-Admin cases are in last-active-admin.e2e-spec.ts.
+    const refused = await send(scim('patch', `/Users/${admin.id}`), { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: false }] }).expect(409);
+    expect(JSON.parse(refused.text)).toMatchObject({ scimType: 'mutability', detail: 'SCIM does not change break-glass members; an Admin manages them on the relay' });
   });
 });

@@ -1,0 +1,100 @@
+import { HttpStatus, Injectable } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import type { Principal } from '../common/auth/principal';
+import type { Role } from '../common/auth/role';
+import { RelayConfig } from '../config/relay-config';
+import { inLists } from '../database/in-lists';
+import { roleForGroups } from '../identity/role-mapping';
+import { SsoMembersService } from '../identity/sso-members.service';
+import { MemberRoleChangedEvent } from '../users/events/member-role-changed.event';
+import type { UserEntity } from '../users/user.entity';
+import { UsersService } from '../users/users.service';
+import { ScimError } from './scim-error';
+import { ScimGroupEntity } from './scim-group.entity';
+import { SCIM_MESSAGES, ScimMembersService } from './scim-members.service';
+
+/** One group as it will be once a change is stored: `displayName` null when it is being deleted. */
+export interface GroupAfterChange {
+  id: number | null;
+  displayName: string | null;
+  memberIds: ReadonlySet<number>;
+}
+
+export interface RoleChange {
+  user: UserEntity;
+  role: Role;
+}
+
+/**
+ * Roles from SCIM group membership (the sso role mapping), planned before a group change is stored
+ * so a change that would leave no active Admin is refused whole (409 `mutability`) rather than
+ * stored with its roles skipped. Only members SCIM manages (ScimMembersService.manages) follow their
+ * groups: a break-glass member's or a local member's role is the Admins' to set.
+ */
+@Injectable()
+export class ScimGroupRolesService {
+  constructor(
+    @InjectRepository(ScimGroupEntity) private readonly groups: Repository<ScimGroupEntity>,
+    private readonly users: UsersService,
+    private readonly members: ScimMembersService,
+    private readonly ssoMembers: SsoMembersService,
+    private readonly config: RelayConfig,
+    private readonly events: EventEmitter2,
+  ) {}
+
+  /** The role changes of `userIds` once `group` is stored; throws if no active Admin would remain. */
+  async plan(userIds: Iterable<number>, group: GroupAfterChange): Promise<RoleChange[]> {
+    const mapping = this.config.sso.oidc ?? this.config.sso.ldap;
+    if (!mapping) return [];
+    const users = await this.users.findManyByIds([...new Set(userIds)]);
+    const provisioned = await this.ssoMembers.provisionedThroughScim(users.map((u) => u.id));
+    const managed = users.filter((u) => this.members.manages(u, provisioned.has(u.id)));
+    const groupNames = await this.otherGroupNames(managed.map((u) => u.id), group.id);
+    const changes: RoleChange[] = [];
+    for (const user of managed) {
+      const names = groupNames.get(user.id) ?? [];
+      if (group.displayName !== null && group.memberIds.has(user.id)) names.push(group.displayName);
+      const role = roleForGroups(names, mapping) ?? 'Viewer';
+      if (role !== user.role) changes.push({ user, role });
+    }
+    const demoted = changes.filter((c) => c.user.active && c.user.role === 'Admin').length;
+    const promoted = changes.filter((c) => c.user.active && c.role === 'Admin').length;
+    if (demoted > 0 && (await this.users.countActiveAdmins()) - demoted + promoted <= 0) {
+      throw new ScimError(HttpStatus.CONFLICT, SCIM_MESSAGES.lastActiveAdmin, 'mutability');
+    }
+    return changes;
+  }
+
+  async apply(actor: Principal, changes: RoleChange[]): Promise<void> {
+    for (const role of new Set(changes.map((c) => c.role))) {
+      await this.users.setRole(changes.filter((c) => c.role === role).map((c) => c.user.id), role);
+    }
+    for (const { user, role } of changes) {
+      this.events.emit(MemberRoleChangedEvent.eventName, new MemberRoleChangedEvent(user.id, user.role, role));
+      this.members.audit('member.role_changed', actor, user.id, { from: user.role, to: role, source: 'scim_group' });
+    }
+  }
+
+  /** The names of the stored groups each member is in, but `except` (the group being changed). */
+  private async otherGroupNames(userIds: number[], except: number | null): Promise<Map<number, string[]>> {
+    const names = new Map<number, string[]>();
+    for (const list of inLists(userIds)) {
+      const rows = await this.groups
+        .createQueryBuilder('g')
+        .innerJoin('scim_group_members', 'm', 'm.group_id = g.id')
+        .select('m.user_id', 'userId')
+        .addSelect('g.id', 'groupId')
+        .addSelect('g.display_name', 'name')
+        .where('m.user_id IN (:...list)', { list })
+        .getRawMany<{ userId: number | string; groupId: number | string; name: string }>();
+      for (const row of rows) {
+        if (except !== null && Number(row.groupId) === except) continue;
+        const userId = Number(row.userId);
+        names.set(userId, [...(names.get(userId) ?? []), row.name]);
+      }
+    }
+    return names;
+  }
+}
