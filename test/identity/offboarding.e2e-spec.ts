@@ -51,8 +51,16 @@ describe('offboarding is final', () => {
 
   const scim = (method: 'post' | 'patch', path: string, body: object) =>
     relay.http()[method](`/scim/v2${path}`).set('Authorization', `Bearer ${scimToken}`).set('Content-Type', SCIM_JSON).send(JSON.stringify(body));
+  // SCIM acts only on members it manages (docs/identity.md): the same PATCH links the local member
+  // through an externalId, as an identity provider taking over existing accounts does.
   const setActive = (id: number, active: boolean) =>
-    scim('patch', `/Users/${id}`, { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: active }] }).expect(200);
+    scim('patch', `/Users/${id}`, {
+      schemas: [PATCH_OP],
+      Operations: [
+        { op: 'replace', path: 'externalId', value: `ext-${id}` },
+        { op: 'replace', path: 'active', value: active },
+      ],
+    }).expect(200);
   /** The row flipped without the deactivation path: nothing is deleted, nothing is closed. */
   const markInactive = (id: number, active = false) => relay.app.get(UsersService).update(id, { active });
 
