@@ -13,6 +13,8 @@ export interface AgentIssuer {
 /** One open agent socket. Replaced connections and closed ones are distinct objects, never reused. */
 export class AgentConnection {
   hello: AgentHello = {};
+  /** Device lists with sessions refused to this socket that were logged (AgentGateway caps them). */
+  refusalsLogged = 0;
 
   constructor(
     readonly name: string,

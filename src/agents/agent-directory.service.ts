@@ -9,10 +9,17 @@ export interface SessionLocation {
   connection: AgentConnection | null;
 }
 
+/** A sessionId an agent listed that another connected agent owns: not given to the newcomer (agent-protocol §2.2). */
+export interface RefusedSession {
+  sessionId: string;
+  owner: string;
+}
+
 /**
  * The relay's in-memory view of agents: the open socket per agent name, and the last device list
  * of every agent seen since start-up (so a session of an agent that went away is "offline", not
- * "unknown"). A sessionId belongs to the agent that listed it last.
+ * "unknown"). A sessionId is unique across agents: it belongs to the agent that listed it, and
+ * another agent may take it only while that one is not connected (docs/agents.md).
  */
 @Injectable()
 export class AgentDirectory {
@@ -57,12 +64,29 @@ export class AgentDirectory {
     return [...new Set([...this.connected.keys(), ...this.lists.keys(), ...this.hellos.keys()])];
   }
 
-  setDevices(agentName: string, devices: DeviceInfo[]): void {
+  /**
+   * Replaces the agent's list, without the sessions another connected agent owns: those stay with
+   * their owner and are returned. `heldElsewhere` names owners connected to other instances.
+   */
+  setDevices(agentName: string, devices: DeviceInfo[], heldElsewhere: ReadonlyMap<string, string> = new Map()): RefusedSession[] {
+    const refused: RefusedSession[] = [];
+    const accepted = devices.filter((device) => {
+      const owner = this.ownerConnectedHere(device.sessionId, agentName) ?? heldElsewhere.get(device.sessionId);
+      if (owner) refused.push({ sessionId: device.sessionId, owner });
+      return !owner;
+    });
     for (const old of this.lists.get(agentName) ?? []) {
       if (this.owners.get(old.sessionId) === agentName) this.owners.delete(old.sessionId);
     }
-    this.lists.set(agentName, devices);
-    for (const device of devices) this.owners.set(device.sessionId, agentName);
+    this.lists.set(agentName, accepted);
+    for (const device of accepted) this.owners.set(device.sessionId, agentName);
+    return refused;
+  }
+
+  /** The other agent that owns `sessionId`, when its socket is open here. */
+  ownerConnectedHere(sessionId: string, agentName: string): string | undefined {
+    const owner = this.owners.get(sessionId);
+    return owner !== undefined && owner !== agentName && this.connected.has(owner) ? owner : undefined;
   }
 
   /** The agent's sessions as it last listed them (still owned by it). */

@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { ClusterBus } from '../cluster/cluster-bus';
 import { AgentConnection } from './agent-connection';
-import { AgentDirectory, SessionLocation } from './agent-directory.service';
+import { AgentDirectory, RefusedSession, SessionLocation } from './agent-directory.service';
 import { CloseCode, DeviceInfo } from './protocol/agent-protocol';
 import { agentClaimedSchema, storedAgentNameSchema, storedDevicesSchema, storedInstanceIdSchema } from './protocol/cluster-messages';
 
@@ -49,18 +49,26 @@ export class AgentLocator implements OnModuleInit {
     });
   }
 
-  /** The agent's device list as its socket here just sent it. */
-  listed(agentName: string, devices: DeviceInfo[]): void {
+  /**
+   * The agent's device list as its socket here just sent it, minus the sessions another connected
+   * agent owns (here or, while clustered, on another instance): those are returned, not taken.
+   */
+  listed(agentName: string, devices: DeviceInfo[]): Promise<RefusedSession[]> {
+    if (!this.bus.clustered) return Promise.resolve(this.directory.setDevices(agentName, devices));
+    let refused: RefusedSession[] = [];
     this.write(async (redis) => {
+      refused = this.directory.setDevices(agentName, devices, await this.heldElsewhere(agentName, devices));
+      const accepted = devices.filter((d) => !refused.some((r) => r.sessionId === d.sessionId));
       const previous = this.devices(agentName, await redis.hget(this.bus.key(DEVICES), agentName));
       const owners = previous.length ? await redis.hmget(this.bus.key(OWNERS), ...previous.map((d) => d.sessionId)) : [];
       const gone = previous.filter((d, i) => owners[i] === agentName).map((d) => d.sessionId);
       const batch = redis.multi();
       if (gone.length) batch.hdel(this.bus.key(OWNERS), ...gone);
-      batch.hset(this.bus.key(DEVICES), agentName, JSON.stringify(devices));
-      for (const device of devices) batch.hset(this.bus.key(OWNERS), device.sessionId, agentName);
+      batch.hset(this.bus.key(DEVICES), agentName, JSON.stringify(accepted));
+      for (const device of accepted) batch.hset(this.bus.key(OWNERS), device.sessionId, agentName);
       await batch.exec();
     });
+    return this.writes.then(() => refused);
   }
 
   /** The socket here closed and no socket here took its name: unless another instance holds it now, it is offline. */
@@ -104,6 +112,27 @@ export class AgentLocator implements OnModuleInit {
           instanceId: this.instanceOf(agentName, online[agentName]),
         })),
     );
+  }
+
+  /**
+   * The listed sessions whose owner (another agent) has its socket on another instance, by owner.
+   * Read, then written by the caller: two agents listing one new sessionId on two instances at the
+   * same moment can both take it (the last write wins), as before; a takeover of an owned one cannot.
+   */
+  private async heldElsewhere(agentName: string, devices: DeviceInfo[]): Promise<Map<string, string>> {
+    const held = new Map<string, string>();
+    if (!devices.length) return held;
+    const owners = await this.bus.redis.hmget(this.bus.key(OWNERS), ...devices.map((d) => d.sessionId));
+    const candidates = devices
+      .map((d, i) => ({ sessionId: d.sessionId, owner: this.bus.stored(`${this.bus.key(OWNERS)}[${d.sessionId.slice(0, 80)}]`, owners[i], storedAgentNameSchema) }))
+      .filter((c): c is RefusedSession => !!c.owner && c.owner !== agentName && !this.directory.connection(c.owner));
+    if (!candidates.length) return held;
+    const online = await this.bus.redis.hmget(this.bus.key(ONLINE), ...candidates.map((c) => c.owner));
+    candidates.forEach((c, i) => {
+      const instanceId = this.instanceOf(c.owner, online[i]);
+      if (instanceId && instanceId !== this.bus.instanceId) held.set(c.sessionId, c.owner);
+    });
+    return held;
   }
 
   private here(location: SessionLocation): SessionPlace {

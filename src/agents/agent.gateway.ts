@@ -12,7 +12,7 @@ import { authorizeUpgrades, upgradeContext } from '../common/net/upgrade-routing
 import { WsHeartbeat } from '../common/net/ws-heartbeat';
 import { RelayConfig } from '../config/relay-config';
 import { AgentConnection, AgentIssuer } from './agent-connection';
-import { AgentDirectory } from './agent-directory.service';
+import { AgentDirectory, RefusedSession } from './agent-directory.service';
 import { AgentLocator } from './agent-locator.service';
 import { AgentRpcService } from './agent-rpc.service';
 import { AgentVideoFeed } from './agent-video-feed';
@@ -38,6 +38,8 @@ interface AgentUpgrade {
 
 /** Malformed frames logged per connection before going quiet (a flood must not flood the log). */
 const MALFORMED_LOG_LIMIT = 5;
+/** Device lists with refused sessions logged per connection (an agent may resend its list at any rate). */
+const REFUSAL_LOG_LIMIT = 5;
 
 /**
  * Transport for agents (agent-protocol.md §1–2): admits the upgrade (credentials by UpgradeRoutingWsAdapter
@@ -124,8 +126,7 @@ export class AgentGateway implements OnGatewayInit, OnGatewayConnection, BeforeA
         return;
       case 'devices':
         if (this.directory.connection(connection.name) === connection) {
-          this.directory.setDevices(connection.name, message.devices);
-          this.locator.listed(connection.name, message.devices);
+          void this.locator.listed(connection.name, message.devices).then((refused) => this.warnRefused(connection, refused));
         }
         return;
       case 'resources':
@@ -149,6 +150,16 @@ export class AgentGateway implements OnGatewayInit, OnGatewayConnection, BeforeA
       default:
         return;
     }
+  }
+
+  /** A second agent listing an owned sessionId is an impostor or a misconfigured daemon: the operator must hear of it. */
+  private warnRefused(connection: AgentConnection, refused: RefusedSession[]): void {
+    if (!refused.length || ++connection.refusalsLogged > REFUSAL_LOG_LIMIT) return;
+    const taken = refused.slice(0, 5).map((r) => `${r.sessionId.slice(0, 80)} (owned by agent ${r.owner})`);
+    const more = refused.length > taken.length ? ` and ${refused.length - taken.length} more` : '';
+    this.logger.warn(
+      `Agent ${connection.name} listed sessions another connected agent owns; they stay with their owner: ${taken.join(', ')}${more}`,
+    );
   }
 
   private closed(connection: AgentConnection, code: number): void {

@@ -19,7 +19,10 @@ export interface FileFieldRule {
 export interface MultipartOptions {
   /** Folder for the temporary files (under the data dir, so a final rename stays on one disk). */
   tmpDir: string;
-  /** Accepted file fields by name; `'*'` accepts one file in a field of any name. Others are skipped. */
+  /**
+   * Accepted file fields by name, one file each; `'*'` accepts one file in a field of any name. Any
+   * other file part (or a second one in a field) is refused: 400 `Unexpected file field <name>`.
+   */
   files: Record<string, FileFieldRule>;
   maxFields?: number;
   maxFieldBytes?: number;
@@ -147,7 +150,9 @@ export function receiveMultipart(req: Request, options: MultipartOptions): Promi
           // fieldSize), so one of exactly its limit is kept; the per-rule check below is exact for
           // the smaller file limits.
           fileSize: largest,
-          files: Object.keys(options.files).length || 0,
+          // One file more than the rules take, so that the first unexpected one comes to 'file' and
+          // is refused there: a part busboy skips by itself can stall it for good (docs/robustness.md).
+          files: Object.keys(options.files).length + 1,
           fields: options.maxFields ?? 20,
           fieldSize: options.maxFieldBytes ?? 64 * 1024,
           parts: (options.maxFields ?? 20) + Object.keys(options.files).length + 1,
@@ -175,9 +180,10 @@ export function receiveMultipart(req: Request, options: MultipartOptions): Promi
         rule = options.files['*'];
         anyFieldUsed = true;
       }
-      if (!rule || failed || files.some((f) => f.field === field)) {
+      if (failed) return void stream.resume();
+      if (!rule || files.some((f) => f.field === field)) {
         stream.resume();
-        return;
+        return fail(badRequest(unexpectedFileField(field)));
       }
       const path = tempUploadPath(options.tmpDir);
       const received: ReceivedFile = {
@@ -246,35 +252,62 @@ export function receiveMultipart(req: Request, options: MultipartOptions): Promi
     req.on('close', () => {
       if (!req.complete) fail(badRequest('Upload aborted by the client'));
     });
-    req.on('end', () => failWhenStalled(parser, fileParts, () => parsed || failed !== null, fail));
+    let bodyBytes = 0;
+    req.on('data', (chunk: Buffer) => (bodyBytes += chunk.length));
+    failWhenStalled(parser, fileParts, () => parsed || failed !== null, fail, () => bodyBytes);
     leaveRequestDeadline(req);
     req.pipe(parser);
   });
 }
 
-/** How often, once a body has arrived, the stall check looks; it fails on the second look in a row. */
+/** How often the stall check looks; it fails on the second stalled look in a row. */
 const STALL_CHECK_MS = 100;
 
 /**
- * Uploads have no request deadline, so a parser that has taken the whole body and then neither
- * ends a part nor finishes would leave the request unanswered for ever. busboy 1.6 did that on a
- * file part whose header block was ended by the closing delimiter (`…filename=a\r\n\r\n--B\r\n--`):
- * it opened a file stream after the end and never ended it. Told by public state only: the request
- * has ended, the parser has taken in all of it (ended, nothing left to write) but not finished, and
- * no file part is being read (each has ended, or holds no bytes and is not paused by the spool), on
- * two looks in a row; then the body is answered 400 as malformed.
+ * Uploads have no request deadline, so a parser that stops taking the body and settles nothing
+ * would leave the request unanswered until the idle timeout cut it without an answer. Two ways seen:
+ * - busboy 1.6 on a file part whose header block was ended by the closing delimiter
+ *   (`…filename=a\r\n\r\n--B\r\n--`) opened a file stream after the end and never ended it: the
+ *   parser has taken in the whole body (ended, nothing left to write) but does not finish.
+ * - @fastify/busboy's Dicer, on a part it skips itself (not form-data, or past a limit), can end
+ *   that part while waiting for it to be read, and then never takes another byte (issue 36: a body
+ *   of large parts under unexpected names, 7 times in 8): bytes sit in the parser's buffer and
+ *   neither they nor the body's count move.
+ * Told by public state only, while no file part is being read (each has ended, or holds no bytes
+ * and is not paused by the spool, which pauses while the disk is slow), on two looks in a row;
+ * then the body is answered 400 as malformed. Runs from the first byte: a stalled parser holds the
+ * request back, so its 'end' may never come.
  */
-export function failWhenStalled(parser: Pick<Writable, 'writableEnded' | 'writableLength'>, fileParts: readonly Readable[], settled: () => boolean, fail: (err: HttpError) => void): void {
+export function failWhenStalled(
+  parser: Pick<Writable, 'writableEnded' | 'writableLength'>,
+  fileParts: readonly Readable[],
+  settled: () => boolean,
+  fail: (err: HttpError) => void,
+  bodyBytes: () => number = () => 0,
+): void {
   let looks = 0;
+  let before = '';
   const timer = setInterval(() => {
     if (settled()) return clearInterval(timer);
-    const stalled = parser.writableEnded && parser.writableLength === 0 && fileParts.every((part) => part.readableEnded || (part.readableLength === 0 && !part.isPaused()));
-    looks = stalled ? looks + 1 : 0;
+    const now = `${bodyBytes()}:${parser.writableLength}`;
+    const unfinished = parser.writableEnded && parser.writableLength === 0;
+    const stuck = parser.writableLength > 0 && now === before;
+    before = now;
+    const partsIdle = fileParts.every((part) => part.readableEnded || (part.readableLength === 0 && !part.isPaused()));
+    looks = partsIdle && (unfinished || stuck) ? looks + 1 : 0;
     if (looks < 2) return;
     clearInterval(timer);
     fail(badRequest('Malformed multipart/form-data body'));
   }, STALL_CHECK_MS);
   timer.unref();
+}
+
+/** Names as a client sent them can be megabytes long (a fuzzer's were 13.7k characters): the message shows the start. */
+const FIELD_NAME_SHOWN = 100;
+
+export function unexpectedFileField(field: string): string {
+  const shown = field.length > FIELD_NAME_SHOWN ? `${field.slice(0, FIELD_NAME_SHOWN)}…` : field;
+  return `Unexpected file field ${shown}`;
 }
 
 function tooLargeMessage(rule: FileFieldRule): string {
