@@ -186,7 +186,7 @@ describe('the pull request comment on GitHub', () => {
     // The links are made once: every edit shows the same ones.
     for (const edit of edits) for (const url of [...(edit.body as { body: string }).body.matchAll(/\[Install\]\(([^)]+)\)/g)].map((m) => m[1])) expect(installs).toContain(url);
     expect(body).toContain(`[#${android}](https://relay.example.test/builds/${android})`);
-    expect(body).toContain('> Try &lt;b&gt;login&lt;/b&gt;\n> and logout');
+    expect(body).toContain('```\nTry <b>login</b>\nand logout\n```');
     // The install link opens the build's page without an account.
     const page = await ctx.relay.http().get(new URL(installs[0]).pathname).expect(200);
     expect(page.text).toContain('html');
