@@ -16,6 +16,7 @@ import { signatureFor, statusChangedBody } from './status-changed-payload';
 import { AttemptOutcome, WebhookSender } from './webhook-sender';
 import { RelayMetrics } from '../../metrics/relay-metrics';
 import { redactSecrets } from '../../logging/mask-secrets';
+import { endpointCredentials } from './endpoint-credentials';
 
 /** Where one delivery goes; `current()` is asked before every attempt (null = stop). */
 interface DeliveryTarget {
@@ -164,7 +165,7 @@ export class WebhookDispatcher implements OnModuleDestroy {
       signal: this.shutdown.signal,
     });
     // Redacted before it is logged or kept, and before it is cut (a cut credential no longer matches).
-    const outcome = { ...sent, error: sent.error === null ? null : redactSecrets(sent.error, credentialsOf(destination)) };
+    const outcome = { ...sent, error: sent.error === null ? null : redactSecrets(sent.error, endpointCredentials(destination)) };
     const willRetry =
       delivery.retries && outcome.retryable && attempt < this.settings.maxAttempts && !this.shutdown.signal.aborted;
     this.report(delivery, attempt, outcome, willRetry);
@@ -204,21 +205,5 @@ export class WebhookDispatcher implements OnModuleDestroy {
     const line = `${delivery.target.label} delivery ${delivery.id} attempt ${attempt}/${this.settings.maxAttempts}: ${result} in ${outcome.durationMs} ms${next}`;
     if (outcome.ok) this.logger.log(line);
     else this.logger.warn(line);
-  }
-}
-
-/** What an endpoint could echo of ours: its signing secret, and the user name and password of its URL (sent as Basic auth). */
-function credentialsOf(destination: { url: string; secret: string | null }): (string | null)[] {
-  const url = URL.canParse(destination.url) ? new URL(destination.url) : null;
-  if (!url?.password) return [destination.secret];
-  const password = decoded(url.password);
-  return [destination.secret, url.password, password, Buffer.from(`${decoded(url.username)}:${password}`).toString('base64')];
-}
-
-function decoded(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
   }
 }
