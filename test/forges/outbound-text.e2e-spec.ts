@@ -1,8 +1,7 @@
 import { ForgePullRequestRepository } from '../../src/forges/pull-requests/pull-request.repository';
 import type { TestMember } from '../support/factory';
-import { useTestRelay } from '../support/use-relay';
 import { simulatorAppZip } from '../webhooks/support/app-zip';
-import { forgeConfigPath, writeForgeConfig, until } from './support/forge-relay';
+import { until, useGitHubForgeRelay } from './support/forge-relay';
 import { RecordedRequest, TestForge } from './support/forge-server';
 
 /** No prefix a shape rule knows: only the configured value can find it. */
@@ -23,13 +22,7 @@ const echo = (r: RecordedRequest) => {
  */
 describe('Outbound errors and uploader text on GitHub', () => {
   const forge = new TestForge('github', { token: TOKEN });
-  const config = forgeConfigPath();
-  beforeAll(async () => {
-    await forge.start();
-    writeForgeConfig(config, [{ type: 'github', url: forge.url, tokenEnv: 'GH_TEST_TOKEN', repositories: ['acme/app'] }]);
-  });
-  afterAll(() => forge.close());
-  const ctx = useTestRelay({ SVC_CONFIG: config, GH_TEST_TOKEN: TOKEN, SVC_RELAY_URL: 'https://relay.example.test' });
+  const ctx = useGitHubForgeRelay(forge, TOKEN);
 
   let admin: TestMember;
   let pat: string;
