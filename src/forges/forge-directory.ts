@@ -4,7 +4,8 @@ import { ConfigFileForge } from '../config/forge-config';
 import { RelayConfig } from '../config/relay-config';
 import type { DestinationPolicy } from '../webhooks/destination/address-classifier';
 import { DestinationGuard, parseWebhookUrl } from '../webhooks/destination/destination-guard';
-import { ForgeClient, forgeLabel } from './clients/forge-client';
+import { redactSecrets } from '../logging/mask-secrets';
+import { ForgeClient, ForgeHttp, forgeLabel } from './clients/forge-client';
 import { GiteaForgeClient } from './clients/gitea-client';
 import { GitHubForgeClient } from './clients/github-client';
 import { GitLabForgeClient } from './clients/gitlab-client';
@@ -52,6 +53,8 @@ export class ForgeDirectory implements OnModuleInit {
   private reloadsStarted = 0;
   private reloadApplied = 0;
   private readonly fetchFor: Record<DestinationPolicy, typeof fetch>;
+  /** Every forge's answer is redacted of every forge's credentials: read at each use, so a forge added in the dashboard counts at once. */
+  private readonly redact = (text: string): string => redactSecrets(text, this.credentials());
 
   constructor(
     config: RelayConfig,
@@ -110,9 +113,14 @@ export class ForgeDirectory implements OnModuleInit {
     return this.all().find((entry) => entry.forge.repositories.some((r) => r.toLowerCase() === wanted)) ?? null;
   }
 
+  /** The configured tokens and App keys of every forge. */
+  private credentials(): (string | null)[] {
+    return this.all().flatMap((entry) => [entry.forge.token, entry.forge.app?.privateKey ?? null]);
+  }
+
   private judge(source: ForgeSource, index: number, forge: ConfigFileForge, problem: string | null, secrets: Pick<ConfiguredForge, 'hasToken' | 'hasPrivateKey'>): ConfiguredForge {
-    const fetchImpl = this.fetchFor[source === 'config' ? 'operator' : 'api'];
-    return { key: `${source}:${index}`, source, index, forge, label: forgeLabel(forge), ...secrets, problem, client: problem ? null : clientFor(forge, fetchImpl) };
+    const http: ForgeHttp = { fetch: this.fetchFor[source === 'config' ? 'operator' : 'api'], redact: this.redact };
+    return { key: `${source}:${index}`, source, index, forge, label: forgeLabel(forge), ...secrets, problem, client: problem ? null : clientFor(forge, http) };
   }
 }
 
@@ -132,13 +140,13 @@ function problemOf(forge: ConfigFileForge): string | null {
   return forge.token ? null : `the environment variable ${forge.tokenEnv} (its token) is not set`;
 }
 
-function clientFor(forge: ConfigFileForge, fetchImpl: typeof fetch): ForgeClient {
+function clientFor(forge: ConfigFileForge, http: ForgeHttp): ForgeClient {
   switch (forge.type) {
     case 'github':
-      return new GitHubForgeClient(forge, fetchImpl);
+      return new GitHubForgeClient(forge, http);
     case 'gitlab':
-      return new GitLabForgeClient(forge, fetchImpl);
+      return new GitLabForgeClient(forge, http);
     case 'gitea':
-      return new GiteaForgeClient(forge, fetchImpl);
+      return new GiteaForgeClient(forge, http);
   }
 }

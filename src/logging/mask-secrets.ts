@@ -1,22 +1,57 @@
 /**
- * Removes credentials from anything about to be logged: PAT values, cookie values, bearer
- * credentials, share-link tokens in paths, and `password`/`secret`/`token` fields in JSON (the whole quoted value) or
- * key=value form (up to the next separator). Newlines are escaped so a user-supplied value can
- * never forge a second log line.
+ * The relay's one redaction (docs/robustness.md "Secrets in outbound errors and uploader text"):
+ * removes credentials from anything about to be logged or kept: PAT values, cookie values, bearer
+ * and `token` credentials, the shapes of forge tokens (GitHub, GitLab), JWTs and private keys,
+ * share-link tokens in paths, the OIDC callback's `code` and `state`, and `password`/`secret`/`token`
+ * fields in JSON (the whole quoted value) or key=value form (up to the next separator).
  */
 const SECRET_KEYS = '(?:password|currentPassword|newPassword|secret|token|pass|svc_token)';
-const PATTERNS: [RegExp, string][] = [
+/** GitHub (personal, OAuth, user-to-server, server-to-server, refresh, fine-grained) and GitLab token prefixes. */
+const TOKEN_PREFIXES = '(?:gh[pousr]_|github_pat_|gl(?:pat|oas|dt|rt|ptt|ft|imt|agent|soat|cbt)-)';
+/** The callback's query parameters that carry what the provider handed out for this one sign-in. */
+const OIDC_CALLBACK_SECRETS = /([?&](?:code|state|session_state|id_token|access_token)=)[^&#\s"]*/g;
+
+type Replacement = string | ((match: string, ...groups: string[]) => string);
+
+const PATTERNS: [RegExp, Replacement][] = [
   [/svc_pat_[A-Za-z0-9_-]+/g, 'svc_pat_***'],
+  [new RegExp(`\\b(${TOKEN_PREFIXES})[A-Za-z0-9_-]+`, 'g'), '$1***'],
+  [/-----BEGIN ([A-Z ]*)PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g, '-----BEGIN $1PRIVATE KEY-----***-----END $1PRIVATE KEY-----'],
+  [/\beyJ[\w-]*\.eyJ[\w-]*\.[\w-]*/g, '***'],
   [/(svc_token=)[^;\s"&]+/gi, '$1***'],
   [/(bearer\s+)[^\s"]+/gi, '$1***'],
+  // Gitea's and GitHub's `Authorization: token <value>`; only a value that looks like one (16+ characters, a digit), not prose.
+  [/(\btoken\s+)(?=[\w.~+/=-]*\d)[\w.~+/=-]{16,}/gi, '$1***'],
   // Share links carry their token in the path (/install/<token>, /api/v1/share/<token>/download).
   [/(\/(?:install|share)\/)[0-9a-f]{64}/gi, '$1***'],
+  // A refused OIDC callback is logged with its query string; openid-client names both states when they differ.
+  [/\/auth\/oidc\/callback\?[^\s"]*/g, (url) => url.replace(OIDC_CALLBACK_SECRETS, '$1***')],
+  [/(\b(?:state|nonce) mismatch, expected )[^,\s]+(, got: )[^\s"]*/g, '$1***$2***'],
   [new RegExp(`("${SECRET_KEYS}"\\s*:\\s*")(?:[^"\\\\]|\\\\.)*"`, 'gi'), '$1***"'],
   [new RegExp(`(\\b${SECRET_KEYS}\\s*[:=]\\s*)(?!\\*\\*\\*)[^"&,\\s}]+`, 'gi'), '$1***'],
 ];
 
-export function maskSecrets(text: string): string {
+/** A configured credential shorter than this is not searched for by value (it would mask ordinary words); its shape still is. */
+export const MIN_REDACTED_LENGTH = 6;
+
+/**
+ * `text` without the given credentials (the configured ones: forge tokens, App keys, webhook
+ * secrets…, as written, JSON-escaped and URL-encoded) and without anything shaped like one.
+ * Redact before cutting text short: a cut credential no longer matches.
+ */
+export function redactSecrets(text: string, credentials: Iterable<string | null | undefined> = []): string {
   let out = text;
-  for (const [pattern, replacement] of PATTERNS) out = out.replace(pattern, replacement);
-  return out.replace(/\r/g, '\\r').replace(/\n/g, '\\n');
+  const forms = new Set<string>();
+  for (const credential of credentials) {
+    if (!credential || credential.length < MIN_REDACTED_LENGTH) continue;
+    forms.add(credential).add(JSON.stringify(credential).slice(1, -1)).add(encodeURIComponent(credential));
+  }
+  for (const form of [...forms].sort((a, b) => b.length - a.length)) out = out.split(form).join('***');
+  for (const [pattern, replacement] of PATTERNS) out = out.replace(pattern, replacement as string);
+  return out;
+}
+
+/** A log line: redacted, and with its newlines escaped so a user-supplied value can never forge a second line. */
+export function maskSecrets(text: string): string {
+  return redactSecrets(text).replace(/\r/g, '\\r').replace(/\n/g, '\\n');
 }

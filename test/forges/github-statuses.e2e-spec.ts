@@ -3,8 +3,7 @@ import { readFileSync } from 'node:fs';
 import { attachBuild } from '../support/build-fixtures';
 import { npmApk } from '../builds/contents-tools';
 import type { TestMember } from '../support/factory';
-import { useTestRelay } from '../support/use-relay';
-import { forgeConfigPath, writeForgeConfig, SHA_A, SHA_B, SHA_C, until } from './support/forge-relay';
+import { SHA_A, SHA_B, SHA_C, until, useGitHubForgeRelay } from './support/forge-relay';
 import { TestForge } from './support/forge-server';
 
 const TOKEN = 'ghp_test_token';
@@ -19,14 +18,7 @@ const forge = new TestForge('github', { token: TOKEN });
  * with Retry-After; a late pending never overwrites a newer success.
  */
 describe('GitHub commit statuses', () => {
-  const config = forgeConfigPath();
-  // Declared before useTestRelay: hooks run in order, so the file names the forge before the relay reads it.
-  beforeAll(async () => {
-    await forge.start();
-    writeForgeConfig(config, [{ type: 'github', url: forge.url, tokenEnv: 'GH_TEST_TOKEN', repositories: ['acme/app'] }]);
-  });
-  afterAll(() => forge.close());
-  const ctx = useTestRelay({ SVC_CONFIG: config, GH_TEST_TOKEN: TOKEN, SVC_RELAY_URL: 'https://relay.example.test' });
+  const ctx = useGitHubForgeRelay(forge, TOKEN);
 
   let reviewer: TestMember;
   let pat: string;
@@ -153,13 +145,7 @@ describe('GitHub commit statuses', () => {
 
 describe('the pull request comment on GitHub', () => {
   const gh = new TestForge('github', { token: TOKEN });
-  const config = forgeConfigPath();
-  beforeAll(async () => {
-    await gh.start();
-    writeForgeConfig(config, [{ type: 'github', url: gh.url, tokenEnv: 'GH_TEST_TOKEN', repositories: ['acme/app'] }]);
-  });
-  afterAll(() => gh.close());
-  const ctx = useTestRelay({ SVC_CONFIG: config, GH_TEST_TOKEN: TOKEN, SVC_RELAY_URL: 'https://relay.example.test' });
+  const ctx = useGitHubForgeRelay(gh, TOKEN);
 
   it('is created once, then edited in place, listing every build of the pull request with an install link and its changelog', async () => {
     const pat = await ctx.members.pat(await ctx.members.member('Developer'), 'builds:write');
@@ -186,7 +172,7 @@ describe('the pull request comment on GitHub', () => {
     // The links are made once: every edit shows the same ones.
     for (const edit of edits) for (const url of [...(edit.body as { body: string }).body.matchAll(/\[Install\]\(([^)]+)\)/g)].map((m) => m[1])) expect(installs).toContain(url);
     expect(body).toContain(`[#${android}](https://relay.example.test/builds/${android})`);
-    expect(body).toContain('> Try &lt;b&gt;login&lt;/b&gt;\n> and logout');
+    expect(body).toContain('```\nTry <b>login</b>\nand logout\n```');
     // The install link opens the build's page without an account.
     const page = await ctx.relay.http().get(new URL(installs[0]).pathname).expect(200);
     expect(page.text).toContain('html');

@@ -208,6 +208,27 @@ describe('OIDC sign-in', () => {
     expect(cookieFrom(swapped.headers['set-cookie'], 'svc_token')).toBeNull();
   });
 
+  // Issue 36 item 7: a refused request's log line keeps its query string; the callback's code and state are masked in it.
+  it('a refused callback is logged with its code and state masked, and so is a state mismatch', async () => {
+    person('masked', ['qa']);
+    const sent: URL[] = [];
+    const keep = (flowCookie: string | null) => (callback: URL) => (sent.push(callback), { callback, flowCookie });
+    expect((await oidcSignInWithoutBrowser(relay, '/', keep(null))).status).toBe(401);
+    const other = cookieFrom((await relay.http().get('/api/v1/auth/oidc/login').expect(302)).headers['set-cookie'], 'svc_oidc')!;
+    expect((await oidcSignInWithoutBrowser(relay, '/', keep(other))).status).toBe(401);
+
+    const log = relay.logger.buffer.tail(100).join('\n');
+    expect(log.match(/GET \/api\/v1\/auth\/oidc\/callback\?\S* 401/g)?.slice(-2)).toEqual([
+      'GET /api/v1/auth/oidc/callback?code=***&state=*** 401',
+      'GET /api/v1/auth/oidc/callback?code=***&state=*** 401',
+    ]);
+    expect(log).toContain('OIDC sign-in refused: state mismatch, expected ***, got: ***');
+    for (const callback of sent) {
+      expect(log).not.toContain(callback.searchParams.get('code')!);
+      expect(log).not.toContain(callback.searchParams.get('state')!);
+    }
+  });
+
   const faults: [StubTokenFault, RegExp][] = [
     ['wrong-audience', /aud mismatch/],
     ['expired', /expired/],

@@ -56,15 +56,31 @@ export function forgeLabel(forge: Pick<ConfigFileForge, 'type' | 'url'>): string
   return `${forge.type} ${url.origin}${url.pathname === '/' ? '' : url.pathname}`;
 }
 
-/** A JSON request through `fetchImpl`, answering the forge's JSON; a non-2xx answer becomes a ForgeRefusal with the forge's message. */
-export async function sendJson(fetchImpl: typeof fetch, method: string, url: string, headers: Record<string, string>, body: unknown): Promise<unknown> {
-  const res = await fetchImpl(url, {
+/** How a client reaches its forge: the pinned fetch, and the redaction every answer's text goes through. */
+export interface ForgeHttp {
+  fetch: typeof fetch;
+  /** Removes every configured forge credential, and anything shaped like one (docs/robustness.md "Secrets in outbound errors"). */
+  redact: (text: string) => string;
+}
+
+/**
+ * A refusal whose message is the forge's text redacted, then cut: a forge may echo the request's
+ * credential in its error, and this message is kept (last_error, the delivery log) and logged.
+ */
+export function refusalOf(http: ForgeHttp, statusCode: number, headers: Headers, text: string): ForgeRefusal {
+  const shown = http.redact(text).slice(0, 300);
+  return new ForgeRefusal(statusCode, headers, `HTTP ${statusCode}${shown ? `: ${shown}` : ''}`);
+}
+
+/** A JSON request through the forge's fetch, answering the forge's JSON; a non-2xx answer becomes a ForgeRefusal with the forge's message. */
+export async function sendJson(http: ForgeHttp, method: string, url: string, headers: Record<string, string>, body: unknown): Promise<unknown> {
+  const res = await http.fetch(url, {
     method,
     headers: { ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), Accept: 'application/json', ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
-  if (!res.ok) throw new ForgeRefusal(res.status, res.headers, `HTTP ${res.status}${text ? `: ${text.slice(0, 300)}` : ''}`);
+  if (!res.ok) throw refusalOf(http, res.status, res.headers, text);
   try {
     return text ? JSON.parse(text) : null;
   } catch {

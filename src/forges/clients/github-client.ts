@@ -2,7 +2,7 @@ import type { Octokit } from '@octokit/rest';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { RELAY_VERSION } from '../../relay/relay-version';
 import type { ConfigFileForge } from '../../config/forge-config';
-import { ChangedCommit, ForgeClient, ForgeRefusal, markedComment, StatusPost, titleOf } from './forge-client';
+import { ChangedCommit, ForgeClient, ForgeHttp, markedComment, refusalOf, StatusPost, titleOf } from './forge-client';
 
 const SILENT = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
@@ -19,11 +19,11 @@ export class GitHubForgeClient implements ForgeClient {
 
   constructor(
     private readonly forge: ConfigFileForge,
-    pinned: typeof fetch,
+    private readonly http: ForgeHttp,
   ) {
     const fetchImpl: typeof fetch = async (input, init) => {
       try {
-        return await pinned(input, init);
+        return await http.fetch(input, init);
       } catch (err) {
         const slot = this.fetchFailure.getStore();
         if (slot) slot.error = err;
@@ -97,7 +97,7 @@ export class GitHubForgeClient implements ForgeClient {
     try {
       return await this.fetchFailure.run(slot, work);
     } catch (err) {
-      throw slot.error ?? asRefusal(err);
+      throw slot.error ?? asRefusal(this.http, err);
     }
   }
 
@@ -117,10 +117,10 @@ export class GitHubForgeClient implements ForgeClient {
 }
 
 /** Octokit's RequestError for an answer becomes a ForgeRefusal; one without a response (network) stays as it is. */
-function asRefusal(err: unknown): unknown {
+function asRefusal(http: ForgeHttp, err: unknown): unknown {
   const e = err as { status?: number; response?: { headers?: Record<string, string | number | undefined>; data?: unknown }; message?: string };
   if (typeof e?.status !== 'number' || !e.response) return err;
   const headers = new Headers();
   for (const [name, value] of Object.entries(e.response.headers ?? {})) if (value !== undefined) headers.set(name, String(value));
-  return new ForgeRefusal(e.status, headers, `HTTP ${e.status}: ${String(e.message ?? '').slice(0, 300)}`);
+  return refusalOf(http, e.status, headers, String(e.message ?? ''));
 }

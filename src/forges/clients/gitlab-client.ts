@@ -1,5 +1,5 @@
 import type { ConfigFileForge } from '../../config/forge-config';
-import { ChangedCommit, commentIdOf, ForgeClient, markedComment, sendJson, StatusPost, titleOf } from './forge-client';
+import { ChangedCommit, commentIdOf, ForgeClient, ForgeHttp, markedComment, sendJson, StatusPost, titleOf } from './forge-client';
 
 /** GitLab's names for the relay's states (its `pending` means "not started": a review under way is `running`). */
 const STATES = { pending: 'running', success: 'success', failure: 'failed' } as const;
@@ -8,12 +8,12 @@ const STATES = { pending: 'running', success: 'success', failure: 'failed' } as 
 export class GitLabForgeClient implements ForgeClient {
   constructor(
     private readonly forge: ConfigFileForge,
-    private readonly fetchImpl: typeof fetch,
+    private readonly http: ForgeHttp,
   ) {}
 
   async post(status: StatusPost): Promise<void> {
     const url = `${this.project(status.repository)}/statuses/${status.commit}`;
-    await sendJson(this.fetchImpl, 'POST', url, this.headers(), {
+    await sendJson(this.http, 'POST', url, this.headers(), {
       state: STATES[status.state],
       name: status.context,
       description: status.description,
@@ -23,23 +23,23 @@ export class GitLabForgeClient implements ForgeClient {
 
   async compare(repository: string, base: string, head: string): Promise<ChangedCommit[]> {
     const url = `${this.project(repository)}/repository/compare?from=${encodeURIComponent(base)}&to=${encodeURIComponent(head)}`;
-    const answer = (await sendJson(this.fetchImpl, 'GET', url, this.headers(), undefined)) as { commits?: { id: string; title?: string; message?: string; author_name?: string; web_url?: string }[] } | null;
+    const answer = (await sendJson(this.http, 'GET', url, this.headers(), undefined)) as { commits?: { id: string; title?: string; message?: string; author_name?: string; web_url?: string }[] } | null;
     return (answer?.commits ?? []).map((c) => ({ sha: c.id, title: c.title ?? titleOf(c.message), author: c.author_name ?? null, url: c.web_url ?? null }));
   }
 
   async findComment(repository: string, pullRequest: number, marker: string): Promise<string | null> {
     const url = `${this.project(repository)}/merge_requests/${pullRequest}/notes?per_page=100&sort=asc`;
-    return markedComment(await sendJson(this.fetchImpl, 'GET', url, this.headers(), undefined), marker);
+    return markedComment(await sendJson(this.http, 'GET', url, this.headers(), undefined), marker);
   }
 
   /** A note on the merge request (`pull_request` is its iid). */
   async upsertComment(repository: string, pullRequest: number, commentId: string | null, body: string): Promise<string> {
     const notes = `${this.project(repository)}/merge_requests/${pullRequest}/notes`;
     if (commentId) {
-      await sendJson(this.fetchImpl, 'PUT', `${notes}/${encodeURIComponent(commentId)}`, this.headers(), { body });
+      await sendJson(this.http, 'PUT', `${notes}/${encodeURIComponent(commentId)}`, this.headers(), { body });
       return commentId;
     }
-    return commentIdOf(await sendJson(this.fetchImpl, 'POST', notes, this.headers(), { body }));
+    return commentIdOf(await sendJson(this.http, 'POST', notes, this.headers(), { body }));
   }
 
   private project(repository: string): string {

@@ -1,3 +1,4 @@
+import { redactSecrets } from '../../logging/mask-secrets';
 import { DestinationRefused } from '../../webhooks/destination/destination-guard';
 import { ForgeRefusal } from '../clients/forge-client';
 
@@ -39,7 +40,8 @@ export function judgeFailure(err: unknown, attempts: number, nowMs: number): Att
   const refused = err instanceof DestinationRefused ? err : cause instanceof DestinationRefused ? cause : null;
   if (refused) return { statusCode: null, error: `destination refused: ${refused.reason}`, retryAfterMs: refused.transient ? backoff : null };
   const code = (err as NodeJS.ErrnoException)?.code ?? cause?.code;
-  return { statusCode: null, error: `network error: ${code ?? (err as Error)?.message ?? String(err)}`, retryAfterMs: backoff };
+  // A refusal's text is redacted where it is made (its client knows the credentials); a network error's is redacted of shapes here.
+  return { statusCode: null, error: redactSecrets(`network error: ${code ?? (err as Error)?.message ?? String(err)}`), retryAfterMs: backoff };
 }
 
 /** Retry-After (seconds or an HTTP date), else GitHub's x-ratelimit-reset (epoch seconds) when nothing remains. */

@@ -1,3 +1,4 @@
+import { inertBlock, inlineText } from '../markdown/inert-text';
 import { flagListOf, stateOf } from '../status/commit-status';
 import type { CommitBuild } from '../../builds/provenance/build-verdicts.service';
 
@@ -18,24 +19,25 @@ const COMMITS_SHOWN = 10;
  * The pull request's one comment (docs/integrations.md): a table of its builds (app, platform,
  * version, verdict with who decided, how many flags its comparison raised, a link to the build
  * page, an install link), newest first, and below it each build's flags with their reasons and
- * changelog ("what to test").
+ * changelog ("what to test"). Every uploader-supplied value is inert (../markdown/inert-text.ts):
+ * inline ones escaped with mentions broken, the changelog a code block.
  */
 export function renderPullRequestComment(builds: CommentBuild[]): string {
   const newestFirst = [...builds].sort((a, b) => b.id - a.id);
   const rows = newestFirst.map((b) => {
     const build = b.pageUrl ? `[#${b.id}](${b.pageUrl})` : `#${b.id}`;
     const install = b.installUrl ? `[Install](${b.installUrl})` : '—';
-    return `| ${cell(b.name)} | ${b.platform} | ${cell(versionOf(b))} | ${verdictOf(b)} | ${b.flags.length ? `⚑ ${b.flags.length}` : '—'} | ${build} | ${install} |`;
+    return `| ${inlineText(b.name)} | ${b.platform} | ${inlineText(versionOf(b))} | ${verdictOf(b)} | ${b.flags.length ? `⚑ ${b.flags.length}` : '—'} | ${build} | ${install} |`;
   });
   const changelogs = newestFirst
     .filter((b) => b.provenance.changelog || b.changes || b.flags.length)
     .map((b) => {
       const parts = [
         b.flags.length ? flagListOf(b.name, b.platform, b.flags) : null,
-        b.provenance.changelog ? quote(b.provenance.changelog) : null,
+        b.provenance.changelog ? inertBlock(b.provenance.changelog) : null,
         b.changes ? changesOf(b.changes) : null,
       ].filter(Boolean);
-      return `<details><summary>What to test in ${cell(b.name)} ${cell(versionOf(b))} (${b.platform}, #${b.id})</summary>\n\n${parts.join('\n\n')}\n\n</details>`;
+      return `<details><summary>What to test in ${inlineText(b.name)} ${inlineText(versionOf(b))} (${b.platform}, #${b.id})</summary>\n\n${parts.join('\n\n')}\n\n</details>`;
     });
   return [
     COMMENT_MARKER,
@@ -50,7 +52,7 @@ export function renderPullRequestComment(builds: CommentBuild[]): string {
 
 /** "What changed since #12": the first commits, linked, and how many more. */
 function changesOf(changes: NonNullable<CommentBuild['changes']>): string {
-  const shown = changes.commits.slice(0, COMMITS_SHOWN).map((c) => `- ${c.url ? `[\`${c.sha.slice(0, 7)}\`](${c.url})` : `\`${c.sha.slice(0, 7)}\``} ${cell(c.title)}`);
+  const shown = changes.commits.slice(0, COMMITS_SHOWN).map((c) => `- ${c.url ? `[\`${c.sha.slice(0, 7)}\`](${c.url})` : `\`${c.sha.slice(0, 7)}\``} ${inlineText(c.title)}`);
   const more = changes.commits.length - shown.length;
   return [`What changed since #${changes.baseBuildId}:`, ...(shown.length ? shown : ['- no commits']), ...(more > 0 ? [`- … and ${more} more`] : [])].join('\n');
 }
@@ -61,22 +63,9 @@ function versionOf(build: CommitBuild): string {
 
 function verdictOf(build: CommitBuild): string {
   const state = stateOf(build.status);
-  const who = build.decidedBy ? ` by ${cell(build.decidedBy)}` : '';
+  const who = build.decidedBy ? ` by ${inlineText(build.decidedBy)}` : '';
   if (state === 'success') return `✅ Done${who}`;
   if (state === 'failure') return `❌ Rejected${who}`;
   return `⏳ ${build.status ?? 'Waiting for review'}`;
 }
 
-/** One table cell: no pipes or line breaks, no HTML. */
-function cell(text: string): string {
-  return text.replace(/[|\\`*_<>[\]]/g, (c) => `\\${c}`).replace(/\s+/g, ' ');
-}
-
-/** The uploader's text as a quote, HTML taken literally. */
-function quote(text: string): string {
-  return text
-    .replace(/[<>&]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;' })[c]!)
-    .split(/\r?\n/)
-    .map((line) => `> ${line}`)
-    .join('\n');
-}

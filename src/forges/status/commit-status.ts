@@ -1,6 +1,7 @@
 import type { Platform } from '../../app-catalogue/platform';
 import type { BuildStatus } from '../../builds/build-status';
 import type { CommitBuild } from '../../builds/provenance/build-verdicts.service';
+import { inlineText, neutraliseMentions } from '../markdown/inert-text';
 import type { StatusState } from '../outbox/forge-status.entity';
 
 /** GitHub refuses longer descriptions; the others are shown cut near it anyway. */
@@ -89,8 +90,9 @@ function short(build: ReviewedBuild): string {
   return state === 'pending' ? 'waiting for review' : state === 'success' ? 'approved' : 'rejected';
 }
 
+/** One line, mentions made inert (the app name, a flag's reason and the newest comment are other people's text). */
 function clip(text: string): string {
-  const one = text.replace(/\s+/g, ' ').trim();
+  const one = neutraliseMentions(text.replace(/\s+/g, ' ').trim());
   return one.length <= MAX_DESCRIPTION ? one : `${one.slice(0, MAX_DESCRIPTION - 1)}…`;
 }
 
@@ -101,14 +103,14 @@ function summaryOf(builds: ReviewedBuild[]): string {
 
 /** "⚑ Flags of App (android):" and one reason per line (shared with the pull-request comment). */
 export function flagListOf(name: string, platform: string, flags: string[]): string {
-  return [`⚑ Flags of ${escape(name)} (${platform}):`, ...flags.map((reason) => `- ${escape(reason)}`)].join('\n');
+  return [`⚑ Flags of ${inlineText(name)} (${platform}):`, ...flags.map((reason) => `- ${inlineText(reason)}`)].join('\n');
 }
 
 function tableOf(builds: ReviewedBuild[]): string {
   const rows = builds.map((b) => {
     const version = [b.versionName, b.buildNumber && `(${b.buildNumber})`].filter(Boolean).join(' ') || '—';
-    const name = b.pageUrl ? `[${escape(b.name)}](${b.pageUrl})` : escape(b.name);
-    return `| ${name} | ${b.platform} | ${escape(version)} | ${verdictOf(b)} | ${escape(b.decidedBy ?? '—')} | ${escape(b.latestComment ?? '—')} |`;
+    const name = b.pageUrl ? `[${inlineText(b.name)}](${b.pageUrl})` : inlineText(b.name);
+    return `| ${name} | ${b.platform} | ${inlineText(version)} | ${verdictOf(b)} | ${inlineText(b.decidedBy ?? '—')} | ${inlineText(b.latestComment ?? '—')} |`;
   });
   return ['| App | Platform | Version | Verdict | Reviewer | Latest comment |', '|---|---|---|---|---|---|', ...rows].join('\n');
 }
@@ -116,11 +118,6 @@ function tableOf(builds: ReviewedBuild[]): string {
 function verdictOf(build: ReviewedBuild): string {
   const state = stateOf(build.status);
   return state === 'success' ? '✅ Done' : state === 'failure' ? '❌ Rejected' : `⏳ ${build.status ?? 'Not reviewed'}`;
-}
-
-/** Table cells: no pipes, no line breaks, no HTML. */
-export function escape(text: string): string {
-  return text.replace(/[|\\`*_<>[\]]/g, (c) => `\\${c}`).replace(/\s+/g, ' ');
 }
 
 /** The first non-blank line of a comment, for a one-line description. */

@@ -15,6 +15,8 @@ import { PING_EVENT, pingBody } from './ping-payload';
 import { signatureFor, statusChangedBody } from './status-changed-payload';
 import { AttemptOutcome, WebhookSender } from './webhook-sender';
 import { RelayMetrics } from '../../metrics/relay-metrics';
+import { redactSecrets } from '../../logging/mask-secrets';
+import { endpointCredentials } from './endpoint-credentials';
 
 /** Where one delivery goes; `current()` is asked before every attempt (null = stop). */
 interface DeliveryTarget {
@@ -155,13 +157,15 @@ export class WebhookDispatcher implements OnModuleDestroy {
     };
     if (destination.secret) headers['X-Svc-Signature'] = signatureFor(destination.secret, delivery.body);
     const attemptedAt = this.clock.now();
-    const outcome = await this.sender.send({
+    const sent = await this.sender.send({
       url: destination.url,
       policy: delivery.target.policy,
       headers,
       body: delivery.body,
       signal: this.shutdown.signal,
     });
+    // Redacted before it is logged or kept, and before it is cut (a cut credential no longer matches).
+    const outcome = { ...sent, error: sent.error === null ? null : redactSecrets(sent.error, endpointCredentials(destination)) };
     const willRetry =
       delivery.retries && outcome.retryable && attempt < this.settings.maxAttempts && !this.shutdown.signal.aborted;
     this.report(delivery, attempt, outcome, willRetry);

@@ -23,7 +23,8 @@ export interface RecordedRequest {
 export interface ScriptedAnswer {
   status: number;
   headers?: Record<string, string>;
-  body?: unknown;
+  /** The answer's JSON, or made from the request (a forge that echoes what it was sent in its error). */
+  body?: unknown | ((request: RecordedRequest) => unknown);
   /** Hold the answer until this promise resolves (a forge that is slow or down). */
   hold?: Promise<void>;
   /** Only a request whose path holds this takes the answer (another test's late status must not). */
@@ -118,12 +119,14 @@ export class TestForge {
       if (authProblem) problems.push(authProblem);
       if (op.validate && !op.validate(body ?? {})) problems.push(`body: ${JSON.stringify(op.validate.errors)}`);
     }
-    this.requests.push({ method: req.method ?? '', path, query, headers: req.headers, body, operation: op?.id ?? null, problems });
+    const recorded: RecordedRequest = { method: req.method ?? '', path, query, headers: req.headers, body, operation: op?.id ?? null, problems };
+    this.requests.push(recorded);
     const scripted = op ? this.takeScripted(op.id, path) : undefined;
     if (scripted?.hold) await scripted.hold;
     const answer = scripted ?? (op ? { status: 201, body: this.plausible(op.id, body) } : { status: 404, body: { message: 'Not Found' } });
     res.writeHead(answer.status, { 'content-type': 'application/json', ...(answer.headers ?? {}) });
-    res.end(answer.body === undefined ? '' : JSON.stringify(answer.body));
+    const answerBody = typeof answer.body === 'function' ? answer.body(recorded) : answer.body;
+    res.end(answerBody === undefined ? '' : JSON.stringify(answerBody));
   }
 
   private takeScripted(operation: string, path: string): ScriptedAnswer | undefined {
