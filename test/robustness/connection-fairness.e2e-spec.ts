@@ -119,10 +119,10 @@ describe('request heads must arrive within SVC_HEADERS_TIMEOUT_MS', () => {
     half.write('GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n');
     const silent = await openSocket(ctx.relay.port);
     try {
-      const [halfMs, silentMs] = await Promise.all([closedWithin(half, 5000), closedWithin(silent, 5000)]);
+      // Closed after the timeout, and well before Node's default check (every 30 s from the server's start,
+      // seconds ago here) would have: a deadline ten times the timeout, which a busy machine does not reach.
+      const [halfMs] = await Promise.all([closedWithin(half, 10 * 500), closedWithin(silent, 10 * 500)]);
       expect(halfMs).toBeGreaterThanOrEqual(400);
-      expect(halfMs).toBeLessThan(1500);
-      expect(silentMs).toBeLessThan(1500);
     } finally {
       half.destroy();
       silent.destroy();

@@ -126,6 +126,7 @@ describeUnless(ffmpegSkipReason(), 'recorded sessions (POST /sessions/:sessionId
   it('records the stream to an MP4 without re-encoding, with a timeline of the tap and the swipe and who did them', async () => {
     await agent('rec-a');
     const sessionId = 'fake-android-rec-a';
+    const askedAt = Date.now();
     const started = await members.as(qa, 'post', recordingsOf(sessionId)).send({ buildId: 4242 }).expect(201);
     expect(started.body).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
@@ -144,10 +145,12 @@ describeUnless(ffmpegSkipReason(), 'recorded sessions (POST /sessions/:sessionId
     // Nobody watched the device: the agent starts its encoder now, the video begins at its first key frame.
     await sleep(2000);
     const dashboard = { Cookie: qa.cookie, Origin: relay.url };
+    const tapAskedAt = Date.now();
     expect(await act(sessionId, dashboard, 'tap', { x: 0.25, y: 0.5 })).toMatchObject({ ok: true });
     await sleep(500);
     const script = { Authorization: `Bearer ${viewPat}` };
     expect(await act(sessionId, script, 'swipe', { fromX: 0.5, fromY: 0.8, toX: 0.5, toY: 0.2, durationMs: 200 })).toMatchObject({ ok: true });
+    const swipeAnsweredAt = Date.now();
     // A viewer comes and goes meanwhile: it gets the live picture, and its leaving does not stop the agent's stream.
     const viewer = new TestPeer(wsUrl(relay, `/api/v1/sessions/${sessionId}/stream`), script);
     await viewer.opened;
@@ -156,6 +159,7 @@ describeUnless(ffmpegSkipReason(), 'recorded sessions (POST /sessions/:sessionId
     viewer.close();
     await sleep(1500);
     const stopped = await members.withPat(viewPat, 'post', `${recordingsOf(sessionId)}/stop`).expect(200);
+    const stoppedAt = Date.now();
     const recording = stopped.body;
     expect(Object.keys(recording).sort()).toEqual(['createdAt', 'expiresAt', 'fileSize', 'id', 'mime', 'sessionId', 'url']);
     expect(recording).toMatchObject({ sessionId, mime: 'video/mp4', url: expect.stringMatching(/^\/api\/v1\/recordings\/rec-[0-9a-f]{32}\.mp4$/) });
@@ -169,9 +173,10 @@ describeUnless(ffmpegSkipReason(), 'recorded sessions (POST /sessions/:sessionId
     const file = await download(recording.url);
     const video = probe(file);
     expect(video).toMatchObject({ codec: 'h264', width: 240, height: 480, decodeErrors: '' });
-    // ≈ 4.5 s from the start, less the encoder's start-up
+    // ≈ 4.5 s from the start, less the encoder's start-up; never longer than the recording was on (as
+    // this test saw it: a busy machine makes both longer together), so nothing from before the start.
     expect(video.duration).toBeGreaterThan(3);
-    expect(video.duration).toBeLessThan(6.5);
+    expect(video.duration).toBeLessThanOrEqual((stoppedAt - askedAt) / 1000);
     expect(video.frames).toBeGreaterThan(video.duration * 30 * 0.6);
     expect(video.frames).toBeLessThan(video.duration * 30 * 1.2 + 2);
 
@@ -189,11 +194,12 @@ describeUnless(ffmpegSkipReason(), 'recorded sessions (POST /sessions/:sessionId
       outcome: 'ok',
       detail: { fromX: 0.5, fromY: 0.8, toX: 0.5, toY: 0.2, durationMs: 200 },
     });
-    // Offsets on the video's time line: the tap inside it, the swipe about 0.5 s later, both before the end.
+    // Offsets on the video's time line: the tap inside it, the swipe at least 0.5 s later and no further
+    // from it than the test's own tap-to-swipe span, both before the end.
     expect(tap.at).toBeGreaterThan(0);
     expect(swipe.at - tap.at).toBeGreaterThanOrEqual(450);
-    expect(swipe.at - tap.at).toBeLessThan(1500);
-    expect(swipe.at).toBeLessThan(timeline.durationMs - 1500);
+    expect(swipe.at - tap.at).toBeLessThanOrEqual(swipeAnsweredAt - tapAskedAt);
+    expect(swipe.at).toBeLessThan(timeline.durationMs);
     expect(timeline.snapshots.length).toBeGreaterThanOrEqual(1);
     expect(timeline.snapshots[0].tree.elements.length).toBeGreaterThan(0);
     // Timelines are recordings: cookie only, like the video.
@@ -348,7 +354,8 @@ describeUnless(ffmpegSkipReason(), 'recorded sessions (POST /sessions/:sessionId
       const started = Date.now();
       await short.http().post(path).set('Cookie', member.cookie).send({}).expect(201);
       await eventually(async () => (await short.http().get(`${path}/current`).set('Cookie', member.cookie)).status === 404);
-      expect(Date.now() - started).toBeGreaterThanOrEqual(4900);
+      const endedBy = Date.now();
+      expect(endedBy - started).toBeGreaterThanOrEqual(4900);
       const recording = (await short.http().post(`${path}/stop`).set('Cookie', member.cookie).expect(200)).body;
       const timeline = (await short.http().get(`${recording.url}/timeline`).set('Cookie', member.cookie).expect(200)).body;
       expect(timeline.endedBy).toBe('max_duration');
@@ -357,9 +364,9 @@ describeUnless(ffmpegSkipReason(), 'recorded sessions (POST /sessions/:sessionId
       writeFileSync(file, Buffer.from(await res.arrayBuffer()));
       const video = probe(file);
       expect(video).toMatchObject({ codec: 'h264', decodeErrors: '' });
-      // 5 s from the start, less the encoder's start-up
+      // 5 s from the start, less the encoder's start-up; no longer than the recording was on (as this test saw it).
       expect(video.duration).toBeGreaterThan(2);
-      expect(video.duration).toBeLessThan(5.2);
+      expect(video.duration).toBeLessThanOrEqual((endedBy - started) / 1000);
     }, 30_000);
   });
 
