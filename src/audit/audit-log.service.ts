@@ -57,7 +57,7 @@ export class AuditLogService {
 
   private readonly logger = new Logger('Audit');
   private key: AuditHeadKey | null = null;
-  private untrustedHeadReported = false;
+  private editedHeadReported = false;
 
   /** Made on first use: a command that never writes the log never creates the key file. */
   private headKey(): AuditHeadKey {
@@ -197,17 +197,18 @@ export class AuditLogService {
   /**
    * The head's new columns, signed only when the current head verifies: a head someone changed in
    * the database stays unsigned or mis-signed whatever is appended after, so `svc audit verify`
-   * keeps reporting it (docs/audit.md). The relay signs anew only at its start (signHeadAtStart).
+   * keeps reporting it (docs/audit.md). An unsigned head or one signed with another key (a new
+   * database, a restored backup, a key changed) waits for the relay's start (signHeadAtStart);
+   * one that fails under this very key was edited, which is worth an error in the log.
    */
   private nextHead(state: AuditStateEntity, head: AuditHead): Partial<AuditStateEntity> {
     const columns = { headHash: head.hash, headCount: head.count, headLastId: head.lastId };
     const key = this.headKey();
-    if (state.headKeyId === key.id && headSignatureHolds(key, headOf(state), state.headMac)) {
-      return { ...columns, headMac: signHead(key, head), headKeyId: key.id };
-    }
-    if (!this.untrustedHeadReported) {
-      this.untrustedHeadReported = true;
-      this.logger.error('The audit log head does not verify (svc audit verify says why): entries are still written, the head is left unsigned until the relay restarts');
+    if (state.headKeyId !== key.id) return columns;
+    if (headSignatureHolds(key, headOf(state), state.headMac)) return { ...columns, headMac: signHead(key, head), headKeyId: key.id };
+    if (!this.editedHeadReported) {
+      this.editedHeadReported = true;
+      this.logger.error('The audit log head is not as the relay signed it (svc audit verify says why): entries are still written, the head stays unsigned');
     }
     return columns;
   }

@@ -81,6 +81,7 @@ describe('audit log: recording, reading, export, chain, retention', () => {
       ['build.deletion_scheduled', 'cookie', { delete_after: expect.any(String) }],
       ['build.label_changed', 'cookie', { from: null, to: 'rc1' }],
       ['build.status_changed', 'cookie', { from: null, to: 'Done' }],
+      ['build.uploaded', 'pat', expect.objectContaining({ file: 'binary-nested.app.zip', commit: null })],
     ]);
     const app = await auditEntries(ctx, admin, `target=app:${upload.body.app_id}`);
     expect(app[0]).toMatchObject({ action: 'app.deleted', actor_id: qa.id, details: { builds: 1 } });
