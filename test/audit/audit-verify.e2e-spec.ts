@@ -1,6 +1,8 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { RELAY_ACTOR } from '../../src/audit/audit-actor';
 import { AuditEvent, AUDIT_EVENT } from '../../src/audit/audit-event';
+import { AuditLogService } from '../../src/audit/audit-log.service';
 import { CLI_TEST_TIMEOUT_MS, CliResult, emptyDir, runCli } from '../cli/cli-process';
 import { join } from 'node:path';
 import { itSqliteOnly, testDialect, TestRelay } from '../support/test-relay';
@@ -100,8 +102,8 @@ describe(`svc audit verify (${testDialect})`, () => {
 });
 
 /** `svc audit verify --json` on a relay's data folder (and its PostgreSQL database under test:postgres). */
-async function verifyRelay(relay: TestRelay, cwd = emptyDir()): Promise<CliResult & { json: Record<string, unknown> }> {
-  const env = relay.env.SVC_DATABASE_URL ? { SVC_DATABASE_URL: relay.env.SVC_DATABASE_URL } : {};
+async function verifyRelay(relay: TestRelay, cwd = emptyDir(), extraEnv: Record<string, string> = {}): Promise<CliResult & { json: Record<string, unknown> }> {
+  const env = { ...(relay.env.SVC_DATABASE_URL ? { SVC_DATABASE_URL: relay.env.SVC_DATABASE_URL } : {}), ...extraEnv };
   const result = await runCli(['audit', 'verify', '--data-dir', relay.dataDir, '--json'], { cwd, env, timeoutMs: 90_000 });
   return { ...result, json: result.stdout.trim() ? JSON.parse(result.stdout) : {} };
 }
@@ -205,6 +207,56 @@ describe(`svc audit verify: truncation (${testDialect})`, () => {
         await sql(relay, 'UPDATE audit_state SET anchor_hash = ?, anchor_id = ?', [anchor, ids[1]]);
       });
       expect(result.code).toBe(1);
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
+});
+
+describe(`svc audit verify: a head signed anew (${testDialect})`, () => {
+  it(
+    'signs an unsigned head at the relay\'s start (a log from before issue 36, or a reset accepted), and says so in the log',
+    async () => {
+      await withTestRelay({}, async (relay, members) => {
+        await members.admin();
+        const ids = await seedLog(relay);
+        // As the migration leaves a log written before the head was signed.
+        await sql(relay, 'UPDATE audit_state SET head_mac = NULL, head_key_id = NULL, head_count = 0, head_last_id = NULL');
+        expect((await verifyRelay(relay)).json).toMatchObject({ ok: false, reason: expect.stringContaining('not signed') });
+
+        await relay.app.get(AuditLogService).signHeadAtStart(RELAY_ACTOR);
+        await auditSettled(relay);
+        const rows = (await sql(relay, "SELECT id, details FROM audit_entries WHERE action = 'audit.head_signed' ORDER BY id")) as { id: number | string; details: string }[];
+        expect(rows.map((r) => JSON.parse(r.details))).toEqual([
+          { reason: 'unsigned', entries: 0, last_id: null },
+          { reason: 'unsigned', entries: ids.length, last_id: ids[ids.length - 1] },
+        ]);
+        const after = await verifyRelay(relay);
+        expect(after.code).toBe(0);
+        expect(after.json).toMatchObject({ ok: true, checked: ids.length + 1, head_signed_at: [Number(rows[1].id)] });
+      });
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
+});
+
+describe(`svc audit verify: the key from SVC_SECRETS_KEY (${testDialect})`, () => {
+  const SECRETS_KEY = 'ab'.repeat(32);
+  const ctx = useTestRelay({ SVC_SECRETS_KEY: SECRETS_KEY });
+
+  it(
+    'verifies with the variable the relay has, writes no key file, and names the key when it is missing',
+    async () => {
+      await ctx.members.admin();
+      await seedLog(ctx.relay);
+      expect(existsSync(join(ctx.relay.dataDir, 'audit-head.key'))).toBe(false);
+      const withKey = await verifyRelay(ctx.relay, emptyDir(), { SVC_SECRETS_KEY: SECRETS_KEY });
+      expect(withKey.json).toMatchObject({ ok: true });
+      const without = await verifyRelay(ctx.relay);
+      expect(without.code).toBe(1);
+      expect(without.json).toMatchObject({ ok: false, reason: expect.stringContaining('SVC_SECRETS_KEY') });
+      const another = await verifyRelay(ctx.relay, emptyDir(), { SVC_SECRETS_KEY: 'cd'.repeat(32) });
+      expect(another.json).toMatchObject({ ok: false, reason: expect.stringContaining('another key') });
+      expect(existsSync(join(ctx.relay.dataDir, 'audit-head.key'))).toBe(false);
     },
     CLI_TEST_TIMEOUT_MS,
   );
