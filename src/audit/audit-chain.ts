@@ -55,8 +55,8 @@ export interface ChainBreak {
 
 /**
  * Walks entries in id order from the anchor (the hash of the last pruned entry, or GENESIS_HASH)
- * and names the first one whose prev_hash or hash does not hold. `head` is the hash the relay
- * recorded for its newest entry: a deleted last entry leaves the chain whole but the head unmatched.
+ * and names the first one whose prev_hash or hash does not hold. Entries deleted at the end leave
+ * the chain whole: the signed head tells (audit-verifier.ts).
  */
 export class ChainWalker {
   private expectedPrev: string;
@@ -65,6 +65,11 @@ export class ChainWalker {
 
   constructor(anchorHash: string | null) {
     this.expectedPrev = anchorHash ?? GENESIS_HASH;
+  }
+
+  /** The newest entry's hash once one was walked, else null. */
+  get lastHash(): string | null {
+    return this.lastId === null ? null : this.expectedPrev;
   }
 
   next(entry: StoredChainEntry): ChainBreak | null {
@@ -81,13 +86,6 @@ export class ChainWalker {
     this.expectedPrev = entry.hash;
     this.lastId = entry.id;
     this.checked++;
-    return null;
-  }
-
-  finish(headHash: string | null): ChainBreak | null {
-    if (headHash !== null && headHash !== this.expectedPrev) {
-      return { id: this.lastId, reason: 'the newest entry is not the one the relay last wrote: entries after it were deleted' };
-    }
     return null;
   }
 }

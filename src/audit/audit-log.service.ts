@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository, SelectQueryBuilder } from 'typeorm';
@@ -6,11 +6,13 @@ import { Clock } from '../common/clock';
 import { DAY_MS } from '../common/time';
 import { forUpdate } from '../database/row-lock';
 import { TransactionRunner } from '../database/transaction-runner';
+import { RelayConfig } from '../config/relay-config';
 import { auditEvent, AuditActor } from './audit-actor';
 import { entryHash, GENESIS_HASH } from './audit-chain';
 import { AuditEntryEntity } from './audit-entry.entity';
 import { AuditEvent } from './audit-event';
-import { AuditStateEntity } from './audit-state.entity';
+import { AuditHead, AuditHeadKey, headSignatureHolds, loadAuditHeadKey, signHead } from './audit-head';
+import { AuditStateEntity, headOf } from './audit-state.entity';
 
 const STATE_ID = 1;
 /** Entries written in one transaction at most (a burst is written in several). */
@@ -50,7 +52,17 @@ export class AuditLogService {
     private readonly transactions: TransactionRunner,
     private readonly clock: Clock,
     private readonly events: EventEmitter2,
+    private readonly config: RelayConfig,
   ) {}
+
+  private readonly logger = new Logger('Audit');
+  private key: AuditHeadKey | null = null;
+  private editedHeadReported = false;
+
+  /** Made on first use: a command that never writes the log never creates the key file. */
+  private headKey(): AuditHeadKey {
+    return (this.key ??= loadAuditHeadKey(this.config, true)!);
+  }
 
   /**
    * Appends one entry. Outside a transaction, appends are written one transaction at a time per
@@ -114,7 +126,10 @@ export class AuditLogService {
       const entries = manager.getRepository(AuditEntryEntity);
       const saved: AuditEntryEntity[] = [];
       for (const row of rows) saved.push(await entries.save(row));
-      await states.update({ id: STATE_ID }, { headHash: prevHash });
+      if (state) {
+        const head = { ...headOf(state), count: state.headCount + saved.length, lastId: saved[saved.length - 1].id, hash: prevHash };
+        await states.update({ id: STATE_ID }, this.nextHead(state, head));
+      }
       return saved;
     });
   }
@@ -170,11 +185,54 @@ export class AuditLogService {
         .getOne();
       if (!last) return 0;
       const { affected } = await entries.createQueryBuilder().delete().where('id <= :id', { id: last.id }).execute();
-      await manager.getRepository(AuditStateEntity).update({ id: STATE_ID }, { anchorHash: last.hash, anchorId: last.id });
-      return affected ?? 0;
+      const removed = affected ?? 0;
+      const head = { ...headOf(state), count: Math.max(0, state.headCount - removed), anchorHash: last.hash, anchorId: last.id };
+      await manager.getRepository(AuditStateEntity).update({ id: STATE_ID }, { anchorHash: last.hash, anchorId: last.id, ...this.nextHead(state, head) });
+      return removed;
     });
     if (removed) await this.append(auditEvent(actor, 'audit.pruned', null, { entries: removed }));
     return removed;
+  }
+
+  /**
+   * The head's new columns, signed only when the current head verifies: a head someone changed in
+   * the database stays unsigned or mis-signed whatever is appended after, so `svc audit verify`
+   * keeps reporting it (docs/audit.md). An unsigned head or one signed with another key (a new
+   * database, a restored backup, a key changed) waits for the relay's start (signHeadAtStart);
+   * one that fails under this very key was edited, which is worth an error in the log.
+   */
+  private nextHead(state: AuditStateEntity, head: AuditHead): Partial<AuditStateEntity> {
+    const columns = { headHash: head.hash, headCount: head.count, headLastId: head.lastId };
+    const key = this.headKey();
+    if (state.headKeyId !== key.id) return columns;
+    if (headSignatureHolds(key, headOf(state), state.headMac)) return { ...columns, headMac: signHead(key, head), headKeyId: key.id };
+    if (!this.editedHeadReported) {
+      this.editedHeadReported = true;
+      this.logger.error('The audit log head is not as the relay signed it (svc audit verify says why): entries are still written, the head stays unsigned');
+    }
+    return columns;
+  }
+
+  /**
+   * At the relay's start: a head never signed (a new database, or one from before issue 36), or
+   * signed with another key (SVC_SECRETS_KEY set or changed), is signed as the table stands, and
+   * `audit.head_signed` records it, so a head someone removed or replaced in the database cannot be
+   * re-signed without an entry saying so. A head that does not verify under this key stays as it is.
+   */
+  async signHeadAtStart(actor: AuditActor): Promise<void> {
+    const key = this.headKey();
+    const signed = await this.transactions.run(async (manager) => {
+      const states = manager.getRepository(AuditStateEntity);
+      const state = await states.findOne({ where: { id: STATE_ID }, ...forUpdate(manager) });
+      if (!state || (state.headMac && state.headKeyId === key.id)) return null;
+      const entries = manager.getRepository(AuditEntryEntity);
+      const [last] = await entries.find({ order: { id: 'DESC' }, take: 1 });
+      const count = await entries.count();
+      const head = { ...headOf(state), count, lastId: last?.id ?? state.anchorId, hash: last?.hash ?? state.anchorHash };
+      await states.update({ id: STATE_ID }, { headHash: head.hash, headCount: count, headLastId: head.lastId, headMac: signHead(key, head), headKeyId: key.id });
+      return { reason: state.headMac ? 'key_changed' : 'unsigned', entries: count, last_id: head.lastId };
+    });
+    if (signed) await this.append(auditEvent(actor, 'audit.head_signed', null, signed));
   }
 
   private filtered(filter: AuditFilter): SelectQueryBuilder<AuditEntryEntity> {

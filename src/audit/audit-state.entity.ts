@@ -1,8 +1,10 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { AuditHead } from './audit-head';
 
 /**
  * The log's single row (id 1, created by the migration): the retention setting, the anchor left by
- * pruning, and the head (the newest entry's hash). Appends lock this row, which makes them one line.
+ * pruning, and the head (how many entries are kept, the newest one's id and hash) with its
+ * signature (audit-head.ts). Appends lock this row, which makes them one line.
  */
 @Entity('audit_state')
 export class AuditStateEntity {
@@ -23,4 +25,24 @@ export class AuditStateEntity {
   /** The hash of the newest entry, or null while the log is empty. */
   @Column({ name: 'head_hash', type: 'varchar', length: 64, nullable: true })
   headHash: string | null;
+
+  /** How many entries the table holds (appends add, pruning subtracts). */
+  @Column({ name: 'head_count', type: 'integer', default: 0 })
+  headCount: number;
+
+  @Column({ name: 'head_last_id', type: 'integer', nullable: true })
+  headLastId: number | null;
+
+  /** HMAC of the head and the anchor under a key outside the database; null until first signed. */
+  @Column({ name: 'head_mac', type: 'varchar', length: 64, nullable: true })
+  headMac: string | null;
+
+  /** Which key signed it (AuditHeadKey.id). */
+  @Column({ name: 'head_key_id', type: 'varchar', length: 16, nullable: true })
+  headKeyId: string | null;
+}
+
+/** The signed part of the state row. */
+export function headOf(state: AuditStateEntity): AuditHead {
+  return { count: state.headCount, lastId: state.headLastId, hash: state.headHash, anchorId: state.anchorId, anchorHash: state.anchorHash };
 }

@@ -1,39 +1,74 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { MoreThan, Repository } from 'typeorm';
+import { EntityManager, MoreThan } from 'typeorm';
+import { RelayConfig } from '../config/relay-config';
+import { TransactionRunner } from '../database/transaction-runner';
 import { ChainBreak, ChainWalker } from './audit-chain';
 import { AuditEntryEntity } from './audit-entry.entity';
-import { AuditStateEntity } from './audit-state.entity';
+import { AuditHeadKey, headSignatureHolds, loadAuditHeadKey } from './audit-head';
+import { AuditStateEntity, headOf } from './audit-state.entity';
 import { parseDetails } from './audit.mapper';
 
 export interface VerifyResult {
   checked: number;
   anchorId: number | null;
   broken: ChainBreak | null;
+  /** Ids of `audit.head_signed` entries with entries before them: signed anew there, on trust (docs/audit.md). */
+  signedAt: number[];
 }
 
-/** `svc audit verify`: recomputes every kept entry's hash from the table, in id order, from the anchor. */
+/**
+ * `svc audit verify`: recomputes every kept entry's hash in id order from the anchor, then checks
+ * the head (count, newest id and hash, anchor) against its signature. Reads only, in one
+ * transaction, so entries the relay appends meanwhile are not half seen. Never writes: a missing
+ * key is reported, not made.
+ */
+export async function verifyAuditLog(manager: EntityManager, key: AuditHeadKey | null, batch = 1000): Promise<VerifyResult> {
+  if (manager.connection.options.type === 'postgres') await manager.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
+  const state = await manager.getRepository(AuditStateEntity).findOneBy({ id: 1 });
+  const signedAt: number[] = [];
+  if (!state) return { checked: 0, anchorId: null, broken: { id: null, reason: 'the audit state row is missing' }, signedAt };
+  const walker = new ChainWalker(state.anchorHash);
+  let after = 0;
+  let lastId: number | null = null;
+  for (;;) {
+    const rows = await manager.getRepository(AuditEntryEntity).find({ where: { id: MoreThan(after) }, order: { id: 'ASC' }, take: batch });
+    for (const row of rows) {
+      const broken = walker.next({ ...row, details: parseDetails(row.details) });
+      if (broken) return { checked: walker.checked, anchorId: state.anchorId, broken, signedAt };
+      if (row.action === 'audit.head_signed' && Number(parseDetails(row.details).entries) > 0) signedAt.push(row.id);
+      lastId = row.id;
+    }
+    if (rows.length < batch) break;
+    after = rows[rows.length - 1].id;
+  }
+  const broken = headBreak(state, key, { count: walker.checked, lastId: lastId ?? state.anchorId, hash: walker.lastHash ?? state.anchorHash });
+  return { checked: walker.checked, anchorId: state.anchorId, broken: broken === null ? null : { id: lastId, reason: broken }, signedAt };
+}
+
+/** Why the head does not vouch for the entries found, or null when it does. */
+function headBreak(state: AuditStateEntity, key: AuditHeadKey | null, found: { count: number; lastId: number | null; hash: string | null }): string | null {
+  if (!state.headMac) return 'the head is not signed: it was removed or reset in the database (entries may have been deleted)';
+  if (!key) return 'the key the head is signed with is not here: set SVC_SECRETS_KEY as the relay has it, or run this on the relay\'s data folder';
+  if (state.headKeyId !== key.id) return `the head is signed with another key than ${key.source}: SVC_SECRETS_KEY differs from the relay's, or the head was replaced`;
+  if (!headSignatureHolds(key, headOf(state), state.headMac)) {
+    return 'the head (entry count, newest entry, anchor) is not as the relay signed it: it was edited in the database, entries were deleted';
+  }
+  if (found.hash !== state.headHash || found.lastId !== state.headLastId) {
+    return 'the newest entry is not the one the relay last wrote: entries after it were deleted, or entries were added';
+  }
+  if (found.count !== state.headCount) return `the relay wrote ${state.headCount} entries that are kept, ${found.count} are here: entries were deleted or added`;
+  return null;
+}
+
+/** The same check on the relay's own database (tests; the CLI opens the database read-only itself). */
 @Injectable()
 export class AuditVerifier {
   constructor(
-    @InjectRepository(AuditEntryEntity) private readonly entries: Repository<AuditEntryEntity>,
-    @InjectRepository(AuditStateEntity) private readonly state: Repository<AuditStateEntity>,
+    private readonly transactions: TransactionRunner,
+    private readonly config: RelayConfig,
   ) {}
 
-  async verify(batch = 1000): Promise<VerifyResult> {
-    const state = await this.state.findOneBy({ id: 1 });
-    if (!state) return { checked: 0, anchorId: null, broken: { id: null, reason: 'the audit state row is missing' } };
-    const walker = new ChainWalker(state.anchorHash);
-    let after = 0;
-    for (;;) {
-      const rows = await this.entries.find({ where: { id: MoreThan(after) }, order: { id: 'ASC' }, take: batch });
-      for (const row of rows) {
-        const broken = walker.next({ ...row, details: parseDetails(row.details) });
-        if (broken) return { checked: walker.checked, anchorId: state.anchorId, broken };
-      }
-      if (rows.length < batch) break;
-      after = rows[rows.length - 1].id;
-    }
-    return { checked: walker.checked, anchorId: state.anchorId, broken: walker.finish(state.headHash) };
+  verify(batch = 1000): Promise<VerifyResult> {
+    return this.transactions.run((manager) => verifyAuditLog(manager, loadAuditHeadKey(this.config, false), batch));
   }
 }

@@ -3,6 +3,9 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import type { Request } from 'express';
 import { createHash } from 'node:crypto';
 import { AppCatalogue } from '../app-catalogue/app-catalogue.service';
+import { actorOf, auditEvent } from '../audit/audit-actor';
+import { AUDIT_EVENT } from '../audit/audit-event';
+import type { Principal } from '../common/auth/principal';
 import { Clock } from '../common/clock';
 import { ErrorMessages } from '../common/errors/error-messages';
 import { badRequest, notFound } from '../common/errors/http-error';
@@ -64,7 +67,7 @@ export class BuildIntakeService {
   ) {}
 
   /** Receives and files one multipart upload (a refused one counts its declared length in the metrics). */
-  receive(req: Request, uploader: StatusActor): Promise<BuildEntity> {
+  receive(req: Request, uploader: Principal): Promise<BuildEntity> {
     return this.timed(Number(req.headers['content-length']) || 0, () => this.intake(req, uploader));
   }
 
@@ -73,7 +76,7 @@ export class BuildIntakeService {
    * upload): the same checks, store and row as receive(). On success the file has been moved into
    * the store; on failure it may still be where it was, for its owner to remove.
    */
-  receiveFile(file: ReceivedBuildFile, fields: Record<string, string>, uploader: StatusActor): Promise<BuildEntity> {
+  receiveFile(file: ReceivedBuildFile, fields: Record<string, string>, uploader: Principal): Promise<BuildEntity> {
     return this.timed(file.size, () => this.fileBuild(file, fields, uploader));
   }
 
@@ -91,7 +94,7 @@ export class BuildIntakeService {
     }
   }
 
-  private async intake(req: Request, uploader: StatusActor): Promise<BuildEntity> {
+  private async intake(req: Request, uploader: Principal): Promise<BuildEntity> {
     const maxBytes = this.config.maxBuildBytes;
     const upload = await receiveMultipart(req, {
       tmpDir: this.paths.tmp,
@@ -114,7 +117,7 @@ export class BuildIntakeService {
   private async fileBuild(
     file: ReceivedBuildFile,
     rawFields: Record<string, string>,
-    uploader: StatusActor,
+    uploader: Principal,
     onKept?: () => void,
   ): Promise<BuildEntity> {
     const fields = validateFields(UploadBuildFields, rawFields);
@@ -136,6 +139,22 @@ export class BuildIntakeService {
       throw err;
     });
     this.events.emit(BuildUploadedEvent.eventName, new BuildUploadedEvent(build.id, build.appId, uploader));
+    // Who put which file on the relay, and where it says it came from (its provenance as sent).
+    this.events.emit(
+      AUDIT_EVENT,
+      auditEvent(actorOf(uploader), 'build.uploaded', `build:${build.id}`, {
+        app_id: build.appId,
+        file: originalName,
+        bytes: file.size,
+        version: metadata.versionName,
+        build_number: metadata.buildNumber,
+        repository: fields.repository ?? null,
+        branch: fields.branch ?? null,
+        commit: fields.commit ?? null,
+        pull_request: fields.pull_request ?? null,
+        ci_url: fields.ci_url ?? null,
+      }),
+    );
     return build;
   }
 

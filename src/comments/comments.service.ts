@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectRepository } from '@nestjs/typeorm';
+import { actorOf, auditEvent } from '../audit/audit-actor';
+import { AUDIT_EVENT } from '../audit/audit-event';
 import { Repository } from 'typeorm';
 import { BuildQueryService } from '../builds/build-query.service';
 import type { Principal } from '../common/auth/principal';
@@ -108,6 +110,8 @@ export class CommentsService {
     if (comment.authorId !== principal.userId && principal.role !== 'Admin') throw forbidden(CommentMessages.notAuthor);
     await this.comments.delete({ id });
     this.events.emit(CommentDeletedEvent.eventName, new CommentDeletedEvent(id, comment.buildId));
+    const details = { build_id: comment.buildId, author_id: comment.authorId, attachments: comment.attachments?.length ?? 0 };
+    this.events.emit(AUDIT_EVENT, auditEvent(actorOf(principal), 'comment.deleted', `comment:${id}`, details));
     for (const attachment of comment.attachments ?? []) await this.images.remove(attachment.filePath);
   }
 

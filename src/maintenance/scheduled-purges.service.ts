@@ -50,6 +50,8 @@ export class ScheduledPurgesService implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    // Only the relay signs a head anew (docs/audit.md), never a CLI command on its data folder.
+    await this.audit.signHeadAtStart(RELAY_ACTOR).catch((err: Error) => this.logger.error(`Could not sign the audit log head: ${err.message}`, err.stack));
     await this.sweepAfterCrash({ waitForBackground: false });
     await this.runAll();
   }

@@ -169,6 +169,8 @@ export class ScimMembersService {
   }
 
   audit(action: string, actor: Principal, userId: number | null, details: AuditEvent['details'], target?: string): void {
-    this.events.emit(AUDIT_EVENT, new AuditEvent(action, null, actor.email, 'scim', target ?? (userId ? `member:${userId}` : null), null, details));
+    // Every SCIM write names the token that made it (reads are not recorded: docs/audit.md).
+    const withToken = { ...details, scim_token_id: actor.tokenId };
+    this.events.emit(AUDIT_EVENT, new AuditEvent(action, null, actor.email, 'scim', target ?? (userId ? `member:${userId}` : null), actor.clientAddress, withToken));
   }
 }

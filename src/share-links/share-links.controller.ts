@@ -49,8 +49,9 @@ export class ShareLinksController {
   async revoke(
     @Param('id', new ParseIdPipe(ErrorMessages.buildNotFound)) id: number,
     @Param('linkId', new ParseIdPipe(ShareLinkMessages.notFound)) linkId: number,
+    @CurrentPrincipal() principal: Principal,
   ): Promise<void> {
-    await this.shareLinks.revoke(id, linkId);
+    await this.shareLinks.revoke(principal, id, linkId);
   }
 
   /** Public: the token is the only credential, and it opens this build's file and nothing else. */

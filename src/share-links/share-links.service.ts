@@ -1,7 +1,10 @@
 import { Injectable } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Request, Response } from 'express';
 import { Repository } from 'typeorm';
+import { actorOf, auditEvent, RELAY_ACTOR } from '../audit/audit-actor';
+import { AUDIT_EVENT } from '../audit/audit-event';
 import { BuildDownloadService } from '../builds/build-download.service';
 import { BuildIconsService } from '../builds/build-icons.service';
 import { BuildQueryService } from '../builds/build-query.service';
@@ -46,10 +49,11 @@ export class ShareLinksService {
     private readonly icons: BuildIconsService,
     private readonly publicUrl: PublicUrlService,
     private readonly clock: Clock,
+    private readonly events: EventEmitter2,
   ) {}
 
   /** `actor` is the member asking, or (for a pull-request comment, docs/integrations.md) the build's uploader, whose account may be gone. */
-  async create(buildId: number, actor: ShareLinkCreator, days = DEFAULT_SHARE_DAYS): Promise<ShareLink> {
+  async create(buildId: number, actor: ShareLinkCreator | Principal, days = DEFAULT_SHARE_DAYS): Promise<ShareLink> {
     await this.builds.get(buildId);
     const { token, hash } = newLinkToken();
     const now = this.clock.now();
@@ -65,6 +69,9 @@ export class ShareLinksService {
         downloads: 0,
       }),
     );
+    // A member's request, or the relay making one for a pull-request comment on the uploader's behalf.
+    const by = 'via' in actor ? actorOf(actor) : RELAY_ACTOR;
+    this.events.emit(AUDIT_EVENT, auditEvent(by, 'share_link.created', `share_link:${link.id}`, { build_id: buildId, expires_at: link.expiresAt.toISOString(), for: actor.email }));
     const path = `${INSTALL_PAGE_PATH}/${token}`;
     const base = this.publicUrl.publicBaseUrl();
     return toShareLink(link, { url: base ? `${base.replace(/\/$/, '')}${path}` : null, path });
@@ -78,11 +85,13 @@ export class ShareLinksService {
   }
 
   /** Revoking twice is harmless (the first time is kept); a link of another build is 404. */
-  async revoke(buildId: number, linkId: number): Promise<void> {
+  async revoke(actor: Principal, buildId: number, linkId: number): Promise<void> {
     await this.builds.get(buildId);
     const link = await this.links.findOneBy({ id: linkId, buildId });
     if (!link) throw notFound(ShareLinkMessages.notFound);
-    if (!link.revokedAt) await this.links.update({ id: link.id }, { revokedAt: this.clock.now() });
+    if (link.revokedAt) return;
+    await this.links.update({ id: link.id }, { revokedAt: this.clock.now() });
+    this.events.emit(AUDIT_EVENT, auditEvent(actorOf(actor), 'share_link.revoked', `share_link:${link.id}`, { build_id: buildId, downloads: link.downloads }));
   }
 
   /** The install page's content; 404 for a token no link has, 410 for an ended link. */

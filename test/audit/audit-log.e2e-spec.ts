@@ -81,6 +81,7 @@ describe('audit log: recording, reading, export, chain, retention', () => {
       ['build.deletion_scheduled', 'cookie', { delete_after: expect.any(String) }],
       ['build.label_changed', 'cookie', { from: null, to: 'rc1' }],
       ['build.status_changed', 'cookie', { from: null, to: 'Done' }],
+      ['build.uploaded', 'pat', expect.objectContaining({ file: 'binary-nested.app.zip', commit: null })],
     ]);
     const app = await auditEntries(ctx, admin, `target=app:${upload.body.app_id}`);
     expect(app[0]).toMatchObject({ action: 'app.deleted', actor_id: qa.id, details: { builds: 1 } });
@@ -225,8 +226,9 @@ describe('audit log: forwarding to syslog', () => {
         await relay.http().post('/api/v1/auth/login').send({ email: admin.email, password: 'nope nope' }).expect(401);
         await auditSettled(relay);
         const deadline = Date.now() + 10_000;
-        while (collector.messages.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-        expect(collector.messages.length).toBeGreaterThanOrEqual(2);
+        // The relay's audit.head_signed at start, the Admin's sign-in, the failed one.
+        while (collector.messages.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+        expect(collector.messages.length).toBeGreaterThanOrEqual(3);
         const rfc5424 = /^<110>1 (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z) (\S+) svc-relay (\d+) audit \[svc@32473 ((?:\w+="(?:[^"\\\]]|\\["\\\]])*" ?)+)\] (\{.*\})$/;
         const parsed = collector.messages.map((m) => {
           const match = rfc5424.exec(m);
@@ -285,14 +287,15 @@ describe('audit log: forwarding to an HTTP endpoint', () => {
           await members.as(admin, 'post', '/api/v1/auth/logout').expect(200);
           await auditSettled(relay);
           const deadline = Date.now() + 10_000;
-          while (received.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+          while (received.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
         },
       );
     } finally {
       await new Promise((r) => server.close(r));
     }
-    expect(received.map((r) => r.body.action)).toEqual(['auth.sign_in', 'auth.sign_out']);
-    expect(received[1].body.prev_hash).toBe(received[0].body.hash);
+    // The first entry of a new log is the relay signing its head (docs/audit.md).
+    expect(received.map((r) => r.body.action)).toEqual(['audit.head_signed', 'auth.sign_in', 'auth.sign_out']);
+    expect(received[2].body.prev_hash).toBe(received[1].body.hash);
     expect(received.every((r) => r.auth === 'Bearer collector-secret')).toBe(true);
   });
 });

@@ -1,9 +1,12 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { RELAY_ACTOR } from '../../src/audit/audit-actor';
 import { AuditEvent, AUDIT_EVENT } from '../../src/audit/audit-event';
-import { CLI_TEST_TIMEOUT_MS, emptyDir, runCli } from '../cli/cli-process';
+import { AuditLogService } from '../../src/audit/audit-log.service';
+import { CLI_TEST_TIMEOUT_MS, CliResult, emptyDir, runCli } from '../cli/cli-process';
 import { join } from 'node:path';
-import { itSqliteOnly, testDialect } from '../support/test-relay';
-import { useTestRelay } from '../support/use-relay';
+import { itSqliteOnly, testDialect, TestRelay } from '../support/test-relay';
+import { useTestRelay, withTestRelay } from '../support/use-relay';
 import { auditSettled, sql } from './audit-support';
 
 /**
@@ -19,8 +22,8 @@ describe(`svc audit verify (${testDialect})`, () => {
     return { ...result, json: result.stdout.trim() ? JSON.parse(result.stdout) : {} };
   }
 
-  async function ids(): Promise<number[]> {
-    const rows = (await sql(ctx.relay, 'SELECT id FROM audit_entries ORDER BY id')) as { id: number | string }[];
+  async function ids(where = ''): Promise<number[]> {
+    const rows = (await sql(ctx.relay, `SELECT id FROM audit_entries ${where} ORDER BY id`)) as { id: number | string }[];
     return rows.map((r) => Number(r.id));
   }
 
@@ -59,7 +62,8 @@ describe(`svc audit verify (${testDialect})`, () => {
       expect(intact.json).toMatchObject({ ok: true, broken_id: null });
       expect(intact.json.checked).toBe((await ids()).length);
 
-      const [, second] = await ids();
+      // A probe's row (the log starts with the relay's audit.head_signed and the Admin's entries).
+      const [, second] = await ids("WHERE action = 'test.verify'");
       await sql(ctx.relay, "UPDATE audit_entries SET actor_label = 'someone else' WHERE id = ?", [second]);
       const edited = await verify();
       expect(edited.code).toBe(1);
@@ -92,6 +96,218 @@ describe(`svc audit verify (${testDialect})`, () => {
       const truncated = await verify();
       expect(truncated.code).toBe(1);
       expect(truncated.json).toMatchObject({ ok: false, reason: expect.stringContaining('newest entry') });
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
+});
+
+/** `svc audit verify --json` on a relay's data folder (and its PostgreSQL database under test:postgres). */
+async function verifyRelay(relay: TestRelay, cwd = emptyDir(), extraEnv: Record<string, string> = {}): Promise<CliResult & { json: Record<string, unknown> }> {
+  const env = { ...(relay.env.SVC_DATABASE_URL ? { SVC_DATABASE_URL: relay.env.SVC_DATABASE_URL } : {}), ...extraEnv };
+  const result = await runCli(['audit', 'verify', '--data-dir', relay.dataDir, '--json'], { cwd, env, timeoutMs: 90_000 });
+  return { ...result, json: result.stdout.trim() ? JSON.parse(result.stdout) : {} };
+}
+
+/** Six probe entries after the first Admin's, all written. */
+async function seedLog(relay: TestRelay): Promise<number[]> {
+  const events = relay.app.get(EventEmitter2);
+  for (let i = 0; i < 6; i++) await events.emitAsync(AUDIT_EVENT, new AuditEvent('test.verify', null, 'probe', 'system', `probe:${i}`, null, { i }));
+  await auditSettled(relay);
+  const rows = (await sql(relay, 'SELECT id, hash FROM audit_entries ORDER BY id')) as { id: number | string; hash: string }[];
+  return rows.map((r) => Number(r.id));
+}
+
+async function hashOf(relay: TestRelay, id: number): Promise<string> {
+  const rows = (await sql(relay, 'SELECT hash FROM audit_entries WHERE id = ?', [id])) as { hash: string }[];
+  return rows[0].hash;
+}
+
+/**
+ * Truncation (issue 36 item 6): entries deleted at the end, with the head made to agree as far as
+ * the database allows. The head (count, last id, hash, anchor) is signed with a key outside the
+ * database, so whatever is written there without it is a break.
+ */
+describe(`svc audit verify: truncation (${testDialect})`, () => {
+  async function attacked(attack: (relay: TestRelay, ids: number[]) => Promise<void>): Promise<CliResult & { json: Record<string, unknown> }> {
+    return withTestRelay({}, async (relay, members) => {
+      await members.admin();
+      const ids = await seedLog(relay);
+      expect((await verifyRelay(relay)).json).toMatchObject({ ok: true });
+      await attack(relay, ids);
+      return verifyRelay(relay);
+    });
+  }
+
+  it(
+    'reports newest entries deleted with the head set to NULL',
+    async () => {
+      const result = await attacked(async (relay, ids) => {
+        await sql(relay, 'DELETE FROM audit_entries WHERE id >= ?', [ids[ids.length - 2]]);
+        await sql(relay, 'UPDATE audit_state SET head_hash = NULL');
+      });
+      expect(result.code).toBe(1);
+      expect(result.json).toMatchObject({ ok: false, reason: expect.stringContaining('head') });
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    "reports newest entries deleted with the head set to the new last entry's hash",
+    async () => {
+      const result = await attacked(async (relay, ids) => {
+        await sql(relay, 'DELETE FROM audit_entries WHERE id >= ?', [ids[ids.length - 2]]);
+        await sql(relay, 'UPDATE audit_state SET head_hash = ?', [await hashOf(relay, ids[ids.length - 3])]);
+      });
+      expect(result.code).toBe(1);
+      expect(result.json).toMatchObject({ ok: false, reason: expect.stringContaining('head') });
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'reports every entry deleted with the head set to NULL',
+    async () => {
+      const result = await attacked(async (relay) => {
+        await sql(relay, 'DELETE FROM audit_entries');
+        await sql(relay, 'UPDATE audit_state SET head_hash = NULL');
+      });
+      expect(result.code).toBe(1);
+      expect(result.json).toMatchObject({ ok: false, checked: 0 });
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'reports a head whose every column was made to agree, and a head whose signature was removed',
+    async () => {
+      const forged = await attacked(async (relay, ids) => {
+        const last = ids[ids.length - 3];
+        await sql(relay, 'DELETE FROM audit_entries WHERE id > ?', [last]);
+        await sql(relay, 'UPDATE audit_state SET head_hash = ?, head_count = ?, head_last_id = ?', [await hashOf(relay, last), ids.length - 2, last]);
+      });
+      expect(forged.code).toBe(1);
+      expect(forged.json).toMatchObject({ ok: false, reason: expect.stringContaining('signed') });
+
+      const unsigned = await attacked(async (relay) => {
+        await sql(relay, 'DELETE FROM audit_entries');
+        await sql(relay, 'UPDATE audit_state SET head_hash = NULL, head_count = 0, head_last_id = NULL, head_mac = NULL');
+      });
+      expect(unsigned.code).toBe(1);
+      expect(unsigned.json).toMatchObject({ ok: false, reason: expect.stringContaining('not signed') });
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'reports oldest entries deleted with the anchor set to the last deleted one',
+    async () => {
+      const result = await attacked(async (relay, ids) => {
+        const anchor = await hashOf(relay, ids[1]);
+        await sql(relay, 'DELETE FROM audit_entries WHERE id <= ?', [ids[1]]);
+        await sql(relay, 'UPDATE audit_state SET anchor_hash = ?, anchor_id = ?', [anchor, ids[1]]);
+      });
+      expect(result.code).toBe(1);
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
+});
+
+describe(`svc audit verify: a head signed anew (${testDialect})`, () => {
+  it(
+    'signs an unsigned head at the relay\'s start (a log from before issue 36, or a reset accepted), and says so in the log',
+    async () => {
+      await withTestRelay({}, async (relay, members) => {
+        await members.admin();
+        const ids = await seedLog(relay);
+        // As the migration leaves a log written before the head was signed.
+        await sql(relay, 'UPDATE audit_state SET head_mac = NULL, head_key_id = NULL, head_count = 0, head_last_id = NULL');
+        expect((await verifyRelay(relay)).json).toMatchObject({ ok: false, reason: expect.stringContaining('not signed') });
+
+        await relay.app.get(AuditLogService).signHeadAtStart(RELAY_ACTOR);
+        await auditSettled(relay);
+        const rows = (await sql(relay, "SELECT id, details FROM audit_entries WHERE action = 'audit.head_signed' ORDER BY id")) as { id: number | string; details: string }[];
+        expect(rows.map((r) => JSON.parse(r.details))).toEqual([
+          { reason: 'unsigned', entries: 0, last_id: null },
+          { reason: 'unsigned', entries: ids.length, last_id: ids[ids.length - 1] },
+        ]);
+        const after = await verifyRelay(relay);
+        expect(after.code).toBe(0);
+        expect(after.json).toMatchObject({ ok: true, checked: ids.length + 1, head_signed_at: [Number(rows[1].id)] });
+      });
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
+});
+
+describe(`svc audit verify: the key from SVC_SECRETS_KEY (${testDialect})`, () => {
+  const SECRETS_KEY = 'ab'.repeat(32);
+  const ctx = useTestRelay({ SVC_SECRETS_KEY: SECRETS_KEY });
+
+  it(
+    'verifies with the variable the relay has, writes no key file, and names the key when it is missing',
+    async () => {
+      await ctx.members.admin();
+      await seedLog(ctx.relay);
+      expect(existsSync(join(ctx.relay.dataDir, 'audit-head.key'))).toBe(false);
+      const withKey = await verifyRelay(ctx.relay, emptyDir(), { SVC_SECRETS_KEY: SECRETS_KEY });
+      expect(withKey.json).toMatchObject({ ok: true });
+      const without = await verifyRelay(ctx.relay);
+      expect(without.code).toBe(1);
+      expect(without.json).toMatchObject({ ok: false, reason: expect.stringContaining('SVC_SECRETS_KEY') });
+      const another = await verifyRelay(ctx.relay, emptyDir(), { SVC_SECRETS_KEY: 'cd'.repeat(32) });
+      expect(another.json).toMatchObject({ ok: false, reason: expect.stringContaining('another key') });
+      expect(existsSync(join(ctx.relay.dataDir, 'audit-head.key'))).toBe(false);
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
+});
+
+describe('svc audit verify: the data folder', () => {
+  it(
+    'exits 1 naming a folder with no relay database in it, and creates nothing',
+    async () => {
+      const parent = emptyDir();
+      const missing = join(parent, 'no-such-folder');
+      const absent = await runCli(['audit', 'verify', '--data-dir', missing], { cwd: emptyDir(), timeoutMs: 90_000 });
+      expect(absent.code).toBe(1);
+      expect(absent.stdout).toBe('');
+      expect(absent.stderr).toContain(missing);
+      expect(absent.stderr).toMatch(/no relay database/i);
+      expect(existsSync(missing)).toBe(false);
+
+      const empty = emptyDir();
+      const nothing = await runCli(['audit', 'verify', '--data-dir', empty, '--json'], { cwd: emptyDir(), timeoutMs: 90_000 });
+      expect(nothing.code).toBe(1);
+      expect(nothing.stderr).toContain(empty);
+      expect(readdirSync(empty)).toEqual([]);
+
+      // A svc.sqlite that is not a relay's (here: empty): named, left as it was.
+      const other = emptyDir();
+      writeFileSync(join(other, 'svc.sqlite'), '');
+      const wrong = await runCli(['audit', 'verify', '--data-dir', other], { cwd: emptyDir(), timeoutMs: 90_000 });
+      expect(wrong.code).toBe(1);
+      expect(wrong.stderr).toContain(other);
+      expect(readdirSync(other)).toEqual(['svc.sqlite']);
+      expect(statSync(join(other, 'svc.sqlite')).size).toBe(0);
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
+});
+
+describe(`svc audit verify: output (${testDialect})`, () => {
+  const ctx = useTestRelay();
+
+  it(
+    'says nothing about configuration it does not use (a webhook without a secret here)',
+    async () => {
+      await ctx.members.admin();
+      await auditSettled(ctx.relay);
+      const cwd = emptyDir();
+      writeFileSync(join(cwd, 'svc.config.json'), JSON.stringify({ webhooks: [{ url: 'https://hooks.example.com/svc' }] }));
+      const result = await verifyRelay(ctx.relay, cwd);
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expect(result.json).toMatchObject({ ok: true });
     },
     CLI_TEST_TIMEOUT_MS,
   );

@@ -20,7 +20,9 @@ function verifyCommand(): Command {
       `
 Reads every kept entry in id order, starting from the anchor left by retention, and checks that
 each one's prev_hash is the hash of the one before and that its hash matches its content; then that
-the newest entry is the one the relay last wrote. An edited, deleted or inserted row is reported.
+the head the relay signed (entry count, newest entry, anchor) holds, with its key: SVC_SECRETS_KEY,
+or the data folder's audit-head.key. An edited, deleted or inserted row is reported. Reads only: a
+folder with no relay database is named (exit 1), nothing is created.
 
 Examples:
   $ svc audit verify
@@ -28,9 +30,8 @@ Examples:
     )
     .action(async (options: OperatorOptions & { json?: boolean }) => {
       const config = operatorConfig(options);
-      const { withRelayContext } = await import('../admin/relay-context');
-      const { AuditVerifier } = await import('../../audit/audit-verifier');
-      const result = await withRelayContext(config, (app) => app.get(AuditVerifier, { strict: false }).verify());
+      const { verifyDataFolderAuditLog } = await import('../admin/audit-log-reader');
+      const result = await verifyDataFolderAuditLog(config);
       if (options.json) {
         printJson({
           ok: !result.broken,
@@ -38,6 +39,7 @@ Examples:
           anchor_id: result.anchorId,
           broken_id: result.broken?.id ?? null,
           reason: result.broken?.reason ?? null,
+          head_signed_at: result.signedAt,
         });
         if (result.broken) process.exitCode = 1;
         return;
@@ -48,5 +50,7 @@ Examples:
       }
       const from = result.anchorId === null ? 'from the first entry' : `from the anchor after pruned entry ${result.anchorId}`;
       process.stdout.write(`Audit log intact: ${result.checked} entries verified ${from}.\n`);
+      // Not a break, but what came before these entries is vouched for by the chain alone.
+      if (result.signedAt.length) process.stdout.write(`The relay signed the head anew at entries ${result.signedAt.join(', ')} (audit.head_signed).\n`);
     });
 }
