@@ -46,8 +46,9 @@ export function cannotInstallSentence(buildPlatform: string, visitor: VisitorPla
 export function installPage(shared: SharedBuild, styleNonce: string, options: { userAgent?: string; passwordError?: string } = {}): string {
   const { build } = shared;
   const version = [build.versionName, build.buildNumber ? `(${build.buildNumber})` : null].filter(Boolean).join(' ');
-  const title = `Install ${build.name}${version && !shared.locked ? ` ${version}` : ''}`;
-  if (shared.locked) return page(title, `<main>${teamBar(shared)}${passwordForm(options.passwordError)}</main>`, styleNonce);
+  // Locked: nothing of the build, its name included, before the password.
+  if (shared.locked) return page('Password needed', `<main>${teamBar(shared)}${passwordForm(options.passwordError)}</main>`, styleNonce);
+  const title = `Install ${build.name}${version ? ` ${version}` : ''}`;
   const ios = build.platform === 'ios';
   const rows: [string, string | null][] = [
     ['Platform', ios ? 'iOS simulator build' : 'Android APK'],
