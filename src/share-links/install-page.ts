@@ -9,9 +9,10 @@ export const LOCAL_TIMES_SCRIPT_PATH = '/install/script/local-times.js';
  * Rewrites every `<time datetime>` in the visitor's own time zone and locale. Without it (scripts
  * off) the page still reads right: the server writes the times in UTC, saying so.
  */
+// Fields spelled out: dateStyle/timeStyle cannot be combined with timeZoneName (a RangeError).
 export const LOCAL_TIMES_SCRIPT = `for (const el of document.querySelectorAll('time[datetime]')) {
   const at = new Date(el.getAttribute('datetime'));
-  if (!Number.isNaN(at.getTime())) el.textContent = at.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short', timeZoneName: 'short' });
+  if (!Number.isNaN(at.getTime())) el.textContent = at.toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZoneName: 'short' });
 }
 `;
 
