@@ -30,6 +30,7 @@ import { SsoSignInService } from './sso-sign-in.service';
     LoginThrottleService,
     SsoSignInService,
   ],
-  exports: [AuthenticatorService, SessionsService, AuthService, UsersModule, TokensModule],
+  // LoginThrottleService also brakes guesses of share links' passwords.
+  exports: [AuthenticatorService, SessionsService, AuthService, LoginThrottleService, UsersModule, TokensModule],
 })
 export class AuthModule {}

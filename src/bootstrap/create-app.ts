@@ -46,6 +46,9 @@ const ROOT_ROUTES = [
   { path: 'metrics', method: RequestMethod.GET },
   // The page a share link opens (docs/builds.md "Share links"), where the link points: the relay root.
   { path: 'install/:token', method: RequestMethod.GET },
+  // Its password form posts back to it; its one script (times in the visitor's zone).
+  { path: 'install/:token', method: RequestMethod.POST },
+  { path: 'install/script/local-times.js', method: RequestMethod.GET },
   // SCIM 2.0 (docs/identity.md): identity providers are given <relay>/scim/v2 as the base URL.
   { path: 'scim/v2/*path', method: RequestMethod.ALL },
 ];

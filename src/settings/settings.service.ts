@@ -41,6 +41,20 @@ export class SettingsService implements OnModuleInit {
     return (await this.row()).logoPath;
   }
 
+  /** The logo inlined as a data: URL, for a page opened without an account (a share link's install page); null without one. */
+  async logoDataUrl(): Promise<string | null> {
+    const path = await this.logoPath();
+    const file = path ? await this.images.resolveServed(path) : null;
+    if (!file) return null;
+    try {
+      const chunks: Buffer[] = [];
+      for await (const chunk of await this.images.open(file)) chunks.push(chunk as Buffer);
+      return `data:${file.mime};base64,${Buffer.concat(chunks).toString('base64')}`;
+    } catch {
+      return null; // replaced meanwhile: the page shows the name alone
+    }
+  }
+
   /** PATCH /settings (multipart `team_name`, file `logo`); a new logo replaces and deletes the old file. */
   async update(actor: Principal, form: ImageForm<UpdateSettingsFields>): Promise<void> {
     try {

@@ -1,7 +1,10 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import { TimestampColumn } from '../database/timestamp.column';
 
-/** A share link of one build (migration BuildShareLinks). Only the SHA-256 of its token is stored. */
+/**
+ * A share link of one build (migrations BuildShareLinks, ShareLinkResend). Looked up by the SHA-256
+ * of its token; the token itself only sealed with SVC_SECRETS_KEY, so writers can copy it again.
+ */
 @Entity('build_share_links')
 export class ShareLinkEntity {
   @PrimaryGeneratedColumn()
@@ -13,6 +16,18 @@ export class ShareLinkEntity {
 
   @Column({ name: 'token_hash', type: 'varchar', length: 64, unique: true })
   tokenHash: string;
+
+  /** SecretBox-sealed token; NULL for links made before ShareLinkResend or without SVC_SECRETS_KEY (shown once). */
+  @Column({ name: 'token_sealed', type: 'varchar', length: 255, nullable: true })
+  tokenSealed: string | null;
+
+  /** bcrypt (PasswordHasher) of the link's password; NULL when the link has none. */
+  @Column({ name: 'password_hash', type: 'varchar', length: 100, nullable: true })
+  passwordHash: string | null;
+
+  /** Downloads allowed from the first byte; NULL for no limit. */
+  @Column({ name: 'download_limit', type: 'integer', nullable: true })
+  downloadLimit: number | null;
 
   @Column({ name: 'created_by_id', type: 'integer', nullable: true })
   createdById: number | null;

@@ -1,5 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { BUILD_FILE_CONTENT_TYPES } from '../builds/build-download.service';
 import { ApiFileResponse } from '../common/api/files';
@@ -23,22 +23,25 @@ export class ShareLinksController {
 
   @Post('builds/:id/share-links')
   @Auth({ cookie: true, pat: 'builds:write', roles: WRITER_ROLES })
-  @ApiCreatedResponse({ type: ShareLink, description: 'the link (shown only now: only its hash is kept), valid 7 days unless expires_in_days says otherwise' })
+  @ApiCreatedResponse({ type: ShareLink, description: 'the link, valid 7 days unless expires_in_days says otherwise; writers can copy it again from the list when resendable' })
   @ApiErrors(400, 401, 403, 404)
   create(
     @Param('id', new ParseIdPipe(ErrorMessages.buildNotFound)) id: number,
     @Body() dto: CreateShareLinkDto,
     @CurrentPrincipal() principal: Principal,
   ): Promise<ShareLink> {
-    return this.shareLinks.create(id, principal, dto.expires_in_days);
+    return this.shareLinks.create(id, principal, { days: dto.expires_in_days, password: dto.password, downloadLimit: dto.download_limit });
   }
 
   @Get('builds/:id/share-links')
   @Auth({ cookie: true, pat: 'builds:write' })
-  @ApiOkResponse({ type: [ShareLink], description: 'newest first, revoked and expired links included; url and path are null' })
+  @ApiOkResponse({
+    type: [ShareLink],
+    description: 'newest first, revoked and expired links included; url and path only for writers, of live resendable links',
+  })
   @ApiErrors(400, 401, 403, 404)
-  list(@Param('id', new ParseIdPipe(ErrorMessages.buildNotFound)) id: number): Promise<ShareLink[]> {
-    return this.shareLinks.list(id);
+  list(@Param('id', new ParseIdPipe(ErrorMessages.buildNotFound)) id: number, @CurrentPrincipal() principal: Principal): Promise<ShareLink[]> {
+    return this.shareLinks.list(id, principal);
   }
 
   @Delete('builds/:id/share-links/:linkId')
@@ -59,10 +62,11 @@ export class ShareLinksController {
   @Auth({ public: true })
   @ApiFileResponse(
     BUILD_FILE_CONTENT_TYPES,
-    'the shared build file (Range requests answered 206); a GET from the first byte counts one download',
+    'the shared build file (Range requests answered 206); a GET from the first byte counts one download; 410 past the download limit',
   )
-  @ApiErrors(404, 410)
-  async download(@Param('token') token: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    await this.shareLinks.download(token, req, res);
+  @ApiQuery({ name: 'grant', required: false, description: 'for a link with a password: given by its install page once the password was entered' })
+  @ApiErrors(401, 404, 410)
+  async download(@Param('token') token: string, @Query('grant') grant: unknown, @Req() req: Request, @Res() res: Response): Promise<void> {
+    await this.shareLinks.download(token, grant, req, res);
   }
 }

@@ -1527,6 +1527,23 @@ export interface paths {
         };
         get: operations["InstallPageController_show"];
         put?: never;
+        post: operations["InstallPageController_unlock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/install/script/local-times.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Two path segments: never taken for a token. */
+        get: operations["InstallPageController_localTimes"];
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -2130,11 +2147,15 @@ export interface components {
             name: string;
         };
         CreateShareLinkDto: {
+            /** @description downloads allowed (from the first byte); the link answers 410 after the last */
+            download_limit?: number;
             /**
              * @description days until the link expires
              * @default 7
              */
             expires_in_days: number;
+            /** @description asked on the install page before the download; kept only as a bcrypt hash */
+            password?: string;
         };
         CreateTokenDto: {
             /** @description days until the token expires; omit or 0 = no expiry; a numeric string is accepted */
@@ -2682,19 +2703,25 @@ export interface components {
             created_at: string;
             /** @description display name of the member who created it, or the part of the e-mail before @ */
             created_by: string;
+            /** @description downloads allowed; null for no limit */
+            download_limit: number | null;
             /** @description downloads started from the first byte (a resumed range is not counted again) */
             downloads: number;
             /** Format: date-time */
             expires_at: string;
             id: number;
+            /** @description whether the install page asks for a password before the download */
+            password: boolean;
             /**
-             * @description the install page on this relay, to prefix with an address a phone can open; null in the list
+             * @description the install page on this relay, to prefix with an address a phone can open; null in the list when url would be
              * @example /install/0f3a…
              */
             path: string | null;
+            /** @description true when the relay keeps the token sealed with SVC_SECRETS_KEY, so writers can copy the link again from the list; false for links made before that or on a relay without the key (shown once) */
+            resendable: boolean;
             revoked: boolean;
             /**
-             * @description `<public url>/install/<token>`; null when the relay knows no public URL, and in the list (the token is not kept)
+             * @description `<public url>/install/<token>`; null when the relay knows no public URL, and in the list for Viewers, for ended links and for links not resendable
              * @example https://relay.example.com/install/0f3a…
              */
             url: string | null;
@@ -5078,7 +5105,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description newest first, revoked and expired links included; url and path are null */
+            /** @description newest first, revoked and expired links included; url and path only for writers, of live resendable links */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5140,7 +5167,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the link (shown only now: only its hash is kept), valid 7 days unless expires_in_days says otherwise */
+            /** @description the link, valid 7 days unless expires_in_days says otherwise; writers can copy it again from the list when resendable */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -7541,7 +7568,10 @@ export interface operations {
     };
     ShareLinksController_download: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description for a link with a password: given by its install page once the password was entered */
+                grant?: unknown;
+            };
             header?: never;
             path: {
                 token: string;
@@ -7550,7 +7580,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the shared build file (Range requests answered 206); a GET from the first byte counts one download */
+            /** @description the shared build file (Range requests answered 206); a GET from the first byte counts one download; 410 past the download limit */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7560,6 +7590,15 @@ export interface operations {
                     "application/octet-stream": string;
                     "application/vnd.android.package-archive": string;
                     "application/zip": string;
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description not found */
@@ -9046,7 +9085,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the install page: icon, name, version, size, label, upload time and a Download button */
+            /** @description the install page: team, icon, name, version, what to test, and a Download button (a link with a password: the team and a password form) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9064,13 +9103,73 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description a page saying the link expired, was revoked, or its build was deleted */
+            /** @description a page saying the link expired, was revoked, reached its download limit, or its build was deleted */
             410: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+        };
+    };
+    InstallPageController_unlock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the form field `password` was right: the install page, its download open for an hour */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description the password form again, saying the password was wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description too many wrong passwords from this address for this link (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    InstallPageController_localTimes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the install page's script: times in the visitor's time zone */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
                 };
             };
         };

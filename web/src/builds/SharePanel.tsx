@@ -5,11 +5,11 @@ import { useReachableAddress } from '../relay/queries';
 import { Button } from '../ui/Button';
 import { ConfirmDialog } from '../ui/ConfirmDialog';
 import { CopyField } from '../ui/CopyField';
-import { FormError, SelectField, cardClass } from '../ui/Field';
+import { FormError, SelectField, TextField, cardClass } from '../ui/Field';
 import { Empty, Loading } from '../ui/States';
 import { absoluteTime, relativeTime } from './format';
 import { QrCode } from './QrCode';
-import { useCreateShareLink, useRevokeShareLink, useShareLinks } from './share-queries';
+import { useCreateShareLink, useRevokeShareLink, useShareLinks, type NewShareLink } from './share-queries';
 import sections from '../ui/sections.module.css';
 import styles from './build-page.module.css';
 
@@ -18,15 +18,21 @@ const EXPIRY_DAYS = [1, 7, 14, 30, 90];
 
 /**
  * Share links (docs/builds.md "Share links"): a link that opens an install page on a phone without
- * an account. Writers create and revoke them; everyone sees the list with its download counts.
+ * an account, optionally behind a password and a download limit. Writers create, copy again and
+ * revoke them; everyone sees the list with its download counts.
  */
 export function SharePanel({ build, writer }: { build: Build; writer: boolean }) {
   const links = useShareLinks(build.id);
   const create = useCreateShareLink(build.id);
   const [days, setDays] = useState(7);
+  const [password, setPassword] = useState('');
+  const [limit, setLimit] = useState('');
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    create.mutate(days);
+    const body: NewShareLink = { expires_in_days: days };
+    if (password) body.password = password;
+    if (limit) body.download_limit = Number(limit);
+    create.mutate(body, { onSuccess: () => setPassword('') });
   };
   return (
     <section className={cardClass} aria-labelledby="share-title">
@@ -41,6 +47,17 @@ export function SharePanel({ build, writer }: { build: Build; writer: boolean })
               </option>
             ))}
           </SelectField>
+          <TextField label="Password (optional)" type="password" autoComplete="new-password" maxLength={200} value={password} onChange={(e) => setPassword(e.target.value)} />
+          <TextField
+            label="Download limit (optional)"
+            type="number"
+            inputMode="numeric"
+            min={1}
+            max={10000}
+            step={1}
+            value={limit}
+            onChange={(e) => setLimit(e.target.value)}
+          />
           <Button type="submit" variant="primary" disabled={create.isPending}>
             {create.isPending ? 'Creating…' : 'Create share link'}
           </Button>
@@ -65,30 +82,53 @@ export function SharePanel({ build, writer }: { build: Build; writer: boolean })
   );
 }
 
-function CreatedLink({ link }: { link: ShareLink }) {
+/** The link's address: the relay's public one, else the address a phone reaches this relay at. */
+function useLinkUrl(link: ShareLink): { url: string | null; address: ReturnType<typeof useReachableAddress> } {
   const address = useReachableAddress();
-  const url = link.url ?? `${address.origin}${link.path ?? ''}`;
+  return { url: link.url ?? (link.path ? `${address.origin}${link.path}` : null), address };
+}
+
+function CreatedLink({ link }: { link: ShareLink }) {
+  const { url, address } = useLinkUrl(link);
+  if (!url) return null;
   return (
     <div className={styles.qr}>
-      <CopyField label="Share link" value={url} />
+      <div className={styles.wideField}>
+        <CopyField label="Share link" value={url} />
+      </div>
       {!link.url && <ReachableAddressNote address={address} link="share link" />}
       <QrCode value={url} label={`QR code of the share link ${url}`} size={144} />
-      <p className={styles.note}>Shown only now: the relay keeps only a fingerprint of the link. Expires {absoluteTime(link.expires_at)}.</p>
+      <p className={styles.note}>
+        {link.resendable
+          ? 'You can copy it again from the list below while it works.'
+          : 'Shown only now: the relay keeps no copy of the link (SVC_SECRETS_KEY is not set).'}{' '}
+        Expires {absoluteTime(link.expires_at)}.
+      </p>
     </div>
   );
 }
 
 function ShareLinkRow({ buildId, link, writer }: { buildId: number; link: ShareLink; writer: boolean }) {
   const revoke = useRevokeShareLink(buildId);
+  const { url } = useLinkUrl(link);
   const expired = Date.parse(link.expires_at) <= Date.now();
-  const state = link.revoked ? 'revoked' : expired ? `expired ${relativeTime(link.expires_at)}` : `expires ${relativeTime(link.expires_at)}`;
+  const used = link.download_limit !== null && link.downloads >= link.download_limit;
+  const live = !link.revoked && !expired && !used;
+  const state = link.revoked
+    ? 'revoked'
+    : expired
+      ? `expired ${relativeTime(link.expires_at)}`
+      : used
+        ? 'download limit reached'
+        : `expires ${relativeTime(link.expires_at)}`;
+  const downloads = `${link.downloads === 1 ? '1 download' : `${link.downloads} downloads`}${link.download_limit !== null ? ` of ${link.download_limit}` : ''}`;
   return (
     <li className={styles.shareItem}>
       <span>
-        By {link.created_by}, {relativeTime(link.created_at)} · {state} ·{' '}
-        <strong>{link.downloads === 1 ? '1 download' : `${link.downloads} downloads`}</strong>
+        By {link.created_by}, {relativeTime(link.created_at)} · {state} · <strong>{downloads}</strong>
+        {link.password && ' · password'}
       </span>
-      {writer && !link.revoked && !expired && (
+      {writer && live && (
         <ConfirmDialog
           trigger={
             <Button size="small" variant="danger">
@@ -100,6 +140,15 @@ function ShareLinkRow({ buildId, link, writer }: { buildId: number; link: ShareL
           confirmLabel="Revoke link"
           onConfirm={() => revoke.mutateAsync(link.id)}
         />
+      )}
+      {writer && live && (
+        <div className={styles.wideField}>
+          {url ? (
+            <CopyField label="Link" value={url} />
+          ) : (
+            <p className={sections.muted}>This link cannot be shown again (made before links were kept, or without SVC_SECRETS_KEY): revoke it and create a new one to send it again.</p>
+          )}
+        </div>
       )}
     </li>
   );

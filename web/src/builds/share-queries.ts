@@ -11,12 +11,13 @@ export function useShareLinks(buildId: number) {
   });
 }
 
-/** The created link (its URL exists only in this answer: the relay keeps the token's hash). */
+export type NewShareLink = { expires_in_days: number; password?: string; download_limit?: number };
+
+/** The created link; writers get its URL again from the list when it is `resendable`. */
 export function useCreateShareLink(buildId: number) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (days: number) =>
-      call(api.POST('/api/v1/builds/{id}/share-links', { params: { path: { id: buildId } }, body: { expires_in_days: days } })),
+    mutationFn: (body: NewShareLink) => call(api.POST('/api/v1/builds/{id}/share-links', { params: { path: { id: buildId } }, body })),
     onSettled: () => client.invalidateQueries({ queryKey: shareLinkKeys.list(buildId) }),
   });
 }
