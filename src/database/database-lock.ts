@@ -9,6 +9,8 @@ import type { DataSource } from 'typeorm';
  * services, which open their own transactions and emit events (listeners would join an open one),
  * and a row lock (`FOR UPDATE`) would block their writes to the very rows it holds. Everything the
  * work writes is committed before the lock is freed, and the next holder reads it (READ COMMITTED).
+ * The lock holds one pooled connection while the work uses others: callers keep one holder per
+ * process (a queue in front), so a pool of two suffices.
  *
  * SQLite: nothing to take. A SQLite file belongs to one process (docs/scaling.md), and the caller
  * serialises its own process.
