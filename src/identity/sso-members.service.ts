@@ -10,6 +10,7 @@ import { isUniqueViolation } from '../database/unique-violation';
 import { inLists } from '../database/in-lists';
 import type { RoleMapping } from '../config/sso-config';
 import { MemberRoleChangedEvent } from '../users/events/member-role-changed.event';
+import { MemberGuardrails } from '../users/member-guardrails.service';
 import type { UserEntity } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
 import { roleForGroups } from './role-mapping';
@@ -39,7 +40,8 @@ export interface ExternalIdentity {
  * their groups. The same rules for OIDC and LDAP: first sign-in provisions with the mapped role
  * (none and no default → refused), later sign-ins update it, an existing member is linked by a
  * verified e-mail only (one SCIM created: or by the provider's externalId), a member keeps one link
- * per provider, and the last Admin is never demoted by a claim (the team would be locked out).
+ * per provider, and a claim never demotes the last active Admin or, under `sso.only`, the last active
+ * break-glass Admin (MemberGuardrails: the team would be locked out).
  */
 @Injectable()
 export class SsoMembersService {
@@ -49,6 +51,7 @@ export class SsoMembersService {
   constructor(
     @InjectRepository(SsoIdentityEntity) private readonly identities: Repository<SsoIdentityEntity>,
     private readonly users: UsersService,
+    private readonly guardrails: MemberGuardrails,
     private readonly clock: Clock,
     private readonly events: EventEmitter2,
   ) {}
@@ -125,16 +128,23 @@ export class SsoMembersService {
     return found;
   }
 
-  private async updateRole(identity: ExternalIdentity, member: UserEntity, role: Role): Promise<void> {
-    if (await this.users.isLastActiveAdmin(member)) {
-      this.audit('sso.role_update_skipped', member, identity, { role, reason: 'last_admin' });
-      return;
-    }
-    const previous = member.role;
-    await this.users.update(member.id, { role });
-    member.role = role;
-    this.events.emit(MemberRoleChangedEvent.eventName, new MemberRoleChangedEvent(member.id, previous, role));
-    this.audit('member.role_changed', member, identity, { from: previous, to: role, source: 'sso_claim' });
+  /** Skipped (and audited) when it would break a guardrail: the sign-in itself goes on. */
+  private updateRole(identity: ExternalIdentity, member: UserEntity, role: Role): Promise<void> {
+    return this.guardrails.serialised(async () => {
+      // Read again in turn: another path may have changed the member while this one waited.
+      const current = (await this.users.findById(member.id)) ?? member;
+      member.role = current.role;
+      if (current.role === role) return;
+      const breach = await this.guardrails.breach([{ member: current, after: { role } }]);
+      if (breach) {
+        this.audit('sso.role_update_skipped', member, identity, { role, reason: breach });
+        return;
+      }
+      await this.users.update(member.id, { role });
+      member.role = role;
+      this.events.emit(MemberRoleChangedEvent.eventName, new MemberRoleChangedEvent(member.id, current.role, role));
+      this.audit('member.role_changed', member, identity, { from: current.role, to: role, source: 'sso_claim' });
+    });
   }
 
   private refuse(identity: ExternalIdentity, member: UserEntity | null, reason: string, message: string): SsoRefusal {

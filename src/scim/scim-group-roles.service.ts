@@ -1,4 +1,4 @@
-import { HttpStatus, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
@@ -11,9 +11,8 @@ import { SsoMembersService } from '../identity/sso-members.service';
 import { MemberRoleChangedEvent } from '../users/events/member-role-changed.event';
 import type { UserEntity } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
-import { ScimError } from './scim-error';
 import { ScimGroupEntity } from './scim-group.entity';
-import { SCIM_MESSAGES, ScimMembersService } from './scim-members.service';
+import { ScimMembersService } from './scim-members.service';
 
 /** One group as it will be once a change is stored: `displayName` null when it is being deleted. */
 export interface GroupAfterChange {
@@ -44,7 +43,7 @@ export class ScimGroupRolesService {
     private readonly events: EventEmitter2,
   ) {}
 
-  /** The role changes of `userIds` once `group` is stored; throws if no active Admin would remain. */
+  /** The role changes of `userIds` once `group` is stored; throws 409 if they would break a guardrail (no active Admin left). */
   async plan(userIds: Iterable<number>, group: GroupAfterChange): Promise<RoleChange[]> {
     const mapping = this.config.sso.oidc ?? this.config.sso.ldap;
     if (!mapping) return [];
@@ -59,11 +58,7 @@ export class ScimGroupRolesService {
       const role = roleForGroups(names, mapping) ?? 'Viewer';
       if (role !== user.role) changes.push({ user, role });
     }
-    const demoted = changes.filter((c) => c.user.active && c.user.role === 'Admin').length;
-    const promoted = changes.filter((c) => c.user.active && c.role === 'Admin').length;
-    if (demoted > 0 && (await this.users.countActiveAdmins()) - demoted + promoted <= 0) {
-      throw new ScimError(HttpStatus.CONFLICT, SCIM_MESSAGES.lastActiveAdmin, 'mutability');
-    }
+    await this.members.assertAllowed(changes.map(({ user, role }) => ({ member: user, after: { role } })));
     return changes;
   }
 

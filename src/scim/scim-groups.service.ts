@@ -5,6 +5,7 @@ import type { Principal } from '../common/auth/principal';
 import { Clock } from '../common/clock';
 import { inLists } from '../database/in-lists';
 import { TransactionRunner } from '../database/transaction-runner';
+import { MemberGuardrails } from '../users/member-guardrails.service';
 import type { UserEntity } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
 import { bounded, SCIM_LIMITS, scimAttribute, scimString, type PatchOperation } from './scim-bodies';
@@ -21,6 +22,7 @@ export class ScimGroupsService {
     private readonly users: UsersService,
     private readonly members: ScimMembersService,
     private readonly roles: ScimGroupRolesService,
+    private readonly guardrails: MemberGuardrails,
     private readonly clock: Clock,
     private readonly transactions: TransactionRunner,
   ) {}
@@ -36,7 +38,7 @@ export class ScimGroupsService {
   }
 
   create(actor: Principal, body: unknown): Promise<ScimGroupEntity> {
-    return this.members.changes.run(async () => {
+    return this.guardrails.serialised(async () => {
       const displayName = groupName(scimAttribute(body, 'displayName'));
       if (!displayName) throw new ScimError(HttpStatus.BAD_REQUEST, 'displayName is required', 'invalidValue');
       const externalId = bounded(scimString(scimAttribute(body, 'externalId')), 'externalId') ?? null;
@@ -53,7 +55,7 @@ export class ScimGroupsService {
 
   /** PUT (replace the whole group) and PATCH (operations) both end here. */
   change(actor: Principal, id: string, operations: PatchOperation[]): Promise<ScimGroupEntity> {
-    return this.members.changes.run(async () => {
+    return this.guardrails.serialised(async () => {
       const group = await this.find(id);
       const formerName = group.displayName;
       const before = new Set((group.members ?? []).map((m) => m.id));
@@ -97,7 +99,7 @@ export class ScimGroupsService {
   }
 
   delete(actor: Principal, id: string): Promise<void> {
-    return this.members.changes.run(async () => {
+    return this.guardrails.serialised(async () => {
       const group = await this.find(id);
       const roles = await this.roles.plan((group.members ?? []).map((m) => m.id), { id: group.id, displayName: null, memberIds: new Set() });
       await this.groups.delete({ id: group.id });

@@ -6,7 +6,6 @@ import { AUDIT_EVENT, AuditEvent } from '../audit/audit-event';
 import { SessionsService } from '../auth/sessions.service';
 import type { Principal } from '../common/auth/principal';
 import type { Role } from '../common/auth/role';
-import { SerialQueue } from '../common/serial-queue';
 import { isEmailAddress } from '../common/validation/email';
 import { RelayConfig } from '../config/relay-config';
 import type { RoleMapping } from '../config/sso-config';
@@ -15,6 +14,7 @@ import { TeamService } from '../team/team.service';
 import { TokensService } from '../tokens/tokens.service';
 import { PasswordResetService } from '../password-reset/password-reset.service';
 import { TwoFactorService } from '../two-factor/two-factor.service';
+import { GUARDRAIL_MESSAGES, MemberGuardrails, type MemberChange } from '../users/member-guardrails.service';
 import type { UserEntity } from '../users/user.entity';
 import { normalizeEmail, UsersService } from '../users/users.service';
 import { ScimError } from './scim-error';
@@ -37,14 +37,13 @@ export interface ScimUserFields {
 
 /**
  * The member side of SCIM: provisioning, changes, deactivation (every session ends at once) and
- * roles from group membership. One queue for every change, as the team module keeps its own, so the
- * last-Admin rule holds under parallel requests.
+ * roles from group membership. Every change runs inside MemberGuardrails.serialised, one at a time
+ * with the Team page's and single sign-on's, so the last-Admin rule holds under parallel requests.
  */
 @Injectable()
 export class ScimMembersService {
-  readonly changes = new SerialQueue();
-
   constructor(
+    private readonly guardrails: MemberGuardrails,
     @InjectRepository(ScimGroupEntity) private readonly groups: Repository<ScimGroupEntity>,
     private readonly users: UsersService,
     private readonly sessions: SessionsService,
@@ -78,7 +77,7 @@ export class ScimMembersService {
   }
 
   create(actor: Principal, fields: ScimUserFields): Promise<UserEntity> {
-    return this.changes.run(async () => {
+    return this.guardrails.serialised(async () => {
       const email = this.email(fields.userName);
       if (await this.users.findByEmail(email)) throw new ScimError(HttpStatus.CONFLICT, `A member with userName ${email} exists`, 'uniqueness');
       // No group yet: the default role, or Viewer as a placeholder. Single sign-on still refuses
@@ -94,10 +93,10 @@ export class ScimMembersService {
   }
 
   update(actor: Principal, id: string, fields: ScimUserFields): Promise<UserEntity> {
-    return this.changes.run(async () => {
+    return this.guardrails.serialised(async () => {
       const user = await this.find(id);
       await this.assertManaged(user, !!fields.externalId);
-      if (fields.active === false) await this.assertNotLastActiveAdmin(user);
+      if (fields.active === false) await this.assertAllowed([{ member: user, after: { active: false } }]);
       if (fields.userName !== undefined) {
         const email = this.email(fields.userName);
         const other = await this.users.findByEmail(email);
@@ -118,11 +117,11 @@ export class ScimMembersService {
 
   /** Deletes the member as the Team page does (sessions, PATs, sockets, avatar; contributions stay). */
   delete(actor: Principal, id: string): Promise<void> {
-    return this.changes.run(async () => {
+    return this.guardrails.serialised(async () => {
       const user = await this.find(id);
       await this.assertManaged(user, false);
-      await this.assertNotLastActiveAdmin(user);
-      await this.team.delete(actor, user.id);
+      await this.assertAllowed([{ member: user, after: null }]);
+      await this.team.remove(actor, user);
       this.audit('scim.user_deleted', actor, user.id, { email: user.email });
     });
   }
@@ -142,8 +141,10 @@ export class ScimMembersService {
     if (!linking && !this.manages(user, provisioned)) throw new ScimError(HttpStatus.CONFLICT, SCIM_MESSAGES.notManaged, 'mutability');
   }
 
-  private async assertNotLastActiveAdmin(user: UserEntity): Promise<void> {
-    if (await this.users.isLastActiveAdmin(user)) throw new ScimError(HttpStatus.CONFLICT, SCIM_MESSAGES.lastActiveAdmin, 'mutability');
+  /** 409 `mutability` when the changes would break a guardrail (MemberGuardrails); call inside serialised(). */
+  async assertAllowed(changes: MemberChange[]): Promise<void> {
+    const breach = await this.guardrails.breach(changes);
+    if (breach) throw new ScimError(HttpStatus.CONFLICT, breach === 'last_admin' ? SCIM_MESSAGES.lastActiveAdmin : GUARDRAIL_MESSAGES.lastBreakGlass, 'mutability');
   }
 
   /**

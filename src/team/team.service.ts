@@ -6,11 +6,11 @@ import { SessionsService } from '../auth/sessions.service';
 import type { Principal } from '../common/auth/principal';
 import type { Role } from '../common/auth/role';
 import { badRequest, conflict, notFound } from '../common/errors/http-error';
-import { SerialQueue } from '../common/serial-queue';
 import { TokensService } from '../tokens/tokens.service';
 import { StoredImagesService } from '../images/stored-images.service';
 import { MemberDeletedEvent } from '../users/events/member-deleted.event';
 import { MemberRoleChangedEvent } from '../users/events/member-role-changed.event';
+import { GUARDRAIL_MESSAGES, MemberGuardrails, type MemberChange } from '../users/member-guardrails.service';
 import type { UserEntity } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
 import { Member, toMember } from './team.mapper';
@@ -23,15 +23,15 @@ export const TeamMessages = {
 
 /**
  * Members as the Admin manages them. Beyond the spec, the team cannot lock itself out: the last
- * Admin can be neither demoted nor deleted (409). Role changes and deletions run one at a time so
- * two Admins demoting each other cannot both succeed.
+ * active Admin, and under `sso.only` the last active break-glass Admin, can be neither demoted nor
+ * deleted (409). Role changes and deletions run inside MemberGuardrails.serialised, one at a time
+ * with every other path's member changes, so two Admins demoting each other cannot both succeed.
  */
 @Injectable()
 export class TeamService {
-  private readonly changes = new SerialQueue();
-
   constructor(
     private readonly users: UsersService,
+    private readonly guardrails: MemberGuardrails,
     private readonly sessions: SessionsService,
     private readonly tokens: TokensService,
     private readonly images: StoredImagesService,
@@ -43,29 +43,38 @@ export class TeamService {
   }
 
   changeRole(actor: Principal, id: number, role: Role): Promise<void> {
-    return this.changes.run(async () => {
+    return this.guardrails.serialised(async () => {
       const member = await this.existing(id);
       if (member.role === role) return;
-      await this.assertNotLastAdmin(member);
+      await this.assertAllowed({ member, after: { role } });
       await this.users.update(id, { role });
       this.events.emit(MemberRoleChangedEvent.eventName, new MemberRoleChangedEvent(id, member.role, role));
       this.events.emit(AUDIT_EVENT, auditEvent(actorOf(actor), 'member.role_changed', `member:${id}`, { email: member.email, from: member.role, to: role }));
     });
   }
 
-  /** Deletes a member: their sessions and PATs end first (events close their sockets); comments keep their name. */
   delete(actor: Principal, id: number): Promise<void> {
-    return this.changes.run(async () => {
+    return this.guardrails.serialised(async () => {
       if (actor.userId === id) throw badRequest(TeamMessages.cannotDeleteSelf);
       const member = await this.existing(id);
-      await this.assertNotLastAdmin(member);
-      await this.sessions.endAllFor(id);
-      await this.tokens.revokeAllFor(id, 'member_deleted');
-      await this.users.delete(id);
-      await this.images.remove(member.avatarPath);
-      this.events.emit(MemberDeletedEvent.eventName, new MemberDeletedEvent(id));
-      this.events.emit(AUDIT_EVENT, auditEvent(actorOf(actor), 'member.deleted', `member:${id}`, { email: member.email, role: member.role }));
+      await this.assertAllowed({ member, after: null });
+      await this.remove(actor, member);
     });
+  }
+
+  /**
+   * Deletes a member: their sessions and PATs end first (events close their sockets); comments keep
+   * their name. The caller runs it inside MemberGuardrails.serialised, having checked the guardrails
+   * (the Team page above, SCIM DELETE with its own refusals).
+   */
+  async remove(actor: Principal, member: UserEntity): Promise<void> {
+    const id = member.id;
+    await this.sessions.endAllFor(id);
+    await this.tokens.revokeAllFor(id, 'member_deleted');
+    await this.users.delete(id);
+    await this.images.remove(member.avatarPath);
+    this.events.emit(MemberDeletedEvent.eventName, new MemberDeletedEvent(id));
+    this.events.emit(AUDIT_EVENT, auditEvent(actorOf(actor), 'member.deleted', `member:${id}`, { email: member.email, role: member.role }));
   }
 
   private async existing(id: number): Promise<UserEntity> {
@@ -74,8 +83,8 @@ export class TeamService {
     return member;
   }
 
-  /** Active Admins only: a deactivated one (SCIM) cannot sign in to undo the change (issue 36). */
-  private async assertNotLastAdmin(member: UserEntity): Promise<void> {
-    if (await this.users.isLastActiveAdmin(member)) throw conflict(TeamMessages.lastAdmin);
+  private async assertAllowed(change: MemberChange): Promise<void> {
+    const breach = await this.guardrails.breach([change]);
+    if (breach) throw conflict(breach === 'last_admin' ? TeamMessages.lastAdmin : GUARDRAIL_MESSAGES.lastBreakGlass);
   }
 }

@@ -3,11 +3,12 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { PasswordHasher } from './password-hasher';
 import { UserEntity } from './user.entity';
 import { UsersService } from './users.service';
+import { MemberGuardrails } from './member-guardrails.service';
 import { CommonModule } from '../common/common.module';
 
 @Module({
   imports: [CommonModule, TypeOrmModule.forFeature([UserEntity])],
-  providers: [UsersService, PasswordHasher],
-  exports: [UsersService, PasswordHasher],
+  providers: [UsersService, PasswordHasher, MemberGuardrails],
+  exports: [UsersService, PasswordHasher, MemberGuardrails],
 })
 export class UsersModule {}

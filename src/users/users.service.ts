@@ -51,17 +51,12 @@ export class UsersService {
   }
 
   /**
-   * Admins who can still sign in (break-glass ones only, when asked). Every last-Admin rule counts
-   * these (issue 36): a deactivated Admin cannot sign in, so counting them would let the team lock
-   * itself out.
+   * Admins who can still sign in (break-glass ones only, when asked). The guardrails
+   * (MemberGuardrails) count these (issue 36): a deactivated Admin cannot sign in, so counting them
+   * would let the team lock itself out.
    */
   countActiveAdmins(options: { breakGlass?: true } = {}): Promise<number> {
     return this.users.countBy({ role: 'Admin', active: true, ...(options.breakGlass ? { breakGlass: true } : {}) });
-  }
-
-  /** Whether demoting, deactivating or deleting `member` would leave the team without an active Admin. */
-  async isLastActiveAdmin(member: Pick<UserEntity, 'role' | 'active'>): Promise<boolean> {
-    return member.role === 'Admin' && member.active && (await this.countActiveAdmins()) <= 1;
   }
 
   async create(input: { email: string; password: string; role: Role; displayName?: string | null; breakGlass?: boolean }): Promise<UserEntity> {

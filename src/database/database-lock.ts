@@ -1,0 +1,34 @@
+import type { DataSource } from 'typeorm';
+
+/**
+ * Runs `work` while this process holds the database-wide lock `name`, so instances sharing a
+ * PostgreSQL database take turns: a transaction of its own connection holds
+ * `pg_advisory_xact_lock` until `work` settles, and the commit frees it.
+ *
+ * A lock beside the work, not a transaction around it: the work goes through other modules'
+ * services, which open their own transactions and emit events (listeners would join an open one),
+ * and a row lock (`FOR UPDATE`) would block their writes to the very rows it holds. Everything the
+ * work writes is committed before the lock is freed, and the next holder reads it (READ COMMITTED).
+ * The lock holds one pooled connection while the work uses others: callers keep one holder per
+ * process (a queue in front), so a pool of two suffices.
+ *
+ * SQLite: nothing to take. A SQLite file belongs to one process (docs/scaling.md), and the caller
+ * serialises its own process.
+ */
+export async function withDatabaseLock<T>(dataSource: DataSource, name: string, work: () => Promise<T>): Promise<T> {
+  if (dataSource.options.type !== 'postgres') return work();
+  const runner = dataSource.createQueryRunner();
+  try {
+    await runner.connect();
+    await runner.startTransaction();
+    try {
+      await runner.query('SELECT pg_advisory_xact_lock(hashtext($1))', [name]);
+      return await work();
+    } finally {
+      // Ends the transaction either way (a COMMIT of a failed one rolls it back), freeing the lock.
+      await runner.commitTransaction();
+    }
+  } finally {
+    await runner.release();
+  }
+}
