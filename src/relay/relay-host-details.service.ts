@@ -45,7 +45,7 @@ export class RelayHostDetailsService {
   lanAddress(): { address: string; reason: null } | { address: null; reason: string } {
     const host = this.config.host;
     if (host === 'localhost' || isLoopback(normalizeIp(host))) return { address: null, reason: `bound to ${host}` };
-    if (this.inContainer) return { address: null, reason: 'runs in a container (the address would be the bridge\'s)' };
+    if (this.inContainer) return { address: null, reason: 'runs in a container' };
     const address = firstLanAddress();
     return address ? { address, reason: null } : { address: null, reason: 'no LAN interface' };
   }
