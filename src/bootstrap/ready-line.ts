@@ -1,7 +1,10 @@
 import type { INestApplicationContext } from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AuthService } from '../auth/auth.service';
 import type { RelayConfig } from '../config/relay-config';
+import type { JsonLogger } from '../logging/json-logger';
 import { PublicUrlService } from '../relay/public-url.service';
+import { startupSummary } from './startup-summary';
 
 const LOCAL_HOSTS = new Set(['0.0.0.0', '::', '', '127.0.0.1', '::1', 'localhost']);
 
@@ -26,4 +29,17 @@ export async function readyLine(app: INestApplicationContext, config: RelayConfi
     );
   }
   return `Relay ready at ${app.get(PublicUrlService, { strict: false }).publicBaseUrl() ?? local}`;
+}
+
+/**
+ * The start-up lines of `npm start` and `svc relay`, through the relay's logger (its format, at every
+ * level): where it listens, what it is configured with (startup-summary.ts), and the ready line.
+ */
+export async function announceStart(app: NestExpressApplication, config: RelayConfig, logger: JsonLogger): Promise<number> {
+  const port = (app.getHttpServer().address() as { port: number }).port;
+  const scheme = config.tlsCert ? 'https' : 'http';
+  logger.announce(`svc relay listening on ${scheme}://${config.host}:${port} (data: ${config.dataDir})`);
+  logger.announce('configuration', 'Config', startupSummary(app, config));
+  logger.announce(await readyLine(app, config, port));
+  return port;
 }

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from './config-error';
-import { DEFAULT_POSTGRES_POOL_SIZE, loadConfig } from './config.loader';
+import { DEFAULT_POSTGRES_POOL_SIZE, loadConfig, peekLogSettings } from './config.loader';
 
 describe('loadConfig', () => {
   let dir: string;
@@ -41,6 +41,7 @@ describe('loadConfig', () => {
         trustProxy: false,
         smtp: null,
         logLevel: 'info',
+        logFormat: 'json',
         bcryptCost: 11,
         passwordWorkers: Math.max(1, Math.min(4, availableParallelism() - 1)),
         tlsCert: null,
@@ -82,6 +83,19 @@ describe('loadConfig', () => {
       expect.objectContaining({ port: 9100, relayUrl: 'http://env.example.com:8080', logLevel: 'debug', maxBuildBytes: 1000 }),
     );
     expect(overridden.smtp).toEqual(expect.objectContaining({ secure: true, port: 465 }));
+  });
+
+  it('SVC_LOG_FORMAT (log.format): json or text; peekLogSettings reads it (and the level) before the rest, never throwing', () => {
+    writeFile({ log: { format: 'text', level: 'warn' }, port: 'eighty' });
+    expect(peekLogSettings({}, dir)).toEqual({ level: 'warn', format: 'text' });
+    expect(peekLogSettings({ SVC_LOG_FORMAT: 'JSON' }, dir)).toEqual({ level: 'warn', format: 'json' });
+    expect(failure({})).toContain('port (in svc.config.json)');
+    expect(loadConfig({ SVC_PORT: '1', SVC_LOG_FORMAT: 'text' }, dir).logFormat).toBe('text');
+    // a value it cannot use falls back here; loadConfig then names the key
+    expect(peekLogSettings({ SVC_LOG_FORMAT: 'xml' }, dir).format).toBe('json');
+    expect(failure({ SVC_PORT: '1', SVC_LOG_FORMAT: 'xml' })).toContain('SVC_LOG_FORMAT: expected one of json, text');
+    writeFile('not json');
+    expect(peekLogSettings({ SVC_LOG_FORMAT: 'text' }, dir)).toEqual({ level: 'info', format: 'text' });
   });
 
   it('SVC_CONFIG points at another file; a missing one is an error', () => {

@@ -6,7 +6,7 @@ import { ConfigError } from './config-error';
 import { parseSecretsKey, SECRETS_KEY_ENV } from '../common/crypto/secret-box';
 import { readForges } from './forge-config';
 import { readSsoConfig } from './sso-config';
-import { AuditForwardingConfig, ConfigFileWebhook, LimitsConfig, LogLevel, RelayConfig, SmtpConfig, StorageConfig } from './relay-config';
+import { AuditForwardingConfig, ConfigFileWebhook, LimitsConfig, LogFormat, LogLevel, RelayConfig, SmtpConfig, StorageConfig } from './relay-config';
 
 /** web/dist of this install: the same from src/config (tests) and dist/config (built). */
 const DEFAULT_WEB_DIR = join(__dirname, '..', '..', 'web', 'dist');
@@ -17,29 +17,60 @@ export const DEFAULT_POSTGRES_POOL_SIZE = 10;
 type Env = Record<string, string | undefined>;
 type FileValues = Record<string, unknown>;
 
+/** svc.config.json (path SVC_CONFIG, default ./svc.config.json) as an object; `{}` when absent. */
+function readConfigFile(env: Env, cwd: string): { file: FileValues; configFile: string | null } {
+  const configPath = resolve(cwd, env.SVC_CONFIG ?? 'svc.config.json');
+  if (!existsSync(configPath)) {
+    if (env.SVC_CONFIG) throw new ConfigError('SVC_CONFIG', 'the path of an existing file', env.SVC_CONFIG);
+    return { file: {}, configFile: null };
+  }
+  let file: unknown;
+  try {
+    file = JSON.parse(readFileSync(configPath, 'utf8'));
+  } catch (err) {
+    throw new ConfigError('SVC_CONFIG', `a readable JSON file (${configPath})`, String(err));
+  }
+  if (!file || typeof file !== 'object' || Array.isArray(file)) {
+    throw new ConfigError('SVC_CONFIG', 'a JSON object at the top of the file');
+  }
+  return { file: file as FileValues, configFile: configPath };
+}
+
+const LOG_LEVELS: LogLevel[] = ['error', 'warn', 'info', 'debug'];
+const LOG_FORMATS: LogFormat[] = ['json', 'text'];
+
+const readLogLevel = (read: ValueReader) => read.oneOf<LogLevel>('SVC_LOG_LEVEL', 'log.level', LOG_LEVELS, 'info');
+const readLogFormat = (read: ValueReader) => read.oneOf<LogFormat>('SVC_LOG_FORMAT', 'log.format', LOG_FORMATS, 'json');
+
+/**
+ * The log level and format, read before the rest of the configuration so the relay's first line
+ * (even "Invalid configuration …") is already in the configured format. Never throws: a value it
+ * cannot read falls back to the default here, and loadConfig() then stops the relay naming the key.
+ */
+export function peekLogSettings(env: Env = process.env, cwd: string = process.cwd()): { level: LogLevel; format: LogFormat } {
+  let read: ValueReader;
+  try {
+    read = new ValueReader(env, readConfigFile(env, cwd).file);
+  } catch {
+    read = new ValueReader(env, {});
+  }
+  const orDefault = <T>(value: () => T, fallback: T): T => {
+    try {
+      return value();
+    } catch {
+      return fallback;
+    }
+  };
+  return { level: orDefault(() => readLogLevel(read), 'info'), format: orDefault(() => readLogFormat(read), 'json') };
+}
+
 /**
  * Reads svc.config.json (path SVC_CONFIG, default ./svc.config.json; an absent file means defaults),
  * lets environment variables override it, and validates every value. Any bad value throws a
  * ConfigError naming the key, so the relay never starts half-configured.
  */
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): RelayConfig {
-  const configPath = resolve(cwd, env.SVC_CONFIG ?? 'svc.config.json');
-  let file: FileValues = {};
-  let configFile: string | null = null;
-  if (existsSync(configPath)) {
-    try {
-      file = JSON.parse(readFileSync(configPath, 'utf8'));
-    } catch (err) {
-      throw new ConfigError('SVC_CONFIG', `a readable JSON file (${configPath})`, String(err));
-    }
-    if (!file || typeof file !== 'object' || Array.isArray(file)) {
-      throw new ConfigError('SVC_CONFIG', 'a JSON object at the top of the file');
-    }
-    configFile = configPath;
-  } else if (env.SVC_CONFIG) {
-    throw new ConfigError('SVC_CONFIG', 'the path of an existing file', env.SVC_CONFIG);
-  }
-
+  const { file, configFile } = readConfigFile(env, cwd);
   const read = new ValueReader(env, file);
   const dataDir = resolve(cwd, read.string('SVC_DATA_DIR', 'dataDir') ?? './data');
   const database = parseDatabase(read.string('SVC_DATABASE_URL', 'database.url'), dataDir, () =>
@@ -82,7 +113,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     limits: readLimits(read),
     trustProxy: read.trustProxy('SVC_TRUST_PROXY', 'trustProxy'),
     smtp: readSmtp(read),
-    logLevel: read.oneOf<LogLevel>('SVC_LOG_LEVEL', 'log.level', ['error', 'warn', 'info', 'debug'], 'info'),
+    logLevel: readLogLevel(read),
+    logFormat: readLogFormat(read),
     bcryptCost: read.integer('SVC_BCRYPT_COST', 'auth.bcryptCost', 11, 4, 15),
     passwordWorkers: read.integer('SVC_PASSWORD_WORKERS', 'auth.passwordWorkers', Math.max(1, Math.min(4, availableParallelism() - 1)), 1, 16),
     tlsCert,

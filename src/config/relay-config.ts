@@ -84,6 +84,9 @@ export interface RedisConfig {
 
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
 
+/** How log lines are written: one JSON object a line (default), or `time LEVEL [context] message`. */
+export type LogFormat = 'json' | 'text';
+
 /** What one client can hold, and how long the relay waits when it stops (docs/robustness.md "Limits"). */
 export interface LimitsConfig {
   /** Open TCP connections (HTTP and WebSocket together); past it new connections are closed at once. */
@@ -129,6 +132,8 @@ export class RelayConfig {
   trustProxy: boolean | number | string;
   smtp: SmtpConfig | null;
   logLevel: LogLevel;
+  /** SVC_LOG_FORMAT / log.format; read before anything else so the first line is already in it (peekLogSettings). */
+  logFormat: LogFormat;
   bcryptCost: number;
   /** Threads that hash passwords, apart from libuv's pool that serves file I/O (issue 27). */
   passwordWorkers: number;

@@ -1,6 +1,6 @@
 import { LoggerService } from '@nestjs/common';
 import { isoWithMillis } from '../common/time';
-import type { LogLevel } from '../config/relay-config';
+import type { LogFormat, LogLevel } from '../config/relay-config';
 import { LogBuffer } from './log-buffer';
 import { maskSecrets } from './mask-secrets';
 
@@ -12,9 +12,14 @@ const SEVERITY: Record<LogLevel, number> = { error: 0, warn: 1, info: 2, debug: 
  */
 const NEST_START_UP_DETAIL = new Set(['RoutesResolver', 'RouterExplorer', 'InstanceLoader', 'WebSocketsController']);
 
+/** What a line may carry beyond its message: the start-up summary's sections, say. */
+export type LogFields = Record<string, unknown>;
+
 /**
- * The relay's one logger: one JSON object per line on stdout (stderr for errors), secrets masked,
- * and every line also kept in the in-memory buffer behind GET /logs.
+ * The relay's one logger: one line per entry on stdout (stderr for errors), a JSON object or
+ * `time LEVEL [context] message` as configured (SVC_LOG_FORMAT), secrets masked. Every entry is
+ * also kept, as JSON whatever the format, in the in-memory buffer behind GET /logs (the dashboard
+ * parses it).
  */
 export class JsonLogger implements LoggerService {
   readonly buffer = new LogBuffer(500);
@@ -22,6 +27,7 @@ export class JsonLogger implements LoggerService {
   constructor(
     private readonly level: LogLevel = 'info',
     private readonly write: (line: string, level: LogLevel) => void = defaultWrite,
+    private readonly format: LogFormat = 'json',
   ) {}
 
   log(message: unknown, context?: string): void {
@@ -41,15 +47,50 @@ export class JsonLogger implements LoggerService {
     this.record('debug', message, context);
   }
 
+  /**
+   * What the operator started the process to learn (where it listens, what it is configured with,
+   * what to do next): an info line written at every level, so `SVC_LOG_LEVEL=warn` still says where the relay is.
+   */
+  announce(message: string, context = 'Relay', fields?: LogFields): void {
+    this.emit('info', message, context, undefined, fields);
+  }
+
   private record(level: LogLevel, message: unknown, context?: string, stack?: string): void {
     if (SEVERITY[level] > SEVERITY[this.level]) return;
-    const text = maskSecrets(message instanceof Error ? message.message : typeof message === 'string' ? message : JSON.stringify(message));
-    const entry: Record<string, string> = { time: isoWithMillis(new Date()), level, context: context ?? 'Relay', msg: text };
-    if (stack) entry.stack = maskSecrets(stack);
-    const line = JSON.stringify(entry);
-    this.buffer.push(line);
-    this.write(line, level);
+    this.emit(level, message instanceof Error ? message.message : typeof message === 'string' ? message : JSON.stringify(message), context, stack);
   }
+
+  private emit(level: LogLevel, message: string, context = 'Relay', stack?: string, fields?: LogFields): void {
+    const entry: Record<string, unknown> = { time: isoWithMillis(new Date()), level, context, msg: maskSecrets(message) };
+    if (stack) entry.stack = maskSecrets(stack);
+    if (fields) Object.assign(entry, JSON.parse(maskSecrets(JSON.stringify(fields))));
+    const json = JSON.stringify(entry);
+    this.buffer.push(json);
+    this.write(this.format === 'text' ? textLine(entry, fields) : json, level);
+  }
+}
+
+/**
+ * `2025-01-31T12:00:00.000Z INFO  [Context] message`, a stack after ` | ` (its newlines escaped:
+ * one entry, one line), then one indented `key: value` line per field, already masked in `entry`.
+ */
+function textLine(entry: Record<string, unknown>, fields?: LogFields): string {
+  const level = String(entry.level).toUpperCase().padEnd(5);
+  let line = `${entry.time} ${level} [${entry.context}] ${entry.msg}${entry.stack ? ` | ${entry.stack}` : ''}`;
+  for (const key of Object.keys(fields ?? {})) line += `\n  ${key}: ${textValue(entry[key])}`;
+  return line;
+}
+
+/** A field's value in a text line: strings bare, objects as `key=value` pairs, lists comma-separated. */
+function textValue(value: unknown): string {
+  if (value === null || value === undefined) return 'none';
+  if (Array.isArray(value)) return value.length ? value.map(textValue).join(', ') : 'none';
+  if (typeof value === 'object') {
+    return Object.entries(value as Record<string, unknown>)
+      .map(([key, v]) => `${key}=${textValue(v)}`)
+      .join(' ');
+  }
+  return String(value);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { maskSecrets, redactSecrets } from './mask-secrets';
+import { maskSecrets, maskUrlPassword, redactSecrets } from './mask-secrets';
 
 describe('maskSecrets', () => {
   it.each([
@@ -40,6 +40,18 @@ describe('maskSecrets', () => {
 
     it('searches no credential shorter than six characters by value (its shape is still found)', () => {
       expect(redactSecrets('a short abc word', ['abc', ''])).toBe('a short abc word');
+    });
+  });
+
+  describe('maskUrlPassword', () => {
+    it.each([
+      ['postgres://svc:s3cr%40t@db:5432/svc', 'postgres://svc:***@db:5432/svc'],
+      ['redis://:pw@cache:6379/0', 'redis://:***@cache:6379/0'],
+      ['rediss://cache:6380', 'rediss://cache:6380'],
+      ['postgres://svc@db/svc', 'postgres://svc@db/svc'],
+      ['not a url:with-secret', 'not a url://***'],
+    ])('%s → %s', (url, masked) => {
+      expect(maskUrlPassword(url)).toBe(masked);
     });
   });
 });

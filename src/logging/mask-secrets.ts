@@ -55,3 +55,19 @@ export function redactSecrets(text: string, credentials: Iterable<string | null 
 export function maskSecrets(text: string): string {
   return redactSecrets(text).replace(/\r/g, '\\r').replace(/\n/g, '\\n');
 }
+
+/**
+ * A connection URL (postgres://, redis://) with its password replaced by `***`, the user kept:
+ * what the start-up summary shows of the database and Redis.
+ */
+export function maskUrlPassword(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    // Not parseable: show only the scheme, never what might be a password.
+    return `${url.split(':')[0]}://***`;
+  }
+  if (parsed.password) parsed.password = '***';
+  return parsed.toString();
+}

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { existsSync, readFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
+import { isLoopback, normalizeIp } from '../common/net/ip-address';
 import { RelayConfig } from '../config/relay-config';
 import { PublicUrlService } from './public-url.service';
 import type { RelayHostDetails } from './relay.mapper';
@@ -35,6 +36,18 @@ export class RelayHostDetailsService {
         ? `${scheme}://${lanHost}:${port}${AGENT_CONNECT_PATH}`
         : null;
     return { lanHost, port, publicBaseUrl, agentRelayUrl };
+  }
+
+  /**
+   * The LAN address others on the network can open, or why there is none: the start-up summary says
+   * which. A relay bound to a loopback address is not on the LAN whatever its interfaces are.
+   */
+  lanAddress(): { address: string; reason: null } | { address: null; reason: string } {
+    const host = this.config.host;
+    if (host === 'localhost' || isLoopback(normalizeIp(host))) return { address: null, reason: `bound to ${host}` };
+    if (this.inContainer) return { address: null, reason: 'runs in a container' };
+    const address = firstLanAddress();
+    return address ? { address, reason: null } : { address: null, reason: 'no LAN interface' };
   }
 }
 

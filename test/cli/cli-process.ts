@@ -76,14 +76,25 @@ export function spawnCli(args: string[], options: CliRunOptions = {}): ChildProc
   });
 }
 
-/** A long-running `svc relay`: resolves once a stdout line matches, collecting everything printed. */
+/** A JSON log line's message (the relay logs JSON by default); any other line as it is. */
+function messageOf(line: string): string {
+  if (!line.startsWith('{')) return line;
+  try {
+    const entry = JSON.parse(line);
+    return typeof entry?.msg === 'string' ? entry.msg : line;
+  } catch {
+    return line;
+  }
+}
+
+/** A long-running `svc relay`: resolves once a stdout line matches, collecting everything printed (log lines by their message). */
 export class RunningCli {
   readonly lines: string[] = [];
   stderr = '';
   readonly exited: Promise<number | null>;
 
   constructor(readonly child: ChildProcess) {
-    createInterface({ input: child.stdout! }).on('line', (line) => this.lines.push(line));
+    createInterface({ input: child.stdout! }).on('line', (line) => this.lines.push(messageOf(line)));
     child.stderr!.on('data', (c) => (this.stderr += c));
     this.exited = new Promise((r) => child.on('close', (code) => r(code)));
   }

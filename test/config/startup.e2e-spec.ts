@@ -31,7 +31,10 @@ describe('starting the relay process', () => {
   it('a bad value stops it with exit code 1 and a message naming the key', async () => {
     const run = startMain({ SVC_PORT: 'eighty', SVC_DATA_DIR: join(dir, 'bad'), CWD: dir });
     expect(await run.exited).toBe(1);
-    expect(run.output()).toContain('svc relay: Invalid configuration SVC_PORT: expected a whole number from 0 to 65535, got "eighty"');
+    // one line, in the log format (JSON by default) like every other line the relay writes
+    expect(run.output().trim().split('\n').map((line) => JSON.parse(line))).toEqual([
+      expect.objectContaining({ level: 'error', msg: 'svc relay: Invalid configuration SVC_PORT: expected a whole number from 0 to 65535, got "eighty"' }),
+    ]);
     expect(existsSync(join(dir, 'bad'))).toBe(false);
   }, SPAWNED_RELAY_TIMEOUT_MS);
 

@@ -57,13 +57,13 @@ Examples:
       const { startRelayProcess } = await import('../../bootstrap/start-relay');
       const { stopOnSignals } = await import('../../bootstrap/graceful-shutdown');
       const { JsonLogger } = await import('../../logging/json-logger');
-      const logger = new JsonLogger(config.logLevel);
+      // One logger for every line from here on, in the configured format (SVC_LOG_FORMAT).
+      const logger = new JsonLogger(config.logLevel, undefined, config.logFormat);
+      const say = (line: string) => logger.announce(line);
       const app = await startRelayProcess(config, logger);
       const servesHttps = !!(config.tlsCert && config.tlsKey);
-      const port = (app.getHttpServer().address() as { port: number }).port;
+      const port = await (await import('../../bootstrap/ready-line')).announceStart(app, config, logger);
       const scheme = servesHttps ? 'https' : 'http';
-      say(`svc relay listening on ${scheme}://${config.host}:${port} (data: ${config.dataDir})`);
-      say(await (await import('../../bootstrap/ready-line')).readyLine(app, config, port));
 
       let tunnel: RunningTunnel | null = null;
       // Stop the tunnel first (so nobody reaches a closing relay), then the relay.
@@ -105,15 +105,7 @@ Examples:
         if (shutdown.stopping) return;
         candidates.splice(candidates.indexOf(tunnel!.publicUrl), 1);
         tunnelUrl.set(choose());
-        warn(`${program!.name} stopped (${signal ?? `code ${code}`}); public URL is now ${tunnelUrl.current() ?? 'unset'}.`);
+        logger.warn(`${program!.name} stopped (${signal ?? `code ${code}`}); public URL is now ${tunnelUrl.current() ?? 'unset'}.`);
       });
     });
-}
-
-function say(line: string): void {
-  process.stdout.write(`${line}\n`);
-}
-
-function warn(line: string): void {
-  process.stderr.write(`svc relay: ${line}\n`);
 }
