@@ -28,6 +28,8 @@ export async function startOidcProvider(options: {
   port: number;
   relayUrl: string;
   accounts: Record<string, Record<string, unknown>>;
+  /** The scope that releases the `groups` claim (advertised in scopes_supported); null: never released. Default "groups". */
+  groupsScope?: string | null;
 }): Promise<TestOidcProvider> {
   const clientId = 'svc-relay';
   const clientSecret = 'provider-test-secret-0123456789';
@@ -41,6 +43,7 @@ export async function startOidcProvider(options: {
         redirectUri: `${options.relayUrl}/api/v1/auth/oidc/callback`,
         postLogoutRedirectUri: `${options.relayUrl}/signin`,
         accounts: options.accounts,
+        groupsScope: options.groupsScope,
       }),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
