@@ -1,7 +1,7 @@
 import { UsersService } from '../../src/users/users.service';
 import { auditEntries } from '../audit/audit-support';
 import { MemberFactory, sessionCookieFrom } from '../support/factory';
-import { freePort, startOidcProvider, type TestOidcProvider } from '../support/oidc-provider';
+import { corpIdpConfig, freePort, startOidcProvider, TEST_PROVIDER_SECRET, type TestOidcProvider } from '../support/oidc-provider';
 import { oidcSignInWithoutBrowser, startSsoRelay } from '../support/sso-relay';
 import type { TestRelay } from '../support/test-relay';
 
@@ -9,23 +9,22 @@ const ACCOUNTS = {
   'u-bob': { email: 'bob@corp.example', email_verified: true, name: 'Bob', groups: ['relay-admins'] },
 };
 
-/** A relay with the default scopes (no `scopes` in sso.oidc) in front of the certified provider, which releases `groups` only for `groupsScope`. */
-async function relayAndProvider(groupsScope: string | null): Promise<{ relay: TestRelay; provider: TestOidcProvider }> {
-  const port = await freePort();
-  const relay = await startSsoRelay(
-    {
-      oidc: {
-        issuer: `http://127.0.0.1:${port}`,
-        clientId: 'svc-relay',
-        clientSecretEnv: 'TEST_OIDC_SECRET',
-        name: 'Corp IdP',
-        roles: { Admin: ['relay-admins'], Developer: ['mobile-devs'] },
-      },
-    },
-    { TEST_OIDC_SECRET: 'provider-test-secret-0123456789' },
-  );
-  const provider = await startOidcProvider({ port, relayUrl: relay.url, accounts: ACCOUNTS, groupsScope });
-  return { relay, provider };
+/**
+ * For the enclosing describe: a relay with the default scopes (no `scopes` in sso.oidc) in front of
+ * the certified provider, which releases `groups` only for `groupsScope`.
+ */
+function useRelayAndProvider(groupsScope: string | null): { relay: TestRelay; provider: TestOidcProvider } {
+  const ctx = {} as { relay: TestRelay; provider: TestOidcProvider };
+  beforeAll(async () => {
+    const port = await freePort();
+    ctx.relay = await startSsoRelay({ oidc: corpIdpConfig(port) }, { TEST_OIDC_SECRET: TEST_PROVIDER_SECRET });
+    ctx.provider = await startOidcProvider({ port, relayUrl: ctx.relay.url, accounts: ACCOUNTS, groupsScope });
+  }, 60_000);
+  afterAll(async () => {
+    await ctx.relay?.close();
+    await ctx.provider?.close();
+  });
+  return ctx;
 }
 
 /** The text of the refusal page's message (the page escapes quotes). */
@@ -37,15 +36,10 @@ const pageText = (html: string) => html.replace(/&#(\d+);/g, (_m, code: string) 
  */
 describe('OIDC: the role claim released only for its own scope', () => {
   describe('a provider that advertises a "groups" scope', () => {
-    let relay: TestRelay;
-    let provider: TestOidcProvider;
-    beforeAll(async () => ({ relay, provider } = await relayAndProvider('groups')), 60_000);
-    afterAll(async () => {
-      await relay?.close();
-      await provider?.close();
-    });
+    const ctx = useRelayAndProvider('groups');
 
     it('is asked for it with the default scopes, and an Admin-group member signs in as an Admin', async () => {
+      const { relay, provider } = ctx;
       const start = await relay.http().get('/api/v1/auth/oidc/login').expect(302);
       expect(new URL(start.headers.location).searchParams.get('scope')).toBe('openid email profile groups');
 
@@ -59,15 +53,10 @@ describe('OIDC: the role claim released only for its own scope', () => {
   });
 
   describe('a provider that releases groups under a scope of another name', () => {
-    let relay: TestRelay;
-    let provider: TestOidcProvider;
-    beforeAll(async () => ({ relay, provider } = await relayAndProvider('directory')), 60_000);
-    afterAll(async () => {
-      await relay?.close();
-      await provider?.close();
-    });
+    const ctx = useRelayAndProvider('directory');
 
     it('the refusal page and its audit entry name the claim read and the groups received (none), and say how to fix it', async () => {
+      const { relay, provider } = ctx;
       const start = await relay.http().get('/api/v1/auth/oidc/login').expect(302);
       expect(new URL(start.headers.location).searchParams.get('scope')).toBe('openid email profile');
 

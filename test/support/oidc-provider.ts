@@ -23,6 +23,19 @@ export function freePort(): Promise<number> {
   });
 }
 
+export const TEST_PROVIDER_SECRET = 'provider-test-secret-0123456789';
+
+/** `sso.oidc` for a relay in front of the provider on `port`, with the default scopes (none configured) and the secret in TEST_OIDC_SECRET. */
+export function corpIdpConfig(port: number): Record<string, unknown> {
+  return {
+    issuer: `http://127.0.0.1:${port}`,
+    clientId: 'svc-relay',
+    clientSecretEnv: 'TEST_OIDC_SECRET',
+    name: 'Corp IdP',
+    roles: { Admin: ['relay-admins'], Developer: ['mobile-devs'] },
+  };
+}
+
 /** Starts test/support/oidc-provider.mjs (the certified `oidc-provider`) on `port`, with these accounts. */
 export async function startOidcProvider(options: {
   port: number;
@@ -32,7 +45,7 @@ export async function startOidcProvider(options: {
   groupsScope?: string | null;
 }): Promise<TestOidcProvider> {
   const clientId = 'svc-relay';
-  const clientSecret = 'provider-test-secret-0123456789';
+  const clientSecret = TEST_PROVIDER_SECRET;
   const child: ChildProcess = spawn(process.execPath, [join(__dirname, 'oidc-provider.mjs')], {
     env: {
       ...process.env,

@@ -13,7 +13,7 @@ import {
 } from '../support/browser';
 import { describeUnless } from '../support/describe-unless';
 import { MemberFactory } from '../support/factory';
-import { freePort, startOidcProvider, type TestOidcProvider } from '../support/oidc-provider';
+import { corpIdpConfig, freePort, startOidcProvider, TEST_PROVIDER_SECRET, type TestOidcProvider } from '../support/oidc-provider';
 import { startSsoRelay } from '../support/sso-relay';
 import { startTestRelay, type TestRelay } from '../support/test-relay';
 
@@ -69,16 +69,8 @@ describeUnless(browserSkipReason(), 'one canonical origin and SSO that explains 
       const [relayPort, providerPort] = [await freePort(), await freePort()];
       canonical = `http://${CANONICAL_HOST}:${relayPort}`;
       relay = await startSsoRelay(
-        {
-          oidc: {
-            issuer: `http://127.0.0.1:${providerPort}`,
-            clientId: 'svc-relay',
-            clientSecretEnv: 'TEST_OIDC_SECRET',
-            name: 'Corp IdP',
-            roles: { Admin: ['relay-admins'], Developer: ['mobile-devs'] },
-          },
-        },
-        { TEST_OIDC_SECRET: 'provider-test-secret-0123456789', SVC_WEB_DIR: WEB_DIST, SVC_PORT: String(relayPort), SVC_RELAY_URL: canonical },
+        { oidc: corpIdpConfig(providerPort) },
+        { TEST_OIDC_SECRET: TEST_PROVIDER_SECRET, SVC_WEB_DIR: WEB_DIST, SVC_PORT: String(relayPort), SVC_RELAY_URL: canonical },
       );
       provider = await startOidcProvider({ port: providerPort, relayUrl: canonical, accounts: ACCOUNTS });
       // A relay with an account shows the sign-in page, not the first run's.
