@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { IdentityModule } from '../identity/identity.module';
+import { RelayModule } from '../relay/relay.module';
 import { TokensModule } from '../tokens/tokens.module';
 import { TwoFactorModule } from '../two-factor/two-factor.module';
 import { UsersModule } from '../users/users.module';
@@ -21,7 +22,7 @@ import { SsoSignInService } from './sso-sign-in.service';
  * (the guard itself is registered in AppModule with the other cross-cutting pieces).
  */
 @Module({
-  imports: [CommonModule, ClusterModule, TypeOrmModule.forFeature([SessionEntity]), UsersModule, TokensModule, TwoFactorModule, IdentityModule],
+  imports: [CommonModule, ClusterModule, TypeOrmModule.forFeature([SessionEntity]), UsersModule, TokensModule, TwoFactorModule, IdentityModule, RelayModule],
   controllers: [AuthController, TwoFactorSetupController, OidcController],
   providers: [
     AuthService,

@@ -11,6 +11,7 @@ import { RelayConfig } from '../config/relay-config';
 import { sendRenderedPage } from '../dashboard/dashboard';
 import { SsoRefusal } from '../identity/sso-refusal';
 import { AuthService } from './auth.service';
+import { canonicalLocation } from './canonical-origin';
 import { OidcLogoutResponse } from './dto/auth-responses';
 import { setFlowCookie, takeFlowCookie } from './oidc-flow-cookie';
 import { clearSessionCookie, setSessionCookie } from './session-cookie';
@@ -32,11 +33,14 @@ export class OidcController {
   @Get('login')
   @Auth({ public: true })
   @ApiQuery({ name: 'next', required: false, description: 'a path on this relay to open after signing in (default /)' })
-  @ApiResponse({ status: 302, description: "to the provider's authorization endpoint" })
+  @ApiResponse({ status: 302, description: "to the provider's authorization endpoint; first to this route on the relay's canonical origin when reached under another host" })
   @ApiResponse({ status: 502, content: HTML, description: 'a page saying the provider could not be reached' })
   @ApiErrors(404)
   async login(@Req() req: Request, @Res() res: Response, @Query('next') next?: string): Promise<void> {
     this.requireOidc();
+    // Started elsewhere, the flow's cookie would be on an origin the provider never sends the browser back to.
+    const elsewhere = canonicalLocation(req, this.sso.canonicalOrigin());
+    if (elsewhere) return res.redirect(302, elsewhere);
     try {
       const { url, flow } = await this.sso.begin(this.origin(req), typeof next === 'string' ? next : undefined);
       setFlowCookie(req, res, flow);

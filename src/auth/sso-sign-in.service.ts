@@ -3,10 +3,10 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { AUDIT_EVENT, AuditEvent } from '../audit/audit-event';
 import { RelayConfig } from '../config/relay-config';
 import { JsonLogger } from '../logging/json-logger';
-import { TunnelUrl } from '../config/tunnel-url';
 import { OidcFlow, OidcSignInService } from '../identity/oidc-sign-in.service';
 import { SsoMembersService } from '../identity/sso-members.service';
 import { SsoRefusal } from '../identity/sso-refusal';
+import { PublicUrlService } from '../relay/public-url.service';
 import { ActiveSession, SessionsService } from './sessions.service';
 
 export const OIDC_CALLBACK_PATH = '/api/v1/auth/oidc/callback';
@@ -19,7 +19,7 @@ export const OIDC_CALLBACK_PATH = '/api/v1/auth/oidc/callback';
 export class SsoSignInService {
   constructor(
     private readonly config: RelayConfig,
-    private readonly tunnelUrl: TunnelUrl,
+    private readonly publicUrl: PublicUrlService,
     private readonly oidc: OidcSignInService,
     private readonly members: SsoMembersService,
     private readonly sessions: SessionsService,
@@ -28,11 +28,17 @@ export class SsoSignInService {
   ) {}
 
   /**
-   * The relay's own origin for the redirect URI registered at the provider: the configured relay
-   * URL or tunnel, else the origin this request came to (a relay reached on one address).
+   * The relay's own origin for the redirect URI registered at the provider: the canonical origin
+   * (the one links use: tunnel, else a relay.url others can open), else the origin this request
+   * came to (a relay reached on one address).
    */
   origin(requestOrigin: string): string {
-    return this.config.relayUrl ?? this.tunnelUrl.current() ?? requestOrigin;
+    return this.publicUrl.originFor(requestOrigin);
+  }
+
+  /** The origin a flow must start on to finish (its cookie is set there), or null: any. */
+  canonicalOrigin(): string | null {
+    return this.publicUrl.publicBaseUrl();
   }
 
   begin(origin: string, next: string | undefined): Promise<{ url: string; flow: OidcFlow }> {

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { AppModule, type ExtraImports } from '../app.module';
 import { bodyParserErrors } from '../common/errors/body-parser-errors';
 import { AuthenticatorService } from '../auth/authenticator.service';
+import { signInOnCanonicalOrigin } from '../auth/canonical-origin';
 import { Clock } from '../common/clock';
 import { shareConnectionsByAddress } from '../common/net/connection-shares';
 import { CredentialExpiry } from '../common/net/credential-expiry';
@@ -20,6 +21,7 @@ import { JsonLogger } from '../logging/json-logger';
 import { logRequests } from '../logging/request-log';
 import { recordHttpMetrics } from '../metrics/http-metrics.middleware';
 import { RelayMetrics } from '../metrics/relay-metrics';
+import { PublicUrlService } from '../relay/public-url.service';
 import { applyServerTimeouts, headersCheckIntervalMs, requestIdleTimeout } from './http-timeouts';
 import { serveDashboard } from '../dashboard/dashboard';
 import { setupOpenApi } from './openapi';
@@ -118,11 +120,14 @@ export async function createRelayApp(
   // JSON and pages over 1 KB, by Accept-Encoding; files and the event stream pass untouched.
   app.use(compressResponses);
   app.use(requestIdleTimeout, requestDeadline(config.limits.requestTimeoutMs), jsonBodies());
+  const authenticator = app.get(AuthenticatorService);
+  const publicUrl = app.get(PublicUrlService);
+  // The sign-in page only on the canonical origin (docs/deploy.md "One public address"), before the dashboard serves it.
+  app.use(signInOnCanonicalOrigin(() => publicUrl.publicBaseUrl(), (req) => authenticator.isFromRelayHost(req)));
   // Before Nest's routes: the dashboard owns every extension-less GET outside /api/ and /uploads/.
   app.use(serveDashboard(config.webDir));
   app.setGlobalPrefix(API_PREFIX, { exclude: ROOT_ROUTES });
   // WebSocket upgrades go through the same authenticator as HTTP routes, with the gateway's @Auth.
-  const authenticator = app.get(AuthenticatorService);
   const clock = app.get(Clock);
   const wsAdapter = new UpgradeRoutingWsAdapter(
     app,

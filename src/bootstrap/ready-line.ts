@@ -17,18 +17,18 @@ export function localDashboardUrl(config: RelayConfig, port: number): string {
 /**
  * The one line `npm start` and `svc relay` end their start-up with: what to do next. With no account
  * yet, which URL creates the first Admin (only a browser on the relay host may, so from elsewhere
- * `svc admin init` on this machine); otherwise where the relay is.
+ * `svc admin init` on this machine); otherwise where the relay is (its canonical origin), and
+ * below it why a configured relay.url is not that.
  */
 export async function readyLine(app: INestApplicationContext, config: RelayConfig, port: number): Promise<string> {
   const local = localDashboardUrl(config, port);
   const { initialized } = await app.get(AuthService, { strict: false }).status(true);
-  if (!initialized) {
-    return (
-      `Open ${local} in a browser on this machine to create the first Admin ` +
-      '(from another machine: run `npx svc admin init --email you@example.com` here).'
-    );
-  }
-  return `Relay ready at ${app.get(PublicUrlService, { strict: false }).publicBaseUrl() ?? local}`;
+  const publicUrl = app.get(PublicUrlService, { strict: false });
+  const line = initialized
+    ? `Relay ready at ${publicUrl.publicBaseUrl() ?? local}`
+    : `Open ${local} in a browser on this machine to create the first Admin ` +
+      '(from another machine: run `npx svc admin init --email you@example.com` here).';
+  return [line, ...publicUrl.warnings().map((warning) => `Warning: ${warning}`)].join('\n');
 }
 
 /**

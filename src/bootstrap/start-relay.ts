@@ -3,6 +3,7 @@ import type { ExtraImports } from '../app.module';
 import { describeTightened, keepNewFilesPrivate, tightenDataFolder } from '../storage/private-modes';
 import { RelayConfig } from '../config/relay-config';
 import { JsonLogger } from '../logging/json-logger';
+import { PublicUrlService } from '../relay/public-url.service';
 import { RelayHostDetailsService } from '../relay/relay-host-details.service';
 import { installPlatform } from '../platform/install';
 import { createRelayApp } from './create-app';
@@ -20,6 +21,8 @@ export async function startRelay(
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   app.get(RelayHostDetailsService).setListeningPort(port);
+  // A relay.url nobody else can open is left out of links and redirects: said once here, and on the Relay page.
+  for (const warning of app.get(PublicUrlService).warnings()) app.get(JsonLogger).warn(warning, 'PublicUrl');
   announceRelay(config.dataDir, { pid: process.pid, port, host: config.host, startedAt: new Date().toISOString() });
   app.getHttpServer().once('close', () => withdrawRelay(config.dataDir));
   return app;

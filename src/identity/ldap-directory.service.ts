@@ -84,6 +84,10 @@ export class LdapDirectoryService {
           externalId: null,
           displayName: firstString(entry.displayName) ?? firstString(entry.cn),
           groups,
+          groupsFrom: `attribute "${settings.groupAttribute}"` + (settings.groupSearchBase ? ` and groups under ${settings.groupSearchBase}` : ''),
+          noGroupsHint:
+            'If you are in a group, the directory did not say so: an Admin of the relay sets sso.ldap.groupAttribute ' +
+            'to the attribute that lists your groups, or sso.ldap.groupSearchBase to where groups are (docs/identity.md).',
           mapping: settings,
           clientAddress,
         },

@@ -42,7 +42,7 @@ export class OidcSignInService {
     const client = await this.clientFor(redirectUri);
     const flow: OidcFlow = { state: generators.state(), nonce: generators.nonce(), codeVerifier: generators.codeVerifier(), next };
     const url = client.authorizationUrl({
-      scope: settings.scopes.join(' '),
+      scope: requestedScopes(settings, client.issuer.metadata.scopes_supported).join(' '),
       state: flow.state,
       nonce: flow.nonce,
       code_challenge: generators.codeChallenge(flow.codeVerifier),
@@ -102,6 +102,10 @@ export class OidcSignInService {
         externalId,
         displayName: name,
         groups: groupsFromClaim(claims[settings.roleClaim] ?? extra[settings.roleClaim]),
+        groupsFrom: `claim "${settings.roleClaim}"`,
+        noGroupsHint:
+          `If you are in a group, ${settings.name} did not send it: an Admin of the relay adds the scope that releases ` +
+          `"${settings.roleClaim}" to sso.oidc.scopes, or sets sso.oidc.roleClaim to the claim that carries your groups (docs/identity.md).`,
         mapping: settings,
         clientAddress,
       },
@@ -144,6 +148,16 @@ export class OidcSignInService {
     }
     return this.client;
   }
+}
+
+/**
+ * The configured scopes, plus the role claim's own scope when the provider advertises one of that
+ * name: Okta, Authentik, Dex, Zitadel and oidc-provider release `groups` only for a `groups`
+ * scope, so with the default scopes a member of a mapped group would arrive with none.
+ */
+export function requestedScopes(settings: Pick<OidcConfig, 'scopes' | 'roleClaim'>, advertised: unknown): string[] {
+  const offered = Array.isArray(advertised) && advertised.includes(settings.roleClaim);
+  return offered && !settings.scopes.includes(settings.roleClaim) ? [...settings.scopes, settings.roleClaim] : settings.scopes;
 }
 
 /** A claim as a string (a number too: some providers send ids as numbers); anything else is none. */

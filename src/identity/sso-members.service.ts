@@ -31,6 +31,10 @@ export interface ExternalIdentity {
   externalId: string | null;
   displayName: string | null;
   groups: string[];
+  /** Where the groups were read, for the refusal and its audit entry: `claim "groups"`, `attribute "memberOf"`. */
+  groupsFrom: string;
+  /** How an Admin makes the provider send groups, said when none arrived. */
+  noGroupsHint: string;
   mapping: RoleMapping;
   clientAddress: string | null;
 }
@@ -64,7 +68,7 @@ export class SsoMembersService {
       if (member && !member.active) {
         throw this.refuse(identity, member, 'deactivated', 'This account was deactivated on the relay by your identity provider (SCIM). Ask an Admin.');
       }
-      if (!role) throw this.refuse(identity, member, 'no_role', noRoleMessage(identity.providerName));
+      if (!role) throw this.refuse(identity, member, 'no_role', noRoleMessage(identity), groupsReceived(identity));
       if (!member) member = await this.linkOrProvision(identity, role);
       if (member.role !== role) await this.updateRole(identity, member, role);
       this.audit('auth.sign_in', member, identity, { method: identity.provider });
@@ -147,8 +151,8 @@ export class SsoMembersService {
     });
   }
 
-  private refuse(identity: ExternalIdentity, member: UserEntity | null, reason: string, message: string): SsoRefusal {
-    this.audit('auth.sign_in_failed', member, identity, { method: identity.provider, reason });
+  private refuse(identity: ExternalIdentity, member: UserEntity | null, reason: string, message: string, details: AuditEvent['details'] = {}): SsoRefusal {
+    this.audit('auth.sign_in_failed', member, identity, { method: identity.provider, reason, ...details });
     return new SsoRefusal(message, reason);
   }
 
@@ -167,6 +171,28 @@ function alreadyLinkedMessage(identity: ExternalIdentity): string {
   );
 }
 
-function noRoleMessage(providerName: string): string {
-  return `Your account at ${providerName} is in no group that gives a role on this relay, and the relay gives none by default. Ask an Admin to add you to one.`;
+/** Shown in the refusal and recorded with it; a member of hundreds of groups gets the first few named. */
+const GROUPS_NAMED = 20;
+
+/**
+ * Names what was read and what came, so "in no group" can be told apart from "the provider sent
+ * none" (a scope or claim missing at the provider) without reading the provider's logs.
+ */
+function noRoleMessage(identity: ExternalIdentity): string {
+  const received = identity.groups.length
+    ? `received ${identity.groups.length} group${identity.groups.length === 1 ? '' : 's'} (${namedGroups(identity.groups)}), none of them mapped to a role. Ask an Admin to add you to one.`
+    : `received no groups. ${identity.noGroupsHint}`;
+  return (
+    `Your account at ${identity.providerName} is in no group that gives a role on this relay, and the relay gives none by default. ` +
+    `The relay read the ${identity.groupsFrom} and ${received}`
+  );
+}
+
+function groupsReceived(identity: ExternalIdentity): AuditEvent['details'] {
+  return { groups_from: identity.groupsFrom, groups_received: identity.groups.length, groups: JSON.stringify(identity.groups.slice(0, GROUPS_NAMED)) };
+}
+
+function namedGroups(groups: string[]): string {
+  const named = groups.slice(0, GROUPS_NAMED).join(', ');
+  return groups.length > GROUPS_NAMED ? `${named}, …` : named;
 }

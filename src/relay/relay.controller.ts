@@ -2,9 +2,11 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../common/api/responses';
 import { Auth } from '../common/auth/auth.decorator';
+import { ADMIN_ONLY } from '../common/auth/role';
+import { PublicUrlService } from './public-url.service';
 import { RelayHostDetailsService } from './relay-host-details.service';
 import { RelayLimitsService } from './relay-limits.service';
-import { RelayHostDetails, RelayLimits } from './relay.mapper';
+import { RelayHostDetails, RelayLimits, RelayWarnings } from './relay.mapper';
 
 @ApiTags('relay')
 @Controller('relay')
@@ -12,6 +14,7 @@ export class RelayController {
   constructor(
     private readonly host: RelayHostDetailsService,
     private readonly relayLimits: RelayLimitsService,
+    private readonly publicUrl: PublicUrlService,
   ) {}
 
   @Get('host')
@@ -29,5 +32,14 @@ export class RelayController {
   @ApiErrors(401)
   limits(): RelayLimits {
     return this.relayLimits.limits();
+  }
+
+  @Get('warnings')
+  @Auth({ cookie: true, roles: ADMIN_ONLY })
+  @ApiOperation({ summary: "Beyond the spec: what an Admin should fix in the relay's configured addresses (the Relay page)" })
+  @ApiOkResponse({ type: RelayWarnings })
+  @ApiErrors(401, 403)
+  warnings(): RelayWarnings {
+    return { warnings: this.publicUrl.warnings() };
   }
 }

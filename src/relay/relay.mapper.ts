@@ -20,3 +20,12 @@ export class RelayLimits {
   @ApiProperty({ description: 'the largest build the relay accepts, in bytes (SVC_MAX_BUILD_BYTES)' })
   max_build_bytes: number;
 }
+
+/** Beyond the spec, for the Relay page: what about the relay's configured addresses an Admin should fix. */
+export class RelayWarnings {
+  @ApiProperty({
+    type: [String],
+    description: 'one sentence each, e.g. a relay.url nobody else can open ("relay.url http://127.0.0.1:4950 is loopback: not used for links…"); empty when none',
+  })
+  warnings: string[];
+}

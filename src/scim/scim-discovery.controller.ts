@@ -2,7 +2,7 @@ import { Controller, Get, Param, Req, UseFilters } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Auth } from '../common/auth/auth.decorator';
-import { RelayConfig } from '../config/relay-config';
+import { PublicUrlService } from '../relay/public-url.service';
 import { ScimError } from './scim-error';
 import { ScimErrorFilter } from './scim-error.filter';
 import { scimBaseUrl } from './scim-origin';
@@ -54,14 +54,14 @@ const SCHEMAS: ScimResource[] = [
 @UseFilters(ScimErrorFilter)
 @Controller('scim/v2')
 export class ScimDiscoveryController {
-  constructor(private readonly config: RelayConfig) {}
+  constructor(private readonly publicUrl: PublicUrlService) {}
 
   @Get('ServiceProviderConfig')
   @Auth({ scim: true })
   serviceProviderConfig(@Req() req: Request): ScimResource {
     return {
       schemas: ['urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig'],
-      documentationUri: `${scimBaseUrl(this.config, req)}/api/docs`,
+      documentationUri: `${scimBaseUrl(this.publicUrl, req)}/api/docs`,
       patch: { supported: true },
       bulk: { supported: false, maxOperations: 0, maxPayloadSize: 0 },
       filter: { supported: true, maxResults: 200 },
@@ -71,14 +71,14 @@ export class ScimDiscoveryController {
       authenticationSchemes: [
         { type: 'oauthbearertoken', name: 'Bearer token', description: 'A SCIM token an Admin creates on the relay (svc_scim_…)', primary: true },
       ],
-      meta: { resourceType: 'ServiceProviderConfig', location: `${scimBaseUrl(this.config, req)}${SCIM_BASE}/ServiceProviderConfig` },
+      meta: { resourceType: 'ServiceProviderConfig', location: `${scimBaseUrl(this.publicUrl, req)}${SCIM_BASE}/ServiceProviderConfig` },
     };
   }
 
   @Get('ResourceTypes')
   @Auth({ scim: true })
   resourceTypes(@Req() req: Request): ScimResource {
-    const base = scimBaseUrl(this.config, req);
+    const base = scimBaseUrl(this.publicUrl, req);
     const type = (name: string, endpoint: string, schema: string) => ({
       schemas: ['urn:ietf:params:scim:schemas:core:2.0:ResourceType'],
       id: name,

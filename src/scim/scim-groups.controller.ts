@@ -4,7 +4,7 @@ import type { Request } from 'express';
 import { Auth } from '../common/auth/auth.decorator';
 import type { Principal } from '../common/auth/principal';
 import { CurrentPrincipal } from '../common/auth/principal.decorator';
-import { RelayConfig } from '../config/relay-config';
+import { PublicUrlService } from '../relay/public-url.service';
 import { readPatchBody, scimAttribute } from './scim-bodies';
 import { ScimErrorFilter } from './scim-error.filter';
 import { matchesFilter, parseScimFilter } from './scim-filter';
@@ -19,7 +19,7 @@ import { listResponse, page, toScimGroup, type ScimResource } from './scim-resou
 export class ScimGroupsController {
   constructor(
     private readonly groups: ScimGroupsService,
-    private readonly config: RelayConfig,
+    private readonly publicUrl: PublicUrlService,
   ) {}
 
   @Get()
@@ -35,7 +35,7 @@ export class ScimGroupsController {
     const all = await this.groups.list();
     const matched = parsed ? all.filter((g) => matchesFilter(parsed.attribute === 'externalId' ? g.externalId : g.displayName, parsed)) : all;
     const { slice, startIndex: start } = page(matched, startIndex, count);
-    const base = scimBaseUrl(this.config, req);
+    const base = scimBaseUrl(this.publicUrl, req);
     // Okta and Entra ask with excludedAttributes=members to keep large groups out of a lookup.
     const withoutMembers = typeof excluded === 'string' && /(^|,)\s*members\s*(,|$)/i.test(excluded);
     return listResponse(matched.length, start, slice.map((g) => toScimGroup(g, withoutMembers ? [] : (g.members ?? []), base)));
@@ -45,7 +45,7 @@ export class ScimGroupsController {
   @Auth({ scim: true })
   async get(@Req() req: Request, @Param('id') id: string): Promise<ScimResource> {
     const group = await this.groups.find(id);
-    return toScimGroup(group, group.members ?? [], scimBaseUrl(this.config, req));
+    return toScimGroup(group, group.members ?? [], scimBaseUrl(this.publicUrl, req));
   }
 
   @Post()
@@ -53,7 +53,7 @@ export class ScimGroupsController {
   @Auth({ scim: true })
   async create(@Req() req: Request, @CurrentPrincipal() actor: Principal, @Body() body: unknown): Promise<ScimResource> {
     const group = await this.groups.create(actor, body);
-    return toScimGroup(group, group.members ?? [], scimBaseUrl(this.config, req));
+    return toScimGroup(group, group.members ?? [], scimBaseUrl(this.publicUrl, req));
   }
 
   @Put(':id')
@@ -61,14 +61,14 @@ export class ScimGroupsController {
   async replace(@Req() req: Request, @CurrentPrincipal() actor: Principal, @Param('id') id: string, @Body() body: unknown): Promise<ScimResource> {
     const value = { displayName: scimAttribute(body, 'displayName'), externalId: scimAttribute(body, 'externalId') ?? null, members: scimAttribute(body, 'members') ?? [] };
     const group = await this.groups.change(actor, id, [{ op: 'replace', path: null, value }]);
-    return toScimGroup(group, group.members ?? [], scimBaseUrl(this.config, req));
+    return toScimGroup(group, group.members ?? [], scimBaseUrl(this.publicUrl, req));
   }
 
   @Patch(':id')
   @Auth({ scim: true })
   async patch(@Req() req: Request, @CurrentPrincipal() actor: Principal, @Param('id') id: string, @Body() body: unknown): Promise<ScimResource> {
     const group = await this.groups.change(actor, id, readPatchBody(body));
-    return toScimGroup(group, group.members ?? [], scimBaseUrl(this.config, req));
+    return toScimGroup(group, group.members ?? [], scimBaseUrl(this.publicUrl, req));
   }
 
   @Delete(':id')

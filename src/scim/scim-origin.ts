@@ -1,7 +1,7 @@
 import type { Request } from 'express';
-import type { RelayConfig } from '../config/relay-config';
+import type { PublicUrlService } from '../relay/public-url.service';
 
-/** The relay's URL for `meta.location`: the configured one, else the origin the request came to. */
-export function scimBaseUrl(config: RelayConfig, req: Request): string {
-  return config.relayUrl ?? `${req.protocol}://${req.get('host')}`;
+/** The relay's URL for `meta.location`: its canonical origin, else the origin the request came to. */
+export function scimBaseUrl(publicUrl: PublicUrlService, req: Request): string {
+  return publicUrl.originFor(`${req.protocol}://${req.get('host')}`);
 }

@@ -4,7 +4,7 @@ import type { Request } from 'express';
 import { Auth } from '../common/auth/auth.decorator';
 import type { Principal } from '../common/auth/principal';
 import { CurrentPrincipal } from '../common/auth/principal.decorator';
-import { RelayConfig } from '../config/relay-config';
+import { PublicUrlService } from '../relay/public-url.service';
 import { UsersService } from '../users/users.service';
 import { readPatchBody, readUserBody, userPatchFields } from './scim-bodies';
 import { ScimErrorFilter } from './scim-error.filter';
@@ -26,7 +26,7 @@ export class ScimUsersController {
   constructor(
     private readonly members: ScimMembersService,
     private readonly users: UsersService,
-    private readonly config: RelayConfig,
+    private readonly publicUrl: PublicUrlService,
   ) {}
 
   @Get()
@@ -41,7 +41,7 @@ export class ScimUsersController {
     const all = await this.users.list();
     const matched = parsed ? all.filter((u) => matchesFilter(this.attribute(u, parsed.attribute), parsed)) : all;
     const { slice, startIndex: start } = page(matched, startIndex, count);
-    const base = scimBaseUrl(this.config, req);
+    const base = scimBaseUrl(this.publicUrl, req);
     return listResponse(matched.length, start, await Promise.all(slice.map(async (u) => toScimUser(u, await this.members.groupsOf(u.id), base))));
   }
 
@@ -49,7 +49,7 @@ export class ScimUsersController {
   @Auth({ scim: true })
   async get(@Req() req: Request, @Param('id') id: string): Promise<ScimResource> {
     const user = await this.members.find(id);
-    return toScimUser(user, await this.members.groupsOf(user.id), scimBaseUrl(this.config, req));
+    return toScimUser(user, await this.members.groupsOf(user.id), scimBaseUrl(this.publicUrl, req));
   }
 
   @Post()
@@ -58,7 +58,7 @@ export class ScimUsersController {
   @ApiBody({ schema: { type: 'object' } })
   async create(@Req() req: Request, @CurrentPrincipal() actor: Principal, @Body() body: unknown): Promise<ScimResource> {
     const user = await this.members.create(actor, readUserBody(body));
-    return toScimUser(user, [], scimBaseUrl(this.config, req));
+    return toScimUser(user, [], scimBaseUrl(this.publicUrl, req));
   }
 
   @Put(':id')
@@ -66,14 +66,14 @@ export class ScimUsersController {
   async replace(@Req() req: Request, @CurrentPrincipal() actor: Principal, @Param('id') id: string, @Body() body: unknown): Promise<ScimResource> {
     const fields = readUserBody(body);
     const user = await this.members.update(actor, id, { ...fields, displayName: fields.displayName ?? null, externalId: fields.externalId ?? null, active: fields.active ?? true });
-    return toScimUser(user, await this.members.groupsOf(user.id), scimBaseUrl(this.config, req));
+    return toScimUser(user, await this.members.groupsOf(user.id), scimBaseUrl(this.publicUrl, req));
   }
 
   @Patch(':id')
   @Auth({ scim: true })
   async patch(@Req() req: Request, @CurrentPrincipal() actor: Principal, @Param('id') id: string, @Body() body: unknown): Promise<ScimResource> {
     const user = await this.members.update(actor, id, userPatchFields(readPatchBody(body)));
-    return toScimUser(user, await this.members.groupsOf(user.id), scimBaseUrl(this.config, req));
+    return toScimUser(user, await this.members.groupsOf(user.id), scimBaseUrl(this.publicUrl, req));
   }
 
   /** Deletes the member as the team page does (sessions, PATs, sockets, avatar; contributions stay). */

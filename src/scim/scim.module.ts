@@ -5,6 +5,7 @@ import { AuthModule } from '../auth/auth.module';
 import { IdentityModule } from '../identity/identity.module';
 import { TeamModule } from '../team/team.module';
 import { PasswordResetModule } from '../password-reset/password-reset.module';
+import { RelayModule } from '../relay/relay.module';
 import { TokensModule } from '../tokens/tokens.module';
 import { TwoFactorModule } from '../two-factor/two-factor.module';
 import { UsersModule } from '../users/users.module';
@@ -23,7 +24,7 @@ import { ScimUsersController } from './scim-users.controller';
  * the tokens table is the tokens module's (the authenticator checks them).
  */
 @Module({
-  imports: [CommonModule, TypeOrmModule.forFeature([ScimGroupEntity]), UsersModule, AuthModule, TokensModule, TeamModule, IdentityModule, TwoFactorModule, PasswordResetModule],
+  imports: [CommonModule, TypeOrmModule.forFeature([ScimGroupEntity]), UsersModule, AuthModule, TokensModule, TeamModule, IdentityModule, TwoFactorModule, PasswordResetModule, RelayModule],
   controllers: [ScimUsersController, ScimGroupsController, ScimDiscoveryController, ScimTokensController],
   providers: [ScimMembersService, ScimGroupsService, ScimGroupRolesService],
 })

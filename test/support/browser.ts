@@ -30,7 +30,8 @@ export function ensureWebBuilt(): void {
   if (!existsSync(join(root, 'web', 'dist', 'index.html'))) throw new Error('web/dist was not built (is Vite installed? npm ci)');
 }
 
-export async function launchChromium(): Promise<Browser> {
+/** `extraArgs`: e.g. `--host-resolver-rules=MAP relay.test 127.0.0.1`, a second name for a test relay. */
+export async function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM_PATH,
     // Root in CI containers cannot use Chromium's sandbox; the pages are our own. No update checks,
@@ -42,6 +43,7 @@ export async function launchChromium(): Promise<Browser> {
       '--disable-background-networking',
       '--disable-component-update',
       '--no-first-run',
+      ...extraArgs,
     ],
   });
 }

@@ -1,7 +1,9 @@
 // The certified OpenID provider (oidc-provider, ES modules only) on loopback for the OIDC tests,
 // run in a child process by test/support/oidc-provider.ts because jest here loads CommonJS only.
 // Configuration comes as JSON in OIDC_TEST_CONFIG: { port, clientId, clientSecret, redirectUri,
-// postLogoutRedirectUri, accounts: { <id>: claims } }. Logging in is scripted: the interaction
+// postLogoutRedirectUri, accounts: { <id>: claims }, groupsScope }. `groups` is released only for
+// the scope groupsScope names (default "groups", advertised in the discovery document's
+// scopes_supported, as Okta, Authentik and Dex do); null: never released. Logging in is scripted: the interaction
 // page signs in as the account last chosen with GET /test/login-as?account=<id> and grants what
 // the client asked for, so a browser or a fetch loop goes straight through (the provider's login
 // form is not what the relay's tests are about). Prints "READY <issuer>" when listening.
@@ -11,6 +13,7 @@ import Provider from 'oidc-provider';
 const config = JSON.parse(process.env.OIDC_TEST_CONFIG ?? '{}');
 const issuer = `http://127.0.0.1:${config.port}`;
 let loginAs = Object.keys(config.accounts)[0];
+const groupsScope = config.groupsScope === undefined ? 'groups' : config.groupsScope;
 
 const provider = new Provider(issuer, {
   clients: [
@@ -24,8 +27,9 @@ const provider = new Provider(issuer, {
       token_endpoint_auth_method: 'client_secret_basic',
     },
   ],
-  scopes: ['openid', 'email', 'profile', 'groups'],
-  claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'], groups: ['groups'] },
+  // A scope named in `claims` is advertised in scopes_supported too.
+  scopes: ['openid', 'email', 'profile'],
+  claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'], ...(groupsScope ? { [groupsScope]: ['groups'] } : {}) },
   // Kept at its default (true): scope-requested claims travel at userinfo, not in the ID token, as
   // at Okta; the relay must fetch the groups there.
   conformIdTokenClaims: true,

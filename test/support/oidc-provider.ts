@@ -23,14 +23,29 @@ export function freePort(): Promise<number> {
   });
 }
 
+export const TEST_PROVIDER_SECRET = 'provider-test-secret-0123456789';
+
+/** `sso.oidc` for a relay in front of the provider on `port`, with the default scopes (none configured) and the secret in TEST_OIDC_SECRET. */
+export function corpIdpConfig(port: number): Record<string, unknown> {
+  return {
+    issuer: `http://127.0.0.1:${port}`,
+    clientId: 'svc-relay',
+    clientSecretEnv: 'TEST_OIDC_SECRET',
+    name: 'Corp IdP',
+    roles: { Admin: ['relay-admins'], Developer: ['mobile-devs'] },
+  };
+}
+
 /** Starts test/support/oidc-provider.mjs (the certified `oidc-provider`) on `port`, with these accounts. */
 export async function startOidcProvider(options: {
   port: number;
   relayUrl: string;
   accounts: Record<string, Record<string, unknown>>;
+  /** The scope that releases the `groups` claim (advertised in scopes_supported); null: never released. Default "groups". */
+  groupsScope?: string | null;
 }): Promise<TestOidcProvider> {
   const clientId = 'svc-relay';
-  const clientSecret = 'provider-test-secret-0123456789';
+  const clientSecret = TEST_PROVIDER_SECRET;
   const child: ChildProcess = spawn(process.execPath, [join(__dirname, 'oidc-provider.mjs')], {
     env: {
       ...process.env,
@@ -41,6 +56,7 @@ export async function startOidcProvider(options: {
         redirectUri: `${options.relayUrl}/api/v1/auth/oidc/callback`,
         postLogoutRedirectUri: `${options.relayUrl}/signin`,
         accounts: options.accounts,
+        groupsScope: options.groupsScope,
       }),
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -26,6 +26,11 @@ const TRUSTED_PROXY_HEADERS = ['x-forwarded-for', 'x-forwarded-host', 'x-forward
 /** Express's compiled `trust proxy` setting: is the address at this hop a trusted proxy? */
 export type TrustFn = (addr: string, hop: number) => boolean;
 
+/** Whether a proxy or tunnel passed this request on (any forwarding header). */
+export function isForwarded(req: IncomingMessage): boolean {
+  return forwardingHeaders(req).length > 0;
+}
+
 function forwardingHeaders(req: IncomingMessage): string[] {
   return Object.keys(req.headers).filter(
     (name) => FORWARDING_HEADERS.includes(name) || name.startsWith('tailscale-user-'),

@@ -1031,6 +1031,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/relay/warnings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Beyond the spec: what an Admin should fix in the relay's configured addresses (the Relay page) */
+        get: operations["RelayController_warnings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/scim/tokens": {
         parameters: {
             query?: never;
@@ -2658,6 +2675,10 @@ export interface components {
             /** @description the largest build the relay accepts, in bytes (SVC_MAX_BUILD_BYTES) */
             max_build_bytes: number;
         };
+        RelayWarnings: {
+            /** @description one sentence each, e.g. a relay.url nobody else can open ("relay.url http://127.0.0.1:4950 is loopback: not used for links…"); empty when none */
+            warnings: string[];
+        };
         RenameAppDto: {
             /** @example Example */
             name: string;
@@ -4119,7 +4140,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description to the provider's authorization endpoint */
+            /** @description to the provider's authorization endpoint; first to this route on the relay's canonical origin when reached under another host */
             302: {
                 headers: {
                     [name: string]: unknown;
@@ -6863,6 +6884,43 @@ export interface operations {
             };
             /** @description not authenticated or session expired */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    RelayController_warnings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RelayWarnings"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

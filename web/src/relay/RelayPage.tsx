@@ -5,7 +5,7 @@ import { Button } from '../ui/Button';
 import { CopyField } from '../ui/CopyField';
 import { FormError, cardClass } from '../ui/Field';
 import { Loading } from '../ui/States';
-import { useRelayHost, useRelayLogs } from './queries';
+import { useRelayHost, useRelayLogs, useRelayWarnings } from './queries';
 import styles from '../ui/sections.module.css';
 
 export function RelayPage() {
@@ -23,6 +23,7 @@ export function RelayPage() {
 
 function Addresses() {
   const host = useRelayHost();
+  const warnings = useRelayWarnings().data?.warnings ?? [];
   if (host.isPending) return <Loading label="Loading addresses…" />;
   if (host.isError) return <FormError error={host.error} />;
   const h = host.data;
@@ -30,6 +31,11 @@ function Addresses() {
   return (
     <div className={`${cardClass} ${styles.section}`}>
       <h2>Addresses</h2>
+      {warnings.map((warning) => (
+        <p key={warning} className={styles.warning} role="alert">
+          {warning}
+        </p>
+      ))}
       <Address label="Public URL" value={h.publicBaseUrl} missing="None: set SVC_RELAY_URL, or start it with a tunnel (svc relay --tunnel cloudflared)." />
       <Address label="Agent URL" value={h.agentRelayUrl} missing="None known: agents use the public URL (svc agent --relay <url>)." />
       <Address label="LAN address" value={lan} missing="Unknown: the relay runs in a container or has no LAN interface." />

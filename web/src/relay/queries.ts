@@ -1,10 +1,15 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, call } from '../api/client';
 
-export const relayKeys = { host: ['relay', 'host'] as const, logs: ['relay', 'logs'] as const };
+export const relayKeys = { host: ['relay', 'host'] as const, warnings: ['relay', 'warnings'] as const, logs: ['relay', 'logs'] as const };
 
 export function useRelayHost() {
   return useQuery({ queryKey: relayKeys.host, queryFn: () => call(api.GET('/api/v1/relay/host')), staleTime: Infinity });
+}
+
+/** What an Admin should fix in the relay's configured addresses (a relay.url nobody else can open); fixed until a restart. */
+export function useRelayWarnings() {
+  return useQuery({ queryKey: relayKeys.warnings, queryFn: () => call(api.GET('/api/v1/relay/warnings')), staleTime: Infinity });
 }
 
 /** Where a link built on this relay's address leads, and whether a phone or a teammate can open it. */
