@@ -356,7 +356,7 @@ function Filters({
         ref={searchRef}
         label="Search builds"
         type="search"
-        placeholder="App, version, build number, label (press /)"
+        placeholder="App, version, label, branch, #PR, commit (press /)"
         value={term}
         maxLength={100}
         onChange={(e) => setTerm(e.target.value)}
@@ -391,6 +391,22 @@ function Filters({
       <label className={styles.flaggedFilter}>
         <input type="checkbox" checked={filters.flagged} onChange={(e) => onChange({ flagged: e.target.checked })} /> Flagged only
       </label>
+      <SelectField
+        label="Sort"
+        hideLabel
+        value={`${filters.sort}:${filters.dir}`}
+        onChange={(e) => {
+          const [sort, dir] = e.target.value.split(':') as [BuildFilters['sort'], BuildFilters['dir']];
+          onChange({ sort, dir });
+        }}
+      >
+        <option value="uploaded_at:desc">Newest first</option>
+        <option value="uploaded_at:asc">Oldest first</option>
+        <option value="version_name:desc">Version, high to low</option>
+        <option value="version_name:asc">Version, low to high</option>
+        <option value="status_label:asc">Status, A to Z</option>
+        <option value="status_label:desc">Status, Z to A</option>
+      </SelectField>
       <DeferredField label="Branch" placeholder="Branch (exact)" value={filters.branch} maxLength={255} onCommit={(branch) => onChange({ branch })} />
       <DeferredField
         label="Pull request"
@@ -409,22 +425,6 @@ function Filters({
         accept={(text) => text === '' || COMMIT_FILTER.test(text)}
         onCommit={(commit) => onChange({ commit })}
       />
-      <SelectField
-        label="Sort"
-        hideLabel
-        value={`${filters.sort}:${filters.dir}`}
-        onChange={(e) => {
-          const [sort, dir] = e.target.value.split(':') as [BuildFilters['sort'], BuildFilters['dir']];
-          onChange({ sort, dir });
-        }}
-      >
-        <option value="uploaded_at:desc">Newest first</option>
-        <option value="uploaded_at:asc">Oldest first</option>
-        <option value="version_name:desc">Version, high to low</option>
-        <option value="version_name:asc">Version, low to high</option>
-        <option value="status_label:asc">Status, A to Z</option>
-        <option value="status_label:desc">Status, Z to A</option>
-      </SelectField>
     </form>
   );
 }
