@@ -38,7 +38,14 @@ export function InboxPage() {
     if (selected) search.set('selected', String(selected));
     setParams(search, { replace: true });
   };
-  const change = (patch: Partial<BuildFilters>) => setFilters(withChange(filters, patch));
+  // Two fields may commit before the URL change re-renders the page (the search and a filter typed
+  // within 250 ms): each change applies to the previous one's result, not to this render's filters.
+  const latest = useRef(filters);
+  latest.current = filters;
+  const change = (patch: Partial<BuildFilters>) => {
+    latest.current = withChange(latest.current, patch);
+    setFilters(latest.current);
+  };
   // Shortcuts act on the selection at once, even before the URL change has re-rendered the page.
   const focused = useRef<number | null>(selectedId);
   focused.current = selectedId;
