@@ -1,7 +1,7 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { DAY_MS } from '../database/migrations/1700000027000-BuildDayCounts';
 import type { BuildsTable, Database } from '../database/query-builder/tables';
-import { asciiLowerCase, countProbed, escapeLike, MIN_INDEXED_TERM, searchCondition, SearchMode, searchPatterns, SearchTest, trigramQuery } from './build-search';
+import { asciiLowerCase, BoundTerm, countProbed, escapeLike, MIN_INDEXED_TERM, needlesOf, searchCondition, SearchMode, searchPattern, SearchTest, trigramQuery } from './build-search';
 import type { BuildPageQuery } from './builds.repository';
 
 /*
@@ -22,8 +22,9 @@ export interface PageValues {
   /** build_counts' key of the status filter ('' for untriaged). */
   statusKey: string | undefined;
   appId: number | undefined;
-  /** Provenance filters (issue 25): the branch, exact; the commit as a `prefix%` pattern. */
+  /** Provenance filters (issues 25, 40): the branch, exact; the pull request; the commit as a `prefix%` pattern. */
   branch: string | undefined;
+  pullRequest: number | undefined;
   commitPattern: string | undefined;
   /** The commit prefix's range: [commitFrom, commitTo). */
   commitFrom: string | undefined;
@@ -32,9 +33,28 @@ export interface PageValues {
   offset: number;
   /** SQLite: trigramQuery() of the search's terms (the estimate's FTS5 query), if any has a trigram. */
   trigrams: string | undefined;
-  /** The search's patterns (`search0`, `search1`, …) and folded terms (`term0`, …): a prepared statement binds values by name. */
-  [search: `search${number}`]: string;
-  [term: `term${number}`]: string;
+  /**
+   * The search's needles (needlesOf: `term0`, `term1`, …, and a term's second needle `alt0`, …) and
+   * their patterns (`search0`, `altSearch0`, …): a prepared statement binds values by name.
+   */
+  [search: `search${number}` | `altSearch${number}`]: string;
+  [term: `term${number}` | `alt${number}`]: string;
+}
+
+/** The names the page's values give needle `j` of search term `i`, and its pattern. */
+const needleName = (i: number, j: number) => (j ? (`alt${i}` as const) : (`term${i}` as const));
+const patternName = (i: number, j: number) => (j ? (`altSearch${i}` as const) : (`search${i}` as const));
+
+/** The search's terms as the statements bind them (from `v`: stand-ins when prepared). */
+function boundTerms(v: PageValues, query: BuildPageQuery): BoundTerm[] {
+  return (query.searchTerms ?? []).map((term, i) => {
+    const needles = needlesOf(term);
+    return {
+      needles: needles.map((_, j) => v[needleName(i, j)]),
+      patterns: needles.map((_, j) => v[patternName(i, j)]),
+      short: needles.map((needle) => Array.from(needle).length < MIN_INDEXED_TERM),
+    };
+  });
 }
 
 export function pageValues(query: BuildPageQuery, postgres: boolean): PageValues {
@@ -45,6 +65,7 @@ export function pageValues(query: BuildPageQuery, postgres: boolean): PageValues
     statusKey: query.status === 'untriaged' ? '' : query.status,
     appId: query.appId,
     branch: query.branch,
+    pullRequest: query.pullRequest,
     commitPattern: query.commit ? `${query.commit}%` : undefined,
     commitFrom: query.commit,
     commitTo: query.commit ? `${query.commit}g` : undefined,
@@ -52,8 +73,12 @@ export function pageValues(query: BuildPageQuery, postgres: boolean): PageValues
     offset: query.page * query.limit,
     trigrams: postgres || !query.searchTerms ? undefined : trigramQuery(query.searchTerms),
   };
-  searchPatterns(query.searchTerms ?? [], postgres).forEach((pattern, i) => (values[`search${i}`] = pattern));
-  query.searchTerms?.forEach((term, i) => (values[`term${i}`] = asciiLowerCase(term)));
+  query.searchTerms?.forEach((term, i) =>
+    needlesOf(term).forEach((needle, j) => {
+      values[needleName(i, j)] = needle;
+      values[patternName(i, j)] = searchPattern(needle, postgres);
+    }),
+  );
   return values;
 }
 
@@ -67,8 +92,9 @@ export function shapeOf(query: BuildPageQuery): string {
     query.flagged ? 'f' : '',
     query.branch !== undefined ? 'b' : '',
     query.commit ? 'c' : '',
-    // Per term whether it is long enough for the index (PostgreSQL's statements differ), and whether any is (SQLite's estimate).
-    query.searchTerms ? `t${query.searchTerms.map((term) => (Array.from(term).length < MIN_INDEXED_TERM ? 's' : 'l')).join('')}` : '',
+    query.pullRequest !== undefined ? 'r' : '',
+    // Per term its needles, and per needle whether it is long enough for the index (PostgreSQL's statements differ), and whether any is (SQLite's estimate).
+    query.searchTerms ? `t${query.searchTerms.map((term) => needlesOf(term).map((needle) => (Array.from(needle).length < MIN_INDEXED_TERM ? 's' : 'l')).join('')).join('.')}` : '',
   ];
   return `${query.sort} ${query.dir} ${filters.join('')}`;
 }
@@ -83,11 +109,11 @@ export function pageIds(db: Kysely<Database>, v: PageValues, query: BuildPageQue
   // Unset values sort last either way, on SQLite and PostgreSQL alike; id breaks ties so pages are
   // stable. uploaded_at is never null, so it needs no NULLS clause (and keeps to its index).
   const nullsLast = query.sort !== 'uploaded_at';
-  if ((query.searchTerms && mode === 'gather') || (query.commit && !query.searchTerms)) {
+  if ((query.searchTerms && mode === 'gather') || (gathersProvenance(query) && !query.searchTerms)) {
     // Matches gathered from the search index once (and counted there), then the page sorted out of
     // them. Left to itself PostgreSQL's generic plan would walk the sort index and filter each row,
-    // which reads every build for a rare term (test/builds/list-plans). A commit prefix too: its
-    // few builds from the provenance index, where a walk would probe every build for them.
+    // which reads every build for a rare term (test/builds/list-plans). A commit prefix or a pull
+    // request too: its few builds from the provenance index, where a walk would probe every build for them.
     return db
       .with(
         (cte) => cte('m').materialized(),
@@ -176,7 +202,12 @@ export function seeksByDay(query: BuildPageQuery): boolean {
 
 /** The list's total comes from build_counts (no filter that only the rows themselves answer). */
 export function countedTotal(query: BuildPageQuery): boolean {
-  return !query.q && !query.searchTerms && !query.flagged && query.branch === undefined && !query.commit;
+  return !query.q && !query.searchTerms && !query.flagged && query.branch === undefined && !query.commit && query.pullRequest === undefined;
+}
+
+/** A commit prefix or a pull request: a handful of builds, read from the provenance indexes rather than probed per build. */
+function gathersProvenance(query: BuildPageQuery): boolean {
+  return Boolean(query.commit) || query.pullRequest !== undefined;
 }
 
 /** How much more a match gathered by SQLite's GLOB costs than a build walked (searchMode). */
@@ -238,7 +269,7 @@ export function totalOf(db: Kysely<Database>, v: PageValues, query: BuildPageQue
   const noOtherFilter = !query.q && !query.searchTerms && !query.platform && !query.status && query.appId === undefined;
   if (query.flagged) {
     const flags = db.selectFrom('build_flags as g');
-    if (noOtherFilter && query.branch === undefined && !query.commit) return flags.select((eb) => eb.fn.countAll().as('total'));
+    if (noOtherFilter && query.branch === undefined && !gathersProvenance(query)) return flags.select((eb) => eb.fn.countAll().as('total'));
     return filtered(
       flags.crossJoin('builds as b').where('b.id', '=', sql.ref<number>('g.build_id')).select((eb) => eb.fn.countAll().as('total')),
       db,
@@ -250,18 +281,18 @@ export function totalOf(db: Kysely<Database>, v: PageValues, query: BuildPageQue
   }
   // A branch alone: its kept count (build_branch_counts, one row; counting `main`'s 309,753 index
   // entries cost 8 ms of CPU on SQLite, docs/decisions.md#issue-27-branch).
-  if (query.branch !== undefined && !query.commit && noOtherFilter) {
+  if (query.branch !== undefined && !gathersProvenance(query) && noOtherFilter) {
     return db.selectFrom('build_branch_counts as bc').select((eb) => eb.fn.coalesce(eb.fn.sum('bc.n'), eb.lit(0)).as('total')).where('bc.branch', '=', v.branch!);
   }
-  // A commit (with or without a branch) alone: its index only. With other filters the builds are counted, probing the
-  // branch per build (a broad branch read by primary key from its index costs more: random reads).
-  if ((query.branch !== undefined || query.commit) && noOtherFilter) {
+  // A commit or a pull request (with or without a branch) alone: its index only. With other filters the builds are counted,
+  // probing the branch per build (a broad branch read by primary key from its index costs more: random reads).
+  if (gathersProvenance(query) && noOtherFilter) {
     return provenanceMatches(db.selectFrom('build_provenance as pv'), v, query).select((eb) => eb.fn.countAll().as('total'));
   }
   // SQLite, a search alone: its content's rows only (a scan of short rows, no builds row read).
-  const alone = !query.q && !query.platform && !query.status && query.appId === undefined && query.branch === undefined && !query.commit;
-  if (query.searchTerms && mode === 'scan' && alone) return countProbed(db, query.searchTerms.map((_, i) => v[`term${i}`]));
-  if (query.q || query.searchTerms || query.branch !== undefined || query.commit) return filtered(db.selectFrom('builds as b').select((eb) => eb.fn.countAll().as('total')), db, v, query, postgres, test);
+  const alone = !query.q && !query.platform && !query.status && query.appId === undefined && query.branch === undefined && !gathersProvenance(query);
+  if (query.searchTerms && mode === 'scan' && alone) return countProbed(db, boundTerms(v, query).map((term) => term.needles));
+  if (query.q || query.searchTerms || query.branch !== undefined || gathersProvenance(query)) return filtered(db.selectFrom('builds as b').select((eb) => eb.fn.countAll().as('total')), db, v, query, postgres, test);
   // build_counts keeps an unset status under ''.
   return db
     .selectFrom('build_counts as c')
@@ -284,11 +315,7 @@ function filtered<Q extends SelectQueryBuilder<any, any, any>>(
   const b = (column: keyof BuildsTable) => sql.ref<number>(`b.${column}`);
   // LOWER() folds ASCII letters only on SQLite (and on PostgreSQL's COLLATE "C" column): the term is folded the same way.
   if (query.q) conditions.push(sql<SqlBool>`lower(${b('version_name')}) like ${v.pattern} escape '\\'`);
-  if (query.searchTerms) {
-    const terms = query.searchTerms;
-    const short = terms.map((term) => Array.from(term).length < MIN_INDEXED_TERM);
-    conditions.push(searchCondition(db, test, postgres, terms.map((_, i) => v[`search${i}`]), terms.map((_, i) => v[`term${i}`]), short));
-  }
+  if (query.searchTerms) conditions.push(searchCondition(db, test, postgres, boundTerms(v, query)));
   if (query.platform) conditions.push(sql<SqlBool>`${b('platform')} = ${v.platform}`);
   if (query.status === 'untriaged') conditions.push(sql<SqlBool>`${b('status_label')} is null`);
   else if (query.status) conditions.push(sql<SqlBool>`${b('status_label')} = ${v.status}`);
@@ -298,9 +325,13 @@ function filtered<Q extends SelectQueryBuilder<any, any, any>>(
   // Provenance (a row per build that has any): probed by primary key, like the flags.
   const provenance = () => db.selectFrom('build_provenance as pv').select(sql.lit(1).as('one')).where('pv.build_id', '=', b('id'));
   if (query.branch !== undefined) conditions.push(sql<SqlBool>`exists ${probeOnly(provenance().where(sql<SqlBool>`${sql.ref('pv.branch')} = ${v.branch}`), postgres, test)}`);
-  // A commit prefix matches a handful of builds: gathered through its index (`index`), else probed.
-  if (query.commit && test === 'index') conditions.push(sql<SqlBool>`${b('id')} in ${provenanceMatches(db.selectFrom('build_provenance as pv').select('pv.build_id'), v, query)}`);
-  else if (query.commit) conditions.push(sql<SqlBool>`exists ${provenance().where(sql<SqlBool>`${sql.ref('pv.commit_sha')} like ${v.commitPattern}`)}`);
+  // A commit prefix or a pull request matches a handful of builds: gathered through its index (`index`), else probed.
+  if (gathersProvenance(query) && test === 'index') {
+    conditions.push(sql<SqlBool>`${b('id')} in ${provenanceMatches(db.selectFrom('build_provenance as pv').select('pv.build_id'), v, query)}`);
+  } else {
+    if (query.commit) conditions.push(sql<SqlBool>`exists ${provenance().where(sql<SqlBool>`${sql.ref('pv.commit_sha')} like ${v.commitPattern}`)}`);
+    if (query.pullRequest !== undefined) conditions.push(sql<SqlBool>`exists ${provenance().where(sql<SqlBool>`${sql.ref('pv.pull_request')} = ${v.pullRequest}`)}`);
+  }
   return conditions.reduce((filtering, condition) => filtering.where(condition) as Q, qb);
 }
 
@@ -323,6 +354,7 @@ function provenanceMatches<Q extends SelectQueryBuilder<any, any, any>>(qb: Q, v
   const pv = (column: string) => sql.ref<string>(`pv.${column}`);
   let matching = qb;
   if (query.branch !== undefined) matching = matching.where(sql<SqlBool>`${pv('branch')} = ${v.branch}`) as Q;
+  if (query.pullRequest !== undefined) matching = matching.where(sql<SqlBool>`${pv('pull_request')} = ${v.pullRequest}`) as Q;
   if (query.commit) {
     matching = matching.where(
       sql<SqlBool>`${pv('commit_sha')} >= ${v.commitFrom} and ${pv('commit_sha')} < ${v.commitTo} and ${pv('commit_sha')} like ${v.commitPattern}`,

@@ -63,6 +63,7 @@ export class BuildQueryService {
       flagged: query.flagged === 'true',
       branch: query.branch || undefined,
       commit: query.commit?.toLowerCase(),
+      pullRequest: query.pull_request,
       sort: query.sort ?? 'uploaded_at',
       dir: query.dir ?? 'desc',
     });

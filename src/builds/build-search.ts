@@ -1,4 +1,5 @@
-import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
+import { sql, type Expression, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { MAX_ID } from '../common/validation/parse-id.pipe';
 import type { Database } from '../database/query-builder/tables';
 import type { BuildPageQuery } from './builds.repository';
 
@@ -34,36 +35,73 @@ export type SearchMode = 'gather' | 'walk' | 'scan';
 export const MIN_INDEXED_TERM = 3;
 
 /**
- * The condition on `builds b` that every term matches. `patterns` are searchPatterns()'
- * (`index`), `terms` the folded terms themselves (`probe`, and PostgreSQL's terms too short for the
- * index); stand-ins when prepared. `short[i]`: term i is under MIN_INDEXED_TERM characters.
+ * One search term as a statement binds it: its needles (the folded term, and for `#17` or a commit
+ * prefix the needle of that provenance line: needlesOf), each needle's pattern for the index, and
+ * whether it is under MIN_INDEXED_TERM characters. Stand-ins when prepared.
  */
-export function searchCondition(
-  db: Kysely<Database>,
-  mode: SearchTest,
-  postgres: boolean,
-  patterns: string[],
-  terms: string[],
-  short: boolean[],
-): Expression<SqlBool> {
+export interface BoundTerm {
+  needles: string[];
+  patterns: string[];
+  short: boolean[];
+}
+
+/**
+ * The condition on `builds b` that every term matches: one of its needles is in the search text.
+ * `index` tests through searchPatterns()' patterns, `probe` by the needles themselves (and
+ * PostgreSQL's needles too short for the index).
+ */
+export function searchCondition(db: Kysely<Database>, mode: SearchTest, postgres: boolean, terms: BoundTerm[]): Expression<SqlBool> {
   if (postgres) {
     const text = sql.ref('b.search_text');
-    // `strpos` where the index cannot help (a short term, or the walk), so no plan reads the GIN index for it.
-    const each = terms.map((term, i) =>
-      mode === 'index' && !short[i] ? sql`${text} like ${patterns[i]} escape '\\'` : sql`strpos(${text}, ${term}) > 0`,
+    // `strpos` where the index cannot help (a short needle, or the walk), so no plan reads the GIN index for it.
+    const each = terms.map((term) =>
+      anyOf(term.needles.map((needle, i) => (mode === 'index' && !term.short[i] ? sql<SqlBool>`${text} like ${term.patterns[i]} escape '\\'` : sql<SqlBool>`strpos(${text}, ${needle}) > 0`))),
     );
     return sql<SqlBool>`${sql.join(each, sql` and `)}`;
   }
   if (mode === 'probe') {
     // FTS5's own content table (`<table>_content`, id = rowid, c0 = the first column): one lookup by
     // rowid. The FTS5 table itself re-runs the GLOB's index lookup for every probe (seconds at 100,000 builds).
-    const probe = terms.reduce(
-      (query, term) => query.where(sql<SqlBool>`instr(${sql.ref('c.c0')}, ${term}) > 0`),
-      db.selectFrom('build_search_content as c').select(sql.lit(1).as('one')).where('c.id', '=', sql.ref<number>('b.id')),
-    );
+    const probe = probed(db.selectFrom('build_search_content as c').select(sql.lit(1).as('one')).where('c.id', '=', sql.ref<number>('b.id')), terms.map((term) => term.needles));
     return sql<SqlBool>`exists ${probe}`;
   }
-  return sql<SqlBool>`${sql.ref('b.id')} in ${searchMatches(db, patterns)}`;
+  return sql<SqlBool>`${sql.ref('b.id')} in ${searchMatches(db, terms.map((term) => term.patterns))}`;
+}
+
+/** `a or b`, in parentheses (a term with one needle: the needle's test alone). */
+function anyOf(tests: RawBuilder<SqlBool>[]): RawBuilder<SqlBool> {
+  return tests.length === 1 ? tests[0] : sql<SqlBool>`(${sql.join(tests, sql` or `)})`;
+}
+
+/** SQLite: `qb` (over the FTS5 content `c`) where every term has a needle in the text. */
+function probed<Q extends SelectQueryBuilder<any, any, any>>(qb: Q, needles: string[][]): Q {
+  return needles.reduce((query, each) => query.where(anyOf(each.map((needle) => sql<SqlBool>`instr(${sql.ref('c.c0')}, ${needle}) > 0`))) as Q, qb);
+}
+
+/** Longest prefix of a commit a search term can be: a SHA-256 commit id. */
+const COMMIT_MAX = 64;
+/** Shortest prefix of a commit a search term finds (`git log --oneline`'s abbreviation). */
+export const COMMIT_PREFIX_MIN = 7;
+const COMMIT_PREFIX = new RegExp(`^[0-9a-fA-F]{${COMMIT_PREFIX_MIN},${COMMIT_MAX}}$`);
+/** The provenance lines' forms in the search text (migration BuildSearchProvenance). */
+const PULL_REQUEST_MARK = '\x1f';
+const HEX = '0123456789abcdef';
+const COMMIT_LETTERS = 'ABCDEFGHIJKLMNOP';
+
+/**
+ * What a term matches in the search text: the term itself (ASCII-folded), anywhere in a line; a
+ * term `#17` also the pull request line of 17 exactly; a term of 7 to 64 hex characters also the
+ * commit line starting with it. Those two lines are written so that no folded term matches them
+ * otherwise (migration BuildSearchProvenance): a short number never matches inside a SHA.
+ */
+export function needlesOf(term: string): string[] {
+  const folded = asciiLowerCase(term);
+  const pullRequest = /^#(\d{1,10})$/.exec(term);
+  if (pullRequest && Number(pullRequest[1]) >= 1 && Number(pullRequest[1]) <= MAX_ID) {
+    return [folded, `${PULL_REQUEST_MARK}${Number(pullRequest[1])}${PULL_REQUEST_MARK}`];
+  }
+  if (COMMIT_PREFIX.test(term)) return [folded, `\n${[...folded].map((digit) => COMMIT_LETTERS[HEX.indexOf(digit)]).join('')}`];
+  return [folded];
 }
 
 /**
@@ -83,47 +121,57 @@ export function withIndexedQ(query: BuildPageQuery): BuildPageQuery {
  * provenance), whose writes do not bump build_list_changes: those are counted every time.
  */
 export function textCountsKey(query: BuildPageQuery): string | undefined {
-  if (query.flagged || query.branch !== undefined || query.commit) return undefined;
+  if (query.flagged || query.branch !== undefined || query.commit || query.pullRequest !== undefined) return undefined;
   const terms = query.searchTerms?.map(asciiLowerCase) ?? null;
   return JSON.stringify([query.q === undefined ? null : asciiLowerCase(query.q), terms, query.platform ?? null, query.status ?? null, query.appId ?? null]);
 }
 
 /** SQLite, no other filter: how many builds match every term, from the FTS5 content alone (`probe`'s count). */
-export function countProbed(db: Kysely<Database>, terms: string[]) {
-  return terms.reduce(
-    (query, term) => query.where(sql<SqlBool>`instr(${sql.ref('c.c0')}, ${term}) > 0`),
-    db.selectFrom('build_search_content as c').select((eb) => eb.fn.countAll().as('total')),
-  );
+export function countProbed(db: Kysely<Database>, needles: string[][]) {
+  return probed(db.selectFrom('build_search_content as c').select((eb) => eb.fn.countAll().as('total')), needles);
 }
 
-/** SQLite: the ids (rowids of `build_search`) whose text matches every GLOB pattern. */
-function searchMatches(db: Kysely<Database>, patterns: string[]) {
+/** SQLite: the ids (rowids of `build_search`) whose text matches, for every term, one of its GLOB patterns. */
+function searchMatches(db: Kysely<Database>, patterns: string[][]) {
   return patterns.reduce(
-    (query, pattern) => query.where(sql<SqlBool>`${sql.ref('s.search_text')} glob ${pattern}`),
+    (query, each) => query.where(anyOf(each.map((pattern) => sql<SqlBool>`${sql.ref('s.search_text')} glob ${pattern}`))),
     db.selectFrom('build_search as s').select('s.rowid'),
   );
 }
 
-/** Each term as the dialect's pattern: LIKE's `%term%` on PostgreSQL, GLOB's `*term*` on SQLite (ASCII-folded, specials escaped). */
-export function searchPatterns(terms: string[], postgres: boolean): string[] {
-  return terms.map(asciiLowerCase).map((term) => (postgres ? `%${escapeLike(term)}%` : `*${escapeGlob(term)}*`));
+/** A needle as the dialect's pattern: LIKE's `%needle%` on PostgreSQL, GLOB's `*needle*` on SQLite (specials escaped). */
+export function searchPattern(needle: string, postgres: boolean): string {
+  return postgres ? `%${escapeLike(needle)}%` : `*${escapeGlob(needle)}*`;
 }
 
 /**
  * SQLite: an FTS5 query for the builds whose text holds trigrams covering every term (a superset
  * of the matches: the trigrams need not be adjacent), answered from the index's doclists without
  * reading any text: the estimate that chooses the mode. Trigrams that do not overlap (and the
- * term's last), since each costs a walk of its doclist. Undefined when no term has a trigram.
+ * needle's last), since each costs a walk of its doclist; a term of two needles (needlesOf) asks
+ * for the trigrams of either. Undefined when no term has a trigram (a term with a needle that has
+ * none asks for nothing).
  */
 export function trigramQuery(terms: string[]): string | undefined {
-  const trigrams = new Set<string>();
-  for (const term of terms.map(asciiLowerCase)) {
-    const chars = Array.from(term);
-    const last = chars.length - MIN_INDEXED_TERM;
-    for (let i = 0; i <= last; i = i < last ? Math.min(i + MIN_INDEXED_TERM, last) : i + 1) trigrams.add(chars.slice(i, i + MIN_INDEXED_TERM).join(''));
-  }
   // Each trigram a quoted string (quotes doubled): one token of the trigram tokenizer.
-  return trigrams.size ? [...trigrams].map((trigram) => `"${trigram.replace(/"/g, '""')}"`).join(' AND ') : undefined;
+  const quoted = (trigrams: string[]) => trigrams.map((trigram) => `"${trigram.replace(/"/g, '""')}"`);
+  const parts = new Set<string>();
+  for (const needles of terms.map(needlesOf)) {
+    const each = needles.map(trigramsOf);
+    if (each.some((trigrams) => !trigrams.length)) continue;
+    if (each.length === 1) quoted(each[0]).forEach((trigram) => parts.add(trigram));
+    else parts.add(`(${each.map((trigrams) => `(${quoted(trigrams).join(' AND ')})`).join(' OR ')})`);
+  }
+  return parts.size ? [...parts].join(' AND ') : undefined;
+}
+
+/** The trigrams of a needle that cover it without overlapping (and its last one); none under three characters. */
+function trigramsOf(needle: string): string[] {
+  const chars = Array.from(needle);
+  const last = chars.length - MIN_INDEXED_TERM;
+  const trigrams: string[] = [];
+  for (let i = 0; i <= last; i = i < last ? Math.min(i + MIN_INDEXED_TERM, last) : i + 1) trigrams.push(chars.slice(i, i + MIN_INDEXED_TERM).join(''));
+  return trigrams;
 }
 
 /** LOWER() folds ASCII letters only on SQLite (and on PostgreSQL's COLLATE "C" text): terms are folded the same way. */

@@ -36,6 +36,8 @@ export interface BuildPageQuery {
   branch?: string;
   /** Beyond the spec: builds whose provenance commit starts with this (lower-case hex). */
   commit?: string;
+  /** Beyond the spec: builds whose provenance names this pull request. */
+  pullRequest?: number;
   sort: BuildSortField;
   dir: 'asc' | 'desc';
 }

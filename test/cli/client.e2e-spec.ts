@@ -195,7 +195,7 @@ describe('svc client commands', () => {
       expect(none.items.find((b: { id: number }) => b.id === summary.id)).toBeUndefined();
 
       const table = await svc(['builds', 'list']);
-      expect(table.stdout).toMatch(/^ID\s+APP\s+NAME\s+VERSION\s+PLATFORM\s+STATUS\s+LABEL\s+UPLOADED\n/);
+      expect(table.stdout).toMatch(/^ID\s+APP\s+NAME\s+VERSION\s+PLATFORM\s+STATUS\s+LABEL\s+SOURCE\s+UPLOADED\n/);
       expect(table.stdout).toContain('2.0.1 (77)');
 
       const shown = await svc(['builds', 'show', String(summary.id), '--json']);
@@ -211,6 +211,30 @@ describe('svc client commands', () => {
 
       const apps = JSON.parse((await svc(['apps', 'list', '--json'])).stdout);
       expect(apps.items.some((a: { bundle_id_key: string }) => a.bundle_id_key === 'com.example.cli')).toBe(true);
+    });
+
+    // Issue 40: a build uploaded with its branch, pull request and commit is found by each of them.
+    it('builds list finds a build by branch, pull request and commit, and shows its source', async () => {
+      const sha = '4f2a9c0d1e3b5a7c9e1f3a5b7c9d1e3f5a7b9c0d';
+      const build = await simulatorBuild({ bundleId: 'com.example.cli.source', version: '5.0.0', buildNumber: '25' });
+      const uploaded = await svc(['upload', build.path, '--no-ci', '--branch', 'feature/login', '--pull-request', '17', '--commit', sha, '--json']);
+      expect(uploaded.code).toBe(0);
+      const { id } = JSON.parse(uploaded.stdout);
+      const found = async (...args: string[]) => {
+        const result = await svc(['builds', 'list', ...args, '--json']);
+        expect({ args, code: result.code, stderr: result.stderr }).toEqual({ args, code: 0, stderr: '' });
+        return (JSON.parse(result.stdout).items as { id: number }[]).map((item) => item.id);
+      };
+      for (const args of [['--search', 'feature/login'], ['-q', 'LOGIN'], ['--search', '#17'], ['--search', sha.slice(0, 7)], ['--branch', 'feature/login'], ['--pull-request', '17'], ['--commit', sha.slice(0, 10)]]) {
+        expect({ args, ids: await found(...args) }).toEqual({ args, ids: [id] });
+      }
+      expect(await found('--branch', 'feature/login', '--pull-request', '18')).toEqual([]);
+      const table = await svc(['builds', 'list', '--search', 'feature/login']);
+      expect(table.stdout).toMatch(/^ID\s+APP\s+NAME\s+VERSION\s+PLATFORM\s+STATUS\s+LABEL\s+SOURCE\s+UPLOADED\n/);
+      expect(table.stdout).toMatch(new RegExp(`^${id}\\s.*5\\.0\\.0 \\(25\\).*feature/login \\(PR #17\\)`, 'm'));
+      expectRefusal(await svc(['builds', 'list', '--commit', 'xyz']), (await relayAnswer('get', '/api/v1/builds?commit=xyz')).error);
+      const usage = await svc(['builds', 'list', '--pull-request', '0']);
+      expect(usage.code).toBe(2);
     });
 
     it('upload without --json ends with the build page\'s URL on the address the CLI reached', async () => {

@@ -1,6 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { RememberQueryResults } from '../../common/validation/query-results';
+import { MAX_ID } from '../../common/validation/parse-id.pipe';
 import { ToId, ToInteger, Trim } from '../../common/validation/transforms';
 import { BUILD_STATUSES } from '../build-status';
 import { PLATFORMS, Platform } from '../../app-catalogue/platform';
@@ -50,7 +51,8 @@ export class ListBuildsQuery {
     maxLength: MAX_SEARCH_LENGTH,
     description:
       'beyond the spec: every whitespace-separated term is a case-insensitive (ASCII) substring of the app name, build name, ' +
-      'bundle id, version name, build number or label; trimmed, blank = no search',
+      'bundle id, version name, build number, label, branch or pull request number; `#17` is pull request 17 exactly, and 7 to 64 ' +
+      'hex characters also a prefix of the commit; trimmed, blank = no search (docs/builds.md "Provenance in the search")',
   })
   @IsOptional()
   @MaxLength(MAX_SEARCH_LENGTH, { message: `search must be at most ${MAX_SEARCH_LENGTH} characters` })
@@ -103,6 +105,19 @@ export class ListBuildsQuery {
   @Matches(/^[0-9a-fA-F]{4,64}$/, { message: 'commit must be 4 to 64 hexadecimal characters' })
   @IsString({ message: 'commit must be a string' })
   commit?: string;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_ID,
+    description: 'beyond the spec: only builds uploaded for this pull (merge) request (docs/builds.md "Provenance in the search")',
+  })
+  @IsOptional()
+  @ToInteger()
+  @Max(MAX_ID, { message: `pull_request must be at most ${MAX_ID}` })
+  @Min(1, { message: 'pull_request must be a positive integer' })
+  @IsInt({ message: 'pull_request must be a positive integer' })
+  pull_request?: number;
 
   @ApiPropertyOptional({ enum: ['asc', 'desc'], default: 'desc' })
   @IsOptional()

@@ -21,6 +21,8 @@ export interface Build extends BuildSummary {
   version_label: string | null;
   completed_at: string | null;
   delete_after: string | null;
+  /** Beyond the spec: where the build came from (docs/builds.md "Provenance"); null when its upload said nothing. */
+  provenance?: { commit: string | null; branch: string | null; pull_request: number | null } | null;
 }
 
 export interface BuildPage {

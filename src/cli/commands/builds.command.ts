@@ -26,6 +26,9 @@ interface ListOptions extends ClientOptions {
   platform?: string;
   status?: string;
   appId?: number;
+  branch?: string;
+  pullRequest?: number;
+  commit?: string;
   sort?: string;
   dir?: string;
 }
@@ -63,10 +66,13 @@ function listCommand(): Command {
       .description('List builds, newest first (GET /builds)')
       .option('--page <n>', 'page number, from 0', parseNonNegativeInt)
       .option('--limit <n>', 'builds per page, 1 to 100 (default 20)', parseLimit)
-      .option('-q, --search <text>', 'search version names')
+      .option('-q, --search <text>', 'search app, version, build number, label, branch, pull request (#17) and commit (7+ hex characters)')
       .option('--platform <platform>', 'ios or android', parsePlatform)
       .option('--status <status>', 'Backlog, "In Progress", Done or Rejected', parseStatus)
       .option('--app-id <id>', 'only builds of this app', parsePositiveInt)
+      .option('--branch <name>', 'only builds uploaded from this branch (exact)')
+      .option('--pull-request <number>', 'only builds of this pull (merge) request', parsePositiveInt)
+      .option('--commit <sha>', 'only builds of this commit (4 or more leading hex characters)')
       .option('--sort <field>', 'uploaded_at, version_name or status_label', parseChoice(['uploaded_at', 'version_name', 'status_label']))
       .option('--dir <dir>', 'asc or desc', parseChoice(['asc', 'desc'])),
   )
@@ -76,25 +82,30 @@ function listCommand(): Command {
 Examples:
   $ svc builds list
   $ svc builds list --app-id 3 --status Done --limit 5
-  $ svc builds list -q 2.4 --sort version_name --dir asc --json`,
+  $ svc builds list -q 2.4 --sort version_name --dir asc --json
+  $ svc builds list --search feature/login
+  $ svc builds list --pull-request 17 --commit 4f2a9c0`,
     )
     .action(
       requiresScope(['builds:write'], async (options: ListOptions) => {
         const page = await new RelayClient(connectionFrom(options)).getJson<BuildPage>('/builds', {
           page: options.page,
           limit: options.limit,
-          q: options.search,
+          search: options.search,
           platform: options.platform,
           status: options.status,
           app_id: options.appId,
+          branch: options.branch,
+          pull_request: options.pullRequest,
+          commit: options.commit,
           sort: options.sort,
           dir: options.dir,
         });
         printItems(
           options,
           page,
-          ['ID', 'APP', 'NAME', 'VERSION', 'PLATFORM', 'STATUS', 'LABEL', 'UPLOADED'],
-          (b) => [b.id, b.app_id, b.name, `${b.version_name} (${b.build_number})`, b.platform, b.status_label, b.version_label, b.uploaded_at],
+          ['ID', 'APP', 'NAME', 'VERSION', 'PLATFORM', 'STATUS', 'LABEL', 'SOURCE', 'UPLOADED'],
+          (b) => [b.id, b.app_id, b.name, `${b.version_name} (${b.build_number})`, b.platform, b.status_label, b.version_label, sourceText(b.provenance), b.uploaded_at],
           `${page.items.length} of ${page.total} build(s)\n`,
         );
       }),
@@ -110,7 +121,8 @@ function showCommand(): Command {
       requiresScope(['builds:write'], async (id: number, options: ClientOptions) => {
         const build = await new RelayClient(connectionFrom(options)).getJson<Build>(`/builds/${id}`);
         if (options.json) return printJson(build);
-        process.stdout.write(formatRecord({ ...build }));
+        const { provenance, ...fields } = build;
+        process.stdout.write(formatRecord({ ...fields, branch: provenance?.branch, pull_request: provenance?.pull_request, commit: provenance?.commit }));
       }),
     );
 }
@@ -145,6 +157,17 @@ Examples:
         process.stdout.write(`Saved build #${id} to ${result.path} (${formatBytes(result.bytes)})\n`);
       }),
     );
+}
+
+/**
+ * Where a build came from, in one cell: its branch, its pull request (`PR #17`), or both
+ * (`feature/login (PR #17)`); the commit's first 7 characters when it gave only that.
+ */
+function sourceText(provenance: Build['provenance']): string | null {
+  if (!provenance) return null;
+  const pullRequest = provenance.pull_request === null ? null : `PR #${provenance.pull_request}`;
+  if (provenance.branch) return pullRequest ? `${provenance.branch} (${pullRequest})` : provenance.branch;
+  return pullRequest ?? provenance.commit?.slice(0, 7) ?? null;
 }
 
 function parseLimit(value: string): number {

@@ -4360,9 +4360,11 @@ export interface operations {
                 /** @description page index, from 0 */
                 page?: number;
                 platform?: "ios" | "android";
+                /** @description beyond the spec: only builds uploaded for this pull (merge) request (docs/builds.md "Provenance in the search") */
+                pull_request?: number;
                 /** @description searches the version name */
                 q?: string;
-                /** @description beyond the spec: every whitespace-separated term is a case-insensitive (ASCII) substring of the app name, build name, bundle id, version name, build number or label; trimmed, blank = no search */
+                /** @description beyond the spec: every whitespace-separated term is a case-insensitive (ASCII) substring of the app name, build name, bundle id, version name, build number, label, branch or pull request number; `#17` is pull request 17 exactly, and 7 to 64 hex characters also a prefix of the commit; trimmed, blank = no search (docs/builds.md "Provenance in the search") */
                 search?: string;
                 sort?: "uploaded_at" | "version_name" | "status_label";
                 /** @description untriaged (beyond the spec): builds with no status */

@@ -9,9 +9,9 @@ import { Button } from '../ui/Button';
 import { FormError, SelectField, TextField } from '../ui/Field';
 import { STATUSES, StatusBadge } from '../ui/StatusBadge';
 import { Empty, Loading, Spinner } from '../ui/States';
-import { apiQuery, DEFAULT_FILTERS, filtersFromSearch, PAGE_SIZES, searchFromFilters, withChange, type BuildFilters } from './filters';
+import { apiQuery, COMMIT_FILTER, DEFAULT_FILTERS, filtering, filtersFromSearch, MAX_PULL_REQUEST, PAGE_SIZES, searchFromFilters, withChange, type BuildFilters } from './filters';
 import { AppIcon } from './AppIcon';
-import { absoluteTime, relativeTime, versionText } from './format';
+import { absoluteTime, relativeTime, sourceText, versionText } from './format';
 import { useBuilds, useUpdateBuild } from './queries';
 import { STATUS_KEYS, StatusMenu } from './StatusMenu';
 import { useStatusChange } from './status-feedback';
@@ -38,7 +38,14 @@ export function InboxPage() {
     if (selected) search.set('selected', String(selected));
     setParams(search, { replace: true });
   };
-  const change = (patch: Partial<BuildFilters>) => setFilters(withChange(filters, patch));
+  // Two fields may commit before the URL change re-renders the page (the search and a filter typed
+  // within 250 ms): each change applies to the previous one's result, not to this render's filters.
+  const latest = useRef(filters);
+  latest.current = filters;
+  const change = (patch: Partial<BuildFilters>) => {
+    latest.current = withChange(latest.current, patch);
+    setFilters(latest.current);
+  };
   // Shortcuts act on the selection at once, even before the URL change has re-rendered the page.
   const focused = useRef<number | null>(selectedId);
   focused.current = selectedId;
@@ -157,7 +164,7 @@ export function InboxPage() {
         <FormError error={builds.error} />
       ) : items.length === 0 ? (
         <Empty>
-          {!filters.q && !filters.search && !filters.status && !filters.platform && !filters.app_id && !filters.flagged ? (
+          {!filtering(filters) ? (
             writer ? (
               <>No builds yet. Drop an .apk or a simulator build here, or upload one from CI with <code>npx svc upload</code>.</>
             ) : (
@@ -264,6 +271,7 @@ function BuildRow({
             </Link>
             <FlagBadge build={build} />
             <span className={styles.narrowOnly}>{versionText(build.version_name, build.build_number)}</span>
+            <BuildSource build={build} />
           </div>
         </div>
       </td>
@@ -292,6 +300,27 @@ function BuildRow({
         )}
       </td>
     </tr>
+  );
+}
+
+/**
+ * The relay's build number and where the build came from, under its name: two uploads of the same
+ * version and build number differ by both (issue 40).
+ */
+function BuildSource({ build }: { build: Build }) {
+  const source = sourceText(build.provenance);
+  return (
+    <span className={styles.source}>
+      <span aria-label={`Build number ${build.id}`}>#{build.id}</span>
+      {source && (
+        <>
+          {' · '}
+          <span className={styles.sourceName} title={build.provenance?.commit ?? undefined}>
+            {source}
+          </span>
+        </>
+      )}
+    </span>
   );
 }
 
@@ -334,7 +363,7 @@ function Filters({
         ref={searchRef}
         label="Search builds"
         type="search"
-        placeholder="App, version, build number, label (press /)"
+        placeholder="App, version, label, branch, #PR, commit (press /)"
         value={term}
         maxLength={100}
         onChange={(e) => setTerm(e.target.value)}
@@ -385,7 +414,67 @@ function Filters({
         <option value="status_label:asc">Status, A to Z</option>
         <option value="status_label:desc">Status, Z to A</option>
       </SelectField>
+      <DeferredField label="Branch" placeholder="Branch (exact)" value={filters.branch} maxLength={255} onCommit={(branch) => onChange({ branch })} />
+      <DeferredField
+        label="Pull request"
+        placeholder="PR #"
+        inputMode="numeric"
+        value={filters.pull_request ? String(filters.pull_request) : ''}
+        maxLength={11}
+        accept={(text) => text === '' || (/^#?\d+$/.test(text) && Number(text.replace('#', '')) >= 1 && Number(text.replace('#', '')) <= MAX_PULL_REQUEST)}
+        onCommit={(text) => onChange({ pull_request: text ? Number(text.replace('#', '')) : null })}
+      />
+      <DeferredField
+        label="Commit"
+        placeholder="Commit SHA"
+        value={filters.commit}
+        maxLength={64}
+        accept={(text) => text === '' || COMMIT_FILTER.test(text)}
+        onCommit={(commit) => onChange({ commit })}
+      />
     </form>
+  );
+}
+
+/**
+ * A text filter applied as you type (250 ms after the last key, like the search), and only once
+ * it is a value the API takes: a half-typed commit or `#` is not sent (its field says so).
+ */
+function DeferredField({
+  label,
+  value,
+  onCommit,
+  accept = () => true,
+  ...input
+}: {
+  label: string;
+  value: string;
+  onCommit: (value: string) => void;
+  accept?: (text: string) => boolean;
+  placeholder: string;
+  maxLength: number;
+  inputMode?: 'numeric';
+}) {
+  const [text, setText] = useState(value);
+  useEffect(() => setText(value), [value]);
+  const trimmed = text.trim();
+  const valid = accept(trimmed);
+  useEffect(() => {
+    if (trimmed === value || !valid) return;
+    const timer = setTimeout(() => onCommit(trimmed), 250);
+    return () => clearTimeout(timer);
+  });
+  return (
+    <TextField
+      label={label}
+      hideLabel
+      type="search"
+      className={styles.provenanceFilter}
+      value={text}
+      aria-invalid={valid ? undefined : true}
+      onChange={(e) => setText(e.target.value)}
+      {...input}
+    />
   );
 }
 

@@ -4,7 +4,7 @@ import { apiQuery, DEFAULT_FILTERS, filtersFromSearch, searchFromFilters, withCh
 describe('inbox filters in the URL', () => {
   it('reads every filter, sort and page of spec §4', () => {
     const filters = filtersFromSearch(
-      new URLSearchParams('page=2&limit=50&q=1.4&search=feature%2Flogin&platform=android&status=In+Progress&app_id=7&flagged=true&sort=version_name&dir=asc'),
+      new URLSearchParams('page=2&limit=50&q=1.4&search=feature%2Flogin&platform=android&status=In+Progress&app_id=7&flagged=true&branch=main&pull_request=17&commit=4F2A9C0&sort=version_name&dir=asc'),
     );
     expect(filters).toEqual({
       page: 2,
@@ -15,6 +15,9 @@ describe('inbox filters in the URL', () => {
       status: 'In Progress',
       app_id: 7,
       flagged: true,
+      branch: 'main',
+      pull_request: 17,
+      commit: '4F2A9C0',
       sort: 'version_name',
       dir: 'asc',
     });
@@ -22,7 +25,7 @@ describe('inbox filters in the URL', () => {
 
   it('falls back to the defaults for unknown or out-of-range values', () => {
     expect(
-      filtersFromSearch(new URLSearchParams('page=-1&limit=500&platform=web&status=done&app_id=x&flagged=yes&sort=size&dir=up')),
+      filtersFromSearch(new URLSearchParams('page=-1&limit=500&platform=web&status=done&app_id=x&flagged=yes&pull_request=0&commit=xyz&sort=size&dir=up')),
     ).toEqual(DEFAULT_FILTERS);
   });
 
@@ -44,6 +47,7 @@ describe('inbox filters in the URL', () => {
       app_id: 4,
     });
     expect(apiQuery({ ...DEFAULT_FILTERS, search: ' payments 42 ', status: 'untriaged' })).toMatchObject({ search: 'payments 42', status: 'untriaged' });
+    expect(apiQuery({ ...DEFAULT_FILTERS, branch: ' feature/login ', pull_request: 17, commit: 'abc1234' })).toMatchObject({ branch: 'feature/login', pull_request: 17, commit: 'abc1234' });
   });
 
   it('reads the untriaged status filter (beyond the spec) from the URL', () => {

@@ -18,6 +18,10 @@ export interface BuildFilters {
   app_id: number | null;
   /** Beyond the spec: only builds flagged at upload (docs/builds.md "Flagged builds"). */
   flagged: boolean;
+  /** Beyond the spec: provenance filters (docs/builds.md "Provenance"): the branch exactly, a pull request, a commit prefix. */
+  branch: string;
+  pull_request: number | null;
+  commit: string;
   sort: 'uploaded_at' | 'version_name' | 'status_label';
   dir: 'asc' | 'desc';
 }
@@ -31,6 +35,9 @@ export const DEFAULT_FILTERS: BuildFilters = {
   status: '',
   app_id: null,
   flagged: false,
+  branch: '',
+  pull_request: null,
+  commit: '',
   sort: 'uploaded_at',
   dir: 'desc',
 };
@@ -38,6 +45,10 @@ export const DEFAULT_FILTERS: BuildFilters = {
 export const PAGE_SIZES = [20, 50, 100];
 const STATUSES: StatusFilter[] = ['Backlog', 'In Progress', 'Done', 'Rejected', 'untriaged'];
 const SORTS: BuildFilters['sort'][] = ['uploaded_at', 'version_name', 'status_label'];
+/** The commit filter's form (the API's rule): 4 to 64 hex characters. */
+export const COMMIT_FILTER = /^[0-9a-fA-F]{4,64}$/;
+/** The largest pull request number the relay stores. */
+export const MAX_PULL_REQUEST = 2147483647;
 
 function whole(value: string | null, min: number, max: number): number | null {
   if (value === null || !/^\d+$/.test(value)) return null;
@@ -60,6 +71,9 @@ export function filtersFromSearch(params: URLSearchParams): BuildFilters {
     status: STATUSES.includes(status as StatusFilter) ? (status as StatusFilter) : '',
     app_id: whole(params.get('app_id'), 1, Number.MAX_SAFE_INTEGER),
     flagged: params.get('flagged') === 'true',
+    branch: params.get('branch') ?? '',
+    pull_request: whole(params.get('pull_request'), 1, MAX_PULL_REQUEST),
+    commit: COMMIT_FILTER.test(params.get('commit') ?? '') ? params.get('commit')! : '',
     sort: SORTS.includes(sort as BuildFilters['sort']) ? (sort as BuildFilters['sort']) : DEFAULT_FILTERS.sort,
     dir: dir === 'asc' || dir === 'desc' ? dir : DEFAULT_FILTERS.dir,
   };
@@ -89,7 +103,15 @@ export function apiQuery(filters: BuildFilters) {
     ...(filters.status ? { status: filters.status } : {}),
     ...(filters.app_id ? { app_id: filters.app_id } : {}),
     ...(filters.flagged ? { flagged: 'true' as const } : {}),
+    ...(filters.branch.trim() ? { branch: filters.branch.trim() } : {}),
+    ...(filters.pull_request ? { pull_request: filters.pull_request } : {}),
+    ...(filters.commit ? { commit: filters.commit } : {}),
   };
+}
+
+/** Whether any filter narrows the list (the empty state offers to clear them). */
+export function filtering(filters: BuildFilters): boolean {
+  return Boolean(filters.q || filters.search || filters.status || filters.platform || filters.app_id || filters.flagged || filters.branch || filters.pull_request || filters.commit);
 }
 
 /** A change of any filter other than the page goes back to the first page. */
