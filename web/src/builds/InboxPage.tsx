@@ -159,7 +159,10 @@ export function InboxPage() {
         <Empty>
           {!filters.q && !filters.search && !filters.status && !filters.platform && !filters.app_id && !filters.flagged ? (
             writer ? (
-              <>No builds yet. Drop an .apk or a simulator build here, or upload one from CI with <code>npx svc upload</code>.</>
+              <>
+                No builds yet. Drop an .apk or a simulator build here, or upload one from CI with the relay's CLI package:{' '}
+                <code>svc upload app.apk</code>, with a token from <Link to="/tokens">Access tokens</Link>.
+              </>
             ) : (
               <>No builds yet.</>
             )
