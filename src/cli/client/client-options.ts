@@ -14,7 +14,7 @@ export function withClientOptions(command: Command): Command {
   return command
     .option('--url <url>', 'relay base URL (default: $SVC_URL), e.g. https://relay.example.com')
     .option('--token <pat>', 'personal access token svc_pat_… (default: $SVC_TOKEN)')
-    .option('--json', 'print JSON instead of a table');
+    .option('--json', 'print JSON instead of a table (an error too: { error, status, hint } on stdout)');
 }
 
 /** --url/--token win over SVC_URL/SVC_TOKEN; a missing or malformed one is a usage error (exit 2). */

@@ -69,7 +69,9 @@ export function uploadCommand(): Command {
     .addHelpText(
       'after',
       `
-Prints the build summary (one JSON line with --json). Shows a progress bar when stderr is a terminal.
+Prints the build summary, its label and provenance, and its page in the dashboard (one JSON line
+with --json: the relay's summary plus version_label, provenance and build_page_url). Progress goes
+to stderr: a bar on a terminal, else (a CI log, --json) a line at every 10 % and every 10 s.
 Files above --resumable-above (32 MiB) use the relay's tus endpoint: after a dropped connection the
 upload resumes by itself from the bytes the relay already holds (retrying for a few minutes), and
 running the same command again within 24 h continues an upload a previous run left unfinished.
