@@ -43,10 +43,11 @@ export function connectionFrom(options: ClientOptions, env: NodeJS.ProcessEnv = 
  * dashboard is served from the root of its address, so a URL copied from the browser
  * (`https://relay.example.com/builds/3`) means the relay at `https://relay.example.com`; a path
  * before such a segment (a proxy's prefix) is kept. Any other path stays as given, and the
- * relay's answer there (the dashboard's page, not JSON) is explained by RelayClient.
+ * relay's answer there (the dashboard's page, not JSON) is explained by RelayClient. The Relay
+ * page's `relay` is left out: it is a likely name for a proxy's prefix.
  */
 const RELAY_ROUTES = new Set([
-  'api', 'builds', 'apps', 'account', 'webhooks', 'tokens', 'team', 'settings', 'relay', 'audit', 'agents', 'devices',
+  'api', 'builds', 'apps', 'account', 'webhooks', 'tokens', 'team', 'settings', 'audit', 'agents', 'devices',
   'signin', 'invite', 'reset-password',
 ]);
 
