@@ -20,14 +20,22 @@ export class CliError extends Error {
 
 export const usageError = (message: string) => new CliError(message, ExitCode.usage);
 
-/** The relay answered with an error status; `message` is its `{ error }` text. */
+/**
+ * The relay answered with an error status: `relayMessage` is its `{ error }` text, `hint` what the
+ * CLI adds on the next line (the scope to ask for, where to make a new token).
+ */
 export class RelayRefusedError extends CliError {
   constructor(
     readonly status: number,
     readonly relayMessage: string,
+    readonly hint?: string,
   ) {
-    super(relayMessage, ExitCode.refused);
+    super(hint ? `${relayMessage}\n${hint}` : relayMessage, ExitCode.refused);
     this.name = 'RelayRefusedError';
+  }
+
+  withHint(hint: string): RelayRefusedError {
+    return new RelayRefusedError(this.status, this.relayMessage, hint);
   }
 }
 

@@ -33,13 +33,34 @@ export function formatTable(headers: string[], rows: Cell[][]): string {
   return [line(headers), ...text.map(line)].join('\n') + '\n';
 }
 
-/** `key: value` lines for one record (builds show). */
-export function formatRecord(record: Record<string, Cell>): string {
-  const width = Math.max(...Object.keys(record).map((k) => k.length));
-  return Object.entries(record)
-    .map(([k, v]) => `${(k + ':').padEnd(width + 1)} ${cellText(v)}`)
+/**
+ * `key: value` lines for one record (builds show, upload). A nested object's fields get lines of
+ * their own (`provenance.commit`), a list is one line (`a; b`), and a value of several lines keeps
+ * them, indented under its first.
+ */
+export function formatRecord(record: object): string {
+  const lines = flatten(record, '');
+  const width = Math.max(...lines.map(([k]) => k.length));
+  return lines
+    .map(([k, v]) => `${(k + ':').padEnd(width + 1)} ${v.replace(/\r?\n/g, `\n${' '.repeat(width + 2)}`)}`)
     .join('\n')
     .concat('\n');
+}
+
+function flatten(record: object, prefix: string): [string, string][] {
+  return Object.entries(record).flatMap(([key, value]): [string, string][] => {
+    if (isObject(value) && Object.keys(value).length) return flatten(value, `${prefix}${key}.`);
+    return [[prefix + key, valueText(value)]];
+  });
+}
+
+function valueText(value: unknown): string {
+  if (Array.isArray(value)) return value.length ? value.map((item) => (typeof item === 'object' && item !== null ? JSON.stringify(item) : cellText(item as Cell))).join('; ') : '-';
+  return isObject(value) ? '-' : cellText(value as Cell);
+}
+
+function isObject(value: unknown): value is object {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function cellText(value: Cell): string {

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
-import { CliError, ExitCode } from './cli-error';
+import { CliError, ExitCode, RelayRefusedError } from './cli-error';
+import { printJson } from './output';
 
 /**
  * Runs a `svc` program (the relay's whole tree or the standalone client) and maps every outcome to
@@ -11,7 +12,24 @@ export async function runProgram(program: Command, argv: string[]): Promise<void
     await program.parseAsync(argv);
   } catch (err) {
     process.exitCode = exitCodeFor(err);
+    // Under --json, stdout is one JSON document whatever happens: the result, or the error.
+    if (asksForJson(argv) && !(err instanceof CommanderError && err.exitCode === 0)) printJson(errorJson(err));
   }
+}
+
+/** `--json` among the arguments (before a `--`): read from argv, so a usage error Commander throws while parsing is JSON too. */
+function asksForJson(argv: string[]): boolean {
+  const args = argv.slice(2);
+  const end = args.indexOf('--');
+  return (end === -1 ? args : args.slice(0, end)).includes('--json');
+}
+
+/** `{ error }`; a relay's refusal adds its HTTP `status` and the CLI's `hint`, when there is one. */
+function errorJson(err: unknown): { error: string; status?: number; hint?: string } {
+  if (err instanceof RelayRefusedError) return { error: err.relayMessage, status: err.status, ...(err.hint ? { hint: err.hint } : {}) };
+  if (err instanceof CommanderError) return { error: err.message.replace(/^error: /, '') };
+  if (err instanceof CliError) return { error: err.message };
+  return { error: `unexpected error: ${(err as Error)?.message ?? err}` };
 }
 
 /** Every command of the tree throws instead of exiting, and points at --help after a usage error. */

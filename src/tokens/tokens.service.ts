@@ -18,6 +18,8 @@ import { PersonalAccessTokenEntity } from './personal-access-token.entity';
 
 export const PAT_PREFIX = 'svc_pat_';
 export const TOKEN_NOT_FOUND = 'Token not found';
+/** CreateTokenDto's limit on `name`. */
+export const TOKEN_NAME_MAX = 200;
 /** Largest time a JavaScript Date can hold (ECMA-262 §21.4.1.1). */
 const MAX_DATE_MS = 8.64e15;
 
@@ -52,10 +54,11 @@ export class TokensService {
     const now = this.clock.now();
     const expiresAt = expiryFrom(now, input.expiresInDays);
     const token = PAT_PREFIX + randomBase64Url(32);
+    const name = unusedName(input.name, await this.namesOf(principal.userId));
     const entity = await this.tokens.save(
       this.tokens.create({
         userId: principal.userId,
-        name: input.name,
+        name,
         scope: scopes.join(','),
         tokenHash: sha256Hex(token),
         createdAt: now,
@@ -65,6 +68,10 @@ export class TokensService {
     );
     this.events.emit(AUDIT_EVENT, auditEvent(actorOf(principal), 'token.created', `token:${entity.id}`, { name: entity.name, scope: entity.scope }));
     return { token, entity };
+  }
+
+  private async namesOf(userId: number): Promise<Set<string>> {
+    return new Set((await this.tokens.find({ where: { userId }, select: { name: true } })).map((t) => t.name));
   }
 
   listFor(userId: number): Promise<PersonalAccessTokenEntity[]> {
@@ -150,6 +157,20 @@ interface TokenWithOwnerRow extends JoinedUserRow {
   created_at: number | string;
   last_used_at: number | string;
   expires_at: number | string | null;
+}
+
+/**
+ * A member's tokens are told apart by name in the dashboard's list and the audit log, and POST
+ * /tokens documents 201 only: so a name the member already uses is numbered ("CI (2)"), never
+ * refused. Shortened to stay within the 200 characters the name allows.
+ */
+export function unusedName(name: string, taken: Set<string>): string {
+  if (!taken.has(name)) return name;
+  for (let n = 2; ; n++) {
+    const suffix = ` (${n})`;
+    const candidate = name.slice(0, TOKEN_NAME_MAX - suffix.length) + suffix;
+    if (!taken.has(candidate)) return candidate;
+  }
 }
 
 /** `expires_in_days`: a number ≥ 0 or a numeric string; 0 or absent = never; too far to be a date = 400. */

@@ -143,7 +143,7 @@ describe('resumable build uploads (tus)', () => {
         env: { SVC_URL: proxy.url, SVC_TOKEN: token },
         cwd: emptyDir(),
       });
-      expect(result.stderr).toBe('');
+      expectProgressOnly(result.stderr, 'CliResumed');
       expect(result.code).toBe(0);
       expect(proxy.cut()).toBe(true);
       const offsets = proxy.patchOffsets();
@@ -174,13 +174,16 @@ describe('resumable build uploads (tus)', () => {
       expect(proxy.creations()).toBe(1);
 
       const second = await runCli(args, { env, cwd: emptyDir() });
-      expect(second.stderr).toBe('');
+      expectProgressOnly(second.stderr, 'Rerun');
       expect(second.code).toBe(0);
       expect(proxy.creations()).toBe(1); // no new upload: the saved one was continued
       const offsets = proxy.patchOffsets();
       expect(offsets[0]).toBe(0);
       expect(offsets[1]).toBeGreaterThan(0);
       expect(offsets[1]).toBeLessThan(data.length);
+      // The progress resumes with the upload: its first line shows the bytes the first run sent.
+      const resumedAt = Math.floor((offsets[1] / data.length) * 100);
+      if (resumedAt >= 10) expect(Number(/ (\d+)%/.exec(second.stderr)?.[1])).toBe(resumedAt);
       const summary = JSON.parse(second.stdout);
       expect(sha256(await downloaded(summary.id))).toBe(sha256(data));
     } finally {
@@ -355,3 +358,9 @@ describe('resumable build uploads (tus)', () => {
     expect((await headAs(token, location).set('Tus-Resumable', '1.0.0')).status).toBe(404);
   });
 });
+
+/** stderr of an upload of a few MB without a terminal: its progress lines (docs/cli.md), the last at 100 %, nothing else. */
+function expectProgressOnly(stderr: string, name: string): void {
+  expect(stderr).toMatch(new RegExp(`^(Uploading ${name}\\.tar\\.gz: +\\d+% \\(.*\\)\\n)+$`));
+  expect(stderr).toMatch(/ 100% \(.*\)\n$/);
+}

@@ -121,19 +121,23 @@ describe('svc client commands', () => {
       }
     });
 
-    it('an unknown or revoked token: the relay\'s refusal, exit 1', async () => {
+    it('an unknown or revoked token: the relay\'s refusal, exit 1, then what to do (ci-logs.e2e-spec.ts has the wording)', async () => {
       const bogus = 'svc_pat_' + 'x'.repeat(43);
       const answer = await relayAnswer('get', '/api/v1/builds', bogus);
       expect(answer.status).toBeGreaterThanOrEqual(400);
-      expectRefusal(await svc(['builds', 'list'], { SVC_TOKEN: bogus }), answer.error);
+      const result = await svc(['builds', 'list'], { SVC_TOKEN: bogus });
+      expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 1, stdout: '' });
+      expect(result.stderr).toMatch(new RegExp(`^svc: ${answer.error}\nThe relay refused the token in SVC_TOKEN: .*\n$`));
     });
 
     it('upload refused by the relay (Viewer): exit 1 with its message', async () => {
       const build = await simulatorBuild();
       const answer = await relayAnswer('post', '/api/v1/builds', viewerPat);
       expect(answer.status).toBeGreaterThanOrEqual(400);
-      expectRefusal(await svc(['upload', build.path, '--json'], { SVC_TOKEN: viewerPat }), answer.error);
+      expectRefusal(await svc(['upload', build.path], { SVC_TOKEN: viewerPat }), answer.error);
       expect(answer.error).toBe('Viewers have read-only access');
+      const json = await svc(['upload', build.path, '--json'], { SVC_TOKEN: viewerPat });
+      expect({ code: json.code, stdout: JSON.parse(json.stdout) }).toEqual({ code: 1, stdout: { error: answer.error, status: answer.status } });
     });
 
     it('a token without the scope a command needs: the relay\'s refusal, then the scope to ask for', async () => {
@@ -166,9 +170,9 @@ describe('svc client commands', () => {
   });
 
   describe('with the builds API', () => {
-    it('upload --status --label --json prints one JSON line: the build summary', async () => {
+    it('upload --status --label --json prints one JSON line: the build summary, its label, provenance and page', async () => {
       const build = await simulatorBuild({ bundleId: 'com.example.cli', version: '2.0.1', buildNumber: '77' });
-      const result = await svc(['upload', build.path, '--status', 'Backlog', '--label', 'feature/cli', '--json']);
+      const result = await svc(['upload', build.path, '--status', 'Backlog', '--label', 'feature/cli', '--no-ci', '--json']);
       expect(result.stderr).toBe('');
       expect(result.code).toBe(0);
       const lines = result.stdout.trimEnd().split('\n');
@@ -184,6 +188,9 @@ describe('svc client commands', () => {
         status_label: 'Backlog',
         platform: 'ios',
         uploaded_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+        version_label: 'feature/cli',
+        provenance: null,
+        build_page_url: `${relay.url}/builds/${summary.id}`,
       });
 
       const list = await svc(['builds', 'list', '--status', 'Backlog', '--json']);
@@ -199,7 +206,8 @@ describe('svc client commands', () => {
       expect(table.stdout).toContain('2.0.1 (77)');
 
       const shown = await svc(['builds', 'show', String(summary.id), '--json']);
-      expect(JSON.parse(shown.stdout)).toMatchObject({ ...summary, version_label: 'feature/cli' });
+      const { build_page_url: _page, ...stored } = summary;
+      expect(JSON.parse(shown.stdout)).toMatchObject(stored);
       expect((await svc(['builds', 'show', String(summary.id)])).stdout).toMatch(/^bundle_id:\s+com\.example\.cli$/m);
 
       const dir = emptyDir();
@@ -257,7 +265,9 @@ describe('svc client commands', () => {
         expect(statSync(build.path).size).toBeGreaterThan(size);
         const child = spawnCli(['upload', build.path, '--json'], { env: { SVC_URL: relay.url, SVC_TOKEN: devPat } });
         const [result, peakKb] = await Promise.all([collect(child), peakRss(child)]);
-        expect(result.stderr).toBe('');
+        // stderr is not a terminal: progress lines only (ci-logs.e2e-spec.ts), the last at 100 %.
+        expect(result.stderr).toMatch(/^(Uploading SampleApp\.tar\.gz: +\d+% \(.*\)\n)+$/);
+        expect(result.stderr).toMatch(/ 100% \(.*\)\n$/);
         expect(result.code).toBe(0);
         expect(JSON.parse(result.stdout).bundle_id).toBe('com.example.large');
         expect(peakKb).toBeGreaterThan(0);

@@ -150,6 +150,28 @@ describe('personal access tokens', () => {
       const viewer = await ctx.members.member('Viewer');
       await create(viewer, { name: 'read only', scope: 'view' }).expect(201);
     });
+
+    it('a name the member already uses is numbered: "CI", "CI (2)", "CI (3)"; other members and freed names are not counted (issue 40)', async () => {
+      const member = await ctx.members.member('Developer');
+      for (let i = 0; i < 3; i++) await create(member, { name: 'CI' }).expect(201);
+      await create(member, { name: ' CI ' }).expect(201);
+      expect((await list(member)).map((t: { name: string }) => t.name)).toEqual(['CI', 'CI (2)', 'CI (3)', 'CI (4)']);
+
+      const other = await ctx.members.member('Developer');
+      await create(other, { name: 'CI' }).expect(201);
+      expect((await list(other)).map((t: { name: string }) => t.name)).toEqual(['CI']);
+
+      const second = (await list(member))[1];
+      await ctx.members.as(member, 'delete', `${TOKENS}/${second.id}`).expect(204);
+      await create(member, { name: 'CI' }).expect(201);
+      expect((await list(member)).map((t: { name: string }) => t.name)).toEqual(['CI', 'CI (3)', 'CI (4)', 'CI (2)']);
+
+      const long = 'x'.repeat(200);
+      await create(member, { name: long }).expect(201);
+      await create(member, { name: long }).expect(201);
+      const names = (await list(member)).map((t: { name: string }) => t.name).slice(-2);
+      expect(names).toEqual([long, `${'x'.repeat(196)} (2)`]);
+    });
   });
 
   describe('using a PAT', () => {

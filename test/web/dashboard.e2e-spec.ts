@@ -112,6 +112,12 @@ describeUnless(browserSkipReason(), 'dashboard in the browser (issue 12)', () =>
     await page.getByRole('button', { name: 'Create Admin account' }).click();
     await page.getByRole('heading', { name: 'Builds' }).waitFor();
     await page.getByText('No builds yet.').waitFor();
+    // The CI form (the CLI package's `svc`), not `npx svc`, which outside a clone of the relay
+    // would fetch whatever npm package is named svc (issue 40).
+    const hint = await page.getByText('No builds yet.').textContent();
+    expect(hint).toContain('svc upload app.apk');
+    expect(hint).not.toContain('npx');
+    expect(await page.getByText('No builds yet.').getByRole('link', { name: 'Access tokens' }).getAttribute('href')).toBe('/tokens');
     expect(new URL(page.url()).pathname).toBe('/builds');
     const status = await relay.http().get('/api/v1/auth/status').expect(200);
     expect(status.body.initialized).toBe(true);

@@ -4,6 +4,7 @@ import https from 'node:https';
 import { pipeline } from 'node:stream/promises';
 import { CliError, RelayRefusedError, RelayUnreachableError } from '../cli-error';
 import { MultipartFile, MultipartStream } from './multipart-stream';
+import { notTheApiMessage, unauthorizedHint } from './refusal-hints';
 
 /** Where the relay is and who is calling: SVC_URL/SVC_TOKEN or --url/--token. */
 export interface Connection {
@@ -17,6 +18,8 @@ export interface Connection {
   loopbackTls?: boolean;
   /** Sent as User-Agent (default `svc-cli`); the MCP tools send MCP_USER_AGENT so the audit log can say `mcp`. */
   userAgent?: string;
+  /** Where the URL and token came from (`SVC_URL`, `--token`), for messages that say what to change; the CLI's only. */
+  source?: { url: string; token: string };
 }
 
 export type Query = Record<string, string | number | undefined>;
@@ -139,12 +142,18 @@ export class RelayClient {
       let answered = false;
       req.on('response', (res) => {
         answered = true;
-        if ((res.statusCode ?? 500) < 400) return resolve(res);
+        if ((res.statusCode ?? 500) < 400) {
+          // The API never answers with HTML: this is the dashboard, reached through a path in the URL.
+          if (!String(res.headers['content-type'] ?? '').startsWith('text/html')) return resolve(res);
+          req.destroy();
+          return reject(new CliError(notTheApiMessage(url, this.connection)));
+        }
         // The relay may refuse before the whole upload was sent (401, 413, 404): stop sending, read why.
         readError(res).then(
           (err) => {
             req.destroy();
-            reject(err);
+            const { source } = this.connection;
+            reject(err.status === 401 && source ? err.withHint(unauthorizedHint({ ...this.connection, source })) : err);
           },
           reject,
         );

@@ -16,13 +16,24 @@ export interface BuildSummary {
   uploaded_at: string;
 }
 
-/** GET /builds item, GET /builds/:id. */
+/** Where a build came from, as its upload said (docs/builds.md "Provenance"). */
+export interface BuildProvenance {
+  commit: string | null;
+  branch: string | null;
+  repository: string | null;
+  pull_request: number | null;
+  ci_url: string | null;
+  changelog: string | null;
+}
+
+/** GET /builds item, GET /builds/:id (with some of the fields beyond the spec). */
 export interface Build extends BuildSummary {
   version_label: string | null;
   completed_at: string | null;
   delete_after: string | null;
   /** Beyond the spec: where the build came from (docs/builds.md "Provenance"); null when its upload said nothing. */
-  provenance?: { commit: string | null; branch: string | null; pull_request: number | null } | null;
+  provenance?: BuildProvenance | null;
+  flags?: { reason: string }[];
 }
 
 export interface BuildPage {

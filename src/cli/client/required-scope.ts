@@ -15,10 +15,7 @@ export function requiresScope<A extends unknown[]>(scopes: string[], action: (..
     } catch (err) {
       if (err instanceof RelayRefusedError && err.status === 403 && err.relayMessage.trim().toLowerCase() === INSUFFICIENT_SCOPE) {
         const needed = scopes.map((s) => `\`${s}\``).join(' or ');
-        throw new RelayRefusedError(
-          err.status,
-          `${err.relayMessage}\nThis command needs a token with the ${needed} scope: create one in the dashboard (account menu → Access tokens).`,
-        );
+        throw err.withHint(`This command needs a token with the ${needed} scope: create one in the dashboard (account menu → Access tokens).`);
       }
       throw err;
     }

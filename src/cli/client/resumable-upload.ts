@@ -72,6 +72,9 @@ class TusSession {
       resumption?.remember(location);
       offset = 0;
     }
+    // What a previous run sent counts as done: the progress starts where the upload resumes.
+    this.onProgress?.(offset);
+    this.reported = offset;
     let failures = 0;
     for (;;) {
       try {

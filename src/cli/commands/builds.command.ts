@@ -12,7 +12,7 @@ import {
   parseStatus,
   withClientOptions,
 } from '../client/client-options';
-import { ProgressBar } from '../client/progress-bar';
+import { Progress, progressFor } from '../client/progress-bar';
 import { RelayClient } from '../client/relay-client';
 import { requiresScope } from '../client/required-scope';
 import type { Build, BuildPage } from '../client/relay-types';
@@ -121,8 +121,8 @@ function showCommand(): Command {
       requiresScope(['builds:write'], async (id: number, options: ClientOptions) => {
         const build = await new RelayClient(connectionFrom(options)).getJson<Build>(`/builds/${id}`);
         if (options.json) return printJson(build);
-        const { provenance, ...fields } = build;
-        process.stdout.write(formatRecord({ ...fields, branch: provenance?.branch, pull_request: provenance?.pull_request, commit: provenance?.commit }));
+        // A flag is read by its sentence; the rest of it (kind, subject) is for --json.
+        process.stdout.write(formatRecord({ ...build, ...(build.flags ? { flags: build.flags.map((f) => f.reason) } : {}) }));
       }),
     );
 }
@@ -145,14 +145,14 @@ Examples:
     .action(
       requiresScope(['builds:write', 'view'], async (id: number, options: ClientOptions & { output?: string }) => {
         const client = new RelayClient(connectionFrom(options));
-        let progress: ProgressBar | null = null;
+        let progress: Progress | null = null;
         const result = await client.download(
           `/builds/${id}/download`,
           (suggested) => destination(options.output, suggested ?? `build-${id}`),
-          (total) => (progress = total === null ? null : ProgressBar.forTerminal(`Downloading build #${id}`, total, options.json)),
+          (total) => (progress = total === null ? null : progressFor(`Downloading build #${id}`, total, options.json)),
           (bytes) => progress?.advance(bytes),
         );
-        (progress as ProgressBar | null)?.finish();
+        (progress as Progress | null)?.finish();
         if (options.json) return printJson({ id, path: result.path, bytes: result.bytes });
         process.stdout.write(`Saved build #${id} to ${result.path} (${formatBytes(result.bytes)})\n`);
       }),

@@ -12,12 +12,12 @@ import {
   withClientOptions,
 } from '../client/client-options';
 import { buildPageUrl } from '../client/dashboard-links';
-import { ProgressBar } from '../client/progress-bar';
+import { progressFor } from '../client/progress-bar';
 import { RelayClient } from '../client/relay-client';
 import { requiresScope } from '../client/required-scope';
 import { uploadResumable } from '../client/resumable-upload';
 import { ResumeState } from '../client/resume-state';
-import type { BuildStatus, BuildSummary } from '../client/relay-types';
+import type { Build, BuildStatus, BuildSummary } from '../client/relay-types';
 import { formatRecord, printJson } from '../output';
 import { VERDICT_IS_A_PERSONS_DECISION } from './verdict-note';
 import { provenanceFromCi } from '../client/ci-provenance';
@@ -69,7 +69,9 @@ export function uploadCommand(): Command {
     .addHelpText(
       'after',
       `
-Prints the build summary (one JSON line with --json). Shows a progress bar when stderr is a terminal.
+Prints the build summary, its label and provenance, and its page in the dashboard (one JSON line
+with --json: the relay's summary plus version_label, provenance and build_page_url). Progress goes
+to stderr: a bar on a terminal, else (a CI log, --json) a line at every 10 % and every 10 s.
 Files above --resumable-above (32 MiB) use the relay's tus endpoint: after a dropped connection the
 upload resumes by itself from the bytes the relay already holds (retrying for a few minutes), and
 running the same command again within 24 h continues an upload a previous run left unfinished.
@@ -100,7 +102,7 @@ commit, branch, repository, pull request and CI run URL are read from the CI's v
         }
         const connection = connectionFrom(options);
         const client = new RelayClient(connection);
-        const progress = ProgressBar.forTerminal(`Uploading ${basename(path)}`, size, options.json);
+        const progress = progressFor(`Uploading ${basename(path)}`, size, options.json);
         let summary: BuildSummary;
         try {
           const fields = {
@@ -120,13 +122,15 @@ commit, branch, repository, pull request and CI run URL are read from the CI's v
         } catch (err) {
           // Only when the relay's refusal is about the status itself (not a Viewer or scope refusal).
           if (err instanceof RelayRefusedError && err.status === 403 && options.status && /status|verdict/i.test(err.relayMessage)) {
-            throw new RelayRefusedError(err.status, `${err.relayMessage}\n${VERDICT_IS_A_PERSONS_DECISION}`);
+            throw err.withHint(VERDICT_IS_A_PERSONS_DECISION);
           }
           throw err;
         } finally {
           progress?.finish();
         }
-        if (options.json) return printJson(summary);
+        const stored = await labelAndProvenance(client, summary.id);
+        const buildPage = buildPageUrl(connection.baseUrl, summary.id);
+        if (options.json) return printJson({ ...summary, ...stored, build_page_url: buildPage });
         process.stdout.write(
           `Uploaded build #${summary.id} of ${summary.name}\n` +
             formatRecord({
@@ -135,12 +139,28 @@ commit, branch, repository, pull request and CI run URL are read from the CI's v
               bundle_id: summary.bundle_id,
               platform: summary.platform,
               status: summary.status_label,
+              ...(stored && { label: stored.version_label, ...stored.provenance }),
               uploaded_at: summary.uploaded_at,
             }) +
-            `Build page: ${buildPageUrl(connection.baseUrl, summary.id)}\n`,
+            `Build page: ${buildPage}\n`,
         );
       }),
     );
+}
+
+/**
+ * The label and provenance as the relay stored them: POST /builds answers exactly the spec's
+ * summary, without them, so the build is read back (the upload's `builds:write` scope reads it).
+ * A failed read does not undo the upload: it is said on stderr, and the output goes without them.
+ */
+async function labelAndProvenance(client: RelayClient, id: number): Promise<Pick<Build, 'version_label' | 'provenance'> | null> {
+  try {
+    const build = await client.getJson<Build>(`/builds/${id}`);
+    return { version_label: build.version_label, provenance: build.provenance ?? null };
+  } catch (err) {
+    process.stderr.write(`svc: build #${id} was uploaded, but reading back its label and provenance failed: ${(err as Error).message}\n`);
+    return null;
+  }
 }
 
 /** The provenance fields: the CI's (unless --no-ci), each overridden by its flag. */

@@ -1,13 +1,14 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import { Trim } from '../../common/validation/transforms';
+import { TOKEN_NAME_MAX } from '../tokens.service';
 
 export class CreateTokenDto {
-  @ApiProperty({ maxLength: 200, example: 'CI uploads' })
+  @ApiProperty({ maxLength: TOKEN_NAME_MAX, example: 'CI uploads', description: 'a name the member already uses is numbered: "CI uploads (2)"' })
   @Trim()
   @IsString({ message: 'name is required' })
   @IsNotEmpty({ message: 'name is required' })
-  @MaxLength(200, { message: 'name must be at most 200 characters' })
+  @MaxLength(TOKEN_NAME_MAX, { message: `name must be at most ${TOKEN_NAME_MAX} characters` })
   name: string;
 
   /** Checked by TokensService.expiryFrom: numbers and numeric strings, so the rule lives in one place. */

@@ -2177,7 +2177,10 @@ export interface components {
         CreateTokenDto: {
             /** @description days until the token expires; omit or 0 = no expiry; a numeric string is accepted */
             expires_in_days?: number | string;
-            /** @example CI uploads */
+            /**
+             * @description a name the member already uses is numbered: "CI uploads (2)"
+             * @example CI uploads
+             */
             name: string;
             /**
              * @description comma-separated: view, builds:write, agent (agent: Admin only); default view,builds:write

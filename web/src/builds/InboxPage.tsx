@@ -166,7 +166,10 @@ export function InboxPage() {
         <Empty>
           {!filtering(filters) ? (
             writer ? (
-              <>No builds yet. Drop an .apk or a simulator build here, or upload one from CI with <code>npx svc upload</code>.</>
+              <>
+                No builds yet. Drop an .apk or a simulator build here, or upload one from CI with the relay's CLI package:{' '}
+                <code>svc upload app.apk</code>, with a token from <Link to="/tokens">Access tokens</Link>.
+              </>
             ) : (
               <>No builds yet.</>
             )
