@@ -150,8 +150,9 @@ describeUnless(ffmpegSkipReason(), 'recorded sessions (POST /sessions/:sessionId
     expect(again.body).toEqual({ error: RecordingMessages.alreadyRecording });
     expect((await members.withPat(viewPat, 'get', `${recordingsOf(sessionId)}/current`).expect(200)).body.id).toBe(started.body.id);
 
-    // Nobody watched the device: the agent starts its encoder now, the video begins at its first key frame.
-    await sleep(2000);
+    // Nobody watched the device: the agent starts its encoder now, the video begins at its first key frame
+    // (waited for: its start-up took over 2 s at load 20, and the tap must fall inside the video).
+    await videoRecorded(0);
     const dashboard = { Cookie: qa.cookie, Origin: relay.url };
     const tapAskedAt = Date.now();
     expect(await act(sessionId, dashboard, 'tap', { x: 0.25, y: 0.5 })).toMatchObject({ ok: true });
@@ -181,9 +182,9 @@ describeUnless(ffmpegSkipReason(), 'recorded sessions (POST /sessions/:sessionId
     const file = await download(recording.url);
     const video = probe(file);
     expect(video).toMatchObject({ codec: 'h264', width: 240, height: 480, decodeErrors: '' });
-    // ≈ 4.5 s from the start, less the encoder's start-up; never longer than the recording was on (as
-    // this test saw it: a busy machine makes both longer together), so nothing from before the start.
-    expect(video.duration).toBeGreaterThan(3);
+    // Never longer than the recording was on (as this test saw it), so nothing from before the start. No
+    // floor in seconds (the encoder's start-up and pace are the machine's): the swipe lies inside it (below).
+    expect(video.duration).toBeGreaterThan(0);
     expect(video.duration).toBeLessThanOrEqual((stoppedAt - askedAt) / 1000);
     // The stream as sent, not re-encoded nor thinned to key frames: its delta frames are in the file, and
     // no more frames than the agent's 30 fps makes in the file's span (a count from below would be a claim
@@ -376,8 +377,9 @@ describeUnless(ffmpegSkipReason(), 'recorded sessions (POST /sessions/:sessionId
       writeFileSync(file, Buffer.from(await res.arrayBuffer()));
       const video = probe(file);
       expect(video).toMatchObject({ codec: 'h264', decodeErrors: '' });
-      // 5 s from the start, less the encoder's start-up; no longer than the recording was on (as this test saw it).
-      expect(video.duration).toBeGreaterThan(2);
+      // Something kept (5 s less the encoder's start-up, which took nearly all of it at load 20: no floor in
+      // seconds); no longer than the recording was on (as this test saw it).
+      expect(video.duration).toBeGreaterThan(0);
       expect(video.duration).toBeLessThanOrEqual((endedBy - started) / 1000);
     }, 30_000);
   });
