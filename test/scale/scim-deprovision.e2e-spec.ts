@@ -46,7 +46,17 @@ describeUnless(unreachable([PG_ADMIN_URL, REDIS_URL]), 'SCIM deprovisioning on t
       .patch(`/scim/v2/Users/${leaver.id}`)
       .set('Authorization', `Bearer ${scimToken}`)
       .set('Content-Type', 'application/scim+json')
-      .send(JSON.stringify({ schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: false }] }))
+      // SCIM acts only on members it manages (docs/identity.md): the same PATCH links the local member
+      // through an externalId, as an identity provider taking over existing accounts does.
+      .send(
+        JSON.stringify({
+          schemas: [PATCH_OP],
+          Operations: [
+            { op: 'replace', path: 'externalId', value: `ext-${leaver.id}` },
+            { op: 'replace', path: 'active', value: false },
+          ],
+        }),
+      )
       .expect(200);
     // Waited for, not timed: without the bus A never closes them, which the deadline tells apart.
     expect(await within('the agent socket on A', agent.closed)).toEqual({ code: 4003, reason: expect.any(String) });
