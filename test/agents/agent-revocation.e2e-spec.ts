@@ -1,4 +1,5 @@
 import { DAY_MS } from '../../src/common/time';
+import { within } from '../support/deadline';
 import { MemberFactory, sessionCookieFrom, TestMember } from '../support/factory';
 import { startTestRelay, TestRelay } from '../support/test-relay';
 import { AGENT_PATH, agentToken, device, TestPeer, upgradeRefusal, wsUrl } from './agent-kit';
@@ -36,12 +37,6 @@ describe('agent revocation through the real endpoints', () => {
     return peer;
   };
 
-  const withinTwoSeconds = <T>(promise: Promise<T>) => {
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('not closed within 2 s')), 2000)));
-    return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
-  };
-
   const stillOpenAfter = async (peers: TestPeer[], ms = 300) => {
     await new Promise((r) => setTimeout(r, ms));
     for (const peer of peers) expect(peer.socket.readyState).toBe(peer.socket.OPEN);
@@ -53,7 +48,7 @@ describe('agent revocation through the real endpoints', () => {
     const list = await members.as(member, 'get', '/api/v1/tokens').expect(200);
     const id = Math.min(...list.body.map((t: { id: number }) => t.id)); // the first token issued: the 'revoked' agent's
     await members.as(member, 'delete', `/api/v1/tokens/${id}`).expect(204);
-    expect((await withinTwoSeconds(peer.closed)).code).toBe(4001);
+    expect((await within('peer closed', peer.closed)).code).toBe(4001);
     await stillOpenAfter([bystander.peer], 0);
     expect((await refuseAgent(token)).status).toBe(401);
     bystander.peer.close();
@@ -64,7 +59,7 @@ describe('agent revocation through the real endpoints', () => {
     relay.clock.advance(DAY_MS - 60_000);
     await stillOpenAfter([peer]);
     relay.clock.advance(60_000);
-    expect((await withinTwoSeconds(peer.closed)).code).toBe(4001);
+    expect((await within('peer closed', peer.closed)).code).toBe(4001);
     admin.cookie = await members.login(admin.email); // the day moved on; keep the Admin's cookie fresh
   });
 
@@ -74,8 +69,8 @@ describe('agent revocation through the real endpoints', () => {
     const other = await connectedAgent('other-admin');
 
     await members.as(admin, 'patch', `/api/v1/team/members/${member.id}`).send({ role: 'Developer' }).expect(200);
-    expect((await withinTwoSeconds(peer.closed)).code).toBe(4003);
-    expect((await withinTwoSeconds(second.closed)).code).toBe(4003);
+    expect((await within('peer closed', peer.closed)).code).toBe(4003);
+    expect((await within('second closed', second.closed)).code).toBe(4003);
     await stillOpenAfter([other.peer], 0);
     expect(await refuseAgent(token)).toEqual({ status: 403, body: { error: expect.any(String) } });
     other.peer.close();
@@ -84,7 +79,7 @@ describe('agent revocation through the real endpoints', () => {
   it('a demoted then re-promoted Admin connects again: with the old token and with a new one', async () => {
     const { member, token, peer } = await connectedAgent('yo-yo');
     await members.as(admin, 'patch', `/api/v1/team/members/${member.id}`).send({ role: 'QA' }).expect(200);
-    expect((await withinTwoSeconds(peer.closed)).code).toBe(4003);
+    expect((await within('peer closed', peer.closed)).code).toBe(4003);
     await members.as(admin, 'patch', `/api/v1/team/members/${member.id}`).send({ role: 'Admin' }).expect(200);
 
     const again = await TestPeer.agent(relay, token, 'yo-yo');
@@ -112,10 +107,10 @@ describe('agent revocation through the real endpoints', () => {
     const bystander = await connectedAgent('bystander-2');
 
     await members.as(admin, 'delete', `/api/v1/team/members/${member.id}`).expect(204);
-    expect((await withinTwoSeconds(peer.closed)).code).toBe(4003);
+    expect((await within('peer closed', peer.closed)).code).toBe(4003);
     // Sessions and PATs end before member.deleted (team.md), so their sockets see the revocation first.
-    expect((await withinTwoSeconds(patClient.closed)).code).toBe(4001);
-    expect((await withinTwoSeconds(cookieClient.closed)).code).toBe(4001);
+    expect((await within('patClient closed', patClient.closed)).code).toBe(4001);
+    expect((await within('cookieClient closed', cookieClient.closed)).code).toBe(4001);
     await stillOpenAfter([bystander.peer], 0);
     expect((await refuseAgent(token)).status).toBe(401);
     bystander.peer.close();
@@ -131,7 +126,7 @@ describe('agent revocation through the real endpoints', () => {
     await stillOpenAfter([peer], 100); // sending the link changes nothing yet
     await relay.http().post('/api/v1/auth/reset-password').send({ token: link.body.token, password: 'a reset password' }).expect(200);
 
-    expect((await withinTwoSeconds(peer.closed)).code).toBe(4001);
+    expect((await within('peer closed', peer.closed)).code).toBe(4001);
     expect((await refuseAgent(token)).status).toBe(401);
     await members.as(member, 'get', '/api/v1/auth/me').expect(401);
     await relay.http().get('/api/v1/auth/me').set('Cookie', secondBrowser).expect(401);
@@ -158,8 +153,8 @@ describe('agent revocation through the real endpoints', () => {
       .expect(200);
     const newCookie = sessionCookieFrom(res.headers['set-cookie']);
 
-    expect((await withinTwoSeconds(fromThisBrowser.closed)).code).toBe(4001);
-    expect((await withinTwoSeconds(fromOtherBrowser.closed)).code).toBe(4001);
+    expect((await within('fromThisBrowser closed', fromThisBrowser.closed)).code).toBe(4001);
+    expect((await within('fromOtherBrowser closed', fromOtherBrowser.closed)).code).toBe(4001);
     await stillOpenAfter([peer, fromPat]);
     await relay.http().get('/api/v1/auth/me').set('Cookie', otherBrowser).expect(401);
     await relay.http().get('/api/v1/auth/me').set('Cookie', newCookie).expect(200);

@@ -1,5 +1,6 @@
 import { TokensService } from '../../src/tokens/tokens.service';
 import { DAY_MS } from '../../src/common/time';
+import { within } from '../support/deadline';
 import { MemberFactory, TestMember } from '../support/factory';
 import { startTestRelay, TestRelay } from '../support/test-relay';
 import { agentToken, device, TestPeer, wsUrl } from './agent-kit';
@@ -10,14 +11,6 @@ import { agentToken, device, TestPeer, wsUrl } from './agent-kit';
  * is no socket to close; and a PAT or cookie that expires must close device-session sockets too,
  * not only agents.
  */
-const withinSeconds = <T>(promise: Promise<T>, seconds = 3) => {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>(
-    (_, reject) => (timer = setTimeout(() => reject(new Error(`not closed within ${seconds} s`)), seconds * 1000)),
-  );
-  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
-};
-
 describe('credentials that change while an agent socket is being registered', () => {
   let relay: TestRelay;
   let members: MemberFactory;
@@ -48,7 +41,7 @@ describe('credentials that change while an agent socket is being registered', ()
     const [{ id }] = (await members.as(issuer, 'get', '/api/v1/tokens').expect(200)).body;
     duringNextUpgrade(() => members.as(issuer, 'delete', `/api/v1/tokens/${id}`).expect(204));
     const peer = new TestPeer(wsUrl(relay, '/api/v1/agent/connect'), { Authorization: `Bearer ${token}`, 'X-Svc-Agent-Name': 'racer' });
-    expect((await withinSeconds(peer.closed)).code).toBe(4001);
+    expect((await within('peer closed', peer.closed)).code).toBe(4001);
   });
 
   it('an issuer demoted in that window closes the agent with 4003', async () => {
@@ -58,7 +51,7 @@ describe('credentials that change while an agent socket is being registered', ()
       members.as(admin, 'patch', `/api/v1/team/members/${issuer.id}`).send({ role: 'Developer' }).expect(200),
     );
     const peer = new TestPeer(wsUrl(relay, '/api/v1/agent/connect'), { Authorization: `Bearer ${token}`, 'X-Svc-Agent-Name': 'demoted-racer' });
-    expect((await withinSeconds(peer.closed)).code).toBe(4003);
+    expect((await within('peer closed', peer.closed)).code).toBe(4003);
   });
 
   it('a device-session client whose PAT is revoked in that window is closed with 4001', async () => {
@@ -69,7 +62,7 @@ describe('credentials that change while an agent socket is being registered', ()
     const [{ id }] = (await members.as(viewer, 'get', '/api/v1/tokens').expect(200)).body;
     duringNextUpgrade(() => members.as(viewer, 'delete', `/api/v1/tokens/${id}`).expect(204));
     const client = new TestPeer(wsUrl(relay, '/api/v1/sessions/window-1/connect'), { Authorization: `Bearer ${pat}` });
-    expect((await withinSeconds(client.closed)).code).toBe(4001);
+    expect((await within('client closed', client.closed)).code).toBe(4001);
     agent.close();
   });
 });
@@ -103,13 +96,13 @@ describe('device-session sockets close when their credential expires', () => {
     await new Promise((r) => setTimeout(r, 1500));
     expect(client.socket.readyState).toBe(client.socket.OPEN);
     relay.clock.advance(60_000);
-    expect((await withinSeconds(client.closed)).code).toBe(4001);
+    expect((await within('client closed', client.closed)).code).toBe(4001);
   });
 
   it('a cookie socket is closed with 4001 when the session (7 days) expires', async () => {
     const qa = await members.member('QA');
     const client = await connect({ Cookie: qa.cookie });
     relay.clock.advance(7 * DAY_MS);
-    expect((await withinSeconds(client.closed)).code).toBe(4001);
+    expect((await within('client closed', client.closed)).code).toBe(4001);
   });
 });

@@ -102,10 +102,10 @@ describe('POST /builds: upload and metadata', () => {
     ['truncated.app.zip', /not a readable zip archive/],
   ])('refuses %s with a 400 that says why, leaving nothing behind', async (name, message) => {
     const before = await buildCount();
-    const started = Date.now();
+    // Not timed: the message names the check that stopped the read (a bomb's names its limit, so it
+    // was not inflated in full), and a 400 is the refusal's own answer, not the request deadline's 408.
     const res = await upload(name).expect(400);
     expect(res.body.error).toMatch(message);
-    expect(Date.now() - started).toBeLessThan(5000);
     expect(await buildCount()).toBe(before);
     expect(tempFiles(relay)).toEqual([]);
   });

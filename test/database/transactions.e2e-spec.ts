@@ -2,6 +2,7 @@ import { DataSource } from 'typeorm';
 import { AppCatalogue } from '../../src/app-catalogue/app-catalogue.service';
 import { AppEntity } from '../../src/app-catalogue/app.entity';
 import { TransactionRunner } from '../../src/database/transaction-runner';
+import { within } from '../support/deadline';
 import { testDialect } from '../support/test-relay';
 import { useTestRelay } from '../support/use-relay';
 
@@ -96,9 +97,13 @@ describe('TransactionRunner: one transaction across modules', () => {
     while (!inside.length) await new Promise((resolve) => setTimeout(resolve, 5));
     expect(inside).toEqual([[bundleId, 'ios']]);
     const outside = runner().selectArrays(sql, [bundleId]);
-    const early = await Promise.race([outside, new Promise((resolve) => setTimeout(() => resolve('still waiting'), 100))]);
-    // PostgreSQL: another connection, which does not see the uncommitted row; SQLite: one shared
-    // connection, so the read waits for the transaction to end.
+    // PostgreSQL: another connection, which does not see the uncommitted row (awaited with the event
+    // deadline: were it to wait for the transaction, it would wait for ever); SQLite: one shared
+    // connection, so the read still waits 100 ms on (a slow machine only waits longer).
+    const early =
+      testDialect === 'postgres'
+        ? await within('the read outside the transaction', outside)
+        : await Promise.race([outside, new Promise((resolve) => setTimeout(() => resolve('still waiting'), 100))]);
     expect(early).toEqual(testDialect === 'postgres' ? [] : 'still waiting');
     finish();
     await writing;

@@ -3,6 +3,7 @@ import { LiveEventsService } from '../../src/live-events/live-events.service';
 import { totpCode } from '../../src/two-factor/totp';
 import { UsersService } from '../../src/users/users.service';
 import { agentToken, device, TestPeer, upgradeRefusal, wsUrl } from '../agents/agent-kit';
+import { within } from '../support/deadline';
 import { MemberFactory, TEST_PASSWORD, type TestMember } from '../support/factory';
 import { OidcStub } from '../support/oidc-stub';
 import { SseClient } from '../support/sse-client';
@@ -76,8 +77,6 @@ describe('offboarding is final', () => {
   const resetLink = (token: string) => relay.http().get(`/api/v1/auth/reset-password/verify?token=${token}`);
   const rowsOf = async (table: string, userId: number): Promise<number> =>
     (await relay.app.get(DataSource).query(`SELECT id FROM ${table} WHERE user_id = ${Number(userId)}`)).length;
-  const within = <T>(what: string, promise: Promise<T>) =>
-    Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} stayed open`)), 1000))]);
 
   it('a two-factor sign-in begun before deactivation cannot be finished: 401, no cookie; the cookie and PAT open nothing', async () => {
     const leaver = await members.member('Developer', 'twofactor-leaver@corp.example');

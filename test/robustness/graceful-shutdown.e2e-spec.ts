@@ -99,6 +99,8 @@ async function startNpmRelay(env: Record<string, string> = {}, options: { closeP
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** SVC_SHUTDOWN_TIMEOUT_MS when the relay is started without it (src/config/config.loader.ts). */
+const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
 
 async function json(base: string, path: string, init: { method?: string; body?: unknown; cookie?: string } = {}) {
   const res = await fetch(base + path, {
@@ -196,7 +198,8 @@ describe('graceful shutdown of the `npm start` process group', () => {
     relay.signalGroup();
 
     expect(await Promise.all([settled.outcome, fresh.outcome, client.outcome])).toEqual([1001, 1001, 1001]);
-    expect(await relay.groupGone(15_000)).toBeLessThan(15_000);
+    // Gone, by a deadline three times the default SVC_SHUTDOWN_TIMEOUT_MS (groupGone fails past it).
+    await relay.groupGone(3 * DEFAULT_SHUTDOWN_TIMEOUT_MS);
   });
 
   it('new connections are refused at once: an agent reconnecting while another is slow to answer the close never gets in', async () => {
@@ -218,7 +221,7 @@ describe('graceful shutdown of the `npm start` process group', () => {
     const again = agentPeer(relay, agentPat, 'quick');
     expect(await again.outcome).toMatch(/^(error ECONNREFUSED|refused 503)$/);
     await expect(fetch(`${relay.base}/api/v1/health`)).rejects.toThrow();
-    await relay.groupGone(15_000);
+    await relay.groupGone(3 * DEFAULT_SHUTDOWN_TIMEOUT_MS);
   });
 
   it('an upload in flight at SIGTERM completes; one that stalls is cut at the deadline and leaves no temp file', async () => {
@@ -236,8 +239,9 @@ describe('graceful shutdown of the `npm start` process group', () => {
 
     expect(await finishing.response).toEqual({ status: 201, error: null });
     expect((await stalled.response).status).not.toBe(201);
-    const gone = await relay.groupGone(15_000);
-    expect(gone).toBeLessThan(8000);
+    // Gone by three times its 4 s deadline (groupGone fails past it). Not timed: what shows the stalled
+    // upload was cut by the drain, not by the hard exit, is the empty temporary folder below.
+    await relay.groupGone(3 * 4000);
     expect(readdirSync(join(relay.dataDir, 'tmp'))).toEqual([]);
   });
 });
