@@ -177,6 +177,8 @@ describe('loadConfig', () => {
     expect(loadConfig({ SVC_DATABASE_URL: 'postgres://db/svc' }, dir).database).toEqual({ type: 'postgres', url: 'postgres://db/svc', poolSize: DEFAULT_POSTGRES_POOL_SIZE });
     expect(loadConfig({ SVC_DATABASE_URL: 'postgres://db/svc', SVC_DATABASE_POOL_SIZE: '32' }, dir).database).toMatchObject({ poolSize: 32 });
     expect(failure({ SVC_DATABASE_URL: 'postgres://db/svc', SVC_DATABASE_POOL_SIZE: '0' })).toMatch(/SVC_DATABASE_POOL_SIZE/);
+    // One connection would deadlock a member change (its advisory lock holds one while it writes through another).
+    expect(failure({ SVC_DATABASE_URL: 'postgres://db/svc', SVC_DATABASE_POOL_SIZE: '1' })).toMatch(/SVC_DATABASE_POOL_SIZE/);
     // SQLite has one connection: the setting is not read.
     expect(loadConfig({ SVC_DATABASE_POOL_SIZE: 'many' }, dir).database.type).toBe('sqlite');
     writeFile({ database: { url: 'postgres://db/svc', poolSize: 6 } });

@@ -73,8 +73,10 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const { file, configFile } = readConfigFile(env, cwd);
   const read = new ValueReader(env, file);
   const dataDir = resolve(cwd, read.string('SVC_DATA_DIR', 'dataDir') ?? './data');
+  // At least 2: a member change holds one connection for its advisory lock while it writes through
+  // another (src/database/database-lock.ts); a pool of 1 would wait on itself.
   const database = parseDatabase(read.string('SVC_DATABASE_URL', 'database.url'), dataDir, () =>
-    read.integer('SVC_DATABASE_POOL_SIZE', 'database.poolSize', DEFAULT_POSTGRES_POOL_SIZE, 1, 1000),
+    read.integer('SVC_DATABASE_POOL_SIZE', 'database.poolSize', DEFAULT_POSTGRES_POOL_SIZE, 2, 1000),
   );
   const tlsCert = read.path('SVC_TLS_CERT', 'tls.cert', cwd);
   const tlsKey = read.path('SVC_TLS_KEY', 'tls.key', cwd);
