@@ -20,7 +20,8 @@ export const CLI_ACTOR: AuditActor = { actorId: null, actorLabel: 'operator', vi
 /** The member behind a request; PAT calls made by the relay's MCP tools say so (docs/audit.md). */
 export function actorOf(principal: Pick<Principal, 'userId' | 'email' | 'via' | 'clientAddress' | 'viaMcp'>): AuditActor {
   return {
-    actorId: principal.userId,
+    // An identity provider's SCIM token is no member (its principal's userId is 0): no member id.
+    actorId: principal.via === 'scim' ? null : principal.userId,
     actorLabel: principal.email,
     via: principal.viaMcp ? 'mcp' : principal.via,
     clientAddress: principal.clientAddress,

@@ -99,5 +99,10 @@ describe('audit log: uploads, share links, comments, SCIM', () => {
     expect(entries[2]).toMatchObject({ target: `member:${user.id}`, details: { email: 'ada@corp.example' } });
     expect(entries[1].target).toBe(`scim_group:${group.id}`);
     expect(entries[3]).toMatchObject({ actor_id: admin.id, via: 'cookie', target: `scim_token:${issued.id}` });
+
+    // Deleting the member goes through the Team page's removal: its entry names no member as actor either.
+    await scim('delete', `/Users/${user.id}`).expect(204);
+    const [deleted] = await auditEntries(ctx, admin, 'action=member.deleted');
+    expect(deleted).toMatchObject({ actor_id: null, actor: 'scim:Okta', via: 'scim', target: `member:${user.id}` });
   });
 });

@@ -17,6 +17,12 @@ describe('inlineText', () => {
   });
 });
 
+describe('inlineText and entities', () => {
+  it('escapes & so an entity cannot spell a mention or a tag once the forge decodes it', () => {
+    expect(inlineText('&#64;org/team &commat;here &lt;img&gt;')).toBe('&amp;#64;org/team &amp;commat;here &amp;lt;img&amp;gt;');
+  });
+});
+
 describe('inertBlock', () => {
   it('fences the text, mentions broken, line endings made \\n', () => {
     expect(inertBlock('@org/team approve now [click](http://x.invalid)\r\n<img src=x>')).toBe(

@@ -19,7 +19,8 @@ export function neutraliseMentions(text: string): string {
 
 /** A one-line Markdown value (a table cell, a heading): no pipes or line breaks, no emphasis, links, images or HTML, no mentions. */
 export function inlineText(text: string): string {
-  return neutraliseMentions(text.replace(/[|\\`*_<>[\]]/g, (c) => `\\${c}`).replace(/\s+/g, ' '));
+  // `&` first: an entity (`&#64;org/team`, `&commat;`) would otherwise be decoded into a live mention.
+  return neutraliseMentions(text.replace(/&/g, '&amp;').replace(/[|\\`*_<>[\]]/g, (c) => `\\${c}`).replace(/\s+/g, ' '));
 }
 
 /**

@@ -18,6 +18,9 @@ import { RelayMetrics } from '../../metrics/relay-metrics';
 import { redactSecrets } from '../../logging/mask-secrets';
 import { endpointCredentials } from './endpoint-credentials';
 
+/** The longest error text logged or kept for an attempt (after redaction). */
+const ERROR_TEXT_MAX = 300;
+
 /** Where one delivery goes; `current()` is asked before every attempt (null = stop). */
 interface DeliveryTarget {
   label: string;
@@ -165,7 +168,7 @@ export class WebhookDispatcher implements OnModuleDestroy {
       signal: this.shutdown.signal,
     });
     // Redacted before it is logged or kept, and before it is cut (a cut credential no longer matches).
-    const outcome = { ...sent, error: sent.error === null ? null : redactSecrets(sent.error, endpointCredentials(destination)) };
+    const outcome = { ...sent, error: sent.error === null ? null : redactSecrets(sent.error, endpointCredentials(destination)).slice(0, ERROR_TEXT_MAX) };
     const willRetry =
       delivery.retries && outcome.retryable && attempt < this.settings.maxAttempts && !this.shutdown.signal.aborted;
     this.report(delivery, attempt, outcome, willRetry);

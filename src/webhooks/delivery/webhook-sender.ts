@@ -123,5 +123,6 @@ function describeNetworkError(err: unknown): string {
     ETIMEDOUT: 'connection timed out',
   };
   if (e?.code && known[e.code]) return `${known[e.code]} (${e.code})`;
-  return (e?.message || String(err)).slice(0, 300);
+  // Whole: the dispatcher redacts it, then cuts it (a credential cut in half would escape redaction).
+  return e?.message || String(err);
 }
