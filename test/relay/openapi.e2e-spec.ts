@@ -51,7 +51,9 @@ const BINARY_RESPONSES: Record<string, string[]> = {
   ],
 };
 /** Pages a person opens (docs/builds.md "Share links"): every answer, refusals too, is text/html. */
-const HTML_PAGES = ['GET /install/{token}'];
+const HTML_PAGES = ['GET /install/{token}', 'POST /install/{token}'];
+/** The install page's own script (docs/builds.md "Links a team can re-send"): JavaScript, not JSON. */
+const SCRIPTS = ['GET /install/script/local-times.js'];
 /**
  * The browser's trip through the OpenID provider (docs/identity.md): success is a 302, a refusal is
  * a page (text/html); only the 404 of a relay without `sso.oidc` is the API's { error }.
@@ -192,6 +194,10 @@ describe('OpenAPI', () => {
           continue;
         }
         if (HTML_PAGES.includes(key)) continue;
+        if (SCRIPTS.includes(key)) {
+          if (JSON.stringify(types) !== JSON.stringify(['text/javascript'])) problems.push(`${key} ${status}: ${types}`);
+          continue;
+        }
         if (EVENT_STREAMS.includes(key)) {
           if (JSON.stringify(types) !== JSON.stringify(['text/event-stream'])) problems.push(`${key} ${status}: ${types}`);
           continue;
@@ -218,7 +224,7 @@ describe('OpenAPI', () => {
     expect(problems).toEqual([]);
     // Every listed exception is a real operation, so the lists cannot go stale.
     const keys = operations().map((o) => o.key);
-    expect(keys).toEqual(expect.arrayContaining([...Object.keys(BINARY_RESPONSES), ...STRING_ARRAY_RESPONSES, ...ALWAYS_405, ...EVENT_STREAMS, ...HTML_PAGES, ...SIGN_IN_REDIRECTS]));
+    expect(keys).toEqual(expect.arrayContaining([...Object.keys(BINARY_RESPONSES), ...STRING_ARRAY_RESPONSES, ...ALWAYS_405, ...EVENT_STREAMS, ...HTML_PAGES, ...SCRIPTS, ...SIGN_IN_REDIRECTS]));
     expect(keys).toEqual(expect.arrayContaining(HEADER_ONLY_ANSWERS.map((answer) => answer.replace(/ \d+$/, ''))));
   });
 
@@ -275,8 +281,8 @@ describe('OpenAPI', () => {
     const creationHeaders = doc.paths['/api/v1/uploads/builds'].post.parameters!.filter((p) => p.in === 'header').map((p) => p.name);
     expect(creationHeaders.sort()).toEqual(['Tus-Resumable', 'Upload-Length', 'Upload-Metadata']);
     const query = doc.paths['/api/v1/builds'].get.parameters!.filter((p) => p.in === 'query');
-    // flagged, search, branch and commit: beyond the spec (docs/builds.md "Flagged builds", "Search", "Provenance").
-    expect(query.map((p) => p.name).sort()).toEqual(['app_id', 'branch', 'commit', 'dir', 'flagged', 'limit', 'page', 'platform', 'q', 'search', 'sort', 'status']);
+    // flagged, search, branch, commit and pull_request: beyond the spec (docs/builds.md "Flagged builds", "Search", "Provenance").
+    expect(query.map((p) => p.name).sort()).toEqual(['app_id', 'branch', 'commit', 'dir', 'flagged', 'limit', 'page', 'platform', 'pull_request', 'q', 'search', 'sort', 'status']);
     expect(query.find((p) => p.name === 'sort')!.schema!.enum).toEqual(['uploaded_at', 'version_name', 'status_label']);
     const scheduled = responseSchema('post', '/api/v1/builds/{id}/schedule-deletion', '200');
     expect(propertiesOf(scheduled)).toEqual(['delete_after', 'ok']);
