@@ -4,7 +4,7 @@ import { RelayConfig } from '../config/relay-config';
 import { TransactionRunner } from '../database/transaction-runner';
 import { ChainBreak, ChainWalker } from './audit-chain';
 import { AuditEntryEntity } from './audit-entry.entity';
-import { AuditHeadKey, headSignatureHolds, loadAuditHeadKey } from './audit-head';
+import { AuditHeadKey, headSignatureHolds, LEGACY_HEAD_KEY_ID, loadAuditHeadKey } from './audit-head';
 import { AuditStateEntity, headOf } from './audit-state.entity';
 import { parseDetails } from './audit.mapper';
 
@@ -47,7 +47,8 @@ export async function verifyAuditLog(manager: EntityManager, key: AuditHeadKey |
 
 /** Why the head does not vouch for the entries found, or null when it does. */
 function headBreak(state: AuditStateEntity, key: AuditHeadKey | null, found: { count: number; lastId: number | null; hash: string | null }): string | null {
-  if (!state.headMac) return 'the head is not signed: it was removed or reset in the database (entries may have been deleted)';
+  if (!state.headMac && state.headKeyId === LEGACY_HEAD_KEY_ID) return 'the head is not signed yet: the log is from before the signed head, start the relay once to sign it';
+  if (!state.headMac) return 'the head is not signed: it was removed or reset in the database (entries may have been deleted); svc audit accept-head once you know why';
   if (!key) return 'the key the head is signed with is not here: set SVC_SECRETS_KEY as the relay has it, or run this on the relay\'s data folder';
   if (state.headKeyId !== key.id) return `the head is signed with another key than ${key.source}: SVC_SECRETS_KEY differs from the relay's, or the head was replaced`;
   if (!headSignatureHolds(key, headOf(state), state.headMac)) {
