@@ -74,7 +74,8 @@ Examples:
     )
     .action(async (options: OperatorOptions) => {
       const config = operatorConfig(options);
-      const { acceptAuditHead } = await import('../admin/audit-record');
+      const [{ requireSqliteDatabase }, { acceptAuditHead }] = await Promise.all([import('../admin/audit-log-reader'), import('../admin/audit-record')]);
+      requireSqliteDatabase(config);
       await acceptAuditHead(config);
       process.stdout.write('Audit log head signed as the table stands (audit.head_signed, reason accepted).\n');
     });
