@@ -269,7 +269,7 @@ describe(`svc audit verify: a head signed anew (${testDialect})`, () => {
       await withRestartableRelay(async (relay, restart) => {
         const ids = await seedLog(relay);
         await sql(relay, 'DELETE FROM audit_entries WHERE id >= ?', [ids[ids.length - 2]]);
-        await sql(relay, 'UPDATE audit_state SET head_mac = NULL');
+        await sql(relay, 'UPDATE audit_state SET head_mac = NULL, head_hash = ?', [await hashOf(relay, ids[ids.length - 3])]);
         const errors = await restart();
         expect(errors).toHaveLength(1);
         expect(errors[0]).toContain('svc audit accept-head');
@@ -357,7 +357,8 @@ describe(`svc audit verify: a head signed anew (${testDialect})`, () => {
         expect(intact.json).toMatchObject({ ok: true, checked: ids.length, head_signed_at: [signed[0].id] });
 
         // The same mark written by hand after a truncation: this log was signed before.
-        await sql(relay, 'DELETE FROM audit_entries WHERE id >= ?', [ids[ids.length - 2]]);
+        const later = await seedLog(relay);
+        await sql(relay, 'DELETE FROM audit_entries WHERE id >= ?', [later[later.length - 2]]);
         await sql(relay, "UPDATE audit_state SET head_mac = NULL, head_key_id = 'legacy'");
         expect(await restart()).toHaveLength(1);
         expect(await headSignedEntries(relay)).toHaveLength(1);
