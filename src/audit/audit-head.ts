@@ -8,6 +8,13 @@ import type { RelayConfig } from '../config/relay-config';
 export const AUDIT_HEAD_KEY_FILE = 'audit-head.key';
 
 /**
+ * head_key_id of a log written before the head was signed, set by migration AuditHeadLegacy only:
+ * the relay signs such a head at its start, once (docs/audit.md). Never a key's id (those are 8
+ * base64url characters).
+ */
+export const LEGACY_HEAD_KEY_ID = 'legacy';
+
+/**
  * The key that signs the log's head (docs/audit.md "What the chain proves"). Not in the database,
  * so someone who can only write the database cannot make a shortened log look whole.
  */

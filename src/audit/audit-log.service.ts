@@ -11,7 +11,7 @@ import { auditEvent, AuditActor } from './audit-actor';
 import { entryHash, GENESIS_HASH } from './audit-chain';
 import { AuditEntryEntity } from './audit-entry.entity';
 import { AuditEvent } from './audit-event';
-import { AuditHead, AuditHeadKey, headSignatureHolds, loadAuditHeadKey, signHead } from './audit-head';
+import { AuditHead, AuditHeadKey, headSignatureHolds, LEGACY_HEAD_KEY_ID, loadAuditHeadKey, signHead } from './audit-head';
 import { AuditStateEntity, headOf } from './audit-state.entity';
 
 const STATE_ID = 1;
@@ -57,7 +57,6 @@ export class AuditLogService {
 
   private readonly logger = new Logger('Audit');
   private key: AuditHeadKey | null = null;
-  private editedHeadReported = false;
 
   /** Made on first use: a command that never writes the log never creates the key file. */
   private headKey(): AuditHeadKey {
@@ -128,7 +127,7 @@ export class AuditLogService {
       for (const row of rows) saved.push(await entries.save(row));
       if (state) {
         const head = { ...headOf(state), count: state.headCount + saved.length, lastId: saved[saved.length - 1].id, hash: prevHash };
-        await states.update({ id: STATE_ID }, this.nextHead(state, head));
+        await states.update({ id: STATE_ID }, this.nextHead(state, head, saved[0].id));
       }
       return saved;
     });
@@ -187,7 +186,7 @@ export class AuditLogService {
       const { affected } = await entries.createQueryBuilder().delete().where('id <= :id', { id: last.id }).execute();
       const removed = affected ?? 0;
       const head = { ...headOf(state), count: Math.max(0, state.headCount - removed), anchorHash: last.hash, anchorId: last.id };
-      await manager.getRepository(AuditStateEntity).update({ id: STATE_ID }, { anchorHash: last.hash, anchorId: last.id, ...this.nextHead(state, head) });
+      await manager.getRepository(AuditStateEntity).update({ id: STATE_ID }, { anchorHash: last.hash, anchorId: last.id, ...this.nextHead(state, head, null) });
       return removed;
     });
     if (removed) await this.append(auditEvent(actor, 'audit.pruned', null, { entries: removed }));
@@ -197,40 +196,76 @@ export class AuditLogService {
   /**
    * The head's new columns, signed only when the current head verifies: a head someone changed in
    * the database stays unsigned or mis-signed whatever is appended after, so `svc audit verify`
-   * keeps reporting it (docs/audit.md). An unsigned head or one signed with another key (a new
-   * database, a restored backup, a key changed) waits for the relay's start (signHeadAtStart);
-   * one that fails under this very key was edited, which is worth an error in the log.
+   * keeps reporting it (docs/audit.md). The one exception is a log that never had an entry or a
+   * head: its first entry (id 1, so none was ever written before it) starts the signed head.
    */
-  private nextHead(state: AuditStateEntity, head: AuditHead): Partial<AuditStateEntity> {
+  private nextHead(state: AuditStateEntity, head: AuditHead, firstId: number | null): Partial<AuditStateEntity> {
     const columns = { headHash: head.hash, headCount: head.count, headLastId: head.lastId };
     const key = this.headKey();
-    if (state.headKeyId !== key.id) return columns;
-    if (headSignatureHolds(key, headOf(state), state.headMac)) return { ...columns, headMac: signHead(key, head), headKeyId: key.id };
-    if (!this.editedHeadReported) {
-      this.editedHeadReported = true;
-      this.logger.error('The audit log head is not as the relay signed it (svc audit verify says why): entries are still written, the head stays unsigned');
-    }
+    const holds = state.headKeyId === key.id && headSignatureHolds(key, headOf(state), state.headMac);
+    if (holds || (firstId === 1 && isPristine(state))) return { ...columns, headMac: signHead(key, head), headKeyId: key.id };
+    // A log from before the signed head waits for the relay's start, not worth an error.
+    if (state.headKeyId !== LEGACY_HEAD_KEY_ID) this.reportBrokenHead(brokenHeadReason(state, key));
     return columns;
   }
 
+  private brokenHeadReported = false;
+
+  /** Once per process: appends go on, the head stays unsigned until an operator accepts it. */
+  private reportBrokenHead(why: string): void {
+    if (this.brokenHeadReported) return;
+    this.brokenHeadReported = true;
+    this.logger.error(
+      `The audit log head does not vouch for the log (${why}): entries are still written, the head stays unsigned. ` +
+        'Run svc audit verify; once you know why, svc audit accept-head signs the log as it stands (docs/audit.md)',
+    );
+  }
+
   /**
-   * At the relay's start: a head never signed (a new database, or one from before issue 36), or
-   * signed with another key (SVC_SECRETS_KEY set or changed), is signed as the table stands, and
-   * `audit.head_signed` records it, so a head someone removed or replaced in the database cannot be
-   * re-signed without an entry saying so. A head that does not verify under this key stays as it is.
+   * At the relay's start. Signed without an operator only when there is nothing to trust: a new log
+   * (its first entry signs it, see nextHead), or one from before the signed head, as the migration
+   * marked it (LEGACY_HEAD_KEY_ID) and never signed since. Anything else that does not verify (head
+   * unsigned with entries, another key, edited) is logged as an error and left for
+   * `svc audit accept-head`: re-signing it here would let whoever can write the database make a
+   * shortened log look whole with a restart.
    */
   async signHeadAtStart(actor: AuditActor): Promise<void> {
+    const key = this.headKey();
+    const state = await this.state.findOneBy({ id: STATE_ID });
+    if (!state) return;
+    if (isPristine(state) && (await this.entries.count()) === 0) {
+      await this.append(auditEvent(actor, 'audit.head_signed', null, { reason: 'new', entries: 0, last_id: null }));
+      return;
+    }
+    if (state.headKeyId === LEGACY_HEAD_KEY_ID && !state.headMac) {
+      // A head was signed in this log before: the mark was written in the database since.
+      if (await this.entries.existsBy({ action: 'audit.head_signed' })) return this.reportBrokenHead('it is marked as from before the signed head, but the log was signed before');
+      return this.signAsItStands(actor, 'legacy', (s) => s.headKeyId === LEGACY_HEAD_KEY_ID && !s.headMac);
+    }
+    if (state.headKeyId !== key.id || !headSignatureHolds(key, headOf(state), state.headMac)) this.reportBrokenHead(brokenHeadReason(state, key));
+  }
+
+  /**
+   * `svc audit accept-head`: the operator vouches for the log as it stands (after looking into a
+   * break, or a database restored where its key is not). Signed, and recorded with the count.
+   */
+  acceptHead(actor: AuditActor): Promise<void> {
+    return this.signAsItStands(actor, 'accepted', () => true);
+  }
+
+  /** Signs the head over the entries the table holds, if `still` holds under the lock, and records it. */
+  private async signAsItStands(actor: AuditActor, reason: string, still: (state: AuditStateEntity) => boolean): Promise<void> {
     const key = this.headKey();
     const signed = await this.transactions.run(async (manager) => {
       const states = manager.getRepository(AuditStateEntity);
       const state = await states.findOne({ where: { id: STATE_ID }, ...forUpdate(manager) });
-      if (!state || (state.headMac && state.headKeyId === key.id)) return null;
+      if (!state || !still(state)) return null;
       const entries = manager.getRepository(AuditEntryEntity);
       const [last] = await entries.find({ order: { id: 'DESC' }, take: 1 });
       const count = await entries.count();
       const head = { ...headOf(state), count, lastId: last?.id ?? state.anchorId, hash: last?.hash ?? state.anchorHash };
       await states.update({ id: STATE_ID }, { headHash: head.hash, headCount: count, headLastId: head.lastId, headMac: signHead(key, head), headKeyId: key.id });
-      return { reason: state.headMac ? 'key_changed' : 'unsigned', entries: count, last_id: head.lastId };
+      return { reason, entries: count, last_id: head.lastId };
     });
     if (signed) await this.append(auditEvent(actor, 'audit.head_signed', null, signed));
   }
@@ -252,6 +287,18 @@ export class AuditLogService {
     if (filter.until) query.andWhere('e.at < :until', { until: filter.until.getTime() });
     return query;
   }
+}
+
+/** The state row as the migrations leave a new database: no entry, no anchor, no head ever signed. */
+function isPristine(state: AuditStateEntity): boolean {
+  return !state.headMac && state.headKeyId === null && state.headCount === 0 && state.headLastId === null && state.headHash === null && state.anchorId === null && state.anchorHash === null;
+}
+
+function brokenHeadReason(state: AuditStateEntity, key: AuditHeadKey): string {
+  if (isPristine(state)) return 'the log looks new, but entries were written before';
+  if (!state.headMac) return 'it is not signed';
+  if (state.headKeyId !== key.id) return `it is signed with another key than ${key.source}`;
+  return 'it is not as the relay signed it';
 }
 
 /** A details object safe to store: flat values only, secrets' values replaced, long text cut. */

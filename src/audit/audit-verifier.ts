@@ -4,7 +4,7 @@ import { RelayConfig } from '../config/relay-config';
 import { TransactionRunner } from '../database/transaction-runner';
 import { ChainBreak, ChainWalker } from './audit-chain';
 import { AuditEntryEntity } from './audit-entry.entity';
-import { AuditHeadKey, headSignatureHolds, loadAuditHeadKey } from './audit-head';
+import { AuditHeadKey, headSignatureHolds, LEGACY_HEAD_KEY_ID, loadAuditHeadKey } from './audit-head';
 import { AuditStateEntity, headOf } from './audit-state.entity';
 import { parseDetails } from './audit.mapper';
 
@@ -30,24 +30,32 @@ export async function verifyAuditLog(manager: EntityManager, key: AuditHeadKey |
   const walker = new ChainWalker(state.anchorHash);
   let after = 0;
   let lastId: number | null = null;
+  let signedBefore = false;
   for (;;) {
     const rows = await manager.getRepository(AuditEntryEntity).find({ where: { id: MoreThan(after) }, order: { id: 'ASC' }, take: batch });
     for (const row of rows) {
       const broken = walker.next({ ...row, details: parseDetails(row.details) });
       if (broken) return { checked: walker.checked, anchorId: state.anchorId, broken, signedAt };
-      if (row.action === 'audit.head_signed' && Number(parseDetails(row.details).entries) > 0) signedAt.push(row.id);
+      if (row.action === 'audit.head_signed') {
+        signedBefore = true;
+        if (Number(parseDetails(row.details).entries) > 0) signedAt.push(row.id);
+      }
       lastId = row.id;
     }
     if (rows.length < batch) break;
     after = rows[rows.length - 1].id;
   }
-  const broken = headBreak(state, key, { count: walker.checked, lastId: lastId ?? state.anchorId, hash: walker.lastHash ?? state.anchorHash });
+  const broken = headBreak(state, key, signedBefore, { count: walker.checked, lastId: lastId ?? state.anchorId, hash: walker.lastHash ?? state.anchorHash });
   return { checked: walker.checked, anchorId: state.anchorId, broken: broken === null ? null : { id: lastId, reason: broken }, signedAt };
 }
 
 /** Why the head does not vouch for the entries found, or null when it does. */
-function headBreak(state: AuditStateEntity, key: AuditHeadKey | null, found: { count: number; lastId: number | null; hash: string | null }): string | null {
-  if (!state.headMac) return 'the head is not signed: it was removed or reset in the database (entries may have been deleted)';
+function headBreak(state: AuditStateEntity, key: AuditHeadKey | null, signedBefore: boolean, found: { count: number; lastId: number | null; hash: string | null }): string | null {
+  if (!state.headMac && state.headKeyId === LEGACY_HEAD_KEY_ID && signedBefore) {
+    return 'the head is not signed: it is marked as from before the signed head, but the log was signed before (the mark was written in the database)';
+  }
+  if (!state.headMac && state.headKeyId === LEGACY_HEAD_KEY_ID) return 'the head is not signed yet: the log is from before the signed head, start the relay once to sign it';
+  if (!state.headMac) return 'the head is not signed: it was removed or reset in the database (entries may have been deleted); svc audit accept-head once you know why';
   if (!key) return 'the key the head is signed with is not here: set SVC_SECRETS_KEY as the relay has it, or run this on the relay\'s data folder';
   if (state.headKeyId !== key.id) return `the head is signed with another key than ${key.source}: SVC_SECRETS_KEY differs from the relay's, or the head was replaced`;
   if (!headSignatureHolds(key, headOf(state), state.headMac)) {

@@ -1,11 +1,12 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { RELAY_ACTOR } from '../../src/audit/audit-actor';
 import { AuditEvent, AUDIT_EVENT } from '../../src/audit/audit-event';
-import { AuditLogService } from '../../src/audit/audit-log.service';
+import { startRelay } from '../../src/bootstrap/start-relay';
+import { JsonLogger } from '../../src/logging/json-logger';
 import { CLI_TEST_TIMEOUT_MS, CliResult, emptyDir, runCli } from '../cli/cli-process';
 import { join } from 'node:path';
-import { itSqliteOnly, testDialect, TestRelay } from '../support/test-relay';
+import { MemberFactory } from '../support/factory';
+import { itSqliteOnly, startTestRelay, testDialect, TestRelay } from '../support/test-relay';
 import { useTestRelay, withTestRelay } from '../support/use-relay';
 import { auditSettled, sql } from './audit-support';
 
@@ -212,27 +213,156 @@ describe(`svc audit verify: truncation (${testDialect})`, () => {
   );
 });
 
+/** A relay whose body can restart it on the same data folder and database, as an operator would; stopped after. */
+async function withRestartableRelay(body: (relay: TestRelay, restart: () => Promise<string[]>) => Promise<void>): Promise<void> {
+  const relay = await startTestRelay();
+  try {
+    await new MemberFactory(relay).admin();
+    // The relay's error lines at the start, the audit log's only.
+    const restart = async (): Promise<string[]> => {
+      await relay.app.close();
+      const lines: string[] = [];
+      relay.app = await startRelay(relay.config, new JsonLogger('info', (line, level) => void (level === 'error' && lines.push(line))));
+      return lines.filter((line) => line.includes('audit log head'));
+    };
+    await body(relay, restart);
+  } finally {
+    await relay.app.close();
+    await relay.discard();
+  }
+}
+
+async function headSignedEntries(relay: TestRelay): Promise<{ id: number; details: Record<string, unknown> }[]> {
+  const rows = (await sql(relay, "SELECT id, details FROM audit_entries WHERE action = 'audit.head_signed' ORDER BY id")) as { id: number | string; details: string }[];
+  return rows.map((r) => ({ id: Number(r.id), details: JSON.parse(r.details) }));
+}
+
+function acceptHead(relay: TestRelay): Promise<CliResult> {
+  const env = relay.env.SVC_DATABASE_URL ? { SVC_DATABASE_URL: relay.env.SVC_DATABASE_URL } : {};
+  return runCli(['audit', 'accept-head', '--data-dir', relay.dataDir], { cwd: emptyDir(), env, timeoutMs: 90_000 });
+}
+
+/**
+ * Who may sign a head anew: the relay at its start only for a new log or one from before the signed
+ * head (marked by its migration); anything else stays a break until `svc audit accept-head`.
+ */
 describe(`svc audit verify: a head signed anew (${testDialect})`, () => {
   it(
-    'signs an unsigned head at the relay\'s start (a log from before issue 36, or a reset accepted), and says so in the log',
+    'starts a new log signed, with audit.head_signed (new, 0 entries) as its first entry',
     async () => {
       await withTestRelay({}, async (relay, members) => {
         await members.admin();
         const ids = await seedLog(relay);
-        // As the migration leaves a log written before the head was signed.
-        await sql(relay, 'UPDATE audit_state SET head_mac = NULL, head_key_id = NULL, head_count = 0, head_last_id = NULL');
-        expect((await verifyRelay(relay)).json).toMatchObject({ ok: false, reason: expect.stringContaining('not signed') });
+        expect(ids[0]).toBe(1);
+        expect(await headSignedEntries(relay)).toEqual([{ id: 1, details: { reason: 'new', entries: 0, last_id: null } }]);
+        const result = await verifyRelay(relay);
+        expect(result.code).toBe(0);
+        expect(result.json).toMatchObject({ ok: true, checked: ids.length, head_signed_at: [] });
+      });
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
 
-        await relay.app.get(AuditLogService).signHeadAtStart(RELAY_ACTOR);
+  it(
+    'keeps a truncated log with its signature removed broken across a restart, until an operator accepts it',
+    async () => {
+      await withRestartableRelay(async (relay, restart) => {
+        const ids = await seedLog(relay);
+        await sql(relay, 'DELETE FROM audit_entries WHERE id >= ?', [ids[ids.length - 2]]);
+        await sql(relay, 'UPDATE audit_state SET head_mac = NULL, head_hash = ?', [await hashOf(relay, ids[ids.length - 3])]);
+        const errors = await restart();
+        expect(errors).toHaveLength(1);
+        expect(errors[0]).toContain('svc audit accept-head');
+        // Appends after the start do not sign it either.
+        await relay.app.get(EventEmitter2).emitAsync(AUDIT_EVENT, new AuditEvent('test.verify', null, 'probe', 'system', 'after', null, {}));
         await auditSettled(relay);
-        const rows = (await sql(relay, "SELECT id, details FROM audit_entries WHERE action = 'audit.head_signed' ORDER BY id")) as { id: number | string; details: string }[];
-        expect(rows.map((r) => JSON.parse(r.details))).toEqual([
-          { reason: 'unsigned', entries: 0, last_id: null },
-          { reason: 'unsigned', entries: ids.length, last_id: ids[ids.length - 1] },
+        const broken = await verifyRelay(relay);
+        expect(broken.code).toBe(1);
+        expect(broken.json).toMatchObject({ ok: false, reason: expect.stringContaining('not signed') });
+        expect((await headSignedEntries(relay)).map((e) => e.details.reason)).toEqual(['new']);
+
+        const accepted = await acceptHead(relay);
+        expect(accepted.stderr).toBe('');
+        expect(accepted.code).toBe(0);
+        const kept = ids.length - 2 + 1;
+        const signed = await headSignedEntries(relay);
+        expect(signed.map((e) => e.details)).toEqual([
+          { reason: 'new', entries: 0, last_id: null },
+          { reason: 'accepted', entries: kept, last_id: signed[1].id - 1 },
         ]);
-        const after = await verifyRelay(relay);
-        expect(after.code).toBe(0);
-        expect(after.json).toMatchObject({ ok: true, checked: ids.length + 1, head_signed_at: [Number(rows[1].id)] });
+        const intact = await verifyRelay(relay);
+        expect(intact.code).toBe(0);
+        expect(intact.json).toMatchObject({ ok: true, checked: kept + 1, head_signed_at: [signed[1].id] });
+        // The relay goes on signing the accepted head.
+        await relay.app.get(EventEmitter2).emitAsync(AUDIT_EVENT, new AuditEvent('test.verify', null, 'probe', 'system', 'later', null, {}));
+        await auditSettled(relay);
+        expect((await verifyRelay(relay)).json).toMatchObject({ ok: true, checked: kept + 2 });
+      });
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'keeps a head with a junk key id broken across a restart',
+    async () => {
+      await withRestartableRelay(async (relay, restart) => {
+        const ids = await seedLog(relay);
+        await sql(relay, 'DELETE FROM audit_entries WHERE id >= ?', [ids[ids.length - 2]]);
+        await sql(relay, "UPDATE audit_state SET head_key_id = 'junk'");
+        expect(await restart()).toHaveLength(1);
+        const result = await verifyRelay(relay);
+        expect(result.code).toBe(1);
+        expect(result.json).toMatchObject({ ok: false, reason: expect.stringContaining('another key') });
+        expect(await headSignedEntries(relay)).toHaveLength(1);
+      });
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'keeps a log emptied and its head reset to a new one\'s broken across a restart',
+    async () => {
+      await withRestartableRelay(async (relay, restart) => {
+        await seedLog(relay);
+        await sql(relay, 'DELETE FROM audit_entries');
+        await sql(relay, 'UPDATE audit_state SET head_hash = NULL, head_count = 0, head_last_id = NULL, head_mac = NULL, head_key_id = NULL');
+        const errors = await restart();
+        expect(errors).toHaveLength(1);
+        expect(errors[0]).toContain('looks new');
+        const result = await verifyRelay(relay);
+        expect(result.code).toBe(1);
+        expect(result.json).toMatchObject({ ok: false, reason: expect.stringContaining('not signed') });
+      });
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'signs a log from before the signed head once, as its migration marks it, and never a log marked so by hand',
+    async () => {
+      await withRestartableRelay(async (relay, restart) => {
+        const ids = await seedLog(relay);
+        // The log as it was before issue 36: no audit.head_signed (the first entry pruned, the
+        // anchor after it), the head's new columns as migration AuditHeadSignature adds them, and
+        // migration AuditHeadLegacy not run yet.
+        const anchor = await hashOf(relay, ids[0]);
+        await sql(relay, 'DELETE FROM audit_entries WHERE id = ?', [ids[0]]);
+        await sql(relay, 'UPDATE audit_state SET anchor_id = ?, anchor_hash = ?, head_mac = NULL, head_key_id = NULL, head_count = 0, head_last_id = NULL', [ids[0], anchor]);
+        await sql(relay, "DELETE FROM migrations WHERE name = 'AuditHeadLegacy1700000029100'");
+        expect(await restart()).toEqual([]);
+        const signed = await headSignedEntries(relay);
+        expect(signed.map((e) => e.details)).toEqual([{ reason: 'legacy', entries: ids.length - 1, last_id: ids[ids.length - 1] }]);
+        const intact = await verifyRelay(relay);
+        expect(intact.code).toBe(0);
+        expect(intact.json).toMatchObject({ ok: true, checked: ids.length, head_signed_at: [signed[0].id] });
+
+        // The same mark written by hand after a truncation: this log was signed before.
+        const later = await seedLog(relay);
+        await sql(relay, 'DELETE FROM audit_entries WHERE id >= ?', [later[later.length - 2]]);
+        await sql(relay, "UPDATE audit_state SET head_mac = NULL, head_key_id = 'legacy'");
+        expect(await restart()).toHaveLength(1);
+        expect(await headSignedEntries(relay)).toHaveLength(1);
+        expect((await verifyRelay(relay)).json).toMatchObject({ ok: false, reason: expect.stringContaining('signed before') });
       });
     },
     CLI_TEST_TIMEOUT_MS,

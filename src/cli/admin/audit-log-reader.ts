@@ -14,9 +14,7 @@ const WHICH_FOLDER = 'run the command with the data folder the relay was started
  */
 export async function verifyDataFolderAuditLog(config: RelayConfig): Promise<VerifyResult> {
   const where = config.database.type === 'sqlite' ? `the data folder ${config.dataDir}` : 'the database at SVC_DATABASE_URL';
-  if (config.database.type === 'sqlite' && !existsSync(config.database.path)) {
-    throw new CliError(`No relay database in the data folder ${config.dataDir} (no svc.sqlite there): ${WHICH_FOLDER}.`);
-  }
+  requireSqliteDatabase(config);
   const [{ DataSource }, { AuditEntryEntity }, { AuditStateEntity }, { verifyAuditLog }, { loadAuditHeadKey }] = await Promise.all([
     import('typeorm'),
     import('../../audit/audit-entry.entity'),
@@ -34,6 +32,13 @@ export async function verifyDataFolderAuditLog(config: RelayConfig): Promise<Ver
     throw new CliError(`${config.database.path} is not a relay database (${(err as Error).message}): ${WHICH_FOLDER}.`);
   } finally {
     if (source.isInitialized) await source.destroy();
+  }
+}
+
+/** An audit command on a folder with no relay database names it, rather than making one there. */
+export function requireSqliteDatabase(config: RelayConfig): void {
+  if (config.database.type === 'sqlite' && !existsSync(config.database.path)) {
+    throw new CliError(`No relay database in the data folder ${config.dataDir} (no svc.sqlite there): ${WHICH_FOLDER}.`);
   }
 }
 

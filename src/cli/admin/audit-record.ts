@@ -1,3 +1,4 @@
+import type { AuditLogService } from '../../audit/audit-log.service';
 import type { RelayConfig } from '../../config/relay-config';
 
 /** Tries while a running relay holds SQLite's write lock (docs/audit.md). */
@@ -16,16 +17,24 @@ export async function recordCliAction(
   action: string,
   details: Record<string, string | number | boolean | null>,
 ): Promise<void> {
-  const [{ withRelayContext }, { AuditLogService }, { auditEvent, CLI_ACTOR }] = await Promise.all([
-    import('./relay-context'),
-    import('../../audit/audit-log.service'),
-    import('../../audit/audit-actor'),
-  ]);
+  const { auditEvent, CLI_ACTOR } = await import('../../audit/audit-actor');
+  await withAuditLog(config, (log) => log.append(auditEvent(CLI_ACTOR, action, null, details)));
+}
+
+/** `svc audit accept-head`: the operator vouches for the log as it stands (docs/audit.md). */
+export async function acceptAuditHead(config: RelayConfig): Promise<void> {
+  const { CLI_ACTOR } = await import('../../audit/audit-actor');
+  await withAuditLog(config, (log) => log.acceptHead(CLI_ACTOR));
+}
+
+/** `write` with the data dir's audit log, tried again while a running relay holds SQLite's write lock. */
+async function withAuditLog(config: RelayConfig, write: (log: AuditLogService) => Promise<unknown>): Promise<void> {
+  const [{ withRelayContext }, { AuditLogService }] = await Promise.all([import('./relay-context'), import('../../audit/audit-log.service')]);
   await withRelayContext(config, async (app) => {
     const log = app.get(AuditLogService, { strict: false });
     for (let attempt = 1; ; attempt++) {
       try {
-        await log.append(auditEvent(CLI_ACTOR, action, null, details));
+        await write(log);
         return;
       } catch (err) {
         if (attempt >= ATTEMPTS || !/database is locked|SQLITE_BUSY/i.test(String((err as Error).message))) throw err;

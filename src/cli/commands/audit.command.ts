@@ -6,6 +6,7 @@ import { printJson } from '../output';
 export function auditCommand(): Command {
   const audit = new Command('audit').description('The audit log on this machine\'s data dir (docs/audit.md)');
   audit.addCommand(verifyCommand());
+  audit.addCommand(acceptHeadCommand());
   return audit;
 }
 
@@ -52,5 +53,30 @@ Examples:
       process.stdout.write(`Audit log intact: ${result.checked} entries verified ${from}.\n`);
       // Not a break, but what came before these entries is vouched for by the chain alone.
       if (result.signedAt.length) process.stdout.write(`The relay signed the head anew at entries ${result.signedAt.join(', ')} (audit.head_signed).\n`);
+    });
+}
+
+function acceptHeadCommand(): Command {
+  return withOperatorOptions(new Command('accept-head').description('Sign the audit log\'s head as the table stands, after looking into a break'))
+    .addHelpText(
+      'after',
+      `
+The relay signs the head by itself only for a new log or one from before the signed head; any other
+unsigned or mis-signed head stays a break in svc audit verify. Once you know why (a database
+restored where its key is not, a deliberate reset, entries you know were removed), this signs the
+head over the entries kept now, with SVC_SECRETS_KEY or the data folder's audit-head.key (made if
+missing), and appends audit.head_signed (reason accepted, the entry count), which svc audit verify
+lists from then on. Works while the relay runs.
+
+Examples:
+  $ svc audit verify
+  $ svc audit accept-head --data-dir /srv/svc`,
+    )
+    .action(async (options: OperatorOptions) => {
+      const config = operatorConfig(options);
+      const [{ requireSqliteDatabase }, { acceptAuditHead }] = await Promise.all([import('../admin/audit-log-reader'), import('../admin/audit-record')]);
+      requireSqliteDatabase(config);
+      await acceptAuditHead(config);
+      process.stdout.write('Audit log head signed as the table stands (audit.head_signed, reason accepted).\n');
     });
 }

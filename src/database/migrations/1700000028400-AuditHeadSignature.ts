@@ -3,7 +3,8 @@ import { MigrationInterface, QueryRunner, TableColumn } from 'typeorm';
 /**
  * Issue 36 item 6 (docs/audit.md "What the chain proves"): the audit log's head gets the entry
  * count, the newest id and a signature by a key outside the database. Left unsigned here (the
- * migration has no key): the relay signs it at its next start and records `audit.head_signed`.
+ * migration has no key): AuditHeadLegacy marks an existing log, which the relay signs at its next
+ * start and records `audit.head_signed`.
  */
 export class AuditHeadSignature1700000028400 implements MigrationInterface {
   async up(q: QueryRunner): Promise<void> {
