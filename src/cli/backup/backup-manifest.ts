@@ -4,6 +4,8 @@ import { Transform } from 'node:stream';
 /**
  * A backup archive is a tar with, in this order:
  *   svc.sqlite       a consistent copy of the database (VACUUM INTO, taken while the relay runs)
+ *   audit-head.key   the key that signs the audit log's head, when the data folder holds one (without
+ *                    it a restored log could not be verified; docs/audit.md)
  *   files/<path>     every stored file under the data dir (builds, uploads, recordings), same layout
  *   manifest.json    this manifest: what the archive holds, with sizes and SHA-256 sums
  * The manifest comes last because the sums are computed while the files stream into the archive.
@@ -11,6 +13,8 @@ import { Transform } from 'node:stream';
 export const BACKUP_FORMAT = 'svc-relay-backup';
 export const BACKUP_FORMAT_VERSION = 1;
 export const DATABASE_ENTRY = 'svc.sqlite';
+/** The same name as in the data folder (src/audit/audit-head.ts AUDIT_HEAD_KEY_FILE). */
+export const AUDIT_KEY_ENTRY = 'audit-head.key';
 export const FILES_PREFIX = 'files/';
 export const MANIFEST_ENTRY = 'manifest.json';
 
@@ -27,6 +31,8 @@ export interface BackupManifest {
   createdAt: string;
   relayVersion: string;
   database: { bytes: number; sha256: string };
+  /** Absent when the relay signs with SVC_SECRETS_KEY (no key file), and in archives made before issue 36. */
+  auditHeadKey?: { bytes: number; sha256: string };
   files: ManifestFile[];
   /** Files that vanished between listing and copying (a purge ran meanwhile). */
   skipped: string[];

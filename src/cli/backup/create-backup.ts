@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
-import { createReadStream, createWriteStream, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { createReadStream, createWriteStream, existsSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import * as tar from 'tar-stream';
@@ -13,6 +13,7 @@ import { CliError } from '../cli-error';
 import {
   BACKUP_FORMAT,
   BACKUP_FORMAT_VERSION,
+  AUDIT_KEY_ENTRY,
   BackupManifest,
   DATABASE_ENTRY,
   FILES_PREFIX,
@@ -43,7 +44,7 @@ export async function createBackup(config: RelayConfig, output: string): Promise
   const store = createFileStore(config);
   try {
     snapshotDatabase(config.database.path, snapshot);
-    const manifest = await writeArchive(partial, snapshot, store);
+    const manifest = await writeArchive(partial, snapshot, store, join(config.dataDir, AUDIT_KEY_ENTRY));
     renameSync(partial, target);
     return manifest;
   } finally {
@@ -77,11 +78,15 @@ async function storedKeys(store: FileStore): Promise<string[]> {
   return keys.sort();
 }
 
-async function writeArchive(archivePath: string, snapshot: string, store: FileStore): Promise<BackupManifest> {
+async function writeArchive(archivePath: string, snapshot: string, store: FileStore, auditKeyPath: string): Promise<BackupManifest> {
   const keys = await storedKeys(store);
   const pack = tar.pack();
   const written = pipeline(pack, createWriteStream(archivePath, { mode: PRIVATE_FILE_MODE, flags: 'wx' }));
   const database = await addEntry(pack, DATABASE_ENTRY, statSync(snapshot).size, createReadStream(snapshot));
+  // The audit head's key travels with the database it signs (the archive is 0600 like the data folder).
+  const auditHeadKey = existsSync(auditKeyPath)
+    ? await addEntry(pack, AUDIT_KEY_ENTRY, statSync(auditKeyPath).size, createReadStream(auditKeyPath))
+    : undefined;
   const entries: ManifestFile[] = [];
   const skipped: string[] = [];
   for (const key of keys) {
@@ -100,6 +105,7 @@ async function writeArchive(archivePath: string, snapshot: string, store: FileSt
     createdAt: new Date().toISOString(),
     relayVersion: RELAY_VERSION,
     database,
+    ...(auditHeadKey ? { auditHeadKey } : {}),
     files: entries,
     skipped,
   };

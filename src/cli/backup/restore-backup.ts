@@ -11,6 +11,7 @@ import { createFileStore } from '../../storage/create-file-store';
 import { FileStore, STORED_FOLDERS } from '../../storage/file-store';
 import { CliError } from '../cli-error';
 import {
+  AUDIT_KEY_ENTRY,
   BACKUP_FORMAT,
   BackupManifest,
   DATABASE_ENTRY,
@@ -62,6 +63,8 @@ export async function restoreBackup(config: RelayConfig, archive: string, force:
     }
     mkdirSync(dirname(dbPath), { recursive: true });
     renameSync(join(staging, DATABASE_ENTRY), dbPath);
+    // The key that signed this database's audit head replaces any key file here (it signs nothing else now).
+    if (manifest.auditHeadKey) renameSync(join(staging, AUDIT_KEY_ENTRY), join(config.dataDir, AUDIT_KEY_ENTRY));
     return manifest;
   } finally {
     store?.close();
@@ -109,10 +112,10 @@ async function unpackEntries(extractor: tar.Extract, staging: string): Promise<{
       manifest = parseManifest(await readAll(entry as unknown as Readable));
       continue;
     }
-    const relativePath =
-      name === DATABASE_ENTRY ? DATABASE_ENTRY : name.startsWith(FILES_PREFIX) ? safeRelativePath(name.slice(FILES_PREFIX.length)) : null;
+    const topLevel = name === DATABASE_ENTRY || name === AUDIT_KEY_ENTRY;
+    const relativePath = topLevel ? name : name.startsWith(FILES_PREFIX) ? safeRelativePath(name.slice(FILES_PREFIX.length)) : null;
     if (!relativePath) throw new CliError(`Unexpected entry in backup: ${name}`);
-    const dest = name === DATABASE_ENTRY ? join(staging, DATABASE_ENTRY) : join(staging, 'files', relativePath);
+    const dest = topLevel ? join(staging, name) : join(staging, 'files', relativePath);
     mkdirSync(dirname(dest), { recursive: true });
     const hashing = new HashingStream();
     await pipeline(entry, hashing, createWriteStream(dest, { mode: PRIVATE_FILE_MODE }));
@@ -124,6 +127,7 @@ async function unpackEntries(extractor: tar.Extract, staging: string): Promise<{
 function verify(manifest: BackupManifest, sums: Map<string, Sum>, staging: string): void {
   const expected: Array<[string, Sum]> = [
     [DATABASE_ENTRY, manifest.database],
+    ...(manifest.auditHeadKey ? [[AUDIT_KEY_ENTRY, manifest.auditHeadKey] as [string, Sum]] : []),
     ...manifest.files.map((f): [string, Sum] => [FILES_PREFIX + f.path, f]),
   ];
   for (const [name, want] of expected) {
