@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Transform } from 'node:stream';
+import { AUDIT_HEAD_KEY_FILE } from '../../audit/audit-head';
 
 /**
  * A backup archive is a tar with, in this order:
@@ -13,8 +14,8 @@ import { Transform } from 'node:stream';
 export const BACKUP_FORMAT = 'svc-relay-backup';
 export const BACKUP_FORMAT_VERSION = 1;
 export const DATABASE_ENTRY = 'svc.sqlite';
-/** The same name as in the data folder (src/audit/audit-head.ts AUDIT_HEAD_KEY_FILE). */
-export const AUDIT_KEY_ENTRY = 'audit-head.key';
+/** The same name as in the data folder. */
+export const AUDIT_KEY_ENTRY = AUDIT_HEAD_KEY_FILE;
 export const FILES_PREFIX = 'files/';
 export const MANIFEST_ENTRY = 'manifest.json';
 
