@@ -40,6 +40,7 @@ export async function announceStart(app: NestExpressApplication, config: RelayCo
   const scheme = config.tlsCert ? 'https' : 'http';
   logger.announce(`svc relay listening on ${scheme}://${config.host}:${port} (data: ${config.dataDir})`);
   logger.announce('configuration', 'Config', startupSummary(app, config));
-  logger.announce(await readyLine(app, config, port));
+  // One log entry a line: a text log escapes line breaks inside an entry.
+  for (const line of (await readyLine(app, config, port)).split('\n')) logger.announce(line);
   return port;
 }
