@@ -10,8 +10,9 @@ let typedAhead = '';
 export async function promptPassword(question: string): Promise<string> {
   const input = process.stdin;
   if (!input.isTTY) throw usageError('No terminal to ask for the password: set SVC_ADMIN_PASSWORD');
-  process.stderr.write(question);
+  // Echo goes off before the question shows: whatever is typed (or pasted) once it appears stays hidden.
   input.setRawMode(true);
+  process.stderr.write(question);
   input.resume();
   input.setEncoding('utf8');
   try {
