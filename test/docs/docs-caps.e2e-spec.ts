@@ -1,7 +1,7 @@
 /**
  * Docs are a reference, not a diary (docs/STYLE 30, issue 41 item 6): the docs that tend to grow are
  * capped, dated benchmark figures live in bench/results/ and performance.md's table cites the newest
- * of them, every engine-room piece has its row, and every link to a decision resolves.
+ * of them, every engine-room piece has its row, and every link into either doc resolves.
  *
  * The caps: performance.md is the latest figures, how to run each benchmark and what each piece buys
  * (~250 lines); decisions.md is one short entry per decision in force (what, why, the evidence's link).
@@ -76,16 +76,17 @@ describe('docs are a reference', () => {
     expect(missing).toEqual([]);
   });
 
-  it('every link to a decision, in code, tests, docs and result files, names an anchor decisions.md has', () => {
-    const anchors = anchorsOf(read('docs/decisions.md'));
+  it('every link to an anchor of decisions.md or performance.md, in code, tests, docs and result files, resolves', () => {
+    const anchors = { decisions: anchorsOf(read('docs/decisions.md')), performance: anchorsOf(read('docs/performance.md')) };
     const broken: string[] = [];
     const roots = ['src', 'test', 'docs', 'bench', 'scripts', 'web/src', 'web/e2e'].map((dir) => join(ROOT, dir));
     for (const file of [join(ROOT, 'README.md'), ...roots.flatMap((dir) => [...filesUnder(dir)])]) {
       const text = readFileSync(file, 'utf8');
-      for (const [, anchor] of text.matchAll(/decisions\.md#([a-z0-9-]+)/g)) if (!anchors.has(anchor)) broken.push(`${relative(ROOT, file)}: #${anchor}`);
-      if (file.endsWith('decisions.md')) {
-        for (const [, anchor] of text.matchAll(/\]\(#([^)]+)\)/g)) if (!anchors.has(anchor)) broken.push(`docs/decisions.md: #${anchor}`);
+      for (const [, doc, anchor] of text.matchAll(/\b(decisions|performance)\.md#([a-z0-9-]+)/g)) {
+        if (!anchors[doc as keyof typeof anchors].has(anchor)) broken.push(`${relative(ROOT, file)}: ${doc}.md#${anchor}`);
       }
+      const own = /docs\/(decisions|performance)\.md$/.exec(file)?.[1] as keyof typeof anchors | undefined;
+      if (own) for (const [, anchor] of text.matchAll(/\]\(#([^)]+)\)/g)) if (!anchors[own].has(anchor)) broken.push(`docs/${own}.md: #${anchor}`);
     }
     expect(broken).toEqual([]);
   });
