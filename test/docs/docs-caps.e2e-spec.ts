@@ -1,5 +1,5 @@
 /**
- * Docs are a reference, not a diary (docs/STYLE 30, issue 41 item 6): the docs that tend to grow are
+ * Docs are a reference, not a diary (house style rule 30, issue 41 item 6): the docs that tend to grow are
  * capped, dated benchmark figures live in bench/results/ and performance.md's table cites the newest
  * of them, every engine-room piece has its row, and every link into either doc resolves.
  *
