@@ -4,7 +4,8 @@
  * of them, every engine-room piece has its row, and every link into either doc resolves.
  *
  * The caps: performance.md is the latest figures, how to run each benchmark and what each piece buys
- * (~250 lines); decisions.md is one short entry per decision in force (what, why, the evidence's link).
+ * (~250 lines); decisions.md is one short entry per decision in force (what, why, the evidence's link):
+ * 361 lines when capped, 450 leaves room for about twenty more entries.
  * Past a cap, move dated figures to a result file and remove superseded entries (git keeps them); do
  * not raise the cap.
  */
@@ -14,7 +15,7 @@ import { PIECES } from '../../src/platform';
 
 const ROOT = resolve(__dirname, '../..');
 const RESULTS = join(ROOT, 'bench', 'results');
-const CAPS: Record<string, number> = { 'docs/performance.md': 260, 'docs/decisions.md': 800 };
+const CAPS: Record<string, number> = { 'docs/performance.md': 260, 'docs/decisions.md': 450 };
 
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
 const lineCount = (file: string) => read(file).replace(/\n$/, '').split('\n').length;
