@@ -15,7 +15,7 @@
  * unique (no shared file), so bench/million runs the relay with the sweep off
  * (SVC_BUILD_FILE_SWEEP=false): a million empty files took 52 s to create. The sweep's own cost
  * is bench/sweep's (it once held the start for 45–73 s at a million; now it runs in slices, in the
- * background, docs/performance.md).
+ * background, bench/results/2026-11-27-665943d-million.md).
  */
 
 import Database from 'better-sqlite3';

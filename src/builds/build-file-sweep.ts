@@ -17,7 +17,7 @@ export interface BuildFileSweepOutcome {
 /**
  * The builds folder reconciled with the builds table in slices, so that its work between two turns
  * of the event loop and its memory do not grow with the number of builds (a million builds held
- * the whole table and listing in memory: 940 MB, seconds without an answer, docs/performance.md).
+ * the whole table and listing in memory: 940 MB, seconds without an answer, bench/results/2026-11-27-665943d-million.md).
  *
  * 1. The folder is walked as a stream; each slice of FILE_NAME_SLICE names is looked up in the
  *    table by the unique index on file_name. Names no row references are stat-ed for their age,

@@ -265,7 +265,7 @@ export function totalOf(db: Kysely<Database>, v: PageValues, query: BuildPageQue
   const test: SearchTest = mode === 'scan' ? 'probe' : 'index';
   // Flagged builds are counted from their own table (its rows alone when nothing else filters:
   // every row has its build), the builds then read by primary key: a cross join keeps SQLite from
-  // walking every build and probing build_flags for each (0.4 s at a million builds, docs/performance.md).
+  // walking every build and probing build_flags for each (0.4 s at a million builds, bench/results/2026-11-27-665943d-million.md).
   const noOtherFilter = !query.q && !query.searchTerms && !query.platform && !query.status && query.appId === undefined;
   if (query.flagged) {
     const flags = db.selectFrom('build_flags as g');

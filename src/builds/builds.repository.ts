@@ -306,11 +306,11 @@ export class BuildsRepository {
   }
 
   /**
-   * A deep page of a list whose total the maintained counts give (issue 27, docs/performance.md "A
-   * million builds"): the total first (a few rows of build_counts), then the page read from the
-   * nearer end of the index, so a page in the second half skips the rows after it rather than the
-   * rows before it (the last page of a million builds reads 20 index entries, not a million). A
-   * page past the end is answered from the total alone.
+   * A deep page of a list whose total the maintained counts give (issue 27,
+   * bench/results/2026-11-27-665943d-million.md): the total first (a few rows of build_counts),
+   * then the page read from the nearer end of the index, so a page in the second half skips the
+   * rows after it rather than the rows before it (the last page of a million builds reads 20 index
+   * entries, not a million). A page past the end is answered from the total alone.
    */
   private async findDeepPage(query: BuildPageQuery, values: PageValues): Promise<{ items: ListedBuild[]; total: number }> {
     const { db, postgres } = this.sql;

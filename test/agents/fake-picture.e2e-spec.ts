@@ -1,5 +1,5 @@
 /**
- * The fake agent's `app` picture (bench/video's source for the bytes target, docs/performance.md):
+ * The fake agent's `app` picture (bench/video's source for the bytes target, bench/results/2026-11-27-98e37a9-video.md):
  * rendered by Debian's ffmpeg, it must be still for 2 s and scroll for 1 s (its speed is bench/video's).
  */
 import { spawnSync } from 'node:child_process';

@@ -32,7 +32,7 @@ const BUILDS = testDialect === 'postgres' ? 20_000 : 100_000;
 const MAX_SLICES_PER_ANSWER = testDialect === 'postgres' ? 20 : 50;
 
 /**
- * Issue 27: the builds folder's orphan sweep at scale (docs/performance.md "A million builds"). The
+ * Issue 27: the builds folder's orphan sweep at scale (bench/results/2026-11-27-665943d-million.md). The
  * sweep walks the folder and the table in slices, yielding between them, so the relay answers
  * while it runs, its memory does not hold every row, and at start-up it does not hold the start;
  * what it removes is what it removed before (builds-api and stored-file-owners check the rules).

@@ -171,7 +171,7 @@ describe('GET /builds with q or search counts its total once', () => {
 /**
  * Issue 27 (a million builds): a deep page of a list whose total the maintained counts give is read
  * from the nearer end of the index: a page in the second half walks the index backwards and skips
- * the rows after it, not the rows before it (docs/performance.md "A million builds"); by upload time
+ * the rows after it, not the rows before it (bench/results/2026-11-27-665943d-million.md); by upload time
  * it first seeks to the day of its first row through build_day_counts and walks only that day.
  * Checked here: that statement is the one sent (its OFFSET counts from the end, or it seeks by day),
  * it sorts nothing, and its page is the page the plain OFFSET gives. 4,200 builds written by SQL an
