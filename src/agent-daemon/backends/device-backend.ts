@@ -1,5 +1,5 @@
 import type { AgentErrorCode, DeviceInfo } from '../../agents/protocol/agent-protocol';
-import type { UiElement } from '../../sessions/ui-element.mapper';
+import type { UiElement } from '../../agents/protocol/ui-tree';
 import type { DeviceAction } from './device-actions';
 import type { AccessUnitSink, VideoStream } from './encoder-process';
 
