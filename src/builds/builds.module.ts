@@ -27,6 +27,7 @@ import { StorageModule } from '../storage/storage.module';
 import { CommonModule } from '../common/common.module';
 import { BuildProvenanceEntity } from './provenance/build-provenance.entity';
 import { BuildProvenanceRepository } from './provenance/build-provenance.repository';
+import { BuildVerdictsRepository } from './provenance/build-verdicts.repository';
 import { BuildVerdictsService } from './provenance/build-verdicts.service';
 import { StatusChangeAudience } from './status-change-audience';
 import { BuildsDeletedAuditListener } from './events/builds-deleted-audit.listener';
@@ -56,6 +57,7 @@ import { BuildsDeletedAuditListener } from './events/builds-deleted-audit.listen
     BuildContentsService,
     ResumableUploadsService,
     BuildProvenanceRepository,
+    BuildVerdictsRepository,
     BuildVerdictsService,
     StatusChangeAudience,
     BuildsDeletedAuditListener,
