@@ -32,7 +32,8 @@ module.exports = {
       severity: 'error',
       scope: 'folder',
       comment:
-        'Two top-level folders of src/ that import each other (around a loop, through any of their subfolders): a feature listens to the events of the one below it, a shared ' +
+        'A top-level folder of src/ on a loop of folders (a folder imports what its files and subfolders import; ' +
+        'the loop must come back into the folder itself to be seen): a feature listens to the events of the one below it, a shared ' +
         'type or rule moves down to where both import it, or the lower one offers a registry the upper one joins ' +
         '(StoredFileOwners, StatusChangeAudience). Never forwardRef.',
       from: { path: '^src/[^/]+$' },
