@@ -15,8 +15,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { tmpdir, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { archiveTypeOf } from '../src/builds/inspection/archive-type';
-import { readBuildMetadata } from '../src/builds/inspection/read-build-metadata';
+import { archiveTypeOf } from '../src/inspection/archive-type';
+import { readBuildMetadata } from '../src/inspection/read-build-metadata';
 import { BUILD_ROW_COLUMNS, LIST_BUILDS, SeedApp, seedBuilds } from './support/list-bench';
 import { buildRelay, issuePat, ROOT, startRelay, stopChild } from './support/relay';
 

@@ -2,7 +2,7 @@
  * Baseline for bench/ingest: POST /api/v1/builds as a careful hand-written server would take it,
  * with plain node:http, busboy and better-sqlite3 on a copy of the relay's database: the same PAT
  * check, the multipart body streamed to a temp file, the same metadata reader as the relay
- * (src/builds/inspection), the app found or created by bundle id and the row inserted in one
+ * (src/inspection), the app found or created by bundle id and the row inserted in one
  * transaction, the file renamed into place, 201 with the build summary.
  * Usage: node -r ts-node/register/transpile-only bench/baselines/ingest-server.ts <sqlite> <data dir> <port>
  */
@@ -13,7 +13,7 @@ import { createWriteStream, mkdirSync, renameSync } from 'node:fs';
 import { createServer, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { readApk } from '../../src/builds/inspection/apk';
+import { readApk } from '../../src/inspection/apk';
 
 const [dbPath, dataDir, portArg] = process.argv.slice(2);
 const db = new Database(dbPath);

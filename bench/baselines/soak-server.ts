@@ -5,7 +5,7 @@
  * on purpose, so that it is a floor: no audit entries, no webhooks, no events, no request log, no
  * metrics, no framework, and an upload's metadata is not read from the APK (the app and version come
  * from its file name). What it does do is the database work each request needs, and for reads the
- * relay's own statements (build-list-statements.ts, compiled by its QueryBuilder, run as named
+ * relay's own statements (build-list.repository.ts, compiled by its QueryBuilder, run as named
  * statements on PostgreSQL as the relay's pool does): the PAT or session check (and the PAT's last
  * use, at most once a minute), the list's page with its total (a `q` list's counts kept while no write
  * changed them, SearchTotals) and its rows, a build's row, a build's comments with their
@@ -26,9 +26,9 @@ import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { createServer, IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { Pool, PoolClient } from 'pg';
-import { listed, pageIds, PageValues, pageValues, shapeOf, textCounts } from '../../src/builds/build-list-statements';
-import { textCountsKey, withIndexedQ } from '../../src/builds/build-search';
-import type { BuildPageQuery, BuildSortField } from '../../src/builds/builds.repository';
+import { listed, pageIds, PageValues, pageValues, shapeOf, textCounts } from '../../src/builds/build-list.repository';
+import { textCountsKey, withIndexedQ } from '../../src/builds/build-search.repository';
+import type { BuildPageQuery, BuildSortField } from '../../src/builds/build-page';
 import { SearchTotals, TextCounts } from '../../src/builds/search-totals';
 import { QueryBuilder } from '../../src/database/query-builder/query-builder';
 import { bearerHash, send, type TokenRow } from './list-query';

@@ -1,6 +1,7 @@
 // The CLI package ships one file: the client commands and commander bundled together, so installing
-// the tarball needs no registry and nothing of the relay can come along (the type check before this
-// build is rooted at src/cli and fails on any import from outside it).
+// the tarball needs no registry and nothing of the relay can come along (what client-main.ts reaches
+// stays in src/cli and src/relay-client: the import rule `cli-package-client-only` in
+// .dependency-cruiser.cjs, checked by npm test).
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';

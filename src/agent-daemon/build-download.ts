@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { filenameFrom } from '../cli/client/relay-client';
+import { filenameFrom } from '../relay-client/relay-client';
 import { BackendError, DownloadedBuild } from './backends/device-backend';
 
 const ERROR_BODY_LIMIT = 4096;

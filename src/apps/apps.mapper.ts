@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { isoWithMillis } from '../common/time';
 import { APP_PLATFORMS, type AppPlatform } from '../app-catalogue/app.entity';
 import type { AppEntity } from '../app-catalogue/app.entity';
-import type { LatestBuild } from '../builds/builds.repository';
+import type { LatestBuild } from '../builds/build-page';
 
 /** An app with its latest build (null when it has none). */
 export interface AppWithLatestBuild {

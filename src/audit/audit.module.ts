@@ -8,7 +8,6 @@ import { AuditRecorderListener } from './audit-recorder.listener';
 import { AuditStateEntity } from './audit-state.entity';
 import { AuditController } from './audit.controller';
 import { AuditVerifier } from './audit-verifier';
-import { BuildsDeletedAuditListener } from './builds-deleted-audit.listener';
 import { AuditForwarder } from './forwarding/audit-forwarder';
 
 /**
@@ -18,7 +17,7 @@ import { AuditForwarder } from './forwarding/audit-forwarder';
 @Module({
   imports: [CommonModule, TypeOrmModule.forFeature([AuditEntryEntity, AuditStateEntity])],
   controllers: [AuditController],
-  providers: [AuditLogService, AuditQueryService, AuditRecorderListener, AuditForwarder, AuditVerifier, BuildsDeletedAuditListener],
+  providers: [AuditLogService, AuditQueryService, AuditRecorderListener, AuditForwarder, AuditVerifier],
   exports: [AuditLogService, AuditVerifier],
 })
 export class AuditModule {}

@@ -18,7 +18,7 @@ import { isForeignKeyViolation } from '../database/unique-violation';
 import { RelayMetrics } from '../metrics/relay-metrics';
 import { BuildEntity } from './build.entity';
 import { BuildIconEntity } from './build-icon.entity';
-import type { BuildIcon } from './inspection/build-icon';
+import type { BuildIcon } from '../inspection/build-icon';
 import { isFinalStatus } from './build-status';
 import type { StatusActor } from './build-status';
 import { BuildUploadedEvent } from './events/build-uploaded.event';
@@ -27,10 +27,10 @@ import { BuildContentsService } from './contents/build-contents.service';
 import { BuildProvenanceRepository } from './provenance/build-provenance.repository';
 import { UploadBuildFields } from './dto/upload-build.dto';
 import { BuildFiles } from './build-files';
-import { archiveTypeOf, ArchiveType } from './inspection/archive-type';
-import type { BuildMetadata } from './inspection/build-metadata';
-import { MalformedBuildError } from './inspection/malformed-build.error';
-import { readBuildMetadata } from './inspection/read-build-metadata';
+import { archiveTypeOf, ArchiveType } from '../inspection/archive-type';
+import type { BuildMetadata } from '../inspection/build-metadata';
+import { MalformedBuildError } from '../inspection/malformed-build.error';
+import { readBuildMetadata } from '../inspection/read-build-metadata';
 
 const ORIGINAL_NAME_MAX = 255;
 

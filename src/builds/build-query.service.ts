@@ -4,12 +4,13 @@ import { notFound } from '../common/errors/http-error';
 import { MAX_ID } from '../common/validation/parse-id.pipe';
 import { BuildEntity } from './build.entity';
 import type { BuildStatusChangeEntity } from './build-status-change.entity';
-import { BuildsRepository, LatestBuild, ListedBuild } from './builds.repository';
+import type { LatestBuild, ListedBuild } from './build-page';
+import { BuildsRepository } from './builds.repository';
 import { DEFAULT_PAGE_SIZE, ListBuildsQuery, MAX_PAGE_SIZE } from './dto/list-builds.query';
 import type { BuildProvenanceEntity } from './provenance/build-provenance.entity';
 import { BuildProvenanceRepository } from './provenance/build-provenance.repository';
 
-export type { ListedBuild } from './builds.repository';
+export type { ListedBuild } from './build-page';
 
 /** Reading builds: one by id, or a filtered, sorted page with the total count. */
 @Injectable()

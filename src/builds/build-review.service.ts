@@ -8,12 +8,12 @@ import { ErrorMessages } from '../common/errors/error-messages';
 import { badRequest, notFound } from '../common/errors/http-error';
 import { DAY_MS } from '../common/time';
 import { RelayConfig } from '../config/relay-config';
-import { WebhookAudience } from '../webhooks/delivery/webhook-audience';
 import { BuildEntity } from './build.entity';
 import { isFinalStatus, type BuildStatus } from './build-status';
 import { BuildsRepository } from './builds.repository';
 import { BuildStatusChangedEvent } from './events/build-status-changed.event';
 import { BuildUpdatedEvent } from './events/build-updated.event';
+import { StatusChangeAudience } from './status-change-audience';
 
 /** Answer header of PATCH /builds/:id: how many webhook endpoints the change notifies. */
 export const WEBHOOKS_NOTIFIED_HEADER = 'X-Webhooks-Notified';
@@ -30,7 +30,7 @@ export class BuildReviewService {
     private readonly clock: Clock,
     private readonly config: RelayConfig,
     private readonly events: EventEmitter2,
-    private readonly webhookAudience: WebhookAudience,
+    private readonly audience: StatusChangeAudience,
   ) {}
 
   /** Resolves with how many webhook endpoints the change notifies (0 unless it reaches Done or Rejected). */
@@ -84,7 +84,7 @@ export class BuildReviewService {
         ),
       );
     }
-    return this.webhookAudience.notifiedBy(before.statusLabel, after.statusLabel);
+    return this.audience.notifiedBy(before.statusLabel, after.statusLabel);
   }
 
   /** delete_after = now + SVC_BUILD_TTL_DAYS days (rescheduling moves it). */

@@ -1,7 +1,7 @@
 import { DECORATORS } from '@nestjs/swagger';
 import fc from 'fast-check';
 import { Build, toBuildResponse } from './builds.mapper';
-import type { ListedBuild } from './builds.repository';
+import type { ListedBuild } from './build-page';
 
 const text = fc.string({ unit: 'binary', maxLength: 12 });
 const nullableText = fc.option(text, { nil: null });

@@ -3,7 +3,7 @@ import { isoWithMillis, nullableIso } from '../common/time';
 import { shownName, uploadUrl } from '../users/users.mapper';
 import type { BuildEntity } from './build.entity';
 import type { UserEntity } from '../users/user.entity';
-import type { ListedBuild } from './builds.repository';
+import type { ListedBuild } from './build-page';
 import { BuildProvenance, toProvenance } from './provenance/provenance.mapper';
 import type { BuildStatusChangeEntity } from './build-status-change.entity';
 import { BUILD_STATUSES, type BuildStatus } from './build-status';

@@ -22,13 +22,15 @@ import { AppCompareSettingsEntity } from './contents/compare-settings.entity';
 import { ResumableUploadsController } from './resumable/resumable-uploads.controller';
 import { ResumableUploadsService } from './resumable/resumable-uploads.service';
 import { BuildFiles } from './build-files';
-import { WebhooksModule } from '../webhooks/webhooks.module';
 import { MetricsModule } from '../metrics/metrics.module';
 import { StorageModule } from '../storage/storage.module';
 import { CommonModule } from '../common/common.module';
 import { BuildProvenanceEntity } from './provenance/build-provenance.entity';
 import { BuildProvenanceRepository } from './provenance/build-provenance.repository';
+import { BuildVerdictsRepository } from './provenance/build-verdicts.repository';
 import { BuildVerdictsService } from './provenance/build-verdicts.service';
+import { StatusChangeAudience } from './status-change-audience';
+import { BuildsDeletedAuditListener } from './events/builds-deleted-audit.listener';
 
 /** Builds: upload (multipart and tus resumable) and metadata, contents and comparison, listing, review status, deletion schedule, purge, download. */
 @Module({
@@ -38,7 +40,6 @@ import { BuildVerdictsService } from './provenance/build-verdicts.service';
     StorageModule,
     MetricsModule,
     AppCatalogueModule,
-    WebhooksModule,
   ],
   controllers: [BuildsController, BuildContentsController, ResumableUploadsController],
   providers: [
@@ -56,8 +57,11 @@ import { BuildVerdictsService } from './provenance/build-verdicts.service';
     BuildContentsService,
     ResumableUploadsService,
     BuildProvenanceRepository,
+    BuildVerdictsRepository,
     BuildVerdictsService,
+    StatusChangeAudience,
+    BuildsDeletedAuditListener,
   ],
-  exports: [BuildVerdictsService, BuildQueryService, BuildRetentionService, BuildIconsService, BuildDownloadService, ResumableUploadsService],
+  exports: [StatusChangeAudience, BuildVerdictsService, BuildQueryService, BuildRetentionService, BuildIconsService, BuildDownloadService, ResumableUploadsService],
 })
 export class BuildsModule {}

@@ -7,8 +7,9 @@ import { forUpdate } from '../database/row-lock';
 import { TransactionRunner } from '../database/transaction-runner';
 import { QueryBuilder } from '../database/query-builder/query-builder';
 import type { Database } from '../database/query-builder/tables';
-import { countedTotal, listed, pageIds, PageValues, pageValues, searchMode, seekPageIds, seeksByDay, shapeOf, textCounts, totalOf } from './build-list-statements';
-import { textCountsKey, withIndexedQ } from './build-search';
+import { countedTotal, listed, pageIds, PageValues, pageValues, searchMode, seekPageIds, seeksByDay, shapeOf, textCounts, totalOf } from './build-list.repository';
+import { textCountsKey, withIndexedQ } from './build-search.repository';
+import type { BuildPageQuery, LatestBuild, ListedBuild, ShownBuild, Uploader } from './build-page';
 import { SearchTotals, TextCounts } from './search-totals';
 import { BuildEntity } from './build.entity';
 import type { Platform } from '../app-catalogue/platform';
@@ -16,40 +17,6 @@ import type { BuildStatus, StatusActor } from './build-status';
 import { BuildStatusChangeEntity } from './build-status-change.entity';
 import { BuildIconEntity } from './build-icon.entity';
 import type { BuildProvenanceEntity } from './provenance/build-provenance.entity';
-
-export type BuildSortField = 'uploaded_at' | 'version_name' | 'status_label';
-/** A status filter of the list: one of the four, or `untriaged` (no status set). */
-export type ListedStatus = BuildStatus | 'untriaged';
-
-export interface BuildPageQuery {
-  page: number;
-  limit: number;
-  q?: string;
-  /** `search`'s terms, each a substring of some field (build-search.ts). */
-  searchTerms?: string[];
-  platform?: Platform;
-  status?: ListedStatus;
-  appId?: number;
-  /** Beyond the spec: only builds with a build_flags row. */
-  flagged?: boolean;
-  /** Beyond the spec: builds whose provenance names this branch (exact). */
-  branch?: string;
-  /** Beyond the spec: builds whose provenance commit starts with this (lower-case hex). */
-  commit?: string;
-  /** Beyond the spec: builds whose provenance names this pull request. */
-  pullRequest?: number;
-  sort: BuildSortField;
-  dir: 'asc' | 'desc';
-}
-
-/**
- * The summary of an app's latest build that GET /apps shows, with the app's build count and
- * whether any of its builds has a launcher icon (GET /apps/:id/icon answers 404 otherwise).
- */
-export type LatestBuild = Pick<BuildEntity, 'id' | 'appId' | 'versionName' | 'buildNumber' | 'statusLabel' | 'uploadedAt'> & {
-  buildCount: number;
-  hasIcon: boolean;
-};
 
 interface LatestRow {
   id: number;
@@ -63,39 +30,7 @@ interface LatestRow {
 }
 
 /**
- * The build fields GET /builds and GET /builds/:id show: not the stored file's name and size,
- * which a page would read 20 times for nothing.
- */
-export type ShownBuild = Omit<BuildEntity, 'app' | 'fileName' | 'originalName' | 'fileSize'>;
-
-/**
- * Who uploaded a build (the author of its first status-history entry): the live account while it
- * exists (a renamed member shows the new name), else the name and e-mail the entry kept; `id` is
- * null once the account is deleted.
- */
-export interface Uploader {
-  id: number | null;
-  displayName: string | null;
-  email: string;
-}
-
-/**
- * A build as GET /builds and GET /builds/:id show it: beyond the spec's fields, who uploaded it
- * (null for builds older than the status history), whether it has an icon (docs/builds.md
- * "Uploader and icon in the build"), its flags and its provenance.
- */
-export interface ListedBuild {
-  build: ShownBuild;
-  uploader: Uploader | null;
-  hasIcon: boolean;
-  /** The flags stored at upload (JSON text of ComparisonFlag[]), or null when it has none. */
-  flags: string | null;
-  /** Where the build came from, as its upload said; null when it said nothing. */
-  provenance: BuildProvenanceEntity | null;
-}
-
-/**
- * A builds row with its uploader, icon, flags and provenance, as an array in the order build-list-statements.ts `listed`
+ * A builds row with its uploader, icon, flags and provenance, as an array in the order build-list.repository.ts `listed`
  * selects (PostgreSQL gives bigint columns as strings, SQLite a boolean as 0 or 1).
  */
 type ListedValues = [
@@ -368,7 +303,7 @@ export class BuildsRepository {
 
   /**
    * These builds with their uploader, icon, flags and provenance, in the order given
-   * (build-list-statements.ts `listed`): one statement, whatever the page. Read as arrays (TransactionRunner.selectArrays): at 100 rows the drivers' row
+   * (build-list.repository.ts `listed`): one statement, whatever the page. Read as arrays (TransactionRunner.selectArrays): at 100 rows the drivers' row
    * objects cost more than the statement.
    */
   private async listedInOrder(ids: number[]): Promise<ListedBuild[]> {

@@ -1,4 +1,4 @@
-/** What a `q` or `search` list's counting statement found (build-list-statements.ts `textCounts`). */
+/** What a `q` or `search` list's counting statement found (build-list.repository.ts `textCounts`). */
 export interface TextCounts {
   /** How many builds there are (searchMode weighs the total against it). */
   builds: number;

@@ -3,7 +3,7 @@ import { keepNewFilesPrivate } from '../storage/private-modes';
 import { ConfigError } from '../config/config-error';
 import { loadConfig } from '../config/config.loader';
 import type { RelayConfig } from '../config/relay-config';
-import { usageError } from './cli-error';
+import { usageError } from '../relay-client/client-errors';
 
 export interface OperatorOptions {
   dataDir?: string;

@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { CliError, ExitCode, RelayRefusedError } from './cli-error';
+import { CliError, ExitCode, RelayRefusedError } from '../relay-client/client-errors';
 import { printJson } from './output';
 
 /**

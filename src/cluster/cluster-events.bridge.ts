@@ -1,13 +1,12 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { z } from 'zod';
-import { MAX_MESSAGE_BYTES } from '../agents/protocol/agent-protocol';
 import { ClusterBus } from './cluster-bus';
 import { remoteEventName, SHARED_EVENTS } from './on-every-instance.decorator';
 
 const CHANNEL = 'events';
-/** A device-session event carries what the agent sent, up to its message limit (agent-protocol §1). */
-const MAX_EVENT_BYTES = MAX_MESSAGE_BYTES + 64 * 1024;
+/** Room for the envelope and an event's own fields, beside the largest payload a listener declared. */
+const ENVELOPE_BYTES = 64 * 1024;
 
 /** An event as published: events are small classes, so the payload is an object of their fields. */
 const envelopeSchema = z.object({
@@ -34,7 +33,9 @@ export class ClusterEventsBridge implements OnApplicationBootstrap {
   async onApplicationBootstrap(): Promise<void> {
     if (!this.bus.clustered) return;
     await this.bus.subscribeJson(CHANNEL, envelopeSchema, (envelope) => this.receive(envelope), {
-      maxBytes: MAX_EVENT_BYTES,
+      // The features say how big their events get (a device-session event carries what the agent
+      // sent, up to the agent protocol's message limit): the cluster knows no feature's limits.
+      maxBytes: Math.max(0, ...SHARED_EVENTS.values()) + ENVELOPE_BYTES,
       reviver: reviveDates,
     });
     this.events.onAny((name, payload) => {

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import WebSocket, { RawData } from 'ws';
 import { DEVICE_SESSION_CONNECT_PATH, decodeBinaryFrame } from '../agents/protocol/agent-protocol';
 import { MCP_USER_AGENT } from '../common/auth/principal';
-import { RelayRefusedError } from '../cli/cli-error';
-import type { Connection } from '../cli/client/relay-client';
+import { RelayRefusedError } from '../relay-client/client-errors';
+import type { Connection } from '../relay-client/relay-client';
 
 /** What a device answered: its JSON result, or an error with the agent's code and message. */
 export type DeviceAnswer = { ok: true; result: unknown } | { ok: false; code: string; message: string };

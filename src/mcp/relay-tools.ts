@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { MCP_USER_AGENT } from '../common/auth/principal';
 import { RELAY_VERSION } from '../relay/relay-version';
-import { CliError, RelayRefusedError } from '../cli/cli-error';
-import { Connection, RelayClient } from '../cli/client/relay-client';
-import { BUILD_PLATFORMS, BUILD_STATUSES } from '../cli/client/relay-types';
+import { CliError, RelayRefusedError } from '../relay-client/client-errors';
+import { Connection, RelayClient } from '../relay-client/relay-client';
+import { BUILD_PLATFORMS, BUILD_STATUSES } from '../relay-client/relay-types';
 import { DeviceAnswer, deviceRequest } from './device-session-client';
 
 /** Long enough for the relay's own timeouts to answer first (60 s for input, 10 min for install_build). */

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { UiTree } from '../sessions/ui-element.mapper';
+import { UiTree } from '../agents/protocol/ui-tree';
 
 /** One device action done while recording (GET /recordings/:filename/timeline). */
 export class TimelineEvent {

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { OnEventOnEveryInstance } from '../cluster/on-every-instance.decorator';
 import { AgentOfflineEvent } from '../agents/events/agent-offline.event';
 import { DeviceSessionEvent } from '../agents/events/device-session-event.event';
-import { CloseCode } from '../agents/protocol/agent-protocol';
+import { CloseCode, MAX_MESSAGE_BYTES } from '../agents/protocol/agent-protocol';
 import { SessionsRevokedEvent } from '../auth/events/sessions-revoked.event';
 import { TokensRevokedEvent } from '../tokens/events/tokens-revoked.event';
 import { MemberDeletedEvent } from '../users/events/member-deleted.event';
@@ -20,7 +20,8 @@ export class DeviceSessionListener {
 
   constructor(private readonly clients: DeviceSessionClients) {}
 
-  @OnEventOnEveryInstance(DeviceSessionEvent.eventName)
+  // Carries what the agent sent, up to its message limit (agent-protocol §1).
+  @OnEventOnEveryInstance(DeviceSessionEvent.eventName, { maxPayloadBytes: MAX_MESSAGE_BYTES })
   onDeviceEvent(event: DeviceSessionEvent): void {
     this.guarded(() => {
       const frame = JSON.stringify({ type: 'event', sessionId: event.sessionId, event: event.event, data: event.data });

@@ -6,7 +6,7 @@ import { ApiErrors } from '../common/api/responses';
 import { sendChunks } from '../common/api/send-chunks';
 import { Auth } from '../common/auth/auth.decorator';
 import { DeviceSessionsService, parseScreenshotFormat } from './device-sessions.service';
-import { UiTree } from './ui-element.mapper';
+import { UiTree } from '../agents/protocol/ui-tree';
 
 /** spec §4 Sessions: a device's screenshot and UI tree through its agent. Cookie or PAT(view). */
 @ApiTags('sessions')

@@ -13,7 +13,7 @@ import { PayloadPool } from '../platform/ws/payload-pool';
 import { deviceActionDetails, isRecordedDeviceAction, outcomeOf, timelineDetail } from './device-action-audit';
 import { DeviceActionEvent } from './events/device-action.event';
 import { DeviceListItem, toDeviceListItem } from './device.mapper';
-import { toUiElements, UiElement } from './ui-element.mapper';
+import { toUiElements, UiElement } from '../agents/protocol/ui-tree';
 
 export type ScreenshotFormat = 'png' | 'jpeg';
 export const SESSION_NOT_FOUND = 'Session not found';

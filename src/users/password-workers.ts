@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 
 /**
@@ -14,20 +15,10 @@ import { Worker } from 'node:worker_threads';
  * p50 (docs/decisions.md#issue-27-signin). Now a burst is done at the workers' pace, and its
  * answers are read together in the main thread's next turn.
  *
- * The worker is an inline CommonJS script (`eval`) requiring bcrypt by absolute path, so the same
- * code runs from the TypeScript sources under jest and from dist/ without a separate worker file.
+ * The worker is a file of its own (password-worker.js, plain type-checked JavaScript) found beside
+ * this one, in src/ under jest and in dist/ where Nest copies it as an asset, like the plist worker.
  */
-const workerSource = (bcryptPath: string) => `
-const { parentPort } = require('node:worker_threads');
-const bcrypt = require(${JSON.stringify(bcryptPath)});
-parentPort.on('message', ({ id, op, text, arg }) => {
-  try {
-    const result = op === 'hash' ? bcrypt.hashSync(text, arg) : bcrypt.compareSync(text, arg);
-    parentPort.postMessage({ id, result });
-  } catch (error) {
-    parentPort.postMessage({ id, error: String((error && error.message) || error) });
-  }
-});`;
+const WORKER_FILE = join(__dirname, 'password-worker.js');
 
 type Job = { id: number; op: 'hash' | 'compare'; text: string; arg: string | number; resolve: (v: never) => void; reject: (e: Error) => void };
 
@@ -83,7 +74,7 @@ export class PasswordWorkers {
   }
 
   private spawn(): Slot {
-    const worker = new Worker(workerSource(require.resolve('bcrypt')), { eval: true });
+    const worker = new Worker(WORKER_FILE);
     const slot: Slot = { worker, jobs: [] };
     this.slots.push(slot);
     // Idle hashing threads must not keep a CLI command or a test's process alive.

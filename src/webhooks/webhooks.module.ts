@@ -17,10 +17,11 @@ import { WebhooksController } from './webhooks.controller';
 import { WebhooksService } from './webhooks.service';
 import { MetricsModule } from '../metrics/metrics.module';
 import { CommonModule } from '../common/common.module';
+import { BuildsModule } from '../builds/builds.module';
 
 /** Webhook registration (with the SSRF rule), signed delivery of build.status_changed, config-file endpoints. */
 @Module({
-  imports: [CommonModule, MetricsModule, TypeOrmModule.forFeature([WebhookEntity, WebhookDeliveryEntity])],
+  imports: [CommonModule, MetricsModule, BuildsModule, TypeOrmModule.forFeature([WebhookEntity, WebhookDeliveryEntity])],
   controllers: [WebhooksController, ConfigWebhooksController],
   providers: [
     WebhooksService,
@@ -35,7 +36,7 @@ import { CommonModule } from '../common/common.module';
     BuildStatusChangedListener,
     WebhookAudience,
   ],
-  // The builds module tells whoever changes a status how many endpoints it notifies; forges keep the same SSRF rule.
-  exports: [WebhookAudience, DestinationGuard],
+  // Forges keep the same SSRF rule.
+  exports: [DestinationGuard],
 })
 export class WebhooksModule {}

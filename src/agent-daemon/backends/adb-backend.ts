@@ -1,5 +1,5 @@
 import type { DeviceInfo } from '../../agents/protocol/agent-protocol';
-import type { UiElement } from '../../sessions/ui-element.mapper';
+import type { UiElement } from '../../agents/protocol/ui-tree';
 import { parseAdbDevices, parseUiAutomatorDump, parseWmSize } from './adb-output';
 import { DeviceAction, DeviceButton } from './device-actions';
 import { BackendError, Capture, DeviceBackend, DownloadedBuild, unsupported } from './device-backend';

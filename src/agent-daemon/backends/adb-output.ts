@@ -1,4 +1,4 @@
-import type { UiElement } from '../../sessions/ui-element.mapper';
+import type { UiElement } from '../../agents/protocol/ui-tree';
 
 /** One line of `adb devices -l`. */
 export interface AdbDevice {

@@ -1,4 +1,4 @@
-import { BackendError } from './device-backend';
+import { BackendError } from './backend-error';
 
 /** Hardware and system buttons press_button knows; a backend answers `unsupported` for one it cannot press. */
 export const DEVICE_BUTTONS = ['home', 'back', 'enter', 'volume_up', 'volume_down', 'lock'] as const;

@@ -1,7 +1,9 @@
-import type { AgentErrorCode, DeviceInfo } from '../../agents/protocol/agent-protocol';
-import type { UiElement } from '../../sessions/ui-element.mapper';
+import type { DeviceInfo } from '../../agents/protocol/agent-protocol';
+import type { UiElement } from '../../agents/protocol/ui-tree';
 import type { DeviceAction } from './device-actions';
 import type { AccessUnitSink, VideoStream } from './encoder-process';
+
+export { BackendError, unsupported } from './backend-error';
 
 export interface Capture {
   mime: 'image/png' | 'image/jpeg';
@@ -42,14 +44,3 @@ export interface DeviceBackend {
    */
   startStream?(sessionId: string, sink: AccessUnitSink): Promise<VideoStream>;
 }
-
-export class BackendError extends Error {
-  constructor(
-    readonly code: AgentErrorCode,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-export const unsupported = (what: string) => new BackendError('unsupported', `${what} is not supported here`);

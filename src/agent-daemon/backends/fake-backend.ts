@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { DeviceInfo } from '../../agents/protocol/agent-protocol';
-import type { UiElement } from '../../sessions/ui-element.mapper';
+import type { UiElement } from '../../agents/protocol/ui-tree';
 import type { DeviceAction } from './device-actions';
 import { BackendError, Capture, DeviceBackend, DeviceEventSink, DownloadedBuild } from './device-backend';
 import { solidPng } from './png-image';

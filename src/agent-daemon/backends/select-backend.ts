@@ -1,5 +1,5 @@
 import type { DeviceInfo } from '../../agents/protocol/agent-protocol';
-import type { UiElement } from '../../sessions/ui-element.mapper';
+import type { UiElement } from '../../agents/protocol/ui-tree';
 import { AdbBackend } from './adb-backend';
 import type { DeviceAction } from './device-actions';
 import { BackendError, Capture, DeviceBackend, DeviceEventSink, DownloadedBuild, unsupported } from './device-backend';

@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DeviceInfo } from '../../agents/protocol/agent-protocol';
-import type { UiElement } from '../../sessions/ui-element.mapper';
+import type { UiElement } from '../../agents/protocol/ui-tree';
 import type { DeviceAction } from './device-actions';
 import { BackendError, Capture, DeviceBackend, DownloadedBuild, unsupported } from './device-backend';
 import { runTool } from './run-tool';

@@ -3,7 +3,10 @@
  * constants, frame shapes, and the codec both the relay and the reference agent use.
  * Parsing never throws: a frame that does not fit is `null`, and the caller logs and ignores it.
  */
+import type { BinaryPayload } from './binary-payload';
 import { parseVideoFrame, VideoFrameMessage } from './video-protocol';
+
+export type { BinaryPayload } from './binary-payload';
 
 export const AGENT_CONNECT_PATH = '/api/v1/agent/connect';
 export const DEVICE_SESSION_CONNECT_PATH = '/api/v1/sessions/:sessionId/connect';
@@ -43,11 +46,6 @@ export interface AgentError {
   message: string;
 }
 
-/**
- * The payload of a binary response as it arrived: the message's fragments (or slices of them),
- * in order, never joined, so a 1 MiB screenshot is not copied on its way through the relay.
- */
-export type BinaryPayload = readonly Buffer[];
 
 /** A response, text or binary; `payload` is set for the binary form. */
 export type ResponseFrame =

@@ -1,4 +1,4 @@
-import type { BinaryPayload } from './agent-protocol';
+import type { BinaryPayload } from './binary-payload';
 
 /**
  * Live video over the agent connection (docs/agents.md "Live video", an addition to

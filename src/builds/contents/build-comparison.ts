@@ -1,7 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { BUILD_STATUSES, type BuildStatus } from '../build-status';
-import type { BuildContents, SigningCertificate } from '../inspection/build-contents';
-import { CATEGORIES, SigningCertificateInfo } from './build-contents.mapper';
+import { CONTENTS_CATEGORIES, type BuildContents, type SigningCertificate } from '../../inspection/build-contents';
 import type { CompareSettings } from './compare-settings';
 
 /** How many grown or new entries a comparison names. */
@@ -17,6 +16,14 @@ export const FLAG_KINDS = [
   'usage_description_added',
 ] as const;
 export type FlagKind = (typeof FLAG_KINDS)[number];
+
+/** A signer's certificate, as GET /builds/:id/contents and the comparison show it. */
+export class SigningCertificateInfo {
+  @ApiProperty({ description: 'lowercase hex SHA-256 of the certificate (as apksigner --print-certs shows it)' })
+  sha256: string;
+  @ApiProperty({ example: 'CN=Android Debug, O=Android, C=US' })
+  subject: string;
+}
 
 export class SizeDelta {
   @ApiProperty()
@@ -39,7 +46,7 @@ export class SizeComparison {
 }
 
 export class CategoryDelta {
-  @ApiProperty({ enum: CATEGORIES })
+  @ApiProperty({ enum: CONTENTS_CATEGORIES })
   category: string;
   @ApiProperty({ type: String, nullable: true })
   name: string | null;

@@ -2,7 +2,7 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { TimestampColumn } from '../../database/timestamp.column';
 
 /**
- * What a build holds (inspection/build-contents.ts), read once at upload, or on first request for
+ * What a build holds (src/inspection/build-contents.ts), read once at upload, or on first request for
  * a build uploaded before the relay read contents; goes with its build (CASCADE).
  */
 @Entity('build_contents')

@@ -4,12 +4,8 @@ import { PLATFORMS, type Platform } from '../../app-catalogue/platform';
 import { APP_PLATFORMS, type AppPlatform } from '../../app-catalogue/app.entity';
 import type { RecentSize } from './build-contents.repository';
 import type { EarlierBuilds, FoundContents } from './build-contents.service';
-import type { BuildContents, CategorySize, ContentsCategory, EntrySize, SizeTotals } from '../inspection/build-contents';
-
-export const CATEGORIES: ContentsCategory[] = [
-  'dex', 'resources_table', 'res', 'native', 'assets', 'manifest', 'signature',
-  'executable', 'framework', 'asset_catalog', 'resources', 'extension', 'other',
-];
+import { CONTENTS_CATEGORIES, type BuildContents, type CategorySize, type ContentsCategory, type EntrySize, type SizeTotals } from '../../inspection/build-contents';
+import { SigningCertificateInfo } from './build-comparison';
 
 export class ContentsTotals {
   @ApiProperty({ description: 'number of file entries' })
@@ -22,7 +18,7 @@ export class ContentsTotals {
 
 export class ContentsCategorySize extends ContentsTotals {
   @ApiProperty({
-    enum: CATEGORIES,
+    enum: CONTENTS_CATEGORIES,
     description:
       'Android: dex, resources_table (resources.arsc), res, native (lib/<abi>/), assets, manifest, signature (META-INF signature files), other. ' +
       'iOS: executable, framework (each), asset_catalog (Assets.car), resources, extension (PlugIns/Extensions *.appex, each), other (outside the bundle)',
@@ -39,13 +35,6 @@ export class ContentsEntry {
   compressed: number | null;
   @ApiProperty()
   uncompressed: number;
-}
-
-export class SigningCertificateInfo {
-  @ApiProperty({ description: 'lowercase hex SHA-256 of the certificate (as apksigner --print-certs shows it)' })
-  sha256: string;
-  @ApiProperty({ example: 'CN=Android Debug, O=Android, C=US' })
-  subject: string;
 }
 
 export class ContentsSigning {

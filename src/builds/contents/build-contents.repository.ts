@@ -7,7 +7,7 @@ import { isUniqueViolation } from '../../database/unique-violation';
 import { BuildEntity } from '../build.entity';
 import type { Platform } from '../../app-catalogue/platform';
 import { insertRow } from '../builds.repository';
-import type { BuildContents } from '../inspection/build-contents';
+import type { BuildContents } from '../../inspection/build-contents';
 import type { ComparisonFlag } from './build-comparison';
 import { BuildContentsEntity } from './build-contents.entity';
 import { AppCompareSettingsEntity } from './compare-settings.entity';

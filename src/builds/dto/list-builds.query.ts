@@ -6,7 +6,7 @@ import { ToId, ToInteger, Trim } from '../../common/validation/transforms';
 import { BUILD_STATUSES } from '../build-status';
 import { PLATFORMS, Platform } from '../../app-catalogue/platform';
 import { BRANCH_MAX } from './upload-build.dto';
-import type { BuildSortField, ListedStatus } from '../builds.repository';
+import type { BuildSortField, ListedStatus } from '../build-page';
 
 /** Largest page size (spec §8); a larger `limit` is capped, not refused. */
 export const MAX_PAGE_SIZE = 100;

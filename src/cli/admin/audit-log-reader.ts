@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import type { DataSourceOptions } from 'typeorm';
 import type { RelayConfig } from '../../config/relay-config';
 import type { VerifyResult } from '../../audit/audit-verifier';
-import { CliError } from '../cli-error';
+import { CliError } from '../../relay-client/client-errors';
 
 const WHICH_FOLDER = 'run the command with the data folder the relay was started with (--data-dir, or the same SVC_DATA_DIR / svc.config.json)';
 

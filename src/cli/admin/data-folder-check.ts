@@ -2,7 +2,7 @@ import { get as httpGet } from 'node:http';
 import { get as httpsGet } from 'node:https';
 import { liveRelayPresence } from '../../bootstrap/relay-presence';
 import type { RelayConfig } from '../../config/relay-config';
-import { CliError } from '../cli-error';
+import { CliError } from '../../relay-client/client-errors';
 
 const PROBE_TIMEOUT_MS = 1500;
 

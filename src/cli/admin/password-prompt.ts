@@ -1,4 +1,4 @@
-import { usageError } from '../cli-error';
+import { usageError } from '../../relay-client/client-errors';
 
 /** What was typed past the Enter that ended the last answer (a pasted "pass\rpass\r"): the next prompt's start. */
 let typedAhead = '';

@@ -9,7 +9,7 @@ import { PRIVATE_FILE_MODE } from '../../storage/private-modes';
 import type { RelayConfig } from '../../config/relay-config';
 import { FileStore, STORED_FOLDERS } from '../../storage/file-store';
 import { createFileStore } from '../../storage/create-file-store';
-import { CliError } from '../cli-error';
+import { CliError } from '../../relay-client/client-errors';
 import {
   BACKUP_FORMAT,
   BACKUP_FORMAT_VERSION,

@@ -9,7 +9,7 @@ import { PRIVATE_FILE_MODE, PRIVATE_FOLDER_MODE } from '../../storage/private-mo
 import type { RelayConfig } from '../../config/relay-config';
 import { createFileStore } from '../../storage/create-file-store';
 import { FileStore, STORED_FOLDERS } from '../../storage/file-store';
-import { CliError } from '../cli-error';
+import { CliError } from '../../relay-client/client-errors';
 import {
   AUDIT_KEY_ENTRY,
   BACKUP_FORMAT,

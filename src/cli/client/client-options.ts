@@ -1,7 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { usageError } from '../cli-error';
-import type { Connection } from './relay-client';
-import { BUILD_PLATFORMS, BUILD_STATUSES, BuildStatus } from './relay-types';
+import { usageError } from '../../relay-client/client-errors';
+import type { Connection } from '../../relay-client/relay-client';
+import { BUILD_PLATFORMS, BUILD_STATUSES, BuildStatus } from '../../relay-client/relay-types';
 
 export interface ClientOptions {
   url?: string;

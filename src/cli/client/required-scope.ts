@@ -1,4 +1,4 @@
-import { RelayRefusedError } from '../cli-error';
+import { RelayRefusedError } from '../../relay-client/client-errors';
 
 /** The relay's answer to a PAT without the route's scope (spec §6: 403 `Insufficient scope`); it names no scope. */
 const INSUFFICIENT_SCOPE = 'insufficient scope';

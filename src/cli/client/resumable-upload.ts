@@ -1,8 +1,8 @@
 import { createReadStream } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CliError, RelayRefusedError, RelayUnreachableError } from '../cli-error';
-import { readJson, RelayClient } from './relay-client';
+import { CliError, RelayRefusedError, RelayUnreachableError } from '../../relay-client/client-errors';
+import { readJson, RelayClient } from '../../relay-client/relay-client';
 import { ResumeState } from './resume-state';
 
 /** The relay's tus collection for builds, under /api/v1 (docs/builds.md "Resumable uploads"). */

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { CliError, usageError } from '../cli-error';
+import { CliError, usageError } from '../../relay-client/client-errors';
 import { promptNewPassword } from '../admin/password-prompt';
 import { operatorConfig, OperatorOptions, withOperatorOptions } from '../operator-config';
 

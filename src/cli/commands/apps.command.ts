@@ -1,8 +1,8 @@
 import { Command } from 'commander';
 import { ClientOptions, connectionFrom, withClientOptions } from '../client/client-options';
-import { RelayClient } from '../client/relay-client';
+import { RelayClient } from '../../relay-client/relay-client';
 import { requiresScope } from '../client/required-scope';
-import type { AppListItem } from '../client/relay-types';
+import type { AppListItem } from '../../relay-client/relay-types';
 import { printItems } from '../output';
 
 export function appsCommand(): Command {

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { CliError } from '../cli-error';
+import { CliError } from '../../relay-client/client-errors';
 import { operatorConfig, OperatorOptions, withOperatorOptions } from '../operator-config';
 import { printJson } from '../output';
 

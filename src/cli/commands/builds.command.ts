@@ -1,7 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { usageError } from '../cli-error';
+import { usageError } from '../../relay-client/client-errors';
 import {
   ClientOptions,
   connectionFrom,
@@ -13,9 +13,9 @@ import {
   withClientOptions,
 } from '../client/client-options';
 import { Progress, progressFor } from '../client/progress-bar';
-import { RelayClient } from '../client/relay-client';
+import { RelayClient } from '../../relay-client/relay-client';
 import { requiresScope } from '../client/required-scope';
-import type { Build, BuildPage } from '../client/relay-types';
+import type { Build, BuildPage } from '../../relay-client/relay-types';
 import { formatBytes, formatRecord, printItems, printJson } from '../output';
 import { VERDICT_IS_A_PERSONS_DECISION } from './verdict-note';
 

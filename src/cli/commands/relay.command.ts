@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { CliError } from '../cli-error';
+import { CliError } from '../../relay-client/client-errors';
 import { parseNonNegativeInt } from '../client/client-options';
 import { operatorConfig, OperatorOptions, withOperatorOptions } from '../operator-config';
 import { findExecutable } from '../tunnels/find-executable';

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { readFileSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
-import { RelayRefusedError, usageError } from '../cli-error';
+import { RelayRefusedError, usageError } from '../../relay-client/client-errors';
 import {
   ClientOptions,
   connectionFrom,
@@ -13,11 +13,11 @@ import {
 } from '../client/client-options';
 import { buildPageUrl } from '../client/dashboard-links';
 import { progressFor } from '../client/progress-bar';
-import { RelayClient } from '../client/relay-client';
+import { RelayClient } from '../../relay-client/relay-client';
 import { requiresScope } from '../client/required-scope';
 import { uploadResumable } from '../client/resumable-upload';
 import { ResumeState } from '../client/resume-state';
-import type { Build, BuildStatus, BuildSummary } from '../client/relay-types';
+import type { Build, BuildStatus, BuildSummary } from '../../relay-client/relay-types';
 import { formatRecord, printJson } from '../output';
 import { VERDICT_IS_A_PERSONS_DECISION } from './verdict-note';
 import { provenanceFromCi } from '../client/ci-provenance';

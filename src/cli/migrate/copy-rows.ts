@@ -3,7 +3,7 @@ import { sql, type RawBuilder } from 'kysely';
 import { createHash } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import { QueryBuilder } from '../../database/query-builder/query-builder';
-import { CliError } from '../cli-error';
+import { CliError } from '../../relay-client/client-errors';
 
 /**
  * Tables the relay keeps that are not data: TypeORM's own, and the change counter of GET /builds'

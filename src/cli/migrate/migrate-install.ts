@@ -9,7 +9,7 @@ import type { RelayConfig } from '../../config/relay-config';
 import { dataSourceOptions } from '../../database/data-source-options';
 import { FileStore, STORED_FOLDERS } from '../../storage/file-store';
 import { createFileStore } from '../../storage/create-file-store';
-import { CliError } from '../cli-error';
+import { CliError } from '../../relay-client/client-errors';
 import { booleanColumns, copyRows, sourceReport, TableReport, tablesInCopyOrder, targetReport } from './copy-rows';
 
 export interface MigrationReport {

@@ -1,6 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { CliError } from '../cli-error';
+import { CliError } from '../../relay-client/client-errors';
 import type { TunnelProgram } from './tunnel-programs';
 
 export interface RunningTunnel {

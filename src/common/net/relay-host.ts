@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import type { IncomingMessage } from 'node:http';
 import { hostname } from 'node:os';
+import type { TrustFn } from '../../platform/express/trust-proxy';
 import { isLoopback, normalizeIp, ownInterfaceAddresses } from './ip-address';
 
 /**
@@ -22,9 +23,6 @@ const FORWARDING_HEADERS = [
 
 /** The forwarding headers Express's `trust proxy` understands; a trusted proxy may send these. */
 const TRUSTED_PROXY_HEADERS = ['x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto'];
-
-/** Express's compiled `trust proxy` setting: is the address at this hop a trusted proxy? */
-export type TrustFn = (addr: string, hop: number) => boolean;
 
 /** Whether a proxy or tunnel passed this request on (any forwarding header). */
 export function isForwarded(req: IncomingMessage): boolean {

@@ -1,7 +1,9 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Request } from 'express';
 import type { IncomingMessage } from 'node:http';
-import type { TrustFn } from '../../common/net/relay-host';
+
+/** Express's compiled `trust proxy` setting: is the address at this hop a trusted proxy? */
+export type TrustFn = (addr: string, hop: number) => boolean;
 
 /**
  * Express's compiled `trust proxy` function, when the request went through Express: the relay-host

@@ -1,7 +1,7 @@
 import { isoWithMillis } from '../../common/time';
 import type { RecordingTimeline, TimelineEvent, TimelineSnapshot } from '../../recordings/recording-timeline.mapper';
 import type { DeviceActionEvent } from '../events/device-action.event';
-import type { UiElement } from '../ui-element.mapper';
+import type { UiElement } from '../../agents/protocol/ui-tree';
 
 /** Bounds of one timeline (docs/recordings.md): past them, more is left out and `truncated` says so. */
 export const MAX_TIMELINE_EVENTS = 5000;

@@ -33,7 +33,8 @@ export class UiTree {
 }
 
 /**
- * An agent's `ui_tree` result as the spec's shape: only the spec's fields, with their types, so
+ * An agent's `ui_tree` result as the spec's shape (here, below the features that answer or keep it:
+ * device sessions, recordings' timelines, the reference agent): only the spec's fields, with their types, so
  * nothing an agent adds reaches the response. Null when the result is not a tree at all.
  */
 export function toUiElements(result: unknown): UiElement[] | null {

@@ -1,5 +1,5 @@
 import { PNG } from 'pngjs';
-import { decodeBoundedPng } from '../../images/bounded-png';
+import { decodeBoundedPng } from '../images/bounded-png';
 import { decodeBinaryXml } from './binary-xml';
 import { MAX_ICON_BYTES } from './build-icon';
 import { ValueType } from './res-chunks';

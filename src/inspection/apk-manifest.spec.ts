@@ -7,7 +7,7 @@ import { decodeBinaryXml } from './binary-xml';
 import { decodePoolUtf8 } from './res-chunks';
 import { MalformedBuildError } from './malformed-build.error';
 
-const FIXTURES = join(__dirname, '..', '..', '..', 'test', 'fixtures', 'builds');
+const FIXTURES = join(__dirname, '..', '..', 'test', 'fixtures', 'builds');
 const REAL_WORLD = 'real-world';
 
 async function entryOf(apk: string, name: string): Promise<Buffer> {

@@ -1,4 +1,4 @@
-import { sniffImageType } from '../../images/image-type';
+import { sniffImageType } from '../images/image-type';
 
 /** A launcher icon read out of a build: PNG or WebP bytes, never more than MAX_ICON_BYTES. */
 export interface BuildIcon {

@@ -1,4 +1,4 @@
-import type { Platform } from '../../app-catalogue/platform';
+import type { Platform } from '../app-catalogue/platform';
 
 /**
  * What a build holds, read at upload beside its metadata (docs/builds.md "Contents and comparison").
@@ -13,6 +13,12 @@ export const LARGEST_ENTRIES = 100;
 export type AndroidCategory = 'dex' | 'resources_table' | 'res' | 'native' | 'assets' | 'manifest' | 'signature' | 'other';
 export type IosCategory = 'executable' | 'framework' | 'asset_catalog' | 'resources' | 'extension' | 'other';
 export type ContentsCategory = AndroidCategory | IosCategory;
+
+/** Every category, in the order the API documents them (Android's, then iOS's; `other` once). */
+export const CONTENTS_CATEGORIES: ContentsCategory[] = [
+  'dex', 'resources_table', 'res', 'native', 'assets', 'manifest', 'signature',
+  'executable', 'framework', 'asset_catalog', 'resources', 'extension', 'other',
+];
 
 /** Bytes of a group of entries; `compressed` is null where the archive does not say (tarballs). */
 export interface SizeTotals {

@@ -1,7 +1,7 @@
 import { sql, type Expression, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { MAX_ID } from '../common/validation/parse-id.pipe';
 import type { Database } from '../database/query-builder/tables';
-import type { BuildPageQuery } from './builds.repository';
+import type { BuildPageQuery } from './build-page';
 
 /*
  * GET /builds?search= (docs/builds.md "Search"): every term is a substring of one field of the

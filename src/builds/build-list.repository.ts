@@ -1,8 +1,8 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { DAY_MS } from '../database/migrations/1700000027000-BuildDayCounts';
 import type { BuildsTable, Database } from '../database/query-builder/tables';
-import { asciiLowerCase, BoundTerm, countProbed, escapeLike, MIN_INDEXED_TERM, needlesOf, searchCondition, SearchMode, searchPattern, SearchTest, trigramQuery } from './build-search';
-import type { BuildPageQuery } from './builds.repository';
+import { asciiLowerCase, BoundTerm, countProbed, escapeLike, MIN_INDEXED_TERM, needlesOf, searchCondition, SearchMode, searchPattern, SearchTest, trigramQuery } from './build-search.repository';
+import type { BuildPageQuery } from './build-page';
 
 /*
  * The statements of GET /builds (docs/decisions.md#item-3, #p1), each prepared once per shape

@@ -2,7 +2,7 @@ import { close, fstat } from 'node:fs';
 import { promisify } from 'node:util';
 import { inflateRawSync } from 'node:zlib';
 import yauzl, { Entry, ZipFile } from 'yauzl';
-import { quickFileCalls } from '../../common/files/quick-file-calls';
+import { quickFileCalls } from '../common/files/quick-file-calls';
 import { MalformedBuildError } from './malformed-build.error';
 import { WindowedFileReader } from './windowed-file-reader';
 

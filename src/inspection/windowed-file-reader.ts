@@ -1,7 +1,7 @@
 import { read } from 'node:fs';
 import { Readable } from 'node:stream';
 import { RandomAccessReader } from 'yauzl';
-import { quickFileCalls } from '../../common/files/quick-file-calls';
+import { quickFileCalls } from '../common/files/quick-file-calls';
 
 /** Read at once when yauzl asks for the end of the archive: the whole of a small build, and the central directory of most. */
 const TAIL_BYTES = 256 * 1024;

@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { EventEmitter2, OnEvent } from '@nestjs/event-emitter';
-import { BuildsDeletedEvent } from '../builds/events/builds-deleted.event';
-import { auditEvent, RELAY_ACTOR } from './audit-actor';
-import { AUDIT_EVENT } from './audit-event';
+import { auditEvent, RELAY_ACTOR } from '../../audit/audit-actor';
+import { AUDIT_EVENT } from '../../audit/audit-event';
+import { BuildsDeletedEvent } from './builds-deleted.event';
 
 /**
  * Builds the relay removes by itself (purged on schedule, swept for a missing file) are recorded as
  * the relay's own actions; a deletion with an app is recorded by the apps module with its actor.
+ * Here, not in audit: the audit module is below every feature and knows none of their events.
  */
 @Injectable()
 export class BuildsDeletedAuditListener {

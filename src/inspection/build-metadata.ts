@@ -1,4 +1,4 @@
-import type { Platform } from '../../app-catalogue/platform';
+import type { Platform } from '../app-catalogue/platform';
 import type { BuildContents } from './build-contents';
 import type { BuildIcon } from './build-icon';
 

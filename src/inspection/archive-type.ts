@@ -1,4 +1,4 @@
-import type { Platform } from '../../app-catalogue/platform';
+import type { Platform } from '../app-catalogue/platform';
 import { MalformedBuildError } from './malformed-build.error';
 
 export type ArchiveKind = 'apk' | 'app-zip' | 'tar-gz';

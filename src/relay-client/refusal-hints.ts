@@ -1,4 +1,4 @@
-import type { Connection } from './relay-client';
+import type { Connection } from './connection';
 
 /** What the relay issues: `svc_pat_` and 32 random bytes in base64url (docs/auth.md). */
 const WHOLE_PAT = /^svc_pat_[A-Za-z0-9_-]{43}$/;
