@@ -1,3 +1,4 @@
+import { BuildDoneGuards } from './build-done-guards';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppCatalogueModule } from '../app-catalogue/app-catalogue.module';
@@ -57,7 +58,8 @@ import { BuildVerdictsService } from './provenance/build-verdicts.service';
     ResumableUploadsService,
     BuildProvenanceRepository,
     BuildVerdictsService,
+    BuildDoneGuards,
   ],
-  exports: [BuildVerdictsService, BuildQueryService, BuildRetentionService, BuildIconsService, BuildDownloadService, ResumableUploadsService],
+  exports: [BuildVerdictsService, BuildDoneGuards, BuildContentsService, BuildFiles, BuildQueryService, BuildRetentionService, BuildIconsService, BuildDownloadService, ResumableUploadsService],
 })
 export class BuildsModule {}
