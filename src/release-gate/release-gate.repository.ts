@@ -187,10 +187,10 @@ export class ReleaseGateRepository {
 
   /** Writes a changed gate, marked unpublished until the change has been handed on. */
   async saveState(buildId: number, state: GateState | 'none', checklist: string, at: Date): Promise<void> {
-    const statement = this.sql.prepare('gate.saveState', (v: { buildId: number; state: string; checklist: string; at: number; one: number }) =>
+    const statement = this.sql.prepare('gate.saveState', (v: { buildId: number; state: string; checklist: string; at: number; one: number; noSha: null }) =>
       this.sql.db
         .insertInto('release_gate_states')
-        .values({ build_id: v.buildId, state: v.state, checklist: v.checklist, file_sha256: null, unpublished: v.one, evaluated_at: v.at })
+        .values({ build_id: v.buildId, state: v.state, checklist: v.checklist, file_sha256: v.noSha, unpublished: v.one, evaluated_at: v.at })
         .onConflict((oc) =>
           oc.column('build_id').doUpdateSet((eb) => ({
             state: eb.ref('excluded.state'),
@@ -200,7 +200,7 @@ export class ReleaseGateRepository {
           })),
         ),
     );
-    await statement.run(this.dataSource.manager, { buildId, state, checklist, at: at.getTime(), one: 1 });
+    await statement.run(this.dataSource.manager, { buildId, state, checklist, at: at.getTime(), one: 1, noSha: null });
   }
 
   /** Keeps the file's digest (a row is made for it when the gate was never evaluated). */
