@@ -39,7 +39,7 @@ export class ReleaseGateController {
   ) {}
 
   @Get('builds/:id/reviews')
-  @Auth({ cookie: true, pat: 'view' })
+  @Auth({ cookie: true, pat: ['builds:write', 'view'] })
   @ApiOkResponse({ type: BuildReviewList })
   @ApiErrors(401, 403, 404)
   async listReviews(@BuildId() id: number): Promise<BuildReviewList> {
@@ -58,7 +58,7 @@ export class ReleaseGateController {
   }
 
   @Get('builds/:id/gate')
-  @Auth({ cookie: true, pat: 'view' })
+  @Auth({ cookie: true, pat: ['builds:write', 'view'] })
   @ApiOperation({ summary: "The build's release gate: its state and every rule of its policy, met or not, with evidence links" })
   @ApiOkResponse({ type: BuildGate })
   @ApiErrors(401, 403, 404)
@@ -67,7 +67,7 @@ export class ReleaseGateController {
   }
 
   @Get('release-gate/states')
-  @Auth({ cookie: true, pat: 'view' })
+  @Auth({ cookie: true, pat: ['builds:write', 'view'] })
   @ApiOperation({ summary: 'Gate states of builds: of the ids given (the inbox rows), or the newest 200 in one state (the inbox filter)' })
   @ApiQuery({ name: 'ids', required: false, description: 'comma-separated build ids (at most 100)' })
   @ApiQuery({ name: 'state', required: false, enum: GATE_FILTERS })

@@ -121,7 +121,7 @@ export class ReleaseGateService implements OnModuleInit, OnApplicationBootstrap 
       this.events.emit(AUDIT_EVENT, auditEvent(RELAY_ACTOR, 'build.gate_changed', `build:${buildId}`, { from, to: checklist.state, description: checklist.description }));
     }
     // Listeners (the forge outbox) queue what they need before resolving; they catch their own errors.
-    await this.events.emitAsync(GateChangedEvent.eventName, new GateChangedEvent(buildId, from, checklist.state, at));
+    await this.events.emitAsync(GateChangedEvent.eventName, new GateChangedEvent(buildId, from, checklist.state, at, checklist.description));
     await this.repository.markPublished(buildId, at);
     return checklist;
   }

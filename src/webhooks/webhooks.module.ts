@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { GateChangedListener } from './delivery/gate-changed.listener';
 import { BuildStatusChangedListener } from './delivery/build-status-changed.listener';
 import { ConfigFileDeliveryLog } from './delivery/config-file-delivery-log';
 import { ConfigFileWebhooks } from './delivery/config-file-webhooks';
@@ -33,6 +34,7 @@ import { CommonModule } from '../common/common.module';
     ConfigFileWebhooks,
     WebhookDispatcher,
     BuildStatusChangedListener,
+    GateChangedListener,
     WebhookAudience,
   ],
   // The builds module tells whoever changes a status how many endpoints it notifies; forges keep the same SSRF rule.

@@ -57,8 +57,11 @@ describe('release gate', () => {
   const gateStatuses = (sha: string) =>
     forge.of(STATUS).filter((r) => r.path.endsWith(`/statuses/${sha}`) && (r.body as { context: string }).context === GATE).map((r) => r.body as { state: string; description: string; target_url?: string });
   const lastGate = (sha: string) => gateStatuses(sha).at(-1);
-  const upload = async (fields: Record<string, string>, file = 'string-label.apk') =>
-    (await attachBuild(ctx.members.withPat(pat, 'post', '/api/v1/builds'), file, fields, basename(file)).expect(201)).body.id as number;
+  const upload = async (fields: Record<string, string>, file = 'string-label.apk') => {
+    const res = await attachBuild(ctx.members.withPat(pat, 'post', '/api/v1/builds'), file, fields, basename(file));
+    expect([res.status, res.body.error]).toEqual([201, undefined]);
+    return res.body.id as number;
+  };
   const review = (member: TestMember, id: number, verdict: string, comment?: string) =>
     ctx.members.as(member, 'post', `/api/v1/builds/${id}/reviews`).send({ verdict, comment });
   const gate = async (id: number) => (await ctx.members.as(qa1, 'get', `/api/v1/builds/${id}/gate`).expect(200)).body;

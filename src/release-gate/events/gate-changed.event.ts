@@ -12,6 +12,8 @@ export class GateChangedEvent {
     readonly from: GateState | 'none' | null,
     readonly to: GateState | 'none',
     readonly at: Date,
+    /** One line: the state and what is missing. */
+    readonly description: string,
   ) {}
 }
 
