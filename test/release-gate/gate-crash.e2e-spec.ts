@@ -17,7 +17,7 @@ import { forgeConfigPath, until } from '../forges/support/forge-relay';
 import { TestForge } from '../forges/support/forge-server';
 
 // Several child starts; on a loaded machine (and on a fresh PostgreSQL database) one start can pass a minute.
-jest.setTimeout(400_000);
+jest.setTimeout(600_000);
 
 const TOKEN = 'ghp_gate_crash_token';
 const STATUS = 'repos/create-commit-status';
@@ -56,7 +56,7 @@ describe('release gate: kill -9 and restart on the same data dir', () => {
 
   const start = async (first = false) => {
     const db: Record<string, string> = database ? { SVC_DATABASE_URL: database.url } : {};
-    relay = await startChildRelay(dataDir, { ...db, SVC_CONFIG: config, GH_GATE_CRASH_TOKEN: TOKEN }, 120_000);
+    relay = await startChildRelay(dataDir, { ...db, SVC_CONFIG: config, GH_GATE_CRASH_TOKEN: TOKEN }, 180_000);
     if (first) expect((await sendJson(relay.url, 'POST', '/auth/init', { email: 'admin@example.com', password: 'correct horse battery' })).status).toBe(201);
     const res = await send(relay.url, {
       method: 'POST',
