@@ -5,6 +5,8 @@ import type { TestMember } from '../support/factory';
 import { useTestRelay } from '../support/use-relay';
 import { forgeConfigPath, SHA_A, SHA_B, SHA_C, until } from '../forges/support/forge-relay';
 import { TestForge } from '../forges/support/forge-server';
+import { LoopbackListener } from '../webhooks/support/loopback-listener';
+import { signatureVerifies } from '../webhooks/support/webhook-helpers';
 
 const TOKEN = 'ghp_gate_token';
 const STATUS = 'repos/create-commit-status';
@@ -23,21 +25,27 @@ const DEFAULT_POLICY = { approvals: { QA: 2 }, excludeUploader: true, blockDone:
  */
 describe('release gate', () => {
   const config = forgeConfigPath();
+  let hooks: LoopbackListener;
   beforeAll(async () => {
     await forge.start();
+    hooks = await LoopbackListener.start();
     writeFileSync(
       config,
       JSON.stringify({
         forges: [{ type: 'github', url: forge.url, tokenEnv: 'GH_GATE_TOKEN', repositories: ['acme/app'] }],
+        webhooks: [{ url: `http://127.0.0.1:${hooks.port}/gate`, secretEnv: 'GATE_HOOK_SECRET' }],
         releaseGate: { default: DEFAULT_POLICY },
       }),
     );
   });
-  afterAll(() => forge.close());
+  afterAll(async () => {
+    await forge.close();
+    await hooks.close();
+  });
   afterEach(() => {
     if (process.env.GATE_DEBUG) console.log(ctx.relay.logger.buffer.tail(60).filter((l) => /"level":"(error|warn)"/.test(l)).join('\n'));
   });
-  const ctx = useTestRelay({ SVC_CONFIG: config, GH_GATE_TOKEN: TOKEN, SVC_RELAY_URL: 'https://relay.example.test' });
+  const ctx = useTestRelay({ SVC_CONFIG: config, GH_GATE_TOKEN: TOKEN, GATE_HOOK_SECRET: 'gate-hook-secret', SVC_RELAY_URL: 'https://relay.example.test' });
 
   let admin: TestMember;
   let qa1: TestMember;
@@ -97,6 +105,17 @@ describe('release gate', () => {
       { key: 'no_request_changes', label: 'No outstanding request for changes', outcome: 'met', detail: 'none', evidence: `https://relay.example.test/builds/${id}#release-gate` },
     ]);
     expect((await ctx.members.as(qa1, 'get', `/api/v1/builds/${id}`).expect(200)).body.status_label).toBe('In Progress');
+    // The webhook event beyond the spec, signed like build.status_changed.
+    const hit = await until('build.gate_changed delivered', () =>
+      hooks.hits.find((h) => h.headers['x-svc-event'] === 'build.gate_changed' && JSON.parse(h.body.toString()).gate.to === 'passed'),
+    );
+    expect(JSON.parse(hit.body.toString())).toEqual({
+      event: 'build.gate_changed',
+      build: { id: String(id) },
+      gate: { from: 'failed', to: 'passed', description: 'Release gate passed: 2 of 2 rules met' },
+      changedAt: expect.any(String),
+    });
+    expect(signatureVerifies('gate-hook-secret', hit.body, hit.headers['x-svc-signature'] as string)).toBe(true);
     await ctx.members.as(qa1, 'patch', `/api/v1/builds/${id}`).send({ status_label: 'Done' }).expect(200);
 
     // A request for changes fails it again, naming who; the same member's approval replaces it (latest wins).
