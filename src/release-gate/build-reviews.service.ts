@@ -74,11 +74,15 @@ export class BuildReviewsService {
   /** After an upload: carries the reviews of the build before it when allowed, then evaluates the gate. */
   async afterUpload(buildId: number): Promise<void> {
     const build = await this.builds.get(buildId);
+    const app = await this.apps.findById(build.appId);
+    const applied = app ? await this.policies.policyFor(app) : null;
+    // No policy, no gate: a relay without one never hashes its uploads.
+    if (!applied) return;
     const sha = await this.digestOf(build);
     const comparison = await this.gate.comparisonOf(build);
     if (comparison.previousId !== null) {
       const previous = await this.builds.get(comparison.previousId);
-      const reason = await this.carryReason(build, previous, sha, 'body' in comparison ? comparison.body : null);
+      const reason = await this.carryReason(build, previous, sha, 'body' in comparison ? comparison.body : null, applied.policy.carryForward);
       if (reason) {
         const carried = await this.repository.carryReviews(previous.id, build.id, reason);
         if (carried) this.events.emit(AUDIT_EVENT, auditEvent(RELAY_ACTOR, 'build.reviews_carried', `build:${build.id}`, { from: previous.id, reviews: carried, reason }));
@@ -87,14 +91,12 @@ export class BuildReviewsService {
     await this.gate.refresh(buildId);
   }
 
-  private async carryReason(build: BuildEntity, previous: BuildEntity, sha: string | null, body: ComparisonBody | null): Promise<string | null> {
+  private async carryReason(build: BuildEntity, previous: BuildEntity, sha: string | null, body: ComparisonBody | null, carryForward: CarryDifference[]): Promise<string | null> {
     const previousSha = await this.digestOf(previous);
     if (sha && sha === previousSha) return `byte-identical to build #${previous.id} (same SHA-256)`;
-    const app = await this.apps.findById(build.appId);
-    const applied = app ? await this.policies.policyFor(app) : null;
-    if (!applied?.policy.carryForward.length || !body) return null;
+    if (!carryForward.length || !body) return null;
     const differences = differencesOf(build, previous, body);
-    const allowed = new Set(applied.policy.carryForward);
+    const allowed = new Set(carryForward);
     if (!differences.length || differences.some((d) => !allowed.has(d))) return null;
     return `differs from build #${previous.id} only in ${differences.join(', ')}`;
   }

@@ -1,5 +1,6 @@
 import type { ComparisonBody } from '../builds/contents/build-comparison';
 import { parseGatePolicy, readReleaseGateConfig } from '../config/release-gate-config';
+import { differencesOf } from './build-reviews.service';
 import { describeGate, evaluateGate, GateInputs, GateReview } from './gate-evaluation';
 
 const review = (id: number, role: string, verdict: GateReview['verdict'] = 'approve'): GateReview => ({
@@ -118,5 +119,19 @@ describe('readReleaseGateConfig', () => {
       'Invalid configuration releaseGate.apps.com.acme.rules[0] (new_permission).permissions: expected must be a non-empty array of permission names, e.g. ["android.permission.CAMERA"]',
     );
     expect(readReleaseGateConfig(undefined)).toEqual({ default: null, apps: {} });
+  });
+});
+
+describe('differencesOf (carried reviews)', () => {
+  it('names each way a rebuild differs, in the policy\'s words', () => {
+    const was = { versionName: '1.0', buildNumber: '7' };
+    expect(differencesOf({ versionName: '1.0', buildNumber: '8' }, was, body({}))).toEqual(['build_number']);
+    expect(differencesOf({ versionName: '1.0', buildNumber: '8' }, was, body({ delta: 12, added: ['android.permission.CAMERA'], signing: true }))).toEqual([
+      'build_number',
+      'size',
+      'permissions',
+      'signing',
+    ]);
+    expect(differencesOf(was, was, body({}))).toEqual([]);
   });
 });

@@ -42,10 +42,11 @@ describeUnless(browserSkipReason(), 'release gate on the build page and in the i
     for (const c of contexts.splice(0)) await c.close();
   });
 
-  const openAs = async (member: TestMember, path: string) => {
+  const openAs = async (member: TestMember, path: string, allow: RegExp[] = []) => {
     const context = await newContext(browser);
     contexts.push(context);
     const watched = await signedInPage(context, relay.url, member.cookie);
+    watched.allow.push(...allow);
     opened.push(watched);
     await watched.page.goto(`${relay.url}${path}`);
     return watched.page;
@@ -68,5 +69,18 @@ describeUnless(browserSkipReason(), 'release gate on the build page and in the i
     await inbox.getByRole('img', { name: 'Release gate passed' }).waitFor();
     await inbox.getByRole('combobox', { name: 'Release gate' }).selectOption('failed');
     await inbox.getByRole('img', { name: 'Release gate passed' }).waitFor({ state: 'detached' });
+  }, 120_000);
+
+  it('shows the file\'s default read-only in the team settings, and names the rule of an invalid app policy', async () => {
+    const admin = await members.admin();
+    // The invalid policy's 400 is the point: the browser logs it, the form shows its message.
+    const page = await openAs(admin, '/settings', [/400 \(Bad Request\).*release-gate\/policies\/apps/]);
+    const section = page.getByRole('region', { name: 'Release gate' });
+    await section.getByText('from svc.config.json (read-only)').waitFor();
+    await section.getByRole('combobox', { name: 'Give an app its own policy' }).selectOption({ label: 'Résumé Viewer' });
+    const form = section.getByRole('form', { name: 'Résumé Viewer policy' });
+    await form.getByRole('textbox', { name: 'Policy (JSON; empty removes it)' }).fill('{ "rules": [{ "when": "new_permission", "permissions": [], "then": "block" }] }');
+    await form.getByRole('button', { name: 'Save policy' }).click();
+    await form.getByText('rules[0] (new_permission).permissions: must be a non-empty array of permission names', { exact: false }).waitFor();
   }, 120_000);
 });
