@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { createHash } from 'node:crypto';
 import type { Response } from 'express';
 import { randomHex } from '../common/crypto/secret-token';
 import { FileStore } from '../storage/file-store';
@@ -32,6 +33,14 @@ export class BuildFiles {
   /** The file's path on this machine when the store is the data folder, else null (object storage). */
   localPath(fileName: string): string | null {
     return this.store.localPath(this.keyOf(fileName));
+  }
+
+  /** The SHA-256 (hex) of a stored file, read as a stream; null when it is not (or no longer) there. */
+  async sha256(fileName: string): Promise<string | null> {
+    if (!(await this.store.stat(this.keyOf(fileName)))) return null;
+    const hash = createHash('sha256');
+    for await (const chunk of await this.store.read(this.keyOf(fileName))) hash.update(chunk as Buffer);
+    return hash.digest('hex');
   }
 
   /** Removes files; a file already gone is fine. */

@@ -5,10 +5,11 @@ import { AUDIT_EVENT } from '../audit/audit-event';
 import type { Principal } from '../common/auth/principal';
 import { Clock } from '../common/clock';
 import { ErrorMessages } from '../common/errors/error-messages';
-import { badRequest, notFound } from '../common/errors/http-error';
+import { badRequest, conflict, notFound } from '../common/errors/http-error';
 import { DAY_MS } from '../common/time';
 import { RelayConfig } from '../config/relay-config';
 import { BuildEntity } from './build.entity';
+import { BuildDoneGuards } from './build-done-guards';
 import { isFinalStatus, type BuildStatus } from './build-status';
 import { BuildsRepository } from './builds.repository';
 import { BuildStatusChangedEvent } from './events/build-status-changed.event';
@@ -31,6 +32,7 @@ export class BuildReviewService {
     private readonly config: RelayConfig,
     private readonly events: EventEmitter2,
     private readonly audience: StatusChangeAudience,
+    private readonly doneGuards: BuildDoneGuards,
   ) {}
 
   /** Resolves with how many webhook endpoints the change notifies (0 unless it reaches Done or Rejected). */
@@ -41,6 +43,14 @@ export class BuildReviewService {
   ): Promise<number> {
     if (input.statusLabel === undefined && input.versionLabel === undefined) {
       throw badRequest('Nothing to update: send status_label and/or version_label');
+    }
+    if (input.statusLabel === 'Done') {
+      // Asked before the change (a gate is read, never locked): a review arriving meanwhile is the next change's business.
+      const current = await this.builds.findById(id);
+      if (current && current.statusLabel !== 'Done') {
+        const refusal = await this.doneGuards.refusalOf(id);
+        if (refusal) throw conflict(refusal);
+      }
     }
     const now = this.clock.now();
     const result = await this.builds.update(id, (build) => {

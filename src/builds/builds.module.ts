@@ -1,3 +1,4 @@
+import { BuildDoneGuards } from './build-done-guards';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppCatalogueModule } from '../app-catalogue/app-catalogue.module';
@@ -61,7 +62,8 @@ import { BuildsDeletedAuditListener } from './events/builds-deleted-audit.listen
     BuildVerdictsService,
     StatusChangeAudience,
     BuildsDeletedAuditListener,
+    BuildDoneGuards,
   ],
-  exports: [StatusChangeAudience, BuildVerdictsService, BuildQueryService, BuildRetentionService, BuildIconsService, BuildDownloadService, ResumableUploadsService],
+  exports: [StatusChangeAudience, BuildVerdictsService, BuildDoneGuards, BuildContentsService, BuildFiles, BuildQueryService, BuildRetentionService, BuildIconsService, BuildDownloadService, ResumableUploadsService],
 })
 export class BuildsModule {}

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
+import { readReleaseGateConfig } from './release-gate-config';
 import { ConfigError } from './config-error';
 import { parseSecretsKey, SECRETS_KEY_ENV } from '../common/crypto/secret-box';
 import { readForges } from './forge-config';
@@ -123,6 +124,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     tlsKey,
     webhooks: readWebhooks(file.webhooks, env),
     forges: readForges(file.forges, env),
+    releaseGate: readReleaseGateConfig(file.releaseGate),
     secretsKey: readSecretsKey(env),
     webDir: resolve(cwd, read.string('SVC_WEB_DIR', 'web.dir') ?? DEFAULT_WEB_DIR),
     metrics: {

@@ -1,3 +1,4 @@
+import type { ReleaseGateConfig } from './release-gate-config';
 import type { SsoConfig } from './sso-config';
 
 /** The relay's configuration, read and validated once at start-up (see config.loader.ts). */
@@ -142,6 +143,8 @@ export class RelayConfig {
   webhooks: ConfigFileWebhook[];
   /** svc.config.json `forges`: where build verdicts become commit statuses (docs/integrations.md). */
   forges: ConfigFileForge[];
+  /** svc.config.json `releaseGate`: the release gate's team default and per-bundle-id policies (docs/release-gate.md); read-only in the dashboard. */
+  releaseGate: ReleaseGateConfig;
   /** SVC_SECRETS_KEY (environment only): seals secrets kept in the database, e.g. dashboard forges' tokens; null when unset. */
   secretsKey: Buffer | null;
   /** Folder of the built dashboard (Vite output; default web/dist of this install). */

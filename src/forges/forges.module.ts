@@ -6,6 +6,7 @@ import { BuildsModule } from '../builds/builds.module';
 import { CommentsModule } from '../comments/comments.module';
 import { RelayModule } from '../relay/relay.module';
 import { ShareLinksModule } from '../share-links/share-links.module';
+import { ReleaseGateModule } from '../release-gate/release-gate.module';
 import { WebhooksModule } from '../webhooks/webhooks.module';
 import { ForgePullRequestEntity } from './pull-requests/pull-request.entity';
 import { PullRequestComments } from './pull-requests/pull-request-comments.service';
@@ -39,6 +40,7 @@ import { ForgeStatusFeed } from './status/status-feed';
     RelayModule,
     ShareLinksModule,
     WebhooksModule,
+    ReleaseGateModule,
   ],
   controllers: [ForgesController, DashboardForgesController, BuildChangesController],
   providers: [

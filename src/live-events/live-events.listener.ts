@@ -7,6 +7,7 @@ import { BuildUploadedEvent } from '../builds/events/build-uploaded.event';
 import { BuildsDeletedEvent } from '../builds/events/builds-deleted.event';
 import { isoWithMillis } from '../common/time';
 import { CommentDeletedEvent } from '../comments/events/comment-deleted.event';
+import { GateChangedEvent } from '../release-gate/events/gate-changed.event';
 import { CommentPostedEvent } from '../comments/events/comment-posted.event';
 import { MemberDeletedEvent } from '../users/events/member-deleted.event';
 import { MemberRoleChangedEvent } from '../users/events/member-role-changed.event';
@@ -48,6 +49,12 @@ export class LiveEventsListener {
 
   @OnEventOnEveryInstance(BuildUpdatedEvent.eventName)
   onBuildUpdated(event: BuildUpdatedEvent): void {
+    this.guard(() => this.live.broadcast('build.updated', { build_id: event.buildId }));
+  }
+
+  /** A changed release gate reads to the dashboard as the build updated: its page and the inbox ask again (docs/release-gate.md). */
+  @OnEventOnEveryInstance(GateChangedEvent.eventName)
+  onGateChanged(event: GateChangedEvent): void {
     this.guard(() => this.live.broadcast('build.updated', { build_id: event.buildId }));
   }
 

@@ -25,7 +25,7 @@ const READ_ONLY = { readOnlyHint: true, openWorldHint: false } as const;
 const ACTS = { readOnlyHint: false, destructiveHint: false, openWorldHint: false } as const;
 
 const INSTRUCTIONS = `Tools for one svc relay: the team's mobile app builds and the simulators/emulators its agents connect.
-Typical flow: list_builds (status "Backlog" = waiting for review) → compare_builds (what changed since the last build) → list_devices (pick a booted one) → install_build →
+Typical flow: list_builds (status "Backlog" = waiting for review) → compare_builds (what changed since the last build) → get_release_gate (what the release still needs) → list_devices (pick a booted one) → install_build →
 launch_app → screenshot / ui_tree → tap, swipe, type_text, press_button → comment_on_build with a screenshot attached.
 start_recording before the steps and stop_recording after them keep a video of the session with a timeline of what was done.
 Coordinates are fractions 0–1 of the screen, like the frames in ui_tree. Every tool calls the relay's REST API or device-session
@@ -79,6 +79,26 @@ export function createRelayMcpServer(given: Connection): McpServer {
       annotations: { title: 'Get a build', ...READ_ONLY },
     },
     ({ build_id }) => guarded(async () => json(await relay.getJson(`/builds/${build_id}`))),
+  );
+
+  server.registerTool(
+    'get_release_gate',
+    {
+      title: 'Read a build\'s release gate',
+      description:
+        'The release gate of a build, as GET /api/v1/builds/:id/gate: its state (none = no policy applies, pending, passed, ' +
+        'failed), the policy it follows and where that comes from (svc.config.json or the dashboard), and every rule ' +
+        '(approvals by role, no outstanding request for changes, rules on what changed since the previous build, device tests), ' +
+        'met or not, with why and a link to the evidence. Also the members\' reviews, as GET /api/v1/builds/:id/reviews. ' +
+        'Reviews are made by people in the dashboard, never through these tools. Needs the builds:write or view scope.',
+      inputSchema: { build_id: buildId },
+      annotations: { title: 'Read a build\'s release gate', ...READ_ONLY },
+    },
+    ({ build_id }) =>
+      guarded(async () => {
+        const [gate, reviews] = await Promise.all([relay.getJson(`/builds/${build_id}/gate`), relay.getJson(`/builds/${build_id}/reviews`)]);
+        return json({ ...(gate as object), reviews: (reviews as { reviews: unknown[] }).reviews });
+      }),
   );
 
   server.registerTool(

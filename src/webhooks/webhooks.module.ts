@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { GateChangedListener } from './delivery/gate-changed.listener';
 import { BuildStatusChangedListener } from './delivery/build-status-changed.listener';
 import { ConfigFileDeliveryLog } from './delivery/config-file-delivery-log';
 import { ConfigFileWebhooks } from './delivery/config-file-webhooks';
@@ -34,6 +35,7 @@ import { BuildsModule } from '../builds/builds.module';
     ConfigFileWebhooks,
     WebhookDispatcher,
     BuildStatusChangedListener,
+    GateChangedListener,
     WebhookAudience,
   ],
   // Forges keep the same SSRF rule.

@@ -19,6 +19,7 @@ const TOOLS = [
   'comment_on_build',
   'compare_builds',
   'get_build',
+  'get_release_gate',
   'install_build',
   'launch_app',
   'list_builds',
@@ -112,7 +113,7 @@ describe('MCP server', () => {
       await Promise.all(clients.map((c) => c.close()));
     });
 
-    it('lists the fifteen tools with descriptions and JSON schemas, and none that sets a verdict', async () => {
+    it('lists the sixteen tools with descriptions and JSON schemas, and none that sets a verdict', async () => {
       const client = await connect(await members.pat(qa));
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name).sort()).toEqual(TOOLS);
@@ -139,6 +140,12 @@ describe('MCP server', () => {
       expect(errorOf(await call(client, 'compare_builds', { build_id: build.id }))).toBe(
         `Build ${build.id} is the first build of its app on its platform: there is no previous build to compare with (HTTP 404)`,
       );
+    });
+
+    it('reads a build\'s release gate with its reviews (no policy: none)', async () => {
+      const client = await connect(await members.pat(qa));
+      const gate = jsonOf(await call(client, 'get_release_gate', { build_id: build.id }));
+      expect(gate).toEqual({ build_id: build.id, state: 'none', policy: null, compared_with: null, checks: [], description: 'No release gate policy applies to this build', reviews: [] });
     });
 
     it('lists the builds waiting for review, installs one on a device, takes a screenshot and comments with it', async () => {

@@ -189,6 +189,35 @@ export interface AppCompareSettingsTable {
   data: string;
 }
 
+export interface BuildReviewsTable {
+  id: Generated<Id>;
+  build_id: Id;
+  reviewer_id: Id | null;
+  reviewer_email: string;
+  reviewer_display_name: string | null;
+  reviewer_role: string;
+  verdict: string;
+  comment: string | null;
+  created_at: Epoch;
+  carried_from_build_id: Id | null;
+  carried_reason: string | null;
+}
+
+export interface ReleaseGatePoliciesTable {
+  scope: string;
+  policy: string;
+  updated_at: Epoch;
+}
+
+export interface ReleaseGateStatesTable {
+  build_id: Id;
+  state: string;
+  checklist: string;
+  file_sha256: string | null;
+  unpublished: number;
+  evaluated_at: Epoch;
+}
+
 export interface Database {
   apps: AppsTable;
   app_compare_settings: AppCompareSettingsTable;
@@ -210,4 +239,7 @@ export interface Database {
   personal_access_tokens: PersonalAccessTokensTable;
   comments: CommentsTable;
   comment_attachments: CommentAttachmentsTable;
+  build_reviews: BuildReviewsTable;
+  release_gate_policies: ReleaseGatePoliciesTable;
+  release_gate_states: ReleaseGateStatesTable;
 }

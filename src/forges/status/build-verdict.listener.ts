@@ -3,6 +3,7 @@ import { OnEvent } from '@nestjs/event-emitter';
 import { BuildStatusChangedEvent } from '../../builds/events/build-status-changed.event';
 import { BuildUploadedEvent } from '../../builds/events/build-uploaded.event';
 import { CommentPostedEvent } from '../../comments/events/comment-posted.event';
+import { GateChangedEvent } from '../../release-gate/events/gate-changed.event';
 import { ForgeOutboxWorker } from '../outbox/outbox-worker';
 import { ForgeStatusFeed } from './status-feed';
 
@@ -22,6 +23,13 @@ export class BuildVerdictListener {
   @OnEvent(BuildStatusChangedEvent.eventName)
   onVerdict(): void {
     void this.feed.catchUp().then(() => this.worker.kick());
+  }
+
+  /** Resolves once the commit's statuses are queued: the gate marks its change handed on after that (a crash before it re-sends). */
+  @OnEvent(GateChangedEvent.eventName)
+  async onGateChanged(event: GateChangedEvent): Promise<void> {
+    await this.feed.refresh(event.buildId);
+    void this.worker.kick();
   }
 
   @OnEvent(CommentPostedEvent.eventName)

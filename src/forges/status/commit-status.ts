@@ -91,7 +91,7 @@ function short(build: ReviewedBuild): string {
 }
 
 /** One line, mentions made inert (the app name, a flag's reason and the newest comment are other people's text). */
-function clip(text: string): string {
+export function clip(text: string): string {
   const one = neutraliseMentions(text.replace(/\s+/g, ' ').trim());
   return one.length <= MAX_DESCRIPTION ? one : `${one.slice(0, MAX_DESCRIPTION - 1)}…`;
 }

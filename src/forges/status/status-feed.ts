@@ -9,7 +9,9 @@ import { PublicUrlService } from '../../relay/public-url.service';
 import { ForgeDirectory } from '../forge-directory';
 import { ForgeOutboxRepository } from '../outbox/forge-outbox.repository';
 import { ForgePullRequestRepository } from '../pull-requests/pull-request.repository';
+import { ReleaseGateService } from '../../release-gate/release-gate.service';
 import { desiredStatuses, DesiredStatus, firstLine, ReviewedBuild } from './commit-status';
+import { gateStatus } from './gate-status';
 
 /** History entries read per step. */
 const BATCH = 100;
@@ -37,6 +39,7 @@ export class ForgeStatusFeed implements OnApplicationBootstrap {
     private readonly pullRequests: ForgePullRequestRepository,
     private readonly bus: ClusterBus,
     private readonly clock: Clock,
+    private readonly gates: ReleaseGateService,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -122,6 +125,10 @@ export class ForgeStatusFeed implements OnApplicationBootstrap {
       const newest = comments.reduce<(typeof comments)[number] | null>((a, c) => (!a || c.created_at >= a.created_at ? c : a), null);
       builds.push({ ...build, latestComment: newest ? firstLine(newest.body) : null, pageUrl: base ? `${base}/builds/${build.id}` : null });
     }
-    return desiredStatuses(forge.forge.context, builds).map((status) => ({ repository, commit, status }));
+    const statuses = desiredStatuses(forge.forge.context, builds);
+    // The release gate's own status beside the verdict's (docs/release-gate.md), when a policy applies.
+    const gate = gateStatus(await Promise.all(builds.map(async (build) => ({ build, gate: await this.gates.current(build.id) }))));
+    if (gate) statuses.push(gate);
+    return statuses.map((status) => ({ repository, commit, status }));
   }
 }

@@ -74,10 +74,14 @@ export class WebhookDispatcher implements OnModuleDestroy {
 
   /** Starts delivery of one status change to every enabled endpoint; resolves once every first attempt is under way. */
   async dispatch(event: BuildStatusChangedEvent): Promise<void> {
-    const body = statusChangedBody(event);
+    await this.dispatchBody(BuildStatusChangedEvent.eventName, statusChangedBody(event));
+  }
+
+  /** The same for another event of the relay (`build.gate_changed`, beyond the spec): these bytes, signed, to every enabled endpoint. */
+  async dispatchBody(eventName: string, body: Buffer): Promise<void> {
     const targets = [...(await this.apiTargets()), ...this.configTargets()];
     for (const target of targets) {
-      const delivery = { id: randomUUID(), event: BuildStatusChangedEvent.eventName, body, target, retries: true };
+      const delivery = { id: randomUUID(), event: eventName, body, target, retries: true };
       void this.attempt(delivery, 1).catch((err) => this.logger.error(`Webhook delivery ${delivery.id} failed: ${err}`));
     }
   }

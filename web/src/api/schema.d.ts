@@ -489,6 +489,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/builds/{id}/gate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The build's release gate: its state and every rule of its policy, met or not, with evidence links */
+        get: operations["ReleaseGateController_buildGate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/builds/{id}/history": {
         parameters: {
             query?: never;
@@ -516,6 +533,23 @@ export interface paths {
         get: operations["BuildsController_icon"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/builds/{id}/reviews": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["ReleaseGateController_listReviews"];
+        put?: never;
+        /** Record the caller's review of a build (replaces their earlier one); Viewers and tokens cannot */
+        post: operations["ReleaseGateController_review"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1040,6 +1074,74 @@ export interface paths {
         };
         /** Beyond the spec: what an Admin should fix in the relay's configured addresses (the Relay page) */
         get: operations["RelayController_warnings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/release-gate/policies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The team default and per-app policies, each saying whether it comes from svc.config.json (read-only) or the dashboard */
+        get: operations["ReleaseGateController_listPolicies"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/release-gate/policies/apps/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Save (or, with null, remove) an app's own policy; validated, errors name the rule; 409 when svc.config.json sets it */
+        put: operations["ReleaseGateController_saveForApp"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/release-gate/policies/default": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Save (or, with null, remove) the team default; validated, errors name the rule; 409 when svc.config.json sets it */
+        put: operations["ReleaseGateController_saveDefault"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/release-gate/states": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Gate states of builds: of the ids given (the inbox rows), or the newest 200 in one state (the inbox filter) */
+        get: operations["ReleaseGateController_states"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1663,6 +1765,24 @@ export interface components {
              */
             ok: true;
         };
+        AppGatePolicy: {
+            /** @description null: a bundle id of the file no app has yet */
+            app_id: number | null;
+            app_name: string | null;
+            bundle_id: string;
+            platform: string | null;
+            /** @description the policy, normalised (svc.config.json's shape) */
+            policy: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description file: svc.config.json, read-only here
+             * @enum {string}
+             */
+            source: "file" | "dashboard";
+            /** Format: date-time */
+            updated_at: string | null;
+        };
         AppList: {
             items: components["schemas"]["AppListItem"][];
         };
@@ -1880,6 +2000,19 @@ export interface components {
             /** @description why contents is null */
             unavailable_reason: string | null;
         };
+        BuildGate: {
+            build_id: number;
+            checks: components["schemas"]["GateCheckItem"][];
+            /** @description the previous build of the same app and platform the change rules compared with */
+            compared_with: number | null;
+            description: string;
+            policy: components["schemas"]["GatePolicyRef"] | null;
+            /**
+             * @description none: no policy applies
+             * @enum {string}
+             */
+            state: "none" | "pending" | "passed" | "failed";
+        };
         BuildList: {
             items: components["schemas"]["Build"][];
             /** @description builds matching the filters, over all pages */
@@ -1907,6 +2040,29 @@ export interface components {
              * @example acme/app
              */
             repository: string | null;
+        };
+        BuildReview: {
+            build_id: number;
+            /** @description the earlier build this review was carried from; null for a review of this build */
+            carried_from_build_id: number | null;
+            /** @description why it was carried (byte-identical file, or the differences the policy allows) */
+            carried_reason: string | null;
+            comment: string | null;
+            /** Format: date-time */
+            created_at: string;
+            id: number;
+            /** @description display name, or the part of the e-mail before @ when none */
+            reviewer: string;
+            /** @description the reviewer's member id; null once their account was deleted */
+            reviewer_id: number | null;
+            /** @description the role the reviewer had when reviewing: what the approval counts for */
+            role: string;
+            /** @enum {string} */
+            verdict: "approve" | "request_changes";
+        };
+        BuildReviewList: {
+            /** @description one current review per member, oldest first */
+            reviews: components["schemas"]["BuildReview"][];
         };
         BuildStatusChange: {
             /** Format: date-time */
@@ -2159,6 +2315,11 @@ export interface components {
              */
             role: "Admin" | "Developer" | "QA" | "Viewer";
         };
+        CreateReviewDto: {
+            comment?: string | null;
+            /** @enum {string} */
+            verdict: "approve" | "request_changes";
+        };
         CreateScimTokenDto: {
             /** @example Okta */
             name: string;
@@ -2358,6 +2519,55 @@ export interface components {
             status_id: number;
             /** @description a test status sent from the dashboard */
             test: boolean;
+        };
+        GateCheckItem: {
+            /** @example needs 1 more QA approval (1 of 2: qa-1) */
+            detail: string;
+            /** @description link to the evidence (the reviews, the comparison, the test run); null without a public URL */
+            evidence: string | null;
+            /** @example approvals.QA */
+            key: string;
+            /** @example 2 QA approvals */
+            label: string;
+            /** @enum {string} */
+            outcome: "met" | "unmet" | "waiting";
+        };
+        GatePolicyItem: {
+            /** @description the policy, normalised (svc.config.json's shape) */
+            policy: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description file: svc.config.json, read-only here
+             * @enum {string}
+             */
+            source: "file" | "dashboard";
+            /** Format: date-time */
+            updated_at: string | null;
+        };
+        GatePolicyList: {
+            apps: components["schemas"]["AppGatePolicy"][];
+            /** @description the team default; null when none */
+            default: components["schemas"]["GatePolicyItem"] | null;
+        };
+        GatePolicyRef: {
+            block_done: boolean;
+            /** @enum {string} */
+            scope: "app" | "default";
+            /**
+             * @description file: svc.config.json (read-only in the dashboard)
+             * @enum {string}
+             */
+            source: "file" | "dashboard";
+        };
+        GateStateItem: {
+            build_id: number;
+            /** @enum {string} */
+            state: "none" | "pending" | "passed" | "failed";
+        };
+        GateStateList: {
+            /** @description builds never evaluated are absent */
+            states: components["schemas"]["GateStateItem"][];
         };
         HealthDependencies: {
             /**
@@ -2690,6 +2900,12 @@ export interface components {
             password: string;
             /** @description from the reset link */
             token: string;
+        };
+        SavePolicyDto: {
+            /** @description approvals, adminCountsForAnyRole, excludeUploader, noRequestChanges, blockDone, carryForward, rules (docs/release-gate.md); null removes it */
+            policy: {
+                [key: string]: unknown;
+            } | null;
         };
         ScimTokenCreatedResponse: {
             /** Format: date-time */
@@ -4881,6 +5097,54 @@ export interface operations {
             };
         };
     };
+    ReleaseGateController_buildGate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BuildGate"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     BuildsController_history: {
         parameters: {
             query?: never;
@@ -4966,6 +5230,115 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description missing field, invalid format */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    ReleaseGateController_listReviews: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BuildReviewList"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    ReleaseGateController_review: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateReviewDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BuildReview"];
+                };
             };
             /** @description missing field, invalid format */
             400: {
@@ -6913,6 +7286,222 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RelayWarnings"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    ReleaseGateController_listPolicies: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatePolicyList"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    ReleaseGateController_saveForApp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SavePolicyDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavePolicyDto"];
+                };
+            };
+            /** @description missing field, invalid format */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not possible in the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    ReleaseGateController_saveDefault: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SavePolicyDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavePolicyDto"];
+                };
+            };
+            /** @description missing field, invalid format */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not possible in the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    ReleaseGateController_states: {
+        parameters: {
+            query?: {
+                /** @description comma-separated build ids (at most 100) */
+                ids?: string;
+                state?: "pending" | "passed" | "failed";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GateStateList"];
+                };
+            };
+            /** @description missing field, invalid format */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description not authenticated or session expired */

@@ -22,6 +22,7 @@ import { ProvenancePanel } from './ProvenancePanel';
 import { InstallOnDevice } from '../devices/InstallOnDevice';
 import { useBuild, useDeletionSchedule, useUpdateBuild } from './queries';
 import { RecordingsPanel } from './RecordingsPanel';
+import { ReleaseGatePanel } from '../release-gate/ReleaseGatePanel';
 import { STATUS_KEYS, StatusMenu } from './StatusMenu';
 import { useStatusChange } from './status-feedback';
 import styles from './build-page.module.css';
@@ -113,7 +114,10 @@ function BuildView({ build }: { build: Build }) {
 
       <div className={styles.grid}>
         <div className={styles.main}>
-          <ComparePanel build={build} canEditSettings={me.role === 'Admin' || me.role === 'Developer'} />
+          <ReleaseGatePanel buildId={build.id} canReview={writer} />
+          <div id="compare">
+            <ComparePanel build={build} canEditSettings={me.role === 'Admin' || me.role === 'Developer'} />
+          </div>
           <RecordingsPanel buildId={build.id} />
           <Comments buildId={build.id} me={me} />
         </div>

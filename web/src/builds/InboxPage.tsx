@@ -13,6 +13,8 @@ import { apiQuery, COMMIT_FILTER, DEFAULT_FILTERS, filtering, filtersFromSearch,
 import { AppIcon } from './AppIcon';
 import { absoluteTime, relativeTime, sourceText, versionText } from './format';
 import { useBuilds, useUpdateBuild } from './queries';
+import { GateBadge, GATE_FILTERS, type GateFilter } from '../release-gate/GateBadge';
+import { useGateStates } from '../release-gate/queries';
 import { STATUS_KEYS, StatusMenu } from './StatusMenu';
 import { useStatusChange } from './status-feedback';
 import { SelectionBar, useBulkActions, useRowSelection, type RowSelection } from './SelectionBar';
@@ -33,9 +35,12 @@ export function InboxPage() {
   const [files, setFiles] = useState<File[]>([]);
   const [dragging, setDragging] = useState(false);
 
-  const setFilters = (next: BuildFilters, selected: number | null = null) => {
+  // The release-gate filter (docs/release-gate.md) narrows the page shown by the rows' gate states.
+  const gateFilter = (GATE_FILTERS as readonly string[]).includes(params.get('gate') ?? '') ? (params.get('gate') as GateFilter) : null;
+  const setFilters = (next: BuildFilters, selected: number | null = null, gate: GateFilter | null = gateFilter) => {
     const search = searchFromFilters(next);
     if (selected) search.set('selected', String(selected));
+    if (gate) search.set('gate', gate);
     setParams(search, { replace: true });
   };
   // Two fields may commit before the URL change re-renders the page (the search and a filter typed
@@ -54,7 +59,9 @@ export function InboxPage() {
     setFilters(filters, id);
   };
 
-  const items = builds.data?.items ?? [];
+  const page = builds.data?.items ?? [];
+  const gates = useGateStates(page.map((b) => b.id));
+  const items = gateFilter ? page.filter((b) => gates.data?.get(b.id) === gateFilter) : page;
   const selection = useRowSelection(items, JSON.stringify(apiQuery(filters)));
   const bulk = useBulkActions(selection);
   const current = () => {
@@ -157,6 +164,14 @@ export function InboxPage() {
       </div>
       {writer && <UploadPanel files={files} onFiles={setFiles} dragging={dragging} />}
       <Filters filters={filters} onChange={change} searchRef={search} />
+      <SelectField label="Release gate" hideLabel value={gateFilter ?? ''} onChange={(e) => setFilters(filters, null, (e.target.value || null) as GateFilter | null)}>
+        <option value="">Any release gate (this page)</option>
+        {GATE_FILTERS.map((g) => (
+          <option key={g} value={g}>
+            Release gate {g}
+          </option>
+        ))}
+      </SelectField>
       {writer && <SelectionBar selection={selection} actions={bulk} />}
       {builds.isPending ? (
         <Loading label="Loading builds…" />
@@ -215,6 +230,7 @@ export function InboxPage() {
                     selection={selection}
                     onSelect={() => select(build.id)}
                     onStatus={(status) => setStatus(build, status)}
+                    gate={gates.data?.get(build.id) ?? null}
                   />
                 ))}
               </tbody>
@@ -239,6 +255,7 @@ function BuildRow({
   selection,
   onSelect,
   onStatus,
+  gate,
 }: {
   build: Build;
   selected: boolean;
@@ -246,6 +263,7 @@ function BuildRow({
   selection: RowSelection;
   onSelect: () => void;
   onStatus: (status: BuildStatus | null) => void;
+  gate: string | null;
 }) {
   return (
     <tr className={selected ? styles.selectedRow : undefined} aria-current={selected ? 'true' : undefined} onClick={onSelect}>
@@ -273,6 +291,7 @@ function BuildRow({
               {build.name}
             </Link>
             <FlagBadge build={build} />
+            <GateBadge state={gate} />
             <span className={styles.narrowOnly}>{versionText(build.version_name, build.build_number)}</span>
             <BuildSource build={build} />
           </div>

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { applyLiveEvent, keysFor } from './live';
 
 describe('live events → stale queries', () => {
-  it('a new or changed build refreshes the lists, that build, its history and the apps', () => {
-    const keys = [['builds', 'list'], ['builds', 'detail', 7], ['builds', 'history', 7], ['apps']];
+  it('a new or changed build refreshes the lists, that build, its history, the apps and the release gates', () => {
+    const keys = [['builds', 'list'], ['builds', 'detail', 7], ['builds', 'history', 7], ['apps'], ['release-gate']];
     for (const type of ['build.created', 'build.updated']) expect(keysFor(type, { build_id: 7 })).toEqual(keys);
     // and, for a status change, every build's contents (which name the last Done build before each)
     expect(keysFor('build.status_changed', { build_id: 7 })).toEqual([...keys, ['builds', 'contents']]);

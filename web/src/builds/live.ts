@@ -84,8 +84,9 @@ export function keysFor(type: string, payload: Payload): (readonly unknown[])[] 
     case 'build.status_changed':
     case 'build.updated': {
       const buildId = id(payload.build_id);
-      if (buildId === null) return [buildKeys.all, ['apps']];
-      const keys = [buildKeys.lists, buildKeys.detail(buildId), buildKeys.history(buildId), ['apps']];
+      if (buildId === null) return [buildKeys.all, ['apps'], ['release-gate']];
+      // ['release-gate']: a review, a policy or an upload elsewhere may have changed this build's gate (or the inbox's states).
+      const keys = [buildKeys.lists, buildKeys.detail(buildId), buildKeys.history(buildId), ['apps'], ['release-gate']];
       // A build turned Done (or not) may be the last Done one another build's contents name.
       return type === 'build.status_changed' ? [...keys, buildKeys.allContents] : keys;
     }

@@ -5,6 +5,7 @@ import { FormEnd, FormError, SelectField, TextField, cardClass, formClass } from
 import { useSetTwoFactorPolicy, useTwoFactorPolicy } from '../auth/two-factor-queries';
 import type { Schemas } from '../api/client';
 import { ScimTokensSection } from '../identity/ScimTokensSection';
+import { PoliciesSection } from '../release-gate/PoliciesSection';
 import { splitError } from '../ui/form-errors';
 import { useImagePick } from '../ui/ImageField';
 import { Loading } from '../ui/States';
@@ -21,6 +22,7 @@ export function SettingsPage() {
         <SettingsForm />
         <TwoFactorPolicyForm />
         <ScimTokensSection />
+        <PoliciesSection />
       </AdminOnly>
     </section>
   );
