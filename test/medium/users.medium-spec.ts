@@ -32,7 +32,7 @@ describe('UsersService on the database (medium)', () => {
   });
 
   it('checks passwords, refusing a deactivated member', async () => {
-    const carol = await users().create({ email: 'carol@example.com', password: 'right', role: 'Tester' });
+    const carol = await users().create({ email: 'carol@example.com', password: 'right', role: 'QA' });
     expect((await users().verifyCredentials('Carol@example.com', 'right'))?.id).toBe(carol.id);
     expect(await users().verifyCredentials('carol@example.com', 'wrong')).toBeNull();
     await users().setPassword(carol.id, 'newer');
@@ -43,8 +43,8 @@ describe('UsersService on the database (medium)', () => {
   });
 
   it('sets roles in bulk, swaps avatars returning the previous one, lists avatar paths and deletes', async () => {
-    const a = await users().create({ email: 'r1@example.com', password: 'x', role: 'Tester' });
-    const b = await users().create({ email: 'r2@example.com', password: 'x', role: 'Tester' });
+    const a = await users().create({ email: 'r1@example.com', password: 'x', role: 'QA' });
+    const b = await users().create({ email: 'r2@example.com', password: 'x', role: 'QA' });
     await users().setRole([a.id, b.id], 'Developer');
     expect((await users().findManyByIds([a.id, b.id])).map((u) => u.role)).toEqual(['Developer', 'Developer']);
     expect(await users().updateReturningAvatar(a.id, { avatarPath: 'avatars/one.png' })).toEqual({ previousAvatar: null });
@@ -56,11 +56,11 @@ describe('UsersService on the database (medium)', () => {
   });
 
   it('creates a member without a usable password, inside a caller transaction when there is one', async () => {
-    const sso = await users().createWithoutPassword({ email: 'sso@example.com', role: 'Tester' });
+    const sso = await users().createWithoutPassword({ email: 'sso@example.com', role: 'QA' });
     expect(sso.passwordHash).toMatch(/^\$2/);
     await expect(
       db().transactions.run(async () => {
-        await users().insertHashed({ email: 'rolled@example.com', passwordHash: 'h', role: 'Tester' });
+        await users().insertHashed({ email: 'rolled@example.com', passwordHash: 'h', role: 'QA' });
         throw new Error('roll back');
       }),
     ).rejects.toThrow('roll back');
