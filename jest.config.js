@@ -1,9 +1,9 @@
 process.env.TZ = 'UTC';
-/** Unit specs live beside the code (src/**), end-to-end specs in test/. */
+/** Unit specs live beside the code (src/**), end-to-end specs in test/, medium specs (services and repositories on a real database, no HTTP) in test/medium/. */
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/src', '<rootDir>/test'],
-  testRegex: '\\.(spec|e2e-spec)\\.ts$',
+  testRegex: '\\.(spec|e2e-spec|medium-spec)\\.ts$',
   transform: {
     '^.+\\.ts$': ['ts-jest', { isolatedModules: true, tsconfig: 'tsconfig.json' }],
   },

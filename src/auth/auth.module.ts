@@ -12,6 +12,7 @@ import { AuthenticatorService } from './authenticator.service';
 import { LoginThrottleService } from './login-throttle.service';
 import { OidcController } from './oidc.controller';
 import { SessionEntity } from './session.entity';
+import { SessionsRepository } from './sessions.repository';
 import { SessionsService } from './sessions.service';
 import { ClusterModule } from '../cluster/cluster.module';
 import { CommonModule } from '../common/common.module';
@@ -28,6 +29,7 @@ import { SsoSignInService } from './sso-sign-in.service';
     AuthService,
     AuthenticatorService,
     SessionsService,
+    SessionsRepository,
     LoginThrottleService,
     SsoSignInService,
   ],

@@ -7,6 +7,7 @@ import { BreakGlassService } from './break-glass.service';
 import { LdapDirectoryService } from './ldap-directory.service';
 import { OidcSignInService } from './oidc-sign-in.service';
 import { SsoIdentityEntity } from './sso-identity.entity';
+import { SsoIdentitiesRepository } from './sso-identities.repository';
 import { SsoMembersService } from './sso-members.service';
 
 /**
@@ -17,7 +18,7 @@ import { SsoMembersService } from './sso-members.service';
 @Module({
   imports: [CommonModule, TypeOrmModule.forFeature([SsoIdentityEntity]), UsersModule],
   controllers: [BreakGlassController],
-  providers: [SsoMembersService, OidcSignInService, LdapDirectoryService, BreakGlassService],
+  providers: [SsoMembersService, SsoIdentitiesRepository, OidcSignInService, LdapDirectoryService, BreakGlassService],
   exports: [SsoMembersService, OidcSignInService, LdapDirectoryService],
 })
 export class IdentityModule {}

@@ -1,20 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { InjectRepository } from '@nestjs/typeorm';
-import { In, Repository } from 'typeorm';
 import { AUDIT_EVENT, AuditEvent } from '../audit/audit-event';
 import { Clock } from '../common/clock';
 import type { Role } from '../common/auth/role';
 import { SerialQueue } from '../common/serial-queue';
 import { isUniqueViolation } from '../database/unique-violation';
-import { inLists } from '../database/in-lists';
 import type { RoleMapping } from '../config/sso-config';
 import { MemberRoleChangedEvent } from '../users/events/member-role-changed.event';
 import { MemberGuardrails } from '../users/member-guardrails.service';
 import type { UserEntity } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
 import { roleForGroups } from './role-mapping';
-import { SsoIdentityEntity, type SsoProvider } from './sso-identity.entity';
+import { SsoIdentitiesRepository } from './sso-identities.repository';
+import type { SsoProvider } from './sso-identity.entity';
 import { SsoRefusal } from './sso-refusal';
 
 /** What an identity provider says about the person signing in. */
@@ -53,7 +51,7 @@ export class SsoMembersService {
   private readonly queue = new SerialQueue();
 
   constructor(
-    @InjectRepository(SsoIdentityEntity) private readonly identities: Repository<SsoIdentityEntity>,
+    private readonly identities: SsoIdentitiesRepository,
     private readonly users: UsersService,
     private readonly guardrails: MemberGuardrails,
     private readonly clock: Clock,
@@ -63,8 +61,8 @@ export class SsoMembersService {
   signIn(identity: ExternalIdentity): Promise<UserEntity> {
     return this.queue.run(async () => {
       const role = roleForGroups(identity.groups, identity.mapping);
-      const linked = await this.identities.findOne({ where: { provider: identity.provider, subject: identity.subject } });
-      let member = linked ? await this.users.findById(linked.userId) : null;
+      const linked = await this.identities.memberOf(identity.provider, identity.subject);
+      let member = linked !== null ? await this.users.findById(linked) : null;
       if (member && !member.active) {
         throw this.refuse(identity, member, 'deactivated', 'This account was deactivated on the relay by your identity provider (SCIM). Ask an Admin.');
       }
@@ -83,7 +81,7 @@ export class SsoMembersService {
     }
     // One link per provider: a second subject claiming a linked member's e-mail is another person
     // until an Admin says otherwise, verified or not (issue 36).
-    if (existing && (await this.identities.existsBy({ userId: existing.id, provider: identity.provider }))) {
+    if (existing && (await this.identities.exists(existing.id, identity.provider))) {
       throw this.refuse(identity, existing, 'already_linked', alreadyLinkedMessage(identity));
     }
     if (existing && !identity.emailVerified && !(await this.provenByScim(identity, existing))) {
@@ -115,21 +113,17 @@ export class SsoMembersService {
    */
   private async provenByScim(identity: ExternalIdentity, member: UserEntity): Promise<boolean> {
     if (identity.externalId === null || member.scimExternalId !== identity.externalId) return false;
-    return this.identities.existsBy({ userId: member.id, provider: 'scim' });
+    return this.identities.exists(member.id, 'scim');
   }
 
   /** Marks a member as created by the identity provider through SCIM (see provenByScim). */
   async markProvisioned(userId: number): Promise<void> {
-    await this.identities.save(this.identities.create({ userId, provider: 'scim', subject: `scim ${userId}`, createdAt: this.clock.now() }));
+    await this.identities.insert({ userId, provider: 'scim', subject: `scim ${userId}`, createdAt: this.clock.now() });
   }
 
   /** Which of these members SCIM created (markProvisioned), looked up IN_LIST_MAX at a time. */
-  async provisionedThroughScim(userIds: number[]): Promise<Set<number>> {
-    const found = new Set<number>();
-    for (const list of inLists(userIds)) {
-      for (const row of await this.identities.find({ where: { provider: 'scim', userId: In(list) }, select: { userId: true } })) found.add(row.userId);
-    }
-    return found;
+  provisionedThroughScim(userIds: number[]): Promise<Set<number>> {
+    return this.identities.linkedAt('scim', userIds);
   }
 
   /** Skipped (and audited) when it would break a guardrail: the sign-in itself goes on. */

@@ -8,6 +8,7 @@ import { SettingsModule } from '../settings/settings.module';
 import { ImagesModule } from '../images/images.module';
 import { InvitationEntity } from './invitation.entity';
 import { InvitationsController } from './invitations.controller';
+import { InvitationsRepository } from './invitations.repository';
 import { InvitationsService } from './invitations.service';
 import { CommonModule } from '../common/common.module';
 
@@ -24,7 +25,7 @@ import { CommonModule } from '../common/common.module';
     ImagesModule,
   ],
   controllers: [InvitationsController],
-  providers: [InvitationsService],
+  providers: [InvitationsService, InvitationsRepository],
   exports: [InvitationsService],
 })
 export class InvitationsModule {}

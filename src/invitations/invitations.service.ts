@@ -1,8 +1,6 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { InjectRepository } from '@nestjs/typeorm';
 import { actorOf, auditEvent } from '../audit/audit-actor';
 import { AUDIT_EVENT } from '../audit/audit-event';
-import { IsNull, Repository } from 'typeorm';
 import { ActiveSession, SessionsService } from '../auth/sessions.service';
 import { SsoOnlyMessages } from '../auth/sso-only';
 import { RelayConfig } from '../config/relay-config';
@@ -16,7 +14,6 @@ import { badRequest, conflict, forbidden, gone, HttpError, notFound } from '../c
 import { SerialQueue } from '../common/serial-queue';
 import { DAY_MS } from '../common/time';
 import { isEmailAddress } from '../common/validation/email';
-import { After } from '../database/timestamp.column';
 import { isUniqueViolation } from '../database/unique-violation';
 import { invitationMessage } from '../mail/mail-messages';
 import { MailService } from '../mail/mail.service';
@@ -30,6 +27,7 @@ import { shownName } from '../users/users.mapper';
 import { TransactionRunner } from '../database/transaction-runner';
 import type { AcceptInvitationFields } from './dto/accept-invitation.dto';
 import { InvitationEntity } from './invitation.entity';
+import { InvitationsRepository } from './invitations.repository';
 import { InvitationMessages } from './invitation-messages';
 import { toOpenInvitation, type InvitationDetails, type InviteResponse, type OpenInvitation } from './invitations.mapper';
 
@@ -57,7 +55,7 @@ export class InvitationsService {
   private readonly accepts = new SerialQueue();
 
   constructor(
-    @InjectRepository(InvitationEntity) private readonly invitations: Repository<InvitationEntity>,
+    private readonly invitations: InvitationsRepository,
     private readonly transactions: TransactionRunner,
     private readonly users: UsersService,
     private readonly hasher: PasswordHasher,
@@ -78,18 +76,16 @@ export class InvitationsService {
     const role = input.role ?? 'QA';
     const { token, hash } = newLinkToken();
     const now = this.clock.now();
-    const saved = await this.invitations.save(
-      this.invitations.create({
-        tokenHash: hash,
-        email,
-        role,
-        invitedBy: actor.userId,
-        acceptedUserId: null,
-        createdAt: now,
-        expiresAt: new Date(now.getTime() + INVITATION_TTL_MS),
-        acceptedAt: null,
-      }),
-    );
+    const saved = await this.invitations.insert({
+      tokenHash: hash,
+      email,
+      role,
+      invitedBy: actor.userId,
+      acceptedUserId: null,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + INVITATION_TTL_MS),
+      acceptedAt: null,
+    });
     const inviteUrl = this.publicUrl.link(INVITE_PAGE_PATH, token);
     const emailSent = email
       ? await this.mail.send(
@@ -108,17 +104,12 @@ export class InvitationsService {
 
   /** Invitations that can still be accepted, newest first (the Team page lists them to revoke). */
   async listOpen(): Promise<OpenInvitation[]> {
-    const open = await this.invitations.find({
-      where: { acceptedAt: IsNull(), expiresAt: After(this.clock.now()) },
-      order: { createdAt: 'DESC', id: 'DESC' },
-    });
-    return open.map(toOpenInvitation);
+    return (await this.invitations.listOpen(this.clock.now())).map(toOpenInvitation);
   }
 
   /** Revokes an open invitation: its link answers 410 from now on. 404 when none is open with this id. */
   async revoke(actor: Principal, id: number): Promise<void> {
-    const removed = await this.invitations.delete({ id, acceptedAt: IsNull(), expiresAt: After(this.clock.now()) });
-    if (!removed.affected) throw notFound(InvitationMessages.notFound);
+    if (!(await this.invitations.deleteOpen(id, this.clock.now()))) throw notFound(InvitationMessages.notFound);
     this.events.emit(AUDIT_EVENT, auditEvent(actorOf(actor), 'invitation.revoked', `invitation:${id}`));
   }
 
@@ -155,7 +146,7 @@ export class InvitationsService {
 
   private async findByToken(token: unknown): Promise<InvitationEntity | null> {
     const hash = linkTokenHash(token);
-    return hash ? this.invitations.findOneBy({ tokenHash: hash }) : null;
+    return hash ? this.invitations.findByHash(hash) : null;
   }
 
   /**
@@ -191,18 +182,13 @@ export class InvitationsService {
 
   /** True when the member joined through an invitation that had no e-mail (send-reset then sends none). */
   async joinedWithoutEmail(userId: number): Promise<boolean> {
-    const invitation = await this.invitations.findOneBy({ acceptedUserId: userId });
+    const invitation = await this.invitations.acceptedBy(userId);
     return !!invitation && invitation.email === null;
   }
 
   /** Removes invitations that can no longer be used (expired and never accepted). */
   async purgeExpired(): Promise<number> {
-    const result = await this.invitations
-      .createQueryBuilder()
-      .delete()
-      .where('accepted_at IS NULL AND expires_at <= :now', { now: this.clock.nowMs() })
-      .execute();
-    return result.affected ?? 0;
+    return this.invitations.deleteExpired(this.clock.now());
   }
 
   private formEmail(value: string | undefined): string {
@@ -220,12 +206,7 @@ export class InvitationsService {
       return await this.transactions.run(async (manager) => {
         const user = await this.users.insertHashed(input);
         const now = this.clock.now();
-        const claimed = await manager.update(
-          InvitationEntity,
-          { id: invitation.id, acceptedAt: IsNull(), expiresAt: After(now) },
-          { acceptedAt: now, acceptedUserId: user.id },
-        );
-        if (!claimed.affected) throw gone(ErrorMessages.invitationGone);
+        if (!(await this.invitations.claim(invitation.id, user.id, now, manager))) throw gone(ErrorMessages.invitationGone);
         return user;
       });
     } catch (err) {

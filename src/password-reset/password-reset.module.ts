@@ -9,6 +9,7 @@ import { MailModule } from '../mail/mail.module';
 import { SettingsModule } from '../settings/settings.module';
 import { PasswordResetController } from './password-reset.controller';
 import { PasswordResetEntity } from './password-reset.entity';
+import { PasswordResetRepository } from './password-reset.repository';
 import { PasswordResetService } from './password-reset.service';
 import { CommonModule } from '../common/common.module';
 
@@ -26,7 +27,7 @@ import { CommonModule } from '../common/common.module';
     SettingsModule,
   ],
   controllers: [PasswordResetController],
-  providers: [PasswordResetService],
+  providers: [PasswordResetService, PasswordResetRepository],
   exports: [PasswordResetService],
 })
 export class PasswordResetModule {}

@@ -2,8 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { AuditActor, auditEvent } from '../audit/audit-actor';
 import { AUDIT_EVENT } from '../audit/audit-event';
-import { InjectRepository } from '@nestjs/typeorm';
-import { IsNull, Repository } from 'typeorm';
 import { SessionsService } from '../auth/sessions.service';
 import { SsoOnlyMessages } from '../auth/sso-only';
 import { Clock } from '../common/clock';
@@ -11,7 +9,6 @@ import { RelayConfig } from '../config/relay-config';
 import { linkTokenHash, newLinkToken } from '../common/crypto/link-token';
 import { badRequest, forbidden, gone, notFound } from '../common/errors/http-error';
 import { HOUR_MS } from '../common/time';
-import { After } from '../database/timestamp.column';
 import { InvitationsService } from '../invitations/invitations.service';
 import { passwordResetMessage } from '../mail/mail-messages';
 import { MailService } from '../mail/mail.service';
@@ -22,6 +19,7 @@ import { PasswordHasher } from '../users/password-hasher';
 import { UsersService } from '../users/users.service';
 import { TransactionRunner } from '../database/transaction-runner';
 import { PasswordResetEntity } from './password-reset.entity';
+import { PasswordResetRepository } from './password-reset.repository';
 import type { SendResetResponse } from './password-reset.mapper';
 
 export const RESET_TTL_MS = 2 * HOUR_MS;
@@ -41,7 +39,7 @@ export const ResetMessages = {
 @Injectable()
 export class PasswordResetService {
   constructor(
-    @InjectRepository(PasswordResetEntity) private readonly resets: Repository<PasswordResetEntity>,
+    private readonly resets: PasswordResetRepository,
     private readonly transactions: TransactionRunner,
     private readonly users: UsersService,
     private readonly hasher: PasswordHasher,
@@ -63,14 +61,8 @@ export class PasswordResetService {
     const { token, hash } = newLinkToken();
     const now = this.clock.now();
     await this.transactions.run(async (manager) => {
-      await manager.delete(PasswordResetEntity, { userId });
-      await manager.insert(PasswordResetEntity, {
-        userId,
-        tokenHash: hash,
-        createdAt: now,
-        expiresAt: new Date(now.getTime() + RESET_TTL_MS),
-        usedAt: null,
-      });
+      await this.resets.deleteOf(userId, manager);
+      await this.resets.insert({ userId, tokenHash: hash, createdAt: now, expiresAt: new Date(now.getTime() + RESET_TTL_MS), usedAt: null }, manager);
     });
     const resetUrl = this.publicUrl.link(RESET_PAGE_PATH, token);
     const emailSent = (await this.invitations.joinedWithoutEmail(userId))
@@ -90,7 +82,7 @@ export class PasswordResetService {
   /** The open reset link for a token, or null when unknown, expired, used, replaced, or its member inactive. */
   async findUsable(token: unknown): Promise<PasswordResetEntity | null> {
     const hash = linkTokenHash(token);
-    const reset = hash ? await this.resets.findOneBy({ tokenHash: hash }) : null;
+    const reset = hash ? await this.resets.findByHash(hash) : null;
     if (!reset || reset.usedAt || reset.expiresAt.getTime() <= this.clock.nowMs()) return null;
     // An inactive member has no way in (docs/identity.md "Offboarding is final"), a new password included.
     return (await this.users.findById(reset.userId))?.active ? reset : null;
@@ -98,7 +90,7 @@ export class PasswordResetService {
 
   /** Deletes every reset link of a member (deactivation). */
   async revokeAllFor(userId: number): Promise<void> {
-    await this.resets.delete({ userId });
+    await this.resets.deleteOf(userId);
   }
 
   /** The open reset link for a token; 400 without one, 410 when unknown, expired, used or replaced. */
@@ -116,11 +108,7 @@ export class PasswordResetService {
     if (this.config.sso.only && !(await this.users.findById(reset.userId))?.breakGlass) throw forbidden(SsoOnlyMessages.reset);
     const passwordHash = await this.hasher.hash(password);
     const now = this.clock.now();
-    const claimed = await this.resets.update(
-      { id: reset.id, usedAt: IsNull(), expiresAt: After(now) },
-      { usedAt: now },
-    );
-    if (!claimed.affected) throw gone(ResetMessages.linkGone);
+    if (!(await this.resets.claim(reset.id, now))) throw gone(ResetMessages.linkGone);
     await this.users.setPasswordHash(reset.userId, passwordHash);
     await this.sessions.endAllFor(reset.userId);
     await this.tokens.revokeAllFor(reset.userId, 'password_reset');
@@ -133,11 +121,6 @@ export class PasswordResetService {
 
   /** Removes links that can no longer be used. */
   async purgeStale(): Promise<number> {
-    const result = await this.resets
-      .createQueryBuilder()
-      .delete()
-      .where('used_at IS NOT NULL OR expires_at <= :now', { now: this.clock.nowMs() })
-      .execute();
-    return result.affected ?? 0;
+    return this.resets.deleteStale(this.clock.now());
   }
 }

@@ -1,17 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 import type { Principal } from '../common/auth/principal';
 import type { Role } from '../common/auth/role';
 import { RelayConfig } from '../config/relay-config';
-import { inLists } from '../database/in-lists';
 import { roleForGroups } from '../identity/role-mapping';
 import { SsoMembersService } from '../identity/sso-members.service';
 import { MemberRoleChangedEvent } from '../users/events/member-role-changed.event';
 import type { UserEntity } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
-import { ScimGroupEntity } from './scim-group.entity';
+import { ScimGroupsRepository } from './scim-groups.repository';
 import { ScimMembersService } from './scim-members.service';
 
 /** One group as it will be once a change is stored: `displayName` null when it is being deleted. */
@@ -35,7 +32,7 @@ export interface RoleChange {
 @Injectable()
 export class ScimGroupRolesService {
   constructor(
-    @InjectRepository(ScimGroupEntity) private readonly groups: Repository<ScimGroupEntity>,
+    private readonly groups: ScimGroupsRepository,
     private readonly users: UsersService,
     private readonly members: ScimMembersService,
     private readonly ssoMembers: SsoMembersService,
@@ -75,20 +72,9 @@ export class ScimGroupRolesService {
   /** The names of the stored groups each member is in, but `except` (the group being changed). */
   private async otherGroupNames(userIds: number[], except: number | null): Promise<Map<number, string[]>> {
     const names = new Map<number, string[]>();
-    for (const list of inLists(userIds)) {
-      const rows = await this.groups
-        .createQueryBuilder('g')
-        .innerJoin('scim_group_members', 'm', 'm.group_id = g.id')
-        .select('m.user_id', 'userId')
-        .addSelect('g.id', 'groupId')
-        .addSelect('g.display_name', 'name')
-        .where('m.user_id IN (:...list)', { list })
-        .getRawMany<{ userId: number | string; groupId: number | string; name: string }>();
-      for (const row of rows) {
-        if (except !== null && Number(row.groupId) === except) continue;
-        const userId = Number(row.userId);
-        names.set(userId, [...(names.get(userId) ?? []), row.name]);
-      }
+    for (const row of await this.groups.groupsOfMembers(userIds)) {
+      if (except !== null && row.groupId === except) continue;
+      names.set(row.userId, [...(names.get(row.userId) ?? []), row.name]);
     }
     return names;
   }

@@ -1,9 +1,6 @@
 import { HttpStatus, Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 import type { Principal } from '../common/auth/principal';
 import { Clock } from '../common/clock';
-import { inLists } from '../database/in-lists';
 import { TransactionRunner } from '../database/transaction-runner';
 import { MemberGuardrails } from '../users/member-guardrails.service';
 import type { UserEntity } from '../users/user.entity';
@@ -12,13 +9,14 @@ import { bounded, SCIM_LIMITS, scimAttribute, scimString, type PatchOperation } 
 import { ScimError } from './scim-error';
 import { ScimGroupEntity } from './scim-group.entity';
 import { ScimGroupRolesService } from './scim-group-roles.service';
+import { ScimGroupsRepository } from './scim-groups.repository';
 import { ScimMembersService } from './scim-members.service';
 
 /** SCIM Groups: stored with their members; a membership change re-derives the roles of those it moves. */
 @Injectable()
 export class ScimGroupsService {
   constructor(
-    @InjectRepository(ScimGroupEntity) private readonly groups: Repository<ScimGroupEntity>,
+    private readonly groups: ScimGroupsRepository,
     private readonly users: UsersService,
     private readonly members: ScimMembersService,
     private readonly roles: ScimGroupRolesService,
@@ -27,14 +25,28 @@ export class ScimGroupsService {
     private readonly transactions: TransactionRunner,
   ) {}
 
-  list(): Promise<ScimGroupEntity[]> {
-    return this.groups.find({ order: { id: 'ASC' }, relations: { members: true } });
+  /** Every group with its members (in id order). */
+  async list(): Promise<ScimGroupEntity[]> {
+    return this.withMembers(await this.groups.list(), await this.groups.memberIds());
   }
 
   async find(id: string): Promise<ScimGroupEntity> {
-    const group = /^\d{1,9}$/.test(id) ? await this.groups.findOne({ where: { id: Number(id) }, relations: { members: true } }) : null;
+    const group = /^\d{1,9}$/.test(id) ? await this.groups.findById(Number(id)) : null;
     if (!group) throw new ScimError(HttpStatus.NOT_FOUND, `Group ${id} not found`);
-    return group;
+    const [found] = await this.withMembers([group], await this.groups.memberIds(group.id));
+    return found;
+  }
+
+  /** The groups with their members, read from the users module (the members table holds their ids). */
+  private async withMembers(groups: ScimGroupEntity[], memberIds: Map<number, number[]>): Promise<ScimGroupEntity[]> {
+    const users = new Map((await this.users.findManyByIds([...memberIds.values()].flat())).map((user) => [user.id, user]));
+    for (const group of groups) {
+      group.members = (memberIds.get(group.id) ?? [])
+        .map((id) => users.get(id))
+        .filter((user) => user !== undefined)
+        .sort((a, b) => a.id - b.id);
+    }
+    return groups;
   }
 
   create(actor: Principal, body: unknown): Promise<ScimGroupEntity> {
@@ -42,11 +54,11 @@ export class ScimGroupsService {
       const displayName = groupName(scimAttribute(body, 'displayName'));
       if (!displayName) throw new ScimError(HttpStatus.BAD_REQUEST, 'displayName is required', 'invalidValue');
       const externalId = bounded(scimString(scimAttribute(body, 'externalId')), 'externalId') ?? null;
-      if (await this.groups.findOneBy({ displayName })) throw new ScimError(HttpStatus.CONFLICT, `A group named ${displayName} exists`, 'uniqueness');
+      if (await this.groups.findByName(displayName)) throw new ScimError(HttpStatus.CONFLICT, `A group named ${displayName} exists`, 'uniqueness');
       const members = await this.usersFrom(scimAttribute(body, 'members'));
       const memberIds = new Set(members.map((m) => m.id));
       const roles = await this.roles.plan(memberIds, { id: null, displayName, memberIds });
-      const group = await this.store(this.groups.create({ displayName, externalId, createdAt: this.clock.now() }), [...memberIds], []);
+      const group = await this.store({ displayName, externalId, createdAt: this.clock.now() }, [...memberIds], []);
       this.members.audit('scim.group_created', actor, null, { name: displayName, members: members.length }, `scim_group:${group.id}`);
       await this.roles.apply(actor, roles);
       return this.find(String(group.id));
@@ -76,7 +88,7 @@ export class ScimGroupsService {
         }
         const name = target === 'displayname' ? groupName(value) : !path ? groupName(scimAttribute(value, 'displayName')) : undefined;
         if (name && op !== 'remove') {
-          const other = await this.groups.findOneBy({ displayName: name });
+          const other = await this.groups.findByName(name);
           if (other && other.id !== group.id) throw new ScimError(HttpStatus.CONFLICT, `A group named ${name} exists`, 'uniqueness');
           group.displayName = name;
         }
@@ -90,7 +102,6 @@ export class ScimGroupsService {
       // otherwise only those who joined or left.
       const affected = group.displayName !== formerName ? [...before, ...after] : [...before, ...after].filter((m) => before.has(m) !== after.has(m));
       const roles = await this.roles.plan(affected, { id: group.id, displayName: group.displayName, memberIds: after });
-      delete group.members; // stored as the difference below, not by TypeORM's relation save (a statement per row)
       await this.store(group, [...after].filter((m) => !before.has(m)), [...before].filter((m) => !after.has(m)));
       this.members.audit('scim.group_updated', actor, null, { name: group.displayName, members: members.size }, `scim_group:${group.id}`);
       await this.roles.apply(actor, roles);
@@ -102,20 +113,18 @@ export class ScimGroupsService {
     return this.guardrails.serialised(async () => {
       const group = await this.find(id);
       const roles = await this.roles.plan((group.members ?? []).map((m) => m.id), { id: group.id, displayName: null, memberIds: new Set() });
-      await this.groups.delete({ id: group.id });
+      await this.groups.delete(group.id);
       this.members.audit('scim.group_deleted', actor, null, { name: group.displayName }, `scim_group:${group.id}`);
       await this.roles.apply(actor, roles);
     });
   }
 
   /** The group's row and its membership changes in one transaction, membership rows IN_LIST_MAX at a time. */
-  private store(group: ScimGroupEntity, added: number[], removed: number[]): Promise<ScimGroupEntity> {
+  private store(group: Omit<ScimGroupEntity, 'id' | 'members'> & { id?: number }, added: number[], removed: number[]): Promise<{ id: number }> {
     return this.transactions.run(async (manager) => {
-      const saved = await manager.getRepository(ScimGroupEntity).save(group);
-      const members = () => manager.createQueryBuilder().relation(ScimGroupEntity, 'members').of(saved.id);
-      for (const list of inLists(added)) await members().add(list);
-      for (const list of inLists(removed)) await members().remove(list);
-      return saved;
+      const id = await this.groups.save(group, manager);
+      await this.groups.changeMembers(id, added, removed, manager);
+      return { id };
     });
   }
 

@@ -1,7 +1,5 @@
 import { HttpStatus, Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 import { AUDIT_EVENT, AuditEvent } from '../audit/audit-event';
 import { SessionsService } from '../auth/sessions.service';
 import type { Principal } from '../common/auth/principal';
@@ -18,7 +16,8 @@ import { GUARDRAIL_MESSAGES, MemberGuardrails, type MemberChange } from '../user
 import type { UserEntity } from '../users/user.entity';
 import { normalizeEmail, UsersService } from '../users/users.service';
 import { ScimError } from './scim-error';
-import { ScimGroupEntity } from './scim-group.entity';
+import type { ScimGroupEntity } from './scim-group.entity';
+import { ScimGroupsRepository } from './scim-groups.repository';
 
 /** SCIM's refusals of a member it may not change (409 `mutability`, docs/identity.md). */
 export const SCIM_MESSAGES = {
@@ -44,7 +43,7 @@ export interface ScimUserFields {
 export class ScimMembersService {
   constructor(
     private readonly guardrails: MemberGuardrails,
-    @InjectRepository(ScimGroupEntity) private readonly groups: Repository<ScimGroupEntity>,
+    private readonly groups: ScimGroupsRepository,
     private readonly users: UsersService,
     private readonly sessions: SessionsService,
     private readonly tokens: TokensService,
@@ -68,12 +67,7 @@ export class ScimMembersService {
   }
 
   groupsOf(userId: number): Promise<ScimGroupEntity[]> {
-    return this.groups
-      .createQueryBuilder('g')
-      .innerJoin('scim_group_members', 'm', 'm.group_id = g.id')
-      .where('m.user_id = :userId', { userId })
-      .orderBy('g.id', 'ASC')
-      .getMany();
+    return this.groups.groupsOf(userId);
   }
 
   create(actor: Principal, fields: ScimUserFields): Promise<UserEntity> {

@@ -11,6 +11,7 @@ import { TwoFactorModule } from '../two-factor/two-factor.module';
 import { UsersModule } from '../users/users.module';
 import { ScimDiscoveryController } from './scim-discovery.controller';
 import { ScimGroupEntity } from './scim-group.entity';
+import { ScimGroupsRepository } from './scim-groups.repository';
 import { ScimGroupsController } from './scim-groups.controller';
 import { ScimGroupRolesService } from './scim-group-roles.service';
 import { ScimGroupsService } from './scim-groups.service';
@@ -26,6 +27,6 @@ import { ScimUsersController } from './scim-users.controller';
 @Module({
   imports: [CommonModule, TypeOrmModule.forFeature([ScimGroupEntity]), UsersModule, AuthModule, TokensModule, TeamModule, IdentityModule, TwoFactorModule, PasswordResetModule, RelayModule],
   controllers: [ScimUsersController, ScimGroupsController, ScimDiscoveryController, ScimTokensController],
-  providers: [ScimMembersService, ScimGroupsService, ScimGroupRolesService],
+  providers: [ScimMembersService, ScimGroupsService, ScimGroupRolesService, ScimGroupsRepository],
 })
 export class ScimModule {}

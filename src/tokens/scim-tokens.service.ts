@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 import { AUDIT_EVENT, AuditEvent } from '../audit/audit-event';
 import type { Principal } from '../common/auth/principal';
 import { Clock } from '../common/clock';
@@ -9,6 +7,7 @@ import { constantTimeEqual, randomBase64Url, sha256Hex } from '../common/crypto/
 import { notFound } from '../common/errors/http-error';
 import { MINUTE_MS } from '../common/time';
 import { ScimTokenEntity } from './scim-token.entity';
+import { ScimTokensRepository } from './scim-tokens.repository';
 
 export const SCIM_TOKEN_PREFIX = 'svc_scim_';
 
@@ -16,28 +15,26 @@ export const SCIM_TOKEN_PREFIX = 'svc_scim_';
 @Injectable()
 export class ScimTokensService {
   constructor(
-    @InjectRepository(ScimTokenEntity) private readonly tokens: Repository<ScimTokenEntity>,
+    private readonly tokens: ScimTokensRepository,
     private readonly clock: Clock,
     private readonly events: EventEmitter2,
   ) {}
 
   list(): Promise<ScimTokenEntity[]> {
-    return this.tokens.find({ order: { id: 'ASC' } });
+    return this.tokens.list();
   }
 
   async issue(actor: Principal, name: string): Promise<{ token: string; entity: ScimTokenEntity }> {
     const token = SCIM_TOKEN_PREFIX + randomBase64Url(32);
-    const entity = await this.tokens.save(
-      this.tokens.create({ name, tokenHash: sha256Hex(token), createdById: actor.userId, createdAt: this.clock.now(), lastUsedAt: null }),
-    );
+    const entity = await this.tokens.insert({ name, tokenHash: sha256Hex(token), createdById: actor.userId, createdAt: this.clock.now(), lastUsedAt: null });
     this.audit('scim.token_created', actor, entity);
     return { token, entity };
   }
 
   async revoke(actor: Principal, id: number): Promise<void> {
-    const entity = await this.tokens.findOneBy({ id });
+    const entity = await this.tokens.findById(id);
     if (!entity) throw notFound('SCIM token not found');
-    await this.tokens.delete({ id });
+    await this.tokens.delete(id);
     this.audit('scim.token_revoked', actor, entity);
   }
 
@@ -45,11 +42,11 @@ export class ScimTokensService {
   async verify(raw: string): Promise<ScimTokenEntity | null> {
     if (!raw.startsWith(SCIM_TOKEN_PREFIX) || raw.length > 200) return null;
     const hash = sha256Hex(raw);
-    const token = await this.tokens.findOneBy({ tokenHash: hash });
+    const token = await this.tokens.findByHash(hash);
     if (!token || !constantTimeEqual(token.tokenHash, hash)) return null;
     const now = this.clock.now();
     if (!token.lastUsedAt || now.getTime() - token.lastUsedAt.getTime() >= MINUTE_MS) {
-      await this.tokens.update({ id: token.id }, { lastUsedAt: now });
+      await this.tokens.setLastUsed(token.id, now);
       token.lastUsedAt = now;
     }
     return token;

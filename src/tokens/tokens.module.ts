@@ -4,14 +4,16 @@ import { ScimTokenEntity } from './scim-token.entity';
 import { ScimTokensService } from './scim-tokens.service';
 import { PersonalAccessTokenEntity } from './personal-access-token.entity';
 import { TokensController } from './tokens.controller';
+import { TokensRepository } from './tokens.repository';
 import { TokensService } from './tokens.service';
+import { ScimTokensRepository } from './scim-tokens.repository';
 import { CommonModule } from '../common/common.module';
 
 /** Personal access tokens, and the SCIM bearer tokens identity providers provision with. */
 @Module({
   imports: [CommonModule, TypeOrmModule.forFeature([PersonalAccessTokenEntity, ScimTokenEntity])],
   controllers: [TokensController],
-  providers: [TokensService, ScimTokensService],
+  providers: [TokensService, TokensRepository, ScimTokensService, ScimTokensRepository],
   exports: [TokensService, ScimTokensService],
 })
 export class TokensModule {}

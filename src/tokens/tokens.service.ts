@@ -2,19 +2,16 @@ import { actorOf, auditEvent } from '../audit/audit-actor';
 import { AUDIT_EVENT } from '../audit/audit-event';
 import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { InjectRepository } from '@nestjs/typeorm';
-import { In, Repository } from 'typeorm';
 import type { Principal } from '../common/auth/principal';
 import { DEFAULT_PAT_SCOPES, Scope, isScope } from '../common/auth/scope';
 import { Clock } from '../common/clock';
 import { constantTimeEqual, randomBase64Url, sha256Hex } from '../common/crypto/secret-token';
 import { badRequest, forbidden, notFound } from '../common/errors/http-error';
 import { DAY_MS, MINUTE_MS } from '../common/time';
-import { QueryBuilder } from '../database/query-builder/query-builder';
-import { credentialHolder, epochDate, JOINED_USER_COLUMNS, JoinedUserRow } from '../users/joined-user';
 import type { UserEntity } from '../users/user.entity';
 import { TokensRevokedEvent } from './events/tokens-revoked.event';
 import { PersonalAccessTokenEntity } from './personal-access-token.entity';
+import { TokensRepository } from './tokens.repository';
 
 export const PAT_PREFIX = 'svc_pat_';
 export const TOKEN_NOT_FOUND = 'Token not found';
@@ -33,15 +30,10 @@ export interface VerifiedToken {
 @Injectable()
 export class TokensService {
   constructor(
-    @InjectRepository(PersonalAccessTokenEntity) private readonly tokens: Repository<PersonalAccessTokenEntity>,
+    private readonly tokens: TokensRepository,
     private readonly clock: Clock,
     private readonly events: EventEmitter2,
-  ) {
-    this.sql = QueryBuilder.of(tokens.manager.connection);
-  }
-
-  /** The credential lookup's builder (compile-only Kysely, docs/database.md "One dialect"). */
-  private readonly sql: QueryBuilder;
+  ) {}
 
   async issue(
     principal: Principal,
@@ -54,35 +46,28 @@ export class TokensService {
     const now = this.clock.now();
     const expiresAt = expiryFrom(now, input.expiresInDays);
     const token = PAT_PREFIX + randomBase64Url(32);
-    const name = unusedName(input.name, await this.namesOf(principal.userId));
-    const entity = await this.tokens.save(
-      this.tokens.create({
-        userId: principal.userId,
-        name,
-        scope: scopes.join(','),
-        tokenHash: sha256Hex(token),
-        createdAt: now,
-        lastUsedAt: now,
-        expiresAt,
-      }),
-    );
+    const name = unusedName(input.name, new Set(await this.tokens.namesOf(principal.userId)));
+    const entity = await this.tokens.insert({
+      userId: principal.userId,
+      name,
+      scope: scopes.join(','),
+      tokenHash: sha256Hex(token),
+      createdAt: now,
+      lastUsedAt: now,
+      expiresAt,
+    });
     this.events.emit(AUDIT_EVENT, auditEvent(actorOf(principal), 'token.created', `token:${entity.id}`, { name: entity.name, scope: entity.scope }));
     return { token, entity };
   }
 
-  private async namesOf(userId: number): Promise<Set<string>> {
-    return new Set((await this.tokens.find({ where: { userId }, select: { name: true } })).map((t) => t.name));
-  }
-
   listFor(userId: number): Promise<PersonalAccessTokenEntity[]> {
-    return this.tokens.find({ where: { userId }, order: { id: 'ASC' } });
+    return this.tokens.listFor(userId);
   }
 
   /** Revokes one of the caller's tokens; another member's token id is 404, never 204. */
   async revoke(principal: Principal, tokenId: number): Promise<void> {
     const userId = principal.userId;
-    const result = await this.tokens.delete({ id: tokenId, userId });
-    if (!result.affected) throw notFound(TOKEN_NOT_FOUND);
+    if (!(await this.tokens.deleteOwned(tokenId, userId))) throw notFound(TOKEN_NOT_FOUND);
     this.events.emit(AUDIT_EVENT, auditEvent(actorOf(principal), 'token.revoked', `token:${tokenId}`));
     this.events.emit(TokensRevokedEvent.eventName, new TokensRevokedEvent(userId, [tokenId], 'revoked'));
   }
@@ -95,9 +80,9 @@ export class TokensService {
   async revokeAllFor(userId: number, reason: TokensRevokedEvent['reason']): Promise<void> {
     const revoked: number[] = [];
     for (;;) {
-      const ids = (await this.tokens.find({ where: { userId }, select: { id: true } })).map((t) => t.id);
+      const ids = await this.tokens.idsOf(userId);
       if (!ids.length) break;
-      await this.tokens.delete({ id: In(ids) });
+      await this.tokens.delete(ids);
       revoked.push(...ids);
     }
     if (revoked.length) this.events.emit(TokensRevokedEvent.eventName, new TokensRevokedEvent(userId, revoked, reason));
@@ -107,56 +92,17 @@ export class TokensService {
   async verify(raw: string): Promise<VerifiedToken | null> {
     if (!raw.startsWith(PAT_PREFIX) || raw.length < PAT_PREFIX.length + 32 || raw.length > 200) return null;
     const hash = sha256Hex(raw);
-    const token = await this.findWithOwner(hash);
+    const token = await this.tokens.findWithOwner(hash);
     if (!token || !token.user || !constantTimeEqual(token.tokenHash, hash)) return null;
     const now = this.clock.now();
     if (token.expiresAt && token.expiresAt.getTime() <= now.getTime()) return null;
     const firstUse = token.lastUsedAt.getTime() === token.createdAt.getTime();
     if (firstUse || now.getTime() - token.lastUsedAt.getTime() >= MINUTE_MS) {
-      await this.tokens.update({ id: token.id }, { lastUsedAt: now });
+      await this.tokens.setLastUsed(token.id, now);
       token.lastUsedAt = now;
     }
     return { token, user: token.user, scopes: token.scope.split(',') as Scope[] };
   }
-  /**
-   * The token and its owner in one join, a statement prepared once: this runs on every PAT
-   * request, and TypeORM's query builder behind findOne(relations) cost several times the query itself.
-   */
-  private async findWithOwner(hash: string): Promise<PersonalAccessTokenEntity | null> {
-    const statement = this.sql.prepare('tokens.withOwner', (v: { hash: string }) =>
-      this.sql.db
-        .selectFrom('personal_access_tokens as t')
-        .innerJoin('users as u', 'u.id', 't.user_id')
-        .select(['t.id', 't.user_id', 't.name', 't.scope', 't.token_hash', 't.created_at', 't.last_used_at', 't.expires_at', ...JOINED_USER_COLUMNS])
-        .where('t.token_hash', '=', v.hash),
-    );
-    const [row] = await statement.run<TokenWithOwnerRow>(this.tokens, { hash });
-    const user = row ? credentialHolder(row) : null;
-    if (!user) return null;
-    return Object.assign(new PersonalAccessTokenEntity(), {
-      id: Number(row.id),
-      userId: user.id,
-      user,
-      name: row.name,
-      scope: row.scope,
-      tokenHash: row.token_hash,
-      createdAt: epochDate(row.created_at),
-      lastUsedAt: epochDate(row.last_used_at),
-      expiresAt: row.expires_at == null ? null : epochDate(row.expires_at),
-    });
-  }
-
-}
-
-/** One PAT row joined with its owner, as the driver returns it (bigint columns may be strings). */
-interface TokenWithOwnerRow extends JoinedUserRow {
-  id: number | string;
-  name: string;
-  scope: string;
-  token_hash: string;
-  created_at: number | string;
-  last_used_at: number | string;
-  expires_at: number | string | null;
 }
 
 /**

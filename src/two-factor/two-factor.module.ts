@@ -3,6 +3,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { TwoFactorController } from './two-factor.controller';
 import { RecoveryCodeEntity, TwoFactorChallengeEntity, TwoFactorCredentialEntity, TwoFactorPolicyEntity } from './two-factor.entities';
+import { TwoFactorRepository } from './two-factor.repository';
 import { TwoFactorService } from './two-factor.service';
 
 /**
@@ -13,7 +14,7 @@ import { TwoFactorService } from './two-factor.service';
 @Module({
   imports: [CommonModule, TypeOrmModule.forFeature([TwoFactorCredentialEntity, RecoveryCodeEntity, TwoFactorChallengeEntity, TwoFactorPolicyEntity])],
   controllers: [TwoFactorController],
-  providers: [TwoFactorService],
+  providers: [TwoFactorService, TwoFactorRepository],
   exports: [TwoFactorService],
 })
 export class TwoFactorModule {}

@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { InjectRepository } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
-import { IsNull, Repository } from 'typeorm';
 import { actorOf, auditEvent } from '../audit/audit-actor';
 import { AUDIT_EVENT } from '../audit/audit-event';
 import type { Principal } from '../common/auth/principal';
@@ -12,16 +10,10 @@ import { Clock } from '../common/clock';
 import { randomBase64Url, sha256Hex } from '../common/crypto/secret-token';
 import { badRequest, conflict, notFound } from '../common/errors/http-error';
 import { MINUTE_MS } from '../common/time';
-import { Before } from '../database/timestamp.column';
 import { TransactionRunner } from '../database/transaction-runner';
 import { newTotpSecret, totpStep, totpUri } from './totp';
-import {
-  RecoveryCodeEntity,
-  TwoFactorChallengeEntity,
-  TwoFactorCredentialEntity,
-  TwoFactorPolicyEntity,
-  TwoFactorRequirement,
-} from './two-factor.entities';
+import type { TwoFactorRequirement } from './two-factor.entities';
+import { TwoFactorRepository } from './two-factor.repository';
 
 export const RECOVERY_CODE_COUNT = 10;
 /** Between the password and the code: long enough to open the app, short enough to be useless later. */
@@ -51,22 +43,19 @@ export class TwoFactorService {
   private cachedPolicy: { value: TwoFactorRequirement; until: number } | null = null;
 
   constructor(
-    @InjectRepository(TwoFactorCredentialEntity) private readonly credentials: Repository<TwoFactorCredentialEntity>,
-    @InjectRepository(RecoveryCodeEntity) private readonly codes: Repository<RecoveryCodeEntity>,
-    @InjectRepository(TwoFactorChallengeEntity) private readonly challenges: Repository<TwoFactorChallengeEntity>,
-    @InjectRepository(TwoFactorPolicyEntity) private readonly policy: Repository<TwoFactorPolicyEntity>,
+    private readonly rows: TwoFactorRepository,
     private readonly transactions: TransactionRunner,
     private readonly clock: Clock,
     private readonly events: EventEmitter2,
   ) {}
 
   async isEnabled(userId: number): Promise<boolean> {
-    return !!(await this.credentials.findOneBy({ userId }))?.enabledAt;
+    return !!(await this.rows.credentialOf(userId))?.enabledAt;
   }
 
   async status(userId: number): Promise<{ enabled: boolean; recoveryCodesLeft: number }> {
     const enabled = await this.isEnabled(userId);
-    const recoveryCodesLeft = enabled ? await this.codes.count({ where: { userId, usedAt: IsNull() } }) : 0;
+    const recoveryCodesLeft = enabled ? await this.rows.unusedCodeCount(userId) : 0;
     return { enabled, recoveryCodesLeft };
   }
 
@@ -74,26 +63,24 @@ export class TwoFactorService {
   async beginEnrolment(principal: Principal): Promise<{ secret: string; uri: string }> {
     if (await this.isEnabled(principal.userId)) throw conflict(TwoFactorMessages.alreadyOn);
     const secret = newTotpSecret();
-    await this.credentials.save(
-      Object.assign(new TwoFactorCredentialEntity(), { userId: principal.userId, secret, createdAt: this.clock.now(), enabledAt: null, lastUsedStep: null }),
-    );
+    await this.rows.putUnconfirmedCredential(principal.userId, secret, this.clock.now());
     return { secret, uri: totpUri(principal.email, ISSUER, secret) };
   }
 
   /** The first code from the app turns it on; answers the recovery codes, shown once. */
   async confirmEnrolment(principal: Principal, code: string): Promise<string[]> {
-    const credential = await this.credentials.findOneBy({ userId: principal.userId });
+    const credential = await this.rows.credentialOf(principal.userId);
     if (!credential) throw badRequest(TwoFactorMessages.notStarted);
     if (credential.enabledAt) throw conflict(TwoFactorMessages.alreadyOn);
     const step = totpStep(code, credential.secret, this.clock.nowMs());
     if (step === null) throw badRequest(TwoFactorMessages.invalidCode);
     const recoveryCodes = newRecoveryCodes();
     await this.transactions.run(async (manager) => {
-      await manager.update(TwoFactorCredentialEntity, { userId: principal.userId }, { enabledAt: this.clock.now(), lastUsedStep: step });
-      await manager.delete(RecoveryCodeEntity, { userId: principal.userId });
-      await manager.insert(
-        RecoveryCodeEntity,
-        recoveryCodes.map((c) => ({ userId: principal.userId, codeHash: sha256Hex(normalizeRecoveryCode(c)), usedAt: null })),
+      await this.rows.enableCredential(principal.userId, this.clock.now(), step, manager);
+      await this.rows.replaceCodes(
+        principal.userId,
+        recoveryCodes.map((c) => sha256Hex(normalizeRecoveryCode(c))),
+        manager,
       );
     });
     this.events.emit(AUDIT_EVENT, auditEvent(actorOf(principal), 'auth.two_factor_enabled', `member:${principal.userId}`));
@@ -106,8 +93,8 @@ export class TwoFactorService {
     if (this.applies(await this.requirement(), principal.role)) throw conflict(TwoFactorMessages.requiredForRole);
     if (!(await this.checkSecondFactor(principal.userId, code))) throw badRequest(TwoFactorMessages.invalidCode);
     await this.transactions.run(async (manager) => {
-      await manager.delete(RecoveryCodeEntity, { userId: principal.userId });
-      await manager.delete(TwoFactorCredentialEntity, { userId: principal.userId });
+      await this.rows.deleteCodes(principal.userId, manager);
+      await this.rows.deleteCredential(principal.userId, manager);
     });
     this.events.emit(AUDIT_EVENT, auditEvent(actorOf(principal), 'auth.two_factor_disabled', `member:${principal.userId}`));
   }
@@ -118,8 +105,8 @@ export class TwoFactorService {
    */
   async resetFor(actor: Principal, userId: number): Promise<void> {
     const removed = await this.transactions.run(async (manager) => {
-      await manager.delete(RecoveryCodeEntity, { userId });
-      return (await manager.delete(TwoFactorCredentialEntity, { userId })).affected ?? 0;
+      await this.rows.deleteCodes(userId, manager);
+      return this.rows.deleteCredential(userId, manager);
     });
     if (!removed) throw notFound(TwoFactorMessages.noneForMember);
     this.events.emit(AUDIT_EVENT, auditEvent(actorOf(actor), 'auth.two_factor_reset', `member:${userId}`));
@@ -130,32 +117,23 @@ export class TwoFactorService {
    * once, even when two requests bring it at the same moment (conditional updates).
    */
   async checkSecondFactor(userId: number, rawCode: string): Promise<SecondFactor | null> {
-    const credential = await this.credentials.findOneBy({ userId });
+    const credential = await this.rows.credentialOf(userId);
     if (!credential?.enabledAt) return null;
     const code = rawCode.replace(/\s+/g, '');
     const step = totpStep(code, credential.secret, this.clock.nowMs());
     if (step !== null) {
-      const claimed = await this.credentials
-        .createQueryBuilder()
-        .update()
-        .set({ lastUsedStep: step })
-        .where('user_id = :userId AND (last_used_step IS NULL OR last_used_step < :step)', { userId, step })
-        .execute();
-      return claimed.affected ? 'totp' : null;
+      return (await this.rows.claimStep(userId, step)) ? 'totp' : null;
     }
     const normalized = normalizeRecoveryCode(code);
     if (normalized.length !== 10) return null;
-    const found = await this.codes.findOneBy({ userId, codeHash: sha256Hex(normalized), usedAt: IsNull() });
-    if (!found) return null;
-    const used = await this.codes.update({ id: found.id, usedAt: IsNull() }, { usedAt: this.clock.now() });
-    return used.affected ? 'recovery_code' : null;
+    return (await this.rows.useCode(userId, sha256Hex(normalized), this.clock.now())) ? 'recovery_code' : null;
   }
 
   /** A pending sign-in for a member whose password was right; the token goes back to the browser, never a cookie. */
   async openChallenge(userId: number, signInMethod: SignInMethod): Promise<string> {
     const token = randomBase64Url(32);
-    await this.challenges.delete({ expiresAt: Before(this.clock.now()) });
-    await this.challenges.insert({
+    await this.rows.deleteChallenges({ expiredBefore: this.clock.now() });
+    await this.rows.insertChallenge({
       tokenHash: sha256Hex(token),
       userId,
       expiresAt: new Date(this.clock.nowMs() + CHALLENGE_TTL_MS),
@@ -168,23 +146,23 @@ export class TwoFactorService {
   /** The member a live challenge belongs to and how they passed the first step, counting this attempt; null when unknown, expired or used up. */
   async challengeOwner(token: string): Promise<{ userId: number; signInMethod: SignInMethod } | null> {
     if (typeof token !== 'string' || token.length > 100) return null;
-    const challenge = await this.challenges.findOneBy({ tokenHash: sha256Hex(token) });
+    const challenge = await this.rows.challengeByHash(sha256Hex(token));
     if (!challenge) return null;
     if (challenge.expiresAt.getTime() <= this.clock.nowMs() || challenge.attempts >= CHALLENGE_MAX_ATTEMPTS) {
-      await this.challenges.delete({ id: challenge.id });
+      await this.rows.deleteChallenges({ id: challenge.id });
       return null;
     }
-    const counted = await this.challenges.update({ id: challenge.id, attempts: challenge.attempts }, { attempts: challenge.attempts + 1 });
-    return counted.affected ? { userId: challenge.userId, signInMethod: challenge.signInMethod } : null;
+    const counted = await this.rows.countAttempt(challenge.id, challenge.attempts);
+    return counted ? { userId: challenge.userId, signInMethod: challenge.signInMethod } : null;
   }
 
   async closeChallenge(token: string): Promise<void> {
-    await this.challenges.delete({ tokenHash: sha256Hex(token) });
+    await this.rows.deleteChallenges({ tokenHash: sha256Hex(token) });
   }
 
   /** Ends every pending sign-in of a member (deactivation: a password step done before it leads nowhere). */
   async closeChallengesOf(userId: number): Promise<void> {
-    await this.challenges.delete({ userId });
+    await this.rows.deleteChallenges({ userId });
   }
 
   /**
@@ -194,7 +172,7 @@ export class TwoFactorService {
   async requirement(): Promise<TwoFactorRequirement> {
     const now = Date.now();
     if (this.cachedPolicy && this.cachedPolicy.until > now) return this.cachedPolicy.value;
-    const value = (await this.policy.findOneBy({ id: 1 }))?.requiredFor ?? 'nobody';
+    const value = (await this.rows.requirement()) ?? 'nobody';
     this.cachedPolicy = { value, until: now + POLICY_CACHE_MS };
     return value;
   }
@@ -203,7 +181,7 @@ export class TwoFactorService {
   async setRequirement(principal: Principal, requiredFor: TwoFactorRequirement): Promise<void> {
     if (this.applies(requiredFor, principal.role) && !(await this.isEnabled(principal.userId))) throw conflict(TwoFactorMessages.enrolYourselfFirst);
     const before = await this.requirement();
-    await this.policy.update({ id: 1 }, { requiredFor });
+    await this.rows.setRequirement(requiredFor);
     this.cachedPolicy = null;
     if (before !== requiredFor) {
       this.events.emit(AUDIT_EVENT, auditEvent(actorOf(principal), 'settings.two_factor_policy_changed', 'settings:two_factor', { from: before, to: requiredFor }));

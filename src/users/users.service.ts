@@ -1,14 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { InjectRepository } from '@nestjs/typeorm';
-import { In, IsNull, Not, Repository } from 'typeorm';
 import { Clock } from '../common/clock';
 import type { Role } from '../common/auth/role';
-import { inLists } from '../database/in-lists';
-import { forUpdate } from '../database/row-lock';
 import { TransactionRunner } from '../database/transaction-runner';
 import { PasswordHasher } from './password-hasher';
 import { UserEntity } from './user.entity';
+import { UsersRepository } from './users.repository';
 
 /** Longest display name kept (the column's size). */
 export const DISPLAY_NAME_MAX = 200;
@@ -21,7 +18,7 @@ export function normalizeEmail(email: string): string {
 @Injectable()
 export class UsersService {
   constructor(
-    @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
+    private readonly users: UsersRepository,
     private readonly hasher: PasswordHasher,
     private readonly clock: Clock,
     private readonly transactions: TransactionRunner,
@@ -32,22 +29,20 @@ export class UsersService {
   }
 
   findById(id: number): Promise<UserEntity | null> {
-    return this.users.findOneBy({ id });
+    return this.users.findById(id);
   }
 
   findByEmail(email: string): Promise<UserEntity | null> {
-    return this.users.findOneBy({ email: normalizeEmail(email) });
+    return this.users.findByEmail(normalizeEmail(email));
   }
 
   /** In id order; looked up IN_LIST_MAX ids per statement, so any number of ids fits the database's limits. */
   async findManyByIds(ids: number[]): Promise<UserEntity[]> {
-    const found: UserEntity[] = [];
-    for (const list of inLists([...new Set(ids)])) found.push(...(await this.users.findBy({ id: In(list) })));
-    return found.sort((a, b) => a.id - b.id);
+    return (await this.users.findManyByIds([...new Set(ids)])).sort((a, b) => a.id - b.id);
   }
 
   list(): Promise<UserEntity[]> {
-    return this.users.find({ order: { id: 'ASC' } });
+    return this.users.list();
   }
 
   /**
@@ -56,7 +51,7 @@ export class UsersService {
    * would let the team lock itself out.
    */
   countActiveAdmins(options: { breakGlass?: true } = {}): Promise<number> {
-    return this.users.countBy({ role: 'Admin', active: true, ...(options.breakGlass ? { breakGlass: true } : {}) });
+    return this.users.countActiveAdmins(options.breakGlass === true);
   }
 
   async create(input: { email: string; password: string; role: Role; displayName?: string | null; breakGlass?: boolean }): Promise<UserEntity> {
@@ -72,10 +67,9 @@ export class UsersService {
     displayName?: string | null;
     breakGlass?: boolean;
   }): Promise<UserEntity> {
-    return this.transactions.run((manager) => {
-      const repository = manager.getRepository(UserEntity);
-      return repository.save(
-        repository.create({
+    return this.transactions.run((manager) =>
+      this.users.insert(
+        {
           email: normalizeEmail(input.email),
           passwordHash: input.passwordHash,
           displayName: input.displayName?.trim() || null,
@@ -85,15 +79,15 @@ export class UsersService {
           active: true,
           scimExternalId: null,
           createdAt: this.clock.now(),
-        }),
-      );
-    });
+        },
+        manager,
+      ),
+    );
   }
 
   /** Every stored avatar path, for the sweep of unreferenced files. */
-  async avatarPaths(): Promise<string[]> {
-    const rows = await this.users.find({ where: { avatarPath: Not(IsNull()) }, select: { avatarPath: true } });
-    return rows.map((r) => r.avatarPath!);
+  avatarPaths(): Promise<string[]> {
+    return this.users.avatarPaths();
   }
 
   async setPassword(userId: number, password: string): Promise<void> {
@@ -102,21 +96,19 @@ export class UsersService {
 
   /** Stores a hash made with PasswordHasher beforehand (so the slow part runs before a claim). */
   async setPasswordHash(userId: number, passwordHash: string): Promise<void> {
-    await this.users.update({ id: userId }, { passwordHash });
+    await this.users.update([userId], { passwordHash });
   }
 
   async update(
     userId: number,
     changes: Partial<Pick<UserEntity, 'displayName' | 'role' | 'avatarPath' | 'email' | 'active' | 'scimExternalId' | 'breakGlass'>>,
   ): Promise<void> {
-    await this.users.update({ id: userId }, changes);
+    await this.users.update([userId], changes);
   }
 
   /** Gives these members one role, IN_LIST_MAX per statement, in one transaction (a SCIM group's members). */
   async setRole(userIds: number[], role: Role): Promise<void> {
-    await this.transactions.run(async (manager) => {
-      for (const list of inLists(userIds)) await manager.getRepository(UserEntity).update({ id: In(list) }, { role });
-    });
+    await this.transactions.run((manager) => this.users.update(userIds, { role }, manager));
   }
 
   /**
@@ -129,10 +121,9 @@ export class UsersService {
     changes: Partial<Pick<UserEntity, 'displayName' | 'avatarPath'>>,
   ): Promise<{ previousAvatar: string | null } | null> {
     return this.transactions.run(async (manager) => {
-      const repository = manager.getRepository(UserEntity);
-      const user = await repository.findOne({ where: { id: userId }, select: { id: true, avatarPath: true }, ...forUpdate(manager) });
+      const user = await this.users.avatarForUpdate(userId, manager);
       if (!user) return null;
-      await repository.update({ id: userId }, changes);
+      await this.users.update([userId], changes, manager);
       return { previousAvatar: user.avatarPath };
     });
   }
@@ -146,7 +137,7 @@ export class UsersService {
   }
 
   async delete(userId: number): Promise<void> {
-    await this.users.delete({ id: userId });
+    await this.users.delete(userId);
   }
 
   /** Checks a password; an unknown e-mail still costs one bcrypt comparison (no timing oracle). */

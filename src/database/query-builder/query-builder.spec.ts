@@ -46,4 +46,9 @@ describe('QueryBuilder (compile-only Kysely)', () => {
     expect(builderFor('better-sqlite3')).toBe(QueryBuilder.for('sqlite'));
     expect(QueryBuilder.for('sqlite')).not.toBe(QueryBuilder.for('postgres'));
   });
+
+  it('binds booleans as the dialect stores them (better-sqlite3 binds no booleans)', () => {
+    expect([builderFor('better-sqlite3').bool(true), builderFor('better-sqlite3').bool(false)]).toEqual([1, 0]);
+    expect([builderFor('postgres').bool(true), builderFor('postgres').bool(false)]).toEqual([true, false]);
+  });
 });

@@ -61,6 +61,10 @@ export class QueryBuilder {
     return statement;
   }
 
+  /** A boolean as the dialect binds it: PostgreSQL's boolean, SQLite's 1 or 0 (better-sqlite3 binds no booleans; TypeORM stored 1/0). */
+  bool(value: boolean): boolean | number {
+    return this.postgres ? value : value ? 1 : 0;
+  }
 }
 
 const builders: Partial<Record<'sqlite' | 'postgres', QueryBuilder>> = {};
@@ -99,8 +103,18 @@ export class PreparedStatement<V extends object> {
     return this.names.map((name) => record[name]);
   }
 
-  /** Runs on `on` (a manager, to join its transaction) and returns the rows as objects. */
-  run<R>(on: Queryable, values: V): Promise<R[]> {
-    return on.query(this.sql, this.parameters(values)) as Promise<R[]>;
+  /**
+   * Runs on `on` (a manager, to join its transaction) and returns the rows as objects: a SELECT's,
+   * or what an INSERT, UPDATE or DELETE names in RETURNING (the way to learn which rows a write
+   * touched on both dialects; TypeORM answers a PostgreSQL UPDATE/DELETE as [rows, count]).
+   */
+  async run<R>(on: Queryable, values: V): Promise<R[]> {
+    const result = await on.query(this.sql, this.parameters(values));
+    return (isRowsAndCount(result) ? result[0] : result) as R[];
   }
+}
+
+/** TypeORM's answer to a PostgreSQL UPDATE or DELETE (rows are objects, never arrays). */
+function isRowsAndCount(result: unknown): result is [unknown[], number] {
+  return Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number';
 }
