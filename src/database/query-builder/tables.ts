@@ -189,6 +189,115 @@ export interface AppCompareSettingsTable {
   data: string;
 }
 
+export interface TeamSettingsTable {
+  id: number;
+  team_name: string;
+  logo_path: string | null;
+}
+
+export interface WebhooksTable {
+  id: Generated<Id>;
+  url: string;
+  secret: string | null;
+  /** A boolean on PostgreSQL, 1 or 0 on SQLite. */
+  enabled: boolean | number;
+  created_at: Epoch;
+}
+
+export interface WebhookDeliveriesTable {
+  id: Generated<Id>;
+  webhook_id: Id;
+  delivery_id: string;
+  event: string;
+  attempt: number;
+  attempted_at: Epoch;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+}
+
+export interface BuildShareLinksTable {
+  id: Generated<Id>;
+  build_id: Id | null;
+  token_hash: string;
+  token_sealed: string | null;
+  password_hash: string | null;
+  download_limit: number | null;
+  created_by_id: Id | null;
+  created_by_name: string;
+  created_at: Epoch;
+  expires_at: Epoch;
+  revoked_at: Epoch | null;
+  downloads: Generated<number>;
+}
+
+export interface RecordingsTable {
+  id: Generated<Id>;
+  filename: string;
+  session_id: string | null;
+  build_id: Id | null;
+  file_size: Id;
+  mime: string;
+  uploaded_by: Id | null;
+  created_at: Epoch;
+  expires_at: Epoch;
+}
+
+export interface AuditEntriesTable {
+  id: Generated<Id>;
+  at: Epoch;
+  actor_id: Id | null;
+  actor_label: string;
+  via: string;
+  action: string;
+  target: string | null;
+  client_address: string | null;
+  details: string;
+  prev_hash: string;
+  hash: string;
+}
+
+/** One row (id 1), created by the AuditLog migration. */
+export interface AuditStateTable {
+  id: number;
+  retention_days: number | null;
+  anchor_hash: string | null;
+  anchor_id: Id | null;
+  head_hash: string | null;
+  head_count: number;
+  head_last_id: Id | null;
+  head_mac: string | null;
+  head_key_id: string | null;
+}
+
+export interface AgentResourceSamplesTable {
+  id: Generated<Id>;
+  agent_name: string;
+  minute: Epoch;
+  recorded_at: Epoch;
+  cpu_percent: number;
+  mem_percent: number;
+}
+
+export interface ForgesTable {
+  id: Generated<Id>;
+  type: string;
+  url: string;
+  context: string;
+  token_sealed: string | null;
+  app_id: string | null;
+  installation_id: string | null;
+  private_key_sealed: string | null;
+  created_at: Epoch;
+  updated_at: Epoch;
+}
+
+export interface ForgeRepositoriesTable {
+  repository_key: string;
+  forge_id: Id;
+  repository: string;
+}
+
 export interface Database {
   apps: AppsTable;
   app_compare_settings: AppCompareSettingsTable;
@@ -210,4 +319,14 @@ export interface Database {
   personal_access_tokens: PersonalAccessTokensTable;
   comments: CommentsTable;
   comment_attachments: CommentAttachmentsTable;
+  team_settings: TeamSettingsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  build_share_links: BuildShareLinksTable;
+  recordings: RecordingsTable;
+  audit_entries: AuditEntriesTable;
+  audit_state: AuditStateTable;
+  agent_resource_samples: AgentResourceSamplesTable;
+  forges: ForgesTable;
+  forge_repositories: ForgeRepositoriesTable;
 }

@@ -1,0 +1,71 @@
+import type { Insertable, Updateable } from 'kysely';
+import type { EntityManager } from 'typeorm';
+import { QueryBuilder } from './query-builder';
+import type { Database } from './tables';
+
+/** Tables whose rows are keyed by a generated integer `id`. */
+type IdTable = { [T in keyof Database]: Database[T] extends { id: unknown } ? T : never }[keyof Database];
+
+/** Something a statement runs on: the manager of a transaction, or the data source's own. */
+type Runner = Pick<EntityManager, 'query' | 'connection'>;
+
+/**
+ * Inserts one row and returns its id. The statement is prepared per set of columns (`undefined`
+ * values are left to the column's default), so every insert of the same shape binds one text.
+ */
+export async function insertReturningId<T extends IdTable>(on: Runner, table: T, row: Insertable<Database[T]>): Promise<number> {
+  const sql = QueryBuilder.of(on.connection);
+  const columns = definedColumns(row);
+  const statement = sql.prepare(`rows.insert ${table} ${columns.join(',')}`, (v: Record<string, unknown>) =>
+    sql.db
+      .insertInto(table)
+      .values(Object.fromEntries(columns.map((column) => [column, v[column]])) as never)
+      .returning('id' as never),
+  );
+  const [inserted] = await statement.run<{ id: number | string }>(on, row);
+  return Number(inserted.id);
+}
+
+/**
+ * Sets the defined columns of `set` on the row with this id; how many rows changed (0 or 1), from
+ * `RETURNING` since the drivers report affected rows differently through a plain query.
+ */
+export async function updateById<T extends IdTable>(on: Runner, table: T, id: number, set: Updateable<Database[T]>): Promise<number> {
+  const sql = QueryBuilder.of(on.connection);
+  const columns = definedColumns(set);
+  if (!columns.length) return 0;
+  const statement = sql.prepare(`rows.update ${table} ${columns.join(',')}`, (v: Record<string, unknown>) =>
+    (sql.db.updateTable(table) as unknown as ReturnType<typeof sql.db.updateTable<'webhooks'>>)
+      .set(Object.fromEntries(columns.map((column) => [column, v[column]])) as never)
+      .where('id' as never, '=', v.id as never)
+      .returning('id' as never),
+  );
+  return (await statement.run(on, { ...set, id })).length;
+}
+
+/** Deletes the row with this id; whether there was one. */
+export async function deleteById(on: Runner, table: IdTable, id: number): Promise<boolean> {
+  const sql = QueryBuilder.of(on.connection);
+  const statement = sql.prepare(`rows.delete ${table}`, (v: { id: number }) =>
+    sql.db
+      .deleteFrom(table)
+      .where('id' as never, '=', v.id as never)
+      .returning('id' as never),
+  );
+  return (await statement.run(on, { id })).length > 0;
+}
+
+/**
+ * A boolean as the dialect binds it: better-sqlite3 binds no booleans (SQLite keeps them as 1 and
+ * 0), PostgreSQL's columns are `boolean`. Read back with `Boolean()`.
+ */
+export function booleanValue(on: Runner, value: boolean): boolean | number {
+  return on.connection.options.type === 'postgres' ? value : value ? 1 : 0;
+}
+
+function definedColumns(row: object): string[] {
+  return Object.entries(row)
+    .filter(([, value]) => value !== undefined)
+    .map(([column]) => column)
+    .sort();
+}
