@@ -1,6 +1,6 @@
 import type { Insertable, Updateable } from 'kysely';
 import type { EntityManager } from 'typeorm';
-import { QueryBuilder } from './query-builder';
+import { PreparedStatement, QueryBuilder } from './query-builder';
 import type { Database } from './tables';
 
 /** Tables whose rows are keyed by a generated integer `id`. */
@@ -40,7 +40,7 @@ export async function updateById<T extends IdTable>(on: Runner, table: T, id: nu
       .where('id' as never, '=', v.id as never)
       .returning('id' as never),
   );
-  return (await statement.run(on, { ...set, id })).length;
+  return (await changedRows(statement, on, { ...set, id })).length;
 }
 
 /** Deletes the row with this id; whether there was one. */
@@ -52,7 +52,7 @@ export async function deleteById(on: Runner, table: IdTable, id: number): Promis
       .where('id' as never, '=', v.id as never)
       .returning('id' as never),
   );
-  return (await statement.run(on, { id })).length > 0;
+  return (await changedRows(statement, on, { id })).length > 0;
 }
 
 /**
@@ -61,6 +61,16 @@ export async function deleteById(on: Runner, table: IdTable, id: number): Promis
  */
 export function booleanValue(on: Runner, value: boolean): boolean | number {
   return on.connection.options.type === 'postgres' ? value : value ? 1 : 0;
+}
+
+/**
+ * The rows an UPDATE or DELETE … RETURNING gives back. TypeORM's PostgreSQL runner answers those two
+ * with `[rows, rowCount]` rather than the rows (an INSERT's or a SELECT's are the rows themselves).
+ */
+export async function changedRows<R = { id: number | string }, V extends object = object>(statement: PreparedStatement<V>, on: Runner, values: V): Promise<R[]> {
+  const result = await statement.run<unknown>(on, values);
+  const pgPair = result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number';
+  return (pgPair ? result[0] : result) as R[];
 }
 
 function definedColumns(row: object): string[] {
