@@ -29,6 +29,7 @@ import { CommonModule } from '../common/common.module';
 import { BuildProvenanceEntity } from './provenance/build-provenance.entity';
 import { BuildProvenanceRepository } from './provenance/build-provenance.repository';
 import { BuildVerdictsService } from './provenance/build-verdicts.service';
+import { BuildVerdictsRepository } from './provenance/build-verdicts.repository';
 
 /** Builds: upload (multipart and tus resumable) and metadata, contents and comparison, listing, review status, deletion schedule, purge, download. */
 @Module({
@@ -57,6 +58,7 @@ import { BuildVerdictsService } from './provenance/build-verdicts.service';
     ResumableUploadsService,
     BuildProvenanceRepository,
     BuildVerdictsService,
+    BuildVerdictsRepository,
   ],
   exports: [BuildVerdictsService, BuildQueryService, BuildRetentionService, BuildIconsService, BuildDownloadService, ResumableUploadsService],
 })
