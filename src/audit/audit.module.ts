@@ -2,6 +2,7 @@ import { CommonModule } from '../common/common.module';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditEntryEntity } from './audit-entry.entity';
+import { AuditLogRepository } from './audit-log.repository';
 import { AuditLogService } from './audit-log.service';
 import { AuditQueryService } from './audit-query.service';
 import { AuditRecorderListener } from './audit-recorder.listener';
@@ -18,7 +19,7 @@ import { AuditForwarder } from './forwarding/audit-forwarder';
 @Module({
   imports: [CommonModule, TypeOrmModule.forFeature([AuditEntryEntity, AuditStateEntity])],
   controllers: [AuditController],
-  providers: [AuditLogService, AuditQueryService, AuditRecorderListener, AuditForwarder, AuditVerifier, BuildsDeletedAuditListener],
+  providers: [AuditLogService, AuditLogRepository, AuditQueryService, AuditRecorderListener, AuditForwarder, AuditVerifier, BuildsDeletedAuditListener],
   exports: [AuditLogService, AuditVerifier],
 })
 export class AuditModule {}
