@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, Repository } from 'typeorm';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import type { Platform } from './platform';
 import { QueryBuilder } from '../database/query-builder/query-builder';
-import { forUpdate } from '../database/row-lock';
+import { deleteById, insertReturningId, updateById } from '../database/query-builder/rows';
+import { lockedForUpdate } from '../database/row-lock';
 import { AppEntity, AppPlatform } from './app.entity';
 
 interface AppRow {
@@ -14,21 +15,26 @@ interface AppRow {
   created_at: number | string;
 }
 
+const COLUMNS = ['id', 'name', 'bundle_id_key', 'platform', 'created_at'] as const;
+
 /** The apps table; only the catalogue module reads or writes it. */
 @Injectable()
 export class AppsRepository {
   private readonly sql: QueryBuilder;
 
-  constructor(@InjectRepository(AppEntity) private readonly apps: Repository<AppEntity>) {
-    this.sql = QueryBuilder.of(apps.manager.connection);
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    this.sql = QueryBuilder.of(dataSource);
   }
 
-  findById(id: number, manager?: EntityManager): Promise<AppEntity | null> {
-    return (manager?.getRepository(AppEntity) ?? this.apps).findOne({ where: { id } });
+  async findById(id: number, manager?: EntityManager): Promise<AppEntity | null> {
+    const statement = this.sql.prepare('apps.byId', (v: { id: number }) => this.sql.db.selectFrom('apps').select(COLUMNS).where('id', '=', v.id));
+    const [row] = await statement.run<AppRow>(manager ?? this.dataSource.manager, { id });
+    return row ? toApp(row) : null;
   }
 
-  findAll(): Promise<AppEntity[]> {
-    return this.apps.find();
+  async findAll(): Promise<AppEntity[]> {
+    const statement = this.sql.prepare('apps.all', () => this.sql.db.selectFrom('apps').select(COLUMNS).orderBy('id'));
+    return (await statement.run<AppRow>(this.dataSource.manager, {})).map(toApp);
   }
 
   /** The app a build with this bundle id files under: same bundle id, and the build's platform or `both` (a platform match wins). */
@@ -40,16 +46,14 @@ export class AppsRepository {
     const statement = this.sql.prepare('apps.forBundle', (v: { bundleId: string; platform: Platform; both: 'both' }) =>
       this.sql.db
         .selectFrom('apps')
-        .select(['id', 'name', 'bundle_id_key', 'platform', 'created_at'])
+        .select(COLUMNS)
         .where('bundle_id_key', '=', v.bundleId)
         .where('platform', 'in', [v.platform, v.both])
         .orderBy('id'),
     );
     const rows = await statement.run<AppRow>(manager, { bundleId, platform, both: 'both' });
     const row = rows.find((a) => a.platform === platform) ?? rows[0];
-    return row
-      ? Object.assign(new AppEntity(), { id: Number(row.id), name: row.name, bundleIdKey: row.bundle_id_key, platform: row.platform, createdAt: new Date(Number(row.created_at)) })
-      : null;
+    return row ? toApp(row) : null;
   }
 
   /**
@@ -58,17 +62,27 @@ export class AppsRepository {
    * to abort the caller's transaction. Read the app afterwards.
    */
   async insertUnlessExists(values: Omit<AppEntity, 'id'>, manager: EntityManager): Promise<void> {
-    await manager.createQueryBuilder().insert().into(AppEntity).values(values).orIgnore().execute();
+    const statement = this.sql.prepare('apps.insertUnlessExists', (v: { name: string; bundleIdKey: string; platform: AppPlatform; createdAt: number }) =>
+      this.sql.db
+        .insertInto('apps')
+        .values({ name: v.name, bundle_id_key: v.bundleIdKey, platform: v.platform, created_at: v.createdAt })
+        .onConflict((oc) => oc.doNothing()),
+    );
+    await statement.run(manager, { ...values, createdAt: values.createdAt.getTime() });
   }
 
-  create(values: Omit<AppEntity, 'id'>, manager?: EntityManager): Promise<AppEntity> {
-    const repo = manager?.getRepository(AppEntity) ?? this.apps;
-    return repo.save(repo.create(values));
+  async create(values: Omit<AppEntity, 'id'>, manager?: EntityManager): Promise<AppEntity> {
+    const id = await insertReturningId(manager ?? this.dataSource.manager, 'apps', {
+      name: values.name,
+      bundle_id_key: values.bundleIdKey,
+      platform: values.platform,
+      created_at: values.createdAt.getTime(),
+    });
+    return Object.assign(new AppEntity(), { id, ...values });
   }
 
   async rename(id: number, name: string): Promise<boolean> {
-    const result = await this.apps.update({ id }, { name });
-    return !!result.affected;
+    return (await updateById(this.dataSource.manager, 'apps', id, { name })) > 0;
   }
 
   /**
@@ -77,11 +91,15 @@ export class AppsRepository {
    * deletion waits for a build insert already made. SQLite runs one write transaction at a time.
    */
   async lockForDeletion(id: number, manager: EntityManager): Promise<boolean> {
-    return !!(await manager.getRepository(AppEntity).findOne({ where: { id }, select: { id: true }, ...forUpdate(manager) }));
+    const statement = this.sql.prepare('apps.lockForDeletion', (v: { id: number }) => lockedForUpdate(this.sql, this.sql.db.selectFrom('apps').select('id').where('id', '=', v.id)));
+    return (await statement.run(manager, { id })).length > 0;
   }
 
-  async delete(id: number, manager: EntityManager): Promise<boolean> {
-    const result = await manager.getRepository(AppEntity).delete({ id });
-    return !!result.affected;
+  delete(id: number, manager: EntityManager): Promise<boolean> {
+    return deleteById(manager, 'apps', id);
   }
+}
+
+function toApp(row: AppRow): AppEntity {
+  return Object.assign(new AppEntity(), { id: Number(row.id), name: row.name, bundleIdKey: row.bundle_id_key, platform: row.platform, createdAt: new Date(Number(row.created_at)) });
 }

@@ -1,20 +1,17 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository, SelectQueryBuilder } from 'typeorm';
 import { Clock } from '../common/clock';
 import { DAY_MS } from '../common/time';
-import { forUpdate } from '../database/row-lock';
 import { TransactionRunner } from '../database/transaction-runner';
 import { RelayConfig } from '../config/relay-config';
 import { auditEvent, AuditActor } from './audit-actor';
 import { entryHash, GENESIS_HASH } from './audit-chain';
 import { AuditEntryEntity } from './audit-entry.entity';
+import { AuditFilter, AuditLogRepository } from './audit-log.repository';
 import { AuditEvent } from './audit-event';
 import { AuditHead, AuditHeadKey, headSignatureHolds, LEGACY_HEAD_KEY_ID, loadAuditHeadKey, signHead } from './audit-head';
 import { AuditStateEntity, headOf } from './audit-state.entity';
 
-const STATE_ID = 1;
 /** Entries written in one transaction at most (a burst is written in several). */
 const MAX_BATCH = 100;
 
@@ -28,13 +25,7 @@ interface PendingEntry {
 const SECRET_KEY = /pass(word)?|secret|^token$|code|key$|cookie/i;
 const MAX_DETAIL_LENGTH = 500;
 
-export interface AuditFilter {
-  action?: string;
-  actor?: string;
-  target?: string;
-  since?: Date;
-  until?: Date;
-}
+export type { AuditFilter } from './audit-log.repository';
 
 /** Written entries are handed to the forwarders (syslog, HTTP) under this in-process event. */
 export const AUDIT_APPENDED = 'audit.appended';
@@ -47,8 +38,7 @@ export const AUDIT_APPENDED = 'audit.appended';
 @Injectable()
 export class AuditLogService {
   constructor(
-    @InjectRepository(AuditEntryEntity) private readonly entries: Repository<AuditEntryEntity>,
-    @InjectRepository(AuditStateEntity) private readonly state: Repository<AuditStateEntity>,
+    private readonly log: AuditLogRepository,
     private readonly transactions: TransactionRunner,
     private readonly clock: Clock,
     private readonly events: EventEmitter2,
@@ -102,8 +92,7 @@ export class AuditLogService {
   /** The entries chained after the head, in order, in one transaction that holds the state row. */
   private write(batch: PendingEntry[]): Promise<AuditEntryEntity[]> {
     return this.transactions.run(async (manager) => {
-      const states = manager.getRepository(AuditStateEntity);
-      const state = await states.findOne({ where: { id: STATE_ID }, ...forUpdate(manager) });
+      const state = await this.log.state(manager, true);
       let prevHash = state?.headHash ?? GENESIS_HASH;
       const rows = batch.map(({ event, at }) => {
         const details = safeDetails(event.details);
@@ -119,15 +108,14 @@ export class AuditLogService {
         };
         const hash = entryHash({ ...fields, details });
         prevHash = hash;
-        return Object.assign(new AuditEntryEntity(), { ...fields, details: JSON.stringify(details), hash });
+        return { ...fields, details: JSON.stringify(details), hash };
       });
       // One by one: ids follow the chain's order whatever the driver does with a multi-row insert.
-      const entries = manager.getRepository(AuditEntryEntity);
       const saved: AuditEntryEntity[] = [];
-      for (const row of rows) saved.push(await entries.save(row));
+      for (const row of rows) saved.push(await this.log.insert(row, manager));
       if (state) {
         const head = { ...headOf(state), count: state.headCount + saved.length, lastId: saved[saved.length - 1].id, hash: prevHash };
-        await states.update({ id: STATE_ID }, this.nextHead(state, head, saved[0].id));
+        await this.log.updateState(this.nextHead(state, head, saved[0].id), manager);
       }
       return saved;
     });
@@ -140,16 +128,14 @@ export class AuditLogService {
 
   /** Newest first, `limit` entries older than `before` (an id cursor). */
   page(filter: AuditFilter, limit: number, before?: number): Promise<AuditEntryEntity[]> {
-    const query = this.filtered(filter).orderBy('e.id', 'DESC').take(limit);
-    if (before !== undefined) query.andWhere('e.id < :before', { before });
-    return query.getMany();
+    return this.log.page(filter, limit, before);
   }
 
   /** Oldest first, in batches, for the export (each batch one indexed query; nothing held open between). */
   async *inOrder(filter: AuditFilter, batch = 500): AsyncGenerator<AuditEntryEntity> {
     let after = 0;
     for (;;) {
-      const rows = await this.filtered(filter).andWhere('e.id > :after', { after }).orderBy('e.id', 'ASC').take(batch).getMany();
+      const rows = await this.log.after(filter, after, batch);
       for (const row of rows) yield row;
       if (rows.length < batch) return;
       after = rows[rows.length - 1].id;
@@ -157,12 +143,12 @@ export class AuditLogService {
   }
 
   async retentionDays(): Promise<number | null> {
-    return (await this.state.findOneBy({ id: STATE_ID }))?.retentionDays ?? null;
+    return (await this.log.state())?.retentionDays ?? null;
   }
 
   async setRetentionDays(actor: AuditActor, days: number | null): Promise<void> {
     const before = await this.retentionDays();
-    await this.state.update({ id: STATE_ID }, { retentionDays: days });
+    await this.log.updateState({ retentionDays: days });
     if (before !== days) await this.append(auditEvent(actor, 'audit.retention_changed', null, { from: before, to: days }));
   }
 
@@ -172,21 +158,14 @@ export class AuditLogService {
    */
   async pruneExpired(actor: AuditActor): Promise<number> {
     const removed = await this.transactions.run(async (manager) => {
-      const state = await manager.getRepository(AuditStateEntity).findOne({ where: { id: STATE_ID }, ...forUpdate(manager) });
+      const state = await this.log.state(manager, true);
       if (!state?.retentionDays) return 0;
       const cutoff = this.clock.nowMs() - state.retentionDays * DAY_MS;
-      const entries = manager.getRepository(AuditEntryEntity);
-      const last = await entries
-        .createQueryBuilder('e')
-        .where('e.at < :cutoff', { cutoff })
-        .orderBy('e.id', 'DESC')
-        .take(1)
-        .getOne();
+      const last = await this.log.newestBefore(cutoff, manager);
       if (!last) return 0;
-      const { affected } = await entries.createQueryBuilder().delete().where('id <= :id', { id: last.id }).execute();
-      const removed = affected ?? 0;
+      const removed = await this.log.deleteThrough(last.id, manager);
       const head = { ...headOf(state), count: Math.max(0, state.headCount - removed), anchorHash: last.hash, anchorId: last.id };
-      await manager.getRepository(AuditStateEntity).update({ id: STATE_ID }, { anchorHash: last.hash, anchorId: last.id, ...this.nextHead(state, head, null) });
+      await this.log.updateState({ anchorHash: last.hash, anchorId: last.id, ...this.nextHead(state, head, null) }, manager);
       return removed;
     });
     if (removed) await this.append(auditEvent(actor, 'audit.pruned', null, { entries: removed }));
@@ -231,15 +210,15 @@ export class AuditLogService {
    */
   async signHeadAtStart(actor: AuditActor): Promise<void> {
     const key = this.headKey();
-    const state = await this.state.findOneBy({ id: STATE_ID });
+    const state = await this.log.state();
     if (!state) return;
-    if (isPristine(state) && (await this.entries.count()) === 0) {
+    if (isPristine(state) && (await this.log.count()) === 0) {
       await this.append(auditEvent(actor, 'audit.head_signed', null, { reason: 'new', entries: 0, last_id: null }));
       return;
     }
     if (state.headKeyId === LEGACY_HEAD_KEY_ID && !state.headMac) {
       // A head was signed in this log before: the mark was written in the database since.
-      if (await this.entries.existsBy({ action: 'audit.head_signed' })) return this.reportBrokenHead('it is marked as from before the signed head, but the log was signed before');
+      if (await this.log.hasAction('audit.head_signed')) return this.reportBrokenHead('it is marked as from before the signed head, but the log was signed before');
       return this.signAsItStands(actor, 'legacy', (s) => s.headKeyId === LEGACY_HEAD_KEY_ID && !s.headMac);
     }
     if (state.headKeyId !== key.id || !headSignatureHolds(key, headOf(state), state.headMac)) this.reportBrokenHead(brokenHeadReason(state, key));
@@ -257,35 +236,15 @@ export class AuditLogService {
   private async signAsItStands(actor: AuditActor, reason: string, still: (state: AuditStateEntity) => boolean): Promise<void> {
     const key = this.headKey();
     const signed = await this.transactions.run(async (manager) => {
-      const states = manager.getRepository(AuditStateEntity);
-      const state = await states.findOne({ where: { id: STATE_ID }, ...forUpdate(manager) });
+      const state = await this.log.state(manager, true);
       if (!state || !still(state)) return null;
-      const entries = manager.getRepository(AuditEntryEntity);
-      const [last] = await entries.find({ order: { id: 'DESC' }, take: 1 });
-      const count = await entries.count();
+      const last = await this.log.newest(manager);
+      const count = await this.log.count(manager);
       const head = { ...headOf(state), count, lastId: last?.id ?? state.anchorId, hash: last?.hash ?? state.anchorHash };
-      await states.update({ id: STATE_ID }, { headHash: head.hash, headCount: count, headLastId: head.lastId, headMac: signHead(key, head), headKeyId: key.id });
+      await this.log.updateState({ headHash: head.hash, headCount: count, headLastId: head.lastId, headMac: signHead(key, head), headKeyId: key.id }, manager);
       return { reason, entries: count, last_id: head.lastId };
     });
     if (signed) await this.append(auditEvent(actor, 'audit.head_signed', null, signed));
-  }
-
-  private filtered(filter: AuditFilter): SelectQueryBuilder<AuditEntryEntity> {
-    const query = this.entries.createQueryBuilder('e').where('1 = 1');
-    if (filter.action) {
-      // `auth.` (a trailing dot) names a family of actions; anything else one action.
-      if (filter.action.endsWith('.')) query.andWhere('e.action LIKE :action', { action: `${escapeLike(filter.action)}%` });
-      else query.andWhere('e.action = :action', { action: filter.action });
-    }
-    if (filter.actor) {
-      if (/^[1-9][0-9]{0,9}$/.test(filter.actor) && Number(filter.actor) <= 2147483647) {
-        query.andWhere('(e.actor_id = :actorId OR e.actor_label = :actor)', { actorId: Number(filter.actor), actor: filter.actor });
-      } else query.andWhere('e.actor_label = :actor', { actor: filter.actor });
-    }
-    if (filter.target) query.andWhere('e.target = :target', { target: filter.target });
-    if (filter.since) query.andWhere('e.at >= :since', { since: filter.since.getTime() });
-    if (filter.until) query.andWhere('e.at < :until', { until: filter.until.getTime() });
-    return query;
   }
 }
 
@@ -316,8 +275,3 @@ export function safeDetails(details: AuditEvent['details']): AuditEvent['details
 function clip(text: string, max: number): string {
   return text.length > max ? text.slice(0, max) : text;
 }
-
-function escapeLike(text: string): string {
-  return text.replace(/[%_]/g, '');
-}
-

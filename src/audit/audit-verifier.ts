@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager, MoreThan } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { RelayConfig } from '../config/relay-config';
 import { TransactionRunner } from '../database/transaction-runner';
 import { ChainBreak, ChainWalker } from './audit-chain';
-import { AuditEntryEntity } from './audit-entry.entity';
+import { AuditLogRepository } from './audit-log.repository';
 import { AuditHeadKey, headSignatureHolds, LEGACY_HEAD_KEY_ID, loadAuditHeadKey } from './audit-head';
 import { AuditStateEntity, headOf } from './audit-state.entity';
 import { parseDetails } from './audit.mapper';
@@ -23,8 +23,9 @@ export interface VerifyResult {
  * key is reported, not made.
  */
 export async function verifyAuditLog(manager: EntityManager, key: AuditHeadKey | null, batch = 1000): Promise<VerifyResult> {
-  if (manager.connection.options.type === 'postgres') await manager.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
-  const state = await manager.getRepository(AuditStateEntity).findOneBy({ id: 1 });
+  const log = AuditLogRepository.of(manager.connection);
+  await log.readOneSnapshot(manager);
+  const state = await log.state(manager);
   const signedAt: number[] = [];
   if (!state) return { checked: 0, anchorId: null, broken: { id: null, reason: 'the audit state row is missing' }, signedAt };
   const walker = new ChainWalker(state.anchorHash);
@@ -32,7 +33,7 @@ export async function verifyAuditLog(manager: EntityManager, key: AuditHeadKey |
   let lastId: number | null = null;
   let signedBefore = false;
   for (;;) {
-    const rows = await manager.getRepository(AuditEntryEntity).find({ where: { id: MoreThan(after) }, order: { id: 'ASC' }, take: batch });
+    const rows = await log.after({}, after, batch, manager);
     for (const row of rows) {
       const broken = walker.next({ ...row, details: parseDetails(row.details) });
       if (broken) return { checked: walker.checked, anchorId: state.anchorId, broken, signedAt };

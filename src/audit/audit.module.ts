@@ -2,6 +2,7 @@ import { CommonModule } from '../common/common.module';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditEntryEntity } from './audit-entry.entity';
+import { AuditLogRepository } from './audit-log.repository';
 import { AuditLogService } from './audit-log.service';
 import { AuditQueryService } from './audit-query.service';
 import { AuditRecorderListener } from './audit-recorder.listener';
@@ -17,7 +18,7 @@ import { AuditForwarder } from './forwarding/audit-forwarder';
 @Module({
   imports: [CommonModule, TypeOrmModule.forFeature([AuditEntryEntity, AuditStateEntity])],
   controllers: [AuditController],
-  providers: [AuditLogService, AuditQueryService, AuditRecorderListener, AuditForwarder, AuditVerifier],
+  providers: [AuditLogService, AuditLogRepository, AuditQueryService, AuditRecorderListener, AuditForwarder, AuditVerifier],
   exports: [AuditLogService, AuditVerifier],
 })
 export class AuditModule {}

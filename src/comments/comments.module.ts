@@ -6,6 +6,7 @@ import { ImagesModule } from '../images/images.module';
 import { CommentsBuildsDeletedListener } from './builds-deleted.listener';
 import { CommentAttachmentEntity } from './comment-attachment.entity';
 import { CommentEntity } from './comment.entity';
+import { CommentsRepository } from './comments.repository';
 import { CommentsController } from './comments.controller';
 import { CommentsService } from './comments.service';
 import { CommonModule } from '../common/common.module';
@@ -14,7 +15,7 @@ import { CommonModule } from '../common/common.module';
 @Module({
   imports: [CommonModule, TypeOrmModule.forFeature([CommentEntity, CommentAttachmentEntity]), BuildsModule, ImagesModule],
   controllers: [CommentsController],
-  providers: [CommentsService, CommentsBuildsDeletedListener, AttachmentFiles],
+  providers: [CommentsService, CommentsRepository, CommentsBuildsDeletedListener, AttachmentFiles],
   exports: [CommentsService],
 })
 export class CommentsModule {}

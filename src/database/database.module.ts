@@ -3,10 +3,11 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { RelayConfig } from '../config/relay-config';
 import { installPlatform } from '../platform/install';
+import { DatabaseServerRepository } from './database-server.repository';
 import { dataSourceOptions } from './data-source-options';
 import { TransactionRunner } from './transaction-runner';
 
-/** The data source, and the TransactionRunner every module's multi-statement writes go through. */
+/** The data source, the TransactionRunner every module's multi-statement writes go through, and the server's own questions. */
 @Global()
 @Module({
   imports: [
@@ -17,7 +18,7 @@ import { TransactionRunner } from './transaction-runner';
       dataSourceFactory: async (options) => installPlatform('data-source', new DataSource(options!)),
     }),
   ],
-  providers: [TransactionRunner],
-  exports: [TransactionRunner],
+  providers: [TransactionRunner, DatabaseServerRepository],
+  exports: [TransactionRunner, DatabaseServerRepository],
 })
 export class DatabaseModule {}

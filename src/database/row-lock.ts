@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import type { QueryBuilder } from './query-builder/query-builder';
 
 /**
  * Find options that lock the rows read until the transaction ends (`FOR UPDATE`), for
@@ -11,4 +12,9 @@ import type { EntityManager } from 'typeorm';
  */
 export function forUpdate(manager: EntityManager): { lock?: { mode: 'pessimistic_write' } } {
   return manager.connection.options.type === 'postgres' ? { lock: { mode: 'pessimistic_write' } } : {};
+}
+
+/** The same lock for a Kysely SELECT: `FOR UPDATE` on PostgreSQL, the SELECT as it is on SQLite (which has no such clause). */
+export function lockedForUpdate<Q extends { forUpdate(): Q }>(builder: QueryBuilder, query: Q): Q {
+  return builder.postgres ? query.forUpdate() : query;
 }

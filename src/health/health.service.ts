@@ -1,7 +1,7 @@
 import { HttpStatus, Injectable } from '@nestjs/common';
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
-import { DataSource } from 'typeorm';
+import { DatabaseServerRepository } from '../database/database-server.repository';
 import { RELAY_VERSION } from '../relay/relay-version';
 import { ClusterBus } from '../cluster/cluster-bus';
 import { Clock } from '../common/clock';
@@ -28,7 +28,7 @@ export class HealthService {
   private readonly startedAtMs: number;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly databaseServer: DatabaseServerRepository,
     private readonly paths: StoragePaths,
     private readonly store: FileStore,
     private readonly bus: ClusterBus,
@@ -55,13 +55,7 @@ export class HealthService {
   }
 
   private async database(): Promise<DependencyState> {
-    try {
-      if (!this.dataSource.isInitialized) return 'down';
-      await this.dataSource.query('SELECT 1');
-      return 'ok';
-    } catch {
-      return 'down';
-    }
+    return (await this.databaseServer.answers()) ? 'ok' : 'down';
   }
 
   private async storage(): Promise<DependencyState> {

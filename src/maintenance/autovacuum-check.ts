@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DatabaseServerRepository } from '../database/database-server.repository';
 
 /**
  * Says so at start when PostgreSQL's autovacuum is off. The relay's list and count statements are
@@ -14,12 +14,10 @@ import { DataSource } from 'typeorm';
 export class AutovacuumCheck implements OnApplicationBootstrap {
   private readonly logger = new Logger('Database');
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly databaseServer: DatabaseServerRepository) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    if (this.dataSource.options.type !== 'postgres') return;
-    const [row] = (await this.dataSource.query('SHOW autovacuum')) as { autovacuum: string }[];
-    if (row?.autovacuum !== 'on') {
+    if ((await this.databaseServer.autovacuumOn()) === false) {
       this.logger.warn(
         "PostgreSQL's autovacuum is off on this server: the relay's query plans go stale as tables grow. " +
           'Turn it on, or run VACUUM ANALYZE on the relay\'s database regularly (docs/database.md#autovacuum)',

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { RecordingEntity } from './recording.entity';
+import { RecordingsRepository } from './recordings.repository';
 import { RecordingsController } from './recordings.controller';
 import { RecordingsService } from './recordings.service';
 import { StorageModule } from '../storage/storage.module';
@@ -10,7 +11,7 @@ import { CommonModule } from '../common/common.module';
 @Module({
   imports: [CommonModule, StorageModule, TypeOrmModule.forFeature([RecordingEntity])],
   controllers: [RecordingsController],
-  providers: [RecordingsService],
+  providers: [RecordingsService, RecordingsRepository],
   exports: [RecordingsService],
 })
 export class RecordingsModule {}

@@ -1,7 +1,5 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
 import type { Request, Response } from 'express';
-import { In, Repository } from 'typeorm';
 import { Clock } from '../common/clock';
 import { randomHex } from '../common/crypto/secret-token';
 import { ErrorMessages } from '../common/errors/error-messages';
@@ -11,12 +9,13 @@ import { StoragePaths } from '../storage/storage-paths';
 import { HOUR_MS } from '../common/time';
 import { MAX_ID, readId } from '../common/validation/parse-id.pipe';
 import { RelayConfig } from '../config/relay-config';
-import { After, AtOrBefore } from '../database/timestamp.column';
+import { inLists } from '../database/in-lists';
 import { FileStore } from '../storage/file-store';
 import { sendFromStore } from '../storage/file-responses';
 import { folderOwner, ORPHAN_FILE_GRACE_MS, StoredFileOwners } from '../storage/stored-file-owners';
 import type { UploadRecordingQuery } from './dto/upload-recording.query';
 import { RecordingEntity } from './recording.entity';
+import { RecordingsRepository } from './recordings.repository';
 import { Recording, recordingUrl, toRecording } from './recordings.mapper';
 import { detectVideo } from './video-signature';
 import type { RecordingTimeline } from './recording-timeline.mapper';
@@ -42,8 +41,6 @@ export interface FinishedSessionRecording {
 }
 /** Recordings' folder in the store: `recordings/<filename>`. */
 const PREFIX = 'recordings/';
-/** Rows deleted per statement by the purge (well under SQLite's bound-parameter limit). */
-const PURGE_BATCH = 500;
 
 /** Screen recordings: streamed upload checked by its bytes, listing, serving until 72 hours, purge. */
 @Injectable()
@@ -51,7 +48,7 @@ export class RecordingsService implements OnModuleInit {
   private readonly logger = new Logger('Recordings');
 
   constructor(
-    @InjectRepository(RecordingEntity) private readonly recordings: Repository<RecordingEntity>,
+    private readonly recordings: RecordingsRepository,
     private readonly storage: StoragePaths,
     private readonly store: FileStore,
     private readonly clock: Clock,
@@ -68,7 +65,7 @@ export class RecordingsService implements OnModuleInit {
         graceMs: ORPHAN_FILE_GRACE_MS,
         prefix: PREFIX,
         referenced: async () =>
-          new Set((await this.recordings.find({ select: { filename: true } })).flatMap((r) => [r.filename, timelineName(r.filename)])),
+          new Set((await this.recordings.filenames()).flatMap((filename) => [filename, timelineName(filename)])),
       }),
     );
   }
@@ -135,18 +132,16 @@ export class RecordingsService implements OnModuleInit {
       await this.store.put(keys[0], finished.videoPath, 'video/mp4');
       await this.store.put(keys[1], timelinePath, 'application/json');
       const now = this.clock.now();
-      const row = await this.recordings.save(
-        this.recordings.create({
-          filename,
-          sessionId: finished.sessionId,
-          buildId: finished.buildId,
-          fileSize: finished.videoBytes,
-          mime: 'video/mp4',
-          uploadedBy: finished.startedBy,
-          createdAt: now,
-          expiresAt: new Date(now.getTime() + RECORDING_TTL_MS),
-        }),
-      );
+      const row = await this.recordings.insert({
+        filename,
+        sessionId: finished.sessionId,
+        buildId: finished.buildId,
+        fileSize: finished.videoBytes,
+        mime: 'video/mp4',
+        uploadedBy: finished.startedBy,
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + RECORDING_TTL_MS),
+      });
       return toRecording(row);
     } catch (err) {
       await this.store.remove(keys).catch(() => undefined);
@@ -168,11 +163,7 @@ export class RecordingsService implements OnModuleInit {
     const filtered = buildIdValue !== undefined && buildIdValue !== '';
     const buildId = filtered ? readId(buildIdValue, 'buildId') : null;
     if (filtered && buildId === null) return []; // an id no recording can carry (past MAX_ID)
-    const rows = await this.recordings.find({
-      where: { expiresAt: After(this.clock.now()), ...(buildId !== null ? { buildId } : {}) },
-      order: { id: 'DESC' },
-    });
-    return rows.map(toRecording);
+    return (await this.recordings.liveAt(this.clock.now(), buildId)).map(toRecording);
   }
 
   /** Streams a live recording with Range support (206 / 416); 404 for an unknown or malformed name, or past 72 hours. */
@@ -190,20 +181,16 @@ export class RecordingsService implements OnModuleInit {
   /** The row of a recording still within its 72 hours; 404 for an unknown or malformed name. */
   private async live(filename: string): Promise<RecordingEntity> {
     if (!FILENAME_PATTERN.test(filename)) throw notFound(RECORDING_NOT_FOUND);
-    const recording = await this.recordings.findOneBy({ filename });
+    const recording = await this.recordings.findByFilename(filename);
     if (!recording || recording.expiresAt.getTime() <= this.clock.nowMs()) throw notFound(RECORDING_NOT_FOUND);
     return recording;
   }
 
   /** Deletes recordings past their 72 hours: the row first (so it is never served), then the file. */
   async purgeExpired(): Promise<number> {
-    const expired = await this.recordings.find({
-      where: { expiresAt: AtOrBefore(this.clock.now()) },
-      select: { id: true, filename: true },
-    });
-    for (let i = 0; i < expired.length; i += PURGE_BATCH) {
-      const batch = expired.slice(i, i + PURGE_BATCH);
-      await this.recordings.delete({ id: In(batch.map((r) => r.id)) });
+    const expired = await this.recordings.expiredAt(this.clock.now());
+    for (const batch of inLists(expired)) {
+      await this.recordings.deleteIds(batch.map((r) => r.id));
       await this.store.remove(batch.flatMap((r) => [PREFIX + r.filename, PREFIX + timelineName(r.filename)])).catch((err: Error) => {
         this.logger.warn(`Could not remove ${batch.length} recording file(s): ${err.message}`);
       });

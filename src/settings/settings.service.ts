@@ -3,22 +3,20 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { actorOf, auditEvent } from '../audit/audit-actor';
 import { AUDIT_EVENT } from '../audit/audit-event';
 import type { Principal } from '../common/auth/principal';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 import { badRequest } from '../common/errors/http-error';
-import { forUpdate } from '../database/row-lock';
 import { TransactionRunner } from '../database/transaction-runner';
 import { ImageForm, StoredImagesService } from '../images/stored-images.service';
 import { toTeamSettings, type TeamSettings } from './settings.mapper';
 import type { UpdateSettingsFields } from './dto/update-settings.dto';
 import { TeamSettingsEntity } from './team-settings.entity';
+import { TeamSettingsRepository } from './team-settings.repository';
 
 const SETTINGS_ID = 1;
 
 @Injectable()
 export class SettingsService implements OnModuleInit {
   constructor(
-    @InjectRepository(TeamSettingsEntity) private readonly settings: Repository<TeamSettingsEntity>,
+    private readonly settings: TeamSettingsRepository,
     private readonly images: StoredImagesService,
     private readonly transactions: TransactionRunner,
     private readonly events: EventEmitter2,
@@ -68,8 +66,8 @@ export class SettingsService implements OnModuleInit {
       try {
         // Read and replace in one transaction, so two logos sent at once each delete the other's file.
         previousLogo = await this.transactions.run(async (manager) => {
-          const before = await manager.getRepository(TeamSettingsEntity).findOne({ where: { id: SETTINGS_ID }, ...forUpdate(manager) });
-          await manager.getRepository(TeamSettingsEntity).update({ id: SETTINGS_ID }, changes);
+          const before = await this.settings.find(manager);
+          await this.settings.update(changes, manager);
           return before?.logoPath ?? null;
         });
       } catch (err) {
@@ -87,7 +85,7 @@ export class SettingsService implements OnModuleInit {
   }
 
   private async row(): Promise<TeamSettingsEntity> {
-    const row = await this.settings.findOneBy({ id: SETTINGS_ID });
+    const row = await this.settings.find();
     // The migration creates the row; should it ever be missing, fall back to the default.
     return row ?? Object.assign(new TeamSettingsEntity(), { id: SETTINGS_ID, teamName: 'My team', logoPath: null });
   }

@@ -4,6 +4,7 @@ import { BuildsModule } from '../builds/builds.module';
 import { RelayModule } from '../relay/relay.module';
 import { InstallPageController } from './install-page.controller';
 import { ShareLinkEntity } from './share-link.entity';
+import { ShareLinksRepository } from './share-links.repository';
 import { ShareLinksController } from './share-links.controller';
 import { ShareLinksService } from './share-links.service';
 import { CommonModule } from '../common/common.module';
@@ -23,6 +24,7 @@ import { SettingsModule } from '../settings/settings.module';
   controllers: [ShareLinksController, InstallPageController],
   providers: [
     ShareLinksService,
+    ShareLinksRepository,
     // Seals link tokens so writers can copy a link again (the forges' box, same key and class).
     { provide: SecretBox, useFactory: (config: RelayConfig) => new SecretBox(config.secretsKey), inject: [RelayConfig] },
   ],

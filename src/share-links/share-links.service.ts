@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { InjectRepository } from '@nestjs/typeorm';
 import type { Request, Response } from 'express';
-import { Repository } from 'typeorm';
 import { actorOf, auditEvent, RELAY_ACTOR } from '../audit/audit-actor';
 import { AUDIT_EVENT } from '../audit/audit-event';
 import { LoginThrottleService } from '../auth/login-throttle.service';
@@ -25,6 +23,7 @@ import { DEFAULT_SHARE_DAYS } from './dto/create-share-link.dto';
 import { downloadGrant, isValidGrant } from './share-link-grant';
 import { ShareLinkEntity } from './share-link.entity';
 import { ShareLinkMessages } from './share-link-messages';
+import { ShareLinksRepository } from './share-links.repository';
 import { toShareLink, type ShareLink } from './share-links.mapper';
 
 export const INSTALL_PAGE_PATH = '/install';
@@ -62,7 +61,7 @@ export interface SharedBuild {
 @Injectable()
 export class ShareLinksService {
   constructor(
-    @InjectRepository(ShareLinkEntity) private readonly links: Repository<ShareLinkEntity>,
+    private readonly links: ShareLinksRepository,
     private readonly builds: BuildQueryService,
     private readonly downloads: BuildDownloadService,
     private readonly icons: BuildIconsService,
@@ -80,22 +79,20 @@ export class ShareLinksService {
     await this.builds.get(buildId);
     const { token, hash } = newLinkToken();
     const now = this.clock.now();
-    const link = await this.links.save(
-      this.links.create({
-        buildId,
-        tokenHash: hash,
-        // Without SVC_SECRETS_KEY the token is kept nowhere: the link is shown once, as before.
-        tokenSealed: this.secrets.configured ? this.secrets.seal(token, SEALED_TOKEN_PURPOSE) : null,
-        passwordHash: options.password !== undefined ? await this.passwords.hash(options.password) : null,
-        downloadLimit: options.downloadLimit ?? null,
-        createdById: actor.userId,
-        createdByName: shownName(actor),
-        createdAt: now,
-        expiresAt: new Date(now.getTime() + (options.days ?? DEFAULT_SHARE_DAYS) * DAY_MS),
-        revokedAt: null,
-        downloads: 0,
-      }),
-    );
+    const link = await this.links.create({
+      buildId,
+      tokenHash: hash,
+      // Without SVC_SECRETS_KEY the token is kept nowhere: the link is shown once, as before.
+      tokenSealed: this.secrets.configured ? this.secrets.seal(token, SEALED_TOKEN_PURPOSE) : null,
+      passwordHash: options.password !== undefined ? await this.passwords.hash(options.password) : null,
+      downloadLimit: options.downloadLimit ?? null,
+      createdById: actor.userId,
+      createdByName: shownName(actor),
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + (options.days ?? DEFAULT_SHARE_DAYS) * DAY_MS),
+      revokedAt: null,
+      downloads: 0,
+    });
     // A member's request, or the relay making one for a pull-request comment on the uploader's behalf.
     const by = 'via' in actor ? actorOf(actor) : RELAY_ACTOR;
     this.events.emit(AUDIT_EVENT, auditEvent(by, 'share_link.created', `share_link:${link.id}`, { build_id: buildId, expires_at: link.expiresAt.toISOString(), for: actor.email }));
@@ -108,7 +105,7 @@ export class ShareLinksService {
    */
   async list(buildId: number, reader: Pick<Principal, 'role'>): Promise<ShareLink[]> {
     await this.builds.get(buildId);
-    const links = await this.links.find({ where: { buildId }, order: { createdAt: 'DESC', id: 'DESC' } });
+    const links = await this.links.ofBuild(buildId);
     const writer = WRITER_ROLES.includes(reader.role);
     return links.map((link) => toShareLink(link, writer && this.endOf(link) === null ? this.resent(link) : undefined));
   }
@@ -116,10 +113,10 @@ export class ShareLinksService {
   /** Revoking twice is harmless (the first time is kept); a link of another build is 404. */
   async revoke(actor: Principal, buildId: number, linkId: number): Promise<void> {
     await this.builds.get(buildId);
-    const link = await this.links.findOneBy({ id: linkId, buildId });
+    const link = await this.links.findOfBuild(linkId, buildId);
     if (!link) throw notFound(ShareLinkMessages.notFound);
     if (link.revokedAt) return;
-    await this.links.update({ id: link.id }, { revokedAt: this.clock.now() });
+    await this.links.revoke(link.id, this.clock.now());
     this.events.emit(AUDIT_EVENT, auditEvent(actorOf(actor), 'share_link.revoked', `share_link:${link.id}`, { build_id: buildId, downloads: link.downloads }));
   }
 
@@ -160,14 +157,7 @@ export class ShareLinksService {
 
   /** One more download, unless that passes the limit: one conditional UPDATE, so parallel downloads cannot overshoot. */
   private async countDownload(link: ShareLinkEntity): Promise<void> {
-    const result = await this.links
-      .createQueryBuilder()
-      .update()
-      .set({ downloads: () => 'downloads + 1' })
-      .where('id = :id', { id: link.id })
-      .andWhere('(download_limit IS NULL OR downloads < download_limit)')
-      .execute();
-    if (result.affected === 0) throw gone(ShareLinkMessages.limitReached);
+    if (!(await this.links.countDownload(link.id))) throw gone(ShareLinkMessages.limitReached);
   }
 
   private async page(token: string, link: ShareLinkEntity, build: BuildEntity, grantQuery: string | null): Promise<SharedBuild> {
@@ -215,7 +205,7 @@ export class ShareLinksService {
 
   private async usable(token: string): Promise<{ link: ShareLinkEntity; build: BuildEntity }> {
     const hash = linkTokenHash(token);
-    const link = hash ? await this.links.findOneBy({ tokenHash: hash }) : null;
+    const link = hash ? await this.links.findByTokenHash(hash) : null;
     if (!link) throw notFound(ShareLinkMessages.notFound);
     if (link.buildId === null) throw gone(ShareLinkMessages.buildDeleted);
     const end = this.endOf(link);

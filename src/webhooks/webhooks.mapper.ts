@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { isoWithMillis, sqlDateTime } from '../common/time';
 import type { ConfigFileEntry } from './delivery/config-file-webhooks';
-import type { AttemptRecord } from './delivery/delivery-log';
+import type { AttemptRecord } from './delivery/delivery-log.repository';
 import type { WebhookEntity } from './webhook.entity';
 
 /** spec §2 "Webhook": `has_secret`, never the secret. */

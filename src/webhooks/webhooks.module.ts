@@ -4,7 +4,7 @@ import { GateChangedListener } from './delivery/gate-changed.listener';
 import { BuildStatusChangedListener } from './delivery/build-status-changed.listener';
 import { ConfigFileDeliveryLog } from './delivery/config-file-delivery-log';
 import { ConfigFileWebhooks } from './delivery/config-file-webhooks';
-import { DeliveryLog } from './delivery/delivery-log';
+import { DeliveryLogRepository } from './delivery/delivery-log.repository';
 import { WebhookDeliverySettings } from './delivery/delivery-settings';
 import { WebhookDispatcher } from './delivery/webhook-dispatcher';
 import { WebhookSender } from './delivery/webhook-sender';
@@ -16,6 +16,7 @@ import { WebhookEntity } from './webhook.entity';
 import { ConfigWebhooksController } from './config-webhooks.controller';
 import { WebhooksController } from './webhooks.controller';
 import { WebhooksService } from './webhooks.service';
+import { WebhooksRepository } from './webhooks.repository';
 import { MetricsModule } from '../metrics/metrics.module';
 import { CommonModule } from '../common/common.module';
 import { BuildsModule } from '../builds/builds.module';
@@ -26,11 +27,12 @@ import { BuildsModule } from '../builds/builds.module';
   controllers: [WebhooksController, ConfigWebhooksController],
   providers: [
     WebhooksService,
+    WebhooksRepository,
     HostnameResolver,
     DestinationGuard,
     WebhookDeliverySettings,
     WebhookSender,
-    DeliveryLog,
+    DeliveryLogRepository,
     ConfigFileDeliveryLog,
     ConfigFileWebhooks,
     WebhookDispatcher,

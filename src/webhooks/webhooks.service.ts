@@ -3,16 +3,15 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { actorOf, auditEvent } from '../audit/audit-actor';
 import { AUDIT_EVENT } from '../audit/audit-event';
 import type { Principal } from '../common/auth/principal';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 import { Clock } from '../common/clock';
 import { badRequest, notFound } from '../common/errors/http-error';
-import { DeliveryLog } from './delivery/delivery-log';
+import { DeliveryLogRepository } from './delivery/delivery-log.repository';
 import { DestinationGuard, DestinationRefused } from './destination/destination-guard';
 import { CreateWebhookDto } from './dto/create-webhook.dto';
 import { UpdateWebhookDto } from './dto/update-webhook.dto';
 import { WebhookDeliveryEntity } from './webhook-delivery.entity';
 import { WebhookEntity } from './webhook.entity';
+import { WebhooksRepository } from './webhooks.repository';
 
 export const WEBHOOK_NOT_FOUND = 'Webhook not found';
 
@@ -20,40 +19,38 @@ export const WEBHOOK_NOT_FOUND = 'Webhook not found';
 @Injectable()
 export class WebhooksService {
   constructor(
-    @InjectRepository(WebhookEntity) private readonly webhooks: Repository<WebhookEntity>,
+    private readonly webhooks: WebhooksRepository,
     private readonly guard: DestinationGuard,
-    private readonly deliveryLog: DeliveryLog,
+    private readonly deliveryLog: DeliveryLogRepository,
     private readonly clock: Clock,
     private readonly events: EventEmitter2,
   ) {}
 
   list(): Promise<WebhookEntity[]> {
-    return this.webhooks.find({ order: { id: 'ASC' } });
+    return this.webhooks.list();
   }
 
   /** Enabled webhooks, read at the time of each event. */
   listEnabled(): Promise<WebhookEntity[]> {
-    return this.webhooks.find({ where: { enabled: true }, order: { id: 'ASC' } });
+    return this.webhooks.listEnabled();
   }
 
   countEnabled(): Promise<number> {
-    return this.webhooks.count({ where: { enabled: true } });
+    return this.webhooks.countEnabled();
   }
 
   findOne(id: number): Promise<WebhookEntity | null> {
-    return this.webhooks.findOne({ where: { id } });
+    return this.webhooks.findOne(id);
   }
 
   async create(actor: Principal, dto: CreateWebhookDto): Promise<WebhookEntity> {
     await this.checkDestination(dto.url);
-    const webhook = await this.webhooks.save(
-      this.webhooks.create({
-        url: dto.url,
-        secret: dto.secret ?? null,
-        enabled: dto.enabled ?? true,
-        createdAt: this.clock.now(),
-      }),
-    );
+    const webhook = await this.webhooks.create({
+      url: dto.url,
+      secret: dto.secret ?? null,
+      enabled: dto.enabled ?? true,
+      createdAt: this.clock.now(),
+    });
     this.events.emit(
       AUDIT_EVENT,
       auditEvent(actorOf(actor), 'webhook.created', `webhook:${webhook.id}`, { destination: originOf(webhook.url), signed: !!webhook.secret, enabled: webhook.enabled }),
@@ -69,7 +66,7 @@ export class WebhooksService {
     if (!Object.keys(changes).length) throw badRequest('Nothing to update: send url, secret or enabled');
     const webhook = await this.require(id);
     if (changes.url !== undefined) await this.checkDestination(changes.url);
-    await this.webhooks.update({ id }, changes);
+    await this.webhooks.update(id, changes);
     // Which fields changed and where to; a secret is only said to be set or removed.
     const details: Record<string, string | boolean | null> = { fields: Object.keys(changes).sort().join(',') };
     if (changes.url !== undefined) details.destination = originOf(changes.url);
@@ -81,8 +78,7 @@ export class WebhooksService {
 
   async remove(actor: Principal, id: number): Promise<void> {
     const webhook = await this.findOne(id);
-    const result = await this.webhooks.delete({ id });
-    if (!result.affected) throw notFound(WEBHOOK_NOT_FOUND);
+    if (!(await this.webhooks.delete(id))) throw notFound(WEBHOOK_NOT_FOUND);
     this.events.emit(AUDIT_EVENT, auditEvent(actorOf(actor), 'webhook.deleted', `webhook:${id}`, { destination: webhook ? originOf(webhook.url) : null }));
   }
 

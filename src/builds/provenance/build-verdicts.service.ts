@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import type { BuildEntity } from '../build.entity';
 import type { Platform } from '../../app-catalogue/platform';
 import type { BuildStatus } from '../build-status';
 import { BuildContentsRepository } from '../contents/build-contents.repository';
-import type { BuildProvenanceEntity } from './build-provenance.entity';
-import { BuildVerdictsRepository } from './build-verdicts.repository';
+import { BuildProvenanceEntity } from './build-provenance.entity';
+import { BuildVerdictsRepository, ChangeAuthor } from './build-verdicts.repository';
 
 /** One build of a commit as a forge status shows it. */
 export interface CommitBuild {
@@ -30,22 +29,22 @@ export interface CommitBuild {
 @Injectable()
 export class BuildVerdictsService {
   constructor(
-    private readonly rows: BuildVerdictsRepository,
+    private readonly verdicts: BuildVerdictsRepository,
     private readonly contents: BuildContentsRepository,
   ) {}
 
   /** Status-history entries after `afterId` (uploads and changes), oldest first: their ids and builds. */
   changesAfter(afterId: number, limit: number): Promise<{ id: number; buildId: number }[]> {
-    return this.rows.changesAfter(afterId, limit);
+    return this.verdicts.changesAfter(afterId, limit);
   }
 
   /** The newest history entry's id (0 when none). */
   lastChangeId(): Promise<number> {
-    return this.rows.lastChangeId();
+    return this.verdicts.lastChangeId();
   }
 
   provenanceOf(buildId: number): Promise<BuildProvenanceEntity | null> {
-    return this.rows.provenanceOf(buildId);
+    return this.verdicts.provenanceOf(buildId);
   }
 
   /** Every build uploaded with this repository and commit, oldest first, with who decided each. */
@@ -59,12 +58,9 @@ export class BuildVerdictsService {
   }
 
   /** Who uploaded the build (its first history entry): the live account while it exists. */
-  async uploaderOf(buildId: number): Promise<{ userId: number | null; email: string; displayName: string | null } | null> {
-    const [first] = await this.rows.changesOf(buildId, 1);
-    if (!first) return null;
-    return first.changedBy
-      ? { userId: first.changedBy.id, email: first.changedBy.email, displayName: first.changedBy.displayName }
-      : { userId: null, email: first.changedByEmail, displayName: first.changedByDisplayName };
+  async uploaderOf(buildId: number): Promise<ChangeAuthor | null> {
+    const [first] = await this.verdicts.authors(buildId, 1, false);
+    return first ?? null;
   }
 
   /**
@@ -72,18 +68,18 @@ export class BuildVerdictsService {
    * same app and platform uploaded before it from the same repository with a commit (its base). Null
    * when there is no such build.
    */
-  async baseOf(buildId: number): Promise<{ build: BuildEntity; provenance: BuildProvenanceEntity | null; base: { buildId: number; commit: string } | null } | null> {
-    const build = await this.rows.build(buildId);
-    if (!build) return null;
-    const provenance = await this.rows.provenanceOf(buildId);
-    if (!provenance?.repository || !provenance.commit) return { build, provenance, base: null };
-    return { build, provenance, base: await this.rows.lastDoneWithCommit(build, provenance.repository) };
+  async baseOf(buildId: number): Promise<{ provenance: BuildProvenanceEntity | null; base: { buildId: number; commit: string } | null } | null> {
+    const place = await this.verdicts.placeOf(buildId);
+    if (!place) return null;
+    const provenance = await this.verdicts.provenanceOf(buildId);
+    if (!provenance?.repository || !provenance.commit) return { provenance, base: null };
+    return { provenance, base: await this.verdicts.baseBefore(buildId, place, provenance.repository, 'Done') };
   }
 
   private async buildsWhere(where: { repository: string; commit?: string; pullRequest?: number }): Promise<CommitBuild[]> {
-    const rows = await this.rows.provenanceWhere(where);
+    const rows = await this.verdicts.provenanceWhere(where);
     if (!rows.length) return [];
-    const builds = await this.rows.buildsWithIds(rows.map((r) => r.buildId));
+    const builds = await this.verdicts.builds(rows.map((r) => r.buildId));
     const byId = new Map(builds.map((b) => [b.id, b]));
     const flags = await this.contents.flagsOf(builds.map((b) => b.id));
     const result: CommitBuild[] = [];
@@ -91,8 +87,8 @@ export class BuildVerdictsService {
       const build = byId.get(row.buildId);
       if (!build) continue;
       // The newest entry names who decided, unless it is the upload's own (the only entry).
-      const [last, earlier] = await this.rows.changesOf(build.id, 2, true);
-      const who = earlier ? (last.changedBy ?? { displayName: last.changedByDisplayName, email: last.changedByEmail }) : null;
+      const [last, earlier] = await this.verdicts.authors(build.id, 2, true);
+      const who = earlier ? last : null;
       result.push({
         id: build.id,
         appId: build.appId,

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AttemptRecord, DELIVERY_LOG_SIZE } from './delivery-log';
+import { AttemptRecord, DELIVERY_LOG_SIZE } from './delivery-log.repository';
 
 /**
  * The delivery log of svc.config.json entries, in memory: they have no database row to hang a log

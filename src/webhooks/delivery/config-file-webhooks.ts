@@ -6,7 +6,7 @@ import { classifyAddress, classifyHostname } from '../destination/address-classi
 import { DestinationGuard, DestinationRefused, parseWebhookUrl } from '../destination/destination-guard';
 import { WEBHOOK_NOT_FOUND } from '../webhooks.service';
 import { ConfigFileDeliveryLog } from './config-file-delivery-log';
-import type { AttemptRecord } from './delivery-log';
+import type { AttemptRecord } from './delivery-log.repository';
 
 /** One svc.config.json `webhooks` entry as the relay judged it at start-up. */
 export interface ConfigFileEntry {

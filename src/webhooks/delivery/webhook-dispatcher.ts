@@ -7,7 +7,7 @@ import type { DestinationPolicy } from '../destination/address-classifier';
 import { WEBHOOK_NOT_FOUND, WebhooksService } from '../webhooks.service';
 import { ConfigFileDeliveryLog } from './config-file-delivery-log';
 import { ConfigFileEndpoint, ConfigFileWebhooks } from './config-file-webhooks';
-import { AttemptRecord, DeliveryLog } from './delivery-log';
+import { AttemptRecord, DeliveryLogRepository } from './delivery-log.repository';
 import { WebhookDeliverySettings } from './delivery-settings';
 import { badRequest, notFound } from '../../common/errors/http-error';
 import { WebhookEntity } from '../webhook.entity';
@@ -59,7 +59,7 @@ export class WebhookDispatcher implements OnModuleDestroy {
     private readonly webhooks: WebhooksService,
     private readonly configFile: ConfigFileWebhooks,
     private readonly sender: WebhookSender,
-    private readonly deliveryLog: DeliveryLog,
+    private readonly deliveryLog: DeliveryLogRepository,
     private readonly configFileLog: ConfigFileDeliveryLog,
     private readonly settings: WebhookDeliverySettings,
     private readonly clock: Clock,

@@ -1,0 +1,265 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { sql as rawSql } from 'kysely';
+import { DataSource, EntityManager } from 'typeorm';
+import { QueryBuilder } from '../database/query-builder/query-builder';
+import { changedRows, insertReturningId, updateById } from '../database/query-builder/rows';
+import { lockedForUpdate } from '../database/row-lock';
+import { AuditEntryEntity } from './audit-entry.entity';
+import { AuditStateEntity } from './audit-state.entity';
+
+const STATE_ID = 1;
+
+export interface AuditFilter {
+  action?: string;
+  actor?: string;
+  target?: string;
+  since?: Date;
+  until?: Date;
+}
+
+/** The values of a filtered read, bound by name. */
+interface FilterValues {
+  action: string;
+  actorId: number;
+  actor: string;
+  target: string;
+  since: number;
+  until: number;
+  /** The id cursor: entries before it (a page, newest first) or after it (the export, oldest first). */
+  cursor: number;
+  limit: number;
+}
+
+/** What a filtered read's statement branches on. */
+interface FilterShape {
+  action: 'family' | 'one' | null;
+  actor: 'id or label' | 'label' | null;
+  target: boolean;
+  since: boolean;
+  until: boolean;
+  /** Newest first before the cursor, or oldest first after it. */
+  order: 'newest before' | 'newest' | 'oldest after';
+}
+
+/** The largest id an actor filter may name as an id (a 32-bit integer column on both databases). */
+const MAX_ACTOR_ID = 2147483647;
+
+function shapeOf(filter: AuditFilter, order: FilterShape['order']): FilterShape {
+  const numericActor = !!filter.actor && /^[1-9][0-9]{0,9}$/.test(filter.actor) && Number(filter.actor) <= MAX_ACTOR_ID;
+  return {
+    // `auth.` (a trailing dot) names a family of actions; anything else one action.
+    action: filter.action ? (filter.action.endsWith('.') ? 'family' : 'one') : null,
+    actor: filter.actor ? (numericActor ? 'id or label' : 'label') : null,
+    target: !!filter.target,
+    since: !!filter.since,
+    until: !!filter.until,
+    order,
+  };
+}
+
+function valuesOf(filter: AuditFilter, cursor: number, limit: number): FilterValues {
+  const action = filter.action ?? '';
+  return {
+    action: action.endsWith('.') ? `${action.replace(/[%_]/g, '')}%` : action,
+    actorId: Number(filter.actor ?? 0) || 0,
+    actor: filter.actor ?? '',
+    target: filter.target ?? '',
+    since: filter.since?.getTime() ?? 0,
+    until: filter.until?.getTime() ?? 0,
+    cursor,
+    limit,
+  };
+}
+
+/** A page or batch of entries matching a filter: one prepared statement per shape (the hot read of GET /audit). */
+export function auditEntriesStatement(sql: QueryBuilder, shape: FilterShape) {
+  const key = `audit.entries ${shape.action} ${shape.actor} ${shape.target} ${shape.since} ${shape.until} ${shape.order}`;
+  return sql.prepare(key, (v: FilterValues) => {
+    let query = sql.db.selectFrom('audit_entries as e').select(ENTRY_COLUMNS.map((column) => `e.${column}` as const));
+    if (shape.action === 'family') query = query.where('e.action', 'like', v.action);
+    if (shape.action === 'one') query = query.where('e.action', '=', v.action);
+    if (shape.actor === 'id or label') query = query.where((eb) => eb.or([eb('e.actor_id', '=', v.actorId), eb('e.actor_label', '=', v.actor)]));
+    if (shape.actor === 'label') query = query.where('e.actor_label', '=', v.actor);
+    if (shape.target) query = query.where('e.target', '=', v.target);
+    if (shape.since) query = query.where('e.at', '>=', v.since);
+    if (shape.until) query = query.where('e.at', '<', v.until);
+    if (shape.order === 'newest before') query = query.where('e.id', '<', v.cursor);
+    if (shape.order === 'oldest after') query = query.where('e.id', '>', v.cursor);
+    return query.orderBy('e.id', shape.order === 'oldest after' ? 'asc' : 'desc').limit(v.limit);
+  });
+}
+
+const ENTRY_COLUMNS = ['id', 'at', 'actor_id', 'actor_label', 'via', 'action', 'target', 'client_address', 'details', 'prev_hash', 'hash'] as const;
+const STATE_COLUMNS = ['id', 'retention_days', 'anchor_hash', 'anchor_id', 'head_hash', 'head_count', 'head_last_id', 'head_mac', 'head_key_id'] as const;
+
+interface EntryRow {
+  id: number | string;
+  at: number | string;
+  actor_id: number | string | null;
+  actor_label: string;
+  via: string;
+  action: string;
+  target: string | null;
+  client_address: string | null;
+  details: string;
+  prev_hash: string;
+  hash: string;
+}
+
+interface StateRow {
+  id: number | string;
+  retention_days: number | string | null;
+  anchor_hash: string | null;
+  anchor_id: number | string | null;
+  head_hash: string | null;
+  head_count: number | string;
+  head_last_id: number | string | null;
+  head_mac: string | null;
+  head_key_id: string | null;
+}
+
+/**
+ * The audit_entries and audit_state tables. Reads that are part of a transaction take its `manager`;
+ * the verifier, which runs on a data source of its own (`svc audit verify`), makes one with `of()`.
+ */
+@Injectable()
+export class AuditLogRepository {
+  private readonly sql: QueryBuilder;
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    this.sql = QueryBuilder.of(dataSource);
+  }
+
+  /** For a data source outside the relay's modules (the CLI's read-only one). */
+  static of(dataSource: DataSource): AuditLogRepository {
+    return new AuditLogRepository(dataSource);
+  }
+
+  /** The state row; `lock` inside a transaction holds it until the transaction ends (PostgreSQL: appends are one line). */
+  async state(manager?: EntityManager, lock = false): Promise<AuditStateEntity | null> {
+    const statement = this.sql.prepare(`audit.state${lock ? ' locked' : ''}`, (v: { id: number }) => {
+      const select = this.sql.db.selectFrom('audit_state').select(STATE_COLUMNS).where('id', '=', v.id);
+      return lock ? lockedForUpdate(this.sql, select) : select;
+    });
+    const [row] = await statement.run<StateRow>(manager ?? this.dataSource.manager, { id: STATE_ID });
+    return row ? toState(row) : null;
+  }
+
+  async updateState(changes: Partial<Omit<AuditStateEntity, 'id'>>, manager?: EntityManager): Promise<void> {
+    await updateById(manager ?? this.dataSource.manager, 'audit_state', STATE_ID, {
+      retention_days: changes.retentionDays,
+      anchor_hash: changes.anchorHash,
+      anchor_id: changes.anchorId,
+      head_hash: changes.headHash,
+      head_count: changes.headCount,
+      head_last_id: changes.headLastId,
+      head_mac: changes.headMac,
+      head_key_id: changes.headKeyId,
+    });
+  }
+
+  /** One entry, in the caller's transaction; with its id. */
+  async insert(entry: Omit<AuditEntryEntity, 'id'>, manager: EntityManager): Promise<AuditEntryEntity> {
+    const id = await insertReturningId(manager, 'audit_entries', {
+      at: entry.at.getTime(),
+      actor_id: entry.actorId,
+      actor_label: entry.actorLabel,
+      via: entry.via,
+      action: entry.action,
+      target: entry.target,
+      client_address: entry.clientAddress,
+      details: entry.details,
+      prev_hash: entry.prevHash,
+      hash: entry.hash,
+    });
+    return Object.assign(new AuditEntryEntity(), { id, ...entry });
+  }
+
+  /** Newest first, `limit` entries matching the filter, older than `before` (an id cursor) when given. */
+  async page(filter: AuditFilter, limit: number, before?: number): Promise<AuditEntryEntity[]> {
+    const statement = auditEntriesStatement(this.sql, shapeOf(filter, before === undefined ? 'newest' : 'newest before'));
+    return (await statement.run<EntryRow>(this.dataSource.manager, valuesOf(filter, before ?? 0, limit))).map(toEntry);
+  }
+
+  /** Oldest first, `limit` entries matching the filter after the id `after`. */
+  async after(filter: AuditFilter, after: number, limit: number, manager?: EntityManager): Promise<AuditEntryEntity[]> {
+    const statement = auditEntriesStatement(this.sql, shapeOf(filter, 'oldest after'));
+    return (await statement.run<EntryRow>(manager ?? this.dataSource.manager, valuesOf(filter, after, limit))).map(toEntry);
+  }
+
+  /** The newest entry written before `cutoff` (epoch ms), or null. */
+  async newestBefore(cutoff: number, manager: EntityManager): Promise<AuditEntryEntity | null> {
+    const statement = this.sql.prepare('audit.newestBefore', (v: { cutoff: number; limit: number }) =>
+      this.sql.db.selectFrom('audit_entries').select(ENTRY_COLUMNS).where('at', '<', v.cutoff).orderBy('id', 'desc').limit(v.limit),
+    );
+    const [row] = await statement.run<EntryRow>(manager, { cutoff, limit: 1 });
+    return row ? toEntry(row) : null;
+  }
+
+  /** The newest entry, or null. */
+  async newest(manager: EntityManager): Promise<AuditEntryEntity | null> {
+    const statement = auditEntriesStatement(this.sql, shapeOf({}, 'newest'));
+    const [entry] = await statement.run<EntryRow>(manager, valuesOf({}, 0, 1));
+    return entry ? toEntry(entry) : null;
+  }
+
+  /** Deletes the entries up to this id; how many. */
+  async deleteThrough(id: number, manager: EntityManager): Promise<number> {
+    const statement = this.sql.prepare('audit.deleteThrough', (v: { id: number }) => this.sql.db.deleteFrom('audit_entries').where('id', '<=', v.id).returning('id'));
+    return (await changedRows(statement, manager, { id })).length;
+  }
+
+  async count(manager?: EntityManager): Promise<number> {
+    const statement = this.sql.prepare('audit.count', () => this.sql.db.selectFrom('audit_entries').select((eb) => eb.fn.countAll().as('n')));
+    const [row] = await statement.run<{ n: number | string }>(manager ?? this.dataSource.manager, {});
+    return Number(row.n);
+  }
+
+  /** Whether any entry has this action. */
+  async hasAction(action: string): Promise<boolean> {
+    const statement = this.sql.prepare('audit.hasAction', (v: { action: string; limit: number }) =>
+      this.sql.db.selectFrom('audit_entries').select('id').where('action', '=', v.action).limit(v.limit),
+    );
+    return (await statement.run(this.dataSource.manager, { action, limit: 1 })).length > 0;
+  }
+
+  /** PostgreSQL: the caller's transaction reads one snapshot throughout (its first statement). SQLite's transactions already do. */
+  async readOneSnapshot(manager: EntityManager): Promise<void> {
+    if (!this.sql.postgres) return;
+    const statement = this.sql.prepare('audit.repeatableRead', () => ({ compile: () => rawSql`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ`.compile(this.sql.db) }));
+    await statement.run(manager, {});
+  }
+}
+
+function toEntry(row: EntryRow): AuditEntryEntity {
+  return Object.assign(new AuditEntryEntity(), {
+    id: Number(row.id),
+    at: new Date(Number(row.at)),
+    actorId: row.actor_id === null ? null : Number(row.actor_id),
+    actorLabel: row.actor_label,
+    via: row.via,
+    action: row.action,
+    target: row.target,
+    clientAddress: row.client_address,
+    details: row.details,
+    prevHash: row.prev_hash,
+    hash: row.hash,
+  });
+}
+
+const orNull = (value: number | string | null) => (value === null ? null : Number(value));
+
+function toState(row: StateRow): AuditStateEntity {
+  return Object.assign(new AuditStateEntity(), {
+    id: Number(row.id),
+    retentionDays: orNull(row.retention_days),
+    anchorHash: row.anchor_hash,
+    anchorId: orNull(row.anchor_id),
+    headHash: row.head_hash,
+    headCount: Number(row.head_count),
+    headLastId: orNull(row.head_last_id),
+    headMac: row.head_mac,
+    headKeyId: row.head_key_id,
+  });
+}

@@ -1,0 +1,5 @@
+select "e"."id", "e"."at", "e"."actor_id", "e"."actor_label", "e"."via", "e"."action", "e"."target", "e"."client_address", "e"."details", "e"."prev_hash", "e"."hash"
+from "audit_entries" as "e"
+where "e"."action" = ? and "e"."actor_label" = ? and "e"."at" >= ? and "e"."id" > ?
+order by "e"."id" asc
+limit ?

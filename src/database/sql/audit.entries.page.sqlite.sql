@@ -1,0 +1,4 @@
+select "e"."id", "e"."at", "e"."actor_id", "e"."actor_label", "e"."via", "e"."action", "e"."target", "e"."client_address", "e"."details", "e"."prev_hash", "e"."hash"
+from "audit_entries" as "e"
+order by "e"."id" desc
+limit ?

@@ -1,0 +1,11 @@
+select "b"."id", (select coalesce(sum("bc"."n"), 0) as "total"
+from "build_branch_counts" as "bc"
+where "bc"."branch" = $1) as "total"
+from "builds" as "b"
+where exists (select 1 as "one"
+from "build_provenance" as "pv"
+where "pv"."build_id" = "b"."id" and "pv"."branch" = $2
+offset 0)
+order by "b"."uploaded_at" desc, "b"."id" desc
+limit $3
+offset $4

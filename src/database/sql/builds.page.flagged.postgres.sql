@@ -1,0 +1,10 @@
+select "b"."id", (select count(*) as "total"
+from "build_flags" as "g") as "total"
+from "builds" as "b"
+where exists (select 1 as "one"
+from "build_flags" as "f"
+where "f"."build_id" = "b"."id"
+offset 0)
+order by "b"."uploaded_at" desc, "b"."id" desc
+limit $1
+offset $2

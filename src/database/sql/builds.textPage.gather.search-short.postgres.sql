@@ -1,0 +1,7 @@
+with "m" as materialized (select "b"."id", "b"."uploaded_at" as "k"
+from "builds" as "b"
+where strpos("b"."search_text", $1) > 0) select "m"."id"
+from "m"
+order by "m"."k" desc, "m"."id" desc
+limit $2
+offset $3

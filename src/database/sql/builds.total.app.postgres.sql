@@ -1,0 +1,3 @@
+select coalesce(sum("c"."n"), 0) as "total"
+from "build_counts" as "c"
+where "c"."app_id" = $1

@@ -1,0 +1,2 @@
+select coalesce(sum("c"."n"), 0) as "total"
+from "build_counts" as "c"

@@ -1,0 +1,2 @@
+select count(*) as "total"
+from "build_flags" as "g"

@@ -1,0 +1,90 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { QueryBuilder } from '../database/query-builder/query-builder';
+import { booleanValue, deleteById, insertReturningId, updateById } from '../database/query-builder/rows';
+import { WebhookEntity } from './webhook.entity';
+
+interface WebhookRow {
+  id: number | string;
+  url: string;
+  secret: string | null;
+  enabled: boolean | number;
+  created_at: number | string;
+}
+
+const COLUMNS = ['id', 'url', 'secret', 'enabled', 'created_at'] as const;
+
+/** The webhooks table (the API's webhooks; the delivery log is DeliveryLogRepository's). */
+@Injectable()
+export class WebhooksRepository {
+  private readonly sql: QueryBuilder;
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    this.sql = QueryBuilder.of(dataSource);
+  }
+
+  async list(): Promise<WebhookEntity[]> {
+    const statement = this.sql.prepare('webhooks.list', () => this.sql.db.selectFrom('webhooks').select(COLUMNS).orderBy('id'));
+    return (await statement.run<WebhookRow>(this.dataSource.manager, {})).map(toWebhook);
+  }
+
+  async listEnabled(): Promise<WebhookEntity[]> {
+    const statement = this.sql.prepare('webhooks.enabled', (v: { enabled: boolean | number }) =>
+      this.sql.db.selectFrom('webhooks').select(COLUMNS).where('enabled', '=', v.enabled).orderBy('id'),
+    );
+    return (await statement.run<WebhookRow>(this.dataSource.manager, { enabled: booleanValue(this.dataSource.manager, true) })).map(toWebhook);
+  }
+
+  async countEnabled(): Promise<number> {
+    const statement = this.sql.prepare('webhooks.countEnabled', (v: { enabled: boolean | number }) =>
+      this.sql.db
+        .selectFrom('webhooks')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('enabled', '=', v.enabled),
+    );
+    const [row] = await statement.run<{ n: number | string }>(this.dataSource.manager, { enabled: booleanValue(this.dataSource.manager, true) });
+    return Number(row.n);
+  }
+
+  async findOne(id: number): Promise<WebhookEntity | null> {
+    const statement = this.sql.prepare('webhooks.byId', (v: { id: number }) => this.sql.db.selectFrom('webhooks').select(COLUMNS).where('id', '=', v.id));
+    const [row] = await statement.run<WebhookRow>(this.dataSource.manager, { id });
+    return row ? toWebhook(row) : null;
+  }
+
+  async create(webhook: Omit<WebhookEntity, 'id'>): Promise<WebhookEntity> {
+    const on = this.dataSource.manager;
+    const id = await insertReturningId(on, 'webhooks', {
+      url: webhook.url,
+      secret: webhook.secret,
+      enabled: booleanValue(on, webhook.enabled),
+      created_at: webhook.createdAt.getTime(),
+    });
+    return Object.assign(new WebhookEntity(), { id, ...webhook });
+  }
+
+  async update(id: number, changes: Partial<Pick<WebhookEntity, 'url' | 'secret' | 'enabled'>>): Promise<void> {
+    const on = this.dataSource.manager;
+    await updateById(on, 'webhooks', id, {
+      url: changes.url,
+      secret: changes.secret,
+      enabled: changes.enabled === undefined ? undefined : booleanValue(on, changes.enabled),
+    });
+  }
+
+  /** Its delivery log goes with it (ON DELETE CASCADE); false when there was none. */
+  delete(id: number): Promise<boolean> {
+    return deleteById(this.dataSource.manager, 'webhooks', id);
+  }
+}
+
+function toWebhook(row: WebhookRow): WebhookEntity {
+  return Object.assign(new WebhookEntity(), {
+    id: Number(row.id),
+    url: row.url,
+    secret: row.secret,
+    enabled: Boolean(row.enabled),
+    createdAt: new Date(Number(row.created_at)),
+  });
+}
