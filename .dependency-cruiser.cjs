@@ -94,15 +94,20 @@ module.exports = {
         pathNot: [
           '\\.repository\\.ts$',
           '^src/database/',
-          // Not yet moved (issue 41 item 1): remove each line as its queries move into a repository.
-          '^src/auth/sessions\\.service\\.ts$',
-          '^src/comments/comments\\.service\\.ts$',
-          '^src/tokens/tokens\\.service\\.ts$',
           // The migration tool copies every table between two databases, whatever module owns it.
           '^src/cli/migrate/copy-rows\\.ts$',
         ],
       },
       to: { path: ['^node_modules/kysely/', '^src/database/query-builder/query-builder\\.ts$'] },
+    },
+    {
+      name: 'typeorm-repositories-in-repositories',
+      severity: 'error',
+      comment:
+        'A TypeORM Repository is injected only where queries live (*.repository.ts); a module file declares its ' +
+        'entities with TypeOrmModule.forFeature, the database layer owns the data source.',
+      from: { path: '^src/', pathNot: ['\\.repository\\.ts$', '\\.module\\.ts$', '^src/database/', '^src/platform/', '^src/bootstrap/', '^src/cli/'] },
+      to: { path: '^node_modules/@nestjs/typeorm/' },
     },
   ],
   options: {

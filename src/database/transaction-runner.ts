@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { DataSource, EntityManager } from 'typeorm';
 import { postgresPool } from '../platform/typeorm/raw-connection';
+import { withDatabaseLock } from './database-lock';
 import { SqliteConnectionGate } from '../platform/typeorm/sqlite-connection-gate';
 
 /** One open transaction as the code inside it sees it: its manager and what runs after the commit. */
@@ -55,6 +56,11 @@ export class TransactionRunner {
   /** Throws on SQLite when the data source was built without its gate (a start-up error, not a lost transaction). */
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {
     this.gate = SqliteConnectionGate.of(dataSource);
+  }
+
+  /** Runs `work` holding the database-wide lock `name` (database-lock.ts): instances sharing PostgreSQL take turns. */
+  withLock<T>(name: string, work: () => Promise<T>): Promise<T> {
+    return withDatabaseLock(this.dataSource, name, work);
   }
 
   async run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {

@@ -1,9 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { SerialQueue } from '../common/serial-queue';
 import { RelayConfig } from '../config/relay-config';
-import { withDatabaseLock } from '../database/database-lock';
+import { TransactionRunner } from '../database/transaction-runner';
 import type { UserEntity } from './user.entity';
 import { UsersService } from './users.service';
 
@@ -39,7 +37,7 @@ export class MemberGuardrails {
   constructor(
     private readonly users: UsersService,
     private readonly config: RelayConfig,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly transactions: TransactionRunner,
   ) {}
 
   /**
@@ -48,7 +46,7 @@ export class MemberGuardrails {
    * not call serialised() again.
    */
   serialised<T>(work: () => Promise<T>): Promise<T> {
-    return this.queue.run(() => withDatabaseLock(this.dataSource, 'svc.member_changes', work));
+    return this.queue.run(() => this.transactions.withLock('svc.member_changes', work));
   }
 
   /** The guardrail these changes, made together, would break; null when they keep both. Call inside serialised(). */
