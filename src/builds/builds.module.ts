@@ -29,6 +29,7 @@ import { CommonModule } from '../common/common.module';
 import { BuildProvenanceEntity } from './provenance/build-provenance.entity';
 import { BuildProvenanceRepository } from './provenance/build-provenance.repository';
 import { BuildVerdictsService } from './provenance/build-verdicts.service';
+import { StatusNoticeCounters } from './notices/status-notice-counters';
 
 /** Builds: upload (multipart and tus resumable) and metadata, contents and comparison, listing, review status, deletion schedule, purge, download. */
 @Module({
@@ -57,7 +58,8 @@ import { BuildVerdictsService } from './provenance/build-verdicts.service';
     ResumableUploadsService,
     BuildProvenanceRepository,
     BuildVerdictsService,
+    StatusNoticeCounters,
   ],
-  exports: [BuildVerdictsService, BuildQueryService, BuildRetentionService, BuildIconsService, BuildDownloadService, ResumableUploadsService],
+  exports: [BuildVerdictsService, StatusNoticeCounters, BuildQueryService, BuildRetentionService, BuildIconsService, BuildDownloadService, ResumableUploadsService],
 })
 export class BuildsModule {}
