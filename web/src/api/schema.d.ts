@@ -4589,6 +4589,8 @@ export interface operations {
             /** @description a change to Done or Rejected notifies the webhooks */
             200: {
                 headers: {
+                    /** @description beyond the spec: how many forge statuses (commit statuses, check runs) this change queued (0 when none) */
+                    "X-Forge-Statuses-Queued"?: number;
                     /** @description beyond the spec: how many webhook endpoints this change notifies (0 when none) */
                     "X-Webhooks-Notified"?: number;
                     [name: string]: unknown;

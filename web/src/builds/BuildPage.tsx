@@ -56,7 +56,7 @@ function BuildView({ build }: { build: Build }) {
   const update = useUpdateBuild();
   const location = useLocation();
   const uploader = build.uploaded_by;
-  const changeStatus = useStatusChange(update, () => 'Status');
+  const { change: changeStatus, dialog: rejectDialog } = useStatusChange(update, () => `${build.name} ${versionText(build.version_name, build.build_number)}`);
   const setStatus = (status: BuildStatus | null) => changeStatus(build, status);
   useShortcuts({
     c: () => document.getElementById('comment')?.focus(),
@@ -70,6 +70,7 @@ function BuildView({ build }: { build: Build }) {
 
   return (
     <article className={styles.page} aria-labelledby="build-title">
+      {rejectDialog}
       <nav aria-label="Breadcrumb" className={styles.breadcrumb}>
         <Link to="/builds">Builds</Link> <span aria-hidden="true">›</span> {build.name}
       </nav>

@@ -62,7 +62,12 @@ export function InboxPage() {
     return { index, build: index >= 0 ? items[index] : null };
   };
 
-  const setStatus = useStatusChange(update, (build) => `${build.name} ${versionText(build.version_name, build.build_number)}`);
+  const { change: setStatus, dialog: rejectDialog } = useStatusChange(update, (build) => `${build.name} ${versionText(build.version_name, build.build_number)}`);
+  /** After a status key the selection moves on to the next build still to triage (below, else from the top). */
+  const nextUntriaged = (from: number) => {
+    const open = (b: Build) => b.id !== items[from]?.id && isUntriaged(b.status_label);
+    return items.slice(from + 1).find(open) ?? items.slice(0, from).find(open) ?? null;
+  };
 
   // Focus follows a selection made by the keyboard (and the one a link opened with), never one made
   // by focusing a row: that row has focus already, and re-focusing it after a refetch would pull
@@ -95,8 +100,17 @@ export function InboxPage() {
               () => {
                 // With rows checked, the status keys act on all of them.
                 if (selection.selected.length) return void bulk.setStatus(status);
-                const { build } = current();
-                if (build) setStatus(build, status);
+                const { build, index } = current();
+                if (!build) return;
+                const next = nextUntriaged(index);
+                setStatus(build, status, {
+                  onSet: () => {
+                    // Unless the reviewer moved on meanwhile (the reason dialog stays open while they type).
+                    if (!next || focused.current !== build.id) return;
+                    focusSelection.current = true;
+                    select(next.id);
+                  },
+                });
               },
             ]),
           ),
@@ -143,6 +157,7 @@ export function InboxPage() {
 
   return (
     <section className={styles.inbox} aria-labelledby="inbox-title" {...dropHandlers}>
+      {rejectDialog}
       <div className={styles.titleRow}>
         <h1 id="inbox-title">Builds</h1>
         {builds.data && (
@@ -225,6 +240,11 @@ export function InboxPage() {
       )}
     </section>
   );
+}
+
+/** Not triaged yet: no status, or still in the Backlog. */
+function isUntriaged(status: BuildStatus | null): boolean {
+  return status === null || status === 'Backlog';
 }
 
 function isTyping() {
