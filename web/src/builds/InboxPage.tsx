@@ -9,6 +9,7 @@ import { Button } from '../ui/Button';
 import { FormError, SelectField, TextField } from '../ui/Field';
 import { STATUSES, StatusBadge } from '../ui/StatusBadge';
 import { Empty, Loading, Spinner } from '../ui/States';
+import { PHONE_QUERY, useMediaQuery } from '../ui/use-media-query';
 import { apiQuery, COMMIT_FILTER, DEFAULT_FILTERS, filtering, filtersFromSearch, MAX_PULL_REQUEST, PAGE_SIZES, searchFromFilters, withChange, type BuildFilters } from './filters';
 import { AppIcon } from './AppIcon';
 import { absoluteTime, relativeTime, sourceText, versionText } from './format';
@@ -380,22 +381,10 @@ function Filters({
     const timer = setTimeout(() => onChange({ search: term }), 250);
     return () => clearTimeout(timer);
   });
-  return (
-    <form className={styles.filters} role="search" aria-label="Filter builds" onSubmit={(e) => e.preventDefault()}>
-      <TextField
-        ref={searchRef}
-        label="Search builds"
-        type="search"
-        placeholder="App, version, label, branch, #PR, commit (press /)"
-        value={term}
-        maxLength={100}
-        onChange={(e) => setTerm(e.target.value)}
-        onKeyDown={(e) => {
-          if (e.key === 'Escape') (e.target as HTMLInputElement).blur();
-        }}
-        hideLabel
-        aria-keyshortcuts="/"
-      />
+  const phone = useMediaQuery(PHONE_QUERY);
+  const active = [filters.app_id, filters.status, filters.platform, filters.flagged, filters.branch, filters.pull_request, filters.commit].filter(Boolean).length;
+  const more = (
+    <>
       <SelectField label="App" hideLabel value={filters.app_id ?? ''} onChange={(e) => onChange({ app_id: e.target.value ? Number(e.target.value) : null })}>
         <option value="">All apps</option>
         {apps.data?.items.map((app) => (
@@ -455,6 +444,33 @@ function Filters({
         accept={(text) => text === '' || COMMIT_FILTER.test(text)}
         onCommit={(commit) => onChange({ commit })}
       />
+    </>
+  );
+  return (
+    <form className={styles.filters} role="search" aria-label="Filter builds" onSubmit={(e) => e.preventDefault()}>
+      <TextField
+        ref={searchRef}
+        label="Search builds"
+        type="search"
+        placeholder="App, version, label, branch, #PR, commit (press /)"
+        value={term}
+        maxLength={100}
+        onChange={(e) => setTerm(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === 'Escape') (e.target as HTMLInputElement).blur();
+        }}
+        hideLabel
+        aria-keyshortcuts="/"
+      />
+      {phone ? (
+        // On a phone the first build comes first: the other filters fold under one line that counts the ones in use.
+        <details className={styles.moreFilters}>
+          <summary>Filters{active ? ` (${active} in use)` : ''}</summary>
+          <div className={styles.filters}>{more}</div>
+        </details>
+      ) : (
+        more
+      )}
     </form>
   );
 }
