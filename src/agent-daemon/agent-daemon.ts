@@ -180,7 +180,7 @@ export class AgentDaemon extends EventEmitter {
   private async perform(method: string, sessionId: string, params: Record<string, unknown>): Promise<unknown> {
     const { backend } = this.options;
     if (method === 'ui_tree') return { elements: await backend.uiTree(sessionId) };
-    if (VideoStreams.handles(method)) return this.video.handle(method, sessionId);
+    if (VideoStreams.handles(method)) return this.video.handle(method, sessionId, params);
     if (method === 'install_build') {
       const url = buildDownloadUrl(this.options.relayUrl, params.url);
       let discard = async () => undefined as void;

@@ -1,7 +1,7 @@
 import type WebSocket from 'ws';
 import { sendBinaryFrame } from '../agents/protocol/agent-protocol';
 import { STREAM_KEY_FRAME, STREAM_START, STREAM_STOP, VideoFrameHeader } from '../agents/protocol/video-protocol';
-import { BackendError, DeviceBackend, unsupported } from './backends/device-backend';
+import { BackendError, DeviceBackend, StreamOptions, unsupported } from './backends/device-backend';
 import type { VideoStream } from './backends/encoder-process';
 
 /** Past this much unsent on the relay connection, delta frames are dropped until the next key frame. */
@@ -32,7 +32,7 @@ export class VideoStreams {
     return method === STREAM_START || method === STREAM_STOP || method === STREAM_KEY_FRAME;
   }
 
-  async handle(method: string, sessionId: string): Promise<Record<string, unknown>> {
+  async handle(method: string, sessionId: string, params: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
     if (method === STREAM_STOP) {
       this.stop(sessionId);
       return {};
@@ -48,7 +48,7 @@ export class VideoStreams {
     const entry: Running = { stream: { stop: () => undefined, requestKeyFrame: () => false }, seq: 0, waitingForKey: true };
     this.running.set(sessionId, entry);
     try {
-      entry.stream = await this.backend.startStream(sessionId, (unit, key) => this.send(sessionId, entry, unit, key));
+      entry.stream = await this.backend.startStream(sessionId, (unit, key) => this.send(sessionId, entry, unit, key), streamOptionsOf(params));
     } catch (err) {
       this.running.delete(sessionId);
       throw err;
@@ -81,4 +81,10 @@ export class VideoStreams {
     const header: VideoFrameHeader = { type: 'video', sessionId, seq, key, ts: Date.now(), size: unit.length };
     sendBinaryFrame(socket, header, unit);
   }
+}
+
+/** `stream_start`'s `maxBitrate` (bit/s), when the relay sent a usable one (older relays send none). */
+function streamOptionsOf(params: Record<string, unknown>): StreamOptions {
+  const max = params.maxBitrate;
+  return typeof max === 'number' && Number.isFinite(max) && max >= 10_000 ? { maxBitrate: Math.floor(max) } : {};
 }

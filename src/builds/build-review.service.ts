@@ -13,11 +13,18 @@ import { BuildDoneGuards } from './build-done-guards';
 import { isFinalStatus, type BuildStatus } from './build-status';
 import { BuildsRepository } from './builds.repository';
 import { BuildStatusChangedEvent } from './events/build-status-changed.event';
+import { StatusNoticeCounters } from './notices/status-notice-counters';
 import { BuildUpdatedEvent } from './events/build-updated.event';
 import { StatusChangeAudience } from './status-change-audience';
 
 /** Answer header of PATCH /builds/:id: how many webhook endpoints the change notifies. */
 export const WEBHOOKS_NOTIFIED_HEADER = 'X-Webhooks-Notified';
+
+/** What a PATCH told the outside world (answer headers: spec §4 fixes the body). */
+export interface StatusNotices {
+  webhooks: number;
+  forgeStatuses: number;
+}
 
 /**
  * Changes people make to a build: review status and label (PATCH) and the deletion schedule.
@@ -33,14 +40,18 @@ export class BuildReviewService {
     private readonly events: EventEmitter2,
     private readonly audience: StatusChangeAudience,
     private readonly doneGuards: BuildDoneGuards,
+    private readonly notices: StatusNoticeCounters,
   ) {}
 
-  /** Resolves with how many webhook endpoints the change notifies (0 unless it reaches Done or Rejected). */
+  /**
+   * Resolves with the notices the change makes: webhook endpoints (0 unless it reaches Done or
+   * Rejected) and forge statuses (any status change of a build whose repository has a forge).
+   */
   async update(
     id: number,
     input: { statusLabel?: BuildStatus | null; versionLabel?: string | null },
     actor: Principal,
-  ): Promise<number> {
+  ): Promise<StatusNotices> {
     if (input.statusLabel === undefined && input.versionLabel === undefined) {
       throw badRequest('Nothing to update: send status_label and/or version_label');
     }
@@ -94,7 +105,10 @@ export class BuildReviewService {
         ),
       );
     }
-    return this.audience.notifiedBy(before.statusLabel, after.statusLabel);
+    return {
+      webhooks: await this.audience.notifiedBy(before.statusLabel, after.statusLabel),
+      forgeStatuses: before.statusLabel !== after.statusLabel ? await this.notices.forgeStatuses(id) : 0,
+    };
   }
 
   /** delete_after = now + SVC_BUILD_TTL_DAYS days (rescheduling moves it). */

@@ -15,6 +15,7 @@ import { BuildIconsService } from './build-icons.service';
 import { BuildIntakeService } from './build-intake.service';
 import { BuildQueryService } from './build-query.service';
 import { BuildReviewService, WEBHOOKS_NOTIFIED_HEADER } from './build-review.service';
+import { FORGE_STATUSES_QUEUED_HEADER } from './notices/status-notice-counters';
 import { BUILD_STATUSES } from './build-status';
 import { PLATFORMS } from '../app-catalogue/platform';
 import {
@@ -101,7 +102,10 @@ export class BuildsController {
   @ApiOkResponse({
     type: OkResponse,
     description: 'a change to Done or Rejected notifies the webhooks',
-    headers: { [WEBHOOKS_NOTIFIED_HEADER]: { description: 'beyond the spec: how many webhook endpoints this change notifies (0 when none)', schema: { type: 'integer' } } },
+    headers: {
+      [WEBHOOKS_NOTIFIED_HEADER]: { description: 'beyond the spec: how many webhook endpoints this change notifies (0 when none)', schema: { type: 'integer' } },
+      [FORGE_STATUSES_QUEUED_HEADER]: { description: 'beyond the spec: how many forge statuses (commit statuses, check runs) this change queued (0 when none)', schema: { type: 'integer' } },
+    },
   })
   @ApiErrors(400, 401, 403, 404)
   async update(
@@ -110,9 +114,10 @@ export class BuildsController {
     @CurrentPrincipal() principal: Principal,
     @Res({ passthrough: true }) res: Response,
   ): Promise<OkResponse> {
-    const notified = await this.review.update(id, { statusLabel: dto.status_label, versionLabel: dto.version_label }, principal);
-    // A header, not a body field: spec §4 fixes the body as { ok: true }.
-    res.setHeader(WEBHOOKS_NOTIFIED_HEADER, String(notified));
+    const notices = await this.review.update(id, { statusLabel: dto.status_label, versionLabel: dto.version_label }, principal);
+    // Headers, not body fields: spec §4 fixes the body as { ok: true }.
+    res.setHeader(WEBHOOKS_NOTIFIED_HEADER, String(notices.webhooks));
+    res.setHeader(FORGE_STATUSES_QUEUED_HEADER, String(notices.forgeStatuses));
     return { ok: true };
   }
 

@@ -32,6 +32,7 @@ import { BuildVerdictsRepository } from './provenance/build-verdicts.repository'
 import { BuildVerdictsService } from './provenance/build-verdicts.service';
 import { StatusChangeAudience } from './status-change-audience';
 import { BuildsDeletedAuditListener } from './events/builds-deleted-audit.listener';
+import { StatusNoticeCounters } from './notices/status-notice-counters';
 
 /** Builds: upload (multipart and tus resumable) and metadata, contents and comparison, listing, review status, deletion schedule, purge, download. */
 @Module({
@@ -63,7 +64,8 @@ import { BuildsDeletedAuditListener } from './events/builds-deleted-audit.listen
     StatusChangeAudience,
     BuildsDeletedAuditListener,
     BuildDoneGuards,
+    StatusNoticeCounters,
   ],
-  exports: [StatusChangeAudience, BuildVerdictsService, BuildDoneGuards, BuildContentsService, BuildFiles, BuildQueryService, BuildRetentionService, BuildIconsService, BuildDownloadService, ResumableUploadsService],
+  exports: [StatusChangeAudience, BuildVerdictsService, BuildDoneGuards, StatusNoticeCounters, BuildContentsService, BuildFiles, BuildQueryService, BuildRetentionService, BuildIconsService, BuildDownloadService, ResumableUploadsService],
 })
 export class BuildsModule {}

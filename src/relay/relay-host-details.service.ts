@@ -27,7 +27,8 @@ export class RelayHostDetailsService {
 
   details(): RelayHostDetails {
     const port = this.listeningPort ?? this.config.port;
-    const lanHost = this.inContainer ? null : firstLanAddress();
+    // The same rule as the start-up summary: a relay bound to loopback has no LAN address, whatever its interfaces.
+    const lanHost = this.lanAddress().address;
     const publicBaseUrl = this.publicUrl.publicBaseUrl();
     const scheme = this.publicUrl.servesHttps ? 'wss' : 'ws';
     const agentRelayUrl = publicBaseUrl

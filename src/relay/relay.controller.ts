@@ -40,6 +40,6 @@ export class RelayController {
   @ApiOkResponse({ type: RelayWarnings })
   @ApiErrors(401, 403)
   warnings(): RelayWarnings {
-    return { warnings: this.publicUrl.warnings() };
+    return { warnings: this.publicUrl.warnings(), lan_reason: this.host.lanAddress().reason };
   }
 }

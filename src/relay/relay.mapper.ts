@@ -28,4 +28,10 @@ export class RelayWarnings {
     description: 'one sentence each, e.g. a relay.url nobody else can open ("relay.url http://127.0.0.1:4950 is loopback: not used for links…"); empty when none',
   })
   warnings: string[];
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'why /relay/host has no lanHost: "bound to 127.0.0.1" (SVC_HOST is loopback), "runs in a container", "no LAN interface"; null when it has one',
+  })
+  lan_reason: string | null;
 }

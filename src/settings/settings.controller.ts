@@ -8,7 +8,7 @@ import { CurrentPrincipal } from '../common/auth/principal.decorator';
 import { Auth } from '../common/auth/auth.decorator';
 import { ADMIN_ONLY } from '../common/auth/role';
 import { IMAGE_RULES, StoredImagesService } from '../images/stored-images.service';
-import { TeamSettings } from './settings.mapper';
+import { TeamBrand, TeamSettings } from './settings.mapper';
 import { TEAM_NAME_MAX, UpdateSettingsFields } from './dto/update-settings.dto';
 import { SettingsService } from './settings.service';
 
@@ -26,6 +26,15 @@ export class SettingsController {
   @ApiErrors(401)
   read(): Promise<TeamSettings> {
     return this.settings.read();
+  }
+
+  /** The team's name and logo for the sign-in page (issue 40 item 7): shown to anyone who reaches it, as on a share link's page. */
+  @Get('brand')
+  @Auth({ public: true })
+  @ApiOkResponse({ type: TeamBrand })
+  async brand(): Promise<TeamBrand> {
+    const [team_name, logo_data_url] = await Promise.all([this.settings.teamName(), this.settings.logoDataUrl()]);
+    return { team_name, logo_data_url };
   }
 
   @Patch()

@@ -13,3 +13,11 @@ export class TeamSettings {
 export function toTeamSettings(row: TeamSettingsEntity): TeamSettings {
   return { team_name: row.teamName, logo_url: uploadUrl(row.logoPath) };
 }
+
+/** GET /settings/brand (beyond the spec): what the sign-in page shows before anyone is signed in. */
+export class TeamBrand {
+  @ApiProperty()
+  team_name: string;
+  @ApiProperty({ type: String, nullable: true, description: 'the logo inlined as a data: URL (files under /uploads need a sign-in); null when there is none' })
+  logo_data_url: string | null;
+}

@@ -36,17 +36,17 @@ describeUnless(ffmpegSkipReason(), 'reference agent, adb backend: live video fro
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('asks the device for raw H.264 on stdout and passes each picture on as one access unit, key frames marked', async () => {
+  it('asks the device for raw H.264 on stdout at the relay\'s bit rate and passes each picture on as one access unit, key frames marked', async () => {
     const units: { unit: Buffer; key: boolean }[] = [];
     const backend = new AdbBackend(join(dir, 'bin', 'adb'));
-    const stream = await backend.startStream('android-emulator-5554', (unit, key) => units.push({ unit, key }));
+    const stream = await backend.startStream('android-emulator-5554', (unit, key) => units.push({ unit, key }), { maxBitrate: 699_050 });
     try {
       const deadline = Date.now() + 10_000;
       while (units.length < FRAMES - 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     } finally {
       stream.stop();
     }
-    expect(readFileSync(join(dir, 'ran.log'), 'utf8')).toBe('--output-format=h264 --time-limit 180 -\n');
+    expect(readFileSync(join(dir, 'ran.log'), 'utf8')).toBe('--output-format=h264 --time-limit 180 --bit-rate 699050 -\n');
     expect(units).toHaveLength(FRAMES - 1);
     expect(units.map((u, i) => [i, u.key])).toEqual(units.map((u, i) => [i, i % 30 === 0]));
     expect(units.every((u) => u.key === isKeyFrame(u.unit))).toBe(true);

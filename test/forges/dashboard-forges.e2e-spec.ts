@@ -229,7 +229,7 @@ describeUnless(testLanSkipReason(), 'a dashboard forge on the LAN: statuses chec
     const pat = await members.pat(await members.member('Developer'), 'builds:write');
     const build = (await attachBuild(members.withPat(pat, 'post', '/api/v1/builds'), 'string-label.apk', { commit: SHA_A, repository: 'lan/app' }).expect(201)).body;
     const pending = await until('pending status on the LAN forge', () => forge.of(STATUS).find((r) => r.path === `/repos/lan/app/statuses/${SHA_A}`));
-    expect(pending.body).toEqual({ state: 'pending', context: 'svc/review', description: 'Waiting for review', target_url: `https://relay.example.test/builds/${build.id}` });
+    expect(pending.body).toEqual({ state: 'pending', context: 'svc/review', description: 'No status', target_url: `https://relay.example.test/builds/${build.id}` });
     expect(pending.headers.authorization).toBe(`token ${TOKEN}`);
 
     const test = await as(admin, 'post', `/api/v1/forges/${created.id}/test`).send({ repository: 'lan/app', commit: SHA_A }).expect(200);

@@ -64,7 +64,7 @@ describe('forge types', () => {
     await review(body.id, 'Rejected');
     await until('failed', () => gitlab.requests.length === 3);
     expect(gitlab.requests.map((r) => (r.body as { state: string; name: string }).state)).toEqual(['running', 'success', 'failed']);
-    expect(gitlab.requests[0].body).toEqual({ state: 'running', name: 'svc/review', description: 'Waiting for review', target_url: `https://relay.example.test/builds/${body.id}` });
+    expect(gitlab.requests[0].body).toEqual({ state: 'running', name: 'svc/review', description: 'No status', target_url: `https://relay.example.test/builds/${body.id}` });
     expect(gitlab.problems()).toEqual([]);
   });
 
@@ -90,7 +90,7 @@ describe('forge types', () => {
     expect(app.of('apps/create-installation-access-token').map((r) => r.path)).toEqual(['/app/installations/77/access_tokens']);
     const [first, second] = app.of('checks/create').map((r) => r.body as Record<string, unknown>);
     expect(first).toEqual(expect.objectContaining({ name: 'svc / review', head_sha: sha, status: 'in_progress', details_url: `https://relay.example.test/builds/${body.id}` }));
-    expect(second).toEqual(expect.objectContaining({ status: 'completed', conclusion: 'success', output: expect.objectContaining({ title: 'Approved by qa-1' }) }));
+    expect(second).toEqual(expect.objectContaining({ status: 'completed', conclusion: 'success', output: expect.objectContaining({ title: 'Done by qa-1' }) }));
     expect((second.output as { summary: string }).summary).toContain('| ✅ Done | qa-1 |');
     // The token was made once and reused; both check runs carried it.
     expect(app.of('checks/create').map((r) => r.headers.authorization)).toEqual(['token ghs_test1', 'token ghs_test1']);

@@ -40,7 +40,7 @@ describe('GitHub commit statuses', () => {
     expect(pending).toEqual({
       state: 'pending',
       context: 'svc/review',
-      description: 'Waiting for review',
+      description: 'No status',
       target_url: `https://relay.example.test/builds/${body.id}`,
     });
     const request = statusesFor(SHA_A)[0];
@@ -49,16 +49,16 @@ describe('GitHub commit statuses', () => {
 
     await review(body.id, 'Done');
     await until('success', () => lastStatus(SHA_A)?.state === 'success');
-    expect(lastStatus(SHA_A)!.description).toBe('Approved by qa-1');
+    expect(lastStatus(SHA_A)!.description).toBe('Done by qa-1');
 
     await ctx.members.as(reviewer, 'post', '/api/v1/comments').field('build_id', String(body.id)).field('body', '\n  Crashes on login\nsteps: tap twice').expect(201);
-    await until('comment in the description', () => lastStatus(SHA_A)?.description === 'Approved by qa-1: Crashes on login');
+    await until('comment in the description', () => lastStatus(SHA_A)?.description === 'Done by qa-1: Crashes on login');
     await review(body.id, 'Rejected');
     await until('failure', () => lastStatus(SHA_A)?.state === 'failure');
     expect(lastStatus(SHA_A)!.description).toBe('Rejected by qa-1: Crashes on login');
     await review(body.id, 'In Progress');
     await until('pending again', () => lastStatus(SHA_A)?.state === 'pending');
-    expect(lastStatus(SHA_A)!.description).toBe('Review in progress');
+    expect(lastStatus(SHA_A)!.description).toBe('In Progress');
     expect(forge.problems()).toEqual([]);
   });
 
@@ -81,7 +81,7 @@ describe('GitHub commit statuses', () => {
     await until('android context', () => lastStatus(SHA_B, 'svc/review (android)'));
     await review(android, 'Done');
     await until('android success', () => lastStatus(SHA_B, 'svc/review (android)')?.state === 'success');
-    expect(lastStatus(SHA_B)).toEqual(expect.objectContaining({ state: 'pending', description: 'android: approved; ios: waiting for review' }));
+    expect(lastStatus(SHA_B)).toEqual(expect.objectContaining({ state: 'pending', description: 'android: Done; ios: No status' }));
     await review(ios, 'Done');
     await until('all success', () => lastStatus(SHA_B)?.state === 'success');
     await review(ios, 'Rejected');
@@ -216,7 +216,7 @@ describe('the pull request comment on GitHub', () => {
     const status = await until('flagged description', () =>
       gh.of('repos/create-commit-status').map((r) => r.body as { description: string }).find((b) => b.description.includes('⚑')),
     );
-    expect(status.description).toMatch(/^Waiting for review · ⚑ 4: /);
+    expect(status.description).toMatch(/^No status · ⚑ 4: /);
     expect(status.description.length).toBeLessThanOrEqual(140);
     const body = await until('flags in the comment', () =>
       gh.of('issues/update-comment').map((r) => (r.body as { body: string }).body).find((b) => b.includes('⚑ Flags of API Demos (android):')),

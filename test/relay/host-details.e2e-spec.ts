@@ -28,6 +28,14 @@ describe('GET /relay/host and GET /relay/limits', () => {
     }
   });
 
+  // Issue 40: a relay bound to loopback is on no LAN, whatever the machine's interfaces; the Relay page says why.
+  it('bound to 127.0.0.1 (as test relays are): no lanHost, and /relay/warnings gives "bound to 127.0.0.1" as the reason', async () => {
+    const admin = await ctx.members.admin();
+    expect((await ctx.members.as(admin, 'get', HOST).expect(200)).body).toMatchObject({ lanHost: null, agentRelayUrl: null });
+    const warnings = await ctx.members.as(admin, 'get', '/api/v1/relay/warnings').expect(200);
+    expect(warnings.body.lan_reason).toBe('bound to 127.0.0.1');
+  });
+
   it.each([HOST, LIMITS])('%s: 401 without a cookie; a PAT is not accepted', async (path) => {
     const res = await ctx.relay.http().get(path);
     expect(res.status).toBe(401);

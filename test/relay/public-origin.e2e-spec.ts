@@ -28,7 +28,7 @@ describe('one canonical origin', () => {
       const lines = (await readyLine(ctx.relay.app, ctx.relay.config, ctx.relay.port)).split('\n');
       expect(lines).toEqual([`Relay ready at http://localhost:${ctx.relay.port}/`, expect.stringContaining(`Warning: ${LOOPBACK_WARNING}`)]);
       const { body } = await ctx.members.as(admin, 'get', WARNINGS).expect(200);
-      expect(body).toEqual({ warnings: [expect.stringContaining(LOOPBACK_WARNING)] });
+      expect(body).toEqual({ warnings: [expect.stringContaining(LOOPBACK_WARNING)], lan_reason: 'bound to 127.0.0.1' });
       expect(body.warnings[0]).toContain('Set SVC_RELAY_URL to an address teammates can open');
       const developer = await ctx.members.member('Developer');
       await ctx.members.as(developer, 'get', WARNINGS).expect(403);
@@ -40,7 +40,7 @@ describe('one canonical origin', () => {
     await withTestRelay({ SVC_RELAY_URL: 'https://relay.example.com' }, async (relay, members) => {
       expect(warningsLogged(relay)).toEqual([]);
       const admin = await members.admin();
-      expect((await members.as(admin, 'get', WARNINGS).expect(200)).body).toEqual({ warnings: [] });
+      expect((await members.as(admin, 'get', WARNINGS).expect(200)).body).toEqual({ warnings: [], lan_reason: 'bound to 127.0.0.1' });
       expect(await readyLine(relay.app, relay.config, relay.port)).toBe('Relay ready at https://relay.example.com');
     });
   });

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentDaemon } from '../../src/agent-daemon/agent-daemon';
 import type { FakeVideoOptions } from '../../src/agent-daemon/backends/fake-backend';
+import { streamBitrateBudget } from '../../src/agents/protocol/video-protocol';
 import { RecordingMessages } from '../../src/sessions/recording/session-recordings.service';
 import { auditSettled } from '../audit/audit-support';
 import { attachBuild } from '../support/build-fixtures';
@@ -227,6 +228,23 @@ describeUnless(ffmpegSkipReason(), 'recorded sessions (POST /sessions/:sessionId
     ]);
   }, 60_000);
 
+  it('records the fake agent\'s full-size picture at a rate that fits the maximum duration under the size cap', async () => {
+    // 720×1600 at 30 fps of ffmpeg's test pattern, every pixel moving: the worst picture there is (issue 40 item 8:
+    // it made 13 MB in 10 s before the relay asked for a rate).
+    await agent('rec-size', { enabled: true });
+    const sessionId = 'fake-android-rec-size';
+    await members.as(qa, 'post', recordingsOf(sessionId)).send({}).expect(201);
+    await videoRecorded(3000);
+    const recording = (await members.as(qa, 'post', `${recordingsOf(sessionId)}/stop`).expect(200)).body;
+    const video = probe(await download(recording.url));
+    expect(video).toMatchObject({ codec: 'h264', width: 720, height: 1600, decodeErrors: '' });
+    // By content: the file's bytes per second of its own video, against what 30 min may spend of 200 MiB.
+    const budgetBytesPerSecond = 209_715_200 / 1800;
+    expect(video.duration).toBeGreaterThan(0);
+    expect(recording.fileSize / video.duration).toBeLessThan(budgetBytesPerSecond);
+    expect(streamBitrateBudget(209_715_200, 1_800_000) / 8).toBeLessThan(budgetBytesPerSecond);
+  }, 60_000);
+
   it('refuses: 404 unknown session, 409 not booted / not recording, 403 without the view scope, 400 a bad buildId', async () => {
     await agent('rec-b');
     const write = await members.pat(qa, 'builds:write');
@@ -247,7 +265,7 @@ describeUnless(ffmpegSkipReason(), 'recorded sessions (POST /sessions/:sessionId
     const daemon = await agent('rec-c');
     const sessionId = 'fake-android-rec-c';
     await members.as(qa, 'post', recordingsOf(sessionId)).send({}).expect(201);
-    await sleep(3500); // the encoder's start-up (up to 2 s on a busy machine), then about 1.5 s of video
+    await videoRecorded(1500); // the encoder's start-up (over 3 s on a busy machine), then about 1.5 s of video
     await daemon.stop();
     await eventually(async () => (await members.as(qa, 'get', `${recordingsOf(sessionId)}/current`)).status === 404);
     const recording = (await members.as(qa, 'post', `${recordingsOf(sessionId)}/stop`).expect(200)).body;
@@ -400,7 +418,9 @@ describeUnless(ffmpegSkipReason(), 'recorded sessions (POST /sessions/:sessionId
         daemon = await startFakeAgent(stopping, await agentToken(stoppingMembers), 'rec-down', VIDEO);
         const member = await stoppingMembers.member('QA');
         await stopping.http().post(recordingsOf('fake-android-rec-down')).set('Cookie', member.cookie).send({ buildId: 5 }).expect(201);
-        await sleep(3500);
+        // The MP4 begins at the first key frame (the encoder's start-up took over 3 s on a busy machine), then some video.
+        await until(() => readdirSync(join(dataDir, 'tmp')).length > 0, 20_000);
+        await sleep(1500);
         await stopping.close();
         const db = new Database(join(dataDir, 'svc.sqlite'), { readonly: true });
         const rows = db.prepare('SELECT filename, session_id, build_id, mime FROM recordings').all() as { filename: string }[];

@@ -85,7 +85,7 @@ describeUnless(browserSkipReason(), 'dashboard in the browser: pages that hold u
     await page.getByRole('row').filter({ hasText: 'Résumé Viewer' }).waitFor();
     const nav = page.getByRole('navigation', { name: 'Main' });
     const links = await nav.getByRole('link').all();
-    expect(await Promise.all(links.map((l) => l.textContent()))).toEqual(['Builds', 'Apps', 'Devices', 'Agents', 'Webhooks']);
+    expect(await Promise.all(links.map((l) => l.textContent()))).toEqual(['Builds', 'Apps', 'Devices', 'Agents', 'Integrations']);
     for (const link of links) {
       const box = (await link.boundingBox())!;
       expect({ link: await link.textContent(), inside: box.x >= 0 && box.x + box.width <= 375 }).toEqual({ link: await link.textContent(), inside: true });

@@ -146,7 +146,7 @@ describeUnless(browserSkipReason(), 'share links and install links in the browse
       relay = await startTestRelay({ SVC_WEB_DIR: WEB_DIST, SVC_SECRETS_KEY: randomBytes(32).toString('base64') });
       const members = new MemberFactory(relay);
       const admin = await members.member('Admin');
-      await members.as(admin, 'patch', '/api/v1/settings').field('team_name', 'Acme Mobile QA').attach('logo', images.png(), 'logo.png').expect(200);
+      await members.as(admin, 'patch', '/api/v1/settings').field('team_name', 'Acme Mobile QA').attach('logo', images.logo(), 'logo.png').expect(200);
       developer = await members.member('Developer');
       const res = await members
         .as(developer, 'post', '/api/v1/builds')

@@ -69,11 +69,11 @@ describeUnless(browserSkipReason(), 'dashboard in the browser: truthful feedback
   const statusOf = async (relay: TestRelay, members: MemberFactory, admin: TestMember, id: number) =>
     (await members.as(admin, 'get', `/api/v1/builds/${id}`).expect(200)).body.status_label;
 
-  it('with no webhook, 3 says so instead of "webhooks notified"', async () => {
+  it('with no webhook nor forge, 3 says so instead of "webhooks notified"', async () => {
     const { watched, members, admin } = await adminPage(bare);
     await uploadTestBuild(members, admin);
     await triage(watched.page, bare, '3');
-    await toasts(watched.page).getByText(/: Done, no webhook to notify\.$/).waitFor();
+    await toasts(watched.page).getByText(/: Done, no webhook or forge to notify\.$/).waitFor();
     expect(await toasts(watched.page).innerText()).not.toContain('webhooks notified');
     expect(watched.problems).toEqual([]);
   });
@@ -91,7 +91,7 @@ describeUnless(browserSkipReason(), 'dashboard in the browser: truthful feedback
 
     await toast.getByRole('button', { name: 'Undo' }).click();
     await toasts(page)
-      .getByText(/: back to In Progress\. The notification already sent to 1 webhook cannot be recalled\.$/)
+      .getByText(/: back to In Progress\. What was already sent \(1 webhook\) cannot be recalled\.$/)
       .waitFor();
     expect(await statusOf(withFile, members, admin, build.id)).toBe('In Progress');
     await page.locator('tr[aria-current="true"]').getByText('In Progress').waitFor();

@@ -2,7 +2,7 @@ import type { DeviceInfo } from '../../agents/protocol/agent-protocol';
 import type { UiElement } from '../../agents/protocol/ui-tree';
 import { parseAdbDevices, parseUiAutomatorDump, parseWmSize } from './adb-output';
 import { DeviceAction, DeviceButton } from './device-actions';
-import { BackendError, Capture, DeviceBackend, DownloadedBuild, unsupported } from './device-backend';
+import { BackendError, Capture, DeviceBackend, DownloadedBuild, StreamOptions, unsupported } from './device-backend';
 import { runTool } from './run-tool';
 import { AccessUnitSink, EncoderProcess, VideoStream } from './encoder-process';
 
@@ -103,11 +103,13 @@ export class AdbBackend implements DeviceBackend {
   /**
    * Live video through `screenrecord --output-format=h264 -` (Android 5+; the device's own encoder,
    * so its key frames come at its own interval and cannot be asked for), restarted before its
-   * 3-minute limit; each restart begins with SPS, PPS and a key frame.
+   * 3-minute limit; each restart begins with SPS, PPS and a key frame. Its default rate (4–20 Mbit/s
+   * by Android version) would fill a recording's cap in minutes: the relay's `maxBitrate` is passed on.
    */
-  async startStream(sessionId: string, sink: AccessUnitSink): Promise<VideoStream> {
+  async startStream(sessionId: string, sink: AccessUnitSink, options: StreamOptions = {}): Promise<VideoStream> {
     const serial = this.serial(sessionId);
-    const record = ['screenrecord', '--output-format=h264', '--time-limit', '180', '-'];
+    const rate = options.maxBitrate ? ['--bit-rate', String(options.maxBitrate)] : [];
+    const record = ['screenrecord', '--output-format=h264', '--time-limit', '180', ...rate, '-'];
     return new EncoderProcess(
       {
         command: this.adb,

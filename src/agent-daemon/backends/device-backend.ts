@@ -40,7 +40,13 @@ export interface DeviceBackend {
   /**
    * Live video (docs/agents.md "Live video"): starts encoding the session's screen as H.264, each
    * access unit to `sink`, until stopped. Checks the session first (not_found, not_booted); a
-   * backend without it answers `unsupported`.
+   * backend without it answers `unsupported`. An encoder that takes a rate keeps under `maxBitrate`.
    */
-  startStream?(sessionId: string, sink: AccessUnitSink): Promise<VideoStream>;
+  startStream?(sessionId: string, sink: AccessUnitSink, options?: StreamOptions): Promise<VideoStream>;
+}
+
+/** What the relay asked of a stream (`stream_start`'s params beyond the session). */
+export interface StreamOptions {
+  /** Bits per second the stream should stay under (the relay's recording budget), when the relay said. */
+  maxBitrate?: number;
 }

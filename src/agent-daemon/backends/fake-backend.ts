@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { DeviceInfo } from '../../agents/protocol/agent-protocol';
 import type { UiElement } from '../../agents/protocol/ui-tree';
 import type { DeviceAction } from './device-actions';
-import { BackendError, Capture, DeviceBackend, DeviceEventSink, DownloadedBuild } from './device-backend';
+import { BackendError, Capture, DeviceBackend, DeviceEventSink, DownloadedBuild, StreamOptions } from './device-backend';
 import { solidPng } from './png-image';
 import { AccessUnitSink, EncoderProcess, VideoStream } from './encoder-process';
 import { onPath } from './run-tool';
@@ -16,7 +16,10 @@ export interface FakeVideoOptions {
   fps?: number;
   /** Seconds between periodic key frames (2); `stream_keyframe` makes one at once whatever this is. */
   keyFrameSeconds?: number;
-  /** A rate cap (kbit/s) as a device encoder has one; none: libx264's constant quality (crf 23), ~9 Mbit/s for the test pattern. */
+  /**
+   * A rate cap (kbit/s) as a device encoder has one. None: fitted to the picture (fittedBitrate),
+   * under the relay's `maxBitrate`. (libx264's own constant quality made ~10 Mbit/s of the test pattern.)
+   */
   bitrateKbps?: number;
   /** What is on the screen (fakePicture): ffmpeg's moving test pattern (default), or an app's list that scrolls now and then. */
   picture?: FakePicture;
@@ -96,7 +99,7 @@ export class FakeBackend implements DeviceBackend {
    * unit delimiter before each picture) at the real rate (`-re`). A key frame on request comes from a
    * standby ffmpeg taking over (EncoderProcess): the picture's frame counter and pattern start again.
    */
-  async startStream(sessionId: string, sink: AccessUnitSink): Promise<VideoStream> {
+  async startStream(sessionId: string, sink: AccessUnitSink, options: StreamOptions = {}): Promise<VideoStream> {
     this.booted(sessionId);
     if (this.video.enabled === false) throw new BackendError('unsupported', 'Live video is off for this fake agent');
     const ffmpeg = this.video.ffmpeg ?? 'ffmpeg';
@@ -104,13 +107,14 @@ export class FakeBackend implements DeviceBackend {
       throw new BackendError('unsupported', 'Live video of fake devices needs ffmpeg with libx264 (apt-get install ffmpeg)');
     }
     const { width = 720, height = 1600, fps = 30, keyFrameSeconds = 2, picture = 'test-pattern' } = this.video;
+    const kbps = this.video.bitrateKbps ?? Math.round(fittedBitrate(width, height, fps, options.maxBitrate) / 1000);
     // The standby (a key frame on request) opens a second input on stdin and so starts encoding at its first byte.
     const args = (standby: boolean) => [
       ...['-hide_banner', '-loglevel', 'error', ...(standby ? [] : ['-nostdin']), '-re'],
       ...['-f', 'lavfi', '-i', fakePicture(picture, width, height, fps)],
       ...(standby ? ['-f', 'u8', '-ar', '1000', '-ac', '1', '-i', 'pipe:0', '-map', '0:v'] : []),
       ...['-vf', fakeOverlay(sessionId, width, true)],
-      ...fakeEncoderArgs(fps * keyFrameSeconds, this.video.bitrateKbps),
+      ...fakeEncoderArgs(fps * keyFrameSeconds, kbps),
       ...['-bsf:v', 'h264_mp4toannexb', '-f', 'h264', '-'],
     ];
     return new EncoderProcess({ command: ffmpeg, args: args(false), standbyArgs: args(true), log: this.video.log ?? (() => undefined) }, sink);
@@ -173,6 +177,17 @@ export function fakeEncoderArgs(keyInterval: number, bitrateKbps?: number): stri
     ...(bitrateKbps ? ['-b:v', `${bitrateKbps}k`, '-maxrate', `${bitrateKbps}k`, '-bufsize', `${Math.round(bitrateKbps / 2)}k`] : []),
     ...['-x264-params', `keyint=${interval}:min-keyint=${interval}:scenecut=0:sliced-threads=0:aud=1`],
   ];
+}
+
+/** Bits per pixel per frame a screen needs to stay legible (text and lists; the test pattern gets blockier). */
+const BITS_PER_PIXEL = 0.05;
+/** A small picture still needs this much to be readable. */
+const MIN_BITRATE = 200_000;
+
+/** A rate fitted to the picture (bit/s), kept under the relay's budget when it gave one: 720×1600 at 30 fps wants 1.7 Mbit/s, the default budget allows 0.70. */
+export function fittedBitrate(width: number, height: number, fps: number, maxBitrate?: number): number {
+  const fitted = Math.max(MIN_BITRATE, Math.round(width * height * fps * BITS_PER_PIXEL));
+  return maxBitrate ? Math.min(fitted, maxBitrate) : fitted;
 }
 
 /** The fake PNG of a session: 32×64, its colour derived from the session id. */

@@ -2,7 +2,7 @@ import type { DeviceInfo } from '../../agents/protocol/agent-protocol';
 import type { UiElement } from '../../agents/protocol/ui-tree';
 import { AdbBackend } from './adb-backend';
 import type { DeviceAction } from './device-actions';
-import { BackendError, Capture, DeviceBackend, DeviceEventSink, DownloadedBuild, unsupported } from './device-backend';
+import { BackendError, Capture, DeviceBackend, DeviceEventSink, DownloadedBuild, StreamOptions, unsupported } from './device-backend';
 import type { AccessUnitSink, VideoStream } from './encoder-process';
 import { FakeBackend } from './fake-backend';
 import { onPath } from './run-tool';
@@ -55,10 +55,10 @@ export class CombinedBackend implements DeviceBackend {
     for (const backend of this.backends) backend.onEvent?.(sink);
   }
 
-  async startStream(sessionId: string, sink: AccessUnitSink): Promise<VideoStream> {
+  async startStream(sessionId: string, sink: AccessUnitSink, options?: StreamOptions): Promise<VideoStream> {
     const backend = this.owner(sessionId);
     if (!backend.startStream) throw unsupported(`Live video on ${backend.name}`);
-    return backend.startStream(sessionId, sink);
+    return backend.startStream(sessionId, sink, options);
   }
 
   private owner(sessionId: string): DeviceBackend {

@@ -8,10 +8,21 @@ import type { BinaryPayload } from './binary-payload';
  * `{ "type": "video", "sessionId", "seq", "key", "ts", "size" }`.
  */
 
-/** Relay → agent request methods (params `{ sessionId }`, result `{}`). */
+/** Relay → agent request methods (params `{ sessionId }`, result `{}`; `stream_start` adds `maxBitrate`). */
 export const STREAM_START = 'stream_start';
 export const STREAM_STOP = 'stream_stop';
 export const STREAM_KEY_FRAME = 'stream_keyframe';
+
+/**
+ * The most bits per second the relay wants from a stream (`stream_start`'s `maxBitrate`): what lets a
+ * recording of the maximum duration fit under the size cap, a quarter kept for the MP4's own bytes
+ * and the encoder's overshoot (libx264 ultrafast overshot a 90 % budget). 200 MiB over 30 min:
+ * 699,050 bit/s. An agent fits its rate to the picture below it; one that ignores it (older agents)
+ * fills the cap sooner (`max_size`).
+ */
+export function streamBitrateBudget(maxRecordingBytes: number, maxRecordingDurationMs: number): number {
+  return Math.floor(((maxRecordingBytes * 8) / (maxRecordingDurationMs / 1000)) * 0.75);
+}
 
 /** Access units above this are dropped by the agent's splitter and by the relay (a 720×1600 key frame is ~100–300 kB). */
 export const MAX_VIDEO_UNIT_BYTES = 4 * 1024 * 1024;

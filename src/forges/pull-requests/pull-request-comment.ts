@@ -1,6 +1,7 @@
 import { inertBlock, inlineText } from '../markdown/inert-text';
 import { flagListOf, stateOf } from '../status/commit-status';
 import type { CommitBuild } from '../../builds/provenance/build-verdicts.service';
+import { statusWords } from '../../builds/build-status';
 
 /** Marks the relay's comment (and lets a reader see where it comes from). */
 export const COMMENT_MARKER = '<!-- svc-relay:pull-request-builds -->';
@@ -62,10 +63,9 @@ function versionOf(build: CommitBuild): string {
 }
 
 function verdictOf(build: CommitBuild): string {
+  // The commit status's words (statusWords), with a mark: "✅ Done by Ann", "⏳ In Progress", "⏳ No status".
+  const words = statusWords(build.status, build.decidedBy && inlineText(build.decidedBy));
   const state = stateOf(build.status);
-  const who = build.decidedBy ? ` by ${inlineText(build.decidedBy)}` : '';
-  if (state === 'success') return `✅ Done${who}`;
-  if (state === 'failure') return `❌ Rejected${who}`;
-  return `⏳ ${build.status ?? 'Waiting for review'}`;
+  return `${state === 'success' ? '✅' : state === 'failure' ? '❌' : '⏳'} ${words}`;
 }
 

@@ -1,5 +1,5 @@
 import type { Platform } from '../../app-catalogue/platform';
-import type { BuildStatus } from '../../builds/build-status';
+import { NO_STATUS, statusWords, type BuildStatus } from '../../builds/build-status';
 import type { CommitBuild } from '../../builds/provenance/build-verdicts.service';
 import { inlineText, neutraliseMentions } from '../markdown/inert-text';
 import type { StatusState } from '../outbox/forge-status.entity';
@@ -71,13 +71,10 @@ export function desiredStatuses(context: string, builds: ReviewedBuild[]): Desir
   return [aggregate, ...perPlatform];
 }
 
-/** "Approved by Ann: looks good", "Rejected by Bob: crashes on login", "Waiting for review". */
+/** "Done by Ann: looks good", "Rejected by Bob: crashes on login", "In Progress", "No status": the status's own words (statusWords). */
 function describe(build: ReviewedBuild): string {
-  const state = stateOf(build.status);
-  if (state === 'pending') return build.status === 'In Progress' ? 'Review in progress' : 'Waiting for review';
-  const verdict = state === 'success' ? 'Approved' : 'Rejected';
-  const who = build.decidedBy ? `${verdict} by ${build.decidedBy}` : verdict;
-  return build.latestComment ? `${who}: ${build.latestComment}` : who;
+  const who = statusWords(build.status, build.decidedBy);
+  return stateOf(build.status) !== 'pending' && build.latestComment ? `${who}: ${build.latestComment}` : who;
 }
 
 /** " · ⚑ 2: <first reason>" after the verdict (issue 28): the description shows the flags when there are some. */
@@ -86,8 +83,7 @@ function flagged(build: ReviewedBuild): string {
 }
 
 function short(build: ReviewedBuild): string {
-  const state = stateOf(build.status);
-  return state === 'pending' ? 'waiting for review' : state === 'success' ? 'approved' : 'rejected';
+  return statusWords(build.status);
 }
 
 /** One line, mentions made inert (the app name, a flag's reason and the newest comment are other people's text). */
@@ -117,7 +113,7 @@ function tableOf(builds: ReviewedBuild[]): string {
 
 function verdictOf(build: ReviewedBuild): string {
   const state = stateOf(build.status);
-  return state === 'success' ? '✅ Done' : state === 'failure' ? '❌ Rejected' : `⏳ ${build.status ?? 'Not reviewed'}`;
+  return state === 'success' ? '✅ Done' : state === 'failure' ? '❌ Rejected' : `⏳ ${build.status ?? NO_STATUS}`;
 }
 
 /** The first non-blank line of a comment, for a one-line description. */

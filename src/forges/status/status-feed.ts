@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { StatusNoticeCounters } from '../../builds/notices/status-notice-counters';
 import { BuildVerdictsService } from '../../builds/provenance/build-verdicts.service';
 import { ClusterBus } from '../../cluster/cluster-bus';
 import { Clock } from '../../common/clock';
@@ -40,10 +41,23 @@ export class ForgeStatusFeed implements OnApplicationBootstrap {
     private readonly bus: ClusterBus,
     private readonly clock: Clock,
     private readonly gates: ReleaseGateService,
+    private readonly notices: StatusNoticeCounters,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    this.notices.registerForgeStatuses((buildId) => this.statusCountOf(buildId));
     await this.start();
+  }
+
+  /**
+   * How many statuses a change of this build queues (its commit's: one, or one per platform and the
+   * summed-up one), for the answer that tells the reviewer; 0 when no forge serves its repository.
+   */
+  async statusCountOf(buildId: number): Promise<number> {
+    const provenance = await this.verdicts.provenanceOf(buildId);
+    if (!provenance?.repository || !provenance.commit || !this.directory.forRepository(provenance.repository)) return 0;
+    const platforms = new Set((await this.verdicts.buildsOfCommit(provenance.repository, provenance.commit)).map((b) => b.platform)).size;
+    return platforms > 1 ? platforms + 1 : 1;
   }
 
   /** At start-up, and when a forge is added in the dashboard: the cursor begins (once) and the history is read. */

@@ -4,7 +4,7 @@ import { AgentRouter } from '../../agents/agent-router.service';
 import type { RpcOutcome } from '../../agents/agent-rpc.service';
 import { AgentVideoFeed, VideoFrame } from '../../agents/agent-video-feed';
 import { videoConfigOf, VideoConfig } from '../../agents/protocol/h264-config';
-import { STREAM_KEY_FRAME, STREAM_START, STREAM_STOP } from '../../agents/protocol/video-protocol';
+import { STREAM_KEY_FRAME, STREAM_START, STREAM_STOP, streamBitrateBudget } from '../../agents/protocol/video-protocol';
 import { ErrorMessages } from '../../common/errors/error-messages';
 import { RelayConfig } from '../../config/relay-config';
 import type { FrameSink } from './video-viewer';
@@ -203,7 +203,9 @@ export class VideoHub implements OnModuleInit, OnModuleDestroy {
       return this.remote!.watch(session.sessionId, holder, true);
     }
     session.holder = null;
-    const outcome = await this.tell(session.sessionId, STREAM_START);
+    // Every stream may end up in a recording: the rate that lets its longest one fit (docs/recordings.md "Size").
+    const maxBitrate = streamBitrateBudget(this.config.maxRecordingBytes, this.config.maxRecordingDurationMs);
+    const outcome = await this.tell(session.sessionId, STREAM_START, { maxBitrate });
     if (outcome.kind === 'ok') return;
     this.fail(session.sessionId, streamFailure(outcome));
   }
@@ -303,11 +305,11 @@ export class VideoHub implements OnModuleInit, OnModuleDestroy {
     });
   }
 
-  private async tell(sessionId: string, method: string): Promise<RpcOutcome> {
+  private async tell(sessionId: string, method: string, params: Record<string, unknown> = {}): Promise<RpcOutcome> {
     try {
       const place = await this.locator.locate(sessionId);
       if (!place) return { kind: 'offline' };
-      return await this.router.call(place, method, { sessionId }, this.config.agents.requestTimeoutMs);
+      return await this.router.call(place, method, { ...params, sessionId }, this.config.agents.requestTimeoutMs);
     } catch (err) {
       this.logger.error(`Asking for ${method} on ${sessionId} failed: ${(err as Error).message}`);
       return { kind: 'offline' };

@@ -1278,6 +1278,23 @@ export interface paths {
         patch: operations["SettingsController_update"];
         trace?: never;
     };
+    "/api/v1/settings/brand": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The team's name and logo for the sign-in page (issue 40 item 7): shown to anyone who reaches it, as on a share link's page. */
+        get: operations["SettingsController_brand"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/settings/two-factor": {
         parameters: {
             query?: never;
@@ -2889,6 +2906,8 @@ export interface components {
             max_build_bytes: number;
         };
         RelayWarnings: {
+            /** @description why /relay/host has no lanHost: "bound to 127.0.0.1" (SVC_HOST is loopback), "runs in a container", "no LAN interface"; null when it has one */
+            lan_reason: string | null;
             /** @description one sentence each, e.g. a relay.url nobody else can open ("relay.url http://127.0.0.1:4950 is loopback: not used for links…"); empty when none */
             warnings: string[];
         };
@@ -3008,6 +3027,11 @@ export interface components {
         StartRecordingDto: {
             /** @description The build under test; default: the last build installed on the session through the relay. */
             buildId?: number;
+        };
+        TeamBrand: {
+            /** @description the logo inlined as a data: URL (files under /uploads need a sign-in); null when there is none */
+            logo_data_url: string | null;
+            team_name: string;
         };
         TeamSettings: {
             /** @description null when there is no logo */
@@ -4805,6 +4829,8 @@ export interface operations {
             /** @description a change to Done or Rejected notifies the webhooks */
             200: {
                 headers: {
+                    /** @description beyond the spec: how many forge statuses (commit statuses, check runs) this change queued (0 when none) */
+                    "X-Forge-Statuses-Queued"?: number;
                     /** @description beyond the spec: how many webhook endpoints this change notifies (0 when none) */
                     "X-Webhooks-Notified"?: number;
                     [name: string]: unknown;
@@ -8127,6 +8153,25 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    SettingsController_brand: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamBrand"];
                 };
             };
         };

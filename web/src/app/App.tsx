@@ -78,7 +78,9 @@ const router = createBrowserRouter([
       { path: '/builds/:id', ...lazyPage(() => import('../builds/BuildPage'), 'BuildPage') },
       { path: '/apps', ...lazyPage(() => import('../apps/AppsPage'), 'AppsPage') },
       { path: '/account', ...lazyPage(() => import('../auth/AccountPage'), 'AccountPage') },
-      { path: '/webhooks', ...lazyPage(() => import('../webhooks/WebhooksPage'), 'WebhooksPage') },
+      { path: '/integrations', ...lazyPage(() => import('../integrations/IntegrationsPage'), 'IntegrationsPage') },
+      // Webhooks and forges lived here before the Integrations page (issue 40 item 7): old links still land.
+      { path: '/webhooks', element: <Navigate to="/integrations" replace /> },
       { path: '/tokens', ...lazyPage(() => import('../tokens/TokensPage'), 'TokensPage') },
       { path: '/team', ...lazyPage(() => import('../team/TeamPage'), 'TeamPage') },
       { path: '/settings', ...lazyPage(() => import('../team/SettingsPage'), 'SettingsPage') },

@@ -37,7 +37,7 @@ export function Layout() {
           <NavLink to="/apps">Apps</NavLink>
           <NavLink to="/devices">Devices</NavLink>
           <NavLink to="/agents">Agents</NavLink>
-          {canWrite(me.role) && <NavLink to="/webhooks">Webhooks</NavLink>}
+          {canWrite(me.role) && <NavLink to="/integrations">Integrations</NavLink>}
         </nav>
         <Button
           size="small"

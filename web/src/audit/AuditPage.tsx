@@ -4,7 +4,7 @@ import { AdminOnly } from '../app/AdminOnly';
 import { Button, buttonClass } from '../ui/Button';
 import { FormEnd, FormError, TextField, cardClass, formClass } from '../ui/Field';
 import { Empty, Loading } from '../ui/States';
-import { tableClass, tableWrapClass } from '../ui/table';
+import { tableClass, tableWrapClass, textCellClass } from '../ui/table';
 import { useToast } from '../ui/Toast';
 import { exportUrl, useAuditEntries, useAuditSettings, useSetAuditRetention, type AuditFilters } from './queries';
 import styles from '../ui/sections.module.css';
@@ -100,8 +100,8 @@ function AuditView() {
                   </td>
                   <td>{entry.target ?? '—'}</td>
                   <td>{entry.client_address ?? '—'}</td>
-                  <td>
-                    <code>{Object.keys(entry.details).length ? JSON.stringify(entry.details) : ''}</code>
+                  <td className={textCellClass}>
+                    <code>{Object.keys(entry.details).length ? JSON.stringify(entry.details).replace(/,"/g, ', "') : ''}</code>
                   </td>
                 </tr>
               ))}

@@ -59,6 +59,11 @@ function SignInForm({ next, methods }: { next: string; methods: SignInMethods })
           Sign in with {oidc.name}
         </a>
       )}
+      {oidc && (
+        <div className={authStyles.or} role="separator" aria-label="or">
+          or
+        </div>
+      )}
       {showPassword ? (
         <PasswordSignIn next={next} ldap={methods.ldap} />
       ) : (

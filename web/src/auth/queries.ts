@@ -8,6 +8,11 @@ export const authKeys = {
   changePassword: ['auth', 'change-password'] as const,
 };
 
+/** The team's name and logo, public, for the pages shown before sign-in. */
+export function useTeamBrand() {
+  return useQuery({ queryKey: ['settings', 'brand'], queryFn: () => call(api.GET('/api/v1/settings/brand')), staleTime: 60_000 });
+}
+
 export function useAuthStatus() {
   return useQuery({ queryKey: authKeys.status, queryFn: () => call(api.GET('/api/v1/auth/status')) });
 }

@@ -4,7 +4,7 @@ import { Link, useLocation, useParams } from 'react-router';
 import { ApiError, type Build, type BuildStatus } from '../api/client';
 import { useShortcuts } from '../app/ShortcutsDialog';
 import { canWrite } from '../auth/queries';
-import { Button } from '../ui/Button';
+import { Button, primaryButtonClass } from '../ui/Button';
 import { ConfirmDialog } from '../ui/ConfirmDialog';
 import { FormError, TextField, cardClass } from '../ui/Field';
 import { StatusBadge } from '../ui/StatusBadge';
@@ -15,6 +15,7 @@ import { ComparePanel } from './ComparePanel';
 import { absoluteTime, countdown, relativeTime, versionText } from './format';
 import { StatusHistory } from './StatusHistory';
 import { QrCode } from './QrCode';
+import { PHONE_QUERY, useMediaQuery } from '../ui/use-media-query';
 import { ReachableAddressNote } from '../relay/ReachableAddressNote';
 import { useReachableAddress } from '../relay/queries';
 import { SharePanel } from './SharePanel';
@@ -57,7 +58,7 @@ function BuildView({ build }: { build: Build }) {
   const update = useUpdateBuild();
   const location = useLocation();
   const uploader = build.uploaded_by;
-  const changeStatus = useStatusChange(update, () => 'Status');
+  const { change: changeStatus, dialog: rejectDialog } = useStatusChange(update, () => `${build.name} ${versionText(build.version_name, build.build_number)}`);
   const setStatus = (status: BuildStatus | null) => changeStatus(build, status);
   useShortcuts({
     c: () => document.getElementById('comment')?.focus(),
@@ -71,6 +72,7 @@ function BuildView({ build }: { build: Build }) {
 
   return (
     <article className={styles.page} aria-labelledby="build-title">
+      {rejectDialog}
       <nav aria-label="Breadcrumb" className={styles.breadcrumb}>
         <Link to="/builds">Builds</Link> <span aria-hidden="true">›</span> {build.name}
       </nav>
@@ -203,8 +205,42 @@ function LabelEditor({ build, writer }: { build: Build; writer: boolean }) {
 
 function Download({ build }: { build: Build }) {
   const address = useReachableAddress();
+  const phone = useMediaQuery(PHONE_QUERY);
   const path = `/api/v1/builds/${build.id}/download`;
   const origin = address.origin;
+  const qr = (
+    <div className={styles.qr}>
+      <QrCode value={origin + path} label={`QR code of the download link ${origin + path}`} />
+      <p className={styles.note}>
+        Scan with a phone signed in to the dashboard in its browser (for a phone without an account, create a share link):{' '}
+        <code>{origin + path}</code>
+      </p>
+      <ReachableAddressNote address={address} link="download link" />
+    </div>
+  );
+  // On a phone the page is opened to install: a QR code to scan with that same phone is of no use there (issue 40 item 7).
+  if (phone) {
+    return (
+      <section className={cardClass} aria-labelledby="download-title">
+        <h2 id="download-title">Install</h2>
+        {build.platform === 'android' ? (
+          <a href={path} download className={primaryButtonClass}>
+            Install the APK
+          </a>
+        ) : (
+          <p className={styles.note}>
+            This is an iOS simulator build: it runs in a Mac's simulator, not on a phone. <a href={path} download>Download it</a> on the
+            Mac, or install it on a device below.
+          </p>
+        )}
+        <InstallOnDevice build={build} />
+        <details>
+          <summary>QR code, for another phone</summary>
+          {qr}
+        </details>
+      </section>
+    );
+  }
   return (
     <section className={cardClass} aria-labelledby="download-title">
       <h2 id="download-title">Download</h2>
@@ -213,14 +249,7 @@ function Download({ build }: { build: Build }) {
           Download {build.platform === 'ios' ? 'the simulator build' : 'the APK'}
         </a>
       </p>
-      <div className={styles.qr}>
-        <QrCode value={origin + path} label={`QR code of the download link ${origin + path}`} />
-        <p className={styles.note}>
-          Scan with a phone signed in to the dashboard in its browser (for a phone without an account, create a share link):{' '}
-          <code>{origin + path}</code>
-        </p>
-        <ReachableAddressNote address={address} link="download link" />
-      </div>
+      {qr}
       <InstallOnDevice build={build} />
     </section>
   );

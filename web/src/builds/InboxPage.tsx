@@ -9,6 +9,7 @@ import { Button } from '../ui/Button';
 import { FormError, SelectField, TextField } from '../ui/Field';
 import { STATUSES, StatusBadge } from '../ui/StatusBadge';
 import { Empty, Loading, Spinner } from '../ui/States';
+import { PHONE_QUERY, useMediaQuery } from '../ui/use-media-query';
 import { apiQuery, COMMIT_FILTER, DEFAULT_FILTERS, filtering, filtersFromSearch, MAX_PULL_REQUEST, PAGE_SIZES, searchFromFilters, withChange, type BuildFilters } from './filters';
 import { AppIcon } from './AppIcon';
 import { absoluteTime, relativeTime, sourceText, versionText } from './format';
@@ -69,7 +70,12 @@ export function InboxPage() {
     return { index, build: index >= 0 ? items[index] : null };
   };
 
-  const setStatus = useStatusChange(update, (build) => `${build.name} ${versionText(build.version_name, build.build_number)}`);
+  const { change: setStatus, dialog: rejectDialog } = useStatusChange(update, (build) => `${build.name} ${versionText(build.version_name, build.build_number)}`);
+  /** After a status key the selection moves on to the next build still to triage (below, else from the top). */
+  const nextUntriaged = (from: number) => {
+    const open = (b: Build) => b.id !== items[from]?.id && isUntriaged(b.status_label);
+    return items.slice(from + 1).find(open) ?? items.slice(0, from).find(open) ?? null;
+  };
 
   // Focus follows a selection made by the keyboard (and the one a link opened with), never one made
   // by focusing a row: that row has focus already, and re-focusing it after a refetch would pull
@@ -102,8 +108,17 @@ export function InboxPage() {
               () => {
                 // With rows checked, the status keys act on all of them.
                 if (selection.selected.length) return void bulk.setStatus(status);
-                const { build } = current();
-                if (build) setStatus(build, status);
+                const { build, index } = current();
+                if (!build) return;
+                const next = nextUntriaged(index);
+                setStatus(build, status, {
+                  onSet: () => {
+                    // Unless the reviewer moved on meanwhile (the reason dialog stays open while they type).
+                    if (!next || focused.current !== build.id) return;
+                    focusSelection.current = true;
+                    select(next.id);
+                  },
+                });
               },
             ]),
           ),
@@ -150,6 +165,7 @@ export function InboxPage() {
 
   return (
     <section className={styles.inbox} aria-labelledby="inbox-title" {...dropHandlers}>
+      {rejectDialog}
       <div className={styles.titleRow}>
         <h1 id="inbox-title">Builds</h1>
         {builds.data && (
@@ -241,6 +257,11 @@ export function InboxPage() {
       )}
     </section>
   );
+}
+
+/** Not triaged yet: no status, or still in the Backlog. */
+function isUntriaged(status: BuildStatus | null): boolean {
+  return status === null || status === 'Backlog';
 }
 
 function isTyping() {
@@ -379,22 +400,10 @@ function Filters({
     const timer = setTimeout(() => onChange({ search: term }), 250);
     return () => clearTimeout(timer);
   });
-  return (
-    <form className={styles.filters} role="search" aria-label="Filter builds" onSubmit={(e) => e.preventDefault()}>
-      <TextField
-        ref={searchRef}
-        label="Search builds"
-        type="search"
-        placeholder="App, version, label, branch, #PR, commit (press /)"
-        value={term}
-        maxLength={100}
-        onChange={(e) => setTerm(e.target.value)}
-        onKeyDown={(e) => {
-          if (e.key === 'Escape') (e.target as HTMLInputElement).blur();
-        }}
-        hideLabel
-        aria-keyshortcuts="/"
-      />
+  const phone = useMediaQuery(PHONE_QUERY);
+  const active = [filters.app_id, filters.status, filters.platform, filters.flagged, filters.branch, filters.pull_request, filters.commit].filter(Boolean).length;
+  const more = (
+    <>
       <SelectField label="App" hideLabel value={filters.app_id ?? ''} onChange={(e) => onChange({ app_id: e.target.value ? Number(e.target.value) : null })}>
         <option value="">All apps</option>
         {apps.data?.items.map((app) => (
@@ -454,6 +463,33 @@ function Filters({
         accept={(text) => text === '' || COMMIT_FILTER.test(text)}
         onCommit={(commit) => onChange({ commit })}
       />
+    </>
+  );
+  return (
+    <form className={styles.filters} role="search" aria-label="Filter builds" onSubmit={(e) => e.preventDefault()}>
+      <TextField
+        ref={searchRef}
+        label="Search builds"
+        type="search"
+        placeholder="App, version, label, branch, #PR, commit (press /)"
+        value={term}
+        maxLength={100}
+        onChange={(e) => setTerm(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === 'Escape') (e.target as HTMLInputElement).blur();
+        }}
+        hideLabel
+        aria-keyshortcuts="/"
+      />
+      {phone ? (
+        // On a phone the first build comes first: the other filters fold under one line that counts the ones in use.
+        <details className={styles.moreFilters}>
+          <summary>Filters{active ? ` (${active} in use)` : ''}</summary>
+          <div className={styles.filters}>{more}</div>
+        </details>
+      ) : (
+        more
+      )}
     </form>
   );
 }

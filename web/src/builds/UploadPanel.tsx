@@ -107,11 +107,11 @@ export function UploadPanel({ files, onFiles, dragging }: UploadPanelProps) {
                 <strong>{files.length} files</strong> · {fileSize(files.reduce((sum, f) => sum + f.size, 0))}
               </>
             ) : (
-              <>Drop .apk, .app.zip or .tar.gz files anywhere here, or</>
+              <span className={styles.wideOnly}>Drop .apk, .app.zip or .tar.gz files anywhere here, or</span>
             )}
           </span>
           <label className={styles.pick}>
-            {files.length ? 'Choose other files' : 'choose a file'}
+            {files.length ? 'Choose other files' : <><span className={styles.wideOnly}>choose a file</span><span className={styles.narrowInline}>Upload a build…</span></>}
             <input
               ref={input}
               id="upload-file"

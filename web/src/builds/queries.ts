@@ -45,18 +45,26 @@ export interface BuildChange {
   version_label?: string | null;
 }
 
-/** The PATCH answer with the count of webhooks it notified (a header: the spec fixes the body as { ok: true }). */
-function withWebhooksNotified<R extends { data?: object; response: Response }>(result: R) {
-  const webhooksNotified = Number(result.response.headers.get('X-Webhooks-Notified') ?? 0);
-  return { ...result, data: result.data && { ...result.data, webhooksNotified } };
+/** Every notice a status change made, as the relay counted it (headers: the spec fixes the body as { ok: true }). */
+export interface StatusNotices {
+  webhooksNotified: number;
+  forgeStatusesQueued: number;
+}
+
+function withNotices<R extends { data?: object; response: Response }>(result: R) {
+  const notices: StatusNotices = {
+    webhooksNotified: Number(result.response.headers.get('X-Webhooks-Notified') ?? 0),
+    forgeStatusesQueued: Number(result.response.headers.get('X-Forge-Statuses-Queued') ?? 0),
+  };
+  return { ...result, data: result.data && { ...result.data, ...notices } };
 }
 
 export function useUpdateBuild() {
   const client = useQueryClient();
   return useMutation({
-    // X-Webhooks-Notified: how many webhooks the change notified, for a truthful confirmation.
+    // X-Webhooks-Notified, X-Forge-Statuses-Queued: what the change notified, for a truthful confirmation.
     mutationFn: ({ id, ...body }: BuildChange) =>
-      call(api.PATCH('/api/v1/builds/{id}', { params: { path: { id } }, body }).then(withWebhooksNotified)),
+      call(api.PATCH('/api/v1/builds/{id}', { params: { path: { id } }, body }).then(withNotices)),
     onMutate: async ({ id, ...change }) => {
       await client.cancelQueries({ queryKey: buildKeys.all });
       const before = client.getQueriesData<unknown>({ queryKey: buildKeys.all });
@@ -104,16 +112,22 @@ export function useComments(buildId: number) {
 }
 
 export function useAddComment(buildId: number) {
+  const add = useAddCommentTo();
+  return { ...add, mutate: (input: { body: string; attachment: File | null }, options?: Parameters<typeof add.mutate>[1]) => add.mutate({ buildId, ...input }, options) };
+}
+
+/** A comment on any build (a rejection's reason is one, posted from the inbox). */
+export function useAddCommentTo() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: ({ body, attachment }: { body: string; attachment: File | null }) =>
+    mutationFn: ({ buildId, body, attachment }: { buildId: number; body: string; attachment: File | null }) =>
       call(
         api.POST('/api/v1/comments', {
           body: formData({ build_id: buildId, body, attachment }) as never,
           ...multipart,
         }),
       ),
-    onSettled: () => client.invalidateQueries({ queryKey: buildKeys.comments(buildId) }),
+    onSettled: (_data, _err, { buildId }) => client.invalidateQueries({ queryKey: buildKeys.comments(buildId) }),
   });
 }
 

@@ -1,3 +1,4 @@
+import { useState, type CSSProperties } from 'react';
 import type { Schemas } from '../api/client';
 import { FormError } from '../ui/Field';
 import { Loading } from '../ui/States';
@@ -35,6 +36,9 @@ export function DeviceScreen({
   gestures?: ScreenGestures;
 }) {
   const playing = video && video.status !== 'fallback' && video.status !== 'off';
+  // The picture's width for its height: the frame is sized from it so the whole device fits the window (issue 40 item 7).
+  const [imageRatio, setImageRatio] = useState<number | null>(null);
+  const ratio = playing ? (video.width && video.height ? video.width / video.height : null) : imageRatio;
   const picture = playing ? (
     <canvas
       ref={video.canvasRef}
@@ -45,13 +49,19 @@ export function DeviceScreen({
       height={video.height || 800}
     />
   ) : screen.url ? (
-    <img src={screen.url} alt={`Screen of ${name}`} className={styles.screenImage} />
+    <img
+      src={screen.url}
+      alt={`Screen of ${name}`}
+      className={styles.screenImage}
+      onLoad={(e) => setImageRatio(e.currentTarget.naturalWidth / e.currentTarget.naturalHeight || null)}
+    />
   ) : null;
   return (
     <figure className={styles.screenBox} aria-label={`Device screen: ${name}`}>
       {picture ? (
         <div
           className={`${styles.screen} ${gestures ? styles.controllable : ''}`}
+          style={ratio ? ({ '--screen-ratio': ratio } as CSSProperties) : undefined}
           {...(gestures
             ? {
                 tabIndex: 0,

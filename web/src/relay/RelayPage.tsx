@@ -23,7 +23,9 @@ export function RelayPage() {
 
 function Addresses() {
   const host = useRelayHost();
-  const warnings = useRelayWarnings().data?.warnings ?? [];
+  const relayWarnings = useRelayWarnings().data;
+  const warnings = relayWarnings?.warnings ?? [];
+  const lanReason = relayWarnings?.lan_reason;
   if (host.isPending) return <Loading label="Loading addresses…" />;
   if (host.isError) return <FormError error={host.error} />;
   const h = host.data;
@@ -38,7 +40,11 @@ function Addresses() {
       ))}
       <Address label="Public URL" value={h.publicBaseUrl} missing="None: set SVC_RELAY_URL, or start it with a tunnel (svc relay --tunnel cloudflared)." />
       <Address label="Agent URL" value={h.agentRelayUrl} missing="None known: agents use the public URL (svc agent --relay <url>)." />
-      <Address label="LAN address" value={lan} missing="Unknown: the relay runs in a container or has no LAN interface." />
+      <Address
+        label="LAN address"
+        value={lan}
+        missing={lanReason ? `None: the relay is ${lanReason.replace(/^runs/, 'running')}${lanReason.startsWith('bound') ? ' (set SVC_HOST=0.0.0.0 to serve the LAN)' : ''}.` : 'Unknown: the relay runs in a container or has no LAN interface.'}
+      />
       <p className={styles.muted}>Port {h.port}.</p>
     </div>
   );

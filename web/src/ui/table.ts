@@ -6,3 +6,4 @@ export const tableClass = styles.table;
 export const toggleClass = styles.toggle;
 export const onlineClass = styles.online;
 export const offlineClass = styles.offline;
+export const textCellClass = styles.textCell;

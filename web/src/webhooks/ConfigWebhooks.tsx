@@ -13,7 +13,7 @@ import styles from './webhooks.module.css';
 export function ConfigWebhooks({ hooks }: { hooks: ConfigWebhook[] }) {
   return (
     <section aria-labelledby="config-webhooks-title" className={styles.page}>
-      <h2 id="config-webhooks-title">From svc.config.json</h2>
+      <h3 id="config-webhooks-title">From svc.config.json</h3>
       <p className={styles.muted}>
         Declared by whoever runs the relay, in its configuration file: read-only here, changed in the file (then restart the
         relay). Only the address is shown: paths often carry tokens. Their delivery log is kept until the relay restarts.

@@ -7,7 +7,6 @@ import { FormError, TextField, cardClass } from '../ui/Field';
 import { splitError } from '../ui/form-errors';
 import { Empty, Loading } from '../ui/States';
 import { ConfigWebhooks } from './ConfigWebhooks';
-import { ForgesSection } from '../forges/ForgesSection';
 import { DeliveryLog, TestResult } from './DeliveryLog';
 import {
   newSecret,
@@ -31,14 +30,14 @@ interface RevealedSecret {
   secret: string;
 }
 
-export function WebhooksPage() {
-  const me = useCurrentMember();
+/** The webhooks: those added here and those of svc.config.json (a section of the Integrations page). */
+export function WebhooksSection() {
   const hooks = useWebhooks();
   const fromFile = useConfigWebhooks();
   const [revealed, setRevealed] = useState<RevealedSecret | null>(null);
   return (
     <section className={styles.page} aria-labelledby="webhooks-title">
-      <h1 id="webhooks-title">Webhooks</h1>
+      <h2 id="webhooks-title">Webhooks</h2>
       <p className={styles.lead}>
         When a build is set to Done or Rejected the relay POSTs a signed <code>build.status_changed</code> event to every enabled
         webhook. Loopback, this host, link-local and cloud-metadata addresses are refused; LAN addresses are fine.
@@ -60,7 +59,6 @@ export function WebhooksPage() {
       )}
       {fromFile.isError && <FormError error={fromFile.error} />}
       {!!fromFile.data?.webhooks.length && <ConfigWebhooks hooks={fromFile.data.webhooks} />}
-      {me.role === 'Admin' && <ForgesSection />}
     </section>
   );
 }
