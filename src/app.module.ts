@@ -41,6 +41,7 @@ import { ImagesModule } from './images/images.module';
 import { UsersModule } from './users/users.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { ForgesModule } from './forges/forges.module';
+import { OutboxModule } from './outbox/outbox.module';
 
 /** Modules added next to the relay's own, e.g. a test's probe routes. */
 export type ExtraImports = NonNullable<ModuleMetadata['imports']>;
@@ -85,6 +86,7 @@ export class AppModule {
         DeviceSessionsModule,
         RecordingsModule,
         WebhooksModule,
+        OutboxModule,
         ForgesModule,
         ImagesModule,
         MailModule,

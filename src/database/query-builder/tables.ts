@@ -189,7 +189,55 @@ export interface AppCompareSettingsTable {
   data: string;
 }
 
+export interface OutboxMessagesTable {
+  id: Generated<Id>;
+  kind: string;
+  destination: string;
+  payload: string;
+  status: string;
+  attempts: number;
+  next_attempt_at: Epoch;
+  last_error: string | null;
+  last_attempt_at: Epoch | null;
+  created_at: Epoch;
+  delivered_at: Epoch | null;
+}
+
+export interface AppTestersTable {
+  id: Generated<Id>;
+  app_id: Id;
+  email: string;
+  name: string | null;
+  branches: string | null;
+  only_done: boolean | number;
+  unsubscribe_hash: string;
+  unsubscribed_at: Epoch | null;
+  last_refusal: string | null;
+  refused_at: Epoch | null;
+  created_at: Epoch;
+}
+
+export interface TesterLinksTable {
+  id: Generated<Id>;
+  tester_id: Id;
+  build_id: Id;
+  share_link_id: Id;
+}
+
+export interface LatestBuildLinksTable {
+  id: Generated<Id>;
+  app_id: Id;
+  branch: string | null;
+  token_hash: string;
+  created_at: Epoch;
+  revoked_at: Epoch | null;
+}
+
 export interface Database {
+  app_testers: AppTestersTable;
+  tester_links: TesterLinksTable;
+  latest_build_links: LatestBuildLinksTable;
+  outbox_messages: OutboxMessagesTable;
   apps: AppsTable;
   app_compare_settings: AppCompareSettingsTable;
   builds: BuildsTable;
