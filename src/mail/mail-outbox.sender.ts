@@ -15,8 +15,9 @@ export interface QueuedMail {
   html: string;
   /** Extra headers (List-Unsubscribe for testers' notices). */
   headers?: Record<string, string>;
-  /** Who queued it, to be told of a bounce (`testers`). */
+  /** Who queued it, to be told of a bounce (`testers`), with what it needs to know which. */
   origin?: string;
+  context?: Record<string, unknown>;
 }
 
 /** E-mail through the outbox (docs/integrations.md "One delivery path"): retried while the server answers 4xx or is unreachable. */

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Request, Response } from 'express';
-import { Repository } from 'typeorm';
+import { In, IsNull, Repository } from 'typeorm';
 import { actorOf, auditEvent, RELAY_ACTOR } from '../audit/audit-actor';
 import { AUDIT_EVENT } from '../audit/audit-event';
 import { LoginThrottleService } from '../auth/login-throttle.service';
@@ -48,7 +48,8 @@ export interface SharedBuild {
   build: BuildEntity;
   changelog: string | null;
   iconDataUrl: string | null;
-  expiresAt: Date;
+  /** null for a "latest build" link, which does not expire. */
+  expiresAt: Date | null;
   downloadPath: string;
 }
 
@@ -123,6 +124,16 @@ export class ShareLinksService {
     this.events.emit(AUDIT_EVENT, auditEvent(actorOf(actor), 'share_link.revoked', `share_link:${link.id}`, { build_id: buildId, downloads: link.downloads }));
   }
 
+  /** Revokes these links (a removed tester's, docs/integrations.md "Testers"); those already revoked stay as they were. */
+  async revokeLinks(actor: Principal, linkIds: number[]): Promise<void> {
+    if (!linkIds.length) return;
+    const now = this.clock.now();
+    for (const link of await this.links.findBy({ id: In(linkIds), revokedAt: IsNull() })) {
+      await this.links.update({ id: link.id }, { revokedAt: now });
+      this.events.emit(AUDIT_EVENT, auditEvent(actorOf(actor), 'share_link.revoked', `share_link:${link.id}`, { build_id: link.buildId, downloads: link.downloads }));
+    }
+  }
+
   /** The install page's content; 404 for a token no link has, 410 for an ended link. */
   async shared(token: string): Promise<SharedBuild> {
     const { link, build } = await this.usable(token);
@@ -170,19 +181,26 @@ export class ShareLinksService {
     if (result.affected === 0) throw gone(ShareLinkMessages.limitReached);
   }
 
-  private async page(token: string, link: ShareLinkEntity, build: BuildEntity, grantQuery: string | null): Promise<SharedBuild> {
+  /** The install page's content for a build opened by something other than a share link (a tester's "latest build" link). */
+  async pageOf(build: BuildEntity, downloadPath: string): Promise<SharedBuild> {
+    return { ...(await this.pageParts(build)), locked: false, build, expiresAt: null, downloadPath };
+  }
+
+  private async pageParts(build: BuildEntity): Promise<Pick<SharedBuild, 'team' | 'changelog' | 'iconDataUrl'>> {
     const [name, logoDataUrl, provenance, iconDataUrl] = await Promise.all([
       this.settings.teamName(),
       this.settings.logoDataUrl(),
       this.builds.provenanceOf(build.id),
       this.icons.dataUrlOf(build.id),
     ]);
+    return { team: { name, logoDataUrl }, changelog: provenance?.changelog ?? null, iconDataUrl };
+  }
+
+  private async page(token: string, link: ShareLinkEntity, build: BuildEntity, grantQuery: string | null): Promise<SharedBuild> {
     return {
-      team: { name, logoDataUrl },
+      ...(await this.pageParts(build)),
       locked: grantQuery === null,
       build,
-      changelog: provenance?.changelog ?? null,
-      iconDataUrl,
       expiresAt: link.expiresAt,
       downloadPath: `/api/v1/share/${token}/download${grantQuery ?? ''}`,
     };
