@@ -42,6 +42,8 @@ import { UsersModule } from './users/users.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { ForgesModule } from './forges/forges.module';
 import { ReleaseGateModule } from './release-gate/release-gate.module';
+import { OutboxModule } from './outbox/outbox.module';
+import { TestersModule } from './testers/testers.module';
 
 /** Modules added next to the relay's own, e.g. a test's probe routes. */
 export type ExtraImports = NonNullable<ModuleMetadata['imports']>;
@@ -82,11 +84,13 @@ export class AppModule {
         AppsModule,
         BuildsModule,
         ShareLinksModule,
+        TestersModule,
         AgentsModule,
         DeviceSessionsModule,
         RecordingsModule,
         WebhooksModule,
         ReleaseGateModule,
+        OutboxModule,
         ForgesModule,
         ImagesModule,
         MailModule,

@@ -51,6 +51,11 @@ const ROOT_ROUTES = [
   // Its password form posts back to it; its one script (times in the visitor's zone).
   { path: 'install/:token', method: RequestMethod.POST },
   { path: 'install/script/local-times.js', method: RequestMethod.GET },
+  // A tester's permanent "latest build" link and its download; a tester's one-click unsubscribe (docs/integrations.md "Testers").
+  { path: 'install/latest/:token', method: RequestMethod.GET },
+  { path: 'install/latest/:token/download', method: RequestMethod.GET },
+  { path: 'unsubscribe/:token', method: RequestMethod.GET },
+  { path: 'unsubscribe/:token', method: RequestMethod.POST },
   // SCIM 2.0 (docs/identity.md): identity providers are given <relay>/scim/v2 as the base URL.
   { path: 'scim/v2/*path', method: RequestMethod.ALL },
 ];

@@ -9,7 +9,7 @@ import { ForgeClient, ForgeHttp, forgeLabel } from './clients/forge-client';
 import { GiteaForgeClient } from './clients/gitea-client';
 import { GitHubForgeClient } from './clients/github-client';
 import { GitLabForgeClient } from './clients/gitlab-client';
-import { pinnedFetch } from './clients/pinned-fetch';
+import { pinnedFetch } from '../outbox/pinned-fetch';
 import { openDashboardForge } from './settings/dashboard-forge';
 import { DashboardForgesRepository } from './settings/dashboard-forges.repository';
 

@@ -7,7 +7,7 @@ import { ConfiguredForge, ForgeDirectory, ForgeSource } from './forge-directory'
 import { BuildChangesReader } from './changes/build-changes-reader';
 import { BuildChanges, ForgeDelivery, ForgeItem, ForgeLogItem, toForgeDelivery, toForgeItem, toForgeLogItem } from './forges.mapper';
 import { ForgeOutboxRepository } from './outbox/forge-outbox.repository';
-import { judgeFailure } from './outbox/retry-policy';
+import { judgeFailure } from '../outbox/retry-policy';
 
 export const FORGE_NOT_FOUND = 'Forge not found';
 const LOG_SIZE = 50;

@@ -2,6 +2,7 @@ import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import type { Transporter } from 'nodemailer';
 import { RelayConfig } from '../config/relay-config';
 import type { MailMessage } from './mail-messages';
+import { MailRefused } from './mail-refused';
 
 /** How long an unresponsive SMTP server may hold up the request that sends the message. */
 const SMTP_TIMEOUT_MS = 10_000;
@@ -42,26 +43,35 @@ export class MailService implements OnModuleDestroy {
   async send(to: string, message: MailMessage): Promise<boolean> {
     if (!this.config.smtp) return false;
     try {
-      const info = await (await this.transporter()).sendMail({
-        from: this.config.smtp.from,
-        to,
-        subject: message.subject,
-        text: message.text,
-        html: message.html,
-      });
-      const accepted = ((info.accepted ?? []) as Array<string | { address: string }>).map((a) =>
-        (typeof a === 'string' ? a : a.address).toLowerCase(),
-      );
-      if (!accepted.includes(to.toLowerCase())) {
-        this.logger.warn(`SMTP server did not accept the "${message.kind}" message for its recipient`);
-        return false;
-      }
+      await this.deliver(to, message);
       this.logger.log(`Sent the "${message.kind}" message`);
       return true;
     } catch (err) {
-      this.logger.error(`Sending the "${message.kind}" message failed: ${(err as Error).message}`);
+      const why = (err as Error).message;
+      this.logger[err instanceof MailRefused ? 'warn' : 'error'](
+        err instanceof MailRefused ? `SMTP server did not accept the "${message.kind}" message for its recipient: ${why}` : `Sending the "${message.kind}" message failed: ${why}`,
+      );
       return false;
     }
+  }
+
+  /**
+   * Sends, or throws: a MailRefused (an OutboundRefusal with the SMTP reply code: 5xx is final, a
+   * bounce or refusal; 4xx is tried again) when the server refused the recipient or the message,
+   * anything else for a network failure. The outbox's mail sender calls this.
+   */
+  async deliver(to: string, message: Pick<MailMessage, 'subject' | 'text' | 'html'> & { headers?: Record<string, string> }): Promise<void> {
+    if (!this.config.smtp) throw new MailRefused(503, 'SMTP is not configured on this relay (SVC_SMTP_HOST)');
+    let info: { accepted?: unknown[]; rejected?: unknown[]; response?: string };
+    try {
+      info = await (await this.transporter()).sendMail({ from: this.config.smtp.from, to, subject: message.subject, text: message.text, html: message.html, headers: message.headers });
+    } catch (err) {
+      const code = (err as { responseCode?: number }).responseCode;
+      if (typeof code === 'number') throw new MailRefused(code, (err as Error).message);
+      throw err;
+    }
+    const accepted = ((info.accepted ?? []) as Array<string | { address: string }>).map((a) => (typeof a === 'string' ? a : a.address).toLowerCase());
+    if (!accepted.includes(to.toLowerCase())) throw new MailRefused(550, `the SMTP server did not accept the recipient${info.response ? `: ${info.response}` : ''}`);
   }
 
   async onModuleDestroy(): Promise<void> {

@@ -80,7 +80,7 @@ export function installPage(shared: SharedBuild, styleNonce: string, options: { 
     (cannot ? `<p class="cannot" role="note">${escapeHtml(cannot)}</p>` : '') +
     `<a class="button" href="${escapeHtml(shared.downloadPath)}" download>Download ${ios ? 'the simulator build' : 'the APK'} (${fileSizeText(build.fileSize)})</a>` +
     how +
-    `<p class="expiry">This link works until ${timeHtml(shared.expiresAt)}.</p></main>`;
+    `<p class="expiry">${shared.expiresAt ? `This link works until ${timeHtml(shared.expiresAt)}.` : 'This link always opens the newest build.'}</p></main>`;
   return page(title, body, styleNonce, true);
 }
 
@@ -89,6 +89,11 @@ export function unavailablePage(status: number, message: string, styleNonce: str
   const heading = status === 410 ? 'This link no longer works' : status === 429 ? 'Too many attempts' : 'This link is not valid';
   const hint = status === 429 ? 'Wait a while, then try the password again.' : 'Ask whoever shared it for a new link.';
   return page(heading, `<main><h1>${heading}</h1><p>${escapeHtml(message.replace(/\.$/, ''))}.</p><p class="note">${hint}</p></main>`, styleNonce);
+}
+
+/** A one-sentence page in the install page's look (a tester's unsubscribe answer). */
+export function messagePage(heading: string, message: string, styleNonce: string): string {
+  return page(heading, `<main><h1>${escapeHtml(heading)}</h1><p>${escapeHtml(message)}</p></main>`, styleNonce);
 }
 
 function teamBar(shared: SharedBuild): string {

@@ -89,6 +89,15 @@ export class ShareLinksRepository {
     await updateById(this.dataSource.manager, 'build_share_links', id, { revoked_at: at.getTime() });
   }
 
+  /** Revokes the link unless it already is: the link as this call revoked it, null when it was revoked before. */
+  async revokeIfLive(id: number, at: Date): Promise<ShareLinkEntity | null> {
+    const statement = this.sql.prepare('shareLinks.revokeIfLive', (v: { id: number; at: number }) =>
+      this.sql.db.updateTable('build_share_links').set({ revoked_at: v.at }).where('id', '=', v.id).where('revoked_at', 'is', null).returning(COLUMNS),
+    );
+    const [row] = await changedRows<ShareLinkRow>(statement, this.dataSource.manager, { id, at: at.getTime() });
+    return row ? toShareLink(row) : null;
+  }
+
   /** One more download unless that passes the link's limit: one conditional UPDATE, so parallel downloads cannot overshoot. False at the limit. */
   async countDownload(id: number): Promise<boolean> {
     const statement = this.sql.prepare('shareLinks.countDownload', (v: { id: number; one: number }) =>

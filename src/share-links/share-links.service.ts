@@ -47,7 +47,8 @@ export interface SharedBuild {
   build: BuildEntity;
   changelog: string | null;
   iconDataUrl: string | null;
-  expiresAt: Date;
+  /** null for a "latest build" link, which does not expire. */
+  expiresAt: Date | null;
   downloadPath: string;
 }
 
@@ -120,6 +121,17 @@ export class ShareLinksService {
     this.events.emit(AUDIT_EVENT, auditEvent(actorOf(actor), 'share_link.revoked', `share_link:${link.id}`, { build_id: buildId, downloads: link.downloads }));
   }
 
+  /** Revokes these links (a removed tester's, docs/integrations.md "Testers"); those already revoked stay as they were. */
+  async revokeLinks(actor: Principal, linkIds: number[]): Promise<void> {
+    if (!linkIds.length) return;
+    const now = this.clock.now();
+    for (const id of linkIds) {
+      const link = await this.links.revokeIfLive(id, now);
+      if (!link) continue;
+      this.events.emit(AUDIT_EVENT, auditEvent(actorOf(actor), 'share_link.revoked', `share_link:${link.id}`, { build_id: link.buildId, downloads: link.downloads }));
+    }
+  }
+
   /** The install page's content; 404 for a token no link has, 410 for an ended link. */
   async shared(token: string): Promise<SharedBuild> {
     const { link, build } = await this.usable(token);
@@ -160,19 +172,26 @@ export class ShareLinksService {
     if (!(await this.links.countDownload(link.id))) throw gone(ShareLinkMessages.limitReached);
   }
 
-  private async page(token: string, link: ShareLinkEntity, build: BuildEntity, grantQuery: string | null): Promise<SharedBuild> {
+  /** The install page's content for a build opened by something other than a share link (a tester's "latest build" link). */
+  async pageOf(build: BuildEntity, downloadPath: string): Promise<SharedBuild> {
+    return { ...(await this.pageParts(build)), locked: false, build, expiresAt: null, downloadPath };
+  }
+
+  private async pageParts(build: BuildEntity): Promise<Pick<SharedBuild, 'team' | 'changelog' | 'iconDataUrl'>> {
     const [name, logoDataUrl, provenance, iconDataUrl] = await Promise.all([
       this.settings.teamName(),
       this.settings.logoDataUrl(),
       this.builds.provenanceOf(build.id),
       this.icons.dataUrlOf(build.id),
     ]);
+    return { team: { name, logoDataUrl }, changelog: provenance?.changelog ?? null, iconDataUrl };
+  }
+
+  private async page(token: string, link: ShareLinkEntity, build: BuildEntity, grantQuery: string | null): Promise<SharedBuild> {
     return {
-      team: { name, logoDataUrl },
+      ...(await this.pageParts(build)),
       locked: grantQuery === null,
       build,
-      changelog: provenance?.changelog ?? null,
-      iconDataUrl,
       expiresAt: link.expiresAt,
       downloadPath: `/api/v1/share/${token}/download${grantQuery ?? ''}`,
     };

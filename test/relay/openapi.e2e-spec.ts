@@ -29,6 +29,8 @@ function snapshotApiRoutes(): string[] {
 }
 
 /** 2xx bodies that are files, not JSON: the content types each one declares. */
+/** What a build's file is served as to someone without an account (a share link, a latest-build link). */
+const SHARED_BUILD_FILE = ['application/vnd.android.package-archive', 'application/zip', 'application/gzip', 'application/octet-stream'];
 const BINARY_RESPONSES: Record<string, string[]> = {
   'GET /api/v1/builds/{id}/download': [
     'application/vnd.android.package-archive',
@@ -43,15 +45,11 @@ const BINARY_RESPONSES: Record<string, string[]> = {
   'GET /api/v1/apps/{id}/icon': ['image/png', 'image/webp'],
   'GET /metrics': ['text/plain'],
   'GET /api/v1/audit/export': ['application/x-ndjson', 'text/csv'],
-  'GET /api/v1/share/{token}/download': [
-    'application/vnd.android.package-archive',
-    'application/zip',
-    'application/gzip',
-    'application/octet-stream',
-  ],
+  'GET /install/latest/{token}/download': SHARED_BUILD_FILE,
+  'GET /api/v1/share/{token}/download': SHARED_BUILD_FILE,
 };
 /** Pages a person opens (docs/builds.md "Share links"): every answer, refusals too, is text/html. */
-const HTML_PAGES = ['GET /install/{token}', 'POST /install/{token}'];
+const HTML_PAGES = ['GET /install/{token}', 'POST /install/{token}', 'GET /install/latest/{token}', 'GET /unsubscribe/{token}', 'POST /unsubscribe/{token}'];
 /** The install page's own script (docs/builds.md "Links a team can re-send"): JavaScript, not JSON. */
 const SCRIPTS = ['GET /install/script/local-times.js'];
 /**

@@ -20,7 +20,8 @@ export class SmtpSink {
 
   constructor(private readonly options: { rejectRecipients?: boolean } = {}) {}
 
-  async start(): Promise<this> {
+  /** `port`: a given one (a test that pointed a relay at it before it listened), else a free one. */
+  async start(port = 0): Promise<this> {
     this.server = new SMTPServer({
       authOptional: true,
       disabledCommands: ['STARTTLS', 'AUTH'],
@@ -45,7 +46,7 @@ export class SmtpSink {
         });
       },
     });
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', () => resolve()));
+    await new Promise<void>((resolve) => this.server.listen(port, '127.0.0.1', () => resolve()));
     this.port = (this.server.server.address() as AddressInfo).port;
     return this;
   }

@@ -29,6 +29,21 @@ export interface AppCompareSettingsTable {
   data: string;
 }
 
+/** Declared by TesterEntity (src/testers/tester.entity.ts). */
+export interface AppTestersTable {
+  id: Generated<number>;
+  app_id: number;
+  email: string;
+  name: string | null;
+  branches: string | null;
+  only_done: Generated<Bool>;
+  unsubscribe_hash: string;
+  unsubscribed_at: number | null;
+  last_refusal: string | null;
+  refused_at: number | null;
+  created_at: number;
+}
+
 /** Declared by AppEntity (src/app-catalogue/app.entity.ts). */
 export interface AppsTable {
   id: Generated<number>;
@@ -260,6 +275,31 @@ export interface InvitationsTable {
   accepted_at: number | null;
 }
 
+/** Declared by LatestLinkEntity (src/testers/tester.entity.ts). */
+export interface LatestBuildLinksTable {
+  id: Generated<number>;
+  app_id: number;
+  branch: string | null;
+  token_hash: string;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+/** Declared by OutboxMessageEntity (src/outbox/outbox-message.entity.ts). */
+export interface OutboxMessagesTable {
+  id: Generated<number>;
+  kind: string;
+  destination: string;
+  payload: string;
+  status: string;
+  attempts: Generated<number>;
+  next_attempt_at: number;
+  last_error: string | null;
+  last_attempt_at: number | null;
+  created_at: number;
+  delivered_at: number | null;
+}
+
 /** Declared by PasswordResetEntity (src/password-reset/password-reset.entity.ts). */
 export interface PasswordResetsTable {
   id: Generated<number>;
@@ -362,6 +402,14 @@ export interface TeamSettingsTable {
   logo_path: string | null;
 }
 
+/** Declared by TesterLinkEntity (src/testers/tester.entity.ts). */
+export interface TesterLinksTable {
+  id: Generated<number>;
+  tester_id: number;
+  build_id: number;
+  share_link_id: number;
+}
+
 /** Declared by TwoFactorChallengeEntity (src/two-factor/two-factor.entities.ts). */
 export interface TwoFactorChallengesTable {
   id: Generated<number>;
@@ -434,6 +482,7 @@ export interface WebhooksTable {
 export interface Database extends TablesWithoutEntity {
   agent_resource_samples: AgentResourceSamplesTable;
   app_compare_settings: AppCompareSettingsTable;
+  app_testers: AppTestersTable;
   apps: AppsTable;
   audit_entries: AuditEntriesTable;
   audit_state: AuditStateTable;
@@ -453,6 +502,8 @@ export interface Database extends TablesWithoutEntity {
   forge_status_outbox: ForgeStatusOutboxTable;
   forges: ForgesTable;
   invitations: InvitationsTable;
+  latest_build_links: LatestBuildLinksTable;
+  outbox_messages: OutboxMessagesTable;
   password_resets: PasswordResetsTable;
   personal_access_tokens: PersonalAccessTokensTable;
   recordings: RecordingsTable;
@@ -464,6 +515,7 @@ export interface Database extends TablesWithoutEntity {
   sessions: SessionsTable;
   sso_identities: SsoIdentitiesTable;
   team_settings: TeamSettingsTable;
+  tester_links: TesterLinksTable;
   two_factor_challenges: TwoFactorChallengesTable;
   two_factor_credentials: TwoFactorCredentialsTable;
   two_factor_policy: TwoFactorPolicyTable;

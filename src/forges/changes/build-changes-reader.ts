@@ -5,7 +5,7 @@ import { ErrorMessages } from '../../common/errors/error-messages';
 import { notFound } from '../../common/errors/http-error';
 import { ForgeDirectory } from '../forge-directory';
 import type { BuildChanges } from '../forges.mapper';
-import { judgeFailure } from '../outbox/retry-policy';
+import { judgeFailure } from '../../outbox/retry-policy';
 
 /** "What changed" (docs/integrations.md): for GET /builds/:id/changes, the build page and the pull-request comment. */
 @Injectable()

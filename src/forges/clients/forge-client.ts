@@ -1,4 +1,5 @@
 import type { ConfigFileForge } from '../../config/forge-config';
+import { OutboundRefusal } from '../../outbox/retry-policy';
 import type { StatusState } from '../outbox/forge-status.entity';
 
 /** One status to post, as the outbox holds it. */
@@ -29,15 +30,7 @@ export function titleOf(message: string | undefined | null): string {
 }
 
 /** The forge answered, but not with a 2xx: its status and headers decide whether to try again. */
-export class ForgeRefusal extends Error {
-  constructor(
-    readonly statusCode: number,
-    readonly headers: Headers,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export class ForgeRefusal extends OutboundRefusal {}
 
 /** Posts statuses to one kind of forge; throws ForgeRefusal for a non-2xx answer, anything else for a network error. */
 export interface ForgeClient {

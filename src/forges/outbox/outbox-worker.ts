@@ -7,7 +7,7 @@ import { ForgeDirectory } from '../forge-directory';
 import { PullRequestComments } from '../pull-requests/pull-request-comments.service';
 import { ForgeOutboxRepository } from './forge-outbox.repository';
 import type { ForgeStatusEntity } from './forge-status.entity';
-import { GIVE_UP_AFTER_MS, judgeFailure } from './retry-policy';
+import { GIVE_UP_AFTER_MS, judgeFailure } from '../../outbox/retry-policy';
 
 /** How often due statuses are looked for (retries come due by the relay's clock). */
 export const OUTBOX_POLL_MS = 1000;

@@ -5,7 +5,7 @@ import { PublicUrlService } from '../../relay/public-url.service';
 import { ShareLinksService } from '../../share-links/share-links.service';
 import { BuildChangesReader } from '../changes/build-changes-reader';
 import { ForgeDirectory } from '../forge-directory';
-import { GIVE_UP_AFTER_MS, judgeFailure } from '../outbox/retry-policy';
+import { GIVE_UP_AFTER_MS, judgeFailure } from '../../outbox/retry-policy';
 import { COMMENT_MARKER, CommentBuild, renderPullRequestComment } from './pull-request-comment';
 import type { ForgePullRequestEntity } from './pull-request.entity';
 import { ForgePullRequestRepository } from './pull-request.repository';

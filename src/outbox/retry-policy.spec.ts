@@ -1,5 +1,5 @@
-import { DestinationRefused } from '../../webhooks/destination/destination-guard';
-import { ForgeRefusal } from '../clients/forge-client';
+import { DestinationRefused } from '../webhooks/destination/destination-guard';
+import { ForgeRefusal } from '../forges/clients/forge-client';
 import { BASE_BACKOFF_MS, judgeFailure, MAX_BACKOFF_MS } from './retry-policy';
 
 const NOW = Date.parse('2026-11-27T04:00:00Z');

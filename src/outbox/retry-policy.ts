@@ -1,14 +1,30 @@
-import { redactSecrets } from '../../logging/mask-secrets';
-import { DestinationRefused } from '../../webhooks/destination/destination-guard';
-import { ForgeRefusal } from '../clients/forge-client';
+import { redactSecrets } from '../logging/mask-secrets';
+import { DestinationRefused } from '../webhooks/destination/destination-guard';
 
 /** First retry after this; doubled each time up to MAX_BACKOFF_MS. */
 export const BASE_BACKOFF_MS = 10_000;
 export const MAX_BACKOFF_MS = 30 * 60_000;
 /** GitHub asks for at least a minute after a secondary rate limit that names no time. */
 const SECONDARY_RATE_LIMIT_MS = 60_000;
-/** A status still undelivered this long after it was queued is given up (logged as failed). */
+/** A message still undelivered this long after it was queued is given up (logged as failed). */
 export const GIVE_UP_AFTER_MS = 3 * 24 * 3_600_000;
+
+/**
+ * The destination answered, but not with a success: its status and headers decide whether to try
+ * again. Every outbox sender (forges, mail, Slack, Teams, trackers) throws one of these for a refusal
+ * (`ForgeRefusal` is the forges' own); anything else thrown counts as a network error.
+ */
+export class OutboundRefusal extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly headers: Headers,
+    message: string,
+    /** Set by a sender whose protocol is not HTTP (SMTP's 4xx is transient, 5xx final); unset: judged from the HTTP status. */
+    readonly retryable?: boolean,
+  ) {
+    super(message);
+  }
+}
 
 /** What one failed attempt means: try again after `delayMs`, or never. */
 export interface AttemptVerdict {
@@ -25,8 +41,9 @@ export interface AttemptVerdict {
  */
 export function judgeFailure(err: unknown, attempts: number, nowMs: number): AttemptVerdict {
   const backoff = Math.min(BASE_BACKOFF_MS * 2 ** Math.max(0, attempts - 1), MAX_BACKOFF_MS);
-  if (err instanceof ForgeRefusal) {
+  if (err instanceof OutboundRefusal) {
     const status = err.statusCode;
+    if (err.retryable !== undefined) return { statusCode: status, error: err.message, retryAfterMs: err.retryable ? backoff : null };
     const asked = retryAfterMs(err.headers, nowMs);
     const rateLimited =
       status === 429 ||

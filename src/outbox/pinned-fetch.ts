@@ -1,14 +1,14 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
-import type { DestinationPolicy } from '../../webhooks/destination/address-classifier';
-import type { DestinationGuard } from '../../webhooks/destination/destination-guard';
+import type { DestinationPolicy } from '../webhooks/destination/address-classifier';
+import type { DestinationGuard } from '../webhooks/destination/destination-guard';
 
-/** Largest forge response read (a status or check run answer is a few KB). */
+/** Largest response read (a status, chat message or created issue answer is a few KB). */
 const MAX_RESPONSE_BYTES = 1024 * 1024;
 
 /**
- * A `fetch` for forge APIs (given to Octokit as `request.fetch`, used directly for GitLab and
- * Gitea) that keeps the webhooks' SSRF rule: every request's destination is vetted by the
+ * A `fetch` for every outgoing API call (forges: given to Octokit as `request.fetch`, used directly
+ * for GitLab and Gitea; Slack, Teams and trackers through the outbox) that keeps the webhooks' SSRF rule: every request's destination is vetted by the
  * DestinationGuard under `policy` (a svc.config.json forge, `operator`, may be on this host or the
  * LAN, never a cloud metadata address; a dashboard forge, `api`, as a webhook registered through the
  * API: the LAN, never this host), and the socket connects to the vetted address itself, so a
@@ -40,7 +40,7 @@ export function pinnedFetch(guard: DestinationGuard, timeoutMs: number, policy: 
           signal,
           servername: secure && !destination.literal ? destination.hostname.replace(/\.$/, '') : undefined,
           lookup: () => {
-            throw new Error('forge connections do not resolve names');
+            throw new Error('outbound connections do not resolve names');
           },
         },
         (res) => {
@@ -48,7 +48,7 @@ export function pinnedFetch(guard: DestinationGuard, timeoutMs: number, policy: 
           let read = 0;
           res.on('data', (chunk: Buffer) => {
             read += chunk.length;
-            if (read > MAX_RESPONSE_BYTES) return req.destroy(new Error(`the forge answered more than ${MAX_RESPONSE_BYTES} bytes`));
+            if (read > MAX_RESPONSE_BYTES) return req.destroy(new Error(`the destination answered more than ${MAX_RESPONSE_BYTES} bytes`));
             chunks.push(chunk);
           });
           res.on('error', reject);

@@ -1,0 +1,19 @@
+import { DataSource } from 'typeorm';
+import { OutboxRepository } from './outbox.repository';
+
+/** Every statement of the repository compiles as a prepared statement (no value written in) on both dialects. */
+describe('OutboxRepository statements', () => {
+  it.each(['better-sqlite3', 'postgres'] as const)('compile on %s', async (type) => {
+    const ran: string[] = [];
+    const manager = { query: async (sql: string) => (ran.push(sql), []) };
+    const dataSource = { options: { type }, manager } as unknown as DataSource;
+    const transactions = { join: (work: (m: unknown) => Promise<unknown>) => work(manager) };
+    const repo = new OutboxRepository(dataSource, transactions as never);
+    await repo.insert({ kind: 'mail', destination: 'mail', payload: '{}', now: 1 });
+    await repo.due(1, 20);
+    await repo.anyQueued();
+    await repo.settle(1, { status: 'delivered', attempts: 1, nextAttemptAt: 1, lastError: null, lastAttemptAt: 1, deliveredAt: 1 });
+    await repo.destinations();
+    expect(ran).toHaveLength(5);
+  });
+});
