@@ -28,6 +28,7 @@ import { MetricsModule } from './metrics/metrics.module';
 import { RecordingsModule } from './recordings/recordings.module';
 import { RelayModule } from './relay/relay.module';
 import { DeviceSessionsModule } from './sessions/device-sessions.module';
+import { DeviceTestsModule } from './device-tests/device-tests.module';
 import { PasswordResetModule } from './password-reset/password-reset.module';
 import { ProfileModule } from './profile/profile.module';
 import { SettingsModule } from './settings/settings.module';
@@ -83,6 +84,7 @@ export class AppModule {
         ShareLinksModule,
         AgentsModule,
         DeviceSessionsModule,
+        DeviceTestsModule,
         RecordingsModule,
         WebhooksModule,
         ForgesModule,

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { createHash } from 'node:crypto';
 import type { Response } from 'express';
 import { randomHex } from '../common/crypto/secret-token';
 import { FileStore } from '../storage/file-store';
@@ -42,6 +43,14 @@ export class BuildFiles {
   /** Names of the files in the builds folder, as the listing streams them (no stat per file). */
   async *names(): AsyncIterable<string> {
     for await (const key of this.store.list(PREFIX)) yield key.slice(PREFIX.length);
+  }
+
+  /** The SHA-256 (hex) of a stored file's bytes, read from the store as a stream; null when it is gone. */
+  async sha256(fileName: string): Promise<string | null> {
+    if (!(await this.store.stat(this.keyOf(fileName)))) return null;
+    const hash = createHash('sha256');
+    for await (const chunk of await this.store.read(this.keyOf(fileName))) hash.update(chunk as Buffer);
+    return hash.digest('hex');
   }
 
   /** A stored file's modification time, or null when it is not (or no longer) there. */
