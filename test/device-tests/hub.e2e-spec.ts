@@ -63,9 +63,14 @@ describe('WebDriver hub', () => {
     }).result;
     // Without a build the iOS device runs an app model of iOS elements; an Android build on it is refused.
     expect(out).toEqual(expect.objectContaining({ typed: 'ada', buttonTag: 'XCUIElementTypeButton', deleted: true }));
-    const wrong = await post('/session', newSession({ platformName: 'iOS', 'svc:build': { app: build.appId, branch: null } }));
+    const wrong = await post('/session', newSession({ platformName: 'iOS', 'svc:build': build.id }));
     expect(wrong.status).toBe(400);
-    expect(wrong.body.value).toEqual({ error: 'invalid argument', message: expect.stringMatching(/Android build/), stacktrace: '' });
+    expect(wrong.body.value).toEqual({ error: 'invalid argument', message: `Build ${build.id} is an Android build; platformName asks for iOS`, stacktrace: '' });
+    // The newest build of the app (on any branch): its platform picks the device.
+    const newest = await post('/session', newSession({ 'svc:build': { app: build.appId } }));
+    expect(newest.status).toBe(200);
+    expect(await holderOf('fake-android-lab-1')).toEqual(expect.objectContaining({ session_id: newest.body.value.sessionId, build_id: build.id }));
+    await relay.http().delete(`/session/${newest.body.value.sessionId}`).expect(200);
   }, 60_000);
 
   it('refuses missing and insufficient credentials in WebDriver’s error shape, and no Viewer holds the devices scope', async () => {

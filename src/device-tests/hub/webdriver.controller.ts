@@ -1,5 +1,5 @@
 import { Controller, Delete, Get, HttpCode, Param, Post, Req, Res, UseFilters } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiExcludeController, ApiOperation } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Auth } from '../../common/auth/auth.decorator';
 import type { Principal } from '../../common/auth/principal';
@@ -24,7 +24,8 @@ const COMMAND_ACCESS = { public: true } as const;
  * The W3C WebDriver endpoint (docs/device-tests.md): a new session, then every command of it,
  * answered as the device's Appium server answered (status and body), errors in WebDriver's shape.
  */
-@ApiTags('webdriver')
+// W3C WebDriver, not this REST API's conventions ({ error }, 204 deletes): documented in docs/device-tests.md, not the OpenAPI document.
+@ApiExcludeController()
 @Controller()
 @UseFilters(W3CErrorFilter)
 export class WebDriverController {
