@@ -1,4 +1,6 @@
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import type { AgentDaemon } from '../../src/agent-daemon/agent-daemon';
+import { HubDeviceTestResults } from '../../src/device-tests/results/hub-device-test-results';
 import { agentToken, device, TestPeer, upgradeRefusal, wsUrl } from '../agents/agent-kit';
 import { uploadTestBuild } from '../support/builds';
 import { MemberFactory, TestMember } from '../support/factory';
@@ -146,5 +148,29 @@ describe('WebDriver hub', () => {
     const late = await relay.http().get(`/wd/hub/session/${id}/url`);
     expect(late.status).toBe(404);
     expect(late.body.value).toEqual({ error: 'invalid session id', message: `Session ${id} ended (idle)`, stacktrace: '' });
+  }, 60_000);
+
+  it('takes the client’s svc:status as the session’s verdict: the build’s device tests fail, and device-tests.changed names the build', async () => {
+    const changed: number[] = [];
+    const listener = (event: { buildId: number }) => changed.push(event.buildId);
+    relay.app.get(EventEmitter2).on('device-tests.changed', listener);
+    const out = await runWdio('status', { url: hub(), token: devicesPat, caps: { 'svc:build': build.id } }).result;
+    relay.app.get(EventEmitter2).off('device-tests.changed', listener);
+    expect(out.deleted).toBe(true);
+    expect(changed).toEqual([build.id, build.id]);
+    expect(await relay.app.get(HubDeviceTestResults).forBuild(build.id)).toEqual({ state: 'failed' });
+    expect(await relay.app.get(HubDeviceTestResults).forBuild(build.id + 1000)).toEqual({ state: 'none' });
+  }, 60_000);
+
+  it('ends the session and frees the device when its agent disconnects', async () => {
+    const res = await post('/wd/hub/session', newSession({ platformName: 'Android' }));
+    expect(res.status).toBe(200);
+    const id = res.body.value.sessionId;
+    await agent.stop();
+    const deadline = Date.now() + 15_000;
+    while ((await holderOf('fake-android-lab-1')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(await holderOf('fake-android-lab-1')).toBeNull();
+    const late = await relay.http().get(`/wd/hub/session/${id}/url`);
+    expect(late.body.value).toEqual({ error: 'invalid session id', message: `Session ${id} ended (agent offline)`, stacktrace: '' });
   }, 60_000);
 });

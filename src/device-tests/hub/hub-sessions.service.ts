@@ -13,7 +13,7 @@ import { isOnline } from '../../sessions/device-sessions.service';
 import { BuildUnderTest, HubBuilds } from './hub-builds';
 import { HubRequest, readHubRequest } from './capabilities';
 import { DeviceQueue, Waiter } from './device-queue';
-import { EndReason, HubSession } from './hub-session';
+import { ClientVerdict, EndReason, HubSession } from './hub-session';
 import { HubSessionEndedEvent, HubSessionStartedEvent } from './hub-session.events';
 import { invalidSessionId, sessionNotCreated, W3CError } from './w3c-error';
 
@@ -116,6 +116,12 @@ export class HubSessionsService implements OnModuleDestroy {
   /** Any command of a session: forwarded to its agent's Appium, the answer as Appium gave it. */
   async command(id: string, method: 'GET' | 'POST' | 'DELETE', path: string, body: unknown): Promise<WebDriverAnswer> {
     const session = this.sessionFor(id);
+    const verdict = method === 'POST' && path === `/session/${id}/execute/sync` ? clientVerdictOf(body) : undefined;
+    if (verdict !== undefined) {
+      session.verdict = verdict;
+      this.armIdle(session);
+      return { status: 200, body: { value: null } };
+    }
     session.busy++;
     this.disarmIdle(session);
     try {
@@ -291,6 +297,20 @@ export class HubSessionsService implements OnModuleDestroy {
         throw new W3CError(failure, outcome.message.trim() || 'The device’s agent failed', failure === 'session not created' ? 500 : 502);
     }
   }
+}
+
+/**
+ * `driver.executeScript('svc:status', [{ status, reason }])` (as BrowserStack's and Sauce's status
+ * scripts): the relay's own, answered here and never sent to Appium. undefined: another script.
+ */
+function clientVerdictOf(body: unknown): ClientVerdict | undefined {
+  const { script, args } = (body ?? {}) as { script?: unknown; args?: unknown };
+  if (script !== 'svc:status') return undefined;
+  const arg = (Array.isArray(args) ? args[0] : undefined) as { status?: unknown; reason?: unknown } | undefined;
+  if (arg?.status !== 'passed' && arg?.status !== 'failed') {
+    throw new W3CError('invalid argument', 'svc:status takes [{ "status": "passed" | "failed", "reason": "…" }]');
+  }
+  return { status: arg.status, reason: typeof arg.reason === 'string' ? arg.reason.slice(0, 1000) : null };
 }
 
 function matches(place: SessionPlace, request: HubRequest): boolean {
