@@ -28,6 +28,7 @@ import { MetricsModule } from './metrics/metrics.module';
 import { RecordingsModule } from './recordings/recordings.module';
 import { RelayModule } from './relay/relay.module';
 import { DeviceSessionsModule } from './sessions/device-sessions.module';
+import { DeviceTestsModule } from './device-tests/device-tests.module';
 import { PasswordResetModule } from './password-reset/password-reset.module';
 import { ProfileModule } from './profile/profile.module';
 import { SettingsModule } from './settings/settings.module';
@@ -87,6 +88,7 @@ export class AppModule {
         TestersModule,
         AgentsModule,
         DeviceSessionsModule,
+        DeviceTestsModule,
         RecordingsModule,
         WebhooksModule,
         ReleaseGateModule,

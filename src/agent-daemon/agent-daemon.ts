@@ -8,6 +8,8 @@ import {
   MAX_MESSAGE_BYTES,
   RequestFrame,
 } from '../agents/protocol/agent-protocol';
+import { AppiumBridge } from './appium/appium-bridge';
+import { parseWebDriverRequest } from './appium/webdriver-request';
 import { parseDeviceAction } from './backends/device-actions';
 import { BackendError, DeviceBackend, unsupported } from './backends/device-backend';
 import { buildDownloadUrl, downloadBuild } from './build-download';
@@ -21,6 +23,8 @@ export interface AgentDaemonOptions {
   name: string;
   backend: DeviceBackend;
   version: string;
+  /** The host's Appium server (`--appium`): hub sessions' WebDriver traffic goes there (docs/device-tests.md). */
+  appium?: AppiumBridge;
   /** How often the device list is checked for changes (5 s). */
   devicePollMs?: number;
   /** How often CPU and memory are sent (60 s). */
@@ -138,7 +142,8 @@ export class AgentDaemon extends EventEmitter {
     this.log(`connected to ${this.options.relayUrl} as ${this.options.name} (${this.options.backend.name} backend)`);
     this.send({
       type: 'hello',
-      agent: { version: this.options.version, os: platform(), hostname: hostname() },
+      // `appium` is beyond the contract (docs/agents.md): whether this agent can run hub sessions.
+      agent: { version: this.options.version, os: platform(), hostname: hostname(), appium: !!this.options.appium },
     });
     this.armPingWatchdog(socket);
     void this.sendDevices().then(() => this.emit('connected'));
@@ -181,6 +186,7 @@ export class AgentDaemon extends EventEmitter {
     const { backend } = this.options;
     if (method === 'ui_tree') return { elements: await backend.uiTree(sessionId) };
     if (VideoStreams.handles(method)) return this.video.handle(method, sessionId, params);
+    if (method === 'webdriver') return this.webdriver(sessionId, params);
     if (method === 'install_build') {
       const url = buildDownloadUrl(this.options.relayUrl, params.url);
       let discard = async () => undefined as void;
@@ -197,6 +203,16 @@ export class AgentDaemon extends EventEmitter {
     const action = parseDeviceAction(method, params);
     if (!action) throw unsupported(method);
     return backend.perform(sessionId, action);
+  }
+
+  /** One WebDriver request of a hub session, to the host's Appium server for this device. */
+  private async webdriver(sessionId: string, params: Record<string, unknown>): Promise<unknown> {
+    const { appium, backend } = this.options;
+    if (!appium) throw unsupported('Appium (this agent was started without --appium)');
+    const device = (await backend.listDevices()).find((d) => d.sessionId === sessionId);
+    if (!device) throw new BackendError('not_found', `No device ${sessionId}`);
+    if (device.state !== 'booted') throw new BackendError('not_booted', 'Device is not booted');
+    return appium.forward(device, parseWebDriverRequest(params));
   }
 
   private async sendDevices(): Promise<void> {

@@ -3,6 +3,10 @@ import { hostname } from 'node:os';
 import { AGENT_NAME_PATTERN } from '../agents/protocol/agent-protocol';
 import { RELAY_VERSION } from '../relay/relay-version';
 import { AgentDaemon } from './agent-daemon';
+import { AppiumBridge } from './appium/appium-bridge';
+import { startFakeAppium } from './appium/appium-server';
+import { FakeAppModels } from './appium/fake-app-model';
+import { DeviceCapabilityMapping } from './appium/webdriver-request';
 import { selectBackend } from './backends/select-backend';
 
 interface AgentOptions {
@@ -10,6 +14,8 @@ interface AgentOptions {
   token?: string;
   name: string;
   fake: boolean;
+  /** A URL (the host's Appium server), or true with --fake (start one with the fake driver). */
+  appium?: string | true;
 }
 
 /**
@@ -24,6 +30,7 @@ export function agentCommand(name = 'agent'): Command {
     .option('--token <token>', 'PAT with the agent scope, issued by an Admin (or set SVC_AGENT_TOKEN)')
     .option('--name <name>', 'agent name, 1-64 of [A-Za-z0-9._-]', defaultName())
     .option('--fake', 'serve deterministic fake devices instead of adb / simctl', false)
+    .option('--appium [url]', 'run hub sessions on this Appium server (e.g. http://127.0.0.1:4723); with --fake and no URL, start one with the fake driver')
     .addHelpText(
       'after',
       `
@@ -32,23 +39,35 @@ Backends: Android through adb and iOS simulators through xcrun simctl, whichever
 
 Examples:
   $ SVC_AGENT_TOKEN=svc_pat_… svc agent --relay https://relay.example.com --name mac-mini-3
-  $ svc agent --relay http://127.0.0.1:8080 --token svc_pat_… --fake`,
+  $ svc agent --relay https://relay.example.com --appium http://127.0.0.1:4723
+  $ svc agent --relay http://127.0.0.1:8080 --token svc_pat_… --fake --appium`,
     )
     .action(async (opts: AgentOptions, command: Command) => {
       const token = opts.token ?? process.env.SVC_AGENT_TOKEN;
       if (!token) command.error('a token is required: --token <svc_pat_…> or SVC_AGENT_TOKEN');
       if (!AGENT_NAME_PATTERN.test(opts.name)) command.error('--name must be 1-64 characters of A-Z a-z 0-9 . _ -');
       if (!/^(https?|wss?):\/\//i.test(opts.relay)) command.error('--relay must be an http(s):// URL');
+      if (opts.appium === true && !opts.fake) command.error('--appium needs the URL of the host\'s Appium server (or --fake to start one)');
+      if (typeof opts.appium === 'string' && !/^https?:\/\//i.test(opts.appium)) command.error('--appium must be an http(s):// URL');
       await runAgent({ ...opts, token: token! });
     });
 }
 
 async function runAgent(opts: AgentOptions & { token: string }): Promise<void> {
   const backend = await selectBackend({ fake: opts.fake, agentName: opts.name });
-  const daemon = new AgentDaemon({ relayUrl: opts.relay, token: opts.token, name: opts.name, backend, version: RELAY_VERSION });
+  const started = opts.appium === true ? await startFakeAppium() : null;
+  const appium = started
+    ? new AppiumBridge(started.url, new FakeAppModels())
+    : typeof opts.appium === 'string'
+      ? new AppiumBridge(opts.appium, new DeviceCapabilityMapping())
+      : undefined;
+  const daemon = new AgentDaemon({ relayUrl: opts.relay, token: opts.token, name: opts.name, backend, version: RELAY_VERSION, appium });
   daemon.on('fatal', () => process.exit(1));
   const shutdown = () => {
-    daemon.stop().then(() => process.exit(0));
+    daemon
+      .stop()
+      .then(() => started?.close())
+      .then(() => process.exit(0));
   };
   process.once('SIGINT', shutdown);
   process.once('SIGTERM', shutdown);

@@ -109,7 +109,7 @@ export class AuthenticatorService {
   }
 
   private async fromToken(req: IncomingMessage, requirement: AccessRequirement): Promise<Principal | null> {
-    const raw = bearerToken(req);
+    const raw = bearerToken(req) ?? (requirement.basic ? basicPassword(req) : null);
     if (!raw) return null;
     // A PAT on a cookie-only endpoint is not a credential there: 401, as if absent.
     if (!requirement.pat) return null;
@@ -172,4 +172,13 @@ export function bearerToken(req: Pick<IncomingMessage, 'headers'>): string | nul
   if (!header) return null;
   const match = /^bearer\s+(\S+)\s*$/i.exec(header);
   return match ? match[1] : null;
+}
+
+/** The password of `Authorization: Basic base64(user:password)` (RFC 7617), or null. */
+export function basicPassword(req: Pick<IncomingMessage, 'headers'>): string | null {
+  const match = /^basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(req.headers.authorization ?? '');
+  if (!match) return null;
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon >= 0 && colon < decoded.length - 1 ? decoded.slice(colon + 1) : null;
 }

@@ -58,6 +58,10 @@ const ROOT_ROUTES = [
   { path: 'unsubscribe/:token', method: RequestMethod.POST },
   // SCIM 2.0 (docs/identity.md): identity providers are given <relay>/scim/v2 as the base URL.
   { path: 'scim/v2/*path', method: RequestMethod.ALL },
+  // The WebDriver hub (docs/device-tests.md): clients take <relay>/wd/hub, or <relay> as Appium 2's base path.
+  { path: 'wd/hub/*path', method: RequestMethod.ALL },
+  { path: 'session', method: RequestMethod.POST },
+  { path: 'session/*path', method: RequestMethod.ALL },
 ];
 
 /** JSON bodies are small; builds and files arrive as streamed multipart, never through this parser. */

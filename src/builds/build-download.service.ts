@@ -26,6 +26,14 @@ export class BuildDownloadService {
     private readonly files: BuildFiles,
   ) {}
 
+  /** The SHA-256 of a build's stored file, to check what an agent installed against (hub sessions); 404 when it is gone. */
+  async sha256(id: number): Promise<string> {
+    const build = await this.query.get(id);
+    const digest = await this.files.sha256(build.fileName);
+    if (!digest) throw notFound(ErrorMessages.buildNotFound);
+    return digest;
+  }
+
   /** `beforeStream` runs once the file is known to exist, just before its bytes go out (share links count downloads there). */
   async send(id: number, res: Response, beforeStream?: () => Promise<unknown>): Promise<void> {
     const build = await this.query.get(id);

@@ -16,7 +16,8 @@ import { actorOf } from '../audit/audit-actor';
 import { Auth } from '../common/auth/auth.decorator';
 import type { Principal } from '../common/auth/principal';
 import { ErrorMessages } from '../common/errors/error-messages';
-import { notFound, HttpError } from '../common/errors/http-error';
+import { conflict, notFound, HttpError } from '../common/errors/http-error';
+import { DeviceReservations } from './device-reservations.service';
 import { authorizeUpgrades, upgradeContext } from '../common/net/upgrade-routing-ws-adapter';
 import { WsHeartbeat } from '../common/net/ws-heartbeat';
 import { RelayConfig } from '../config/relay-config';
@@ -47,6 +48,7 @@ export class DeviceSessionGateway implements OnGatewayInit, OnGatewayConnection,
     private readonly sessions: DeviceSessionsService,
     private readonly clients: DeviceSessionClients,
     private readonly config: RelayConfig,
+    private readonly reservations: DeviceReservations,
   ) {}
 
   afterInit(server: WebSocketServer): void {
@@ -79,6 +81,8 @@ export class DeviceSessionGateway implements OnGatewayInit, OnGatewayConnection,
     const place = await this.sessions.locate(sessionId);
     if (!place) throw notFound(SESSION_NOT_FOUND);
     if (!isOnline(place)) throw new HttpError(502, ErrorMessages.agentOffline);
+    const holder = this.reservations.holderOf(sessionId);
+    if (holder) throw conflict(`Device is in use by an automated session of ${holder.member}; watch it live, or wait until it ends`);
     return { sessionId, principal };
   }
 

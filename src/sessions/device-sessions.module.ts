@@ -5,6 +5,7 @@ import { DeviceSessionGateway } from './device-session.gateway';
 import { DeviceSessionListener } from './device-session.listener';
 import { DeviceSessionsController } from './device-sessions.controller';
 import { DeviceSessionsService } from './device-sessions.service';
+import { DeviceReservations } from './device-reservations.service';
 import { DevicesController } from './devices.controller';
 import { ClusterModule } from '../cluster/cluster.module';
 import { MetricsModule } from '../metrics/metrics.module';
@@ -19,6 +20,7 @@ import { SessionRecordingsService } from './recording/session-recordings.service
 @Module({
   imports: [MetricsModule, ClusterModule, AgentsModule, RecordingsModule],
   controllers: [DeviceSessionsController, DevicesController, SessionRecordingsController],
-  providers: [DeviceSessionsService, DeviceSessionGateway, DeviceSessionClients, DeviceSessionListener, VideoHub, VideoStreamGateway, VideoAcrossInstances, SessionRecordingsService],
+  providers: [DeviceSessionsService, DeviceReservations, DeviceSessionGateway, DeviceSessionClients, DeviceSessionListener, VideoHub, VideoStreamGateway, VideoAcrossInstances, SessionRecordingsService],
+  exports: [DeviceSessionsService, DeviceReservations],
 })
 export class DeviceSessionsModule {}

@@ -12,6 +12,7 @@ import { RelayConfig } from '../config/relay-config';
 import { PayloadPool } from '../platform/ws/payload-pool';
 import { deviceActionDetails, isRecordedDeviceAction, outcomeOf, timelineDetail } from './device-action-audit';
 import { DeviceActionEvent } from './events/device-action.event';
+import { DeviceReservations } from './device-reservations.service';
 import { DeviceListItem, toDeviceListItem } from './device.mapper';
 import { toUiElements, UiElement } from '../agents/protocol/ui-tree';
 
@@ -52,6 +53,7 @@ export class DeviceSessionsService {
     private readonly config: RelayConfig,
     private readonly payloads: PayloadPool,
     private readonly events: EventEmitter2,
+    private readonly reservations: DeviceReservations,
   ) {}
 
   async screenshot(sessionId: string, format: ScreenshotFormat): Promise<Screenshot> {
@@ -76,7 +78,7 @@ export class DeviceSessionsService {
   /** Every known device, ordered by agent name, then device name, then session id (case-insensitively). */
   async devices(): Promise<DeviceListItem[]> {
     return (await this.locator.allDevices())
-      .map(toDeviceListItem)
+      .map((place) => toDeviceListItem(place, this.reservations.holderOf(place.device.sessionId)))
       .sort((a, b) => byText(a.agent, b.agent) || byText(a.name, b.name) || byText(a.session_id, b.session_id));
   }
 

@@ -1,5 +1,21 @@
 import { ApiProperty } from '@nestjs/swagger';
 import type { SessionPlace } from '../agents/agent-locator.service';
+import { isoWithMillis } from '../common/time';
+import type { DeviceHolder } from './device-reservations.service';
+
+/** The automated session holding a device (docs/device-tests.md). */
+export class DeviceHolderItem {
+  @ApiProperty({ description: 'the WebDriver session id the client uses' })
+  session_id: string;
+  @ApiProperty({ example: 'Ada Lovelace', description: 'the member whose token opened it' })
+  member: string;
+  @ApiProperty({ nullable: true, type: Number, description: 'the build installed for it (svc:build)' })
+  build_id: number | null;
+  @ApiProperty({ nullable: true, type: String, description: 'its run name (svc:name)' })
+  run: string | null;
+  @ApiProperty({ format: 'date-time' })
+  since: string;
+}
 
 /** One device as its agent last listed it (GET /devices). */
 export class DeviceListItem {
@@ -17,6 +33,8 @@ export class DeviceListItem {
   agent: string;
   @ApiProperty({ description: 'whether that agent is connected now; requests to an offline agent answer 502' })
   agent_online: boolean;
+  @ApiProperty({ type: DeviceHolderItem, nullable: true, description: 'beyond the spec: the automated session holding the device, or null' })
+  holder: DeviceHolderItem | null;
 }
 
 /** GET /devices. */
@@ -25,7 +43,7 @@ export class DeviceList {
   items: DeviceListItem[];
 }
 
-export function toDeviceListItem(place: SessionPlace): DeviceListItem {
+export function toDeviceListItem(place: SessionPlace, holder: DeviceHolder | null = null): DeviceListItem {
   const { device, agentName, connection, instanceId } = place;
   return {
     session_id: device.sessionId,
@@ -35,5 +53,12 @@ export function toDeviceListItem(place: SessionPlace): DeviceListItem {
     os_version: device.osVersion,
     agent: agentName,
     agent_online: connection ? connection.open : instanceId !== null,
+    holder: holder && {
+      session_id: holder.hubSessionId,
+      member: holder.member,
+      build_id: holder.buildId,
+      run: holder.runName,
+      since: isoWithMillis(holder.since),
+    },
   };
 }

@@ -43,6 +43,9 @@ export class TokensService {
     if (scopes.includes('agent') && principal.role !== 'Admin') {
       throw forbidden('Only an Admin can issue the agent scope');
     }
+    if (scopes.includes('devices') && principal.role === 'Viewer') {
+      throw forbidden('Viewers cannot hold the devices scope');
+    }
     const now = this.clock.now();
     const expiresAt = expiryFrom(now, input.expiresInDays);
     const token = PAT_PREFIX + randomBase64Url(32);
@@ -145,8 +148,8 @@ export function parseScopes(value: unknown): Scope[] {
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-  if (!parts.length) throw badRequest('scope must name at least one of view, builds:write, agent');
+  if (!parts.length) throw badRequest('scope must name at least one of view, builds:write, agent, devices');
   const unknown = parts.find((p) => !isScope(p));
-  if (unknown) throw badRequest(`Unknown scope "${unknown}" (allowed: view, builds:write, agent)`);
+  if (unknown) throw badRequest(`Unknown scope "${unknown}" (allowed: view, builds:write, agent, devices)`);
   return [...new Set(parts)] as Scope[];
 }

@@ -34,7 +34,7 @@ describe('devices and device methods', () => {
         { session_id: 'fake-off-lab-1', name: 'iPad Air', platform: 'ios', state: 'shutdown', os_version: '17.5' },
         { session_id: 'fake-ios-lab-1', name: 'iPhone 16', platform: 'ios', state: 'booted', os_version: '18.2' },
         { session_id: 'fake-android-lab-1', name: 'Pixel 8', platform: 'android', state: 'booted', os_version: '15' },
-      ].map((d) => ({ ...d, agent: 'lab-1', agent_online: true }));
+      ].map((d) => ({ ...d, agent: 'lab-1', agent_online: true, holder: null }));
       const byPat = await members.withPat(viewPat, 'get', '/api/v1/devices').expect(200);
       expect(byPat.body).toEqual({ items: expected });
       expect(byPat.headers['cache-control']).toBe('no-store');

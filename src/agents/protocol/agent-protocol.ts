@@ -32,6 +32,8 @@ export interface AgentHello {
   version?: string;
   os?: string;
   hostname?: string;
+  /** Beyond the contract (docs/agents.md "Appium sessions"): the agent forwards `webdriver` requests to an Appium server. */
+  appium?: boolean;
 }
 
 export interface RequestFrame {
@@ -210,6 +212,7 @@ function parseHello(value: unknown): AgentHello {
   for (const key of ['version', 'os', 'hostname'] as const) {
     if (isShortString(value[key])) hello[key] = value[key] as string;
   }
+  if (typeof value.appium === 'boolean') hello.appium = value.appium;
   return hello;
 }
 

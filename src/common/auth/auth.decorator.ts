@@ -17,6 +17,8 @@ export const AUTH_REQUIREMENT = 'svc:auth-requirement';
  * - `hostOnly`: only requests from the relay host; the value is the 403 message for others.
  * - `beforeSecondFactor`: open to a cookie of a member the two-factor policy sends to enrolment
  *   (who they are, signing out, the enrolment itself); every other cookie route refuses them 403.
+ * - `basic`: the PAT may also come as the password of HTTP Basic (WebDriver clients send cloud
+ *   credentials that way: `https://user:svc_pat_…@relay/wd/hub`); the user name is not read.
  * - `scim`: a SCIM bearer token only (`/scim/v2`, docs/identity.md); no cookie, no PAT.
  *
  * Also on WebSocket gateway classes: UpgradeRoutingWsAdapter authenticates their upgrades with it.
@@ -30,6 +32,7 @@ export interface AccessRequirement {
   hostOnly?: string;
   beforeSecondFactor?: boolean;
   scim?: boolean;
+  basic?: boolean;
 }
 
 export function Auth(requirement: AccessRequirement) {

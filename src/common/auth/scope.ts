@@ -1,4 +1,5 @@
-export const SCOPES = ['view', 'builds:write', 'agent'] as const;
+/** `devices`: running automated device sessions through the WebDriver hub (docs/device-tests.md); Viewers cannot hold it. */
+export const SCOPES = ['view', 'builds:write', 'agent', 'devices'] as const;
 export type Scope = (typeof SCOPES)[number];
 export const DEFAULT_PAT_SCOPES: Scope[] = ['view', 'builds:write'];
 

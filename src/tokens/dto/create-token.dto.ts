@@ -21,7 +21,7 @@ export class CreateTokenDto {
 
   @ApiPropertyOptional({
     example: 'view,builds:write',
-    description: 'comma-separated: view, builds:write, agent (agent: Admin only); default view,builds:write',
+    description: 'comma-separated: view, builds:write, agent, devices (agent: Admin only; devices: not Viewers); default view,builds:write',
   })
   @IsOptional()
   scope?: string;

@@ -2522,7 +2522,7 @@ export interface components {
              */
             name: string;
             /**
-             * @description comma-separated: view, builds:write, agent (agent: Admin only); default view,builds:write
+             * @description comma-separated: view, builds:write, agent, devices (agent: Admin only; devices: not Viewers); default view,builds:write
              * @example view,builds:write
              */
             scope?: string;
@@ -2553,6 +2553,21 @@ export interface components {
              */
             ok: true;
         };
+        DeviceHolderItem: {
+            /** @description the build installed for it (svc:build) */
+            build_id: number | null;
+            /**
+             * @description the member whose token opened it
+             * @example Ada Lovelace
+             */
+            member: string;
+            /** @description its run name (svc:name) */
+            run: string | null;
+            /** @description the WebDriver session id the client uses */
+            session_id: string;
+            /** Format: date-time */
+            since: string;
+        };
         DeviceList: {
             items: components["schemas"]["DeviceListItem"][];
         };
@@ -2564,6 +2579,8 @@ export interface components {
             agent: string;
             /** @description whether that agent is connected now; requests to an offline agent answer 502 */
             agent_online: boolean;
+            /** @description beyond the spec: the automated session holding the device, or null */
+            holder: components["schemas"]["DeviceHolderItem"] | null;
             /** @example iPhone 16 */
             name: string;
             /** @example 18.2 */

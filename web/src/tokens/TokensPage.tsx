@@ -18,6 +18,7 @@ const SCOPE_TEXT: Record<Scope, string> = {
   view: 'view: apps, device screens and UI trees, uploaded files',
   'builds:write': 'builds:write: upload and read builds, comment, webhooks',
   agent: 'agent: connect a device host (svc agent)',
+  devices: 'devices: run Appium tests on the team’s devices (WebDriver hub)',
 };
 
 export function TokensPage() {
@@ -78,7 +79,7 @@ function CreateToken() {
         <fieldset className={styles.checks} aria-describedby={field === 'scope' ? 'token-scope-error' : undefined}>
           <legend>Scopes</legend>
           {SCOPES.map((scope) => {
-            const refused = scope === 'agent' && me.role !== 'Admin';
+            const refused = (scope === 'agent' && me.role !== 'Admin') || (scope === 'devices' && me.role === 'Viewer');
             return (
               <label key={scope}>
                 <input
@@ -88,7 +89,7 @@ function CreateToken() {
                   onChange={(e) => toggle(scope, e.target.checked)}
                 />{' '}
                 {SCOPE_TEXT[scope]}
-                {refused && <span className={styles.meta}> (only an Admin can issue it)</span>}
+                {refused && <span className={styles.meta}>{scope === 'agent' ? ' (only an Admin can issue it)' : ' (Viewers cannot hold it)'}</span>}
               </label>
             );
           })}

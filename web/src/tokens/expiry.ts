@@ -10,7 +10,7 @@ export function expiryError(days: string): string | null {
   return n >= 1 && n <= MAX_EXPIRY_DAYS ? null : 'Expiry must be from 1 to 365 days (or choose no expiry).';
 }
 
-export const SCOPES = ['view', 'builds:write', 'agent'] as const;
+export const SCOPES = ['view', 'builds:write', 'agent', 'devices'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 /** Ready-to-paste CI lines for a new token: the CLI, and curl for runners without it. */
@@ -26,6 +26,7 @@ export function ciSnippet(origin: string, token: string, scopes: readonly Scope[
       'curl -fsS -H "Authorization: Bearer $SVC_TOKEN" -F file=@app-release.apk -F label="$BRANCH" "$SVC_URL/api/v1/builds"',
     );
   }
+  if (scopes.includes('devices')) lines.push('', '# Appium tests on the relay’s devices (WebDriver hub)', 'export APPIUM_HUB="$SVC_URL/wd/hub"');
   if (scopes.includes('agent')) lines.push('', '# a device host', 'svc agent --relay "$SVC_URL" --token "$SVC_TOKEN"');
   return lines.join('\n');
 }

@@ -1,0 +1,335 @@
+import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { EventEmitter2, OnEvent } from '@nestjs/event-emitter';
+import { randomUUID } from 'node:crypto';
+import { AgentDirectory } from '../../agents/agent-directory.service';
+import { AgentLocator, SessionPlace } from '../../agents/agent-locator.service';
+import { AgentRouter } from '../../agents/agent-router.service';
+import type { RpcOutcome } from '../../agents/agent-rpc.service';
+import { AgentOfflineEvent } from '../../agents/events/agent-offline.event';
+import type { Principal } from '../../common/auth/principal';
+import { RelayConfig } from '../../config/relay-config';
+import { DeviceReservations } from '../../sessions/device-reservations.service';
+import { isOnline } from '../../sessions/device-sessions.service';
+import { BuildUnderTest, HubBuilds } from './hub-builds';
+import { HubRequest, readHubRequest } from './capabilities';
+import { DeviceQueue, Waiter } from './device-queue';
+import { ClientVerdict, EndReason, HubSession } from './hub-session';
+import { HubSessionEndedEvent, HubSessionStartedEvent } from './hub-session.events';
+import { invalidSessionId, sessionNotCreated, W3CError } from './w3c-error';
+
+export interface WebDriverAnswer {
+  status: number;
+  body: unknown;
+}
+
+/** How often the queue looks again for devices that came online (a device freed here wakes it at once). */
+const QUEUE_RECHECK_MS = 1000;
+/** Ended sessions remembered to tell a late command why (not forever: a few per device is plenty). */
+const ENDED_KEPT = 500;
+
+/**
+ * The WebDriver hub's sessions (docs/device-tests.md): takes a free matching device (or waits in
+ * the queue), installs the build through the existing install path, opens the Appium session on
+ * the device's agent, forwards each command through the agent's socket and returns Appium's
+ * answer as it came; ends sessions that go quiet, whose agent goes away, or that an Admin ends, and
+ * frees their devices. Everything is in memory: a restart of the relay ends every session.
+ */
+@Injectable()
+export class HubSessionsService implements OnModuleDestroy {
+  private readonly logger = new Logger('WebDriverHub');
+  private readonly sessions = new Map<string, HubSession>();
+  private readonly ended = new Map<string, EndReason>();
+  private readonly queue = new DeviceQueue<SessionPlace>();
+  private recheck: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly locator: AgentLocator,
+    private readonly directory: AgentDirectory,
+    private readonly router: AgentRouter,
+    private readonly reservations: DeviceReservations,
+    private readonly builds: HubBuilds,
+    private readonly config: RelayConfig,
+    private readonly events: EventEmitter2,
+  ) {}
+
+  /** POST /session. `gone` fires when the client stops waiting (its connection closed). */
+  async create(principal: Principal, body: unknown, gone: AbortSignal): Promise<WebDriverAnswer> {
+    const request = readHubRequest(body);
+    const build = request.build ? await this.builds.resolve(request.build, request.platform) : null;
+    const platform = request.platform ?? build?.platform ?? null;
+    const provisional = `pending-${randomUUID()}`;
+    const member = principal.displayName || principal.email;
+    const place = await this.acquire({ ...request, platform }, principal.userId, gone, (p) =>
+      this.reservations.reserve(p.device.sessionId, {
+        hubSessionId: provisional,
+        userId: principal.userId,
+        member,
+        buildId: build?.id ?? null,
+        runName: request.runName,
+        since: new Date(),
+      }),
+    );
+    const release = () => {
+      this.reservations.release(place.device.sessionId, provisional);
+      this.pump();
+    };
+    try {
+      if (build) await this.builds.install(place, build);
+      const outcome = await this.router.call(
+        place,
+        'webdriver',
+        { sessionId: place.device.sessionId, method: 'POST', path: '/session', body, app: build ? appOf(build) : undefined },
+        this.config.agents.installTimeoutMs,
+      );
+      const answer = this.answerOf(outcome, 'session not created');
+      const id = (answer.body as { value?: { sessionId?: unknown } } | null)?.value?.sessionId;
+      if (answer.status !== 200 || typeof id !== 'string') {
+        release();
+        return answer;
+      }
+      this.reservations.rename(place.device.sessionId, provisional, id);
+      const session: HubSession = {
+        id,
+        userId: principal.userId,
+        member,
+        place,
+        buildId: build?.id ?? null,
+        runName: request.runName,
+        startedAt: new Date(),
+        newCommandTimeoutMs: request.newCommandTimeoutMs,
+        idleTimer: null,
+        verdict: null,
+        busy: 0,
+      };
+      this.sessions.set(id, session);
+      this.armIdle(session);
+      this.logger.log(`Session ${id} of ${member} on ${place.device.sessionId} (agent ${place.agentName})${build ? ` with build ${build.id}` : ''}`);
+      this.events.emit(HubSessionStartedEvent.eventName, new HubSessionStartedEvent(id, place.device.sessionId, session.buildId, session.runName, principal.userId));
+      if (gone.aborted) void this.end(id, 'deleted');
+      return answer;
+    } catch (err) {
+      release();
+      throw err;
+    }
+  }
+
+  /** Any command of a session: forwarded to its agent's Appium, the answer as Appium gave it. */
+  async command(id: string, method: 'GET' | 'POST' | 'DELETE', path: string, body: unknown): Promise<WebDriverAnswer> {
+    const session = this.sessionFor(id);
+    const verdict = method === 'POST' && path === `/session/${id}/execute/sync` ? clientVerdictOf(body) : undefined;
+    if (verdict !== undefined) {
+      session.verdict = verdict;
+      this.armIdle(session);
+      return { status: 200, body: { value: null } };
+    }
+    session.busy++;
+    this.disarmIdle(session);
+    try {
+      const outcome = await this.router.call(
+        session.place,
+        'webdriver',
+        { sessionId: session.place.device.sessionId, method, path, body: method === 'GET' || method === 'DELETE' ? undefined : body },
+        Math.max(this.config.agents.requestTimeoutMs, 1000),
+      );
+      if (outcome.kind === 'offline' && this.sessions.has(id)) await this.end(id, 'agent offline');
+      return this.answerOf(outcome, 'unknown error');
+    } finally {
+      session.busy--;
+      if (method === 'DELETE' && path === `/session/${id}`) await this.end(id, 'deleted', false);
+      else if (this.sessions.has(id)) this.armIdle(session);
+    }
+  }
+
+  /** A running session by its id (the key its client holds), or W3C `invalid session id` saying why not. */
+  sessionFor(id: string): HubSession {
+    const session = this.sessions.get(id);
+    if (session) return session;
+    const reason = this.ended.get(id);
+    if (reason) throw new W3CError('invalid session id', `Session ${id.slice(0, 80)} ended (${reason})`);
+    throw invalidSessionId(id);
+  }
+
+  get(id: string): HubSession | undefined {
+    return this.sessions.get(id);
+  }
+
+  /**
+   * Ends a session and frees its device. Unless its client deleted it (`tellAppium` false), Appium
+   * is asked to delete it too, so the device is left without a session.
+   */
+  async end(id: string, reason: EndReason, tellAppium = true): Promise<boolean> {
+    const session = this.sessions.get(id);
+    if (!session) return false;
+    this.sessions.delete(id);
+    this.disarmIdle(session);
+    this.remember(id, reason);
+    if (tellAppium && reason !== 'agent offline') {
+      const params = { sessionId: session.place.device.sessionId, method: 'DELETE', path: `/session/${id}` };
+      await this.router.call(session.place, 'webdriver', params, this.config.agents.requestTimeoutMs).catch(() => undefined);
+    }
+    this.reservations.release(session.place.device.sessionId, id);
+    this.logger.log(`Session ${id} ended (${reason}); device ${session.place.device.sessionId} is free`);
+    this.events.emit(HubSessionEndedEvent.eventName, new HubSessionEndedEvent(id, session.place.device.sessionId, session.buildId, reason, session.verdict));
+    this.pump();
+    return true;
+  }
+
+  /** An agent that went away takes its sessions with it. */
+  @OnEvent(AgentOfflineEvent.eventName)
+  async agentOffline(event: AgentOfflineEvent): Promise<void> {
+    try {
+      const gone = [...this.sessions.values()].filter((s) => s.place.agentName === event.agentName);
+      for (const session of gone) await this.end(session.id, 'agent offline');
+    } catch (err) {
+      this.logger.error(`Ending the sessions of agent ${event.agentName} failed: ${(err as Error).message}`);
+    }
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    if (this.recheck) clearInterval(this.recheck);
+    for (const id of [...this.sessions.keys()]) await this.end(id, 'relay stopping').catch(() => undefined);
+  }
+
+  /** A device for the request: one free now, or the first the queue hands it within its queue timeout. */
+  private async acquire(request: HubRequest, userId: number, gone: AbortSignal, take: (place: SessionPlace) => boolean): Promise<SessionPlace> {
+    const all = await this.locator.allDevices();
+    const matching = all.filter((p) => matches(p, request));
+    if (!matching.length) throw sessionNotCreated(`No device on this relay matches ${describe(request)}`);
+    const withAppium = matching.filter((p) => this.runsAppium(p));
+    if (!withAppium.length) {
+      const agents = [...new Set(matching.map((p) => p.agentName))].join(', ');
+      throw sessionNotCreated(
+        `The agent${agents.includes(',') ? 's' : ''} holding a device that matches ${describe(request)} (${agents}) ` +
+          'run without Appium: start the agent with `svc agent --appium <url of the host’s Appium server>`',
+      );
+    }
+    return new Promise<SessionPlace>((resolve, reject) => {
+      const waiter: Waiter<SessionPlace> = {
+        userId,
+        matches: (p) => matches(p, request) && this.runsAppium(p) && isOnline(p) && p.device.state === 'booted',
+        take,
+        grant: (place) => {
+          cleanup();
+          resolve(place);
+        },
+      };
+      const timer = setTimeout(() => {
+        if (!this.queue.remove(waiter)) return;
+        cleanup();
+        const held = withAppium.filter((p) => !this.reservations.isFree(p.device.sessionId)).length;
+        reject(
+          sessionNotCreated(
+            `No free device matching ${describe(request)} within svc:queueTimeout (${request.queueTimeoutMs / 1000} s): ` +
+              `${withAppium.length} match, ${held} in use, ${withAppium.length - held} offline or not booted`,
+          ),
+        );
+      }, request.queueTimeoutMs);
+      const abandoned = () => {
+        if (!this.queue.remove(waiter)) return;
+        cleanup();
+        reject(sessionNotCreated('The client stopped waiting for a device'));
+      };
+      const cleanup = () => {
+        clearTimeout(timer);
+        gone.removeEventListener('abort', abandoned);
+        if (!this.queue.size && this.recheck) {
+          clearInterval(this.recheck);
+          this.recheck = null;
+        }
+      };
+      gone.addEventListener('abort', abandoned);
+      this.queue.enqueue(waiter);
+      this.recheck ??= setInterval(() => this.pump(), QUEUE_RECHECK_MS);
+      this.recheck.unref?.();
+      this.pump();
+    });
+  }
+
+  /** Offers every free device to the queue (members in turn: DeviceQueue). */
+  private pump(): void {
+    if (!this.queue.size) return;
+    this.locator
+      .allDevices()
+      .then((all) => this.queue.serve(all.filter((p) => isOnline(p) && p.device.state === 'booted' && this.reservations.isFree(p.device.sessionId))))
+      .catch((err: Error) => this.logger.error(`Offering free devices to the queue failed: ${err.message}`));
+  }
+
+  private runsAppium(place: SessionPlace): boolean {
+    // An agent on another instance said its hello there: it is asked, and refuses if it has no Appium.
+    if (!place.connection) return place.instanceId !== null;
+    return this.directory.lastHello(place.agentName)?.appium === true;
+  }
+
+  private armIdle(session: HubSession): void {
+    this.disarmIdle(session);
+    if (session.busy) return;
+    session.idleTimer = setTimeout(() => void this.end(session.id, 'idle'), session.newCommandTimeoutMs);
+  }
+
+  private disarmIdle(session: HubSession): void {
+    if (session.idleTimer) clearTimeout(session.idleTimer);
+    session.idleTimer = null;
+  }
+
+  private remember(id: string, reason: EndReason): void {
+    this.ended.set(id, reason);
+    if (this.ended.size > ENDED_KEPT) this.ended.delete(this.ended.keys().next().value!);
+  }
+
+  /** What the agent answered, as the client gets it: Appium's status and body, or a W3C error of the hub. */
+  private answerOf(outcome: RpcOutcome, failure: 'session not created' | 'unknown error'): WebDriverAnswer {
+    switch (outcome.kind) {
+      case 'ok': {
+        const { status, body } = (outcome.result ?? {}) as { status?: unknown; body?: unknown };
+        if (typeof status === 'number' && status >= 100 && status < 600) return { status, body: body ?? null };
+        throw new W3CError('unknown error', 'The agent answered without an Appium status', 502);
+      }
+      case 'offline':
+        throw new W3CError(failure, 'The device’s agent went offline', 502);
+      case 'busy':
+        throw new W3CError(failure, 'The device’s agent is busy (not reading its connection); try again', 503);
+      case 'timeout':
+        throw new W3CError(failure, 'The device’s agent did not answer in time', 504);
+      case 'error':
+        if (outcome.code === 'unsupported') {
+          throw new W3CError(failure, 'The device’s agent runs without Appium: start it with `svc agent --appium <url>`');
+        }
+        throw new W3CError(failure, outcome.message.trim() || 'The device’s agent failed', failure === 'session not created' ? 500 : 502);
+    }
+  }
+}
+
+/**
+ * `driver.executeScript('svc:status', [{ status, reason }])` (as BrowserStack's and Sauce's status
+ * scripts): the relay's own, answered here and never sent to Appium. undefined: another script.
+ */
+function clientVerdictOf(body: unknown): ClientVerdict | undefined {
+  const { script, args } = (body ?? {}) as { script?: unknown; args?: unknown };
+  if (script !== 'svc:status') return undefined;
+  const arg = (Array.isArray(args) ? args[0] : undefined) as { status?: unknown; reason?: unknown } | undefined;
+  if (arg?.status !== 'passed' && arg?.status !== 'failed') {
+    throw new W3CError('invalid argument', 'svc:status takes [{ "status": "passed" | "failed", "reason": "…" }]');
+  }
+  return { status: arg.status, reason: typeof arg.reason === 'string' ? arg.reason.slice(0, 1000) : null };
+}
+
+function matches(place: SessionPlace, request: HubRequest): boolean {
+  const { device } = place;
+  if (request.platform && device.platform.toLowerCase() !== request.platform) return false;
+  if (request.deviceName && device.name.toLowerCase() !== request.deviceName.toLowerCase()) return false;
+  if (request.platformVersion && !`${device.osVersion}.`.startsWith(`${request.platformVersion.replace(/\.$/, '')}.`)) return false;
+  return true;
+}
+
+function describe(request: HubRequest): string {
+  const parts = [
+    request.platform && `platformName ${request.platform === 'ios' ? 'iOS' : 'Android'}`,
+    request.platformVersion && `appium:platformVersion ${request.platformVersion}`,
+    request.deviceName && `appium:deviceName ${request.deviceName}`,
+  ].filter(Boolean);
+  return parts.length ? parts.join(', ') : 'any device';
+}
+
+function appOf(build: BuildUnderTest) {
+  return { buildId: build.id, name: build.name, bundleId: build.bundleId, platform: build.platform, version: build.version };
+}

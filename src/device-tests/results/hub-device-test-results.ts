@@ -1,0 +1,67 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { EventEmitter2, OnEvent } from '@nestjs/event-emitter';
+import { RelayConfig } from '../../config/relay-config';
+import { HubSessionEndedEvent, HubSessionStartedEvent } from '../hub/hub-session.events';
+import { DeviceTestsChangedEvent } from './device-tests-changed.event';
+
+export type DeviceTestState = 'none' | 'running' | 'passed' | 'failed';
+
+/**
+ * A build's device-test state from its hub sessions: `running` while any runs, then `failed` if
+ * any session was marked failed (svc:status), `passed` if any was marked passed, else `none`.
+ * The shape of the release gate's DEVICE_TEST_RESULTS (bound to this class where both meet).
+ * Kept in memory, like the sessions themselves: a restart forgets it (JUnit uploads, which would
+ * persist it, are not built yet: docs/device-tests.md "Limits").
+ */
+@Injectable()
+export class HubDeviceTestResults {
+  private readonly logger = new Logger('WebDriverHub');
+  private readonly running = new Map<number, number>();
+  private readonly verdicts = new Map<number, { passed: number; failed: number }>();
+
+  constructor(
+    private readonly events: EventEmitter2,
+    private readonly config: RelayConfig,
+  ) {}
+
+  async forBuild(buildId: number): Promise<{ state: DeviceTestState; url?: string }> {
+    const url = this.config.relayUrl ? `${this.config.relayUrl.replace(/\/+$/, '')}/builds/${buildId}` : undefined;
+    const state: DeviceTestState = this.running.get(buildId)
+      ? 'running'
+      : this.verdicts.get(buildId)?.failed
+        ? 'failed'
+        : this.verdicts.get(buildId)?.passed
+          ? 'passed'
+          : 'none';
+    return url ? { state, url } : { state };
+  }
+
+  @OnEvent(HubSessionStartedEvent.eventName)
+  started(event: HubSessionStartedEvent): void {
+    if (event.buildId === null) return;
+    this.running.set(event.buildId, (this.running.get(event.buildId) ?? 0) + 1);
+    this.changed(event.buildId);
+  }
+
+  @OnEvent(HubSessionEndedEvent.eventName)
+  ended(event: HubSessionEndedEvent): void {
+    if (event.buildId === null) return;
+    const left = (this.running.get(event.buildId) ?? 1) - 1;
+    if (left > 0) this.running.set(event.buildId, left);
+    else this.running.delete(event.buildId);
+    if (event.verdict) {
+      const counts = this.verdicts.get(event.buildId) ?? { passed: 0, failed: 0 };
+      counts[event.verdict.status]++;
+      this.verdicts.set(event.buildId, counts);
+    }
+    this.changed(event.buildId);
+  }
+
+  private changed(buildId: number): void {
+    try {
+      this.events.emit(DeviceTestsChangedEvent.eventName, new DeviceTestsChangedEvent(buildId));
+    } catch (err) {
+      this.logger.error(`A device-tests.changed listener failed: ${(err as Error).message}`);
+    }
+  }
+}
