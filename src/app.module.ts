@@ -41,6 +41,7 @@ import { ImagesModule } from './images/images.module';
 import { UsersModule } from './users/users.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { ForgesModule } from './forges/forges.module';
+import { TrackersModule } from './trackers/trackers.module';
 
 /** Modules added next to the relay's own, e.g. a test's probe routes. */
 export type ExtraImports = NonNullable<ModuleMetadata['imports']>;
@@ -86,6 +87,7 @@ export class AppModule {
         RecordingsModule,
         WebhooksModule,
         ForgesModule,
+        TrackersModule,
         ImagesModule,
         MailModule,
         SettingsModule,

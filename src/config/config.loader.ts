@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { ConfigError } from './config-error';
 import { parseSecretsKey, SECRETS_KEY_ENV } from '../common/crypto/secret-box';
 import { readForges } from './forge-config';
+import { readTrackers } from './tracker-config';
 import { readSsoConfig } from './sso-config';
 import { AuditForwardingConfig, ConfigFileWebhook, LimitsConfig, LogFormat, LogLevel, RelayConfig, SmtpConfig, StorageConfig } from './relay-config';
 
@@ -123,6 +124,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     tlsKey,
     webhooks: readWebhooks(file.webhooks, env),
     forges: readForges(file.forges, env),
+    trackers: readTrackers(file.trackers, env),
     secretsKey: readSecretsKey(env),
     webDir: resolve(cwd, read.string('SVC_WEB_DIR', 'web.dir') ?? DEFAULT_WEB_DIR),
     metrics: {

@@ -189,6 +189,32 @@ export interface AppCompareSettingsTable {
   data: string;
 }
 
+/** "Report issue": the outbox that files each issue and the issue's link and status (migration TrackerIssues). */
+export interface TrackerIssuesTable {
+  id: Generated<Id>;
+  build_id: Id;
+  tracker: string;
+  project: string;
+  title: string;
+  description: string;
+  recording_id: Id | null;
+  session_id: string | null;
+  from_ms: number | null;
+  to_ms: number | null;
+  reported_by: Id | null;
+  status: string;
+  attempts: number;
+  next_attempt_at: Epoch;
+  last_error: string | null;
+  external_id: string | null;
+  external_url: string | null;
+  external_status: string | null;
+  closed_at: Epoch | null;
+  build_status_at_close: string | null;
+  created_at: Epoch;
+  updated_at: Epoch;
+}
+
 export interface Database {
   apps: AppsTable;
   app_compare_settings: AppCompareSettingsTable;
@@ -210,4 +236,5 @@ export interface Database {
   personal_access_tokens: PersonalAccessTokensTable;
   comments: CommentsTable;
   comment_attachments: CommentAttachmentsTable;
+  tracker_issues: TrackerIssuesTable;
 }
