@@ -7,6 +7,7 @@ import type { Principal } from '../common/auth/principal';
 import { WRITER_ROLES } from '../common/auth/role';
 import { CurrentPrincipal } from '../common/auth/principal.decorator';
 import { ParseIdPipe } from '../common/validation/parse-id.pipe';
+import { ErrorMessages } from '../common/errors/error-messages';
 import { ReportIssueDto } from './dto/report-issue.dto';
 import { TrackerWebhookService } from './webhooks/tracker-webhook.service';
 import { BuildIssue } from './trackers.mapper';
@@ -25,7 +26,7 @@ export class TrackersController {
   @Auth({ cookie: true, pat: 'builds:write', roles: WRITER_ROLES })
   @ApiCreatedResponse({ type: BuildIssue, description: 'queued: filed in the tracker by the outbox, evidence attached after' })
   @ApiErrors(400, 401, 403, 404)
-  report(@Param('id', ParseIdPipe) id: number, @Body() body: ReportIssueDto, @CurrentPrincipal() principal: Principal, @Req() req: Request): Promise<BuildIssue> {
+  report(@Param('id', new ParseIdPipe(ErrorMessages.buildNotFound)) id: number, @Body() body: ReportIssueDto, @CurrentPrincipal() principal: Principal, @Req() req: Request): Promise<BuildIssue> {
     return this.trackers.report(id, body, principal, `${req.protocol}://${req.get('host')}`);
   }
 
@@ -33,7 +34,7 @@ export class TrackersController {
   @Auth({ cookie: true, pat: 'view' })
   @ApiOkResponse({ type: [BuildIssue], description: 'newest first' })
   @ApiErrors(400, 401, 404)
-  list(@Param('id', ParseIdPipe) id: number): Promise<BuildIssue[]> {
+  list(@Param('id', new ParseIdPipe(ErrorMessages.buildNotFound)) id: number): Promise<BuildIssue[]> {
     return this.trackers.list(id);
   }
 

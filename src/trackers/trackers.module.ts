@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AgentsModule } from '../agents/agents.module';
 import { BuildsModule } from '../builds/builds.module';
+import { ClusterModule } from '../cluster/cluster.module';
 import { CommonModule } from '../common/common.module';
 import { RecordingsModule } from '../recordings/recordings.module';
 import { RelayModule } from '../relay/relay.module';
@@ -19,7 +20,7 @@ import { TrackerWebhookService } from './webhooks/tracker-webhook.service';
 
 /** "Report issue" to Jira, Linear or GitHub Issues, with the evidence; the issue's status back on the build (docs/integrations.md). */
 @Module({
-  imports: [CommonModule, StorageModule, BuildsModule, RecordingsModule, RelayModule, AgentsModule, WebhooksModule, TypeOrmModule.forFeature([TrackerIssueEntity])],
+  imports: [CommonModule, ClusterModule, StorageModule, BuildsModule, RecordingsModule, RelayModule, AgentsModule, WebhooksModule, TypeOrmModule.forFeature([TrackerIssueEntity])],
   controllers: [TrackersController],
   providers: [TrackerDirectory, TrackerIssuesRepository, IssueEvidence, TrackerDelivery, TrackerOutboxWorker, TrackersService, TrackerWebhookService],
 })
