@@ -54,6 +54,11 @@ export class TrackerDirectory implements OnModuleInit {
     return this.entries.map((e) => e.tracker.name);
   }
 
+  /** The names of the trackers in use (configured and not refused at start-up). */
+  usable(): string[] {
+    return this.entries.filter((e) => e.client).map((e) => e.tracker.name);
+  }
+
   find(name: string): ConfiguredTracker | null {
     return this.entries.find((e) => e.tracker.name === name) ?? null;
   }

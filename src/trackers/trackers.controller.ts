@@ -10,7 +10,7 @@ import { ParseIdPipe } from '../common/validation/parse-id.pipe';
 import { ErrorMessages } from '../common/errors/error-messages';
 import { ReportIssueDto } from './dto/report-issue.dto';
 import { TrackerWebhookService } from './webhooks/tracker-webhook.service';
-import { BuildIssue } from './trackers.mapper';
+import { BuildIssue, BuildIssues } from './trackers.mapper';
 import { TrackersService } from './trackers.service';
 
 /** "Report issue" on a build (beyond the spec: docs/integrations.md "Issue trackers"). */
@@ -32,9 +32,9 @@ export class TrackersController {
 
   @Get('builds/:id/issues')
   @Auth({ cookie: true, pat: 'view' })
-  @ApiOkResponse({ type: [BuildIssue], description: 'newest first' })
+  @ApiOkResponse({ type: BuildIssues })
   @ApiErrors(400, 401, 404)
-  list(@Param('id', new ParseIdPipe(ErrorMessages.buildNotFound)) id: number): Promise<BuildIssue[]> {
+  list(@Param('id', new ParseIdPipe(ErrorMessages.buildNotFound)) id: number): Promise<BuildIssues> {
     return this.trackers.list(id);
   }
 

@@ -49,3 +49,11 @@ export function toBuildIssue(row: TrackerIssueEntity): BuildIssue {
     createdAt: isoWithMillis(row.createdAt),
   };
 }
+
+/** GET /builds/:id/issues: the build's issues and the trackers a new one may go to. */
+export class BuildIssues {
+  @ApiProperty({ type: [String], example: ['jira'], description: 'the usable trackers of svc.config.json, by name' })
+  trackers: string[];
+  @ApiProperty({ type: [BuildIssue], description: 'newest first' })
+  items: BuildIssue[];
+}

@@ -12,7 +12,7 @@ import { IssueEvidence } from './evidence/issue-evidence';
 import { TrackerOutboxWorker } from './delivery/tracker-outbox.worker';
 import { TrackerDirectory } from './tracker-directory';
 import { TrackerIssuesRepository } from './tracker-issues.repository';
-import { BuildIssue, toBuildIssue } from './trackers.mapper';
+import { BuildIssue, BuildIssues, toBuildIssue } from './trackers.mapper';
 
 /** What a tracker's webhook says of one issue. */
 export interface IssueStatusReport {
@@ -82,9 +82,9 @@ export class TrackersService {
     return toBuildIssue({ ...row, id });
   }
 
-  async list(buildId: number): Promise<BuildIssue[]> {
+  async list(buildId: number): Promise<BuildIssues> {
     await this.builds.get(buildId);
-    return (await this.issues.byBuild(buildId)).map(toBuildIssue);
+    return { trackers: this.directory.usable(), items: (await this.issues.byBuild(buildId)).map(toBuildIssue) };
   }
 
   /** A tracker's webhook: the issue's status, and when it closed, with the build's review status at that moment. */

@@ -79,7 +79,7 @@ describeUnless(ffmpegMissing, 'Report issue to Jira', () => {
     recordingId = listed.body[0].id;
   });
 
-  const issues = async () => (await ctx.members.as(qa, 'get', `/api/v1/builds/${buildId}/issues`).expect(200)).body as { id: number; tracker: string; delivery: string; key: string | null; url: string | null; status: string | null; closed: boolean; closedWhileRejected: boolean; lastError: string | null }[];
+  const issues = async () => (await ctx.members.as(qa, 'get', `/api/v1/builds/${buildId}/issues`).expect(200)).body.items as { id: number; tracker: string; delivery: string; key: string | null; url: string | null; status: string | null; closed: boolean; closedWhileRejected: boolean; lastError: string | null }[];
   const kick = () => ctx.relay.app.get(TrackerOutboxWorker).kick();
 
   it('files the issue with the build\'s facts, attaches the last 30 seconds and a screenshot, retrying a 503', async () => {
@@ -129,6 +129,11 @@ describeUnless(ffmpegMissing, 'Report issue to Jira', () => {
     const clip = dataCenter.of('addAttachment')[0].files[0];
     expect(durationOf(clip.bytes)).toBeGreaterThanOrEqual(9);
     expect(durationOf(clip.bytes)).toBeLessThanOrEqual(11);
+  });
+
+  it('lists the usable trackers with the issues', async () => {
+    const { body } = await ctx.members.as(await ctx.members.member('Viewer'), 'get', `/api/v1/builds/${buildId}/issues`).expect(200);
+    expect(body.trackers).toEqual(['jira', 'jira-dc']);
   });
 
   it('refuses an unknown tracker, a Viewer, and a range that ends before it starts', async () => {

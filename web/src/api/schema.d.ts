@@ -1945,6 +1945,17 @@ export interface components {
             /** @example https://acme.atlassian.net/browse/MOB-12 */
             url: string | null;
         };
+        BuildIssues: {
+            /** @description newest first */
+            items: components["schemas"]["BuildIssue"][];
+            /**
+             * @description the usable trackers of svc.config.json, by name
+             * @example [
+             *       "jira"
+             *     ]
+             */
+            trackers: string[];
+        };
         BuildList: {
             items: components["schemas"]["Build"][];
             /** @description builds matching the filters, over all pages */
@@ -5100,13 +5111,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description newest first */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["BuildIssue"][];
+                    "application/json": components["schemas"]["BuildIssues"];
                 };
             };
             /** @description missing field, invalid format */

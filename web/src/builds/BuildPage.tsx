@@ -22,6 +22,7 @@ import { ProvenancePanel } from './ProvenancePanel';
 import { InstallOnDevice } from '../devices/InstallOnDevice';
 import { useBuild, useDeletionSchedule, useUpdateBuild } from './queries';
 import { RecordingsPanel } from './RecordingsPanel';
+import { IssuesPanel } from '../trackers/IssuesPanel';
 import { STATUS_KEYS, StatusMenu } from './StatusMenu';
 import { useStatusChange } from './status-feedback';
 import styles from './build-page.module.css';
@@ -115,6 +116,7 @@ function BuildView({ build }: { build: Build }) {
         <div className={styles.main}>
           <ComparePanel build={build} canEditSettings={me.role === 'Admin' || me.role === 'Developer'} />
           <RecordingsPanel buildId={build.id} />
+          <IssuesPanel buildId={build.id} writer={writer} />
           <Comments buildId={build.id} me={me} />
         </div>
         <aside className={styles.side}>
