@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { ApiErrors } from '../common/api/responses';
 import { Auth } from '../common/auth/auth.decorator';
@@ -41,6 +41,7 @@ export class TrackersController {
   @Post('integrations/trackers/:name/webhook')
   @HttpCode(204)
   @Auth({ public: true })
+  @ApiNoContentResponse({ description: 'verified (signature of the tracker\'s webhook secret) and applied to the issue, if it is one of ours' })
   @ApiErrors(401, 404)
   async webhook(@Param('name') name: string, @Req() req: Request): Promise<void> {
     await this.webhooks.receive(name, req);

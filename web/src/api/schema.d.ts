@@ -6279,6 +6279,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description verified (signature of the tracker's webhook secret) and applied to the issue, if it is one of ours */
             204: {
                 headers: {
                     [name: string]: unknown;
