@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { ApiErrors } from '../common/api/responses';
 import { Auth } from '../common/auth/auth.decorator';
@@ -10,7 +10,7 @@ import { ParseIdPipe } from '../common/validation/parse-id.pipe';
 import { ErrorMessages } from '../common/errors/error-messages';
 import { ReportIssueDto } from './dto/report-issue.dto';
 import { TrackerWebhookService } from './webhooks/tracker-webhook.service';
-import { BuildIssue, BuildIssues } from './trackers.mapper';
+import { BuildIssue, BuildIssues, WebhookReceived } from './trackers.mapper';
 import { TrackersService } from './trackers.service';
 
 /** "Report issue" on a build (beyond the spec: docs/integrations.md "Issue trackers"). */
@@ -39,11 +39,11 @@ export class TrackersController {
   }
 
   @Post('integrations/trackers/:name/webhook')
-  @HttpCode(204)
+  @HttpCode(200)
   @Auth({ public: true })
-  @ApiNoContentResponse({ description: 'verified (signature of the tracker\'s webhook secret) and applied to the issue, if it is one of ours' })
+  @ApiOkResponse({ type: WebhookReceived, description: 'verified with the tracker\'s webhook secret' })
   @ApiErrors(401, 404)
-  async webhook(@Param('name') name: string, @Req() req: Request): Promise<void> {
-    await this.webhooks.receive(name, req);
+  async webhook(@Param('name') name: string, @Req() req: Request): Promise<WebhookReceived> {
+    return { applied: await this.webhooks.receive(name, req) };
   }
 }

@@ -57,3 +57,9 @@ export class BuildIssues {
   @ApiProperty({ type: [BuildIssue], description: 'newest first' })
   items: BuildIssue[];
 }
+
+/** A tracker's verified webhook: how many of the build issues it named were updated (0 for an event about anything else). */
+export class WebhookReceived {
+  @ApiProperty({ example: 1 })
+  applied: number;
+}

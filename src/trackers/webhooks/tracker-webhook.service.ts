@@ -18,12 +18,12 @@ export class TrackerWebhookService {
     private readonly clock: Clock,
   ) {}
 
-  async receive(name: string, req: Request & { rawBody?: Buffer }): Promise<void> {
+  async receive(name: string, req: Request & { rawBody?: Buffer }): Promise<number> {
     const entry = this.directory.find(name);
     if (!entry) throw notFound(NO_TRACKER);
     const raw = req.rawBody ?? Buffer.alloc(0);
     if (!verifyWebhook(entry.tracker, req.headers, raw, req.body, this.clock.nowMs())) throw unauthorized(BAD_SIGNATURE);
     const report = readStatusReport(entry.tracker, req.headers, req.body);
-    if (report) await this.trackers.statusChanged(entry.tracker.name, report);
+    return report ? this.trackers.statusChanged(entry.tracker.name, report) : 0;
   }
 }

@@ -3106,6 +3106,10 @@ export interface components {
         WebhookList: {
             webhooks: components["schemas"]["Webhook"][];
         };
+        WebhookReceived: {
+            /** @example 1 */
+            applied: number;
+        };
     };
     responses: never;
     parameters: never;
@@ -6279,12 +6283,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description verified (signature of the tracker's webhook secret) and applied to the issue, if it is one of ours */
-            204: {
+            /** @description verified with the tracker's webhook secret */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["WebhookReceived"];
+                };
             };
             /** @description not authenticated or session expired */
             401: {
