@@ -45,6 +45,7 @@ import { ForgesModule } from './forges/forges.module';
 import { ReleaseGateModule } from './release-gate/release-gate.module';
 import { OutboxModule } from './outbox/outbox.module';
 import { TestersModule } from './testers/testers.module';
+import { TrackersModule } from './trackers/trackers.module';
 
 /** Modules added next to the relay's own, e.g. a test's probe routes. */
 export type ExtraImports = NonNullable<ModuleMetadata['imports']>;
@@ -94,6 +95,7 @@ export class AppModule {
         ReleaseGateModule,
         OutboxModule,
         ForgesModule,
+        TrackersModule,
         ImagesModule,
         MailModule,
         SettingsModule,

@@ -64,6 +64,9 @@ const ROOT_ROUTES = [
   { path: 'session/*path', method: RequestMethod.ALL },
 ];
 
+/** Paths whose JSON bodies are signed by their sender: the raw bytes are kept as `req.rawBody`. */
+const SIGNED_WEBHOOK_PREFIX = '/api/v1/integrations/trackers/';
+
 /** JSON bodies are small; builds and files arrive as streamed multipart, never through this parser. */
 const JSON_BODY_LIMIT = '1mb';
 
@@ -74,7 +77,14 @@ const JSON_BODY_LIMIT = '1mb';
  */
 function jsonBodies(): RequestHandler {
   // application/scim+json is SCIM's JSON (RFC 7644 §3.1), sent by identity providers to /scim/v2.
-  const parse = json({ limit: JSON_BODY_LIMIT, type: ['application/json', 'application/scim+json'] });
+  const parse = json({
+    limit: JSON_BODY_LIMIT,
+    type: ['application/json', 'application/scim+json'],
+    // A tracker's webhook is verified against the bytes it signed (src/trackers/webhooks).
+    verify: (req, _res, raw) => {
+      if (req.url?.startsWith(SIGNED_WEBHOOK_PREFIX)) (req as typeof req & { rawBody?: Buffer }).rawBody = raw;
+    },
+  });
   return (req, res, next) => {
     if (!hasRequestBody(req)) return next();
     parse(req, res, (err?: Error) => (err ? bodyParserErrors(err, req, res, next) : rejectMalformedJson(req, res, next)));

@@ -6,6 +6,7 @@ import { readReleaseGateConfig } from './release-gate-config';
 import { ConfigError } from './config-error';
 import { parseSecretsKey, SECRETS_KEY_ENV } from '../common/crypto/secret-box';
 import { readForges } from './forge-config';
+import { readTrackers } from './tracker-config';
 import { readSsoConfig } from './sso-config';
 import { AuditForwardingConfig, ConfigFileWebhook, LimitsConfig, LogFormat, LogLevel, RelayConfig, SmtpConfig, StorageConfig } from './relay-config';
 
@@ -125,6 +126,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     webhooks: readWebhooks(file.webhooks, env),
     forges: readForges(file.forges, env),
     releaseGate: readReleaseGateConfig(file.releaseGate),
+    trackers: readTrackers(file.trackers, env),
     secretsKey: readSecretsKey(env),
     webDir: resolve(cwd, read.string('SVC_WEB_DIR', 'web.dir') ?? DEFAULT_WEB_DIR),
     metrics: {

@@ -3,6 +3,7 @@ import type { SsoConfig } from './sso-config';
 
 /** The relay's configuration, read and validated once at start-up (see config.loader.ts). */
 import type { ConfigFileForge } from './forge-config';
+import type { ConfigFileTracker } from './tracker-config';
 export interface SmtpConfig {
   host: string;
   port: number;
@@ -145,6 +146,8 @@ export class RelayConfig {
   forges: ConfigFileForge[];
   /** svc.config.json `releaseGate`: the release gate's team default and per-bundle-id policies (docs/release-gate.md); read-only in the dashboard. */
   releaseGate: ReleaseGateConfig;
+  /** svc.config.json `trackers`: where "Report issue" files bugs (docs/integrations.md "Issue trackers"). */
+  trackers: ConfigFileTracker[];
   /** SVC_SECRETS_KEY (environment only): seals secrets kept in the database, e.g. dashboard forges' tokens; null when unset. */
   secretsKey: Buffer | null;
   /** Folder of the built dashboard (Vite output; default web/dist of this install). */

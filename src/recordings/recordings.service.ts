@@ -20,6 +20,8 @@ import { Recording, recordingUrl, toRecording } from './recordings.mapper';
 import { detectVideo } from './video-signature';
 import type { RecordingTimeline } from './recording-timeline.mapper';
 import { rm, writeFile } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
 import { PRIVATE_FILE_MODE } from '../storage/private-modes';
 
 export const RECORDING_TTL_MS = 72 * HOUR_MS;
@@ -39,6 +41,19 @@ export interface FinishedSessionRecording {
   buildId: number | null;
   startedBy: number;
 }
+/** A recording as the evidence of a reported issue reads it (trackers module). */
+export interface RecordingEvidenceSource {
+  id: number;
+  filename: string;
+  mime: string;
+  sessionId: string | null;
+  buildId: number | null;
+  /** Streams the video into `path` (a temp file of the caller's). */
+  copyTo(path: string): Promise<void>;
+  /** The timeline of a live session recording; null for an upload. */
+  timeline(): Promise<RecordingTimeline | null>;
+}
+
 /** Recordings' folder in the store: `recordings/<filename>`. */
 const PREFIX = 'recordings/';
 
@@ -176,6 +191,29 @@ export class RecordingsService implements OnModuleInit {
       'Cache-Control': 'private, no-cache',
     };
     await sendFromStore(res, this.store, PREFIX + recording.filename, { dotfiles: 'deny', headers }, RECORDING_NOT_FOUND);
+  }
+
+  /** A recording still within its 72 hours, by id, or the newest of a session; null when there is none. */
+  async evidenceSource(by: { id: number } | { sessionId: string }): Promise<RecordingEvidenceSource | null> {
+    const row = await this.recordings.newestLive(by, this.clock.now());
+    if (!row) return null;
+    const store = this.store;
+    return {
+      id: row.id,
+      filename: row.filename,
+      mime: row.mime,
+      sessionId: row.sessionId,
+      buildId: row.buildId,
+      async copyTo(path: string): Promise<void> {
+        await pipeline(await store.read(PREFIX + row.filename), createWriteStream(path, { mode: PRIVATE_FILE_MODE }));
+      },
+      async timeline(): Promise<RecordingTimeline | null> {
+        if (!(await store.stat(PREFIX + timelineName(row.filename)))) return null;
+        const chunks: Buffer[] = [];
+        for await (const chunk of await store.read(PREFIX + timelineName(row.filename))) chunks.push(chunk as Buffer);
+        return JSON.parse(Buffer.concat(chunks).toString('utf8')) as RecordingTimeline;
+      },
+    };
   }
 
   /** The row of a recording still within its 72 hours; 404 for an unknown or malformed name. */

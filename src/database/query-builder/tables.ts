@@ -410,6 +410,32 @@ export interface TesterLinksTable {
   share_link_id: number;
 }
 
+/** Declared by TrackerIssueEntity (src/trackers/tracker-issue.entity.ts). */
+export interface TrackerIssuesTable {
+  id: Generated<number>;
+  build_id: number;
+  tracker: string;
+  project: string;
+  title: string;
+  description: string;
+  recording_id: number | null;
+  session_id: string | null;
+  from_ms: number | null;
+  to_ms: number | null;
+  reported_by: number | null;
+  status: string;
+  attempts: Generated<number>;
+  next_attempt_at: number;
+  last_error: string | null;
+  external_id: string | null;
+  external_url: string | null;
+  external_status: string | null;
+  closed_at: number | null;
+  build_status_at_close: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
 /** Declared by TwoFactorChallengeEntity (src/two-factor/two-factor.entities.ts). */
 export interface TwoFactorChallengesTable {
   id: Generated<number>;
@@ -516,6 +542,7 @@ export interface Database extends TablesWithoutEntity {
   sso_identities: SsoIdentitiesTable;
   team_settings: TeamSettingsTable;
   tester_links: TesterLinksTable;
+  tracker_issues: TrackerIssuesTable;
   two_factor_challenges: TwoFactorChallengesTable;
   two_factor_credentials: TwoFactorCredentialsTable;
   two_factor_policy: TwoFactorPolicyTable;

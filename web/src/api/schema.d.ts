@@ -605,6 +605,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/builds/{id}/issues": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["TrackersController_list"];
+        put?: never;
+        post: operations["TrackersController_report"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/builds/{id}/reviews": {
         parameters: {
             query?: never;
@@ -891,6 +907,22 @@ export interface paths {
         get: operations["HealthController_live"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/integrations/trackers/{name}/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["TrackersController_webhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2174,6 +2206,50 @@ export interface components {
              */
             state: "none" | "pending" | "passed" | "failed";
         };
+        BuildIssue: {
+            /** @description closed in the tracker (done, cancelled) */
+            closed: boolean;
+            /** @description closed while the build was Rejected */
+            closedWhileRejected: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * @description queued: being filed; attaching: filed, evidence being attached; filed: done; failed: given up (see lastError)
+             * @enum {string}
+             */
+            delivery: "queued" | "attaching" | "filed" | "failed";
+            id: number;
+            /**
+             * @description the tracker's id (Jira key, Linear id, GitHub owner/name#number)
+             * @example MOB-12
+             */
+            key: string | null;
+            /** @description why the last attempt failed (credentials redacted) */
+            lastError: string | null;
+            recordingId: number | null;
+            /**
+             * @description the tracker's status name, as its webhook last said
+             * @example In Progress
+             */
+            status: string | null;
+            /** @example Checkout button does nothing on the second tap */
+            title: string;
+            /** @example jira */
+            tracker: string;
+            /** @example https://acme.atlassian.net/browse/MOB-12 */
+            url: string | null;
+        };
+        BuildIssues: {
+            /** @description newest first */
+            items: components["schemas"]["BuildIssue"][];
+            /**
+             * @description the usable trackers of svc.config.json, by name
+             * @example [
+             *       "jira"
+             *     ]
+             */
+            trackers: string[];
+        };
         BuildList: {
             items: components["schemas"]["Build"][];
             /** @description builds matching the filters, over all pages */
@@ -3118,6 +3194,25 @@ export interface components {
             /** @example Example */
             name: string;
         };
+        ReportIssueDto: {
+            /** @example Tap Checkout twice: the second tap is ignored. */
+            description?: string;
+            /** @description start of the clip, ms into the recording (default: 30 s before `to`) */
+            from?: number;
+            /** @description the recording to attach a clip of (its id); else the session's newest recording, if any */
+            recordingId?: number;
+            /** @description the live device session it was seen on (device and OS are read from it) */
+            sessionId?: string;
+            /** @example Checkout button does nothing on the second tap */
+            title: string;
+            /** @description end of the clip, ms into the recording (default: its end); the screenshot and UI tree are of this moment */
+            to?: number;
+            /**
+             * @description a tracker of svc.config.json `trackers` (its name)
+             * @example jira
+             */
+            tracker: string;
+        };
         ResetPasswordDto: {
             password: string;
             /** @description from the reset link */
@@ -3481,6 +3576,10 @@ export interface components {
         };
         WebhookList: {
             webhooks: components["schemas"]["Webhook"][];
+        };
+        WebhookReceived: {
+            /** @example 1 */
+            applied: number;
         };
     };
     responses: never;
@@ -5948,6 +6047,116 @@ export interface operations {
             };
         };
     };
+    TrackersController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BuildIssues"];
+                };
+            };
+            /** @description missing field, invalid format */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    TrackersController_report: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReportIssueDto"];
+            };
+        };
+        responses: {
+            /** @description queued: filed in the tracker by the outbox, evidence attached after */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BuildIssue"];
+                };
+            };
+            /** @description missing field, invalid format */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     ReleaseGateController_listReviews: {
         parameters: {
             query?: never;
@@ -7111,6 +7320,46 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LivenessResponse"];
+                };
+            };
+        };
+    };
+    TrackersController_webhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description verified with the tracker's webhook secret */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookReceived"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };

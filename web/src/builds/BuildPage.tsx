@@ -24,6 +24,7 @@ import { InstallOnDevice } from '../devices/InstallOnDevice';
 import { useBuild, useDeletionSchedule, useUpdateBuild } from './queries';
 import { RecordingsPanel } from './RecordingsPanel';
 import { ReleaseGatePanel } from '../release-gate/ReleaseGatePanel';
+import { IssuesPanel } from '../trackers/IssuesPanel';
 import { STATUS_KEYS, StatusMenu } from './StatusMenu';
 import { useStatusChange } from './status-feedback';
 import styles from './build-page.module.css';
@@ -121,6 +122,7 @@ function BuildView({ build }: { build: Build }) {
             <ComparePanel build={build} canEditSettings={me.role === 'Admin' || me.role === 'Developer'} />
           </div>
           <RecordingsPanel buildId={build.id} />
+          <IssuesPanel buildId={build.id} writer={writer} />
           <Comments buildId={build.id} me={me} />
         </div>
         <aside className={styles.side}>
