@@ -14,6 +14,7 @@ import { Empty, Loading } from '../ui/States';
 import { relativeTime } from '../builds/format';
 import { useApps, useCreateApp, useDeleteApp, useRenameApp } from './queries';
 import { SizeTrend } from './SizeTrend';
+import { TestersSection } from '../testers/TestersSection';
 import styles from './apps.module.css';
 
 type App = Schemas['AppListItem'];
@@ -76,6 +77,7 @@ function AppItem({ app, writer }: { app: App; writer: boolean }) {
         <p className={styles.muted}>No builds yet.</p>
       )}
       {app.latest_build_id && <SizeTrend appId={app.id} appName={app.name} />}
+      <AppTesters appId={app.id} writer={writer} />
       {writer && !renaming && (
         <div className={styles.actions}>
           <Button size="small" onClick={() => setRenaming(true)} aria-label={`Rename ${app.name}`}>
@@ -179,5 +181,16 @@ function CreateApp() {
         <Button onClick={() => setOpen(false)}>Cancel</Button>
       </div>
     </form>
+  );
+}
+
+/** The app's testers, fetched once the card's "Testers" is opened (a list of many apps asks nothing up front). */
+function AppTesters({ appId, writer }: { appId: number; writer: boolean }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <details onToggle={(event) => setOpen(event.currentTarget.open)}>
+      <summary>Testers</summary>
+      {open && <TestersSection appId={appId} canWrite={writer} />}
+    </details>
   );
 }

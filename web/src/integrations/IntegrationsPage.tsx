@@ -2,6 +2,7 @@ import { useEffect } from 'react';
 import { useLocation } from 'react-router';
 import { useCurrentMember } from '../app/RequireAuth';
 import { ForgesSection } from '../forges/ForgesSection';
+import { OutboxDestinations } from '../integrations-outbox/OutboxDestinations';
 import { WebhooksSection } from '../webhooks/WebhooksSection';
 import styles from '../webhooks/webhooks.module.css';
 
@@ -23,6 +24,7 @@ export function IntegrationsPage() {
         <a href="#webhooks">Webhooks</a>
         {me.role === 'Admin' && <a href="#forges">Forges</a>}
         <a href="#chat">Chat</a>
+        {me.role === 'Admin' && <a href="#deliveries">Deliveries</a>}
       </nav>
       <div id="webhooks">
         <WebhooksSection />
@@ -39,6 +41,11 @@ export function IntegrationsPage() {
           event above and post it.
         </p>
       </section>
+      {me.role === 'Admin' && (
+        <div id="deliveries">
+          <OutboxDestinations />
+        </div>
+      )}
     </div>
   );
 }

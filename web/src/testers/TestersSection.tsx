@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useId, useState, type FormEvent } from 'react';
 import { Button } from '../ui/Button';
 import { ConfirmDialog } from '../ui/ConfirmDialog';
 import { FormEnd, FormError, TextField, formClass } from '../ui/Field';
@@ -8,8 +8,8 @@ import { useAddTester, useRemoveTester, useTesters } from './queries';
 
 /**
  * An app's testers (docs/integrations.md "Testers"): people e-mailed a link of their own for each
- * new build. Writers add and remove them; a refusal by the mail server shows for Admins. Mounted by
- * the app's page (the lead wires it: `<TestersSection appId={…} canWrite={…} />`).
+ * new build. Writers add and remove them; a refusal by the mail server shows for Admins. Shown in
+ * an app's card on the Apps page once opened.
  */
 export function TestersSection({ appId, canWrite }: { appId: number; canWrite: boolean }) {
   const testers = useTesters(appId);
@@ -17,6 +17,7 @@ export function TestersSection({ appId, canWrite }: { appId: number; canWrite: b
   const remove = useRemoveTester(appId);
   const [email, setEmail] = useState('');
   const [branches, setBranches] = useState('');
+  const headingId = useId();
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -25,8 +26,8 @@ export function TestersSection({ appId, canWrite }: { appId: number; canWrite: b
   };
 
   return (
-    <section aria-labelledby="testers-heading">
-      <h2 id="testers-heading">Testers</h2>
+    <section aria-labelledby={headingId}>
+      <h3 id={headingId}>Testers</h3>
       {testers.isPending && <Loading label="Loading testers…" />}
       {testers.isError && <FormError error={testers.error} />}
       {testers.data && (
