@@ -30,12 +30,12 @@ export function dashboardCsp(nonce: string): string {
 }
 
 /**
- * The API, stored files, /metrics, the share links' install pages (server-rendered, so a phone
+ * The API, stored files, /metrics, the install and unsubscribe pages (server-rendered, so a phone
  * without an account loads no app) and the WebDriver hub (/wd/hub, /session: docs/device-tests.md):
  * never the dashboard's (neither a route nor a file of its build).
  */
 function isServerPath(path: string): boolean {
-  return /^\/(api|uploads|install|scim|wd|session)(\/|$)/.test(path) || path === '/metrics';
+  return /^\/(api|uploads|install|unsubscribe|scim|wd|session)(\/|$)/.test(path) || path === '/metrics';
 }
 
 /** True for paths the single-page app owns: not the API, not stored files, not /metrics, not a file name. */

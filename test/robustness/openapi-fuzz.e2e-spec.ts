@@ -29,8 +29,8 @@ interface Operation {
 
 /** Routes that speak JSON-RPC (MCP's Streamable HTTP): their transport-level refusals are JSON-RPC errors. */
 const JSON_RPC_ROUTES = new Set(['/api/v1/mcp']);
-/** Pages for people, answered with an HTML page whatever the status (the share link's install page). */
-const HTML_PAGES = new Set(['/install/{token}']);
+/** Pages for people, answered with an HTML page whatever the status (install pages, a tester's unsubscribe page). */
+const HTML_PAGES = new Set(['/install/{token}', '/install/latest/{token}', '/unsubscribe/{token}']);
 
 /** Operations left out for signed-in identities: they would end the very session the fuzz uses. */
 const SESSION_ENDING = new Set(['POST /api/v1/auth/logout']);

@@ -64,7 +64,7 @@ describe('live video (GET /sessions/:sessionId/stream)', () => {
     async function started(sessionId: string, headers?: Record<string, string>) {
       const peer = await viewer(sessionId, headers);
       const start = await agent.nextRequest('stream_start');
-      expect(start.params).toEqual({ sessionId });
+      expect(start.params).toEqual({ sessionId, maxBitrate: expect.any(Number) });
       agent.send({ type: 'response', id: start.id, ok: true, result: {} });
       return peer;
     }
@@ -309,7 +309,7 @@ describe('live video (GET /sessions/:sessionId/stream)', () => {
     await second.announce(relay, [device('lv-re')]);
     expect((await first.closed).code).toBe(4000);
     const again = await second.next((m) => m.json?.method === 'stream_start', 3 * STREAM_SILENCE_MS).then((m) => m.json);
-    expect(again.params).toEqual({ sessionId: 'lv-re' });
+    expect(again.params).toEqual({ sessionId: 'lv-re', maxBitrate: expect.any(Number) });
     second.send({ type: 'response', id: again.id, ok: true, result: {} });
     second.send(videoFrame('lv-re', 0, true, KEY_UNIT)); // its sequence starts over, at a key frame
     expect(header(await one.next(isFrame)).seq).toBe(0);

@@ -209,7 +209,10 @@ describeUnless(browserSkipReason(), 'dashboard in the browser (issue 12)', () =>
     await selected.waitFor();
     await expect(selected.innerText()).resolves.toContain(newest.name);
     await page.keyboard.press('3');
-    await selected.getByText('Done').waitFor();
+    // The verdict shows on its row, and the selection moves on to the next build to triage (issue 40 item 6).
+    const triagedRow = page.locator(`tr:has(a[data-build-link="${newest.id}"])`);
+    await triagedRow.getByText('Done').waitFor();
+    await page.locator(`tr[aria-current="true"]:not(:has(a[data-build-link="${newest.id}"]))`).waitFor();
     const hit = await waitFor(() => hooks.hits.find((h) => JSON.parse(h.body.toString()).build?.id === String(newest.id)));
     expect(signatureVerifies(HOOK_SECRET, hit.body, hit.headers['x-svc-signature'] as string)).toBe(true);
     expect(JSON.parse(hit.body.toString())).toMatchObject({ event: 'build.status_changed', build: { status: 'Done' } });
