@@ -48,7 +48,7 @@ describeUnless(unreachable([PG_ADMIN_URL, REDIS_URL]), 'live video across two in
     await agent.announce(a, [device('xv-1')]);
     const onB = await watch(b, 'xv-1');
     const start = await agent.nextRequest('stream_start');
-    expect(start.params).toEqual({ sessionId: 'xv-1' });
+    expect(start.params).toEqual({ sessionId: 'xv-1', maxBitrate: expect.any(Number) });
     agent.send({ type: 'response', id: start.id, ok: true, result: {} });
     agent.send(videoFrame('xv-1', 0, true, KEY_UNIT));
     agent.send(videoFrame('xv-1', 1, false, units[1]));
