@@ -143,6 +143,24 @@ describe('access across modules (spec §5)', () => {
       'HEAD /api/v1/uploads/builds/:id': 'builds:write',
       'PATCH /api/v1/uploads/builds/:id': 'builds:write',
       'DELETE /api/v1/uploads/builds/:id': 'builds:write',
+      // docs/integrations.md "Testers": writes like POST /builds, reads like GET /apps
+      'GET /api/v1/apps/:id/testers': 'view',
+      'POST /api/v1/apps/:id/testers': 'builds:write',
+      'PATCH /api/v1/apps/:id/testers/:testerId': 'builds:write',
+      'DELETE /api/v1/apps/:id/testers/:testerId': 'builds:write',
+      'GET /api/v1/apps/:id/latest-links': 'view',
+      'POST /api/v1/apps/:id/latest-links': 'builds:write',
+      'DELETE /api/v1/apps/:id/latest-links/:linkId': 'builds:write',
+      // docs/integrations.md "Issue trackers": report like POST /builds, read like GET /apps
+      'GET /api/v1/builds/:id/issues': 'view',
+      'POST /api/v1/builds/:id/issues': 'builds:write',
+      // docs/release-gate.md: reads take either scope; POST reviews accepts a token only to refuse it with a sentence
+      'GET /api/v1/builds/:id/gate': 'builds:write,view',
+      'GET /api/v1/builds/:id/reviews': 'builds:write,view',
+      'POST /api/v1/builds/:id/reviews': 'builds:write,view',
+      'GET /api/v1/release-gate/states': 'builds:write,view',
+      // docs/device-tests.md: the WebDriver hub's New Session (and Appium's base path)
+      'POST /api/v1/wd/hub/session,session': 'devices',
     });
   });
 
@@ -172,6 +190,16 @@ describe('access across modules (spec §5)', () => {
         'HEAD /api/v1/uploads/builds/:id',
         'PATCH /api/v1/uploads/builds/:id',
         'DELETE /api/v1/uploads/builds/:id',
+        // testers, latest-build links, tracker issues and reviews: a writer's (docs/integrations.md, docs/release-gate.md);
+        // the WebDriver hub: running device sessions (docs/device-tests.md)
+        'POST /api/v1/apps/:id/testers',
+        'PATCH /api/v1/apps/:id/testers/:testerId',
+        'DELETE /api/v1/apps/:id/testers/:testerId',
+        'POST /api/v1/apps/:id/latest-links',
+        'DELETE /api/v1/apps/:id/latest-links/:linkId',
+        'POST /api/v1/builds/:id/issues',
+        'POST /api/v1/builds/:id/reviews',
+        'POST /api/v1/wd/hub/session,session',
       ].sort(),
     );
   });
@@ -199,7 +227,13 @@ describe('access across modules (spec §5)', () => {
   });
 
   it('a Viewer gets 403 "Viewers have read-only access" on every write, by cookie and by PAT (401 where PATs are not accepted)', async () => {
-    const writes = routes.filter((r) => r.access.roles && !r.access.roles.includes('Viewer') && WRITER_ROLES.every((role) => r.access.roles!.includes(role)));
+    // The WebDriver hub lives outside /api/v1 and speaks WebDriver's errors: test/device-tests holds it.
+    const writes = routes.filter(
+      (r) => r.access.roles && !r.access.roles.includes('Viewer') && WRITER_ROLES.every((role) => r.access.roles!.includes(role)) && !r.path.includes('wd/hub'),
+    );
+    // A review says why a Viewer cannot give one (docs/release-gate.md), beyond the spec's writes.
+    const refusal = (route: Route) =>
+      key(route) === 'POST /api/v1/builds/:id/reviews' ? 'Viewers cannot review builds: a review needs the Admin, Developer or QA role' : 'Viewers have read-only access';
     const answers: string[] = [];
     const expected: string[] = [];
     for (const route of writes) {
@@ -210,8 +244,8 @@ describe('access across modules (spec §5)', () => {
       const message = (text: string) => (route.method === 'head' ? '(no body)' : text);
       const error = (res: { body: { error?: string } }) => message(String(res.body.error));
       answers.push(`${key(route)}: cookie ${byCookie.status} ${error(byCookie)}; PAT ${byPat.status} ${error(byPat)}`);
-      const patAnswer = route.access.pat ? `403 ${message('Viewers have read-only access')}` : `401 ${message('Unauthorized')}`;
-      expected.push(`${key(route)}: cookie 403 ${message('Viewers have read-only access')}; PAT ${patAnswer}`);
+      const patAnswer = route.access.pat ? `403 ${message(refusal(route))}` : `401 ${message('Unauthorized')}`;
+      expected.push(`${key(route)}: cookie 403 ${message(refusal(route))}; PAT ${patAnswer}`);
     }
     expect(answers).toEqual(expected);
   });
