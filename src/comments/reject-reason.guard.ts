@@ -27,7 +27,7 @@ export class RejectReasonGuard implements OnModuleInit {
 
   private async refusal(buildId: number, actor: Principal): Promise<string | null> {
     if (!(await this.settings.reviewPolicy()).reject_reason_required) return null;
-    const since = this.clock.now().getTime() - REASON_WINDOW_MS;
+    const since = this.clock.nowMs() - REASON_WINDOW_MS;
     if (await this.comments.commentedSince(buildId, actor.userId, since)) return null;
     return 'This team asks for a reason when rejecting: comment on the build first';
   }
