@@ -9,7 +9,7 @@ import { badRequest, conflict, notFound } from '../common/errors/http-error';
 import { DAY_MS } from '../common/time';
 import { RelayConfig } from '../config/relay-config';
 import { BuildEntity } from './build.entity';
-import { BuildDoneGuards } from './build-done-guards';
+import { BuildDoneGuards, BuildRejectGuards } from './build-done-guards';
 import { isFinalStatus, type BuildStatus } from './build-status';
 import { BuildsRepository } from './builds.repository';
 import { BuildStatusChangedEvent } from './events/build-status-changed.event';
@@ -40,6 +40,7 @@ export class BuildReviewService {
     private readonly events: EventEmitter2,
     private readonly audience: StatusChangeAudience,
     private readonly doneGuards: BuildDoneGuards,
+    private readonly rejectGuards: BuildRejectGuards,
     private readonly notices: StatusNoticeCounters,
   ) {}
 
@@ -55,11 +56,12 @@ export class BuildReviewService {
     if (input.statusLabel === undefined && input.versionLabel === undefined) {
       throw badRequest('Nothing to update: send status_label and/or version_label');
     }
-    if (input.statusLabel === 'Done') {
+    const guards = input.statusLabel === 'Done' ? this.doneGuards : input.statusLabel === 'Rejected' ? this.rejectGuards : null;
+    if (guards) {
       // Asked before the change (a gate is read, never locked): a review arriving meanwhile is the next change's business.
       const current = await this.builds.findById(id);
-      if (current && current.statusLabel !== 'Done') {
-        const refusal = await this.doneGuards.refusalOf(id);
+      if (current && current.statusLabel !== input.statusLabel) {
+        const refusal = await guards.refusalOf(id, actor);
         if (refusal) throw conflict(refusal);
       }
     }

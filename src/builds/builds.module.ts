@@ -1,4 +1,4 @@
-import { BuildDoneGuards } from './build-done-guards';
+import { BuildDoneGuards, BuildRejectGuards } from './build-done-guards';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppCatalogueModule } from '../app-catalogue/app-catalogue.module';
@@ -64,8 +64,9 @@ import { StatusNoticeCounters } from './notices/status-notice-counters';
     StatusChangeAudience,
     BuildsDeletedAuditListener,
     BuildDoneGuards,
+    BuildRejectGuards,
     StatusNoticeCounters,
   ],
-  exports: [StatusChangeAudience, BuildVerdictsService, BuildDoneGuards, StatusNoticeCounters, BuildContentsService, BuildFiles, BuildQueryService, BuildRetentionService, BuildIconsService, BuildDownloadService, ResumableUploadsService],
+  exports: [StatusChangeAudience, BuildVerdictsService, BuildDoneGuards, BuildRejectGuards, StatusNoticeCounters, BuildContentsService, BuildFiles, BuildQueryService, BuildRetentionService, BuildIconsService, BuildDownloadService, ResumableUploadsService],
 })
 export class BuildsModule {}

@@ -10,12 +10,14 @@ import { CommentsRepository } from './comments.repository';
 import { CommentsController } from './comments.controller';
 import { CommentsService } from './comments.service';
 import { CommonModule } from '../common/common.module';
+import { SettingsModule } from '../settings/settings.module';
+import { RejectReasonGuard } from './reject-reason.guard';
 
 /** Comments on builds with image attachments. */
 @Module({
-  imports: [CommonModule, TypeOrmModule.forFeature([CommentEntity, CommentAttachmentEntity]), BuildsModule, ImagesModule],
+  imports: [CommonModule, TypeOrmModule.forFeature([CommentEntity, CommentAttachmentEntity]), BuildsModule, ImagesModule, SettingsModule],
   controllers: [CommentsController],
-  providers: [CommentsService, CommentsRepository, CommentsBuildsDeletedListener, AttachmentFiles],
+  providers: [CommentsService, CommentsRepository, CommentsBuildsDeletedListener, AttachmentFiles, RejectReasonGuard],
   exports: [CommentsService],
 })
 export class CommentsModule {}

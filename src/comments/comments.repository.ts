@@ -96,6 +96,20 @@ export class CommentsRepository {
     return Object.assign(new CommentEntity(), { id, ...comment });
   }
 
+  /** Whether the member commented on the build at or after `since` (epoch ms). */
+  async commentedSince(buildId: number, authorId: number, since: number): Promise<boolean> {
+    const statement = this.sql.prepare('comments.commentedSince', (v: { buildId: number; authorId: number; since: number; one: number }) =>
+      this.sql.db
+        .selectFrom('comments')
+        .select('id')
+        .where('build_id', '=', v.buildId)
+        .where('author_id', '=', v.authorId)
+        .where('created_at', '>=', v.since)
+        .limit(v.one),
+    );
+    return (await statement.run(this.dataSource.manager, { buildId, authorId, since, one: 1 })).length > 0;
+  }
+
   /** The comment with its attachments (no author account), or null. */
   async findWithAttachments(id: number): Promise<CommentEntity | null> {
     const statement = this.sql.prepare('comments.withAttachments', (v: { id: number }) =>

@@ -1,4 +1,4 @@
-import { Controller, Get, HttpCode, Patch, Req } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Patch, Put, Req } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { ApiMultipartBody, binaryFile } from '../common/api/files';
@@ -9,6 +9,7 @@ import { Auth } from '../common/auth/auth.decorator';
 import { ADMIN_ONLY } from '../common/auth/role';
 import { IMAGE_RULES, StoredImagesService } from '../images/stored-images.service';
 import { TeamBrand, TeamSettings } from './settings.mapper';
+import { ReviewPolicyDto } from './dto/review-policy.dto';
 import { TEAM_NAME_MAX, UpdateSettingsFields } from './dto/update-settings.dto';
 import { SettingsService } from './settings.service';
 
@@ -35,6 +36,24 @@ export class SettingsController {
   async brand(): Promise<TeamBrand> {
     const [team_name, logo_data_url] = await Promise.all([this.settings.teamName(), this.settings.logoDataUrl()]);
     return { team_name, logo_data_url };
+  }
+
+  /** The team's review policy (beyond the spec, issue 40 item 6): every member reads it, for the Reject dialog. */
+  @Get('review')
+  @Auth({ cookie: true })
+  @ApiOkResponse({ type: ReviewPolicyDto })
+  @ApiErrors(401)
+  reviewPolicy(): Promise<ReviewPolicyDto> {
+    return this.settings.reviewPolicy();
+  }
+
+  @Put('review')
+  @HttpCode(200)
+  @Auth({ cookie: true, roles: ADMIN_ONLY })
+  @ApiOkResponse({ type: ReviewPolicyDto })
+  @ApiErrors(400, 401, 403)
+  setReviewPolicy(@CurrentPrincipal() actor: Principal, @Body() dto: ReviewPolicyDto): Promise<ReviewPolicyDto> {
+    return this.settings.setReviewPolicy(actor, dto);
   }
 
   @Patch()

@@ -7,6 +7,7 @@ import { badRequest } from '../common/errors/http-error';
 import { TransactionRunner } from '../database/transaction-runner';
 import { ImageForm, StoredImagesService } from '../images/stored-images.service';
 import { toTeamSettings, type TeamSettings } from './settings.mapper';
+import type { ReviewPolicyDto } from './dto/review-policy.dto';
 import type { UpdateSettingsFields } from './dto/update-settings.dto';
 import { TeamSettingsEntity } from './team-settings.entity';
 import { TeamSettingsRepository } from './team-settings.repository';
@@ -33,6 +34,18 @@ export class SettingsService implements OnModuleInit {
 
   async teamName(): Promise<string> {
     return (await this.row()).teamName;
+  }
+
+  /** GET /settings/review: what the Reject dialog asks for. */
+  async reviewPolicy(): Promise<ReviewPolicyDto> {
+    return { reject_reason_required: (await this.row()).rejectReasonRequired };
+  }
+
+  /** PUT /settings/review (Admin). */
+  async setReviewPolicy(actor: Principal, policy: ReviewPolicyDto): Promise<ReviewPolicyDto> {
+    await this.transactions.run((manager) => this.settings.update({ rejectReasonRequired: policy.reject_reason_required }, manager));
+    this.events.emit(AUDIT_EVENT, auditEvent(actorOf(actor), 'settings.updated', 'settings:team', { reject_reason_required: policy.reject_reason_required }));
+    return this.reviewPolicy();
   }
 
   async logoPath(): Promise<string | null> {
@@ -87,6 +100,6 @@ export class SettingsService implements OnModuleInit {
   private async row(): Promise<TeamSettingsEntity> {
     const row = await this.settings.find();
     // The migration creates the row; should it ever be missing, fall back to the default.
-    return row ?? Object.assign(new TeamSettingsEntity(), { id: SETTINGS_ID, teamName: 'My team', logoPath: null });
+    return row ?? Object.assign(new TeamSettingsEntity(), { id: SETTINGS_ID, teamName: 'My team', logoPath: null, rejectReasonRequired: false });
   }
 }

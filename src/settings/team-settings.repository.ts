@@ -11,7 +11,10 @@ interface SettingsRow {
   id: number | string;
   team_name: string;
   logo_path: string | null;
+  reject_reason_required: boolean | number;
 }
+
+type Changes = Partial<Pick<TeamSettingsEntity, 'teamName' | 'logoPath' | 'rejectReasonRequired'>>;
 
 /** The team_settings table: one row (id 1), created by the Team migration. */
 @Injectable()
@@ -25,15 +28,18 @@ export class TeamSettingsRepository {
   /** The row; `manager` inside a transaction locks it until the transaction ends (PostgreSQL). */
   async find(manager?: EntityManager): Promise<TeamSettingsEntity | null> {
     const statement = this.sql.prepare(`settings.row${manager ? ' locked' : ''}`, (v: { id: number }) => {
-      const select = this.sql.db.selectFrom('team_settings').select(['id', 'team_name', 'logo_path']).where('id', '=', v.id);
+      const select = this.sql.db.selectFrom('team_settings').select(['id', 'team_name', 'logo_path', 'reject_reason_required']).where('id', '=', v.id);
       return manager ? lockedForUpdate(this.sql, select) : select;
     });
     const [row] = await statement.run<SettingsRow>(manager ?? this.dataSource.manager, { id: SETTINGS_ID });
-    return row ? Object.assign(new TeamSettingsEntity(), { id: Number(row.id), teamName: row.team_name, logoPath: row.logo_path }) : null;
+    if (!row) return null;
+    const rejectReasonRequired = row.reject_reason_required === true || Number(row.reject_reason_required) === 1;
+    return Object.assign(new TeamSettingsEntity(), { id: Number(row.id), teamName: row.team_name, logoPath: row.logo_path, rejectReasonRequired });
   }
 
-  async update(changes: Partial<Pick<TeamSettingsEntity, 'teamName' | 'logoPath'>>, manager: EntityManager): Promise<void> {
-    const set = { team_name: changes.teamName, logo_path: changes.logoPath };
+  async update(changes: Changes, manager: EntityManager): Promise<void> {
+    const required = changes.rejectReasonRequired;
+    const set = { team_name: changes.teamName, logo_path: changes.logoPath, reject_reason_required: required === undefined ? undefined : this.sql.bool(required) };
     const columns = (Object.keys(set) as (keyof typeof set)[]).filter((column) => set[column] !== undefined);
     if (!columns.length) return;
     const statement = this.sql.prepare(`settings.update ${columns.join(',')}`, (v: typeof set & { id: number }) =>

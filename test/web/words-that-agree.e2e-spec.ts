@@ -99,4 +99,32 @@ describeUnless(browserSkipReason(), 'dashboard in the browser: words that agree 
     expect((await members.as(reviewer, 'get', `/api/v1/builds/${builds.A}`).expect(200)).body.status_label).toBeNull();
     expect(await selectedId(page)).toBe(builds.A);
   });
+
+  it('when the team asks for a reason, Reject waits for one and says why; the comment goes first', async () => {
+    const { page } = watched;
+    const admin = await members.admin();
+    await members.as(admin, 'put', '/api/v1/settings/review').send({ reject_reason_required: true }).expect(200);
+    await page.reload();
+    await page.getByRole('row').nth(3).waitFor();
+    for (let step = 0; step < 3 && (await selectedId(page)) !== builds.A; step++) {
+      await page.locator('body').press('j');
+      await page.locator('tr[aria-current="true"]').waitFor();
+    }
+    expect(await selectedId(page)).toBe(builds.A);
+    await page.keyboard.press('4');
+    const dialog = page.getByRole('alertdialog', { name: /^Reject / });
+    const reason = dialog.getByLabel('Reason', { exact: true });
+    await dialog.getByText('This team asks for a reason when rejecting.').waitFor();
+    expect(await dialog.getByRole('button', { name: 'Reject' }).isDisabled()).toBe(true);
+    await reason.press('Enter'); // nothing to send: the dialog stays
+    expect(await dialog.isVisible()).toBe(true);
+    await reason.fill('Wrong icon');
+    expect(await dialog.getByRole('button', { name: 'Reject' }).isEnabled()).toBe(true);
+    await dialog.getByRole('button', { name: 'Reject' }).click();
+    await toasts(page).getByText(/: Rejected, 1 forge status notified\.$/).waitFor();
+    expect((await members.as(reviewer, 'get', `/api/v1/builds/${builds.A}`).expect(200)).body.status_label).toBe('Rejected');
+    const comments = (await members.as(reviewer, 'get', `/api/v1/comments?build_id=${builds.A}`).expect(200)).body as { body: string }[];
+    expect(comments.map((c) => c.body)).toEqual(['Wrong icon']);
+    await waitFor(() => /^Rejected by \S+: Wrong icon$/.test(lastStatus(SHA_A)?.description ?? ''));
+  });
 });

@@ -400,6 +400,7 @@ export interface TeamSettingsTable {
   id: number;
   team_name: string;
   logo_path: string | null;
+  reject_reason_required: Generated<Bool>;
 }
 
 /** Declared by TesterLinkEntity (src/testers/tester.entity.ts). */

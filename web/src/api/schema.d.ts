@@ -1410,6 +1410,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/settings/review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The team's review policy (beyond the spec, issue 40 item 6): every member reads it, for the Reject dialog. */
+        get: operations["SettingsController_reviewPolicy"];
+        put: operations["SettingsController_setReviewPolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/settings/two-factor": {
         parameters: {
             query?: never;
@@ -3217,6 +3234,10 @@ export interface components {
             password: string;
             /** @description from the reset link */
             token: string;
+        };
+        ReviewPolicyDto: {
+            /** @description rejecting asks for a reason: a comment by the same member within 10 minutes before (docs/builds.md) */
+            reject_reason_required: boolean;
         };
         SavePolicyDto: {
             /** @description approvals, adminCountsForAnyRole, excludeUploader, noRequestChanges, blockDone, carryForward, rules (docs/release-gate.md); null removes it */
@@ -9111,6 +9132,84 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TeamBrand"];
+                };
+            };
+        };
+    };
+    SettingsController_reviewPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReviewPolicyDto"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    SettingsController_setReviewPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReviewPolicyDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReviewPolicyDto"];
+                };
+            };
+            /** @description missing field, invalid format */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };

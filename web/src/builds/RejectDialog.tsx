@@ -6,12 +6,16 @@ import styles from '../ui/ui.module.css';
 
 /**
  * Rejecting asks why (issue 40 item 6): the reason becomes a comment on the build, which the commit
- * status and the pull-request comment show beside "Rejected by …". Optional: Reject with it empty
+ * status and the pull-request comment show beside "Rejected by …". Optional unless the team asks for
+ * it (`required`, Team settings; the relay refuses a rejection without it): Reject with it empty
  * rejects without a comment. Enter rejects, Shift+Enter is a new line, Escape cancels.
  */
-export function RejectDialog({ title, onReject, onCancel }: { title: string; onReject: (reason: string) => void; onCancel: () => void }) {
+export function RejectDialog({ title, required, onReject, onCancel }: { title: string; required: boolean; onReject: (reason: string) => void; onCancel: () => void }) {
   const [reason, setReason] = useState('');
-  const reject = () => onReject(reason.trim());
+  const missing = required && !reason.trim();
+  const reject = () => {
+    if (!missing) onReject(reason.trim());
+  };
   return (
     <AlertDialog.Root open onOpenChange={(open) => !open && onCancel()}>
       <AlertDialog.Portal>
@@ -22,7 +26,9 @@ export function RejectDialog({ title, onReject, onCancel }: { title: string; onR
             What is wrong? The reason is posted as a comment, and the commit status and pull request show it.
           </AlertDialog.Description>
           <TextArea
-            label="Reason (optional)"
+            label={required ? 'Reason' : 'Reason (optional)'}
+            hint={required ? 'This team asks for a reason when rejecting.' : undefined}
+            required={required}
             autoFocus
             rows={3}
             value={reason}
@@ -39,7 +45,7 @@ export function RejectDialog({ title, onReject, onCancel }: { title: string; onR
             <AlertDialog.Cancel asChild>
               <Button>Cancel</Button>
             </AlertDialog.Cancel>
-            <Button variant="danger" onClick={reject}>
+            <Button variant="danger" onClick={reject} disabled={missing}>
               Reject
             </Button>
           </div>

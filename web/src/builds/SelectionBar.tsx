@@ -1,6 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { api, call, type Build, type BuildStatus } from '../api/client';
+import { useReviewPolicy } from '../team/review-policy-queries';
 import { Button } from '../ui/Button';
 import { STATUSES } from '../ui/StatusBadge';
 import { useToast } from '../ui/Toast';
@@ -62,6 +63,7 @@ export function useBulkActions(selection: RowSelection) {
   const client = useQueryClient();
   const toast = useToast();
   const [busy, setBusy] = useState(false);
+  const reasonRequired = useReviewPolicy().data?.reject_reason_required ?? false;
   const act = async (done: string, work: (b: Build) => Promise<unknown>) => {
     if (busy || !selection.selected.length) return;
     setBusy(true);
@@ -74,10 +76,14 @@ export function useBulkActions(selection: RowSelection) {
   };
   return {
     busy,
+    /** Rejecting many at once has no reason to give: a team that asks for one rejects a build at a time. */
+    rejectRefused: reasonRequired,
     setStatus: (status: BuildStatus | null) =>
-      act(`set to ${status ?? 'no status'}`, (b) =>
-        call(api.PATCH('/api/v1/builds/{id}', { params: { path: { id: b.id } }, body: { status_label: status } })),
-      ),
+      status === 'Rejected' && reasonRequired
+        ? void toast('This team asks for a reason when rejecting: reject the builds one at a time.', 'error')
+        : act(`set to ${status ?? 'no status'}`, (b) =>
+            call(api.PATCH('/api/v1/builds/{id}', { params: { path: { id: b.id } }, body: { status_label: status } })),
+          ),
     scheduleDeletion: () =>
       act('scheduled for deletion', (b) => call(api.POST('/api/v1/builds/{id}/schedule-deletion', { params: { path: { id: b.id } } }))),
   };
@@ -93,7 +99,7 @@ export function SelectionBar({ selection, actions }: { selection: RowSelection; 
         {count} selected
       </span>
       {STATUSES.map((status, index) => (
-        <Button key={status} size="small" disabled={actions.busy} onClick={() => void actions.setStatus(status)} aria-keyshortcuts={String(index + 1)}>
+        <Button key={status} size="small" disabled={actions.busy || (status === 'Rejected' && actions.rejectRefused)} title={status === 'Rejected' && actions.rejectRefused ? 'This team asks for a reason when rejecting: reject the builds one at a time' : undefined} onClick={() => void actions.setStatus(status)} aria-keyshortcuts={String(index + 1)}>
           Set {status}
         </Button>
       ))}

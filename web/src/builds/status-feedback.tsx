@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import type { Build, BuildStatus } from '../api/client';
+import { useReviewPolicy } from '../team/review-policy-queries';
 import { useToast } from '../ui/Toast';
 import { useAddCommentTo, type StatusNotices, type useUpdateBuild } from './queries';
 import { RejectDialog } from './RejectDialog';
@@ -16,12 +17,14 @@ interface ChangeOptions {
  * Sets a build's status and says what happened, truthfully: every notice sent (webhooks, forge
  * statuses; none is said too), with Undo for a few seconds. Undo is the normal PATCH back to the
  * previous status; a notice already sent cannot be recalled, and the toast says so. Rejecting asks
- * for a reason first (optional), posted as an ordinary comment on the build after the status.
+ * for a reason first (required when the team says so), posted as an ordinary comment on the build
+ * before the status: the relay checks for it then, and the commit status quotes it.
  * Render `dialog` where the page can show it.
  */
 export function useStatusChange(update: ReturnType<typeof useUpdateBuild>, describe: (build: Build) => string) {
   const toast = useToast();
   const addComment = useAddCommentTo();
+  const policy = useReviewPolicy();
   const [rejecting, setRejecting] = useState<{ build: Build; onSet?: () => void } | null>(null);
 
   const apply = (build: Build, status: BuildStatus | null, { undoOf, onSet }: ChangeOptions = {}) => {
@@ -57,13 +60,21 @@ export function useStatusChange(update: ReturnType<typeof useUpdateBuild>, descr
   const dialog = rejecting && (
     <RejectDialog
       title={describe(rejecting.build)}
+      required={policy.data?.reject_reason_required ?? false}
       onCancel={() => setRejecting(null)}
       onReject={async (reason) => {
         const { build, onSet } = rejecting;
         setRejecting(null);
+        // The reason is an ordinary comment (the spec's shapes stay as they are), posted first: the
+        // relay, when the team asks for a reason, accepts Rejected only after the member's comment.
+        if (reason) {
+          try {
+            await addComment.mutateAsync({ buildId: build.id, body: reason, attachment: null });
+          } catch (err) {
+            return toast(`Not rejected: the reason was not saved: ${(err as Error).message}`, 'error');
+          }
+        }
         apply(build, 'Rejected', { onSet });
-        // The reason is an ordinary comment (the spec's shapes stay as they are); the status goes first.
-        if (reason) await addComment.mutateAsync({ buildId: build.id, body: reason, attachment: null }).catch((err: Error) => toast(`The reason was not saved: ${err.message}`, 'error'));
       }}
     />
   );

@@ -11,6 +11,7 @@ import { useImagePick } from '../ui/ImageField';
 import { Loading } from '../ui/States';
 import { useToast } from '../ui/Toast';
 import { useUpdateSettings } from './queries';
+import { useReviewPolicy, useSetReviewPolicy } from './review-policy-queries';
 import styles from '../ui/sections.module.css';
 
 export function SettingsPage() {
@@ -21,6 +22,7 @@ export function SettingsPage() {
         <p className={styles.lead}>The name and logo every member sees in the header and in invitation e-mails.</p>
         <SettingsForm />
         <TwoFactorPolicyForm />
+        <ReviewPolicyForm />
         <ScimTokensSection />
         <PoliciesSection />
       </AdminOnly>
@@ -59,6 +61,29 @@ function SettingsForm() {
       {settings.data.logo_url && <img className={styles.preview} src={settings.data.logo_url} alt="The current team logo" />}
       {logo.field({ label: 'Logo', error: field === 'logo' ? message : null })}
       <FormEnd error={field === null ? update.error : null} pending={update.isPending} label="Save settings" pendingLabel="Saving…" />
+    </form>
+  );
+}
+
+/** Whether rejecting a build needs a reason (a comment); the relay enforces it (docs/builds.md). */
+function ReviewPolicyForm() {
+  const policy = useReviewPolicy();
+  const save = useSetReviewPolicy();
+  const toast = useToast();
+  if (policy.isPending) return null;
+  if (policy.isError) return <FormError error={policy.error} />;
+  return (
+    <form className={`${cardClass} ${formClass}`} onSubmit={(event) => event.preventDefault()} noValidate aria-label="Review policy">
+      <label>
+        <input
+          type="checkbox"
+          checked={policy.data.reject_reason_required}
+          disabled={save.isPending}
+          onChange={(e) => save.mutate(e.target.checked, { onSuccess: (p) => toast(p.reject_reason_required ? 'Rejecting now asks for a reason.' : 'A reason for rejecting is now optional.') })}
+        />{' '}
+        Rejecting a build requires a reason (posted as a comment)
+      </label>
+      <FormError error={save.error} />
     </form>
   );
 }
