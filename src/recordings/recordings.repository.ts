@@ -60,11 +60,11 @@ export class RecordingsRepository {
   /** The recording with this id, or else the newest of this session, if it expires after `now`. */
   async newestLive(by: { id: number } | { sessionId: string }, now: Date): Promise<RecordingEntity | null> {
     const byId = 'id' in by;
-    const statement = this.sql.prepare(`recordings.newestLive ${byId ? 'id' : 'session'}`, (v: { now: number; id: number; sessionId: string }) => {
+    const statement = this.sql.prepare(`recordings.newestLive ${byId ? 'id' : 'session'}`, (v: { now: number; id: number; sessionId: string; one: number }) => {
       const live = this.sql.db.selectFrom('recordings').select(COLUMNS).where('expires_at', '>', v.now);
-      return (byId ? live.where('id', '=', v.id) : live.where('session_id', '=', v.sessionId)).orderBy('id', 'desc').limit(1);
+      return (byId ? live.where('id', '=', v.id) : live.where('session_id', '=', v.sessionId)).orderBy('id', 'desc').limit(v.one);
     });
-    const values = { now: now.getTime(), id: byId ? by.id : 0, sessionId: byId ? '' : by.sessionId };
+    const values = { now: now.getTime(), id: byId ? by.id : 0, sessionId: byId ? '' : by.sessionId, one: 1 };
     const [row] = await statement.run<RecordingRow>(this.dataSource.manager, values);
     return row ? toRecording(row) : null;
   }

@@ -83,7 +83,7 @@ export async function startTestRelay(
     rmSync(dataDir, { recursive: true, force: true });
   };
   const config = loadConfig(relayEnv, dataDir);
-  const logger = new JsonLogger(config.logLevel, () => undefined);
+  const logger = new JsonLogger(config.logLevel, process.env.SVC_TEST_PRINT_LOGS ? (line) => process.stderr.write(line + "\n") : () => undefined);
   let app: NestExpressApplication;
   try {
     app = await startRelay(config, logger, options.imports);

@@ -132,6 +132,8 @@ describeUnless(browserSkipReason() ?? ffmpegSkipReason(), 'dashboard in the brow
     const { page } = watched;
     await page.getByRole('button', { name: /^Review status: .*Change status$/ }).click();
     await page.getByRole('menuitemradio', { name: /Rejected/ }).click();
+    // Rejecting asks for a reason (optional here); this reviewer gives it with the recording below instead.
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Reject', exact: true }).click();
     await page.getByRole('button', { name: /^Review status: Rejected\. Change status$/ }).waitFor();
 
     const composer = page.getByRole('textbox', { name: 'Add a comment' });
