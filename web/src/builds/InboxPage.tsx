@@ -179,15 +179,16 @@ export function InboxPage() {
         </span>
       </div>
       {writer && <UploadPanel files={files} onFiles={setFiles} dragging={dragging} />}
-      <Filters filters={filters} onChange={change} searchRef={search} />
-      <SelectField label="Release gate" hideLabel value={gateFilter ?? ''} onChange={(e) => setFilters(filters, null, (e.target.value || null) as GateFilter | null)}>
-        <option value="">Any release gate (this page)</option>
-        {GATE_FILTERS.map((g) => (
-          <option key={g} value={g}>
-            Release gate {g}
-          </option>
-        ))}
-      </SelectField>
+      <Filters filters={filters} onChange={change} searchRef={search} gateActive={gateFilter !== null}>
+        <SelectField label="Release gate" hideLabel value={gateFilter ?? ''} onChange={(e) => setFilters(filters, null, (e.target.value || null) as GateFilter | null)}>
+          <option value="">Any release gate (this page)</option>
+          {GATE_FILTERS.map((g) => (
+            <option key={g} value={g}>
+              Release gate {g}
+            </option>
+          ))}
+        </SelectField>
+      </Filters>
       {writer && <SelectionBar selection={selection} actions={bulk} />}
       {builds.isPending ? (
         <Loading label="Loading builds…" />
@@ -386,10 +387,15 @@ function Filters({
   filters,
   onChange,
   searchRef,
+  gateActive,
+  children,
 }: {
   filters: BuildFilters;
   onChange: (patch: Partial<BuildFilters>) => void;
   searchRef: React.RefObject<HTMLInputElement | null>;
+  /** Whether the release-gate filter (given as children, it lives in the URL beside these) is in use. */
+  gateActive: boolean;
+  children: React.ReactNode;
 }) {
   const apps = useApps();
   const [term, setTerm] = useState(filters.search);
@@ -401,7 +407,7 @@ function Filters({
     return () => clearTimeout(timer);
   });
   const phone = useMediaQuery(PHONE_QUERY);
-  const active = [filters.app_id, filters.status, filters.platform, filters.flagged, filters.branch, filters.pull_request, filters.commit].filter(Boolean).length;
+  const active = [filters.app_id, filters.status, filters.platform, filters.flagged, filters.branch, filters.pull_request, filters.commit, gateActive].filter(Boolean).length;
   const more = (
     <>
       <SelectField label="App" hideLabel value={filters.app_id ?? ''} onChange={(e) => onChange({ app_id: e.target.value ? Number(e.target.value) : null })}>
@@ -463,6 +469,7 @@ function Filters({
         accept={(text) => text === '' || COMMIT_FILTER.test(text)}
         onCommit={(commit) => onChange({ commit })}
       />
+      {children}
     </>
   );
   return (
