@@ -104,7 +104,7 @@ describeUnless(browserSkipReason(), 'two-factor sign-in and the audit page in th
     const { page } = await fresh(admin.cookie);
     await page.goto(`${relay.url}/settings`);
     await page.getByLabel('Two-factor sign-in required for').selectOption('everyone');
-    await page.getByRole('button', { name: 'Save policy' }).click();
+    await page.getByRole('form', { name: 'Two-factor sign-in policy' }).getByRole('button', { name: 'Save policy' }).click();
     await page.getByText('Two-factor policy saved.').first().waitFor();
     const held = await fresh(qa.cookie);
     held.allow.push(/status of 403/);
