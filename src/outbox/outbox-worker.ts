@@ -1,3 +1,4 @@
+import { SenderRounds } from './sender-rounds';
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { ClusterBus } from '../cluster/cluster-bus';
 import { Clock } from '../common/clock';
@@ -26,9 +27,7 @@ export class OutboxWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('Outbox');
   private readonly senders = new Map<string, OutboxSender>();
   private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private again = false;
-  private stopped = false;
+  private readonly rounds: SenderRounds;
 
   constructor(
     private readonly outbox: OutboxRepository,
@@ -36,7 +35,10 @@ export class OutboxWorker implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly bus: ClusterBus,
     private readonly clock: Clock,
     private readonly events: EventEmitter2,
-  ) {}
+  ) {
+    // One sender among several instances (docs/scaling.md): the others skip the round.
+    this.rounds = new SenderRounds(this.bus, { name: 'outbox', ttlMs: SENDER_LOCK_MS, label: 'Outbox' }, () => this.deliverDue(), this.logger);
+  }
 
   register(sender: OutboxSender): void {
     this.senders.set(sender.kind, sender);
@@ -48,9 +50,8 @@ export class OutboxWorker implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
     if (this.timer) clearInterval(this.timer);
-    await this.running;
+    await this.rounds.stop();
   }
 
   /** Starts the rounds (once) and sends what is due, after the caller's transaction commits. */
@@ -61,7 +62,7 @@ export class OutboxWorker implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private start(): void {
-    if (this.stopped) return;
+    if (this.rounds.stopped) return;
     if (!this.timer) {
       this.timer = setInterval(() => void this.kick(), OUTBOX_POLL_MS);
       this.timer.unref();
@@ -71,32 +72,16 @@ export class OutboxWorker implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** Sends what is due now; resolves when nothing is due (a call during a run makes it go round again). */
   kick(): Promise<void> {
-    if (this.stopped) return Promise.resolve();
-    if (this.running) {
-      this.again = true;
-      return this.running;
-    }
-    this.running = (async () => {
-      try {
-        do {
-          this.again = false;
-          await this.bus.exclusive('outbox', SENDER_LOCK_MS, () => this.deliverDue());
-        } while (this.again && !this.stopped);
-      } catch (err) {
-        this.logger.error(`Outbox: ${(err as Error)?.stack ?? err}`);
-      } finally {
-        this.running = null;
-      }
-    })();
-    return this.running;
+    if (this.rounds.stopped) return Promise.resolve();
+    return this.rounds.kick();
   }
 
   private async deliverDue(): Promise<void> {
     for (;;) {
       const rows = await this.outbox.due(this.clock.nowMs(), BATCH);
-      if (!rows.length || this.stopped) return;
+      if (!rows.length || this.rounds.stopped) return;
       for (const row of rows) {
-        if (this.stopped) return;
+        if (this.rounds.stopped) return;
         await this.deliver(row);
       }
     }

@@ -1,3 +1,4 @@
+import { SenderRounds } from '../../outbox/sender-rounds';
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import { ClusterBus } from '../../cluster/cluster-bus';
@@ -25,9 +26,7 @@ const SENDER_LOCK_MS = 5 * 60_000;
 export class ForgeOutboxWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('Forges');
   private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private again = false;
-  private stopped = false;
+  private readonly rounds: SenderRounds;
 
   constructor(
     private readonly directory: ForgeDirectory,
@@ -36,7 +35,10 @@ export class ForgeOutboxWorker implements OnApplicationBootstrap, OnModuleDestro
     private readonly feed: ForgeStatusFeed,
     private readonly bus: ClusterBus,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    // One sender among several instances (docs/scaling.md): the others skip the round.
+    this.rounds = new SenderRounds(this.bus, { name: 'forge-outbox', ttlMs: SENDER_LOCK_MS, label: 'Forge outbox' }, () => this.deliverDue(), this.logger);
+  }
 
   onApplicationBootstrap(): void {
     this.start();
@@ -44,7 +46,7 @@ export class ForgeOutboxWorker implements OnApplicationBootstrap, OnModuleDestro
 
   /** Starts the rounds once there is a forge (at start-up, or when the first one is added in the dashboard). */
   start(): void {
-    if (this.timer || this.stopped || !this.directory.any) return;
+    if (this.timer || this.rounds.stopped || !this.directory.any) return;
     // The feed too: with several instances a nudge may find another instance reading it, which may
     // have just missed the change; the next tick reads it (one primary-key probe a second).
     this.timer = setInterval(() => void this.feed.catchUp().then(() => this.kick()), OUTBOX_POLL_MS);
@@ -53,40 +55,22 @@ export class ForgeOutboxWorker implements OnApplicationBootstrap, OnModuleDestro
   }
 
   async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
     if (this.timer) clearInterval(this.timer);
-    await this.running;
+    await this.rounds.stop();
   }
 
   /** Sends what is due now; resolves when the outbox has nothing due (a call during a run makes it go round again). */
   kick(): Promise<void> {
-    if (this.stopped || !this.directory.any) return Promise.resolve();
-    if (this.running) {
-      this.again = true;
-      return this.running;
-    }
-    this.running = (async () => {
-      try {
-        do {
-          this.again = false;
-          // One sender among several instances (docs/scaling.md): the others skip this round.
-          await this.bus.exclusive('forge-outbox', SENDER_LOCK_MS, () => this.deliverDue());
-        } while (this.again && !this.stopped);
-      } catch (err) {
-        this.logger.error(`Forge outbox: ${(err as Error)?.stack ?? err}`);
-      } finally {
-        this.running = null;
-      }
-    })();
-    return this.running;
+    if (this.rounds.stopped || !this.directory.any) return Promise.resolve();
+    return this.rounds.kick();
   }
 
   private async deliverDue(): Promise<void> {
     for (;;) {
       const rows = await this.outbox.due(this.clock.now(), BATCH);
-      if (!rows.length || this.stopped) return this.comments.writeDue(() => this.stopped);
+      if (!rows.length || this.rounds.stopped) return this.comments.writeDue(() => this.rounds.stopped);
       for (const row of rows) {
-        if (this.stopped) return;
+        if (this.rounds.stopped) return;
         await this.deliver(row);
       }
     }

@@ -1,3 +1,4 @@
+import { SenderRounds } from '../../outbox/sender-rounds';
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { ClusterBus } from '../../cluster/cluster-bus';
 import { Clock } from '../../common/clock';
@@ -24,9 +25,7 @@ const SENDER_LOCK_MS = 10 * 60_000;
 export class TrackerOutboxWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('Trackers');
   private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private again = false;
-  private stopped = false;
+  private readonly rounds: SenderRounds;
 
   constructor(
     private readonly directory: TrackerDirectory,
@@ -34,7 +33,10 @@ export class TrackerOutboxWorker implements OnApplicationBootstrap, OnModuleDest
     private readonly delivery: TrackerDelivery,
     private readonly bus: ClusterBus,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    // One sender among several instances (docs/scaling.md): the others skip the round.
+    this.rounds = new SenderRounds(this.bus, { name: 'tracker-outbox', ttlMs: SENDER_LOCK_MS, label: 'Tracker outbox' }, () => this.deliverDue(), this.logger);
+  }
 
   onApplicationBootstrap(): void {
     if (!this.directory.any) return;
@@ -44,39 +46,22 @@ export class TrackerOutboxWorker implements OnApplicationBootstrap, OnModuleDest
   }
 
   async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
     if (this.timer) clearInterval(this.timer);
-    await this.running;
+    await this.rounds.stop();
   }
 
   /** Files what is due now; resolves when nothing is due (a call during a run makes it go round again). */
   kick(): Promise<void> {
-    if (this.stopped || !this.directory.any) return Promise.resolve();
-    if (this.running) {
-      this.again = true;
-      return this.running;
-    }
-    this.running = (async () => {
-      try {
-        do {
-          this.again = false;
-          await this.bus.exclusive('tracker-outbox', SENDER_LOCK_MS, () => this.deliverDue());
-        } while (this.again && !this.stopped);
-      } catch (err) {
-        this.logger.error(`Tracker outbox: ${(err as Error)?.stack ?? err}`);
-      } finally {
-        this.running = null;
-      }
-    })();
-    return this.running;
+    if (this.rounds.stopped || !this.directory.any) return Promise.resolve();
+    return this.rounds.kick();
   }
 
   private async deliverDue(): Promise<void> {
     for (;;) {
       const rows = await this.issues.due(this.clock.now(), BATCH);
-      if (!rows.length || this.stopped) return;
+      if (!rows.length || this.rounds.stopped) return;
       for (const row of rows) {
-        if (this.stopped) return;
+        if (this.rounds.stopped) return;
         await this.step(row);
       }
     }
