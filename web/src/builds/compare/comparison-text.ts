@@ -1,5 +1,5 @@
-import type { Schemas } from '../api/client';
-import { fileSize } from './format';
+import type { Schemas } from '../../api/client';
+import { fileSize } from '../../ui/format';
 
 type Comparison = Schemas['BuildComparison'];
 type Flag = Schemas['ComparisonFlag'];

@@ -1,5 +1,5 @@
 import { tileClass } from '../ui/Tile';
-import styles from './builds.module.css';
+import styles from './apps.module.css';
 
 /**
  * A build's launcher icon (`icon_url`, read at upload), or the app name's first letter when it has

@@ -1,4 +1,4 @@
-import type { BuildStatus } from '../api/client';
+import type { BuildStatus } from '../../api/client';
 
 /** What every surface calls a build without a status (the server's copy: NO_STATUS in src/builds/build-status.ts). */
 export const NO_STATUS = 'No status';

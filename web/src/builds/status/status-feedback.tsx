@@ -1,8 +1,8 @@
 import { useState } from 'react';
-import type { Build, BuildStatus } from '../api/client';
-import { useReviewPolicy } from '../team/review-policy-queries';
-import { useToast } from '../ui/Toast';
-import { useAddCommentTo, type StatusNotices, type useUpdateBuild } from './queries';
+import type { Build, BuildStatus } from '../../api/client';
+import { useReviewPolicy } from '../../team/review-policy-queries';
+import { useToast } from '../../ui/Toast';
+import { useAddCommentTo, type StatusNotices, type useUpdateBuild } from '../queries';
 import { RejectDialog } from './RejectDialog';
 import { noticesText } from './status-words';
 

@@ -1,14 +1,14 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
-import { api, call, type Build, type BuildStatus } from '../api/client';
-import { useReviewPolicy } from '../team/review-policy-queries';
-import { Button } from '../ui/Button';
-import { STATUSES } from '../ui/StatusBadge';
-import { useToast } from '../ui/Toast';
+import { api, call, type Build, type BuildStatus } from '../../api/client';
+import { useReviewPolicy } from '../../team/review-policy-queries';
+import { Button } from '../../ui/Button';
+import { STATUSES } from '../../ui/StatusBadge';
+import { useToast } from '../../ui/Toast';
 import { bulkSummary, rangeBetween, runLimited } from './bulk';
-import { versionText } from './format';
-import { buildKeys } from './queries';
-import styles from './builds.module.css';
+import { versionText } from '../format';
+import { buildKeys } from '../queries';
+import styles from '../builds.module.css';
 
 /**
  * The inbox's multi-selection: ids checked on the current page. It is UI state of this page only

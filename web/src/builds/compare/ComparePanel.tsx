@@ -1,13 +1,14 @@
 import { useState } from 'react';
 import { Link } from 'react-router';
-import { ApiError, type Build } from '../api/client';
-import { cardClass, FormError } from '../ui/Field';
-import { Loading } from '../ui/States';
+import { ApiError, type Build } from '../../api/client';
+import { cardClass, FormError } from '../../ui/Field';
+import { Loading } from '../../ui/States';
 import { BuildFacts } from './BuildFacts';
 import { CompareSettingsForm } from './CompareSettingsForm';
 import { deltaText, flagSentence, notableChanges, percentText } from './comparison-text';
-import { absoluteTime, fileSize, versionText } from './format';
-import { useComparison, useContents, type CompareWith } from './queries';
+import { absoluteTime, fileSize } from '../../ui/format';
+import { versionText } from '../format';
+import { useComparison, useContents, type CompareWith } from '../queries';
 import { SizeBreakdown } from './SizeBreakdown';
 import styles from './contents.module.css';
 

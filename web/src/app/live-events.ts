@@ -1,7 +1,7 @@
 import { useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { authKeys, sessionEnded } from '../auth/queries';
-import { buildKeys } from './queries';
+import { buildKeys } from '../builds/queries';
 
 /**
  * The relay's server-sent event stream (GET /api/v1/events, cookie-authenticated, see

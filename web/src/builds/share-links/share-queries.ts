@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, call } from '../api/client';
+import { api, call } from '../../api/client';
 
 /** Under ['builds'], so every live event that refetches builds (a deleted build) refetches these too. */
 export const shareLinkKeys = { list: (buildId: number) => ['builds', 'share-links', buildId] as const };

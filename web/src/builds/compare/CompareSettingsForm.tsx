@@ -1,7 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { Button } from '../ui/Button';
-import { FormError, TextArea, TextField } from '../ui/Field';
-import { useCompareSettings, useSaveCompareSettings } from './queries';
+import { Button } from '../../ui/Button';
+import { FormError, TextArea, TextField } from '../../ui/Field';
+import { useCompareSettings, useSaveCompareSettings } from '../queries';
 import styles from './contents.module.css';
 
 /** The app's comparison rules (Admins and Developers): size thresholds and the permission watch-list. */

@@ -1,8 +1,8 @@
 import { AlertDialog } from 'radix-ui';
 import { useState } from 'react';
-import { Button } from '../ui/Button';
-import { TextArea } from '../ui/Field';
-import styles from '../ui/ui.module.css';
+import { Button } from '../../ui/Button';
+import { TextArea } from '../../ui/Field';
+import styles from '../../ui/ui.module.css';
 
 /**
  * Rejecting asks why (issue 40 item 6): the reason becomes a comment on the build, which the commit

@@ -1,6 +1,6 @@
-import type { Schemas } from '../api/client';
+import type { Schemas } from '../../api/client';
 import { categoryName, deltaText } from './comparison-text';
-import { fileSize } from './format';
+import { fileSize } from '../../ui/format';
 import styles from './contents.module.css';
 
 type Contents = Schemas['BuildContentsInfo'];

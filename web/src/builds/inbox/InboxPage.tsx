@@ -1,26 +1,27 @@
-import { useCurrentMember } from '../app/RequireAuth';
+import { useCurrentMember } from '../../app/RequireAuth';
 import { useEffect, useRef, useState, type DragEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import type { Build, BuildStatus } from '../api/client';
-import { useApps } from '../apps/queries';
-import { useShortcuts } from '../app/ShortcutsDialog';
-import { canWrite } from '../auth/queries';
-import { Button } from '../ui/Button';
-import { FormError, SelectField, TextField } from '../ui/Field';
-import { STATUSES, StatusBadge } from '../ui/StatusBadge';
-import { Empty, Loading, Spinner } from '../ui/States';
-import { PHONE_QUERY, useMediaQuery } from '../ui/use-media-query';
+import type { Build, BuildStatus } from '../../api/client';
+import { useApps } from '../../apps/queries';
+import { useShortcuts } from '../../app/ShortcutsDialog';
+import { canWrite } from '../../auth/queries';
+import { Button } from '../../ui/Button';
+import { FormError, SelectField, TextField } from '../../ui/Field';
+import { STATUSES, StatusBadge } from '../../ui/StatusBadge';
+import { Empty, Loading, Spinner } from '../../ui/States';
+import { PHONE_QUERY, useMediaQuery } from '../../ui/use-media-query';
 import { apiQuery, COMMIT_FILTER, DEFAULT_FILTERS, filtering, filtersFromSearch, MAX_PULL_REQUEST, PAGE_SIZES, searchFromFilters, withChange, type BuildFilters } from './filters';
-import { AppIcon } from './AppIcon';
-import { absoluteTime, relativeTime, sourceText, versionText } from './format';
-import { useBuilds, useUpdateBuild } from './queries';
-import { GateBadge, GATE_FILTERS, type GateFilter } from '../release-gate/GateBadge';
-import { useGateStates } from '../release-gate/queries';
-import { STATUS_KEYS, StatusMenu } from './StatusMenu';
-import { useStatusChange } from './status-feedback';
+import { AppIcon } from '../../apps/AppIcon';
+import { absoluteTime, relativeTime } from '../../ui/format';
+import { sourceText, versionText } from '../format';
+import { useBuilds, useUpdateBuild } from '../queries';
+import { GateBadge, GATE_FILTERS, type GateFilter } from '../../release-gate/GateBadge';
+import { useGateStates } from '../../release-gate/queries';
+import { STATUS_KEYS, StatusMenu } from '../status/StatusMenu';
+import { useStatusChange } from '../status/status-feedback';
 import { SelectionBar, useBulkActions, useRowSelection, type RowSelection } from './SelectionBar';
-import { droppedFiles, UploadPanel } from './UploadPanel';
-import styles from './builds.module.css';
+import { droppedFiles, UploadPanel } from '../upload/UploadPanel';
+import styles from '../builds.module.css';
 
 /** The builds inbox: filters in the URL, keyboard triage, several builds at once, uploads, live updates. */
 export function InboxPage() {

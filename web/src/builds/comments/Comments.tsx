@@ -1,21 +1,21 @@
 import { useEffect, useMemo, useRef, useState, type ClipboardEvent, type DragEvent, type FormEvent } from 'react';
 import { DropdownMenu } from 'radix-ui';
 import { Link } from 'react-router';
-import type { Schemas } from '../api/client';
-import { recordingFile } from '../recordings/queries';
-import { recordingParts, recordingPaths, recordingReference } from '../recordings/recording-links';
-import recordingStyles from '../recordings/recordings.module.css';
-import { menuClass, menuItemClass } from '../ui/Menu';
-import { Button } from '../ui/Button';
-import { ConfirmDialog } from '../ui/ConfirmDialog';
-import { FormError, TextArea, cardClass } from '../ui/Field';
-import { Empty, Loading } from '../ui/States';
-import { absoluteTime, fileSize, relativeTime } from './format';
-import { useAddComment, useComments, useDeleteComment, useRecordings } from './queries';
-import { Avatar } from '../ui/Avatar';
-import { COMMENT_IMAGE, imageProblem } from '../ui/file-checks';
+import type { Schemas } from '../../api/client';
+import { recordingFile } from '../../recordings/queries';
+import { recordingParts, recordingPaths, recordingReference } from '../../recordings/recording-links';
+import recordingStyles from '../../recordings/recordings.module.css';
+import { menuClass, menuItemClass } from '../../ui/Menu';
+import { Button } from '../../ui/Button';
+import { ConfirmDialog } from '../../ui/ConfirmDialog';
+import { FormError, TextArea, cardClass } from '../../ui/Field';
+import { Empty, Loading } from '../../ui/States';
+import { absoluteTime, fileSize, relativeTime } from '../../ui/format';
+import { useAddComment, useComments, useDeleteComment, useRecordings } from '../queries';
+import { Avatar } from '../../ui/Avatar';
+import { COMMENT_IMAGE, imageProblem } from '../../ui/file-checks';
 import { linkParts } from './links';
-import styles from './build-page.module.css';
+import styles from '../build-page.module.css';
 
 /** The first image among pasted or dropped files (screenshots arrive as image/png). */
 export function imageFrom(files: FileList | File[] | null | undefined): File | null {

@@ -1,6 +1,6 @@
 import { QueryClient, QueryObserver } from '@tanstack/react-query';
 import { describe, expect, it } from 'vitest';
-import { applyLiveEvent, keysFor } from './live';
+import { applyLiveEvent, keysFor } from './live-events';
 
 describe('live events → stale queries', () => {
   it('a new or changed build refreshes the lists, that build, its history, the apps and the release gates', () => {

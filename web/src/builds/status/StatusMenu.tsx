@@ -1,8 +1,8 @@
 import { DropdownMenu } from 'radix-ui';
-import type { BuildStatus } from '../api/client';
-import { menuClass, menuItemClass } from '../ui/Menu';
-import { STATUSES, StatusBadge } from '../ui/StatusBadge';
-import styles from './builds.module.css';
+import type { BuildStatus } from '../../api/client';
+import { menuClass, menuItemClass } from '../../ui/Menu';
+import { STATUSES, StatusBadge } from '../../ui/StatusBadge';
+import styles from '../builds.module.css';
 
 /** Done and Rejected notify the webhooks (spec §3); the controls say so before anyone picks them. */
 export function notifiesWebhooks(status: BuildStatus | null): boolean {

@@ -1,6 +1,6 @@
-import type { Build } from '../api/client';
-import { forgeLinks, useBuildChanges, useForges } from '../forges/queries';
-import styles from './build-page.module.css';
+import type { Build } from '../../api/client';
+import { forgeLinks, useBuildChanges, useForges } from '../../forges/queries';
+import styles from '../build-page.module.css';
 
 /**
  * Where the build came from (docs/builds.md "Provenance"): commit, branch, pull request and CI run,

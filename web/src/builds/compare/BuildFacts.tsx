@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import type { Schemas } from '../api/client';
+import type { Schemas } from '../../api/client';
 import styles from './contents.module.css';
 
 type Contents = Schemas['BuildContentsInfo'];

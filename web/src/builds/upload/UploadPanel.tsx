@@ -1,14 +1,15 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useRef, useState, type DragEvent, type FormEvent } from 'react';
 import { Link } from 'react-router';
-import type { BuildStatus, Schemas } from '../api/client';
-import { uploadBuild } from '../api/upload';
-import { Button } from '../ui/Button';
-import { FormError, SelectField, TextField } from '../ui/Field';
-import { STATUSES } from '../ui/StatusBadge';
-import { fileSize, versionText } from './format';
-import { buildKeys } from './queries';
-import styles from './builds.module.css';
+import type { BuildStatus, Schemas } from '../../api/client';
+import { uploadBuild } from '../../api/upload';
+import { Button } from '../../ui/Button';
+import { FormError, SelectField, TextField } from '../../ui/Field';
+import { STATUSES } from '../../ui/StatusBadge';
+import { fileSize } from '../../ui/format';
+import { versionText } from '../format';
+import { buildKeys } from '../queries';
+import styles from '../builds.module.css';
 
 export const BUILD_FILE_TYPES = '.apk,.zip,.tar.gz,.tgz';
 

@@ -1,14 +1,14 @@
 import { useEffect, useRef } from 'react';
 import { useLocation, useSearchParams } from 'react-router';
-import { recordingFile, type Recording } from '../recordings/queries';
-import { RecordingPlayer } from '../recordings/RecordingPlayer';
-import { Button } from '../ui/Button';
-import { FormError, cardClass } from '../ui/Field';
-import { Empty, Loading } from '../ui/States';
-import { absoluteTime, fileSize, relativeTime } from './format';
-import { useRecordings } from './queries';
-import recordingStyles from '../recordings/recordings.module.css';
-import styles from './build-page.module.css';
+import { recordingFile, type Recording } from '../../recordings/queries';
+import { RecordingPlayer } from '../../recordings/RecordingPlayer';
+import { Button } from '../../ui/Button';
+import { FormError, cardClass } from '../../ui/Field';
+import { Empty, Loading } from '../../ui/States';
+import { absoluteTime, fileSize, relativeTime } from '../../ui/format';
+import { useRecordings } from '../queries';
+import recordingStyles from '../../recordings/recordings.module.css';
+import styles from '../build-page.module.css';
 
 export const recordingTitle = (recording: Pick<Recording, 'createdAt'>) => `Recording from ${absoluteTime(recording.createdAt)}`;
 

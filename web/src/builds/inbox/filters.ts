@@ -1,4 +1,4 @@
-import type { BuildStatus } from '../api/client';
+import type { BuildStatus } from '../../api/client';
 
 /** The status filter: the spec's four, or `untriaged` (no status; beyond the spec, docs/builds.md). */
 export type StatusFilter = BuildStatus | 'untriaged';

@@ -1,9 +1,9 @@
-import { FormError, cardClass } from '../ui/Field';
-import { StatusBadge } from '../ui/StatusBadge';
-import { Empty, Loading } from '../ui/States';
-import { absoluteTime, relativeTime } from './format';
-import { useBuildHistory } from './queries';
-import styles from './build-page.module.css';
+import { FormError, cardClass } from '../../ui/Field';
+import { StatusBadge } from '../../ui/StatusBadge';
+import { Empty, Loading } from '../../ui/States';
+import { absoluteTime, relativeTime } from '../../ui/format';
+import { useBuildHistory } from '../queries';
+import styles from '../build-page.module.css';
 
 /** Who changed the review status, from what to what, when (GET /builds/:id/history). */
 export function StatusHistory({ buildId }: { buildId: number }) {
