@@ -4962,7 +4962,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description the database does not answer (health) */
+            /** @description a dependency does not answer (database, directory), or the relay is too busy to check a password now (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7314,7 +7314,7 @@ export interface operations {
                     "application/json": components["schemas"]["HealthResponse"];
                 };
             };
-            /** @description the database does not answer (health) */
+            /** @description a dependency does not answer (database, directory), or the relay is too busy to check a password now (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8917,7 +8917,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description the database does not answer (health) */
+            /** @description a dependency does not answer (database, directory), or the relay is too busy to check a password now (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9002,7 +9002,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description the database does not answer (health) */
+            /** @description a dependency does not answer (database, directory), or the relay is too busy to check a password now (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
