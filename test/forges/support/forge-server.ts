@@ -285,7 +285,13 @@ function deref(node: unknown, root: unknown, seen = new Set<string>()): unknown 
     const target = ref.slice(2).split('/').reduce<unknown>((n, key) => (n as Record<string, unknown>)[key], root);
     return deref(target, root, new Set([...seen, ref]));
   }
-  return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, deref(v, root, seen)]));
+  const resolved = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, deref(v, root, seen)]));
+  // OpenAPI 3.0 `nullable` beside `oneOf` without a `type` (issues/create's milestone): Ajv takes it only with a type.
+  if (resolved.nullable === true && resolved.type === undefined) {
+    const { nullable: _nullable, ...rest } = resolved;
+    return { anyOf: [rest, { type: 'null' }] };
+  }
+  return resolved;
 }
 
 function bearerProblem(headers: IncomingMessage['headers'], token: string | undefined): string | null {
