@@ -172,4 +172,20 @@ describeUnless(ffmpegMissing, 'Report issue to Linear and GitHub Issues', () => 
     const shown = await destination('tracker:linear');
     expect(shown?.last_error).not.toContain(LINEAR_KEY);
   });
+
+  // Last: it moves the relay's clock past the recordings' 72 hours.
+  it('retries a 503 with backoff and gives the issue up after 3 days of failures', async () => {
+    github.script('issues/create', { status: 503, body: { message: `down (${GH_TOKEN})` } }, { status: 503, body: { message: 'still down' } });
+    const reported = await report('github');
+    await kick();
+    const retried = await issue(reported.id, (i) => i.lastError !== null);
+    expect(retried).toMatchObject({ delivery: 'queued', key: null });
+    expect(retried.lastError).toContain('HTTP 503');
+    expect(retried.lastError).not.toContain(GH_TOKEN);
+    ctx.relay.clock.advance(3 * 24 * 3_600_000);
+    await kick();
+    const failed = await issue(reported.id, (i) => i.delivery === 'failed');
+    expect(failed.lastError).toContain('still down');
+    expect(github.of('issues/create').filter((r) => (r.body as { title: string }).title === 'Crash on the second tap').length).toBeGreaterThanOrEqual(3);
+  });
 });

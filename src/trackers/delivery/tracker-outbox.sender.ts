@@ -27,8 +27,8 @@ export function trackerDestination(tracker: string): string {
  * keeps the message `{ issueId }` and its retries; this sender does the issue's next step and
  * commits it before the following one (queued → attaching → filed), so a message sent again (a
  * retry, a kill -9 while in flight) resumes where the issue stands and never files a created issue
- * twice. A failed attempt's error is also kept on the issue for its build page; a final one marks
- * the issue failed.
+ * twice. A failed attempt's error is also kept on the issue for its build page; a final refusal,
+ * or the outbox giving up, marks the issue failed.
  */
 @Injectable()
 export class TrackerOutboxSender implements OutboxSender, OnModuleInit {
@@ -69,8 +69,10 @@ export class TrackerOutboxSender implements OutboxSender, OnModuleInit {
       await this.issues.settle(issue.id, ['attaching'], { status: 'filed', lastError: null, updatedAt: this.clock.now() });
     } catch (err) {
       // The outbox keeps the same words (its retry policy's) as the destination's last error.
-      const error = redactSecrets(this.redact(judgeFailure(err, message.attempts + 1, this.clock.nowMs()).error)).slice(0, 500);
-      await this.issues.settle(issue.id, [issue.status], { lastError: error, updatedAt: this.clock.now() });
+      const verdict = judgeFailure(err, message.attempts + 1, this.clock.nowMs());
+      const error = redactSecrets(this.redact(verdict.error)).slice(0, 500);
+      // A final refusal fails the issue here, committed before the outbox settles the message (no event to lose).
+      await this.issues.settle(issue.id, [issue.status], { status: verdict.retryAfterMs === null ? 'failed' : issue.status, lastError: error, updatedAt: this.clock.now() });
       throw err;
     }
   }
@@ -79,7 +81,7 @@ export class TrackerOutboxSender implements OutboxSender, OnModuleInit {
     return this.directory.redact(text);
   }
 
-  /** The outbox gave the issue's delivery up (a final refusal, or 3 days of failures): the issue is failed. Never throws. */
+  /** The outbox gave the issue's delivery up after 3 days of failures: the issue is failed. Never throws. */
   @OnEvent(OutboxMessageFailedEvent.eventName, { async: true })
   async failed(event: OutboxMessageFailedEvent): Promise<void> {
     if (event.kind !== TRACKER_KIND) return;
