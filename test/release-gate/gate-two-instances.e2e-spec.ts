@@ -6,7 +6,7 @@ import { TestForge } from '../forges/support/forge-server';
 import { attachBuild } from '../support/build-fixtures';
 import { describeUnless } from '../support/describe-unless';
 import { MemberFactory, TestMember } from '../support/factory';
-import { PG_ADMIN_URL, REDIS_URL, unreachable } from '../support/reachable';
+import { PG_ADMIN_URL, REDIS_URL, unreachable, withPgAdmin } from '../support/reachable';
 import { startTestRelay, TestRelay } from '../support/test-relay';
 
 const TOKEN = 'ghp_gate_cluster_token';
@@ -59,6 +59,15 @@ describeUnless(unreachable([PG_ADMIN_URL, REDIS_URL]), 'release gate across two 
     await forge.close();
   });
 
+  /** Sessions of the test cluster's database waiting for an advisory lock. */
+  const advisoryWaits = async () => {
+    let waiting = 0;
+    await withPgAdmin(async (client) => {
+      const { rows } = await client.query("SELECT count(*)::int AS n FROM pg_locks l JOIN pg_database d ON d.oid = l.database WHERE l.locktype = 'advisory' AND NOT l.granted AND d.datname = current_database()");
+      waiting = rows[0].n;
+    }, cluster.env.SVC_DATABASE_URL);
+    return waiting;
+  };
   const lastGate = () => forge.of(STATUS).filter((r) => r.path.endsWith(`/statuses/${SHA}`) && (r.body as { context: string }).context === GATE).at(-1)?.body as { state: string; description: string } | undefined;
   const review = (relay: TestRelay, member: TestMember, id: number) => relay.http().post(`/api/v1/builds/${id}/reviews`).set('Cookie', member.cookie).send({ verdict: 'approve' });
 
@@ -73,10 +82,12 @@ describeUnless(unreachable([PG_ADMIN_URL, REDIS_URL]), 'release gate across two 
     const atHold = new Promise<void>((resolve) => (reached = resolve));
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
+    let armed = true;
     const spy = jest.spyOn(repository, 'reviewsOf').mockImplementation(async (buildId, manager) => {
       const rows = await read(buildId, manager);
-      // The evaluation's read (no transaction of its own), not the review's own write.
-      if (manager === undefined && buildId === id) {
+      // The evaluation's read (no transaction of its own), not the review's own write; once.
+      if (armed && manager === undefined && buildId === id) {
+        armed = false;
         reached();
         await held;
       }
@@ -85,12 +96,15 @@ describeUnless(unreachable([PG_ADMIN_URL, REDIS_URL]), 'release gate across two 
     try {
       const first = review(a, qa1, id).then((res) => res);
       await atHold;
-      const second = review(b, qa2, id).then((res) => res);
-      // The second approval is committed (its evaluation on B now waits for the build's lock)…
+      let answered = false;
+      const second = review(b, qa2, id).then((res) => ((answered = true), res));
+      // The second approval is committed and B's evaluation of it is either done (no lock: A's
+      // stale state would then land last) or waiting for the build's lock held by A…
       await until('the second review stored', async () => {
-        const { body } = await members.as(qa1, 'get', `/api/v1/builds/${id}/reviews`).expect(200);
+        const { body } = await b.http().get(`/api/v1/builds/${id}/reviews`).set('Cookie', qa1.cookie).expect(200);
         return body.reviews.length === 2 ? true : null;
       });
+      await until('B evaluated or waiting for the lock', async () => answered || (await advisoryWaits()) > 0);
       // …and only then does A go on with its one approval.
       release();
       expect((await first).status).toBe(201);
@@ -100,9 +114,8 @@ describeUnless(unreachable([PG_ADMIN_URL, REDIS_URL]), 'release gate across two 
       spy.mockRestore();
     }
 
+    // Read as stored (GET /gate would evaluate it again): the list's filter on either instance, and the forge.
     for (const relay of [a, b]) {
-      const gate = (await relay.http().get(`/api/v1/builds/${id}/gate`).set('Cookie', qa1.cookie).expect(200)).body;
-      expect(gate.state).toBe('passed');
       const listed = (await relay.http().get('/api/v1/builds?gate=passed').set('Cookie', qa1.cookie).expect(200)).body;
       expect(listed.items.map((i: { id: number }) => i.id)).toEqual([id]);
     }
@@ -114,6 +127,7 @@ describeUnless(unreachable([PG_ADMIN_URL, REDIS_URL]), 'release gate across two 
       return forge.of(STATUS).length === before ? true : null;
     });
     expect(lastGate()).toEqual(expect.objectContaining({ state: 'success', description: 'Release gate passed: 2 of 2 rules met' }));
+    expect((await b.http().get(`/api/v1/builds/${id}/gate`).set('Cookie', qa1.cookie).expect(200)).body.state).toBe('passed');
     expect(forge.problems()).toEqual([]);
   }, 120_000);
 });
