@@ -168,6 +168,7 @@ export interface BuildsTable {
   uploaded_at: number;
   completed_at: number | null;
   delete_after: number | null;
+  gate_state: string | null;
 }
 
 /** Declared by CommentAttachmentEntity (src/comments/comment-attachment.entity.ts). */

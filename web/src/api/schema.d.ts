@@ -5371,6 +5371,8 @@ export interface operations {
                 dir?: "asc" | "desc";
                 /** @description beyond the spec: only builds with flags, stored at upload against the build before them (docs/builds.md "Flagged builds") */
                 flagged?: "true";
+                /** @description beyond the spec: only builds whose release gate is in this state (builds without a gate never match; docs/release-gate.md) */
+                gate?: "pending" | "passed" | "failed";
                 /** @description a larger value is capped at 100 */
                 limit?: number;
                 /** @description page index, from 0 */
