@@ -44,6 +44,7 @@ describe('test runs', () => {
       JSON.stringify({
         forges: [{ type: 'github', url: forge.url, tokenEnv: 'GH_RUNS_TOKEN', repositories: ['acme/app'] }],
         webhooks: [{ url: `http://127.0.0.1:${hooks.port}/runs`, secretEnv: 'RUNS_HOOK_SECRET' }],
+        releaseGate: { default: { rules: [{ when: 'device_tests' }] } },
       }),
     );
   });
@@ -68,6 +69,8 @@ describe('test runs', () => {
   const postXml = (xml: string | Buffer, path = `/api/v1/builds/${buildId}/test-runs`, token = ciPat) =>
     ctx.members.withPat(token, 'post', path).set('Content-Type', 'application/xml').send(Buffer.isBuffer(xml) ? xml : Buffer.from(xml));
   const list = async () => (await ctx.members.as(viewer, 'get', `/api/v1/builds/${buildId}/test-runs`).expect(200)).body.runs;
+  const deviceTestsRule = async () =>
+    (await ctx.members.as(viewer, 'get', `/api/v1/builds/${buildId}/gate`).expect(200)).body.checks.find((c: { key: string }) => c.key === 'rules[0].device_tests');
   const lastStatus = () =>
     forge.of(STATUS).filter((r) => r.path.endsWith(`/statuses/${SHA}`) && (r.body as { context: string }).context === CONTEXT).at(-1)?.body as
       | { state: string; description: string; target_url?: string }
@@ -91,6 +94,8 @@ describe('test runs', () => {
       ],
     });
     expect(await list()).toEqual([res.body]);
+    // The release gate's device_tests rule counts the report's results.
+    expect(await deviceTestsRule()).toMatchObject({ outcome: 'unmet', detail: 'device tests failed' });
 
     await until('svc/device-tests failing', () => lastStatus()?.state === 'failure');
     expect(lastStatus()).toEqual({ state: 'failure', context: CONTEXT, description: 'Device tests failed: 1 failed, 1 passed', target_url: `https://relay.example.test/builds/${buildId}#device-tests` });
@@ -116,6 +121,7 @@ describe('test runs', () => {
     expect((await list()).map((r: { id: number }) => r.id)).toEqual([res.body.id]);
     await until('svc/device-tests green', () => lastStatus()?.state === 'success');
     expect(lastStatus()!.description).toBe('Device tests passed: 1 passed');
+    expect(await deviceTestsRule()).toMatchObject({ outcome: 'met', detail: 'device tests passed' });
     expect(forge.problems()).toEqual([]);
   });
 
