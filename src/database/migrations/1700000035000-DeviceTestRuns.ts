@@ -45,7 +45,8 @@ export class DeviceTestRuns1700000035000 implements MigrationInterface {
       new Table({
         name: 'device_test_sessions',
         columns: [
-          { name: 'id', type: 'varchar', length: '200', isPrimary: true },
+          idColumn(),
+          { name: 'hub_session_id', type: 'varchar', length: '200' },
           { name: 'run_id', type: 'integer' },
           { name: 'device_session_id', type: 'varchar', length: '200' },
           { name: 'user_id', type: 'integer', isNullable: true },
@@ -55,7 +56,10 @@ export class DeviceTestRuns1700000035000 implements MigrationInterface {
           timestamp('started_at'),
           timestamp('ended_at', true),
         ],
-        indices: [{ name: 'IDX_device_test_sessions_run', columnNames: ['run_id'] }],
+        indices: [
+          { name: 'UQ_device_test_sessions_hub_session', columnNames: ['hub_session_id'], isUnique: true },
+          { name: 'IDX_device_test_sessions_run', columnNames: ['run_id'] },
+        ],
         foreignKeys: [{ columnNames: ['run_id'], referencedTableName: 'device_test_runs', referencedColumnNames: ['id'], onDelete: 'CASCADE' }],
       }),
     );

@@ -215,7 +215,8 @@ export interface DeviceTestRunsTable {
 
 /** Declared by DeviceTestSessionEntity (src/device-tests/runs/test-run.entities.ts). */
 export interface DeviceTestSessionsTable {
-  id: string;
+  id: Generated<number>;
+  hub_session_id: string;
   run_id: number;
   device_session_id: string;
   user_id: number | null;

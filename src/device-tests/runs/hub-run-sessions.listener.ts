@@ -28,7 +28,7 @@ export class HubRunSessions {
     const write = (async () => {
       const at = this.clock.now();
       const runId = await this.runs.runFor(buildId, (event.runName ?? DEFAULT_RUN_NAME).slice(0, 200), at);
-      await this.runs.insertSession({ id: event.hubSessionId, runId, deviceSessionId: event.deviceSessionId, userId: event.userId, startedAt: at });
+      await this.runs.insertSession({ hubSessionId: event.hubSessionId, runId, deviceSessionId: event.deviceSessionId, userId: event.userId, startedAt: at });
     })().catch((err: Error) => this.logger.error(`Recording hub session ${event.hubSessionId} in its run failed: ${err.message}`));
     this.starts.set(event.hubSessionId, write);
     return write;

@@ -1,4 +1,4 @@
-import { Column, Entity, Index, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { TimestampColumn } from '../../database/timestamp.column';
 
 /** A test's outcome as JUnit reports it (`error` and `failure` both count as failed). */
@@ -71,9 +71,13 @@ export class DeviceTestCaseEntity {
 @Entity('device_test_sessions')
 @Index('IDX_device_test_sessions_run', ['runId'])
 export class DeviceTestSessionEntity {
+  @PrimaryGeneratedColumn()
+  id: number;
+
   /** The WebDriver session id (Appium's), which the client holds. */
-  @PrimaryColumn({ type: 'varchar', length: 200 })
-  id: string;
+  @Index('UQ_device_test_sessions_hub_session', { unique: true })
+  @Column({ name: 'hub_session_id', type: 'varchar', length: 200 })
+  hubSessionId: string;
 
   @Column({ name: 'run_id', type: 'integer' })
   runId: number;

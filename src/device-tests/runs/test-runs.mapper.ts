@@ -115,14 +115,14 @@ export function toTestRun({ run, cases, sessions, recordings }: GatheredRun): Te
     reported_at: nullableIso(run.reportedAt),
     counts: countsOf(cases),
     sessions: sessions.map((s) => ({
-      id: s.id,
+      id: s.hubSessionId,
       device_session_id: s.deviceSessionId,
       status: s.status,
       reason: s.reason,
       end_reason: s.endReason,
       started_at: isoWithMillis(s.startedAt),
       ended_at: nullableIso(s.endedAt),
-      recording_url: recordings.get(s.id) ?? null,
+      recording_url: recordings.get(s.hubSessionId) ?? null,
     })),
     results: cases.map((c) => ({
       name: c.name,

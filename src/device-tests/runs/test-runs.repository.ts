@@ -3,7 +3,6 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { QueryBuilder } from '../../database/query-builder/query-builder';
 import { TransactionRunner } from '../../database/transaction-runner';
-import { isUniqueViolation } from '../../database/unique-violation';
 import type { ReportedTestCase } from './junit-report';
 import type { DeviceTestCaseEntity, DeviceTestRunEntity, DeviceTestSessionEntity, RunSessionStatus, TestCaseStatus } from './test-run.entities';
 
@@ -12,7 +11,7 @@ const CASES_PER_INSERT = 100;
 
 const RUN_COLUMNS = ['id', 'build_id', 'name', 'created_at', 'reported_at', 'reported_by'] as const;
 const CASE_COLUMNS = ['id', 'run_id', 'position', 'name', 'class_name', 'status', 'duration_ms', 'message', 'session_id'] as const;
-const SESSION_COLUMNS = ['id', 'run_id', 'device_session_id', 'user_id', 'status', 'reason', 'end_reason', 'started_at', 'ended_at'] as const;
+const SESSION_COLUMNS = ['id', 'hub_session_id', 'run_id', 'device_session_id', 'user_id', 'status', 'reason', 'end_reason', 'started_at', 'ended_at'] as const;
 
 type Num = number | string;
 type Nullable<T> = T | null;
@@ -33,16 +32,15 @@ export class TestRunsRepository {
   async runFor(buildId: number, name: string, at: Date, manager: EntityManager = this.dataSource.manager): Promise<number> {
     const found = await this.findRun(buildId, name, manager);
     if (found !== null) return found;
+    // ON CONFLICT rather than catching the violation: it leaves a surrounding PostgreSQL transaction usable.
     const insert = this.sql.prepare('testRuns.insertRun', (v: { buildId: number; name: string; at: number }) =>
-      this.sql.db.insertInto('device_test_runs').values({ build_id: v.buildId, name: v.name, created_at: v.at }).returning('id'),
+      this.sql.db
+        .insertInto('device_test_runs')
+        .values({ build_id: v.buildId, name: v.name, created_at: v.at })
+        .onConflict((oc) => oc.columns(['build_id', 'name']).doNothing()),
     );
-    try {
-      const [row] = await insert.run<{ id: Num }>(manager, { buildId, name, at: at.getTime() });
-      return Number(row.id);
-    } catch (err) {
-      if (!isUniqueViolation(err) || this.transactions.inTransaction()) throw err;
-      return (await this.findRun(buildId, name, manager))!;
-    }
+    await insert.run(manager, { buildId, name, at: at.getTime() });
+    return (await this.findRun(buildId, name, manager))!;
   }
 
   /** Stores a run's JUnit report in one transaction: the run (created if new), its cases replacing any earlier report's. */
@@ -81,20 +79,20 @@ export class TestRunsRepository {
     });
   }
 
-  async insertSession(session: Omit<DeviceTestSessionEntity, 'endedAt' | 'endReason' | 'reason' | 'status'>): Promise<void> {
+  async insertSession(session: Omit<DeviceTestSessionEntity, 'id' | 'endedAt' | 'endReason' | 'reason' | 'status'>): Promise<void> {
     const insert = this.sql.prepare('testRuns.insertSession', (v: { id: string; runId: number; device: string; userId: number; status: string; at: number }) =>
       this.sql.db
         .insertInto('device_test_sessions')
-        .values({ id: v.id, run_id: v.runId, device_session_id: v.device, user_id: v.userId, status: v.status, started_at: v.at })
-        .onConflict((oc) => oc.column('id').doNothing()),
+        .values({ hub_session_id: v.id, run_id: v.runId, device_session_id: v.device, user_id: v.userId, status: v.status, started_at: v.at })
+        .onConflict((oc) => oc.column('hub_session_id').doNothing()),
     );
-    await insert.run(this.dataSource.manager, { id: session.id, runId: session.runId, device: session.deviceSessionId, userId: session.userId!, status: 'running', at: session.startedAt.getTime() });
+    await insert.run(this.dataSource.manager, { id: session.hubSessionId, runId: session.runId, device: session.deviceSessionId, userId: session.userId!, status: 'running', at: session.startedAt.getTime() });
   }
 
   /** Ends a session; its run's id, or null when the session is not one of a run (never started here). */
   async endSession(id: string, status: RunSessionStatus, reason: string | null, endReason: string, at: Date): Promise<number | null> {
     const update = this.sql.prepare('testRuns.endSession', (v: { id: string; status: string; reason: string; endReason: string; at: number }) =>
-      this.sql.db.updateTable('device_test_sessions').set({ status: v.status, reason: v.reason, end_reason: v.endReason, ended_at: v.at }).where('id', '=', v.id).returning('run_id'),
+      this.sql.db.updateTable('device_test_sessions').set({ status: v.status, reason: v.reason, end_reason: v.endReason, ended_at: v.at }).where('hub_session_id', '=', v.id).returning('run_id'),
     );
     const [row] = await update.run<{ run_id: Num }>(this.dataSource.manager, { id, status, reason: reason!, endReason, at: at.getTime() });
     return row ? Number(row.run_id) : null;
@@ -197,7 +195,8 @@ interface CaseRow {
 }
 
 interface SessionRow {
-  id: string;
+  id: Num;
+  hub_session_id: string;
   run_id: Num;
   device_session_id: string;
   user_id: Nullable<Num>;
@@ -231,7 +230,8 @@ function toCase(row: CaseRow): DeviceTestCaseEntity {
 
 function toSession(row: SessionRow): DeviceTestSessionEntity {
   return {
-    id: row.id,
+    id: Number(row.id),
+    hubSessionId: row.hub_session_id,
     runId: Number(row.run_id),
     deviceSessionId: row.device_session_id,
     userId: numberOrNull(row.user_id),

@@ -87,13 +87,13 @@ export class TestRunsService {
     for (const session of sessions) {
       // The hub's recording is saved under the session's id, or under its device's with the session's time (docs/device-tests.md).
       const recording =
-        recordings.find((r) => r.sessionId === session.id) ??
+        recordings.find((r) => r.sessionId === session.hubSessionId) ??
         recordings.find((r) => {
           if (r.sessionId !== session.deviceSessionId) return false;
           const savedAt = Date.parse(r.createdAt);
           return savedAt >= session.startedAt.getTime() && savedAt <= (session.endedAt?.getTime() ?? this.clock.nowMs()) + RECORDING_SLACK_MS;
         });
-      if (recording) urls.set(session.id, recording.url);
+      if (recording) urls.set(session.hubSessionId, recording.url);
     }
     return runs.map((run) => ({
       run,
