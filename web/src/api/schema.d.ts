@@ -5043,7 +5043,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description the database does not answer (health) */
+            /** @description a dependency does not answer (database, directory), or the relay is too busy to check a password now (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7524,7 +7524,7 @@ export interface operations {
                     "application/json": components["schemas"]["HealthResponse"];
                 };
             };
-            /** @description the database does not answer (health) */
+            /** @description a dependency does not answer (database, directory), or the relay is too busy to check a password now (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9127,7 +9127,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description the database does not answer (health) */
+            /** @description a dependency does not answer (database, directory), or the relay is too busy to check a password now (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9212,7 +9212,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description the database does not answer (health) */
+            /** @description a dependency does not answer (database, directory), or the relay is too busy to check a password now (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
