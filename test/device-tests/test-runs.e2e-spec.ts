@@ -185,6 +185,11 @@ describe('test runs', () => {
       held.release();
       expect((await held.result).deleted).toBe(true);
       await until('the session ended in its run', async () => (await list()).find((r: { name: string }) => r.name === 'ci / e2e')?.sessions[0].ended_at);
+      // Its last session ended: the run is completed (unmarked: state none).
+      const completed = await until('build.test_run_completed of the hub run', () =>
+        hooks.hits.map((h) => JSON.parse(h.body.toString())).find((b) => b.event === 'build.test_run_completed' && b.run.name === 'ci / e2e'),
+      );
+      expect(completed.run).toMatchObject({ state: 'none', tests: 0, sessions: 1 });
 
       const linked = `<testcase name="logs in" classname="e2e"><properties><property name="svc:session" value="${holding}"/></properties></testcase>`;
       const res = await ctx.members.withPat(ciPat, 'post', `/api/v1/builds/${buildId}/test-runs?name=ci%20%2F%20e2e`).set('Content-Type', 'text/xml').send(report(linked));
