@@ -47,7 +47,7 @@ describe('svc client commands', () => {
     it('--help on every command shows usage and examples', async () => {
       const commands = [
         [], ['relay'], ['admin'], ['admin', 'init'], ['admin', 'reset-password'], ['backup'], ['restore'],
-        ['upload'], ['builds'], ['builds', 'list'], ['builds', 'show'], ['builds', 'download'], ['apps'], ['apps', 'list'],
+        ['upload'], ['builds'], ['builds', 'list'], ['builds', 'show'], ['builds', 'download'], ['apps'], ['apps', 'list'], ['results'], ['results', 'upload'],
       ];
       const results = await Promise.all(commands.map((c) => runCli([...c, '--help'])));
       results.forEach((result, i) => {

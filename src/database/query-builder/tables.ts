@@ -191,6 +191,43 @@ export interface CommentsTable {
   created_at: number;
 }
 
+/** Declared by DeviceTestCaseEntity (src/device-tests/runs/test-run.entities.ts). */
+export interface DeviceTestCasesTable {
+  id: Generated<number>;
+  run_id: number;
+  position: number;
+  name: string;
+  class_name: string | null;
+  status: string;
+  duration_ms: number | null;
+  message: string | null;
+  session_id: string | null;
+}
+
+/** Declared by DeviceTestRunEntity (src/device-tests/runs/test-run.entities.ts). */
+export interface DeviceTestRunsTable {
+  id: Generated<number>;
+  build_id: number;
+  name: string;
+  created_at: number;
+  reported_at: number | null;
+  reported_by: number | null;
+}
+
+/** Declared by DeviceTestSessionEntity (src/device-tests/runs/test-run.entities.ts). */
+export interface DeviceTestSessionsTable {
+  id: Generated<number>;
+  hub_session_id: string;
+  run_id: number;
+  device_session_id: string;
+  user_id: number | null;
+  status: string;
+  reason: string | null;
+  end_reason: string | null;
+  started_at: number;
+  ended_at: number | null;
+}
+
 /** Declared by ForgeDeliveryEntity (src/forges/outbox/forge-status.entity.ts). */
 export interface ForgeDeliveriesTable {
   id: Generated<number>;
@@ -521,6 +558,9 @@ export interface Database extends TablesWithoutEntity {
   builds: BuildsTable & ColumnsWithoutEntity['builds'];
   comment_attachments: CommentAttachmentsTable;
   comments: CommentsTable;
+  device_test_cases: DeviceTestCasesTable;
+  device_test_runs: DeviceTestRunsTable;
+  device_test_sessions: DeviceTestSessionsTable;
   forge_deliveries: ForgeDeliveriesTable;
   forge_feed: ForgeFeedTable;
   forge_pull_requests: ForgePullRequestsTable;
