@@ -1,0 +1,142 @@
+import type { AgentDaemon } from '../../src/agent-daemon/agent-daemon';
+import { FakeBackend } from '../../src/agent-daemon/backends/fake-backend';
+import { HOUR_MS } from '../../src/common/time';
+import { HubSessionEvidence } from '../../src/device-tests/evidence/hub-session-evidence.service';
+import { ScheduledPurgesService } from '../../src/maintenance/scheduled-purges.service';
+import { FileStore } from '../../src/storage/file-store';
+import { agentToken } from '../agents/agent-kit';
+import { auditEntries } from '../audit/audit-support';
+import { describeUnless } from '../support/describe-unless';
+import { MemberFactory, TestMember } from '../support/factory';
+import { ffmpegSkipReason } from '../support/ffmpeg';
+import { uploadTestBuild } from '../support/builds';
+import { startTestRelay, TestRelay } from '../support/test-relay';
+import { RunningAppium, runWdio, startAppiumAgent, startFakeAppium } from './hub-kit';
+
+const DEVICE = 'fake-android-lab-ev';
+const binary = (res: { on: (event: string, cb: (chunk?: Buffer) => void) => void }, done: (err: Error | null, body: Buffer) => void) => {
+  const chunks: Buffer[] = [];
+  res.on('data', (chunk) => chunks.push(chunk!));
+  res.on('end', () => done(null, Buffer.concat(chunks)));
+};
+
+/** Every hub session recorded (docs/device-tests.md "What is recorded"): video, command timeline, final screenshot, device log; an Admin ending one. */
+describeUnless(ffmpegSkipReason(), 'device-test sessions: evidence and ending', () => {
+  let relay: TestRelay;
+  let members: MemberFactory;
+  let admin: TestMember;
+  let qa: TestMember;
+  let devicesPat: string;
+  let appium: RunningAppium;
+  let agent: AgentDaemon;
+  let build: { id: number; appId: number };
+  let recorded: { id: string; body: Record<string, any> };
+
+  beforeAll(async () => {
+    relay = await startTestRelay();
+    members = new MemberFactory(relay);
+    admin = await members.admin();
+    qa = await members.member('QA');
+    devicesPat = await members.pat(qa, 'devices');
+    appium = await startFakeAppium();
+    agent = await startAppiumAgent(relay, await agentToken(members), 'lab-ev', appium, new FakeBackend('lab-ev', { enabled: true, width: 240, height: 480, fps: 30 }));
+    build = await uploadTestBuild(members, qa);
+  }, 120_000);
+  afterAll(async () => {
+    await agent?.stop();
+    await appium?.close();
+    await relay?.close();
+  });
+
+  const hub = () => `${relay.url}/wd/hub`;
+  const sessionPath = (id: string) => `/api/v1/device-test-sessions/${id}`;
+  const holderOf = async (sessionId: string) =>
+    (await members.as(qa, 'get', '/api/v1/devices').expect(200)).body.items.find((d: { session_id: string }) => d.session_id === sessionId)?.holder ?? null;
+
+  it('records a session: the video, its commands in order with a failing find’s W3C error, the final screenshot and the device log', async () => {
+    const out = await runWdio('evidence', { url: hub(), token: devicesPat, caps: { 'svc:build': build.id, 'svc:name': 'ci / evidence'} }).result;
+    expect(out).toEqual(expect.objectContaining({ sessionId: expect.any(String), deleted: true }));
+    await relay.app.get(HubSessionEvidence).settled();
+    const { body } = await members.as(qa, 'get', sessionPath(out.sessionId)).expect(200);
+    recorded = { id: out.sessionId, body };
+    expect(body).toEqual(
+      expect.objectContaining({
+        id: out.sessionId,
+        state: 'ended',
+        deviceSessionId: DEVICE,
+        buildId: build.id,
+        run: 'ci / evidence',
+        endReason: 'deleted',
+        recordingUrl: expect.stringMatching(/^\/api\/v1\/recordings\/rec-[0-9a-f]{32}\.mp4$/),
+        screenshotUrl: `/api/v1/device-test-sessions/${out.sessionId}/screenshot`,
+        deviceLogUrl: `/api/v1/device-test-sessions/${out.sessionId}/log`,
+        logType: 'logcat',
+        truncated: false,
+        expiresAt: expect.stringMatching(/Z$/),
+      }),
+    );
+    // What the client did, in order (WebdriverIO adds reads of its own between them: they are kept too).
+    const commands = body.commands as Record<string, any>[];
+    const named = commands.filter((c) => ['findElement', 'elementSendKeys', 'elementClick', 'deleteSession'].includes(c.command));
+    expect(named.map((c) => [c.command, c.locator?.value ?? null, c.error?.error ?? null])).toEqual([
+      ['findElement', 'username', null],
+      ['elementSendKeys', null, null],
+      ['findElement', 'login_button', null],
+      ['elementClick', null, null],
+      ['findElement', 'no_such_thing', 'no such element'],
+      ['deleteSession', null, null],
+    ]);
+    expect(named[1].elementId).toBe(named[0].elementId);
+    expect(named[3].elementId).toBe(named[2].elementId);
+    expect(named[4]).toEqual(expect.objectContaining({ method: 'POST', path: '/element', status: 404, elementId: null }));
+    expect(commands.at(-1)!.command).toBe('deleteSession');
+    const ats = commands.map((c) => c.at);
+    expect(ats).toEqual([...ats].sort((a, b) => a - b));
+    expect(commands.every((c) => c.durationMs >= 0 && c.at >= 0)).toBe(true);
+
+    const video = await members.as(qa, 'get', body.recordingUrl).buffer(true).parse(binary).expect(200);
+    expect(video.headers['content-type']).toBe('video/mp4');
+    expect((video.body as Buffer).subarray(4, 8).toString()).toBe('ftyp');
+    const screenshot = await members.as(qa, 'get', body.screenshotUrl).buffer(true).parse(binary).expect(200);
+    expect(screenshot.headers['content-type']).toBe('image/png');
+    expect((screenshot.body as Buffer).subarray(1, 4).toString()).toBe('PNG');
+    const log = await members.as(qa, 'get', body.deviceLogUrl).expect(200);
+    expect(log.headers['content-type']).toMatch(/^text\/plain/);
+    expect(log.text).toContain(`FakeDriver: POST /session/${out.sessionId}/element`);
+    // The files have the recordings' access: a session cookie, not a PAT.
+    await members.withPat(await members.pat(qa, 'view'), 'get', body.screenshotUrl).expect(401);
+  }, 60_000);
+
+  it('lets an Admin end a running session: a non-Admin is refused, the device is freed, the client’s next command gets invalid session id', async () => {
+    const held = runWdio('hold-then-act', { url: hub(), token: devicesPat, caps: { 'svc:build': build.id} });
+    const { holding } = await held.firstLine;
+    const running = await members.as(qa, 'get', sessionPath(holding)).expect(200);
+    expect(running.body).toEqual(expect.objectContaining({ state: 'running', deviceSessionId: DEVICE, endedAt: null, recordingUrl: null }));
+    const refused = await members.as(qa, 'delete', sessionPath(holding));
+    expect(refused.status).toBe(403);
+    await members.as(admin, 'delete', sessionPath(holding)).expect(204);
+    expect(await holderOf(DEVICE)).toBeNull();
+    await members.as(admin, 'delete', sessionPath(holding)).expect(404);
+    held.release();
+    const out = await held.result;
+    expect(out.error).toEqual({ name: 'invalid session id', message: expect.stringContaining('ended (ended by an Admin)') });
+    await relay.app.get(HubSessionEvidence).settled();
+    const ended = await members.as(qa, 'get', sessionPath(holding)).expect(200);
+    expect(ended.body).toEqual(expect.objectContaining({ state: 'ended', endReason: 'ended by an Admin', screenshotUrl: expect.any(String) }));
+    const [entry] = await auditEntries({ relay, members } as never, admin, 'action=device_test_session.ended');
+    expect(entry).toEqual(expect.objectContaining({ action: 'device_test_session.ended', target: `session:${DEVICE}` }));
+  }, 60_000);
+
+  it('forgets the evidence with the recordings: 404 after 72 hours, files removed by the purge', async () => {
+    const { id, body } = recorded;
+    relay.clock.advance(72 * HOUR_MS + 60_000);
+    await relay.app.get(ScheduledPurgesService).runAll();
+    const cookie = await members.login(qa.email);
+    expect((await relay.http().get(sessionPath(id)).set('Cookie', cookie)).status).toBe(404);
+    expect((await relay.http().get(body.screenshotUrl).set('Cookie', cookie)).status).toBe(404);
+    expect((await relay.http().get(body.recordingUrl).set('Cookie', cookie)).status).toBe(404);
+    const left: string[] = [];
+    for await (const key of relay.app.get(FileStore).list('device-tests/')) left.push(key);
+    expect(left).toEqual([]);
+  }, 60_000);
+});
