@@ -23,6 +23,7 @@ import { ProvenancePanel } from './ProvenancePanel';
 import { InstallOnDevice } from '../devices/InstallOnDevice';
 import { useBuild, useDeletionSchedule, useUpdateBuild } from './queries';
 import { RecordingsPanel } from './RecordingsPanel';
+import { RunningDeviceTests } from '../devices/hub-sessions';
 import { ReleaseGatePanel } from '../release-gate/ReleaseGatePanel';
 import { IssuesPanel } from '../trackers/IssuesPanel';
 import { STATUS_KEYS, StatusMenu } from './StatusMenu';
@@ -121,6 +122,7 @@ function BuildView({ build }: { build: Build }) {
           <div id="compare">
             <ComparePanel build={build} canEditSettings={me.role === 'Admin' || me.role === 'Developer'} />
           </div>
+          <RunningDeviceTests buildId={build.id} />
           <RecordingsPanel buildId={build.id} />
           <IssuesPanel buildId={build.id} writer={writer} />
           <Comments buildId={build.id} me={me} />
