@@ -78,7 +78,7 @@ export function timelineCommand(
     at: number;
     durationMs: number;
     answer: { status: number; body: unknown } | null;
-    failure: { code: string; message: string } | null;
+    failure: { code: string; message: string; status: number } | null;
   },
 ): TimelineCommand {
   const prefix = `/session/${sessionId}`;
@@ -96,7 +96,7 @@ export function timelineCommand(
     elementId: pathElement && pathElement !== 'active' ? clip(pathElement) : find ? foundElement(value) : null,
     locator: find ? locatorOf(command.body) : null,
     durationMs: command.durationMs,
-    status: command.answer?.status ?? (command.failure ? 500 : 0),
+    status: command.answer?.status ?? command.failure?.status ?? 500,
     error: command.failure
       ? { error: clip(command.failure.code), message: clip(command.failure.message) }
       : command.answer && command.answer.status >= 400

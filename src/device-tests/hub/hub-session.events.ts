@@ -50,6 +50,6 @@ export class HubCommandEvent {
     readonly at: number,
     readonly durationMs: number,
     readonly answer: { status: number; body: unknown } | null,
-    readonly failure: { code: string; message: string } | null,
+    readonly failure: { code: string; message: string; status: number } | null,
   ) {}
 }

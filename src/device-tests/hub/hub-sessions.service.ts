@@ -116,14 +116,14 @@ export class HubSessionsService implements OnModuleDestroy {
   /** Any command of a session, told to its evidence (HubCommandEvent: the command timeline) whatever came of it. */
   async command(id: string, method: 'GET' | 'POST' | 'DELETE', path: string, body: unknown): Promise<WebDriverAnswer> {
     const at = Date.now();
-    const told = (answer: WebDriverAnswer | null, failure: { code: string; message: string } | null) =>
+    const told = (answer: WebDriverAnswer | null, failure: HubCommandEvent['failure']) =>
       this.events.emit(HubCommandEvent.eventName, new HubCommandEvent(id, method, path, body, at, Date.now() - at, answer, failure));
     try {
       const answer = await this.forward(id, method, path, body);
       told(answer, null);
       return answer;
     } catch (err) {
-      if (err instanceof W3CError) told(null, { code: err.code, message: String(err.getResponse()) });
+      if (err instanceof W3CError) told(null, { code: err.code, message: String(err.getResponse()), status: err.getStatus() });
       throw err;
     }
   }
