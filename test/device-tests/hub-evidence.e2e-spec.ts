@@ -33,12 +33,12 @@ describeUnless(ffmpegSkipReason(), 'device-test sessions: evidence and ending', 
   let recorded: { id: string; body: Record<string, any> };
 
   beforeAll(async () => {
-    relay = await startTestRelay();
+    // Appium starts in its own process while the relay starts here.
+    [relay, appium] = await Promise.all([startTestRelay(), startFakeAppium()]);
     members = new MemberFactory(relay);
     admin = await members.admin();
     qa = await members.member('QA');
     devicesPat = await members.pat(qa, 'devices');
-    appium = await startFakeAppium();
     agent = await startAppiumAgent(relay, await agentToken(members), 'lab-ev', appium, new FakeBackend('lab-ev', { enabled: true, width: 240, height: 480, fps: 30 }));
     build = await uploadTestBuild(members, qa);
   }, 120_000);
