@@ -124,7 +124,15 @@ describeUnless(ffmpegSkipReason(), 'device-test sessions: evidence and ending', 
     const ended = await members.as(qa, 'get', sessionPath(holding)).expect(200);
     expect(ended.body).toEqual(expect.objectContaining({ state: 'ended', endReason: 'ended by an Admin', screenshotUrl: expect.any(String) }));
     const [entry] = await auditEntries({ relay, members } as never, admin, 'action=device_test_session.ended');
-    expect(entry).toEqual(expect.objectContaining({ action: 'device_test_session.ended', target: `session:${DEVICE}` }));
+    expect(entry).toEqual(
+      expect.objectContaining({
+        action: 'device_test_session.ended',
+        actor: admin.email,
+        via: 'cookie',
+        target: `session:${DEVICE}`,
+        details: { hub_session_id: holding, build_id: build.id, run: null, held_by: qa.email },
+      }),
+    );
   }, 60_000);
 
   it('forgets the evidence with the recordings: 404 after 72 hours, files removed by the purge', async () => {
