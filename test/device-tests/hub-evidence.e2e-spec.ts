@@ -103,6 +103,10 @@ describeUnless(ffmpegSkipReason(), 'device-test sessions: evidence and ending', 
     const log = await members.as(qa, 'get', body.deviceLogUrl).expect(200);
     expect(log.headers['content-type']).toMatch(/^text\/plain/);
     expect(log.text).toContain(`FakeDriver: POST /session/${out.sessionId}/element`);
+    // The build's ended sessions (the build page's panel); a running one is never listed (its id is its key).
+    const listed = await members.as(qa, 'get', `/api/v1/device-test-sessions?buildId=${build.id}`).expect(200);
+    expect(listed.body).toEqual([body]);
+    expect((await members.as(qa, 'get', '/api/v1/device-test-sessions?buildId=x')).status).toBe(400);
     // The files have the recordings' access: a session cookie, not a PAT.
     await members.withPat(await members.pat(qa, 'view'), 'get', body.screenshotUrl).expect(401);
   }, 60_000);

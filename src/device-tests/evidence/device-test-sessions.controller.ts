@@ -1,5 +1,5 @@
-import { Controller, Delete, Get, HttpCode, Param, Res } from '@nestjs/common';
-import { ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { Controller, Delete, Get, HttpCode, Param, Query, Res } from '@nestjs/common';
+import { ApiNoContentResponse, ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ApiFileResponse } from '../../common/api/files';
 import { ApiErrors } from '../../common/api/responses';
@@ -18,6 +18,15 @@ import { DeviceTestSessionsService } from './device-test-sessions.service';
 @Controller('device-test-sessions')
 export class DeviceTestSessionsController {
   constructor(private readonly sessions: DeviceTestSessionsService) {}
+
+  @Get()
+  @Auth({ cookie: true })
+  @ApiQuery({ name: 'buildId', required: true, schema: { type: 'integer', minimum: 1 } })
+  @ApiOkResponse({ type: [DeviceTestSession], description: 'the build’s ended sessions still kept (72 hours), newest first, at most 200' })
+  @ApiErrors(400, 401)
+  list(@Query('buildId') buildId: unknown): Promise<DeviceTestSession[]> {
+    return this.sessions.endedOfBuild(buildId);
+  }
 
   @Get(':id')
   @Auth({ cookie: true })

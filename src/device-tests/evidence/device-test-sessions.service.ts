@@ -9,10 +9,15 @@ import { notFound } from '../../common/errors/http-error';
 import { isoWithMillis } from '../../common/time';
 import { FileStore } from '../../storage/file-store';
 import { sendFromStore } from '../../storage/file-responses';
+import { readId } from '../../common/validation/parse-id.pipe';
+import type { HubSession } from '../hub/hub-session';
 import { HubSessionsService } from '../hub/hub-sessions.service';
 import { DeviceTestSession, toDeviceTestSession } from './device-test-session.mapper';
 import { EVIDENCE_PREFIX, HubSessionEvidence } from './hub-session-evidence.service';
 import { HubSessionsRepository } from './hub-sessions.repository';
+
+/** A build's list answers at most this many sessions (a build's CI runs rarely make more within the 72 hours). */
+const LIST_LIMIT = 200;
 
 export const DeviceTestSessionMessages = {
   notFound: 'Device-test session not found',
@@ -33,30 +38,44 @@ export class DeviceTestSessionsService {
     private readonly events: EventEmitter2,
   ) {}
 
+  /**
+   * A build's ended sessions still kept, newest first (at most LIST_LIMIT). Not the running ones: a
+   * running session's id is the key its commands go by (docs/decisions.md), so no list shows it;
+   * running sessions are watched through the devices they hold (GET /devices).
+   */
+  async endedOfBuild(buildIdValue: unknown): Promise<DeviceTestSession[]> {
+    const buildId = readId(buildIdValue, 'buildId');
+    if (buildId === null) return [];
+    return (await this.rows.liveOfBuild(buildId, this.clock.now(), LIST_LIMIT)).map(toDeviceTestSession);
+  }
+
   async get(id: string): Promise<DeviceTestSession> {
     const running = this.hub.get(id);
-    if (running) {
-      const sofar = this.evidence.commandsSoFar(id, running.startedAt) ?? { commands: [], truncated: false };
-      return {
-        id,
-        state: 'running',
-        deviceSessionId: running.place.device.sessionId,
-        buildId: running.buildId,
-        run: running.runName,
-        member: running.member,
-        startedAt: isoWithMillis(running.startedAt),
-        endedAt: null,
-        endReason: null,
-        verdict: running.verdict,
-        recordingUrl: null,
-        screenshotUrl: null,
-        deviceLogUrl: null,
-        logType: null,
-        ...sofar,
-        expiresAt: null,
-      };
-    }
+    if (running) return this.runningView(running);
     return toDeviceTestSession(await this.ended(id));
+  }
+
+  private runningView(running: HubSession): DeviceTestSession {
+    const id = running.id;
+    const sofar = this.evidence.commandsSoFar(id, running.startedAt) ?? { commands: [], truncated: false };
+    return {
+      id,
+      state: 'running',
+      deviceSessionId: running.place.device.sessionId,
+      buildId: running.buildId,
+      run: running.runName,
+      member: running.member,
+      startedAt: isoWithMillis(running.startedAt),
+      endedAt: null,
+      endReason: null,
+      verdict: running.verdict,
+      recordingUrl: null,
+      screenshotUrl: null,
+      deviceLogUrl: null,
+      logType: null,
+      ...sofar,
+      expiresAt: null,
+    };
   }
 
   async sendScreenshot(id: string, res: Response): Promise<void> {

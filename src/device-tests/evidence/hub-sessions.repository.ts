@@ -71,6 +71,20 @@ export class HubSessionsRepository {
     return row ? toEntity(row) : null;
   }
 
+  /** The sessions of a build that expire after `now`, newest first, at most `limit`. */
+  async liveOfBuild(buildId: number, now: Date, limit: number): Promise<HubSessionRecordEntity[]> {
+    const statement = this.sql.prepare('hubSessions.liveOfBuild', (v: { buildId: number; now: number; limit: number }) =>
+      this.sql.db
+        .selectFrom('hub_sessions')
+        .select(COLUMNS)
+        .where('build_id', '=', v.buildId)
+        .where('expires_at', '>', v.now)
+        .orderBy('id', 'desc')
+        .limit(v.limit),
+    );
+    return (await statement.run<HubSessionRow>(this.dataSource.manager, { buildId, now: now.getTime(), limit })).map(toEntity);
+  }
+
   /** Every screenshot and device log file name (the orphan sweep spares them). */
   async fileNames(): Promise<string[]> {
     const statement = this.sql.prepare('hubSessions.files', () => this.sql.db.selectFrom('hub_sessions').select(['screenshot', 'device_log']));
