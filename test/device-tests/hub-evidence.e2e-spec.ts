@@ -127,6 +127,8 @@ describeUnless(ffmpegSkipReason(), 'device-test sessions: evidence and ending', 
     await relay.app.get(HubSessionEvidence).settled();
     const ended = await members.as(qa, 'get', sessionPath(holding)).expect(200);
     expect(ended.body).toEqual(expect.objectContaining({ state: 'ended', endReason: 'ended by an Admin', screenshotUrl: expect.any(String) }));
+    // The command refused after the end is the client's mistake, not a step of the session.
+    expect(ended.body.commands.map((c: { command: string }) => c.command)).not.toContain('getPageSource');
     const [entry] = await auditEntries({ relay, members } as never, admin, 'action=device_test_session.ended');
     expect(entry).toEqual(
       expect.objectContaining({

@@ -1,5 +1,6 @@
 import type { Browser } from 'playwright-core';
 import type { AgentDaemon } from '../../src/agent-daemon/agent-daemon';
+import { HubSessionEvidence } from '../../src/device-tests/evidence/hub-session-evidence.service';
 import { agentToken } from '../agents/agent-kit';
 import { browserSkipReason, ensureWebBuilt, launchChromium, newContext, signedInPage, WEB_DIST, type WatchedPage } from '../support/browser';
 import { uploadTestBuild } from '../support/builds';
@@ -87,5 +88,19 @@ describeUnless(browserSkipReason(), 'dashboard in the browser: hub sessions (iss
     expect(late.body.value).toEqual({ error: 'invalid session id', message: `Session ${hubSession} ended (ended by an Admin)`, stacktrace: '' });
     const devices = await members.as(admin, 'get', '/api/v1/devices').expect(200);
     expect(devices.body.items.find((d: { session_id: string }) => d.session_id === DEVICE).holder).toBeNull();
+  });
+
+  it('keeps the ended session with the build: its evidence and command timeline on the build page', async () => {
+    await relay.app.get(HubSessionEvidence).settled();
+    const { page } = qaPage;
+    await page.goto(`${relay.url}/builds/${build.id}`);
+    const session = page.getByRole('article', { name: `ci / web on ${DEVICE}` });
+    await session.getByText(/ended \(ended by an Admin\)/).waitFor();
+    await session.getByRole('link', { name: 'Final screenshot' }).waitFor();
+    await session.getByRole('link', { name: 'Device log (logcat)' }).waitFor();
+    await session.getByText('Commands', { exact: true }).click();
+    const commands = session.getByRole('table', { name: `Commands of ci / web on ${DEVICE}` });
+    // The client sent no command before it was ended (the late one was refused, not the session's); the relay's own reads are not listed.
+    expect(await commands.getByRole('row').count()).toBe(1);
   });
 });

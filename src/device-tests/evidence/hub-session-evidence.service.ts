@@ -8,6 +8,7 @@ import { randomHex } from '../../common/crypto/secret-token';
 import { tempUploadPath } from '../../common/multipart/multipart-receiver';
 import { RelayConfig } from '../../config/relay-config';
 import { inLists } from '../../database/in-lists';
+import type { Recording } from '../../recordings/recordings.mapper';
 import { RECORDING_TTL_MS, RecordingsService } from '../../recordings/recordings.service';
 import { SessionRecordingsService } from '../../sessions/recording/session-recordings.service';
 import { FileStore } from '../../storage/file-store';
@@ -27,6 +28,9 @@ const MAX_SCREENSHOT_BYTES = 8 * 1024 * 1024;
 const MAX_LOG_BYTES = 1024 * 1024;
 /** How long the final screenshot and the device log may take, each (the client's DELETE waits for them). */
 const CAPTURE_TIMEOUT_MS = 10_000;
+
+/** A session that ended before its device's first key frame waits this long for one (the encoder's start), so it has a picture. */
+const FIRST_FRAME_WAIT_MS = 5000;
 
 interface Captured {
   path: string;
@@ -48,6 +52,8 @@ interface Gathering {
   screenshot: Captured | null;
   log: Captured | null;
   logType: string | null;
+  /** When the session ended (epoch ms): a command received later (answered `invalid session id`) is not the session's. */
+  endedAt: number | null;
 }
 
 /**
@@ -62,6 +68,8 @@ export class HubSessionEvidence implements OnModuleInit, BeforeApplicationShutdo
   private readonly logger = new Logger('HubSessionEvidence');
   private readonly gathering = new Map<string, Gathering>();
   private readonly saving = new Set<Promise<void>>();
+  /** Recordings being stopped, by device: the device's next session starts its recording after (one recording per device). */
+  private readonly stopping = new Map<string, Promise<unknown>>();
 
   constructor(
     private readonly hub: HubSessionsService,
@@ -99,8 +107,9 @@ export class HubSessionEvidence implements OnModuleInit, BeforeApplicationShutdo
   onStarted(event: HubSessionStartedEvent): void {
     const session = this.hub.get(event.hubSessionId);
     if (!session) return;
-    const recording = this.sessionRecordings
-      .startForHub(event.deviceSessionId, event.buildId, { userId: event.userId, label: session.member })
+    const previous = this.stopping.get(event.deviceSessionId) ?? Promise.resolve();
+    const recording = previous
+      .then(() => this.sessionRecordings.startForHub(event.deviceSessionId, event.buildId, { userId: event.userId, label: session.member }))
       .then(() => true)
       .catch((err: Error) => {
         this.logger.warn(`Session ${event.hubSessionId} is not recorded: ${err.message}`);
@@ -119,13 +128,14 @@ export class HubSessionEvidence implements OnModuleInit, BeforeApplicationShutdo
       screenshot: null,
       log: null,
       logType: null,
+      endedAt: null,
     });
   }
 
   @OnEvent(HubCommandEvent.eventName)
   onCommand(event: HubCommandEvent): void {
     const gathering = this.gathering.get(event.hubSessionId);
-    if (!gathering) return;
+    if (!gathering || (gathering.endedAt !== null && event.at > gathering.endedAt)) return;
     if (gathering.commands.length >= MAX_COMMANDS) {
       gathering.truncated = true;
       return;
@@ -152,7 +162,8 @@ export class HubSessionEvidence implements OnModuleInit, BeforeApplicationShutdo
   onEnded(event: HubSessionEndedEvent): void {
     const gathering = this.gathering.get(event.hubSessionId);
     if (!gathering) return;
-    const saved = this.save(event, gathering)
+    gathering.endedAt = Date.now();
+    const saved = this.save(event, gathering, this.stopRecording(gathering))
       .catch((err: Error) => this.logger.error(`Storing the evidence of session ${event.hubSessionId} failed: ${err.message}`, err.stack))
       .finally(() => {
         this.gathering.delete(event.hubSessionId);
@@ -182,11 +193,10 @@ export class HubSessionEvidence implements OnModuleInit, BeforeApplicationShutdo
     return expired.length;
   }
 
-  private async save(event: HubSessionEndedEvent, gathering: Gathering): Promise<void> {
+  private async save(event: HubSessionEndedEvent, gathering: Gathering, stopped: Promise<Recording | null>): Promise<void> {
     // The client's DELETE is told (HubCommandEvent) a few promise hops after the end: let it in first.
     await new Promise((resolve) => setImmediate(resolve));
-    const recorded = await gathering.recording;
-    const recording = recorded ? await this.sessionRecordings.stopForHub(gathering.deviceSessionId).catch(() => null) : null;
+    const recording = await stopped;
     const videoStart = recording ? await this.videoStart(recording.id) : null;
     const stored: string[] = [];
     try {
@@ -222,6 +232,18 @@ export class HubSessionEvidence implements OnModuleInit, BeforeApplicationShutdo
     } finally {
       await Promise.all([gathering.screenshot, gathering.log].map((c) => c && rm(c.path, { force: true })));
     }
+  }
+
+  /** Stops the session's recording (if it started); the device's next session starts its own once this is done. */
+  private stopRecording(gathering: Gathering): Promise<Recording | null> {
+    const device = gathering.deviceSessionId;
+    const stopped = gathering.recording.then((recorded) => (recorded ? this.sessionRecordings.stopForHub(device, FIRST_FRAME_WAIT_MS).catch(() => null) : null));
+    const settled = stopped.then(() => undefined);
+    this.stopping.set(device, settled);
+    void settled.then(() => {
+      if (this.stopping.get(device) === settled) this.stopping.delete(device);
+    });
+    return stopped;
   }
 
   /** Moves a captured file into the store under a new name; its name (without the folder), or null. */

@@ -70,8 +70,14 @@ export class SessionRecordingsService implements BeforeApplicationShutdown {
     return this.begin(sessionId, buildId, member, RELAY_ACTOR);
   }
 
-  /** Stops a hub session's recording and stores it (the relay as the one who stopped it). */
-  stopForHub(sessionId: string): Promise<Recording> {
+  /**
+   * Stops a hub session's recording and stores it (the relay as the one who stopped it). A session
+   * shorter than the agent's encoder start (0.5–2 s for `--fake`) waits up to `waitForVideoMs` for
+   * its first key frame, so that it still has a picture rather than nothing.
+   */
+  async stopForHub(sessionId: string, waitForVideoMs: number): Promise<Recording> {
+    const deadline = Date.now() + waitForVideoMs;
+    while (this.running.get(sessionId)?.recording.hasVideo === false && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     return this.end(sessionId, 'stopped');
   }
 

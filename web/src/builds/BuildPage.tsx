@@ -24,6 +24,7 @@ import { InstallOnDevice } from '../devices/InstallOnDevice';
 import { useBuild, useDeletionSchedule, useUpdateBuild } from './queries';
 import { RecordingsPanel } from './RecordingsPanel';
 import { RunningDeviceTests } from '../devices/hub-sessions';
+import { DeviceTestSessionsPanel } from '../device-tests/DeviceTestSessionsPanel';
 import { ReleaseGatePanel } from '../release-gate/ReleaseGatePanel';
 import { IssuesPanel } from '../trackers/IssuesPanel';
 import { STATUS_KEYS, StatusMenu } from './StatusMenu';
@@ -123,6 +124,7 @@ function BuildView({ build }: { build: Build }) {
             <ComparePanel build={build} canEditSettings={me.role === 'Admin' || me.role === 'Developer'} />
           </div>
           <RunningDeviceTests buildId={build.id} />
+          <DeviceTestSessionsPanel buildId={build.id} />
           <RecordingsPanel buildId={build.id} />
           <IssuesPanel buildId={build.id} writer={writer} />
           <Comments buildId={build.id} me={me} />
