@@ -3,6 +3,7 @@ import { FakeBackend } from '../../src/agent-daemon/backends/fake-backend';
 import { HOUR_MS } from '../../src/common/time';
 import { HubSessionEvidence } from '../../src/device-tests/evidence/hub-session-evidence.service';
 import { ScheduledPurgesService } from '../../src/maintenance/scheduled-purges.service';
+import { SessionRecordingsService } from '../../src/sessions/recording/session-recordings.service';
 import { FileStore } from '../../src/storage/file-store';
 import { agentToken } from '../agents/agent-kit';
 import { auditEntries } from '../audit/audit-support';
@@ -141,6 +142,30 @@ describeUnless(ffmpegSkipReason(), 'device-test sessions: evidence and ending', 
     );
   }, 60_000);
 
+  /** Opens a session straight through the hub (no client process), sends one command, and waits for the end `end` brings about. */
+  async function endedSession(caps: object, end: () => Promise<unknown>): Promise<Record<string, any>> {
+    const opened = await relay
+      .http()
+      .post('/wd/hub/session')
+      .set('Authorization', `Bearer ${devicesPat}`)
+      .send({ capabilities: { alwaysMatch: { platformName: 'Android', 'svc:build': build.id, ...caps } } })
+      .expect(200);
+    const id = opened.body.value.sessionId;
+    await relay.http().get(`/wd/hub/session/${id}/source`).expect(200);
+    await end();
+    const deadline = Date.now() + 20_000;
+    while ((await holderOf(DEVICE)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    await relay.app.get(HubSessionEvidence).settled();
+    return (await members.as(qa, 'get', sessionPath(id)).expect(200)).body;
+  }
+
+  it('keeps the evidence of a session ended by newCommandTimeout', async () => {
+    const body = await endedSession({ 'appium:newCommandTimeout': 1 }, async () => undefined);
+    // The screenshot is not asserted: Appium got the same newCommandTimeout and may have deleted its session first.
+    expect(body).toEqual(expect.objectContaining({ endReason: 'idle', recordingUrl: expect.stringMatching(/\.mp4$/), deviceLogUrl: expect.any(String) }));
+    expect(body.commands.map((c: { command: string }) => c.command)).toEqual(['getPageSource']);
+  }, 60_000);
+
   it('forgets the evidence with the recordings: 404 after 72 hours, files removed by the purge', async () => {
     const { id, body } = recorded;
     relay.clock.advance(72 * HOUR_MS + 60_000);
@@ -152,5 +177,19 @@ describeUnless(ffmpegSkipReason(), 'device-test sessions: evidence and ending', 
     const left: string[] = [];
     for await (const key of relay.app.get(FileStore).list('device-tests/')) left.push(key);
     expect(left).toEqual([]);
+  }, 60_000);
+
+  it('keeps what it could of a session whose agent went away: the recording and commands, no screenshot or log', async () => {
+    const body = await endedSession({}, async () => {
+      // Once the video has its first frame (else nothing was recorded to keep); read from the recorder, which says so nowhere else.
+      const recorder = relay.app.get(SessionRecordingsService) as unknown as { running: Map<string, { recording: { hasVideo: boolean } }> };
+      const deadline = Date.now() + 20_000;
+      while (!recorder.running.get(DEVICE)?.recording.hasVideo && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      await agent.stop();
+    });
+    expect(body).toEqual(
+      expect.objectContaining({ endReason: 'agent offline', recordingUrl: expect.stringMatching(/\.mp4$/), screenshotUrl: null, deviceLogUrl: null, logType: null }),
+    );
+    expect(body.commands.map((c: { command: string }) => c.command)).toEqual(['getPageSource']);
   }, 60_000);
 });
