@@ -20,7 +20,7 @@ import { HubSessionsService } from '../hub/hub-sessions.service';
 import { MAX_COMMANDS, placeOnTimeline, timelineCommand, TimelineCommand } from './command-timeline';
 import { HubSessionsRepository } from './hub-sessions.repository';
 
-/** The evidence's folder in the store: `device-tests/hub-<32 hex>.png|.log`. */
+/** The evidence's folder in the store: `device-tests/hub-<32 hex>.png|.jpg|.log`. */
 export const EVIDENCE_PREFIX = 'device-tests/';
 /** A final screenshot larger than this (decoded) is not kept. */
 const MAX_SCREENSHOT_BYTES = 8 * 1024 * 1024;
@@ -35,6 +35,7 @@ const FIRST_FRAME_WAIT_MS = 5000;
 interface Captured {
   path: string;
   mime: string;
+  extension: string;
 }
 
 /** What is gathered about a running hub session until it ends. */
@@ -54,6 +55,8 @@ interface Gathering {
   logType: string | null;
   /** When the session ended (epoch ms): a command received later (answered `invalid session id`) is not the session's. */
   endedAt: number | null;
+  /** The screenshot and log were asked for (a client's DELETE and an Admin's end at once: asked once). */
+  closing: boolean;
 }
 
 /**
@@ -129,6 +132,7 @@ export class HubSessionEvidence implements OnModuleInit, BeforeApplicationShutdo
       log: null,
       logType: null,
       endedAt: null,
+      closing: false,
     });
   }
 
@@ -147,7 +151,8 @@ export class HubSessionEvidence implements OnModuleInit, BeforeApplicationShutdo
   @OnEvent(HubSessionClosingEvent.eventName)
   async onClosing(event: HubSessionClosingEvent): Promise<void> {
     const gathering = this.gathering.get(event.hubSessionId);
-    if (!gathering) return;
+    if (!gathering || gathering.closing) return;
+    gathering.closing = true;
     const logType = gathering.platform === 'ios' ? 'syslog' : 'logcat';
     const [screenshot, log] = await Promise.all([
       this.takeScreenshot(event.place, event.hubSessionId).catch(() => null),
@@ -200,8 +205,8 @@ export class HubSessionEvidence implements OnModuleInit, BeforeApplicationShutdo
     const videoStart = recording ? await this.videoStart(recording.id) : null;
     const stored: string[] = [];
     try {
-      const screenshot = await this.keep(gathering.screenshot, 'png', stored);
-      const deviceLog = await this.keep(gathering.log, 'log', stored);
+      const screenshot = await this.keep(gathering.screenshot, stored);
+      const deviceLog = await this.keep(gathering.log, stored);
       const endedAt = this.clock.now();
       await this.rows.insert({
         sessionId: event.hubSessionId,
@@ -247,9 +252,9 @@ export class HubSessionEvidence implements OnModuleInit, BeforeApplicationShutdo
   }
 
   /** Moves a captured file into the store under a new name; its name (without the folder), or null. */
-  private async keep(captured: Captured | null, extension: string, stored: string[]): Promise<string | null> {
+  private async keep(captured: Captured | null, stored: string[]): Promise<string | null> {
     if (!captured) return null;
-    const name = `hub-${randomHex(16)}.${extension}`;
+    const name = `hub-${randomHex(16)}.${captured.extension}`;
     await this.store.put(EVIDENCE_PREFIX + name, captured.path, captured.mime);
     stored.push(EVIDENCE_PREFIX + name);
     return name;
@@ -270,7 +275,7 @@ export class HubSessionEvidence implements OnModuleInit, BeforeApplicationShutdo
     const png = bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
     const jpeg = bytes[0] === 0xff && bytes[1] === 0xd8;
     if (!png && !jpeg) return null;
-    return this.writeTemp(bytes, png ? 'image/png' : 'image/jpeg');
+    return this.writeTemp(bytes, png ? 'image/png' : 'image/jpeg', png ? 'png' : 'jpg');
   }
 
   /** Appium's log endpoint (`POST /session/:id/se/log`): entries as lines `time level message`, the last MAX_LOG_BYTES kept. */
@@ -284,7 +289,7 @@ export class HubSessionEvidence implements OnModuleInit, BeforeApplicationShutdo
     });
     let text = lines.join('\n') + (lines.length ? '\n' : '');
     if (Buffer.byteLength(text) > MAX_LOG_BYTES) text = Buffer.from(text).subarray(-MAX_LOG_BYTES).toString('utf8').replace(/^[^\n]*\n/, '');
-    return this.writeTemp(Buffer.from(text), 'text/plain; charset=utf-8');
+    return this.writeTemp(Buffer.from(text), 'text/plain; charset=utf-8', 'log');
   }
 
   /** A WebDriver request of the relay's own on the session's Appium; the answer's `value` when it succeeded. */
@@ -295,9 +300,9 @@ export class HubSessionEvidence implements OnModuleInit, BeforeApplicationShutdo
     return status === 200 ? answer?.value : undefined;
   }
 
-  private async writeTemp(bytes: Buffer, mime: string): Promise<Captured> {
+  private async writeTemp(bytes: Buffer, mime: string, extension: string): Promise<Captured> {
     const path = tempUploadPath(this.paths.tmp);
     await writeFile(path, bytes, { mode: PRIVATE_FILE_MODE });
-    return { path, mime };
+    return { path, mime, extension };
   }
 }
