@@ -6,6 +6,7 @@ import { BuildsModule } from '../builds/builds.module';
 import { InvitationsModule } from '../invitations/invitations.module';
 import { PasswordResetModule } from '../password-reset/password-reset.module';
 import { RecordingsModule } from '../recordings/recordings.module';
+import { DeviceTestsModule } from '../device-tests/device-tests.module';
 import { AutovacuumCheck } from './autovacuum-check';
 import { ScheduledPurgesService } from './scheduled-purges.service';
 import { ClusterModule } from '../cluster/cluster.module';
@@ -21,6 +22,7 @@ import { StorageModule } from '../storage/storage.module';
     BuildsModule,
     AgentsModule,
     RecordingsModule,
+    DeviceTestsModule,
     InvitationsModule,
     PasswordResetModule,
     AuditModule,

@@ -7,6 +7,7 @@ import { SessionsService } from '../auth/sessions.service';
 import { BuildRetentionService } from '../builds/build-retention.service';
 import { ResumableUploadsService } from '../builds/resumable/resumable-uploads.service';
 import { RecordingsService } from '../recordings/recordings.service';
+import { HubSessionEvidence } from '../device-tests/evidence/hub-session-evidence.service';
 import { ClusterBus } from '../cluster/cluster-bus';
 import { sweepTempUploads } from '../common/multipart/multipart-receiver';
 import { StoragePaths } from '../storage/storage-paths';
@@ -39,6 +40,7 @@ export class ScheduledPurgesService implements OnApplicationBootstrap {
     private readonly builds: BuildRetentionService,
     private readonly agentResources: AgentResourcesService,
     private readonly recordings: RecordingsService,
+    private readonly deviceTestEvidence: HubSessionEvidence,
     private readonly invitations: InvitationsService,
     private readonly resets: PasswordResetService,
     private readonly resumableUploads: ResumableUploadsService,
@@ -94,6 +96,7 @@ export class ScheduledPurgesService implements OnApplicationBootstrap {
     await this.guarded('resumable uploads past 24 hours', () => this.resumableUploads.sweepExpired());
     await this.guarded('agent resource samples older than 30 days', () => this.agentResources.purgeExpired());
     await this.guarded('recordings past 72 hours', () => this.recordings.purgeExpired());
+    await this.guarded('device-test evidence past 72 hours', () => this.deviceTestEvidence.purgeExpired());
     await this.guarded('expired invitations', () => this.invitations.purgeExpired());
     await this.guarded('used or expired reset links', () => this.resets.purgeStale());
     await this.guarded('audit entries past their retention', () => this.audit.pruneExpired(RELAY_ACTOR));

@@ -21,6 +21,6 @@ import { SessionRecordingsService } from './recording/session-recordings.service
   imports: [MetricsModule, ClusterModule, AgentsModule, RecordingsModule],
   controllers: [DeviceSessionsController, DevicesController, SessionRecordingsController],
   providers: [DeviceSessionsService, DeviceReservations, DeviceSessionGateway, DeviceSessionClients, DeviceSessionListener, VideoHub, VideoStreamGateway, VideoAcrossInstances, SessionRecordingsService],
-  exports: [DeviceSessionsService, DeviceReservations],
+  exports: [DeviceSessionsService, DeviceReservations, SessionRecordingsService],
 })
 export class DeviceSessionsModule {}

@@ -45,6 +45,22 @@ try {
   if (scenario === 'status') {
     await driver.executeScript('svc:status', [{ status: 'failed', reason: 'login did not show the inbox' }]);
   }
+  if (scenario === 'evidence') {
+    await (await driver.$('~username')).setValue('ada');
+    await (await driver.$('~login_button')).click();
+    try {
+      out.found = await driver.findElement('accessibility id', 'no_such_thing');
+    } catch (err) {
+      out.findError = err.name;
+    }
+  }
+  if (scenario === 'hold-then-act') {
+    // Holds until told, then acts: the session may have been ended meanwhile (an Admin).
+    process.stdout.write(JSON.stringify({ holding: driver.sessionId }) + '\n');
+    await new Promise((resolve) => process.stdin.once('data', resolve));
+    process.stdin.destroy();
+    await driver.getPageSource();
+  }
   if (scenario === 'hold') {
     process.stdout.write(JSON.stringify({ holding: driver.sessionId }) + '\n');
     await new Promise((resolve) => process.stdin.once('data', resolve));

@@ -40,6 +40,8 @@ const BINARY_RESPONSES: Record<string, string[]> = {
   ],
   'GET /api/v1/recordings/{filename}': ['video/webm', 'video/x-matroska', 'video/mp4', 'video/quicktime'],
   'GET /api/v1/sessions/{sessionId}/screenshot': ['image/png', 'image/jpeg'],
+  'GET /api/v1/device-test-sessions/{id}/screenshot': ['image/png', 'image/jpeg'],
+  'GET /api/v1/device-test-sessions/{id}/log': ['text/plain'],
   'GET /uploads/{path}': ['image/png', 'image/jpeg', 'image/webp'],
   'GET /api/v1/builds/{id}/icon': ['image/png', 'image/webp'],
   'GET /api/v1/apps/{id}/icon': ['image/png', 'image/webp'],

@@ -18,6 +18,8 @@ export class AppiumBridge {
   ) {}
 
   async forward(device: DeviceInfo, request: WebDriverRequest): Promise<WebDriverAnswer> {
+    const own = this.mapping.intercept?.(device, request);
+    if (own) return own;
     let body = request.body;
     if (request.method === 'POST' && request.path === '/session') {
       const requested = capabilitiesOf(request.body);

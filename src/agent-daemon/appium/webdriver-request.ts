@@ -57,6 +57,8 @@ export interface CapabilityMapping {
   map(capabilities: Record<string, unknown>, device: DeviceInfo, app: AppUnderTest | undefined): Promise<Record<string, unknown>>;
   /** The Appium session ended (deleted, or the relay ended it): drop what was made for it. */
   ended?(appiumSessionId: string): void;
+  /** Sees every request before Appium does; an answer here is the request's answer (Appium is not asked). */
+  intercept?(device: DeviceInfo, request: WebDriverRequest): WebDriverAnswer | null;
 }
 
 /** Real devices: the device's udid, and the installed app (already on the device: no reinstall). */

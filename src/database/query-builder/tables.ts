@@ -300,6 +300,28 @@ export interface ForgesTable {
   updated_at: number;
 }
 
+/** Declared by HubSessionRecordEntity (src/device-tests/evidence/hub-session-record.entity.ts). */
+export interface HubSessionsTable {
+  id: Generated<number>;
+  session_id: string;
+  device_session_id: string;
+  build_id: number | null;
+  run_name: string | null;
+  user_id: number | null;
+  member: string;
+  started_at: number;
+  ended_at: number;
+  end_reason: string;
+  verdict: string | null;
+  verdict_reason: string | null;
+  recording: string | null;
+  screenshot: string | null;
+  device_log: string | null;
+  log_type: string | null;
+  timeline: string;
+  expires_at: number;
+}
+
 /** Declared by InvitationEntity (src/invitations/invitation.entity.ts). */
 export interface InvitationsTable {
   id: Generated<number>;
@@ -567,6 +589,7 @@ export interface Database extends TablesWithoutEntity {
   forge_repositories: ForgeRepositoriesTable;
   forge_status_outbox: ForgeStatusOutboxTable;
   forges: ForgesTable;
+  hub_sessions: HubSessionsTable;
   invitations: InvitationsTable;
   latest_build_links: LatestBuildLinksTable;
   outbox_messages: OutboxMessagesTable;

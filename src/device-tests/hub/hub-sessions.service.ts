@@ -14,7 +14,7 @@ import { BuildUnderTest, HubBuilds } from './hub-builds';
 import { HubRequest, readHubRequest } from './capabilities';
 import { DeviceQueue, Waiter } from './device-queue';
 import { ClientVerdict, EndReason, HubSession } from './hub-session';
-import { HubSessionEndedEvent, HubSessionStartedEvent } from './hub-session.events';
+import { HubCommandEvent, HubSessionClosingEvent, HubSessionEndedEvent, HubSessionStartedEvent } from './hub-session.events';
 import { invalidSessionId, sessionNotCreated, W3CError } from './w3c-error';
 
 export interface WebDriverAnswer {
@@ -113,8 +113,23 @@ export class HubSessionsService implements OnModuleDestroy {
     }
   }
 
-  /** Any command of a session: forwarded to its agent's Appium, the answer as Appium gave it. */
+  /** Any command of a session, told to its evidence (HubCommandEvent: the command timeline) whatever came of it. */
   async command(id: string, method: 'GET' | 'POST' | 'DELETE', path: string, body: unknown): Promise<WebDriverAnswer> {
+    const at = Date.now();
+    const told = (answer: WebDriverAnswer | null, failure: HubCommandEvent['failure']) =>
+      this.events.emit(HubCommandEvent.eventName, new HubCommandEvent(id, method, path, body, at, Date.now() - at, answer, failure));
+    try {
+      const answer = await this.forward(id, method, path, body);
+      told(answer, null);
+      return answer;
+    } catch (err) {
+      if (err instanceof W3CError) told(null, { code: err.code, message: String(err.getResponse()), status: err.getStatus() });
+      throw err;
+    }
+  }
+
+  /** A command forwarded to its agent's Appium, the answer as Appium gave it. */
+  private async forward(id: string, method: 'GET' | 'POST' | 'DELETE', path: string, body: unknown): Promise<WebDriverAnswer> {
     const session = this.sessionFor(id);
     const verdict = method === 'POST' && path === `/session/${id}/execute/sync` ? clientVerdictOf(body) : undefined;
     if (verdict !== undefined) {
@@ -125,6 +140,7 @@ export class HubSessionsService implements OnModuleDestroy {
     session.busy++;
     this.disarmIdle(session);
     try {
+      if (method === 'DELETE' && path === `/session/${id}`) await this.closing(session);
       const outcome = await this.router.call(
         session.place,
         'webdriver',
@@ -164,6 +180,7 @@ export class HubSessionsService implements OnModuleDestroy {
     this.disarmIdle(session);
     this.remember(id, reason);
     if (tellAppium && reason !== 'agent offline') {
+      await this.closing(session);
       const params = { sessionId: session.place.device.sessionId, method: 'DELETE', path: `/session/${id}` };
       await this.router.call(session.place, 'webdriver', params, this.config.agents.requestTimeoutMs).catch(() => undefined);
     }
@@ -172,6 +189,11 @@ export class HubSessionsService implements OnModuleDestroy {
     this.events.emit(HubSessionEndedEvent.eventName, new HubSessionEndedEvent(id, session.place.device.sessionId, session.buildId, reason, session.verdict));
     this.pump();
     return true;
+  }
+
+  /** Before Appium deletes the session: its evidence (final screenshot, device log) is taken while Appium still has it. */
+  private async closing(session: HubSession): Promise<void> {
+    await this.events.emitAsync(HubSessionClosingEvent.eventName, new HubSessionClosingEvent(session.id, session.place)).catch(() => undefined);
   }
 
   /** An agent that went away takes its sessions with it. */

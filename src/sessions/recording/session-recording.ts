@@ -94,6 +94,11 @@ export class SessionRecording implements FrameSink {
     return 'sent';
   }
 
+  /** Whether a frame was taken yet (the first key frame starts the video). */
+  get hasVideo(): boolean {
+    return this.writer !== null;
+  }
+
   get behind(): boolean {
     return this.waitingForKey;
   }

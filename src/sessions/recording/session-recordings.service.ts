@@ -59,12 +59,35 @@ export class SessionRecordingsService implements BeforeApplicationShutdown {
   ) {}
 
   async start(sessionId: string, buildId: number | null, principal: Principal): Promise<RecordingInProgress> {
+    return this.begin(sessionId, buildId, { userId: principal.userId, label: principal.email }, actorOf(principal));
+  }
+
+  /**
+   * A WebDriver hub session's recording (docs/device-tests.md): started by the relay for the member
+   * whose client opened the session (audited as the relay's), stopped with stopForHub when the session ends.
+   */
+  startForHub(sessionId: string, buildId: number | null, member: { userId: number; label: string }): Promise<RecordingInProgress> {
+    return this.begin(sessionId, buildId, member, RELAY_ACTOR);
+  }
+
+  /**
+   * Stops a hub session's recording and stores it (the relay as the one who stopped it). A session
+   * shorter than the agent's encoder start (0.5–2 s for `--fake`) waits up to `waitForVideoMs` for
+   * its first key frame, so that it still has a picture rather than nothing.
+   */
+  async stopForHub(sessionId: string, waitForVideoMs: number): Promise<Recording> {
+    const deadline = Date.now() + waitForVideoMs;
+    while (this.running.get(sessionId)?.recording.hasVideo === false && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    return this.end(sessionId, 'stopped');
+  }
+
+  private async begin(sessionId: string, buildId: number | null, startedBy: { userId: number; label: string }, actor: AuditActor): Promise<RecordingInProgress> {
     await this.sessions.bootedSession(sessionId);
     if (this.running.has(sessionId)) throw conflict(RecordingMessages.alreadyRecording);
     const recording = new SessionRecording(
       sessionId,
       buildId ?? this.installed.get(sessionId) ?? null,
-      { userId: principal.userId, label: principal.email },
+      startedBy,
       this.recordings.newTempVideoPath(),
       this.config.maxRecordingBytes,
       (reason) => this.endInBackground(sessionId, reason),
@@ -83,8 +106,8 @@ export class SessionRecordingsService implements BeforeApplicationShutdown {
       this.endInBackground(sessionId, 'stream_failed');
     });
     this.readUiTree(run);
-    this.logger.log(`Recording ${sessionId} (${recording.id}) for ${principal.email}`);
-    this.audit(actorOf(principal), 'recording.started', sessionId, { recording_id: recording.id, build_id: recording.buildId });
+    this.logger.log(`Recording ${sessionId} (${recording.id}) for ${startedBy.label}`);
+    this.audit(actor, 'recording.started', sessionId, { recording_id: recording.id, build_id: recording.buildId });
     return this.inProgress(recording);
   }
 

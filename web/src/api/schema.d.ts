@@ -736,6 +736,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/device-test-sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["DeviceTestSessionsController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/device-test-sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["DeviceTestSessionsController_get"];
+        put?: never;
+        post?: never;
+        delete: operations["DeviceTestSessionsController_end"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/device-test-sessions/{id}/log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["DeviceTestSessionsController_log"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/device-test-sessions/{id}/screenshot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["DeviceTestSessionsController_screenshot"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/devices": {
         parameters: {
             query?: never;
@@ -2400,6 +2464,20 @@ export interface components {
             /** @enum {string} */
             role: "Admin" | "Developer" | "QA" | "Viewer";
         };
+        CommandError: {
+            /**
+             * @description the W3C error code
+             * @example no such element
+             */
+            error: string;
+            message: string;
+        };
+        CommandLocator: {
+            /** @example accessibility id */
+            using: string;
+            /** @example login_button */
+            value: string;
+        };
         CommentAttachment: {
             /**
              * @description under /uploads/comments/
@@ -2708,6 +2786,73 @@ export interface components {
             session_id: string;
             /** @enum {string} */
             state: "booted" | "shutdown";
+        };
+        DeviceTestCommand: {
+            /** @description ms from the recording’s first frame (a player seeks to at / 1000 s); from the session’s start while it runs or when nothing was recorded */
+            at: number;
+            /**
+             * @description the W3C command’s name; null for commands not named (vendor ones)
+             * @example elementClick
+             */
+            command: string | null;
+            durationMs: number;
+            /** @description the element acted on, or the one a find found */
+            elementId: string | null;
+            error: components["schemas"]["CommandError"] | null;
+            /** @description a find’s strategy and selector */
+            locator: components["schemas"]["CommandLocator"] | null;
+            /** @enum {string} */
+            method: "GET" | "POST" | "DELETE";
+            /**
+             * @description below /session/<id>; empty for the session itself
+             * @example /element/5f1c…/click
+             */
+            path: string;
+            /** @description the HTTP status the client got */
+            status: number;
+        };
+        DeviceTestSession: {
+            buildId: number | null;
+            commands: components["schemas"]["DeviceTestCommand"][];
+            /** @description the device log (text), read from Appium before the session was deleted */
+            deviceLogUrl: string | null;
+            /**
+             * @description the device it holds (held), as GET /devices names it: its live video is /sessions/<id>/video
+             * @example fake-android-lab-1
+             */
+            deviceSessionId: string;
+            /** Format: date-time */
+            endedAt: string | null;
+            /** @enum {string|null} */
+            endReason: "deleted" | "idle" | "agent offline" | "ended by an Admin" | "relay stopping" | null;
+            /**
+             * Format: date-time
+             * @description when the evidence is deleted (as recordings: 72 hours); null while running
+             */
+            expiresAt: string | null;
+            /** @description the WebDriver session id its client used */
+            id: string;
+            /** @enum {string|null} */
+            logType: "logcat" | "syslog" | null;
+            /** @description who opened it */
+            member: string;
+            /**
+             * @description the recording (GET /recordings/:filename); null while running or when the device sent no video
+             * @example /api/v1/recordings/rec-0123456789abcdef0123456789abcdef.mp4
+             */
+            recordingUrl: string | null;
+            /** @description svc:name */
+            run: string | null;
+            /** @description the final screenshot (PNG), taken before the session was deleted */
+            screenshotUrl: string | null;
+            /** Format: date-time */
+            startedAt: string;
+            /** @enum {string} */
+            state: "running" | "ended";
+            /** @description more than 5,000 commands: the first ones are kept */
+            truncated: boolean;
+            /** @description what the client said with svc:status */
+            verdict: components["schemas"]["SessionVerdict"] | null;
         };
         EntryDelta: {
             after: number;
@@ -3293,6 +3438,11 @@ export interface components {
             resetUrl: string | null;
             /** @description works once, for 2 hours */
             token: string;
+        };
+        SessionVerdict: {
+            reason: string | null;
+            /** @enum {string} */
+            status: "passed" | "failed";
         };
         ShareLink: {
             /** Format: date-time */
@@ -6954,6 +7104,214 @@ export interface operations {
             };
             /** @description forbidden: role, scope, host restriction, cross-site request */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    DeviceTestSessionsController_list: {
+        parameters: {
+            query: {
+                buildId: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the build’s ended sessions still kept (72 hours), newest first, at most 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeviceTestSession"][];
+                };
+            };
+            /** @description missing field, invalid format */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    DeviceTestSessionsController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description running (commands so far) or ended (with its recording, final screenshot and device log) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeviceTestSession"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    DeviceTestSessionsController_end: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the Appium session is deleted and the device freed; the client’s next command answers invalid session id */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    DeviceTestSessionsController_log: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the device log (logcat or syslog) as Appium gave it at the end, its last MiB */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    DeviceTestSessionsController_screenshot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the screen as Appium saw it just before the session was deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": string;
+                    "image/png": string;
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { api, call } from '../api/client';
+import { api, call, type Schemas } from '../api/client';
 
 /** How often a build's runs are read again while one of them runs (its sessions' states change without an event). */
 const RUNNING_REFRESH_MS = 5000;
@@ -15,5 +15,19 @@ export function useTestRuns(buildId: number) {
     queryKey: testRunKeys.ofBuild(buildId),
     queryFn: () => call(api.GET('/api/v1/builds/{id}/test-runs', { params: { path: { id: buildId } } })),
     refetchInterval: (query) => (query.state.data?.runs.some((run) => run.state === 'running') ? RUNNING_REFRESH_MS : false),
+  });
+}
+
+export type DeviceTestSession = Schemas['DeviceTestSession'];
+
+export const deviceTestKeys = {
+  ofBuild: (buildId: number) => ['device-test-sessions', buildId] as const,
+};
+
+/** GET /device-test-sessions?buildId=: the build's ended WebDriver hub sessions with their evidence. */
+export function useDeviceTestSessions(buildId: number) {
+  return useQuery({
+    queryKey: deviceTestKeys.ofBuild(buildId),
+    queryFn: () => call(api.GET('/api/v1/device-test-sessions', { params: { query: { buildId } } })),
   });
 }

@@ -17,6 +17,7 @@ import { useLiveVideo } from './live-video';
 import { useScreenGestures } from './screen-gestures';
 import { DeviceButtons } from './DeviceButtons';
 import { RecordSession } from './RecordSession';
+import { HeldNotice } from './hub-sessions';
 import styles from './devices.module.css';
 
 /**
@@ -44,8 +45,9 @@ export function DevicePage() {
   const all = tree.data?.elements ?? [];
   const selected = selectedIndex !== null ? (all[selectedIndex] ?? null) : null;
   const me = useCurrentMember();
-  // Input changes the device: offered to members who may change things (not Viewers).
-  const control = canWrite(me.role);
+  // Input changes the device: offered to members who may change things (not Viewers), never while automation holds it.
+  const holder = device?.holder ?? null;
+  const control = canWrite(me.role) && !holder;
   const input = useDeviceInput(sessionId);
   // Hover boxes for the elements smaller than the screen; the hierarchy lists every one.
   const platform = device?.platform === 'ios' || device?.platform === 'android' ? device.platform : null;
@@ -71,6 +73,7 @@ export function DevicePage() {
           <code>{sessionId}</code>
         </p>
       )}
+      {holder && <HeldNotice holder={holder} />}
       <div className={styles.panel}>
         <DeviceScreen
           screen={screen}

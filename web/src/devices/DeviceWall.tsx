@@ -6,6 +6,7 @@ import { Empty, Loading } from '../ui/States';
 import { DeviceScreen } from './DeviceScreen';
 import { useLiveScreen } from './live-screen';
 import { canDecodeVideo, useLiveVideo } from './live-video';
+import { holderText } from './hub-sessions';
 import styles from './devices.module.css';
 
 /**
@@ -116,6 +117,7 @@ function WallTile({
       <Link to={`/devices/${encodeURIComponent(id)}`}>
         {device.name} · {device.agent}
       </Link>
+      {device.holder && <span className={styles.muted}>Automation: {holderText(device.holder)}</span>}
       <DeviceScreen screen={screen} name={device.name} video={video} />
     </li>
   );

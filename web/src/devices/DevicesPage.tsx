@@ -3,6 +3,8 @@ import { useDevices } from '../agents/queries';
 import { FormError } from '../ui/Field';
 import { Empty, Loading } from '../ui/States';
 import { offlineClass, onlineClass, tableClass, tableWrapClass } from '../ui/table';
+import { useCurrentMember } from '../app/RequireAuth';
+import { HolderCell } from './hub-sessions';
 import styles from './devices.module.css';
 
 /** GET /api/v1/devices: every device of every agent the relay knows, filterable by agent (?agent=). */
@@ -10,6 +12,7 @@ export function DevicesPage() {
   const devices = useDevices();
   const [params, setParams] = useSearchParams();
   const agent = params.get('agent');
+  const isAdmin = useCurrentMember().role === 'Admin';
   const items = devices.data?.items.filter((d) => !agent || d.agent === agent) ?? [];
   const agents = [...new Set(devices.data?.items.map((d) => d.agent) ?? [])];
   return (
@@ -43,6 +46,7 @@ export function DevicesPage() {
                 <th scope="col">OS</th>
                 <th scope="col">State</th>
                 <th scope="col">Agent</th>
+                <th scope="col">Held by</th>
               </tr>
             </thead>
             <tbody>
@@ -56,6 +60,9 @@ export function DevicesPage() {
                   <td>{device.state === 'booted' ? 'Booted' : 'Shut down'}</td>
                   <td>
                     {device.agent} <span className={device.agent_online ? onlineClass : offlineClass}>({device.agent_online ? 'online' : 'offline'})</span>
+                  </td>
+                  <td>
+                    <HolderCell device={device} isAdmin={isAdmin} />
                   </td>
                 </tr>
               ))}

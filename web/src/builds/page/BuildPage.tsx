@@ -26,6 +26,8 @@ import { useBuild, useDeletionSchedule, useUpdateBuild } from '../queries';
 import { RecordingsPanel } from '../recordings/RecordingsPanel';
 import { ReleaseGatePanel } from '../../release-gate/ReleaseGatePanel';
 import { TestRunsPanel } from '../../device-tests/TestRunsPanel';
+import { RunningDeviceTests } from '../../devices/hub-sessions';
+import { DeviceTestSessionsPanel } from '../../device-tests/DeviceTestSessionsPanel';
 import { IssuesPanel } from '../../trackers/IssuesPanel';
 import { STATUS_KEYS, StatusMenu } from '../status/StatusMenu';
 import { useStatusChange } from '../status/status-feedback';
@@ -124,6 +126,8 @@ function BuildView({ build }: { build: Build }) {
           <div id="compare">
             <ComparePanel build={build} canEditSettings={me.role === 'Admin' || me.role === 'Developer'} />
           </div>
+          <RunningDeviceTests buildId={build.id} />
+          <DeviceTestSessionsPanel buildId={build.id} />
           <RecordingsPanel buildId={build.id} />
           <IssuesPanel buildId={build.id} writer={writer} />
           <Comments buildId={build.id} me={me} />
