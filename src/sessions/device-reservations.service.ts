@@ -147,10 +147,16 @@ export class DeviceReservations implements OnModuleInit, OnModuleDestroy {
     return found;
   }
 
-  /** The devices among these that no automated session holds and no person controls here (control elsewhere: reserve() says). */
+  /** The devices among these that no automated session holds and no person controls (on any instance). */
   async freeAmong(deviceSessionIds: string[]): Promise<string[]> {
     const held = await this.holdersOf(deviceSessionIds);
-    return deviceSessionIds.filter((id) => !held.has(id) && !this.inManualUse(id));
+    const candidates = deviceSessionIds.filter((id) => !held.has(id) && !this.inManualUse(id));
+    if (!this.bus.clustered || !candidates.length) return candidates;
+    const batch = this.bus.redis.pipeline();
+    for (const id of candidates) batch.hvals(this.manualKey(id));
+    const now = Date.now();
+    const controls = (await batch.exec()) ?? [];
+    return candidates.filter((_id, i) => !((controls[i]?.[1] as string[] | undefined) ?? []).some((until) => Number(until) > now));
   }
 
   /**
