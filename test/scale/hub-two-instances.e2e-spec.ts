@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { AgentDaemon } from '../../src/agent-daemon/agent-daemon';
+import { HubSessionsService } from '../../src/device-tests/hub/hub-sessions.service';
 import { AppiumBridge } from '../../src/agent-daemon/appium/appium-bridge';
 import { FakeAppModels } from '../../src/agent-daemon/appium/fake-app-model';
 import { FakeBackend } from '../../src/agent-daemon/backends/fake-backend';
@@ -111,7 +112,9 @@ describeUnless(unreachable([PG_ADMIN_URL, REDIS_URL]), 'WebDriver hub across two
     const manual = await upgradeRefusal(wsUrl(b, `/api/v1/sessions/${ANDROID}/connect`), { Authorization: `Bearer ${viewPat}` });
     expect(manual.status).toBe(409);
     // Queued on B while A holds it: B gets it once A's client deletes its session.
-    const waiting = post(b, '/wd/hub/session', newSession({ platformName: 'Android', 'svc:queueTimeout': 60 }));
+    // then(): supertest sends when asked for its result; waiting on B from now on.
+    const waiting = post(b, '/wd/hub/session', newSession({ platformName: 'Android', 'svc:queueTimeout': 60 })).then((res) => res);
+    await eventually(async () => b.app.get(HubSessionsService).waiting === 1, 10_000);
     held.release();
     expect((await held.result).deleted).toBe(true);
     const granted = await waiting;

@@ -28,6 +28,8 @@ export interface WebDriverAnswer {
 const QUEUE_RECHECK_MS = 1000;
 /** How often sessions whose agent is on another instance check that the instance still runs. */
 const INSTANCE_CHECK_MS = 2000;
+/** How long ending a session waits for Appium to delete its own before the device is freed anyway. */
+const END_DELETE_TIMEOUT_MS = 5000;
 /** Ended sessions remembered to tell a late command why (not forever: a few per device is plenty). */
 const ENDED_KEPT = 500;
 
@@ -137,8 +139,12 @@ export class HubSessionsService implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  /** Any command of a session: forwarded to its agent's Appium, the answer as Appium gave it. */
-  async command(id: string, method: 'GET' | 'POST' | 'DELETE', path: string, body: unknown): Promise<WebDriverAnswer> {
+  /**
+   * Any command of a session: forwarded to its agent's Appium, the answer as Appium gave it.
+   * `gone` fires when the client's connection closes before its answer: a client that vanished
+   * mid-command (killed, or given up) ends the session at once instead of after newCommandTimeout.
+   */
+  async command(id: string, method: 'GET' | 'POST' | 'DELETE', path: string, body: unknown, gone?: AbortSignal): Promise<WebDriverAnswer> {
     const session = this.sessionFor(id);
     const verdict = method === 'POST' && path === `/session/${id}/execute/sync` ? clientVerdictOf(body) : undefined;
     if (verdict !== undefined) {
@@ -148,6 +154,8 @@ export class HubSessionsService implements OnModuleInit, OnModuleDestroy {
     }
     session.busy++;
     this.disarmIdle(session);
+    const vanished = () => void this.end(id, 'client gone');
+    gone?.addEventListener('abort', vanished, { once: true });
     try {
       const outcome = await this.router.call(
         session.place,
@@ -158,6 +166,7 @@ export class HubSessionsService implements OnModuleInit, OnModuleDestroy {
       if (outcome.kind === 'offline' && this.sessions.has(id)) await this.end(id, 'agent offline');
       return this.answerOf(outcome, 'unknown error');
     } finally {
+      gone?.removeEventListener('abort', vanished);
       session.busy--;
       if (method === 'DELETE' && path === `/session/${id}`) await this.end(id, 'deleted', false);
       else if (this.sessions.has(id)) this.armIdle(session);
@@ -171,6 +180,11 @@ export class HubSessionsService implements OnModuleInit, OnModuleDestroy {
     const reason = this.ended.get(id);
     if (reason) throw new W3CError('invalid session id', `Session ${id.slice(0, 80)} ended (${reason})`);
     throw invalidSessionId(id);
+  }
+
+  /** New Session requests waiting in this instance's queue. */
+  get waiting(): number {
+    return this.queue.size;
   }
 
   get(id: string): HubSession | undefined {
@@ -189,7 +203,8 @@ export class HubSessionsService implements OnModuleInit, OnModuleDestroy {
     this.remember(id, reason);
     if (tellAppium && reason !== 'agent offline') {
       const params = { sessionId: session.place.device.sessionId, method: 'DELETE', path: `/session/${id}` };
-      await this.router.call(session.place, 'webdriver', params, this.config.agents.requestTimeoutMs).catch(() => undefined);
+      // Not waited on for long: a hung Appium must not keep the device from the next session.
+      await this.router.call(session.place, 'webdriver', params, Math.min(this.config.agents.requestTimeoutMs, END_DELETE_TIMEOUT_MS)).catch(() => undefined);
     }
     await this.reservations.release(session.place.device.sessionId, id);
     this.logger.log(`Session ${id} ended (${reason}); device ${session.place.device.sessionId} is free`);
