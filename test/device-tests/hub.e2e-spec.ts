@@ -240,10 +240,15 @@ describe('WebDriver hub', () => {
         granted.push(name);
         return res.body.value.sessionId as string;
       });
-    const burst = [1, 2, 3].map((n) => request(`burst ${n}`, burstPat));
-    await eventually(async () => sessions.waiting === 3, 10_000);
-    const other = request('other', devicesPat);
-    await eventually(async () => sessions.waiting === 4, 10_000);
+    // One after the other, each queued before the next is sent: the order they arrive in is the order asked.
+    const queued = async (name: string, token: string) => {
+      const before = sessions.waiting;
+      const pending = request(name, token);
+      await eventually(async () => sessions.waiting === before + 1, 10_000);
+      return { pending }; // wrapped: an async function's returned promise would be waited for
+    };
+    const burst = [(await queued('burst 1', burstPat)).pending, (await queued('burst 2', burstPat)).pending, (await queued('burst 3', burstPat)).pending];
+    const other = (await queued('other', devicesPat)).pending;
     // The device passes on as each holder deletes its session: burst 1 (oldest), then the other member, then the burst's rest.
     let current = holder.body.value.sessionId as string;
     for (const next of [burst[0], other, burst[1], burst[2]]) {
