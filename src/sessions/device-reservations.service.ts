@@ -67,6 +67,8 @@ export class DeviceReservations implements OnModuleInit, OnModuleDestroy {
   private readonly stored = new Map<string, string>();
   /** Devices whose manual-control field this instance keeps alive in Redis. */
   private readonly manual = new Set<string>();
+  /** Of those, the ones with no control socket here at the last renewal. */
+  private readonly unusedOnce = new Set<string>();
   private renewal: NodeJS.Timeout | null = null;
 
   constructor(
@@ -180,6 +182,7 @@ export class DeviceReservations implements OnModuleInit, OnModuleDestroy {
   async manualClosed(deviceSessionId: string): Promise<void> {
     if (!this.manual.has(deviceSessionId) || this.inManualUse(deviceSessionId)) return;
     this.manual.delete(deviceSessionId);
+    this.unusedOnce.delete(deviceSessionId);
     await this.bus.redis.hdel(this.manualKey(deviceSessionId), this.bus.instanceId).catch(() => undefined);
   }
 
@@ -194,9 +197,12 @@ export class DeviceReservations implements OnModuleInit, OnModuleDestroy {
       }
       for (const deviceSessionId of this.manual) {
         if (!this.inManualUse(deviceSessionId)) {
-          await this.manualClosed(deviceSessionId);
+          // Twice in a row: a socket admitted a moment ago may not be registered yet.
+          if (this.unusedOnce.delete(deviceSessionId)) await this.manualClosed(deviceSessionId);
+          else this.unusedOnce.add(deviceSessionId);
           continue;
         }
+        this.unusedOnce.delete(deviceSessionId);
         const key = this.manualKey(deviceSessionId);
         const [seconds, micros] = await this.bus.redis.time();
         await this.bus.redis.multi().hset(key, this.bus.instanceId, Number(seconds) * 1000 + Math.floor(Number(micros) / 1000) + RESERVATION_LEASE_MS).pexpire(key, RESERVATION_LEASE_MS).exec();
