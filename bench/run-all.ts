@@ -8,7 +8,8 @@
  * a finding, not a failure to measure).
  *
  * Issue 11's suites, then issue 27's: the soak for 10 minutes on SQLite and on PostgreSQL (items 1
- * and 4), ingest at 30,000 builds (item 2) and a million builds on both databases (item 3).
+ * and 4), ingest at 30,000 builds (item 2) and a million builds on both databases (item 3); then
+ * issue 37's device-tests (eight parallel hub sessions against one, and the WebDriver hop).
  * BENCH_SUITES=soak,million (names below) runs some; BENCH_SOAK_MINUTES (10) shortens the soaks.
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -37,6 +38,7 @@ const SUITES: Suite[] = [
   { name: 'soak', script: 'bench:soak', args: ['--minutes', SOAK_MINUTES] },
   { name: 'soak:pg', script: 'bench:soak', args: ['--minutes', SOAK_MINUTES], env: { BENCH_DATABASE: 'postgres' } },
   { name: 'million', script: 'bench:million' },
+  { name: 'device-tests', script: 'bench:device-tests' },
 ];
 
 /** What the result file keeps of a suite's output: its verdicts and the lines stating a ratio. */

@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { hostname } from 'node:os';
 import { AGENT_NAME_PATTERN } from '../agents/protocol/agent-protocol';
 import { RELAY_VERSION } from '../relay/relay-version';
@@ -16,6 +16,8 @@ interface AgentOptions {
   fake: boolean;
   /** A URL (the host's Appium server), or true with --fake (start one with the fake driver). */
   appium?: string | true;
+  /** With --fake: how many booted Android devices (parallel hub sessions). */
+  fakeDevices: number;
 }
 
 /**
@@ -30,6 +32,7 @@ export function agentCommand(name = 'agent'): Command {
     .option('--token <token>', 'PAT with the agent scope, issued by an Admin (or set SVC_AGENT_TOKEN)')
     .option('--name <name>', 'agent name, 1-64 of [A-Za-z0-9._-]', defaultName())
     .option('--fake', 'serve deterministic fake devices instead of adb / simctl', false)
+    .option('--fake-devices <n>', 'with --fake: booted Android devices to serve (1-64), for parallel hub sessions', fakeDeviceCount, 1)
     .option('--appium [url]', 'run hub sessions on this Appium server (e.g. http://127.0.0.1:4723); with --fake and no URL, start one with the fake driver')
     .addHelpText(
       'after',
@@ -47,6 +50,7 @@ Examples:
       if (!token) command.error('a token is required: --token <svc_pat_…> or SVC_AGENT_TOKEN');
       if (!AGENT_NAME_PATTERN.test(opts.name)) command.error('--name must be 1-64 characters of A-Z a-z 0-9 . _ -');
       if (!/^(https?|wss?):\/\//i.test(opts.relay)) command.error('--relay must be an http(s):// URL');
+      if (opts.fakeDevices !== 1 && !opts.fake) command.error('--fake-devices needs --fake');
       if (opts.appium === true && !opts.fake) command.error('--appium needs the URL of the host\'s Appium server (or --fake to start one)');
       if (typeof opts.appium === 'string' && !/^https?:\/\//i.test(opts.appium)) command.error('--appium must be an http(s):// URL');
       await runAgent({ ...opts, token: token! });
@@ -54,13 +58,11 @@ Examples:
 }
 
 async function runAgent(opts: AgentOptions & { token: string }): Promise<void> {
-  const backend = await selectBackend({ fake: opts.fake, agentName: opts.name });
+  const backend = await selectBackend({ fake: opts.fake, agentName: opts.name, fakeDevices: opts.fakeDevices });
   const started = opts.appium === true ? await startFakeAppium() : null;
-  const appium = started
-    ? new AppiumBridge(started.url, new FakeAppModels())
-    : typeof opts.appium === 'string'
-      ? new AppiumBridge(opts.appium, new DeviceCapabilityMapping())
-      : undefined;
+  // --fake with a URL: an Appium server with the fake driver already running (the bench shares one with its direct baseline).
+  const appiumUrl = started?.url ?? (typeof opts.appium === 'string' ? opts.appium : null);
+  const appium = appiumUrl ? new AppiumBridge(appiumUrl, opts.fake ? new FakeAppModels() : new DeviceCapabilityMapping()) : undefined;
   const daemon = new AgentDaemon({ relayUrl: opts.relay, token: opts.token, name: opts.name, backend, version: RELAY_VERSION, appium });
   daemon.on('fatal', () => process.exit(1));
   const shutdown = () => {
@@ -72,6 +74,12 @@ async function runAgent(opts: AgentOptions & { token: string }): Promise<void> {
   process.once('SIGINT', shutdown);
   process.once('SIGTERM', shutdown);
   daemon.start();
+}
+
+function fakeDeviceCount(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 64) throw new InvalidArgumentError('a whole number from 1 to 64');
+  return n;
 }
 
 function defaultName(): string {

@@ -11,6 +11,9 @@ export type ChannelHandler = (message: Buffer) => void | Promise<void>;
 /** The ceiling for small JSON messages between instances (claims, requests without a big parameter). */
 export const CONTROL_MESSAGE_BYTES = 64 * 1024;
 
+/** Each instance says it is alive with a key of this lifetime, renewed three times within it. */
+const PRESENCE_LEASE_MS = 9_000;
+
 /** Deletes a key only while it still holds our value: a lock that expired and was taken by another instance is not ours to free. */
 const RELEASE_IF_OURS = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
 
@@ -32,6 +35,7 @@ export class ClusterBus implements OnModuleInit, OnModuleDestroy {
   private readonly prefix: string;
   private readonly seal: ClusterSeal | null;
   private readonly dropped = new DropReports(this.logger);
+  private presence: NodeJS.Timeout | null = null;
 
   constructor(config: RelayConfig) {
     this.prefix = config.redis?.prefix ?? '';
@@ -72,6 +76,24 @@ export class ClusterBus implements OnModuleInit, OnModuleDestroy {
   async onModuleInit(): Promise<void> {
     if (!this.commands || !this.subscriber) return;
     await Promise.all([this.commands.ping(), this.subscriber.ping()]);
+    await this.sayAlive();
+    this.presence = setInterval(() => void this.sayAlive(), PRESENCE_LEASE_MS / 3);
+    this.presence.unref?.();
+  }
+
+  /**
+   * Whether an instance is running: it renews its presence key every few seconds, so one that
+   * died (or lost Redis) is gone within PRESENCE_LEASE_MS. Alone, only this instance is.
+   */
+  async alive(instanceId: string): Promise<boolean> {
+    if (!this.commands) return instanceId === this.instanceId;
+    return (await this.commands.exists(this.key(`instances:${instanceId}`))) === 1;
+  }
+
+  private async sayAlive(): Promise<void> {
+    await this.commands
+      ?.set(this.key(`instances:${this.instanceId}`), '1', 'PX', PRESENCE_LEASE_MS)
+      .catch((err: Error) => this.logger.warn(`Renewing this instance's presence in Redis failed: ${err.message}`));
   }
 
   /** Publishes `message` (or its parts, sent as one message without joining them first) signed with the cluster secret. */
@@ -169,6 +191,8 @@ export class ClusterBus implements OnModuleInit, OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
+    if (this.presence) clearInterval(this.presence);
+    await this.commands?.del(this.key(`instances:${this.instanceId}`)).catch(() => undefined);
     await Promise.all(
       [this.subscriber, this.commands].map((client) => client?.quit().catch(() => client.disconnect())),
     );

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AgentsModule } from '../agents/agents.module';
 import { BuildsModule } from '../builds/builds.module';
+import { ClusterModule } from '../cluster/cluster.module';
 import { CommonModule } from '../common/common.module';
 import { RecordingsModule } from '../recordings/recordings.module';
 import { DeviceSessionsModule } from '../sessions/device-sessions.module';
@@ -30,6 +31,7 @@ import { TestRunsService } from './runs/test-runs.service';
     StorageModule,
     AgentsModule,
     BuildsModule,
+    ClusterModule,
     DeviceSessionsModule,
     RecordingsModule,
   ],

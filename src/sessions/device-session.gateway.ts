@@ -68,7 +68,10 @@ export class DeviceSessionGateway implements OnGatewayInit, OnGatewayConnection,
       if (!request) return this.logger.warn(`Ignored a malformed frame from a client of session ${sessionId}`);
       this.receive(client, request);
     });
-    socket.on('close', () => this.clients.remove(client));
+    socket.on('close', () => {
+      this.clients.remove(client);
+      void this.reservations.manualClosed(sessionId);
+    });
   }
 
   /** The sockets themselves are closed with 1001 by the adapter (every socket, registered or not). */
@@ -81,7 +84,7 @@ export class DeviceSessionGateway implements OnGatewayInit, OnGatewayConnection,
     const place = await this.sessions.locate(sessionId);
     if (!place) throw notFound(SESSION_NOT_FOUND);
     if (!isOnline(place)) throw new HttpError(502, ErrorMessages.agentOffline);
-    const holder = this.reservations.holderOf(sessionId);
+    const holder = await this.reservations.claimManual(sessionId);
     if (holder) throw conflict(`Device is in use by an automated session of ${holder.member}; watch it live, or wait until it ends`);
     return { sessionId, principal };
   }

@@ -77,8 +77,10 @@ export class DeviceSessionsService {
 
   /** Every known device, ordered by agent name, then device name, then session id (case-insensitively). */
   async devices(): Promise<DeviceListItem[]> {
-    return (await this.locator.allDevices())
-      .map((place) => toDeviceListItem(place, this.reservations.holderOf(place.device.sessionId)))
+    const places = await this.locator.allDevices();
+    const holders = await this.reservations.holdersOf(places.map((place) => place.device.sessionId));
+    return places
+      .map((place) => toDeviceListItem(place, holders.get(place.device.sessionId)))
       .sort((a, b) => byText(a.agent, b.agent) || byText(a.name, b.name) || byText(a.session_id, b.session_id));
   }
 

@@ -32,6 +32,13 @@ describe('svc agent', () => {
     expect(help.stdout).toContain('Examples:');
   });
 
+  it('--fake-devices takes 1 to 64, with --fake only (usage errors, exit 2)', async () => {
+    const zero = await runCli(['agent', '--relay', relay.url, '--token', 'x', '--fake', '--fake-devices', '0']);
+    expect([zero.code, zero.stderr]).toEqual([2, expect.stringContaining('a whole number from 1 to 64')]);
+    const real = await runCli(['agent', '--relay', relay.url, '--token', 'x', '--fake-devices', '4']);
+    expect([real.code, real.stderr]).toEqual([2, expect.stringContaining('--fake-devices needs --fake')]);
+  });
+
   it('without a token is a usage error (exit 2)', async () => {
     const res = await runCli(['agent', '--relay', relay.url, '--fake']);
     expect(res.code).toBe(2);
@@ -42,7 +49,7 @@ describe('svc agent', () => {
     const admin = await members.admin();
     const token = await agentToken(members);
     const view = await members.pat(await members.member('Viewer'), 'view');
-    agent = new RunningCli(spawnCli(['agent', '--relay', relay.url, '--name', 'cli-agent', '--fake'], { env: { SVC_AGENT_TOKEN: token } }));
+    agent = new RunningCli(spawnCli(['agent', '--relay', relay.url, '--name', 'cli-agent', '--fake', '--fake-devices', '3'], { env: { SVC_AGENT_TOKEN: token } }));
 
     const screenshot = () =>
       request(relay.url)
@@ -60,6 +67,13 @@ describe('svc agent', () => {
     }
     expect(shot!.headers['content-type']).toBe('image/png');
     expect(Buffer.compare(shot!.body, fakePng('fake-ios-cli-agent'))).toBe(0);
+    // --fake-devices 3: three booted Android devices (parallel hub sessions), beside the usual iOS ones.
+    const devices = await request(relay.url).get('/api/v1/devices').set('Authorization', `Bearer ${view}`).expect(200);
+    expect(devices.body.items.filter((d: { platform: string; state: string }) => d.platform === 'android' && d.state === 'booted').map((d: { session_id: string }) => d.session_id).sort()).toEqual([
+      'fake-android-cli-agent',
+      'fake-android-cli-agent-2',
+      'fake-android-cli-agent-3',
+    ]);
 
     const tokens = await members.as(admin, 'get', '/api/v1/tokens').expect(200);
     const agentTokenId = tokens.body.find((t: { scope: string }) => t.scope.includes('agent')).id;

@@ -2,12 +2,24 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import type { AgentDaemon } from '../../src/agent-daemon/agent-daemon';
 import { HubDeviceTestResults } from '../../src/device-tests/results/hub-device-test-results';
 import { agentToken, device, TestPeer, upgradeRefusal, wsUrl } from '../agents/agent-kit';
+import { request as httpRequest } from 'node:http';
+import { AgentDirectory } from '../../src/agents/agent-directory.service';
+import { HubSessionsService } from '../../src/device-tests/hub/hub-sessions.service';
 import { uploadTestBuild } from '../support/builds';
 import { MemberFactory, TestMember } from '../support/factory';
 import { startTestRelay, TestRelay } from '../support/test-relay';
 import { RunningAppium, runWdio, startAppiumAgent, startFakeAppium } from './hub-kit';
 
 const newSession = (caps: object) => ({ capabilities: { alwaysMatch: caps, firstMatch: [{}] } });
+
+/** Polls an async condition. */
+async function eventually(condition: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
 
 /** The WebDriver hub end to end: a real WebdriverIO client, the relay, a fake agent, a real Appium server with its fake driver. */
 describe('WebDriver hub', () => {
@@ -161,6 +173,91 @@ describe('WebDriver hub', () => {
     expect(await relay.app.get(HubDeviceTestResults).forBuild(build.id)).toEqual({ state: 'failed' });
     expect(await relay.app.get(HubDeviceTestResults).forBuild(build.id + 1000)).toEqual({ state: 'none' });
   }, 60_000);
+
+  it('ends the session at once, and frees its device, when its client vanishes in the middle of a command', async () => {
+    // A hand-driven agent, so that a command stays in flight for as long as the test likes.
+    const slow = await TestPeer.agent(relay, await agentToken(members), 'slow-1');
+    slow.send({ type: 'hello', agent: { version: 'test', os: 'linux', hostname: 'test', appium: true } });
+    slow.send({ type: 'devices', devices: [{ ...device('slow-android'), name: 'Pixel Slow' }] });
+    await eventually(async () => !!relay.app.get(AgentDirectory).locate('slow-android')?.connection, 10_000);
+    // supertest sends when asked for its result: then() starts the request now.
+    const creating = post('/wd/hub/session', newSession({ platformName: 'Android', 'appium:deviceName': 'Pixel Slow' })).then((res) => res);
+    const create = await slow.nextRequest('webdriver');
+    slow.send({ type: 'response', id: create.id, ok: true, result: { status: 200, body: { value: { sessionId: 'slow-session', capabilities: {} } } } });
+    expect((await creating).status).toBe(200);
+    // The client sends a command and is gone before its answer.
+    const command = httpRequest(`${relay.url}/wd/hub/session/slow-session/element`, { method: 'POST', headers: { 'Content-Type': 'application/json' } });
+    command.on('error', () => undefined);
+    command.end(JSON.stringify({ using: 'accessibility id', value: 'login_button' }));
+    expect((await slow.nextRequest('webdriver')).params).toEqual(expect.objectContaining({ method: 'POST', path: '/session/slow-session/element' }));
+    command.destroy();
+    const ending = await slow.nextRequest('webdriver');
+    expect(ending.params).toEqual(expect.objectContaining({ method: 'DELETE', path: '/session/slow-session' }));
+    slow.send({ type: 'response', id: ending.id, ok: true, result: { status: 200, body: { value: null } } });
+    await eventually(async () => (await holderOf('slow-android')) === null, 10_000);
+    const late = await relay.http().get('/wd/hub/session/slow-session/url');
+    expect(late.body.value).toEqual({ error: 'invalid session id', message: 'Session slow-session ended (client gone)', stacktrace: '' });
+    slow.close();
+  }, 60_000);
+
+  it('ends the session of a client killed between commands after newCommandTimeout, and frees its device', async () => {
+    const client = runWdio('hold', { url: hub(), token: devicesPat, caps: { 'appium:newCommandTimeout': 2 } });
+    const { holding } = await client.firstLine;
+    client.kill();
+    await eventually(async () => (await holderOf('fake-android-lab-1')) === null, 15_000);
+    const late = await relay.http().get(`/wd/hub/session/${holding}/url`);
+    expect(late.body.value.message).toBe(`Session ${holding} ended (idle)`);
+  }, 60_000);
+
+  it('never gives a device a person controls (device-session socket) to an automated session; it does once they close', async () => {
+    const person = new TestPeer(wsUrl(relay, '/api/v1/sessions/fake-android-lab-1/connect'), { Authorization: `Bearer ${await members.pat(qa, 'view')}` });
+    await person.opened;
+    const refused = await post('/wd/hub/session', newSession({ platformName: 'Android', 'svc:queueTimeout': 1 }));
+    expect([refused.status, refused.body.value.message]).toEqual([
+      500,
+      'No free device matching platformName Android within svc:queueTimeout (1 s): 1 match, 1 in use, 0 offline or not booted',
+    ]);
+    // Waiting meanwhile: granted when the person closes.
+    const waiting = post('/wd/hub/session', newSession({ platformName: 'Android', 'svc:queueTimeout': 60 })).then((res) => res);
+    await eventually(async () => relay.app.get(HubSessionsService).waiting === 1, 10_000);
+    person.close();
+    const granted = await waiting;
+    expect(granted.status).toBe(200);
+    await relay.http().delete(`/wd/hub/session/${granted.body.value.sessionId}`).expect(200);
+  }, 60_000);
+
+  it('takes turns between members in the queue: one member’s burst does not starve another’s later request', async () => {
+    const sessions = relay.app.get(HubSessionsService);
+    const burster = await members.member('Developer');
+    const burstPat = await members.pat(burster, 'devices');
+    const ask = (token: string) => post('/wd/hub/session', newSession({ platformName: 'Android', 'svc:queueTimeout': 120 }), token);
+    const holder = await ask(devicesPat);
+    expect(holder.status).toBe(200);
+    const granted: string[] = [];
+    const request = (name: string, token: string) =>
+      ask(token).then((res) => {
+        expect(res.status).toBe(200);
+        granted.push(name);
+        return res.body.value.sessionId as string;
+      });
+    // One after the other, each queued before the next is sent: the order they arrive in is the order asked.
+    const queued = async (name: string, token: string) => {
+      const before = sessions.waiting;
+      const pending = request(name, token);
+      await eventually(async () => sessions.waiting === before + 1, 10_000);
+      return { pending }; // wrapped: an async function's returned promise would be waited for
+    };
+    const burst = [(await queued('burst 1', burstPat)).pending, (await queued('burst 2', burstPat)).pending, (await queued('burst 3', burstPat)).pending];
+    const other = (await queued('other', devicesPat)).pending;
+    // The device passes on as each holder deletes its session: burst 1 (oldest), then the other member, then the burst's rest.
+    let current = holder.body.value.sessionId as string;
+    for (const next of [burst[0], other, burst[1], burst[2]]) {
+      await relay.http().delete(`/wd/hub/session/${current}`).expect(200);
+      current = await next;
+    }
+    await relay.http().delete(`/wd/hub/session/${current}`).expect(200);
+    expect(granted).toEqual(['burst 1', 'other', 'burst 2', 'burst 3']);
+  }, 90_000);
 
   it('ends the session and frees the device when its agent disconnects', async () => {
     const res = await post('/wd/hub/session', newSession({ platformName: 'Android' }));

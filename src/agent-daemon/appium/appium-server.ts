@@ -5,6 +5,8 @@ import { dirname } from 'node:path';
 /** An Appium server this agent runs (`svc agent --fake --appium`): its URL, and how to stop it. */
 export interface RunningAppium {
   url: string;
+  /** The Appium process (the bench reads its CPU time). */
+  pid: number;
   close(): Promise<void>;
 }
 
@@ -45,6 +47,7 @@ export async function startFakeAppium(log: (line: string) => void = () => undefi
   });
   return {
     url: `http://127.0.0.1:${port}`,
+    pid: child.pid!,
     close: async () => {
       child.stdin.end();
       const killer = setTimeout(() => child.kill('SIGKILL'), 5000);

@@ -43,15 +43,23 @@ export class FakeBackend implements DeviceBackend {
   private readonly devices: DeviceInfo[];
   private sink: DeviceEventSink = () => undefined;
 
+  /**
+   * `androidDevices` (`svc agent --fake --fake-devices <n>`): booted Android devices beyond the one
+   * every fake agent has (`fake-android-<agent>-2`, `-3`, …), for parallel hub sessions.
+   */
   constructor(
     agentName: string,
     private readonly video: FakeVideoOptions = {},
+    androidDevices = 1,
   ) {
     this.devices = [
       { sessionId: `fake-ios-${agentName}`, name: 'iPhone 16', platform: 'ios', state: 'booted', osVersion: '18.2' },
       { sessionId: `fake-android-${agentName}`, name: 'Pixel 8', platform: 'android', state: 'booted', osVersion: '15' },
       { sessionId: `fake-off-${agentName}`, name: 'iPad Air', platform: 'ios', state: 'shutdown', osVersion: '17.5' },
     ];
+    for (let n = 2; n <= androidDevices; n++) {
+      this.devices.push({ sessionId: `fake-android-${agentName}-${n}`, name: `Pixel 8 (${n})`, platform: 'android', state: 'booted', osVersion: '15' });
+    }
   }
 
   owns(sessionId: string): boolean {

@@ -9,8 +9,8 @@ import { onPath } from './run-tool';
 import { SimctlBackend } from './simctl-backend';
 
 /** `--fake`, else every real backend whose tool is installed (adb; xcrun on macOS). */
-export async function selectBackend(options: { fake: boolean; agentName: string }): Promise<DeviceBackend> {
-  if (options.fake) return new FakeBackend(options.agentName);
+export async function selectBackend(options: { fake: boolean; agentName: string; fakeDevices?: number }): Promise<DeviceBackend> {
+  if (options.fake) return new FakeBackend(options.agentName, {}, options.fakeDevices);
   const found: DeviceBackend[] = [];
   if (await onPath('adb')) found.push(new AdbBackend());
   if (process.platform === 'darwin' && (await onPath('xcrun'))) found.push(new SimctlBackend());

@@ -2,10 +2,12 @@
 export interface Waiter<D> {
   userId: number;
   matches(device: D): boolean;
-  /** Reserves the device for this request; false when it is gone meanwhile. */
-  take(device: D): boolean;
+  /** Reserves the device for this request (atomically, cluster-wide with Redis); false when it is gone meanwhile. */
+  take(device: D): Promise<boolean>;
   /** Handed a device it took. */
   grant(device: D): void;
+  /** A device it took after it stopped waiting: freed again. */
+  giveBack?(device: D): void;
 }
 
 /**
@@ -48,9 +50,17 @@ export class DeviceQueue<D> {
 
   /**
    * Offers `free` devices: each member in turn gets one for their oldest request it matches, until
-   * no device matches any waiting request.
+   * no device matches any waiting request. Offers run one at a time (a request is never handed two
+   * devices while a reservation is being taken).
    */
-  serve(free: D[]): void {
+  serve(free: D[]): Promise<void> {
+    this.serving = this.serving.then(() => this.offer(free));
+    return this.serving;
+  }
+
+  private serving: Promise<void> = Promise.resolve();
+
+  private async offer(free: D[]): Promise<void> {
     const left = [...free];
     let served = true;
     while (served && left.length && this.turns.length) {
@@ -60,8 +70,13 @@ export class DeviceQueue<D> {
         if (!waiter) continue;
         const index = left.findIndex((d) => waiter.matches(d));
         const [device] = left.splice(index, 1);
-        if (!waiter.take(device)) continue;
-        this.remove(waiter);
+        const taken = await waiter.take(device).catch(() => false);
+        if (!taken) continue;
+        // Gone while the reservation was taken (timed out, its client left): the device is freed again.
+        if (!this.remove(waiter)) {
+          waiter.giveBack?.(device);
+          continue;
+        }
         // Served: to the back of the turn order (if they still wait for more).
         if (this.byMember.has(userId)) this.turns = [...this.turns.filter((id) => id !== userId), userId];
         waiter.grant(device);

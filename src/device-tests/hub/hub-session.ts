@@ -24,4 +24,4 @@ export interface HubSession {
 }
 
 /** Why a session ended, as the client hears it on its next command and the run records it. */
-export type EndReason = 'deleted' | 'idle' | 'agent offline' | 'ended by an Admin' | 'relay stopping';
+export type EndReason = 'deleted' | 'idle' | 'client gone' | 'agent offline' | 'ended by an Admin' | 'relay stopping';

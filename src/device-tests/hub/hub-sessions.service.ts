@@ -1,11 +1,13 @@
-import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import { EventEmitter2, OnEvent } from '@nestjs/event-emitter';
+import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import { randomUUID } from 'node:crypto';
 import { AgentDirectory } from '../../agents/agent-directory.service';
 import { AgentLocator, SessionPlace } from '../../agents/agent-locator.service';
 import { AgentRouter } from '../../agents/agent-router.service';
 import type { RpcOutcome } from '../../agents/agent-rpc.service';
 import { AgentOfflineEvent } from '../../agents/events/agent-offline.event';
+import { ClusterBus } from '../../cluster/cluster-bus';
+import { OnEventOnEveryInstance } from '../../cluster/on-every-instance.decorator';
 import type { Principal } from '../../common/auth/principal';
 import { RelayConfig } from '../../config/relay-config';
 import { DeviceReservations } from '../../sessions/device-reservations.service';
@@ -24,6 +26,10 @@ export interface WebDriverAnswer {
 
 /** How often the queue looks again for devices that came online (a device freed here wakes it at once). */
 const QUEUE_RECHECK_MS = 1000;
+/** How often sessions whose agent is on another instance check that the instance still runs. */
+const INSTANCE_CHECK_MS = 2000;
+/** How long ending a session waits for Appium to delete its own before the device is freed anyway. */
+const END_DELETE_TIMEOUT_MS = 5000;
 /** Ended sessions remembered to tell a late command why (not forever: a few per device is plenty). */
 const ENDED_KEPT = 500;
 
@@ -35,12 +41,13 @@ const ENDED_KEPT = 500;
  * frees their devices. Everything is in memory: a restart of the relay ends every session.
  */
 @Injectable()
-export class HubSessionsService implements OnModuleDestroy {
+export class HubSessionsService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('WebDriverHub');
   private readonly sessions = new Map<string, HubSession>();
   private readonly ended = new Map<string, EndReason>();
   private readonly queue = new DeviceQueue<SessionPlace>();
   private recheck: NodeJS.Timeout | null = null;
+  private instanceCheck: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly locator: AgentLocator,
@@ -50,7 +57,29 @@ export class HubSessionsService implements OnModuleDestroy {
     private readonly builds: HubBuilds,
     private readonly config: RelayConfig,
     private readonly events: EventEmitter2,
+    private readonly bus: ClusterBus,
   ) {}
+
+  onModuleInit(): void {
+    if (!this.bus.clustered) return;
+    this.instanceCheck = setInterval(() => void this.endSessionsOfLostInstances(), INSTANCE_CHECK_MS);
+    this.instanceCheck.unref?.();
+  }
+
+  /**
+   * Sessions whose agent is connected to another instance end when that instance is lost (its
+   * presence lapsed: it died, or lost Redis); its AgentOfflineEvent will never come.
+   */
+  async endSessionsOfLostInstances(): Promise<void> {
+    const remote = [...this.sessions.values()].filter((s) => !s.place.connection && s.place.instanceId && s.place.instanceId !== this.bus.instanceId);
+    for (const session of remote) {
+      try {
+        if (!(await this.bus.alive(session.place.instanceId!))) await this.end(session.id, 'agent offline');
+      } catch (err) {
+        this.logger.warn(`Checking the instance of session ${session.id}'s agent failed: ${(err as Error).message}`);
+      }
+    }
+  }
 
   /** POST /session. `gone` fires when the client stops waiting (its connection closed). */
   async create(principal: Principal, body: unknown, gone: AbortSignal): Promise<WebDriverAnswer> {
@@ -59,7 +88,7 @@ export class HubSessionsService implements OnModuleDestroy {
     const platform = request.platform ?? build?.platform ?? null;
     const provisional = `pending-${randomUUID()}`;
     const member = principal.displayName || principal.email;
-    const place = await this.acquire({ ...request, platform }, principal.userId, gone, (p) =>
+    const place = await this.acquire({ ...request, platform }, principal.userId, gone, provisional, (p) =>
       this.reservations.reserve(p.device.sessionId, {
         hubSessionId: provisional,
         userId: principal.userId,
@@ -69,10 +98,7 @@ export class HubSessionsService implements OnModuleDestroy {
         since: new Date(),
       }),
     );
-    const release = () => {
-      this.reservations.release(place.device.sessionId, provisional);
-      this.pump();
-    };
+    const release = () => this.free(place, provisional);
     try {
       if (build) await this.builds.install(place, build);
       const outcome = await this.router.call(
@@ -87,7 +113,7 @@ export class HubSessionsService implements OnModuleDestroy {
         release();
         return answer;
       }
-      this.reservations.rename(place.device.sessionId, provisional, id);
+      await this.reservations.rename(place.device.sessionId, provisional, id);
       const session: HubSession = {
         id,
         userId: principal.userId,
@@ -113,13 +139,17 @@ export class HubSessionsService implements OnModuleDestroy {
     }
   }
 
-  /** Any command of a session, told to its evidence (HubCommandEvent: the command timeline) whatever came of it. */
-  async command(id: string, method: 'GET' | 'POST' | 'DELETE', path: string, body: unknown): Promise<WebDriverAnswer> {
+  /**
+   * Any command of a session, told to its evidence (HubCommandEvent: the command timeline) whatever came of it.
+   * `gone` fires when the client's connection closes before its answer: a client that vanished
+   * mid-command (killed, or given up) ends the session at once instead of after newCommandTimeout.
+   */
+  async command(id: string, method: 'GET' | 'POST' | 'DELETE', path: string, body: unknown, gone?: AbortSignal): Promise<WebDriverAnswer> {
     const at = Date.now();
     const told = (answer: WebDriverAnswer | null, failure: HubCommandEvent['failure']) =>
       this.events.emit(HubCommandEvent.eventName, new HubCommandEvent(id, method, path, body, at, Date.now() - at, answer, failure));
     try {
-      const answer = await this.forward(id, method, path, body);
+      const answer = await this.forward(id, method, path, body, gone);
       told(answer, null);
       return answer;
     } catch (err) {
@@ -129,7 +159,7 @@ export class HubSessionsService implements OnModuleDestroy {
   }
 
   /** A command forwarded to its agent's Appium, the answer as Appium gave it. */
-  private async forward(id: string, method: 'GET' | 'POST' | 'DELETE', path: string, body: unknown): Promise<WebDriverAnswer> {
+  private async forward(id: string, method: 'GET' | 'POST' | 'DELETE', path: string, body: unknown, gone?: AbortSignal): Promise<WebDriverAnswer> {
     const session = this.sessionFor(id);
     const verdict = method === 'POST' && path === `/session/${id}/execute/sync` ? clientVerdictOf(body) : undefined;
     if (verdict !== undefined) {
@@ -139,6 +169,8 @@ export class HubSessionsService implements OnModuleDestroy {
     }
     session.busy++;
     this.disarmIdle(session);
+    const vanished = () => void this.end(id, 'client gone');
+    gone?.addEventListener('abort', vanished, { once: true });
     try {
       if (method === 'DELETE' && path === `/session/${id}`) await this.closing(session);
       const outcome = await this.router.call(
@@ -150,6 +182,7 @@ export class HubSessionsService implements OnModuleDestroy {
       if (outcome.kind === 'offline' && this.sessions.has(id)) await this.end(id, 'agent offline');
       return this.answerOf(outcome, 'unknown error');
     } finally {
+      gone?.removeEventListener('abort', vanished);
       session.busy--;
       if (method === 'DELETE' && path === `/session/${id}`) await this.end(id, 'deleted', false);
       else if (this.sessions.has(id)) this.armIdle(session);
@@ -163,6 +196,11 @@ export class HubSessionsService implements OnModuleDestroy {
     const reason = this.ended.get(id);
     if (reason) throw new W3CError('invalid session id', `Session ${id.slice(0, 80)} ended (${reason})`);
     throw invalidSessionId(id);
+  }
+
+  /** New Session requests waiting in this instance's queue. */
+  get waiting(): number {
+    return this.queue.size;
   }
 
   get(id: string): HubSession | undefined {
@@ -182,9 +220,10 @@ export class HubSessionsService implements OnModuleDestroy {
     if (tellAppium && reason !== 'agent offline') {
       await this.closing(session);
       const params = { sessionId: session.place.device.sessionId, method: 'DELETE', path: `/session/${id}` };
-      await this.router.call(session.place, 'webdriver', params, this.config.agents.requestTimeoutMs).catch(() => undefined);
+      // Not waited on for long: a hung Appium must not keep the device from the next session.
+      await this.router.call(session.place, 'webdriver', params, Math.min(this.config.agents.requestTimeoutMs, END_DELETE_TIMEOUT_MS)).catch(() => undefined);
     }
-    this.reservations.release(session.place.device.sessionId, id);
+    await this.reservations.release(session.place.device.sessionId, id);
     this.logger.log(`Session ${id} ended (${reason}); device ${session.place.device.sessionId} is free`);
     this.events.emit(HubSessionEndedEvent.eventName, new HubSessionEndedEvent(id, session.place.device.sessionId, session.buildId, reason, session.verdict));
     this.pump();
@@ -196,8 +235,8 @@ export class HubSessionsService implements OnModuleDestroy {
     await this.events.emitAsync(HubSessionClosingEvent.eventName, new HubSessionClosingEvent(session.id, session.place)).catch(() => undefined);
   }
 
-  /** An agent that went away takes its sessions with it. */
-  @OnEvent(AgentOfflineEvent.eventName)
+  /** An agent that went away (from any instance) takes its sessions with it. */
+  @OnEventOnEveryInstance(AgentOfflineEvent.eventName)
   async agentOffline(event: AgentOfflineEvent): Promise<void> {
     try {
       const gone = [...this.sessions.values()].filter((s) => s.place.agentName === event.agentName);
@@ -209,11 +248,18 @@ export class HubSessionsService implements OnModuleDestroy {
 
   async onModuleDestroy(): Promise<void> {
     if (this.recheck) clearInterval(this.recheck);
+    if (this.instanceCheck) clearInterval(this.instanceCheck);
     for (const id of [...this.sessions.keys()]) await this.end(id, 'relay stopping').catch(() => undefined);
   }
 
   /** A device for the request: one free now, or the first the queue hands it within its queue timeout. */
-  private async acquire(request: HubRequest, userId: number, gone: AbortSignal, take: (place: SessionPlace) => boolean): Promise<SessionPlace> {
+  private async acquire(
+    request: HubRequest,
+    userId: number,
+    gone: AbortSignal,
+    provisional: string,
+    take: (place: SessionPlace) => Promise<boolean>,
+  ): Promise<SessionPlace> {
     const all = await this.locator.allDevices();
     const matching = all.filter((p) => matches(p, request));
     if (!matching.length) throw sessionNotCreated(`No device on this relay matches ${describe(request)}`);
@@ -234,17 +280,24 @@ export class HubSessionsService implements OnModuleDestroy {
           cleanup();
           resolve(place);
         },
+        giveBack: (place) => void this.free(place, provisional),
       };
       const timer = setTimeout(() => {
         if (!this.queue.remove(waiter)) return;
         cleanup();
-        const held = withAppium.filter((p) => !this.reservations.isFree(p.device.sessionId)).length;
-        reject(
-          sessionNotCreated(
-            `No free device matching ${describe(request)} within svc:queueTimeout (${request.queueTimeoutMs / 1000} s): ` +
-              `${withAppium.length} match, ${held} in use, ${withAppium.length - held} offline or not booted`,
-          ),
-        );
+        const ids = withAppium.map((p) => p.device.sessionId);
+        void this.reservations.freeAmong(ids).then(
+          (free) => free.length,
+          () => ids.length,
+        ).then((free) => {
+          const held = ids.length - free;
+          reject(
+            sessionNotCreated(
+              `No free device matching ${describe(request)} within svc:queueTimeout (${request.queueTimeoutMs / 1000} s): ` +
+                `${withAppium.length} match, ${held} in use, ${withAppium.length - held} offline or not booted`,
+            ),
+          );
+        });
       }, request.queueTimeoutMs);
       const abandoned = () => {
         if (!this.queue.remove(waiter)) return;
@@ -272,8 +325,18 @@ export class HubSessionsService implements OnModuleDestroy {
     if (!this.queue.size) return;
     this.locator
       .allDevices()
-      .then((all) => this.queue.serve(all.filter((p) => isOnline(p) && p.device.state === 'booted' && this.reservations.isFree(p.device.sessionId))))
+      .then(async (all) => {
+        const ready = all.filter((p) => isOnline(p) && p.device.state === 'booted');
+        const free = new Set(await this.reservations.freeAmong(ready.map((p) => p.device.sessionId)));
+        await this.queue.serve(ready.filter((p) => free.has(p.device.sessionId)));
+      })
       .catch((err: Error) => this.logger.error(`Offering free devices to the queue failed: ${err.message}`));
+  }
+
+  /** A device taken for a session that did not begin: free again, and offered to the queue. */
+  private async free(place: SessionPlace, hubSessionId: string): Promise<void> {
+    await this.reservations.release(place.device.sessionId, hubSessionId).catch(() => undefined);
+    this.pump();
   }
 
   private runsAppium(place: SessionPlace): boolean {

@@ -65,7 +65,9 @@ export class WebDriverController {
 
   private async forward(id: string, method: 'GET' | 'POST' | 'DELETE', req: Request, res: Response): Promise<void> {
     const path = req.path.replace(/^\/wd\/hub/, '');
-    send(res, await this.hub.command(id, method, path, req.body ?? {}));
+    const gone = new AbortController();
+    res.once('close', () => res.writableFinished || gone.abort());
+    send(res, await this.hub.command(id, method, path, req.body ?? {}, gone.signal));
   }
 }
 
