@@ -67,6 +67,6 @@ import { StatusNoticeCounters } from './notices/status-notice-counters';
     BuildRejectGuards,
     StatusNoticeCounters,
   ],
-  exports: [StatusChangeAudience, BuildVerdictsService, BuildDoneGuards, BuildRejectGuards, StatusNoticeCounters, BuildContentsService, BuildFiles, BuildQueryService, BuildRetentionService, BuildIconsService, BuildDownloadService, ResumableUploadsService],
+  exports: [StatusChangeAudience, BuildReviewService, BuildVerdictsService, BuildDoneGuards, BuildRejectGuards, StatusNoticeCounters, BuildContentsService, BuildFiles, BuildQueryService, BuildRetentionService, BuildIconsService, BuildDownloadService, ResumableUploadsService],
 })
 export class BuildsModule {}

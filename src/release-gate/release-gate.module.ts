@@ -33,6 +33,6 @@ import { ReleaseGateService } from './release-gate.service';
     // The device-tests rule reads the hub's sessions' results.
     { provide: DEVICE_TEST_RESULTS, useExisting: HubDeviceTestResults },
   ],
-  exports: [ReleaseGateService],
+  exports: [ReleaseGateService, BuildReviewsService],
 })
 export class ReleaseGateModule {}

@@ -386,6 +386,16 @@ export interface SessionsTable {
   sign_in_method: Generated<string>;
 }
 
+/** Declared by SlackMessageEntity (src/chat/slack/slack-message.entity.ts). */
+export interface SlackMessagesTable {
+  id: Generated<number>;
+  build_id: number;
+  channel: string;
+  ts: string;
+  outbox_message_id: number;
+  updated_at: number;
+}
+
 /** Declared by SsoIdentityEntity (src/identity/sso-identity.entity.ts). */
 export interface SsoIdentitiesTable {
   id: Generated<number>;
@@ -540,6 +550,7 @@ export interface Database extends TablesWithoutEntity {
   scim_groups: ScimGroupsTable;
   scim_tokens: ScimTokensTable;
   sessions: SessionsTable;
+  slack_messages: SlackMessagesTable;
   sso_identities: SsoIdentitiesTable;
   team_settings: TeamSettingsTable;
   tester_links: TesterLinksTable;
