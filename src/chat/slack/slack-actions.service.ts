@@ -15,6 +15,7 @@ import { SLACK_ACTIONS } from '../build-notice';
 import { ChatDestinations } from '../chat-destinations';
 import { SlackResponseSender } from './slack-senders';
 import { verifySlackSignature } from './slack-signature';
+import { SlackApiError } from './slack-web-api';
 
 export const SlackActionMessages = {
   notConfigured: 'Slack is not configured on this relay',
@@ -99,6 +100,7 @@ export class SlackActionsService {
     try {
       profile = await api.userEmail(slackUser);
     } catch (err) {
+      if (err instanceof SlackApiError && err.error === 'user_not_found') return { refusal: SlackActionMessages.unknownUser };
       this.logger.warn(`Slack users.info of ${slackUser}: ${api.redact((err as Error)?.message ?? String(err))}`);
       return { refusal: SlackActionMessages.noEmail };
     }

@@ -1,0 +1,185 @@
+/**
+ * Slack and Microsoft Teams (issue 39 item 2, docs/integrations.md "Slack and Microsoft Teams")
+ * against a fake Slack and a fake Teams webhook on loopback (support/fake-slack.ts): a build's
+ * notice is posted once and updated in place, Teams gets an Adaptive Card, and Slack's buttons,
+ * signed with Slack's documented scheme, act as the member Slack's e-mail names, with the API's rules.
+ */
+import { createHmac } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { OutboxWorker } from '../../src/outbox/outbox-worker';
+import { ReviewMessages } from '../../src/release-gate/build-reviews.service';
+import { SlackActionMessages } from '../../src/chat/slack/slack-actions.service';
+import { UsersService } from '../../src/users/users.service';
+import { attachBuild } from '../support/build-fixtures';
+import type { TestMember } from '../support/factory';
+import { useTestRelay } from '../support/use-relay';
+import { forgeConfigPath, until } from '../forges/support/forge-relay';
+import { FakeSlack } from './support/fake-slack';
+
+const BOT_TOKEN = 'xoxb-1234567890-relay-test-token';
+const SIGNING_SECRET = 'slack-signing-secret-for-tests';
+const CHANNEL = 'C0RELAYQA';
+const slack = new FakeSlack(BOT_TOKEN);
+
+describe('Slack and Teams notices and Slack buttons', () => {
+  const config = forgeConfigPath();
+  beforeAll(async () => {
+    await slack.start();
+    writeFileSync(
+      config,
+      JSON.stringify({
+        chat: {
+          slack: { botTokenEnv: 'SLACK_BOT', signingSecretEnv: 'SLACK_SECRET', apiUrl: `${slack.url}/api`, channels: [{ channel: CHANNEL, branches: ['main'] }] },
+          teams: [{ name: 'qa', urlEnv: 'TEAMS_QA_URL', apps: ['*'] }],
+        },
+      }),
+    );
+  });
+  afterAll(() => slack.close());
+  // The Teams URL is read when the relay starts (after the fake listens): a getter defers it.
+  const env: Record<string, string> = { SVC_CONFIG: config, SLACK_BOT: BOT_TOKEN, SLACK_SECRET: SIGNING_SECRET, SVC_RELAY_URL: 'https://relay.example.test' };
+  Object.defineProperty(env, 'TEAMS_QA_URL', { enumerable: true, get: () => `${slack.url}/teams/qa?sig=teams-signature-secret` });
+  const ctx = useTestRelay(env);
+
+  let dev: TestMember;
+  let qa: TestMember;
+  let viewer: TestMember;
+  let admin: TestMember;
+  let buildId: number;
+  beforeAll(async () => {
+    admin = await ctx.members.member('Admin');
+    dev = await ctx.members.member('Developer');
+    qa = await ctx.members.member('QA');
+    viewer = await ctx.members.member('Viewer');
+    slack.user('UQA', qa.email.toUpperCase());
+    slack.user('UVIEWER', viewer.email);
+    slack.user('UDEV', dev.email);
+    slack.user('UNOBODY', 'nobody@elsewhere.test');
+  });
+
+  const kick = () => ctx.relay.app.get(OutboxWorker).kick();
+  const sign = (body: string, at = Math.floor(ctx.relay.clock.nowMs() / 1000)) => ({
+    'x-slack-request-timestamp': String(at),
+    'x-slack-signature': `v0=${createHmac('sha256', SIGNING_SECRET).update(`v0:${at}:${body}`).digest('hex')}`,
+  });
+  const pressBody = (user: string, actionId: string, responseUrl = `${slack.url}/hooks/actions/T1/123/abc`) =>
+    new URLSearchParams({
+      payload: JSON.stringify({
+        type: 'block_actions',
+        user: { id: user, username: user.toLowerCase() },
+        response_url: responseUrl,
+        actions: [{ type: 'button', action_id: actionId, block_id: 'svc_review', value: String(buildId), action_ts: '1700000000.1' }],
+      }),
+    }).toString();
+  const press = (body: string, headers = sign(body)) =>
+    ctx.relay.http().post('/api/v1/integrations/slack/actions').set('content-type', 'application/x-www-form-urlencoded').set(headers).send(body);
+  const reviews = async () => (await ctx.members.as(qa, 'get', `/api/v1/builds/${buildId}/reviews`).expect(200)).body.reviews as { reviewer_id: number; verdict: string }[];
+
+  it('posts a new build to the channel and Teams, then updates the same Slack message when its status changes', async () => {
+    const { body } = await attachBuild(ctx.members.as(dev, 'post', '/api/v1/builds'), 'string-label.apk', { branch: 'main', repository: 'acme/app', commit: 'c'.repeat(40) }).expect(201);
+    buildId = body.id;
+    const [posted] = await until('the notice posted', () => slack.of('chat.postMessage').length === 1 && slack.of('chat.postMessage'), 30_000);
+    expect(posted.body.channel).toBe(CHANNEL);
+    expect(String(posted.body.text)).toContain('No status');
+    const blocks = posted.body.blocks as { type: string; elements?: { action_id: string; value: string }[] }[];
+    expect(blocks.find((b) => b.type === 'actions')!.elements!.map((e) => [e.action_id, e.value])).toEqual([
+      ['svc_approve', String(buildId)],
+      ['svc_request_changes', String(buildId)],
+      ['svc_reject', String(buildId)],
+    ]);
+    expect(JSON.stringify(blocks)).toContain(`https://relay.example.test/builds/${buildId}`);
+
+    const card = await until('the Teams card', () => slack.teams[0], 30_000);
+    expect(card.name).toBe('qa');
+    expect(card.query).toBe('?sig=teams-signature-secret');
+    const content = (card.body.attachments as { content: { type: string; version: string; body: { type: string; facts?: { title: string; value: string }[] }[]; actions: { type: string; url: string }[] } }[])[0].content;
+    expect(content).toMatchObject({ type: 'AdaptiveCard', version: '1.4' });
+    expect(content.body.find((b) => b.type === 'FactSet')!.facts).toContainEqual({ title: 'Status', value: 'No status' });
+    expect(content.actions).toEqual([{ type: 'Action.OpenUrl', title: 'Open the build', url: `https://relay.example.test/builds/${buildId}` }]);
+
+    await ctx.members.as(dev, 'patch', `/api/v1/builds/${buildId}`).send({ status_label: 'In Progress' }).expect(200);
+    const update = await until('the update in place', () => slack.of('chat.update').find((c) => String(c.body.text).includes('In Progress')), 30_000);
+    expect(update.body).toMatchObject({ channel: CHANNEL, ts: posted.ts });
+    expect(slack.of('chat.postMessage')).toHaveLength(1);
+    expect(slack.message(CHANNEL, String(update.body.ts))!.text).toContain('In Progress');
+    expect(slack.problems()).toEqual([]);
+
+    const [slackDestination] = (await ctx.members.as(admin, 'get', '/api/v1/outbox/destinations').expect(200)).body.filter((d: { destination: string }) => d.destination === `slack:${CHANNEL}`);
+    expect(slackDestination).toMatchObject({ queued: 0, failed: 0 });
+  });
+
+  it('a signed Approve acts as the member whose e-mail Slack gives, audited and answered in Slack', async () => {
+    const res = await press(pressBody('UQA', 'svc_approve')).expect(200);
+    expect(res.body).toEqual({ outcome: 'applied' });
+    expect(await reviews()).toEqual([expect.objectContaining({ reviewer_id: qa.id, verdict: 'approve' })]);
+    expect(slack.of('users.info').at(-1)!.body.user).toBe('UQA');
+    await kick();
+    const answer = await until('the answer in Slack', () => slack.responses.find((r) => String(r.body.text).includes('approved')), 30_000);
+    expect(answer.body).toMatchObject({ response_type: 'ephemeral', text: `You approved build #${buildId}.` });
+    const audit = await until('the audit entry', async () => {
+      const { body } = await ctx.members.as(admin, 'get', '/api/v1/audit?action=slack.button_pressed').expect(200);
+      return (body.items as { actor_id: number; via: string; target: string; details: Record<string, unknown> }[]).find((e) => e.actor_id === qa.id);
+    });
+    expect(audit).toMatchObject({ via: 'slack', target: `build:${buildId}` });
+    expect(audit.details).toMatchObject({ action: 'approve', outcome: 'applied', slack_user: 'UQA' });
+  });
+
+  it('refuses a Viewer with the reason, in the answer and in Slack', async () => {
+    const before = slack.responses.length;
+    const res = await press(pressBody('UVIEWER', 'svc_request_changes')).expect(200);
+    expect(res.body).toEqual({ outcome: 'refused', reason: ReviewMessages.viewer });
+    await kick();
+    const answer = await until('the refusal in Slack', () => slack.responses.slice(before).find((r) => String(r.body.text).startsWith('Not done')), 30_000);
+    expect(answer.body.text).toBe(`Not done: ${ReviewMessages.viewer}`);
+    expect((await reviews()).map((r) => r.reviewer_id)).toEqual([qa.id]);
+  });
+
+  it('refuses an unknown Slack user and a deactivated member', async () => {
+    expect((await press(pressBody('UNOBODY', 'svc_approve')).expect(200)).body).toEqual({ outcome: 'refused', reason: SlackActionMessages.unknownUser });
+    await ctx.relay.app.get(UsersService).update(dev.id, { active: false });
+    try {
+      expect((await press(pressBody('UDEV', 'svc_approve')).expect(200)).body).toEqual({ outcome: 'refused', reason: SlackActionMessages.inactive });
+    } finally {
+      await ctx.relay.app.get(UsersService).update(dev.id, { active: true });
+    }
+    expect((await reviews()).map((r) => r.reviewer_id)).toEqual([qa.id]);
+  });
+
+  it('answers 401 to a bad signature and to a timestamp older than five minutes', async () => {
+    const body = pressBody('UQA', 'svc_reject');
+    await press(body, { ...sign(body), 'x-slack-signature': `v0=${'0'.repeat(64)}` }).expect(401);
+    await press(body, sign(body, Math.floor(ctx.relay.clock.nowMs() / 1000) - 301)).expect(401);
+    await press(body, {} as ReturnType<typeof sign>).expect(401);
+    // Signed over other bytes than those sent.
+    await press(`${body}&x=1`, sign(body)).expect(401);
+    const { body: build } = await ctx.members.as(qa, 'get', `/api/v1/builds/${buildId}`).expect(200);
+    expect(build.status_label).toBe('In Progress');
+  });
+
+  it("Reject follows the team's reason rule, then rejects and updates the message in place", async () => {
+    await ctx.members.as(admin, 'put', '/api/v1/settings/review').send({ reject_reason_required: true }).expect(200);
+    const refused = await press(pressBody('UQA', 'svc_reject')).expect(200);
+    expect(refused.body.outcome).toBe('refused');
+    expect(refused.body.reason).toMatch(/asks for a reason/);
+    await ctx.members.as(admin, 'put', '/api/v1/settings/review').send({ reject_reason_required: false }).expect(200);
+
+    expect((await press(pressBody('UQA', 'svc_reject')).expect(200)).body).toEqual({ outcome: 'applied' });
+    const { body: build } = await ctx.members.as(qa, 'get', `/api/v1/builds/${buildId}`).expect(200);
+    expect(build.status_label).toBe('Rejected');
+    const update = await until('the Rejected update', () => slack.of('chat.update').find((c) => String(c.body.text).includes('Rejected by')), 30_000);
+    expect(update.body.ts).toBe(slack.of('chat.postMessage')[0].ts);
+    expect(slack.of('chat.postMessage')).toHaveLength(1);
+    expect(slack.problems()).toEqual([]);
+  });
+
+  it('never fetches a response URL that is not Slack\'s', async () => {
+    const before = slack.responses.length;
+    const elsewhere = `http://localhost:${new URL(slack.url).port}/hooks/elsewhere`;
+    expect((await press(pressBody('UNOBODY', 'svc_approve', elsewhere)).expect(200)).body.outcome).toBe('refused');
+    await kick();
+    await press(pressBody('UNOBODY', 'svc_approve')).expect(200);
+    await kick();
+    await until('the second answer', () => slack.responses.length === before + 1);
+    expect(slack.responses.slice(before).map((r) => r.path)).toEqual(['/hooks/actions/T1/123/abc']);
+  });
+});
