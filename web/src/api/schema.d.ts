@@ -913,6 +913,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/integrations/slack/actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["ChatController_receive"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/integrations/trackers/{name}/webhook": {
         parameters: {
             query?: never;
@@ -2060,7 +2076,7 @@ export interface components {
             prev_hash: string;
             target: string | null;
             /** @enum {string} */
-            via: "cookie" | "pat" | "mcp" | "scim" | "agent" | "cli" | "system" | "sso" | "anonymous";
+            via: "cookie" | "pat" | "mcp" | "scim" | "agent" | "cli" | "system" | "sso" | "anonymous" | "slack";
         };
         AuditPage: {
             items: components["schemas"]["AuditEntryResponse"][];
@@ -3342,6 +3358,15 @@ export interface components {
             delta: number;
             /** @description delta as a percentage of before, 2 decimals; null when before is 0 */
             percent: number | null;
+        };
+        SlackActionAnswer: {
+            /**
+             * @example refused
+             * @enum {string}
+             */
+            outcome: "applied" | "refused" | "ignored";
+            /** @example Viewers cannot review builds: a review needs the Admin, Developer or QA role */
+            reason?: string;
         };
         StartRecordingDto: {
             /** @description The build under test; default: the last build installed on the session through the relay. */
@@ -7341,6 +7366,44 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LivenessResponse"];
+                };
+            };
+        };
+    };
+    ChatController_receive: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description verified with Slack's signing secret; a refusal is also answered in Slack */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SlackActionAnswer"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
