@@ -20,7 +20,10 @@ const SLACK_RESPONSE_ORIGIN = 'https://hooks.slack.com';
 @Injectable()
 export class ChatDestinations implements OnModuleInit {
   private readonly logger = new Logger('Chat');
+  /** For svc.config.json's destinations (the operator's SSRF rule: this host and the LAN allowed). */
   readonly fetch: typeof globalThis.fetch;
+  /** For destinations added in the dashboard (the rule of webhooks registered through the API: never this host). */
+  readonly apiFetch: typeof globalThis.fetch;
   readonly slackApi: SlackWebApi | null;
 
   constructor(
@@ -28,6 +31,7 @@ export class ChatDestinations implements OnModuleInit {
     guard: DestinationGuard,
   ) {
     this.fetch = pinnedFetch(guard, CHAT_REQUEST_TIMEOUT_MS, 'operator');
+    this.apiFetch = pinnedFetch(guard, CHAT_REQUEST_TIMEOUT_MS, 'api');
     const slack = config.chat.slack;
     this.slackApi = slack?.botToken ? new SlackWebApi(this.fetch, slack.apiUrl, slack.botToken) : null;
   }
@@ -45,10 +49,6 @@ export class ChatDestinations implements OnModuleInit {
 
   get teams(): TeamsRoute[] {
     return this.config.chat.teams;
-  }
-
-  teamsRoute(name: string): TeamsRoute | null {
-    return this.teams.find((t) => t.name === name) ?? null;
   }
 
   /**
@@ -69,8 +69,8 @@ export class ChatDestinations implements OnModuleInit {
     return url.origin === allowed && !url.username && !url.password;
   }
 
-  /** Every chat credential out of a text: the bot token, the signing secret, the Teams URLs. */
-  redact(text: string): string {
-    return redactSecrets(text, [this.slack?.botToken, this.slack?.signingSecret, ...this.teams.map((t) => t.url)]);
+  /** Every chat credential out of a text: the bot token, the signing secret, the Teams URLs (and `more`, a dashboard route's). */
+  redact(text: string, more: (string | null)[] = []): string {
+    return redactSecrets(text, [this.slack?.botToken, this.slack?.signingSecret, ...this.teams.map((t) => t.url), ...more]);
   }
 }

@@ -6,7 +6,7 @@ import { HubDeviceTestResults } from '../device-tests/results/hub-device-test-re
 import { PublicUrlService } from '../relay/public-url.service';
 import { ReleaseGateService } from '../release-gate/release-gate.service';
 import { type BuildNotice, type NoticeCause, noticeHeadline, slackBlocks, teamsMessage } from './build-notice';
-import { ChatDestinations } from './chat-destinations';
+import { ChatRoutesService } from './routes/chat-routes.service';
 import { SlackNoticeSender } from './slack/slack-senders';
 import { TeamsSender } from './teams/teams-sender';
 
@@ -19,7 +19,7 @@ import { TeamsSender } from './teams/teams-sender';
 @Injectable()
 export class ChatNoticesService {
   constructor(
-    private readonly destinations: ChatDestinations,
+    private readonly routes: ChatRoutesService,
     private readonly builds: BuildQueryService,
     private readonly gate: ReleaseGateService,
     private readonly deviceTests: HubDeviceTestResults,
@@ -29,9 +29,8 @@ export class ChatNoticesService {
   ) {}
 
   async buildChanged(buildId: number, cause: NoticeCause, options: { teams: boolean } = { teams: true }): Promise<void> {
-    const slack = this.destinations.slack;
-    const channels = slack?.botToken ? slack.channels : [];
-    const teams = options.teams ? this.destinations.teams.filter((t) => t.url) : [];
+    const channels = await this.routes.usable('slack');
+    const teams = options.teams ? await this.routes.usable('teams') : [];
     if (!channels.length && !teams.length) return;
     const listed = await this.builds.detail(buildId);
     const branch = listed.provenance?.branch ?? null;
@@ -42,8 +41,8 @@ export class ChatNoticesService {
     const notice = await this.noticeOf(buildId, cause);
     const text = noticeHeadline(notice);
     const blocks = slackBlocks(notice);
-    for (const route of toSlack) await this.slack.queue({ buildId, channel: route.channel, text, blocks });
-    for (const route of toTeams) await this.teams.queue({ route: route.name, message: teamsMessage(notice) });
+    for (const route of toSlack) await this.slack.queue({ buildId, channel: route.target, text, blocks });
+    for (const route of toTeams) await this.teams.queue({ route: route.target, message: teamsMessage(notice) });
   }
 
   private async noticeOf(buildId: number, cause: NoticeCause): Promise<BuildNotice> {

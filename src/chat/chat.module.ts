@@ -8,7 +8,13 @@ import { RelayModule } from '../relay/relay.module';
 import { ReleaseGateModule } from '../release-gate/release-gate.module';
 import { UsersModule } from '../users/users.module';
 import { WebhooksModule } from '../webhooks/webhooks.module';
+import { SecretBox } from '../common/crypto/secret-box';
+import { RelayConfig } from '../config/relay-config';
 import { ChatController } from './chat.controller';
+import { ChatSettingsService } from './chat-settings.service';
+import { ChatRouteEntity } from './routes/chat-route.entity';
+import { ChatRoutesRepository } from './routes/chat-routes.repository';
+import { ChatRoutesService } from './routes/chat-routes.service';
 import { ChatDestinations } from './chat-destinations';
 import { ChatNoticesListener } from './chat-notices.listener';
 import { ChatNoticesService } from './chat-notices.service';
@@ -24,8 +30,13 @@ import { TeamsSender } from './teams/teams-sender';
  * Slack's review buttons acting as the member Slack's e-mail names.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([SlackMessageEntity]), CommonModule, OutboxModule, BuildsModule, ReleaseGateModule, DeviceTestsModule, RelayModule, UsersModule, WebhooksModule],
+  imports: [TypeOrmModule.forFeature([SlackMessageEntity, ChatRouteEntity]), CommonModule, OutboxModule, BuildsModule, ReleaseGateModule, DeviceTestsModule, RelayModule, UsersModule, WebhooksModule],
   controllers: [ChatController],
-  providers: [ChatDestinations, ChatNoticesService, ChatNoticesListener, SlackMessagesRepository, SlackNoticeSender, SlackResponseSender, TeamsSender, SlackActionsService],
+  providers: [
+    { provide: SecretBox, useFactory: (config: RelayConfig) => new SecretBox(config.secretsKey), inject: [RelayConfig] },
+    ChatRoutesRepository,
+    ChatRoutesService,
+    ChatSettingsService,
+    ChatDestinations, ChatNoticesService, ChatNoticesListener, SlackMessagesRepository, SlackNoticeSender, SlackResponseSender, TeamsSender, SlackActionsService],
 })
 export class ChatModule {}

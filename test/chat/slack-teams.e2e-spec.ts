@@ -37,7 +37,7 @@ describe('Slack and Teams notices and Slack buttons', () => {
   });
   afterAll(() => slack.close());
   // The Teams URL is read when the relay starts (after the fake listens): a getter defers it.
-  const env: Record<string, string> = { SVC_CONFIG: config, SLACK_BOT: BOT_TOKEN, SLACK_SECRET: SIGNING_SECRET, SVC_RELAY_URL: 'https://relay.example.test' };
+  const env: Record<string, string> = { SVC_CONFIG: config, SLACK_BOT: BOT_TOKEN, SLACK_SECRET: SIGNING_SECRET, SVC_RELAY_URL: 'https://relay.example.test', SVC_SECRETS_KEY: Buffer.alloc(32, 7).toString('base64') };
   Object.defineProperty(env, 'TEAMS_QA_URL', { enumerable: true, get: () => `${slack.url}/teams/qa?sig=teams-signature-secret` });
   const ctx = useTestRelay(env);
 
@@ -170,6 +170,29 @@ describe('Slack and Teams notices and Slack buttons', () => {
     expect(update.body.ts).toBe(slack.of('chat.postMessage')[0].ts);
     expect(slack.of('chat.postMessage')).toHaveLength(1);
     expect(slack.problems()).toEqual([]);
+  });
+
+  it('Admins add a Slack channel for one branch through the API, and its builds reach it; a Teams URL on this host is refused', async () => {
+    const routes = (who: TestMember) => ctx.members.as(who, 'post', '/api/v1/integrations/chat/routes');
+    const { body: route } = await routes(admin).send({ kind: 'slack', channel: 'C0DASH', branches: ['release'] }).expect(201);
+    expect(route).toEqual({ id: expect.any(Number), origin: 'dashboard', kind: 'slack', channel: 'C0DASH', name: null, apps: null, branches: ['release'], problem: null });
+    await routes(admin).send({ kind: 'slack', channel: 'C0DASH' }).expect(409);
+    await routes(admin).send({ kind: 'slack', channel: CHANNEL }).expect(409);
+    expect((await routes(admin).send({ kind: 'slack', channel: '#general' }).expect(400)).body.error).toMatch(/^channel must be a Slack channel id/);
+    expect((await routes(admin).send({ kind: 'teams', name: 'lan', url: `${slack.url}/teams/lan` }).expect(400)).body.error).toMatch(/^Teams URL refused/);
+    await routes(qa).send({ kind: 'slack', channel: 'C0QA' }).expect(403);
+
+    const { body: settings } = await ctx.members.as(admin, 'get', '/api/v1/integrations/chat').expect(200);
+    expect(settings.slack).toEqual({ bot_token_env: 'SLACK_BOT', has_bot_token: true, signing_secret_env: 'SLACK_SECRET', has_signing_secret: true, request_url: 'https://relay.example.test/api/v1/integrations/slack/actions' });
+    expect(settings.routes.map((r: { origin: string; channel: string | null; name: string | null }) => [r.origin, r.channel ?? r.name])).toEqual([['file', CHANNEL], ['file', 'qa'], ['dashboard', 'C0DASH']]);
+    expect(JSON.stringify(settings)).not.toContain('teams-signature-secret');
+
+    const { body } = await attachBuild(ctx.members.as(dev, 'post', '/api/v1/builds'), 'string-label.apk', { branch: 'release' }).expect(201);
+    const posted = await until('the release build in C0DASH', () => slack.of('chat.postMessage').find((c) => c.body.channel === 'C0DASH'), 30_000);
+    expect(JSON.stringify(posted.body.blocks)).toContain(`"value":"${body.id}"`);
+    expect(slack.of('chat.postMessage').filter((c) => c.body.channel === CHANNEL)).toHaveLength(1);
+    await ctx.members.as(admin, 'delete', `/api/v1/integrations/chat/routes/${route.id}`).expect(204);
+    await ctx.members.as(admin, 'delete', `/api/v1/integrations/chat/routes/${route.id}`).expect(404);
   });
 
   it('never fetches a response URL that is not Slack\'s', async () => {

@@ -3,6 +3,7 @@ import { OutboundRefusal } from '../../outbox/retry-policy';
 import { OutboxService } from '../../outbox/outbox.service';
 import type { OutboxSender } from '../../outbox/outbox-sender';
 import { ChatDestinations } from '../chat-destinations';
+import { ChatRoutesService } from '../routes/chat-routes.service';
 
 export const TEAMS_KIND = 'teams';
 
@@ -23,6 +24,7 @@ export class TeamsSender implements OutboxSender, OnModuleInit {
   constructor(
     private readonly outbox: OutboxService,
     private readonly destinations: ChatDestinations,
+    private readonly routes: ChatRoutesService,
   ) {}
 
   onModuleInit(): void {
@@ -35,17 +37,19 @@ export class TeamsSender implements OutboxSender, OnModuleInit {
 
   async send(payload: unknown): Promise<void> {
     const notice = payload as QueuedTeamsNotice;
-    const route = this.destinations.teamsRoute(notice.route);
-    if (!route?.url) throw new OutboundRefusal(0, new Headers(), `no URL for Teams route "${notice.route}" (${route?.urlEnv ?? 'not in chat.teams'})`, false);
-    const res = await this.destinations.fetch(route.url, {
+    const route = await this.routes.teamsRoute(notice.route);
+    if (!route?.url) throw new OutboundRefusal(0, new Headers(), `no URL for Teams destination "${notice.route}" (${route?.problem ?? 'removed'})`, false);
+    const fetch = route.policy === 'api' ? this.destinations.apiFetch : this.destinations.fetch;
+    const res = await fetch(route.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(notice.message),
     });
     const body = await res.text();
-    if (!res.ok) throw new OutboundRefusal(res.status, res.headers, this.redact(`Teams: HTTP ${res.status} ${body.slice(0, 200)}`));
+    if (!res.ok) throw new OutboundRefusal(res.status, res.headers, this.destinations.redact(`Teams: HTTP ${res.status} ${body.slice(0, 200)}`, [route.url]));
   }
 
+  /** The file's URLs; a dashboard route's URL is redacted where the refusal is made (above). */
   redact(text: string): string {
     return this.destinations.redact(text);
   }

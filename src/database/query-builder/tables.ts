@@ -170,6 +170,17 @@ export interface BuildsTable {
   delete_after: number | null;
 }
 
+/** Declared by ChatRouteEntity (src/chat/routes/chat-route.entity.ts). */
+export interface ChatRoutesTable {
+  id: Generated<number>;
+  kind: string;
+  target: string;
+  url_sealed: string | null;
+  apps: string | null;
+  branches: string | null;
+  created_at: number;
+}
+
 /** Declared by CommentAttachmentEntity (src/comments/comment-attachment.entity.ts). */
 export interface CommentAttachmentsTable {
   id: Generated<number>;
@@ -530,6 +541,7 @@ export interface Database extends TablesWithoutEntity {
   build_share_links: BuildShareLinksTable;
   build_status_changes: BuildStatusChangesTable;
   builds: BuildsTable & ColumnsWithoutEntity['builds'];
+  chat_routes: ChatRoutesTable;
   comment_attachments: CommentAttachmentsTable;
   comments: CommentsTable;
   forge_deliveries: ForgeDeliveriesTable;
