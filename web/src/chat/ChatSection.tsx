@@ -2,8 +2,12 @@ import { useState, type FormEvent } from 'react';
 import { Button } from '../ui/Button';
 import { ConfirmDialog } from '../ui/ConfirmDialog';
 import { FormEnd, FormError, SelectField, TextField, cardClass, formClass } from '../ui/Field';
+import { splitError } from '../ui/form-errors';
 import styles from '../webhooks/webhooks.module.css';
 import { chatRouteName, useAddChatRoute, useChatSettings, useRemoveChatRoute, type ChatRoute } from './queries';
+
+/** The API's messages that belong under a field (they start with its name). */
+const FIELD_ERRORS = { channel: /^(channel |Channel )/, name: /^(name |A Teams destination)/, url: /^(url |Teams URL)/, apps: /^(apps |each of apps)/, branches: /^(branches |each of branches)/ };
 
 /** A comma-separated field as the API takes it: null when empty (every app, every build). */
 const listOf = (text: string) => {
@@ -103,6 +107,7 @@ function AddRouteForm({ onDone }: { onDone: () => void }) {
   const [url, setUrl] = useState('');
   const [apps, setApps] = useState('');
   const [branches, setBranches] = useState('');
+  const { field, message } = splitError(add.error, FIELD_ERRORS);
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const audience = { apps: listOf(apps), branches: listOf(branches) };
@@ -115,16 +120,16 @@ function AddRouteForm({ onDone }: { onDone: () => void }) {
         <option value="teams">Microsoft Teams webhook</option>
       </SelectField>
       {kind === 'slack' ? (
-        <TextField label="Channel id" hint="In Slack: the channel's details, at the bottom (C0123ABCD). Invite the app to it." required value={channel} onChange={(e) => setChannel(e.target.value)} />
+        <TextField label="Channel id" hint="In Slack: the channel's details, at the bottom (C0123ABCD). Invite the app to it." required value={channel} onChange={(e) => setChannel(e.target.value)} error={field === 'channel' ? message : null} />
       ) : (
         <>
-          <TextField label="Name" hint="Lower-case letters, digits and dashes." required value={name} onChange={(e) => setName(e.target.value)} />
-          <TextField label="Webhook URL" hint="A Workflows or incoming-webhook URL; kept encrypted, never shown again." type="url" required value={url} onChange={(e) => setUrl(e.target.value)} />
+          <TextField label="Name" hint="Lower-case letters, digits and dashes." required value={name} onChange={(e) => setName(e.target.value)} error={field === 'name' ? message : null} />
+          <TextField label="Webhook URL" hint="A Workflows or incoming-webhook URL; kept encrypted, never shown again." type="url" required value={url} onChange={(e) => setUrl(e.target.value)} error={field === 'url' ? message : null} />
         </>
       )}
-      <TextField label="Apps" hint="Bundle ids, comma-separated; empty: every app." value={apps} onChange={(e) => setApps(e.target.value)} />
-      <TextField label="Branches" hint="Comma-separated; empty: every build." value={branches} onChange={(e) => setBranches(e.target.value)} />
-      <FormEnd error={add.error} pending={add.isPending} label="Add destination" pendingLabel="Adding…" />
+      <TextField label="Apps" hint="Bundle ids, comma-separated; empty: every app." value={apps} onChange={(e) => setApps(e.target.value)} error={field === 'apps' ? message : null} />
+      <TextField label="Branches" hint="Comma-separated; empty: every build." value={branches} onChange={(e) => setBranches(e.target.value)} error={field === 'branches' ? message : null} />
+      <FormEnd error={field ? null : add.error} pending={add.isPending} label="Add destination" pendingLabel="Adding…" />
       <div>
         <Button onClick={onDone}>Cancel</Button>
       </div>
