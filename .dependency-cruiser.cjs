@@ -109,6 +109,22 @@ module.exports = {
       from: { path: '^src/', pathNot: ['\\.repository\\.ts$', '\\.module\\.ts$', '^src/database/', '^src/platform/', '^src/bootstrap/', '^src/cli/'] },
       to: { path: '^node_modules/@nestjs/typeorm/' },
     },
+    {
+      name: 'web-floor-imports-no-feature',
+      severity: 'error',
+      comment:
+        "The dashboard's floor, ui/ (buttons, fields, formats, the QR code) and api/ (the client generated from the OpenAPI " +
+        'document, uploads), is below every page: it imports only itself, so a feature folder can move without touching it.',
+      from: { path: '^web/src/(ui|api)/' },
+      to: { path: '^web/src/', pathNot: '^web/src/(ui|api)/' },
+    },
+    {
+      name: 'web-no-circular',
+      severity: 'error',
+      comment: 'Two dashboard files that import each other (directly or around a loop): move what both need below them.',
+      from: { path: '^web/src/' },
+      to: { circular: true },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -75,6 +75,8 @@ export class AuthService {
    * of the code count with the password's.
    */
   async login(address: string, email: string, password: string): Promise<SignInOutcome> {
+    // Busy password workers refuse before the brake counts an attempt: nothing was guessed.
+    this.users.admitPasswordCheck();
     try {
       await this.throttle.beginAttempt(address, email);
     } catch (err) {

@@ -31,7 +31,7 @@ export const NO_STATUS = 'No status';
 /**
  * The words for a status, the same on every surface (issue 40 item 6): the spec's four names,
  * "No status" for none, and "by <who>" after a verdict: "Done by Ann", "Rejected by Bob",
- * "In Progress". The dashboard's copy is web/src/builds/status-words.ts.
+ * "In Progress". The dashboard's copy is web/src/builds/status/status-words.ts.
  */
 export function statusWords(status: BuildStatus | null, decidedBy?: string | null): string {
   const name = status ?? NO_STATUS;

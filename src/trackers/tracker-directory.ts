@@ -30,10 +30,11 @@ export interface ConfiguredTracker {
 export class TrackerDirectory implements OnModuleInit {
   private readonly logger = new Logger('Trackers');
   private readonly entries: ConfiguredTracker[];
+  private readonly secrets: (string | null | undefined)[];
 
   constructor(config: RelayConfig, guard: DestinationGuard) {
-    const secrets = config.trackers.flatMap((t) => [t.token, t.email, t.webhookSecret]);
-    const http: TrackerHttp = { fetch: pinnedFetch(guard, TRACKER_REQUEST_TIMEOUT_MS, 'operator'), redact: (text) => redactSecrets(text, secrets) };
+    this.secrets = config.trackers.flatMap((t) => [t.token, t.email, t.webhookSecret]);
+    const http: TrackerHttp = { fetch: pinnedFetch(guard, TRACKER_REQUEST_TIMEOUT_MS, 'operator'), redact: (text) => this.redact(text) };
     this.entries = config.trackers.map((tracker) => {
       const problem = problemOf(tracker);
       return { tracker, problem, client: problem ? null : clientFor(tracker, http) };
@@ -46,8 +47,9 @@ export class TrackerDirectory implements OnModuleInit {
     }
   }
 
-  get any(): boolean {
-    return this.entries.length > 0;
+  /** Removes every tracker's credentials (token, account e-mail, webhook secret) from a text. */
+  redact(text: string): string {
+    return redactSecrets(text, this.secrets);
   }
 
   names(): string[] {

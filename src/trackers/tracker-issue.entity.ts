@@ -2,12 +2,16 @@ import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import { TimestampColumn } from '../database/timestamp.column';
 
 /**
- * queued: to create (at next_attempt_at); attaching: created, evidence still to attach; filed:
- * created with everything attached; failed: given up (last_error says why).
+ * The issue's delivery step (the delivery itself is an outbox message, kind `tracker`): queued: to
+ * create; attaching: created, evidence still to attach; filed: created with everything attached;
+ * failed: given up (last_error says why).
  */
 export type TrackerIssueStatus = 'queued' | 'attaching' | 'filed' | 'failed';
 
-/** One "Report issue": the outbox row that files it, then the issue it became (migration TrackerIssues). */
+/**
+ * One "Report issue" and the issue it became (migrations TrackerIssues, TrackerIssuesThroughOutbox):
+ * its key, link and tracker status; the outbox message `{ issueId }` delivers it.
+ */
 @Entity('tracker_issues')
 export class TrackerIssueEntity {
   @PrimaryGeneratedColumn()
@@ -49,12 +53,7 @@ export class TrackerIssueEntity {
   @Column({ type: 'varchar', length: 12 })
   status: TrackerIssueStatus;
 
-  @Column({ type: 'integer', default: 0 })
-  attempts: number;
-
-  @TimestampColumn({ name: 'next_attempt_at' })
-  nextAttemptAt: Date;
-
+  /** The newest failed attempt's error (credentials redacted), shown on the build; cleared by a success. */
   @Column({ name: 'last_error', type: 'varchar', length: 500, nullable: true })
   lastError: string | null;
 

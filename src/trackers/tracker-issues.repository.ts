@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { sql } from 'kysely';
 import { DataSource } from 'typeorm';
 import { QueryBuilder } from '../database/query-builder/query-builder';
+import { TransactionRunner } from '../database/transaction-runner';
 import type { TrackerIssuesTable } from '../database/query-builder/tables';
 import type { TrackerIssueEntity, TrackerIssueStatus } from './tracker-issue.entity';
 
@@ -9,13 +10,11 @@ type Row = { [K in keyof TrackerIssuesTable]: unknown };
 export type NewTrackerIssue = Omit<TrackerIssueEntity, 'id'>;
 /** What delivery and the webhook change on a row. */
 export type TrackerIssueChange = Partial<
-  Pick<TrackerIssueEntity, 'status' | 'attempts' | 'nextAttemptAt' | 'lastError' | 'externalId' | 'externalUrl' | 'externalStatus' | 'closedAt' | 'buildStatusAtClose' | 'updatedAt'>
+  Pick<TrackerIssueEntity, 'status' | 'lastError' | 'externalId' | 'externalUrl' | 'externalStatus' | 'closedAt' | 'buildStatusAtClose' | 'updatedAt'>
 >;
 
 const COLUMNS: Record<keyof TrackerIssueChange, keyof TrackerIssuesTable> = {
   status: 'status',
-  attempts: 'attempts',
-  nextAttemptAt: 'next_attempt_at',
   lastError: 'last_error',
   externalId: 'external_id',
   externalUrl: 'external_url',
@@ -30,10 +29,14 @@ const COLUMNS: Record<keyof TrackerIssueChange, keyof TrackerIssuesTable> = {
 export class TrackerIssuesRepository {
   private readonly sql: QueryBuilder;
 
-  constructor(private readonly dataSource: DataSource) {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly transactions: TransactionRunner,
+  ) {
     this.sql = QueryBuilder.of(dataSource);
   }
 
+  /** In the caller's transaction when there is one (the report commits with its outbox message). */
   async insert(issue: NewTrackerIssue): Promise<number> {
     const values = toRow(issue);
     const columns = Object.keys(values) as (keyof TrackerIssuesTable)[];
@@ -43,7 +46,7 @@ export class TrackerIssuesRepository {
         .values(Object.fromEntries(columns.map((c) => [c, v[c]])) as never)
         .returning('id'),
     );
-    const [row] = await statement.run<{ id: number | string }>(this.dataSource.manager, values);
+    const [row] = await this.transactions.join((manager) => statement.run<{ id: number | string }>(manager, values));
     return Number(row.id);
   }
 
@@ -68,21 +71,7 @@ export class TrackerIssuesRepository {
     return (await statement.run<Row>(this.dataSource.manager, { tracker, externalId })).map(fromRow);
   }
 
-  /** Issues to create or to attach to, due by `now`, oldest first. */
-  async due(now: Date, limit: number): Promise<TrackerIssueEntity[]> {
-    const statement = this.sql.prepare('trackers.due', (v: { now: number; limit: number }) =>
-      this.sql.db
-        .selectFrom('tracker_issues')
-        .selectAll()
-        .where('status', 'in', [sql.lit('queued'), sql.lit('attaching')] as never)
-        .where('next_attempt_at', '<=', v.now)
-        .orderBy('id', 'asc')
-        .limit(v.limit),
-    );
-    return (await statement.run<Row>(this.dataSource.manager, { now: now.getTime(), limit })).map(fromRow);
-  }
-
-  /** Changes a row still in `from` (a row another instance moved on meanwhile is left alone); whether it did. */
+  /** Changes a row still in `from` (a row another instance moved on meanwhile is left alone), in the caller's transaction when there is one. */
   async settle(id: number, from: TrackerIssueStatus[], change: TrackerIssueChange): Promise<void> {
     const set = Object.fromEntries(
       Object.entries(change).map(([key, value]) => [COLUMNS[key as keyof TrackerIssueChange], value instanceof Date ? value.getTime() : value]),
@@ -95,7 +84,7 @@ export class TrackerIssuesRepository {
         .where('id', '=', v.id as number)
         .where('status', 'in', from.map((s) => sql.lit(s)) as never),
     );
-    await statement.run(this.dataSource.manager, { ...set, id });
+    await this.transactions.join((manager) => statement.run(manager, { ...set, id }));
   }
 }
 
@@ -112,8 +101,6 @@ function toRow(issue: NewTrackerIssue): Record<keyof Omit<TrackerIssuesTable, 'i
     to_ms: issue.toMs,
     reported_by: issue.reportedBy,
     status: issue.status,
-    attempts: issue.attempts,
-    next_attempt_at: issue.nextAttemptAt.getTime(),
     last_error: issue.lastError,
     external_id: issue.externalId,
     external_url: issue.externalUrl,
@@ -143,8 +130,6 @@ function fromRow(r: Row): TrackerIssueEntity {
     toMs: num(r.to_ms),
     reportedBy: num(r.reported_by),
     status: r.status as TrackerIssueStatus,
-    attempts: Number(r.attempts),
-    nextAttemptAt: date(r.next_attempt_at)!,
     lastError: (r.last_error as string | null) ?? null,
     externalId: (r.external_id as string | null) ?? null,
     externalUrl: (r.external_url as string | null) ?? null,

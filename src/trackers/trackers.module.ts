@@ -9,7 +9,8 @@ import { RelayModule } from '../relay/relay.module';
 import { StorageModule } from '../storage/storage.module';
 import { WebhooksModule } from '../webhooks/webhooks.module';
 import { TrackerDelivery } from './delivery/tracker-delivery';
-import { TrackerOutboxWorker } from './delivery/tracker-outbox.worker';
+import { TrackerOutboxSender } from './delivery/tracker-outbox.sender';
+import { OutboxModule } from '../outbox/outbox.module';
 import { IssueEvidence } from './evidence/issue-evidence';
 import { TrackerDirectory } from './tracker-directory';
 import { TrackerIssueEntity } from './tracker-issue.entity';
@@ -20,8 +21,8 @@ import { TrackerWebhookService } from './webhooks/tracker-webhook.service';
 
 /** "Report issue" to Jira, Linear or GitHub Issues, with the evidence; the issue's status back on the build (docs/integrations.md). */
 @Module({
-  imports: [CommonModule, ClusterModule, StorageModule, BuildsModule, RecordingsModule, RelayModule, AgentsModule, WebhooksModule, TypeOrmModule.forFeature([TrackerIssueEntity])],
+  imports: [CommonModule, ClusterModule, StorageModule, BuildsModule, RecordingsModule, RelayModule, AgentsModule, WebhooksModule, OutboxModule, TypeOrmModule.forFeature([TrackerIssueEntity])],
   controllers: [TrackersController],
-  providers: [TrackerDirectory, TrackerIssuesRepository, IssueEvidence, TrackerDelivery, TrackerOutboxWorker, TrackersService, TrackerWebhookService],
+  providers: [TrackerDirectory, TrackerIssuesRepository, IssueEvidence, TrackerDelivery, TrackerOutboxSender, TrackersService, TrackerWebhookService],
 })
 export class TrackersModule {}

@@ -9,7 +9,8 @@ import { PublicUrlService } from '../relay/public-url.service';
 import type { ReportIssueDto } from './dto/report-issue.dto';
 import { DEFAULT_CLIP_MS } from './evidence/issue-evidence';
 import { IssueEvidence } from './evidence/issue-evidence';
-import { TrackerOutboxWorker } from './delivery/tracker-outbox.worker';
+import { TrackerOutboxSender } from './delivery/tracker-outbox.sender';
+import { TransactionRunner } from '../database/transaction-runner';
 import { TrackerDirectory } from './tracker-directory';
 import { TrackerIssuesRepository } from './tracker-issues.repository';
 import { BuildIssue, BuildIssues, toBuildIssue } from './trackers.mapper';
@@ -24,7 +25,7 @@ export interface IssueStatusReport {
 /**
  * "Report issue" (docs/integrations.md "Issue trackers"): a report is checked and composed at once
  * (the build's facts as they are now, the device and OS of its session) and queued in
- * `tracker_issues`; the outbox worker files it and attaches the evidence. Trackers' webhooks bring
+ * `tracker_issues` with its outbox message; the outbox files it and attaches the evidence. Trackers' webhooks bring
  * each issue's status back onto its build.
  */
 @Injectable()
@@ -36,7 +37,8 @@ export class TrackersService {
     private readonly evidence: IssueEvidence,
     private readonly agents: AgentLocator,
     private readonly publicUrl: PublicUrlService,
-    private readonly worker: TrackerOutboxWorker,
+    private readonly sender: TrackerOutboxSender,
+    private readonly transactions: TransactionRunner,
     private readonly clock: Clock,
   ) {}
 
@@ -66,8 +68,6 @@ export class TrackersService {
       toMs: dto.to ?? null,
       reportedBy: by.userId || null,
       status: 'queued' as const,
-      attempts: 0,
-      nextAttemptAt: now,
       lastError: null,
       externalId: null,
       externalUrl: null,
@@ -77,8 +77,12 @@ export class TrackersService {
       createdAt: now,
       updatedAt: now,
     };
-    const id = await this.issues.insert(row);
-    void this.worker.kick();
+    // The issue and its outbox message commit together: a kill -9 right after the answer loses neither.
+    const id = await this.transactions.run(async () => {
+      const inserted = await this.issues.insert(row);
+      await this.sender.queue({ id: inserted, tracker: row.tracker });
+      return inserted;
+    });
     return toBuildIssue({ ...row, id });
   }
 

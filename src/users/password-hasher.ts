@@ -1,5 +1,6 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
+import { HttpError } from '../common/errors/http-error';
 import { RelayConfig } from '../config/relay-config';
 import { PasswordWorkers } from './password-workers';
 
@@ -25,6 +26,18 @@ export class PasswordHasher implements OnModuleDestroy {
     this.decoyHash.catch(() => undefined);
   }
 
+  /**
+   * Refuses a password check that would queue longer than a second behind others (a burst of
+   * sign-ins beyond what the workers hash): 503 with Retry-After at once, rather than every sign-in
+   * waiting seconds and holding its request open. Asked before anything is counted or checked.
+   */
+  admit(): void {
+    const waitMs = this.workers.waitEstimateMs;
+    if (waitMs <= MAX_QUEUE_WAIT_MS) return;
+    const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+    throw new HttpError(503, `The relay is busy checking passwords; try again in ${seconds} s.`, { 'Retry-After': String(seconds) });
+  }
+
   hash(password: string): Promise<string> {
     return this.workers.hash(prehash(password), this.config.bcryptCost);
   }
@@ -43,6 +56,8 @@ export class PasswordHasher implements OnModuleDestroy {
     return this.workers.close();
   }
 }
+
+const MAX_QUEUE_WAIT_MS = 1000;
 
 function prehash(password: string): string {
   return createHash('sha256').update(password, 'utf8').digest('base64');

@@ -55,4 +55,27 @@ describe('PasswordWorkers', () => {
       await workers.close();
     }
   }, 30_000);
+
+  it('estimates the wait of a job posted now: none while a worker is free, the shortest queue at the recent pace once all are busy', async () => {
+    const workers = new PasswordWorkers(2);
+    try {
+      expect(workers.waitEstimateMs).toBe(0);
+      const hash = await workers.hash('right', 8);
+      // One worker started and idle: the second may still be started.
+      const first = workers.compare('right', hash);
+      expect(workers.waitEstimateMs).toBe(0);
+      const queued = [first, ...Array.from({ length: 5 }, () => workers.compare('wrong', hash))];
+      // Six jobs on two workers, three each: three jobs' worth at the pace of the hash just done.
+      expect(workers.waitEstimateMs).toBeGreaterThan(0);
+      const threeJobs = workers.waitEstimateMs;
+      queued.push(workers.compare('wrong', hash));
+      expect(workers.waitEstimateMs).toBe(threeJobs);
+      queued.push(workers.compare('wrong', hash));
+      expect(workers.waitEstimateMs).toBeCloseTo((threeJobs * 4) / 3);
+      await Promise.all(queued);
+      expect(workers.waitEstimateMs).toBe(0);
+    } finally {
+      await workers.close();
+    }
+  });
 });

@@ -29,6 +29,8 @@ export class PasswordWorkers {
   private readonly slots: Slot[] = [];
   private nextId = 1;
   private closed = false;
+  /** How long one job takes a worker, averaged over the last few (0 until one is done). */
+  private jobMs = 0;
 
   constructor(private readonly size: number) {}
 
@@ -38,6 +40,15 @@ export class PasswordWorkers {
 
   compare(text: string, hash: string): Promise<boolean> {
     return this.run('compare', text, hash);
+  }
+
+  /**
+   * How long a job posted now would wait before a worker starts it: nothing while a worker is idle
+   * or one may still be started, else the shortest queue's jobs at the recent pace per job.
+   */
+  get waitEstimateMs(): number {
+    if (this.slots.length < this.size) return 0;
+    return Math.min(...this.slots.map((slot) => slot.jobs.length)) * this.jobMs;
   }
 
   /** Jobs posted and not yet answered, all workers together (tests, metrics). */
@@ -79,10 +90,11 @@ export class PasswordWorkers {
     this.slots.push(slot);
     // Idle hashing threads must not keep a CLI command or a test's process alive.
     worker.unref();
-    worker.on('message', (message: { id: number; result?: unknown; error?: string }) => {
+    worker.on('message', (message: { id: number; result?: unknown; error?: string; ms: number }) => {
       // Answers come in the order the jobs were posted.
       const job = slot.jobs[0]?.id === message.id ? slot.jobs.shift() : undefined;
       if (!job) return;
+      this.jobMs = this.jobMs === 0 ? message.ms : this.jobMs * 0.8 + message.ms * 0.2;
       if (message.error !== undefined) job.reject(new Error(message.error));
       else job.resolve(message.result as never);
     });

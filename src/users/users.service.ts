@@ -140,6 +140,11 @@ export class UsersService {
     await this.users.delete(userId);
   }
 
+  /** 503 with Retry-After when a password check now would queue past a second (PasswordHasher.admit). */
+  admitPasswordCheck(): void {
+    this.hasher.admit();
+  }
+
   /** Checks a password; an unknown e-mail still costs one bcrypt comparison (no timing oracle). */
   async verifyCredentials(email: string, password: string): Promise<UserEntity | null> {
     const user = await this.findByEmail(email);

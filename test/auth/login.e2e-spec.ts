@@ -255,14 +255,18 @@ describe('login throttle: 5 failures per (client address, e-mail) in 15 minutes'
 
 describe('login throttle under a burst', () => {
   it('parallel guesses get no more than 5 password checks before the block', async () => {
-    // a realistic bcrypt cost, so the guesses really overlap while hashing
-    await withTestRelay({ SVC_BCRYPT_COST: '10' }, async (relay, members) => {
+    // A realistic bcrypt cost, so the guesses really overlap while hashing; four workers, so that the
+    // burst's checks queue well under a second (beyond it a sign-in is refused with 503 uncounted:
+    // test/auth/sign-in-burst), though a loaded machine may still refuse a few.
+    await withTestRelay({ SVC_BCRYPT_COST: '10', SVC_PASSWORD_WORKERS: '4' }, async (relay, members) => {
       const admin = await members.admin();
       const guess = () => relay.http().post(LOGIN).send({ email: admin.email, password: 'wrong password' });
       const statuses = (await Promise.all(Array.from({ length: 12 }, guess))).map((r) => r.status);
-      expect(statuses.filter((s) => s === 401)).toHaveLength(5);
-      expect(statuses.filter((s) => s === 429)).toHaveLength(7);
-      await relay.http().post(LOGIN).send({ email: admin.email, password: TEST_PASSWORD }).expect(429);
+      const count = (status: number) => statuses.filter((s) => s === status).length;
+      expect(count(401) + count(429) + count(503)).toBe(12);
+      // Never more than 5 checks; exactly 5 when none was refused for a busy queue.
+      expect(count(401)).toBe(count(503) ? Math.min(count(401), 5) : 5);
+      await relay.http().post(LOGIN).send({ email: admin.email, password: TEST_PASSWORD }).expect(count(401) === 5 ? 429 : 200);
     });
   });
 });

@@ -1,7 +1,8 @@
 /**
  * A reported issue across kill -9 (docs/integrations.md "Issue trackers"): the relay runs as a child
- * process and is killed while its "Create issue" request is in flight (the fake Jira holds the
- * answer); after the restart on the same data dir (or PostgreSQL database) the issue is filed.
+ * process and is killed while the outbox's "Create issue" request is in flight (the fake Jira holds
+ * the answer); after the restart on the same data dir (or PostgreSQL database) the outbox sends the
+ * message again and the issue is filed.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -84,5 +85,8 @@ describe('tracker outbox: kill -9 while an issue is being filed', () => {
     );
     expect(filed.key).toBe('MOB-1');
     expect(jira.problems()).toEqual([]);
+    // The delivery was the outbox's: one message, delivered once the restarted relay sent it again.
+    const destinations = (await json('GET', '/outbox/destinations', undefined, { cookie })).body as { destination: string; queued: number; delivered: number }[];
+    expect(destinations.find((d) => d.destination === 'tracker:jira')).toMatchObject({ queued: 0, delivered: 1 });
   });
 });

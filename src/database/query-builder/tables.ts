@@ -446,8 +446,6 @@ export interface TrackerIssuesTable {
   to_ms: number | null;
   reported_by: number | null;
   status: string;
-  attempts: Generated<number>;
-  next_attempt_at: number;
   last_error: string | null;
   external_id: string | null;
   external_url: string | null;

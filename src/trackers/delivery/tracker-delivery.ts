@@ -1,17 +1,21 @@
 import { Injectable } from '@nestjs/common';
+import { OutboundRefusal } from '../../outbox/retry-policy';
 import type { CreatedIssue } from '../clients/tracker-client';
 import { IssueEvidence } from '../evidence/issue-evidence';
 import { TrackerDirectory } from '../tracker-directory';
 import type { TrackerIssueEntity } from '../tracker-issue.entity';
 
 /** A tracker named by a row that is no longer configured, or not usable: final, never retried. */
-export class TrackerUnavailable extends Error {}
+export class TrackerUnavailable extends OutboundRefusal {
+  constructor(message: string) {
+    super(0, new Headers(), message, false);
+  }
+}
 
 /**
  * The tracker-specific half of delivering a reported issue: building each request and reading its
- * answer. The outbox worker (TrackerOutboxWorker) owns the other half, which is the forge outbox's
- * (due rows, backoff from its retry policy, one sender among instances); at the merge with the
- * generalized outbox (issue 39 item 4) only the worker is re-pointed, these two calls stay.
+ * answer. The outbox (TrackerOutboxSender, OutboxWorker) owns the other half: when, how often,
+ * which step.
  */
 @Injectable()
 export class TrackerDelivery {

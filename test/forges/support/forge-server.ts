@@ -123,7 +123,7 @@ export class TestForge {
     this.requests.push(recorded);
     const scripted = op ? this.takeScripted(op.id, path) : undefined;
     if (scripted?.hold) await scripted.hold;
-    const answer = scripted ?? (op ? { status: 201, body: this.plausible(op.id, body) } : { status: 404, body: { message: 'Not Found' } });
+    const answer = scripted ?? (op ? { status: 201, body: this.plausible(op.id, body, local) } : { status: 404, body: { message: 'Not Found' } });
     res.writeHead(answer.status, { 'content-type': 'application/json', ...(answer.headers ?? {}) });
     const answerBody = typeof answer.body === 'function' ? answer.body(recorded) : answer.body;
     res.end(answerBody === undefined ? '' : JSON.stringify(answerBody));
@@ -135,9 +135,10 @@ export class TestForge {
     return at < 0 ? undefined : answers.splice(at, 1)[0];
   }
 
-  private plausible(operation: string, body: unknown): unknown {
+  private plausible(operation: string, body: unknown, path: string): unknown {
     if (/list-comments|list-notes/.test(operation)) return [];
     const id = this.nextId++;
+    if (operation === 'issues/create') return { id, number: id, state: 'open', html_url: `https://github.example${path.replace(/^\/repos/, '')}/${id}`, ...(body as object) };
     if (operation === 'apps/create-installation-access-token') return { token: `ghs_test${id}`, expires_at: new Date(Date.now() + 3_600_000).toISOString() };
     return { id, ...(body as object) };
   }
@@ -158,6 +159,8 @@ function operationsFor(kind: ForgeKind, options: { token?: string; appId?: strin
       ['post', '/repos/{owner}/{repo}/check-runs'],
       ['post', '/app/installations/{installation_id}/access_tokens'],
       ['post', '/repos/{owner}/{repo}/issues/{issue_number}/comments'],
+      // Issue trackers' "Report issue" to GitHub Issues (test/trackers).
+      ['post', '/repos/{owner}/{repo}/issues'],
       ['patch', '/repos/{owner}/{repo}/issues/comments/{comment_id}'],
       ['get', '/repos/{owner}/{repo}/compare/{basehead}'],
       ['get', '/repos/{owner}/{repo}/issues/{issue_number}/comments'],
@@ -282,7 +285,13 @@ function deref(node: unknown, root: unknown, seen = new Set<string>()): unknown 
     const target = ref.slice(2).split('/').reduce<unknown>((n, key) => (n as Record<string, unknown>)[key], root);
     return deref(target, root, new Set([...seen, ref]));
   }
-  return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, deref(v, root, seen)]));
+  const resolved = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, deref(v, root, seen)]));
+  // OpenAPI 3.0 `nullable` beside `oneOf` without a `type` (issues/create's milestone): Ajv takes it only with a type.
+  if (resolved.nullable === true && resolved.type === undefined) {
+    const { nullable: _nullable, ...rest } = resolved;
+    return { anyOf: [rest, { type: 'null' }] };
+  }
+  return resolved;
 }
 
 function bearerProblem(headers: IncomingMessage['headers'], token: string | undefined): string | null {

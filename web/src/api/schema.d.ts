@@ -5084,7 +5084,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description the database does not answer (health) */
+            /** @description a dependency does not answer (database, directory), or the relay is too busy to check a password now (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7436,7 +7436,7 @@ export interface operations {
                     "application/json": components["schemas"]["HealthResponse"];
                 };
             };
-            /** @description the database does not answer (health) */
+            /** @description a dependency does not answer (database, directory), or the relay is too busy to check a password now (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9220,7 +9220,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description the database does not answer (health) */
+            /** @description a dependency does not answer (database, directory), or the relay is too busy to check a password now (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9305,7 +9305,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description the database does not answer (health) */
+            /** @description a dependency does not answer (database, directory), or the relay is too busy to check a password now (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -54,7 +54,7 @@ function lazyPage<K extends string>(load: () => Promise<Record<K, ComponentType>
   };
 }
 
-const inbox = lazyPage(() => import('../builds/InboxPage'), 'InboxPage');
+const inbox = lazyPage(() => import('../builds/inbox/InboxPage'), 'InboxPage');
 const devicePopout = lazyPage(() => import('../devices/DeviceWall'), 'DevicePopout');
 
 const router = createBrowserRouter([
@@ -75,7 +75,7 @@ const router = createBrowserRouter([
     children: [
       { path: '/', element: <Navigate to="/builds" replace />, handle: inbox.handle },
       { path: '/builds', ...inbox },
-      { path: '/builds/:id', ...lazyPage(() => import('../builds/BuildPage'), 'BuildPage') },
+      { path: '/builds/:id', ...lazyPage(() => import('../builds/page/BuildPage'), 'BuildPage') },
       { path: '/apps', ...lazyPage(() => import('../apps/AppsPage'), 'AppsPage') },
       { path: '/account', ...lazyPage(() => import('../auth/AccountPage'), 'AccountPage') },
       { path: '/integrations', ...lazyPage(() => import('../integrations/IntegrationsPage'), 'IntegrationsPage') },

@@ -3,7 +3,7 @@ import { DropdownMenu } from 'radix-ui';
 import { useState } from 'react';
 import { NavLink, Outlet, useNavigate } from 'react-router';
 import { canWrite, useLogout, useSettings } from '../auth/queries';
-import { useLiveEvents } from '../builds/live';
+import { useLiveEvents } from './live-events';
 import { Button } from '../ui/Button';
 import { menuClass, menuItemClass } from '../ui/Menu';
 import { Avatar } from '../ui/Avatar';

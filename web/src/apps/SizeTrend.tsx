@@ -1,5 +1,6 @@
 import { Link } from 'react-router';
-import { fileSize, versionText } from '../builds/format';
+import { fileSize } from '../ui/format';
+import { versionText } from '../builds/format';
 import { useAppSizes } from './queries';
 import styles from './apps.module.css';
 

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { QrCode } from '../builds/QrCode';
+import { QrCode } from '../ui/QrCode';
 import { Button } from '../ui/Button';
 import { FormError, TextField, cardClass, formClass } from '../ui/Field';
 import { PasswordField } from './CredentialFields';

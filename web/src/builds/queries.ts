@@ -1,6 +1,6 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { api, call, formData, multipart, type Build, type BuildStatus, type Schemas } from '../api/client';
-import { apiQuery, type BuildFilters } from './filters';
+import { apiQuery, type BuildFilters } from './inbox/filters';
 
 /** One query key per API resource; the live event stream invalidates them by these prefixes. */
 export const buildKeys = {

@@ -1,7 +1,7 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { ApiError } from '../api/client';
-import { fileSize } from '../builds/format';
+import { fileSize } from '../ui/format';
 import { Button } from '../ui/Button';
 import { FormError } from '../ui/Field';
 import { recordingFile, useCurrentRecording, useStartRecording, useStopRecording, type Recording, type RecordingInProgress } from '../recordings/queries';

@@ -1,4 +1,4 @@
-import { DEFAULT_FILTERS } from '../builds/filters';
+import { DEFAULT_FILTERS } from '../builds/inbox/filters';
 import { versionText } from '../builds/format';
 import { useBuilds } from '../builds/queries';
 import type { Build } from '../api/client';

@@ -1,4 +1,4 @@
-import { relativeTime } from '../builds/format';
+import { relativeTime } from '../ui/format';
 import { FormError } from '../ui/Field';
 import { Loading } from '../ui/States';
 import { tableClass, tableWrapClass } from '../ui/table';

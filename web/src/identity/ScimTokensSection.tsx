@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import type { Schemas } from '../api/client';
-import { absoluteTime, relativeTime } from '../builds/format';
+import { absoluteTime, relativeTime } from '../ui/format';
 import { Button } from '../ui/Button';
 import { ConfirmDialog } from '../ui/ConfirmDialog';
 import { FormEnd, FormError, TextField, cardClass } from '../ui/Field';

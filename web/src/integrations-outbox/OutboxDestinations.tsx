@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, call } from '../api/client';
-import { relativeTime } from '../builds/format';
+import { relativeTime } from '../ui/format';
 import { FormError } from '../ui/Field';
 import { Loading } from '../ui/States';
 import { tableClass, tableWrapClass } from '../ui/table';

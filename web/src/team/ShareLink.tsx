@@ -1,4 +1,4 @@
-import { QrCode } from '../builds/QrCode';
+import { QrCode } from '../ui/QrCode';
 import { CopyField } from '../ui/CopyField';
 import { ReachableAddressNote } from '../relay/ReachableAddressNote';
 import { useReachableAddress } from '../relay/queries';

@@ -2,7 +2,7 @@ import { Link } from 'react-router';
 import type { Role, Schemas } from '../api/client';
 import { AdminOnly } from '../app/AdminOnly';
 import { useCurrentMember } from '../app/RequireAuth';
-import { absoluteTime, relativeTime } from '../builds/format';
+import { absoluteTime, relativeTime } from '../ui/format';
 import { Avatar } from '../ui/Avatar';
 import { Button } from '../ui/Button';
 import { ConfirmDialog } from '../ui/ConfirmDialog';

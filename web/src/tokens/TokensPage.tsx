@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import type { Schemas } from '../api/client';
 import { useCurrentMember } from '../app/RequireAuth';
-import { absoluteTime, relativeTime } from '../builds/format';
+import { absoluteTime, relativeTime } from '../ui/format';
 import { useReachableOrigin } from '../relay/queries';
 import { Button } from '../ui/Button';
 import { ConfirmDialog } from '../ui/ConfirmDialog';

@@ -4,14 +4,8 @@ import { useRecordings } from '../builds/queries';
 import { recordingFile } from '../recordings/queries';
 import { FormEnd, SelectField, TextArea, TextField, cardClass, formClass } from '../ui/Field';
 import { Empty, Loading } from '../ui/States';
-import { useBuildIssues, useReportIssue, type BuildIssue } from './queries';
-
-function statusText(issue: BuildIssue): string {
-  if (issue.delivery === 'failed') return `not filed: ${issue.lastError ?? 'unknown error'}`;
-  if (issue.delivery === 'queued') return issue.lastError ? `being filed (last try: ${issue.lastError})` : 'being filed';
-  if (issue.closedWhileRejected) return `${issue.status ?? 'closed'}, closed while the build was Rejected`;
-  return issue.status ?? (issue.closed ? 'closed' : 'open');
-}
+import { issueStatusText } from './issue-status';
+import { useBuildIssues, useReportIssue } from './queries';
 
 /**
  * "Report issue" on the build page: files the bug in a configured tracker (Jira, Linear, GitHub)
@@ -54,7 +48,7 @@ export function IssuesPanel({ buildId, writer }: { buildId: number; writer: bool
         <ul>
           {issues.data.items.map((issue) => (
             <li key={issue.id}>
-              {issue.url ? <a href={issue.url} target="_blank" rel="noreferrer">{issue.key ?? issue.title}</a> : issue.title} ({issue.tracker}): {statusText(issue)}
+              {issue.url ? <a href={issue.url} target="_blank" rel="noreferrer">{issue.key ?? issue.title}</a> : issue.title} ({issue.tracker}): {issueStatusText(issue)}
             </li>
           ))}
         </ul>

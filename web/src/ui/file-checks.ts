@@ -1,4 +1,4 @@
-import { fileSize } from '../builds/format';
+import { fileSize } from './format';
 
 const MB = 1024 * 1024;
 

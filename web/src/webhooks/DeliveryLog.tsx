@@ -1,4 +1,4 @@
-import { relativeTime } from '../builds/format';
+import { relativeTime } from '../ui/format';
 import { FormError } from '../ui/Field';
 import { Loading } from '../ui/States';
 import { useDeliveries, type DeliveryAttempt, type DeliverySource } from './queries';
