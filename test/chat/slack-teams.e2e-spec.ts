@@ -195,6 +195,27 @@ describe('Slack and Teams notices and Slack buttons', () => {
     await ctx.members.as(admin, 'delete', `/api/v1/integrations/chat/routes/${route.id}`).expect(404);
   });
 
+  it('retries a 503 from Slack with backoff; the destination shows the error without the bot token', async () => {
+    slack.script('chat.postMessage', { status: 503, body: { ok: false, error: `down for ${BOT_TOKEN}` } });
+    const before = slack.of('chat.postMessage').length;
+    const { body } = await attachBuild(ctx.members.as(dev, 'post', '/api/v1/builds'), 'string-label.apk', { branch: 'main' }).expect(201);
+    const destination = async () =>
+      ((await ctx.members.as(admin, 'get', '/api/v1/outbox/destinations').expect(200)).body as { destination: string; queued: number; last_error: string | null }[]).find(
+        (d) => d.destination === `slack:${CHANNEL}`,
+      );
+    const failed = await until('the 503 recorded', async () => {
+      const d = await destination();
+      return d?.queued === 1 && d.last_error ? d : null;
+    }, 30_000);
+    expect(failed.last_error).toContain('HTTP 503');
+    expect(failed.last_error).not.toContain(BOT_TOKEN);
+    ctx.relay.clock.advance(60_000);
+    await kick();
+    const posted = await until('posted after the retry', () => slack.of('chat.postMessage').slice(before).find((c) => JSON.stringify(c.body.blocks).includes(`"value":"${body.id}"`)), 30_000);
+    expect(posted.body.channel).toBe(CHANNEL);
+    expect((await destination())!.queued).toBe(0);
+  });
+
   it('never fetches a response URL that is not Slack\'s', async () => {
     const before = slack.responses.length;
     const elsewhere = `http://localhost:${new URL(slack.url).port}/hooks/elsewhere`;

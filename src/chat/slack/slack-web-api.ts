@@ -1,3 +1,4 @@
+import { LogLevel, WebAPIHTTPError, WebAPIPlatformError, WebAPIRateLimitedError, WebAPIRequestError, WebClient } from '@slack/web-api';
 import { redactSecrets } from '../../logging/mask-secrets';
 import { OutboundRefusal } from '../../outbox/retry-policy';
 
@@ -5,18 +6,28 @@ import { OutboundRefusal } from '../../outbox/retry-policy';
 const TRANSIENT_ERRORS = new Set(['ratelimited', 'internal_error', 'fatal_error', 'service_unavailable', 'request_timeout']);
 
 /**
- * The three Web API methods the relay calls, with the bot token, through the SSRF-pinned fetch.
- * Shaped as @slack/web-api's WebClient calls them (POST `<slackApiUrl>/<method>`, JSON body,
- * `Authorization: Bearer`), which replaces this file's `call` once the package is installed
- * (WebClient's `fetch` option takes the pinned fetch; its retries off, the outbox retries).
- * A refusal is an OutboundRefusal: HTTP 429/5xx and Slack's transient errors are tried again.
+ * The three Web API methods the relay calls, through @slack/web-api's WebClient given the
+ * SSRF-pinned fetch (its `fetch` option), with its own retries off (the outbox retries, with the
+ * same policy as every sender) and rate limits handed back instead of waited out. A refusal is an
+ * OutboundRefusal: HTTP 429/5xx and Slack's transient errors are tried again, others are final.
  */
 export class SlackWebApi {
+  private readonly client: WebClient;
+
   constructor(
-    private readonly fetch: typeof globalThis.fetch,
-    private readonly apiUrl: string,
+    fetch: typeof globalThis.fetch,
+    apiUrl: string,
     private readonly token: string,
-  ) {}
+  ) {
+    this.client = new WebClient(token, {
+      slackApiUrl: `${apiUrl}/`,
+      fetch,
+      retryConfig: { retries: 0 },
+      rejectRateLimitedCalls: true,
+      logLevel: LogLevel.ERROR,
+      allowAbsoluteUrls: false,
+    });
+  }
 
   async postMessage(channel: string, text: string, blocks: unknown[]): Promise<{ ts: string }> {
     const answer = await this.call('chat.postMessage', { channel, text, blocks, unfurl_links: false });
@@ -38,25 +49,20 @@ export class SlackWebApi {
     return redactSecrets(text, [this.token]);
   }
 
-  private async call(method: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const res = await this.fetch(`${this.apiUrl}/${method}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json; charset=utf-8', authorization: `Bearer ${this.token}` },
-      body: JSON.stringify(body),
-    });
-    const text = await res.text();
-    if (!res.ok) throw new OutboundRefusal(res.status, res.headers, this.redact(`Slack ${method}: HTTP ${res.status} ${text.slice(0, 200)}`));
-    let answer: Record<string, unknown>;
+  private async call(method: string, options: Record<string, unknown>): Promise<Record<string, unknown>> {
     try {
-      answer = JSON.parse(text) as Record<string, unknown>;
-    } catch {
-      throw new OutboundRefusal(502, res.headers, `Slack ${method}: an answer that is not JSON`, true);
+      return (await this.client.apiCall(method, options)) as unknown as Record<string, unknown>;
+    } catch (err) {
+      if (err instanceof WebAPIPlatformError) throw new SlackApiError(method, String(err.data.error ?? 'unknown_error'));
+      if (err instanceof WebAPIRateLimitedError) throw new OutboundRefusal(429, new Headers({ 'retry-after': String(err.retryAfter) }), `Slack ${method}: rate limited for ${err.retryAfter} s`);
+      if (err instanceof WebAPIHTTPError) {
+        const body = typeof err.body === 'string' ? err.body : JSON.stringify(err.body ?? '');
+        throw new OutboundRefusal(err.statusCode, new Headers(err.headers), this.redact(`Slack ${method}: HTTP ${err.statusCode} ${body.slice(0, 200)}`));
+      }
+      // The pinned fetch's own error (a refused destination, a network code) decides the retry.
+      if (err instanceof WebAPIRequestError) throw err.original;
+      throw err;
     }
-    if (answer.ok !== true) {
-      const error = typeof answer.error === 'string' ? answer.error : 'unknown_error';
-      throw new SlackApiError(method, error, res.headers);
-    }
-    return answer;
   }
 }
 
@@ -65,8 +71,7 @@ export class SlackApiError extends OutboundRefusal {
   constructor(
     readonly method: string,
     readonly error: string,
-    headers: Headers,
   ) {
-    super(200, headers, `Slack ${method}: ${error}`, TRANSIENT_ERRORS.has(error));
+    super(200, new Headers(), `Slack ${method}: ${error}`, TRANSIENT_ERRORS.has(error));
   }
 }
