@@ -23,6 +23,7 @@ const BLOCK_TYPES = new Set(['section', 'actions', 'context', 'divider', 'header
 export class FakeSlack {
   private server: Server | null = null;
   private port = 0;
+  private host = '127.0.0.1';
   readonly calls: SlackCall[] = [];
   readonly responses: { path: string; body: Record<string, unknown> }[] = [];
   readonly teams: { name: string; query: string; body: Record<string, unknown> }[] = [];
@@ -35,7 +36,7 @@ export class FakeSlack {
   constructor(private readonly token: string) {}
 
   get url(): string {
-    return `http://127.0.0.1:${this.port}`;
+    return `http://${this.host}:${this.port}`;
   }
 
   /** A Slack user and the e-mail users.info gives for them. */
@@ -59,9 +60,10 @@ export class FakeSlack {
     return [...this.issues];
   }
 
-  async start(port = 0): Promise<void> {
+  async start(port = 0, host = '127.0.0.1'): Promise<void> {
+    this.host = host;
     this.server = createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((resolve) => this.server!.listen(port || this.port, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => this.server!.listen(port || this.port, host, resolve));
     this.port = (this.server.address() as AddressInfo).port;
   }
 
