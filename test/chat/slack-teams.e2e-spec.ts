@@ -6,6 +6,8 @@
  */
 import { createHmac } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { HubSessionEndedEvent, HubSessionStartedEvent } from '../../src/device-tests/hub/hub-session.events';
 import { OutboxWorker } from '../../src/outbox/outbox-worker';
 import { ReviewMessages } from '../../src/release-gate/build-reviews.service';
 import { SlackActionMessages } from '../../src/chat/slack/slack-actions.service';
@@ -108,7 +110,27 @@ describe('Slack and Teams notices and Slack buttons', () => {
     expect(slackDestination).toMatchObject({ queued: 0, failed: 0 });
   });
 
-  it('a signed Approve acts as the member whose e-mail Slack gives, audited and answered in Slack', async () => {
+  it('device-test results update the message in place; Teams hears of the result, not of the run starting', async () => {
+    const events = ctx.relay.app.get(EventEmitter2);
+    const teamsBefore = slack.teams.length;
+    const deviceTests = (c: { body: Record<string, unknown> }) => JSON.stringify(c.body.blocks).match(/\*Device tests\*\\n([^"]*)/)?.[1];
+    events.emit(HubSessionStartedEvent.eventName, new HubSessionStartedEvent('hub-1', 'device-1', buildId, 'smoke', dev.id));
+    await until('the running update', () => slack.of('chat.update').find((c) => deviceTests(c)?.includes('Running')), 30_000);
+    events.emit(HubSessionEndedEvent.eventName, new HubSessionEndedEvent('hub-1', 'device-1', buildId, 'deleted', { status: 'failed', reason: 'login broke' }));
+    const failed = await until('the failed update', () => slack.of('chat.update').find((c) => deviceTests(c)?.includes('Failed')), 30_000);
+    expect(failed.body.ts).toBe(slack.of('chat.postMessage')[0].ts);
+    const card = await until('the Teams card of the result', () => slack.teams.slice(teamsBefore).find((t) => JSON.stringify(t.body).includes('❌ Failed')), 30_000);
+    expect(JSON.stringify(card.body)).toContain('Device tests');
+    expect(slack.teams.slice(teamsBefore).filter((t) => JSON.stringify(t.body).includes('⏳ Running'))).toEqual([]);
+    expect(slack.of('chat.postMessage')).toHaveLength(1);
+  });
+
+  it('a signed Approve acts as the member whose e-mail Slack gives, audited and answered in Slack; the gate it passes updates the message', async () => {
+    const gate = (c: { body: Record<string, unknown> }) => JSON.stringify(c.body.blocks).match(/\*Release gate\*\\n([^"]*)/)?.[1];
+    await ctx.members.as(admin, 'put', '/api/v1/release-gate/policies/default').send({ policy: { approvals: { QA: 1 } } }).expect(200);
+    // Not met yet: one QA approval missing.
+    await until('the gate in Slack', () => slack.of('chat.update').find((c) => gate(c)?.includes('needs 1 more QA approval')), 30_000);
+    const teamsBefore = slack.teams.length;
     const res = await press(pressBody('UQA', 'svc_approve')).expect(200);
     expect(res.body).toEqual({ outcome: 'applied' });
     expect(await reviews()).toEqual([expect.objectContaining({ reviewer_id: qa.id, verdict: 'approve' })]);
@@ -122,6 +144,10 @@ describe('Slack and Teams notices and Slack buttons', () => {
     });
     expect(audit).toMatchObject({ via: 'slack', target: `build:${buildId}` });
     expect(audit.details).toMatchObject({ action: 'approve', outcome: 'applied', slack_user: 'UQA' });
+    const approved = await until('the passed gate in Slack', () => slack.of('chat.update').find((c) => gate(c)?.startsWith('✅ Passed')), 30_000);
+    expect(approved.body.ts).toBe(slack.of('chat.postMessage')[0].ts);
+    await until('the Teams card of the new gate state', () => slack.teams.slice(teamsBefore).find((t) => JSON.stringify(t.body).includes('✅ Passed')), 30_000);
+    await ctx.members.as(admin, 'put', '/api/v1/release-gate/policies/default').send({ policy: null }).expect(200);
   });
 
   it('refuses a Viewer with the reason, in the answer and in Slack', async () => {
