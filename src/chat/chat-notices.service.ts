@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { ListedBuild } from '../builds/build-page';
 import { BuildQueryService } from '../builds/build-query.service';
 import { isFinalStatus, statusWords } from '../builds/build-status';
 import { reaches } from '../config/chat-config';
@@ -29,8 +30,9 @@ export class ChatNoticesService {
   ) {}
 
   async buildChanged(buildId: number, cause: NoticeCause, options: { teams: boolean } = { teams: true }): Promise<void> {
-    const channels = await this.routes.usable('slack');
-    const teams = options.teams ? await this.routes.usable('teams') : [];
+    const usable = (await this.routes.all()).filter((r) => !r.problem);
+    const channels = usable.filter((r) => r.kind === 'slack');
+    const teams = options.teams ? usable.filter((r) => r.kind === 'teams') : [];
     if (!channels.length && !teams.length) return;
     const listed = await this.builds.detail(buildId);
     const branch = listed.provenance?.branch ?? null;
@@ -38,15 +40,15 @@ export class ChatNoticesService {
     const toSlack = channels.filter((c) => reaches(c, bundleId, branch));
     const toTeams = teams.filter((t) => reaches(t, bundleId, branch));
     if (!toSlack.length && !toTeams.length) return;
-    const notice = await this.noticeOf(buildId, cause);
+    const notice = await this.noticeOf(listed, cause);
     const text = noticeHeadline(notice);
     const blocks = slackBlocks(notice);
     for (const route of toSlack) await this.slack.queue({ buildId, channel: route.target, text, blocks });
     for (const route of toTeams) await this.teams.queue({ route: route.target, message: teamsMessage(notice) });
   }
 
-  private async noticeOf(buildId: number, cause: NoticeCause): Promise<BuildNotice> {
-    const { build, provenance } = await this.builds.detail(buildId);
+  private async noticeOf({ build, provenance }: ListedBuild, cause: NoticeCause): Promise<BuildNotice> {
+    const buildId = build.id;
     const status = build.statusLabel;
     const decided = isFinalStatus(status) ? (await this.builds.history(buildId)).filter((h) => h.toStatus === status).at(-1) : undefined;
     const gate = await this.gate.current(buildId);

@@ -72,11 +72,6 @@ export class ChatRoutesService {
     return [...file, ...dashboard];
   }
 
-  /** The usable destinations of a kind (a Teams route needs its URL, Slack its bot token). */
-  async usable(kind: ChatKind): Promise<ChatRoute[]> {
-    return (await this.all()).filter((r) => r.kind === kind && !r.problem);
-  }
-
   async teamsRoute(name: string): Promise<ChatRoute | null> {
     return (await this.all()).find((r) => r.kind === 'teams' && r.target === name) ?? null;
   }

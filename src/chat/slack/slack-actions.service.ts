@@ -79,9 +79,16 @@ export class SlackActionsService {
     const responseUrl = this.destinations.isSlackResponseUrl(payload.response_url) ? payload.response_url : null;
 
     const member = await this.memberOf(slackUser);
-    const actor: AuditActor = 'refusal' in member ? anonymousActor(`slack:${slackUser}`, clientAddress) : { ...actorOf(principalOf(member.user, clientAddress)) };
-    let refusal = 'refusal' in member ? member.refusal : null;
-    if (!refusal && 'user' in member) refusal = await this.apply(principalOf(member.user, clientAddress), buildId, verdict);
+    let actor: AuditActor;
+    let refusal: string | null;
+    if ('user' in member) {
+      const principal = principalOf(member.user, clientAddress);
+      actor = actorOf(principal);
+      refusal = await this.apply(principal, buildId, verdict);
+    } else {
+      actor = anonymousActor(`slack:${slackUser}`, clientAddress);
+      refusal = member.refusal;
+    }
     this.events.emit(
       AUDIT_EVENT,
       auditEvent(actor, 'slack.button_pressed', `build:${buildId}`, { action: verdict, slack_user: slackUser, outcome: refusal ? 'refused' : 'applied', reason: refusal }),
