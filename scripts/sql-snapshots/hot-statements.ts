@@ -27,6 +27,7 @@ const LIST_QUERIES: Record<string, BuildPageQuery> = {
   flagged: page({ flagged: true }),
   branch: page({ branch: 'main' }),
   commit: page({ commit: 'abcdef1' }),
+  gate: page({ gate: 'failed' }),
   'version-asc': page({ sort: 'version_name', dir: 'asc' }),
   'status-desc': page({ sort: 'status_label', dir: 'desc' }),
   q: page({ q: 'release' }),

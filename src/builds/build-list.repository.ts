@@ -29,6 +29,8 @@ export interface PageValues {
   /** The commit prefix's range: [commitFrom, commitTo). */
   commitFrom: string | undefined;
   commitTo: string | undefined;
+  /** The release gate's state (builds.gate_state). */
+  gate: string | undefined;
   limit: number;
   offset: number;
   /** SQLite: trigramQuery() of the search's terms (the estimate's FTS5 query), if any has a trigram. */
@@ -69,6 +71,7 @@ export function pageValues(query: BuildPageQuery, postgres: boolean): PageValues
     commitPattern: query.commit ? `${query.commit}%` : undefined,
     commitFrom: query.commit,
     commitTo: query.commit ? `${query.commit}g` : undefined,
+    gate: query.gate,
     limit: query.limit,
     offset: query.page * query.limit,
     trigrams: postgres || !query.searchTerms ? undefined : trigramQuery(query.searchTerms),
@@ -93,6 +96,7 @@ export function shapeOf(query: BuildPageQuery): string {
     query.branch !== undefined ? 'b' : '',
     query.commit ? 'c' : '',
     query.pullRequest !== undefined ? 'r' : '',
+    query.gate ? 'g' : '',
     // Per term its needles, and per needle whether it is long enough for the index (PostgreSQL's statements differ), and whether any is (SQLite's estimate).
     query.searchTerms ? `t${query.searchTerms.map((term) => needlesOf(term).map((needle) => (Array.from(needle).length < MIN_INDEXED_TERM ? 's' : 'l')).join('')).join('.')}` : '',
   ];
@@ -202,7 +206,7 @@ export function seeksByDay(query: BuildPageQuery): boolean {
 
 /** The list's total comes from build_counts (no filter that only the rows themselves answer). */
 export function countedTotal(query: BuildPageQuery): boolean {
-  return !query.q && !query.searchTerms && !query.flagged && query.branch === undefined && !query.commit && query.pullRequest === undefined;
+  return !query.q && !query.searchTerms && !query.flagged && query.branch === undefined && !query.commit && query.pullRequest === undefined && !query.gate;
 }
 
 /** A commit prefix or a pull request: a handful of builds, read from the provenance indexes rather than probed per build. */
@@ -292,7 +296,7 @@ export function totalOf(db: Kysely<Database>, v: PageValues, query: BuildPageQue
   // SQLite, a search alone: its content's rows only (a scan of short rows, no builds row read).
   const alone = !query.q && !query.platform && !query.status && query.appId === undefined && query.branch === undefined && !gathersProvenance(query);
   if (query.searchTerms && mode === 'scan' && alone) return countProbed(db, boundTerms(v, query).map((term) => term.needles));
-  if (query.q || query.searchTerms || query.branch !== undefined || gathersProvenance(query)) return filtered(db.selectFrom('builds as b').select((eb) => eb.fn.countAll().as('total')), db, v, query, postgres, test);
+  if (query.q || query.searchTerms || query.branch !== undefined || gathersProvenance(query) || query.gate) return filtered(db.selectFrom('builds as b').select((eb) => eb.fn.countAll().as('total')), db, v, query, postgres, test);
   // build_counts keeps an unset status under ''.
   return db
     .selectFrom('build_counts as c')
@@ -320,6 +324,8 @@ function filtered<Q extends SelectQueryBuilder<any, any, any>>(
   if (query.status === 'untriaged') conditions.push(sql<SqlBool>`${b('status_label')} is null`);
   else if (query.status) conditions.push(sql<SqlBool>`${b('status_label')} = ${v.status}`);
   if (query.appId !== undefined) conditions.push(sql<SqlBool>`${b('app_id')} = ${v.appId}`);
+  // The gate's state is a column of builds (IDX_builds_gate_uploaded): checked on the row the walk reads, or the index's range by upload time.
+  if (query.gate) conditions.push(sql<SqlBool>`${b('gate_state')} = ${v.gate}`);
   // A probe per row of the list's index walk (not `IN (…)`, which would sort the flagged builds).
   if (query.flagged) conditions.push(sql<SqlBool>`exists ${probeOnly(db.selectFrom('build_flags as f').select(sql.lit(1).as('one')).where('f.build_id', '=', b('id')), postgres, test)}`);
   // Provenance (a row per build that has any): probed by primary key, like the flags.

@@ -1,5 +1,5 @@
 import type { Platform } from '../app-catalogue/platform';
-import type { BuildEntity } from './build.entity';
+import type { BuildEntity, BuildGateState } from './build.entity';
 import type { BuildStatus } from './build-status';
 import type { BuildProvenanceEntity } from './provenance/build-provenance.entity';
 
@@ -30,6 +30,8 @@ export interface BuildPageQuery {
   commit?: string;
   /** Beyond the spec: builds whose provenance names this pull request. */
   pullRequest?: number;
+  /** Beyond the spec: builds whose release gate is in this state (builds.gate_state, kept by the release-gate module). */
+  gate?: BuildGateState;
   sort: BuildSortField;
   dir: 'asc' | 'desc';
 }
@@ -47,7 +49,7 @@ export type LatestBuild = Pick<BuildEntity, 'id' | 'appId' | 'versionName' | 'bu
  * The build fields GET /builds and GET /builds/:id show: not the stored file's name and size,
  * which a page would read 20 times for nothing.
  */
-export type ShownBuild = Omit<BuildEntity, 'app' | 'fileName' | 'originalName' | 'fileSize'>;
+export type ShownBuild = Omit<BuildEntity, 'app' | 'fileName' | 'originalName' | 'fileSize' | 'gateState'>;
 
 /**
  * Who uploaded a build (the author of its first status-history entry): the live account while it

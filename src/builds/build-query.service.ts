@@ -65,6 +65,7 @@ export class BuildQueryService {
       branch: query.branch || undefined,
       commit: query.commit?.toLowerCase(),
       pullRequest: query.pull_request,
+      gate: query.gate,
       sort: query.sort ?? 'uploaded_at',
       dir: query.dir ?? 'desc',
     });

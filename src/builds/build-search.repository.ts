@@ -121,7 +121,7 @@ export function withIndexedQ(query: BuildPageQuery): BuildPageQuery {
  * provenance), whose writes do not bump build_list_changes: those are counted every time.
  */
 export function textCountsKey(query: BuildPageQuery): string | undefined {
-  if (query.flagged || query.branch !== undefined || query.commit || query.pullRequest !== undefined) return undefined;
+  if (query.flagged || query.branch !== undefined || query.commit || query.pullRequest !== undefined || query.gate) return undefined;
   const terms = query.searchTerms?.map(asciiLowerCase) ?? null;
   return JSON.stringify([query.q === undefined ? null : asciiLowerCase(query.q), terms, query.platform ?? null, query.status ?? null, query.appId ?? null]);
 }

@@ -62,4 +62,15 @@ export class BuildEntity {
 
   @TimestampColumn({ name: 'delete_after', nullable: true })
   deleteAfter: Date | null;
+
+  /**
+   * The release gate's state (pending, passed, failed; null: none decided), kept by the release-gate
+   * module through BuildGateStates so the list filters on it (`?gate=`). Never selected with the build.
+   */
+  @Column({ name: 'gate_state', type: 'varchar', length: 10, nullable: true, select: false })
+  gateState?: BuildGateState | null;
 }
+
+/** The gate states GET /builds filters on (docs/release-gate.md). */
+export const BUILD_GATE_STATES = ['pending', 'passed', 'failed'] as const;
+export type BuildGateState = (typeof BUILD_GATE_STATES)[number];

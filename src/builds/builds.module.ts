@@ -1,4 +1,5 @@
 import { BuildDoneGuards, BuildRejectGuards } from './build-done-guards';
+import { BuildGateStates } from './build-gate-states';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppCatalogueModule } from '../app-catalogue/app-catalogue.module';
@@ -46,6 +47,7 @@ import { StatusNoticeCounters } from './notices/status-notice-counters';
   controllers: [BuildsController, BuildContentsController, ResumableUploadsController],
   providers: [
     BuildsRepository,
+    BuildGateStates,
     BuildIntakeService,
     BuildQueryService,
     BuildReviewService,
@@ -67,6 +69,6 @@ import { StatusNoticeCounters } from './notices/status-notice-counters';
     BuildRejectGuards,
     StatusNoticeCounters,
   ],
-  exports: [StatusChangeAudience, BuildReviewService, BuildVerdictsService, BuildDoneGuards, BuildRejectGuards, StatusNoticeCounters, BuildContentsService, BuildFiles, BuildQueryService, BuildRetentionService, BuildIconsService, BuildDownloadService, ResumableUploadsService],
+  exports: [BuildGateStates, StatusChangeAudience, BuildReviewService, BuildVerdictsService, BuildDoneGuards, BuildRejectGuards, StatusNoticeCounters, BuildContentsService, BuildFiles, BuildQueryService, BuildRetentionService, BuildIconsService, BuildDownloadService, ResumableUploadsService],
 })
 export class BuildsModule {}

@@ -11,7 +11,7 @@ import { countedTotal, listed, pageIds, PageValues, pageValues, searchMode, seek
 import { textCountsKey, withIndexedQ } from './build-search.repository';
 import type { BuildPageQuery, LatestBuild, ListedBuild, ShownBuild, Uploader } from './build-page';
 import { SearchTotals, TextCounts } from './search-totals';
-import { BuildEntity } from './build.entity';
+import { BuildEntity, type BuildGateState } from './build.entity';
 import type { Platform } from '../app-catalogue/platform';
 import type { BuildStatus, StatusActor } from './build-status';
 import { BuildStatusChangeEntity } from './build-status-change.entity';
@@ -393,6 +393,14 @@ export class BuildsRepository {
     );
     const rows = await statement.run<{ status: BuildStatus | null; count: string | number }>(this.builds, {});
     return rows.map((r) => ({ status: r.status, count: Number(r.count) }));
+  }
+
+  /** Keeps the release gate's state beside the build (BuildGateStates). */
+  async setGateState(buildId: number, state: BuildGateState | null): Promise<void> {
+    const statement = this.sql.prepare('builds.setGateState', (v: { id: number; state: string | null }) =>
+      this.sql.db.updateTable('builds').set({ gate_state: v.state }).where('id', '=', v.id),
+    );
+    await statement.run(this.builds, { id: buildId, state });
   }
 
   /** The highest build id now (0 with no builds): the orphan sweep's rows phase stops there. */

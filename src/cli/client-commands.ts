@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { appsCommand } from './commands/apps.command';
 import { buildsCommand } from './commands/builds.command';
+import { resultsCommand } from './commands/results.command';
 import { uploadCommand } from './commands/upload.command';
 
 /**
@@ -10,5 +11,5 @@ import { uploadCommand } from './commands/upload.command';
  * src/cli, fails if it does.
  */
 export function clientCommands(): Command[] {
-  return [uploadCommand(), buildsCommand(), appsCommand()];
+  return [uploadCommand(), buildsCommand(), appsCommand(), resultsCommand()];
 }

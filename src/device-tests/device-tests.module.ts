@@ -1,18 +1,36 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { AgentsModule } from '../agents/agents.module';
 import { BuildsModule } from '../builds/builds.module';
+import { CommonModule } from '../common/common.module';
+import { RecordingsModule } from '../recordings/recordings.module';
 import { DeviceSessionsModule } from '../sessions/device-sessions.module';
+import { StorageModule } from '../storage/storage.module';
 import { HubBuilds } from './hub/hub-builds';
 import { HubSessionsService } from './hub/hub-sessions.service';
 import { WebDriverController } from './hub/webdriver.controller';
 import { HubDeviceTestResults } from './results/hub-device-test-results';
+import { BuildDeviceTests } from './runs/build-device-tests';
+import { HubRunSessions } from './runs/hub-run-sessions.listener';
+import { DeviceTestCaseEntity, DeviceTestRunEntity, DeviceTestSessionEntity } from './runs/test-run.entities';
+import { TestRunsController } from './runs/test-runs.controller';
+import { TestRunsRepository } from './runs/test-runs.repository';
+import { TestRunsService } from './runs/test-runs.service';
 
-/** Devices that test (issue 37, docs/device-tests.md): the relay as an Appium hub for the team's own devices. */
+/** Devices that test (issue 37, docs/device-tests.md): the relay as an Appium hub for the team's own devices, and the builds' test runs. */
 @Module({
-  imports: [AgentsModule, BuildsModule, DeviceSessionsModule],
-  controllers: [WebDriverController],
-  providers: [HubSessionsService, HubBuilds, HubDeviceTestResults],
-  // HubDeviceTestResults is what the release gate's DEVICE_TEST_RESULTS token binds to.
-  exports: [HubSessionsService, HubDeviceTestResults],
+  imports: [
+    TypeOrmModule.forFeature([DeviceTestRunEntity, DeviceTestCaseEntity, DeviceTestSessionEntity]),
+    CommonModule,
+    StorageModule,
+    AgentsModule,
+    BuildsModule,
+    DeviceSessionsModule,
+    RecordingsModule,
+  ],
+  controllers: [WebDriverController, TestRunsController],
+  providers: [HubSessionsService, HubBuilds, HubDeviceTestResults, TestRunsRepository, TestRunsService, HubRunSessions, BuildDeviceTests],
+  // BuildDeviceTests is what the release gate's DEVICE_TEST_RESULTS token binds to, and what the PR status reads.
+  exports: [HubSessionsService, HubDeviceTestResults, BuildDeviceTests, TestRunsService],
 })
 export class DeviceTestsModule {}

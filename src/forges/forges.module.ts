@@ -7,6 +7,7 @@ import { CommentsModule } from '../comments/comments.module';
 import { RelayModule } from '../relay/relay.module';
 import { ShareLinksModule } from '../share-links/share-links.module';
 import { ReleaseGateModule } from '../release-gate/release-gate.module';
+import { DeviceTestsModule } from '../device-tests/device-tests.module';
 import { WebhooksModule } from '../webhooks/webhooks.module';
 import { ForgePullRequestEntity } from './pull-requests/pull-request.entity';
 import { PullRequestComments } from './pull-requests/pull-request-comments.service';
@@ -41,6 +42,7 @@ import { ForgeStatusFeed } from './status/status-feed';
     ShareLinksModule,
     WebhooksModule,
     ReleaseGateModule,
+    DeviceTestsModule,
   ],
   controllers: [ForgesController, DashboardForgesController, BuildChangesController],
   providers: [

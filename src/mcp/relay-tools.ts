@@ -102,6 +102,21 @@ export function createRelayMcpServer(given: Connection): McpServer {
   );
 
   server.registerTool(
+    'list_test_runs',
+    {
+      title: "List a build's test runs",
+      description:
+        "The build's device-test runs, as GET /api/v1/builds/:id/test-runs: each run (named by svc:name or the CI job that " +
+        'uploaded its JUnit report) with its state (running, passed, failed, none), its WebDriver hub sessions and their ' +
+        'svc:status, every test of its JUnit report (name, class, status, duration, failure message) and links to the ' +
+        'sessions\' recordings. Needs the view, builds:write or devices scope.',
+      inputSchema: { build_id: buildId },
+      annotations: { title: "List a build's test runs", ...READ_ONLY },
+    },
+    ({ build_id }) => guarded(async () => json(await relay.getJson(`/builds/${build_id}/test-runs`))),
+  );
+
+  server.registerTool(
     'compare_builds',
     {
       title: 'Compare two builds',

@@ -4,7 +4,7 @@ import { AppCatalogueModule } from '../app-catalogue/app-catalogue.module';
 import { BuildsModule } from '../builds/builds.module';
 import { CommonModule } from '../common/common.module';
 import { DeviceTestsModule } from '../device-tests/device-tests.module';
-import { HubDeviceTestResults } from '../device-tests/results/hub-device-test-results';
+import { BuildDeviceTests } from '../device-tests/runs/build-device-tests';
 import { RelayModule } from '../relay/relay.module';
 import { DEVICE_TEST_RESULTS } from './device-test-results';
 import { BuildReviewsService } from './build-reviews.service';
@@ -30,8 +30,8 @@ import { ReleaseGateService } from './release-gate.service';
     ReleaseGateService,
     BuildReviewsService,
     ReleaseGateListener,
-    // The device-tests rule reads the hub's sessions' results.
-    { provide: DEVICE_TEST_RESULTS, useExisting: HubDeviceTestResults },
+    // The device-tests rule reads the hub's sessions and the builds' stored test runs (JUnit).
+    { provide: DEVICE_TEST_RESULTS, useExisting: BuildDeviceTests },
   ],
   exports: [ReleaseGateService, BuildReviewsService],
 })

@@ -4,12 +4,14 @@ import { AppCatalogue } from '../app-catalogue/app-catalogue.service';
 import { auditEvent, RELAY_ACTOR } from '../audit/audit-actor';
 import { AUDIT_EVENT } from '../audit/audit-event';
 import { BuildDoneGuards } from '../builds/build-done-guards';
+import { BuildGateStates } from '../builds/build-gate-states';
 import type { BuildEntity } from '../builds/build.entity';
 import { BuildQueryService } from '../builds/build-query.service';
 import { BuildContentsService } from '../builds/contents/build-contents.service';
 import { BuildVerdictsService } from '../builds/provenance/build-verdicts.service';
 import { Clock } from '../common/clock';
 import { HttpError } from '../common/errors/http-error';
+import { TransactionRunner } from '../database/transaction-runner';
 import { PublicUrlService } from '../relay/public-url.service';
 import { DEVICE_TEST_RESULTS, DeviceTestResults } from './device-test-results';
 import { GateChangedEvent } from './events/gate-changed.event';
@@ -44,6 +46,8 @@ const REPUBLISH_BATCH = 200;
 export class ReleaseGateService implements OnModuleInit, OnApplicationBootstrap {
   private readonly logger = new Logger('ReleaseGate');
   private readonly chains = new Map<number, Promise<unknown>>();
+  /** One evaluation holds the database lock at a time in this process (database-lock.ts: it keeps a pooled connection). */
+  private holder: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly repository: ReleaseGateRepository,
@@ -56,6 +60,8 @@ export class ReleaseGateService implements OnModuleInit, OnApplicationBootstrap 
     private readonly clock: Clock,
     private readonly events: EventEmitter2,
     private readonly doneGuards: BuildDoneGuards,
+    private readonly gateStates: BuildGateStates,
+    private readonly transactions: TransactionRunner,
     @Optional() @Inject(DEVICE_TEST_RESULTS) private readonly deviceTests?: DeviceTestResults,
   ) {}
 
@@ -70,15 +76,27 @@ export class ReleaseGateService implements OnModuleInit, OnApplicationBootstrap 
     })().catch((err: unknown) => this.logger.error(`Release gate start-up: ${(err as Error)?.stack ?? err}`));
   }
 
-  /** Evaluates the gate now and stores (and hands on) a change; resolves with the checklist. 404 for an unknown build. */
+  /**
+   * Evaluates the gate now and stores (and hands on) a change; resolves with the checklist. 404 for
+   * an unknown build. One evaluation of a build at a time across every relay instance: in this
+   * process a chain per build, across instances sharing PostgreSQL the database lock of the build
+   * held from the evaluation's first read until its change is handed on, so an instance that read
+   * older reviews never stores (or queues at the forge) its state after a newer one.
+   */
   refresh(buildId: number, force = false): Promise<GateChecklist> {
     const previous = this.chains.get(buildId) ?? Promise.resolve();
-    const next = previous.catch(() => undefined).then(() => this.refreshNow(buildId, force));
+    const next = previous.catch(() => undefined).then(() => this.holding(() => this.transactions.withLock(`svc.release_gate.${buildId}`, () => this.refreshNow(buildId, force))));
     this.chains.set(buildId, next);
     void next.finally(() => {
       if (this.chains.get(buildId) === next) this.chains.delete(buildId);
     }).catch(() => undefined);
     return next;
+  }
+
+  private holding<T>(work: () => Promise<T>): Promise<T> {
+    const turn = this.holder.catch(() => undefined).then(work);
+    this.holder = turn;
+    return turn;
   }
 
   /** The stored checklist (as last decided), else one evaluated now without storing: what the forge status shows. */
@@ -117,6 +135,8 @@ export class ReleaseGateService implements OnModuleInit, OnApplicationBootstrap 
     const at = this.clock.now();
     const from = stored?.checklist ? stored.state : null;
     await this.repository.saveState(buildId, checklist.state, text, at);
+    // Beside the build for the list's filter; before the change is marked handed on, so a crash in between writes it again.
+    await this.gateStates.record(buildId, checklist.state === 'none' ? null : checklist.state);
     if (from !== checklist.state) {
       this.events.emit(AUDIT_EVENT, auditEvent(RELAY_ACTOR, 'build.gate_changed', `build:${buildId}`, { from, to: checklist.state, description: checklist.description }));
     }

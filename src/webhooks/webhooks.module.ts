@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { GateChangedListener } from './delivery/gate-changed.listener';
+import { TestRunCompletedListener } from './delivery/test-run-completed.listener';
 import { BuildStatusChangedListener } from './delivery/build-status-changed.listener';
 import { ConfigFileDeliveryLog } from './delivery/config-file-delivery-log';
 import { ConfigFileWebhooks } from './delivery/config-file-webhooks';
@@ -38,6 +39,7 @@ import { BuildsModule } from '../builds/builds.module';
     WebhookDispatcher,
     BuildStatusChangedListener,
     GateChangedListener,
+    TestRunCompletedListener,
     WebhookAudience,
   ],
   // Forges keep the same SSRF rule.

@@ -22,6 +22,9 @@ describe('GET /builds walks an index in the order of every sort', () => {
     '?platform=ios',
     '?app_id=1',
     '?flagged=true',
+    // The release gate's state (issue 38): IDX_builds_gate_uploaded in the default order (with another sort, like the status filter, SQLite may sort a gate's builds).
+    '?gate=failed',
+    '?gate=passed&platform=ios',
     ...['uploaded_at', 'version_name', 'status_label'].flatMap((sort) => [`?sort=${sort}&dir=asc`, `?sort=${sort}&dir=desc`]),
   ];
 

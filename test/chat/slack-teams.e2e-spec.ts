@@ -106,7 +106,11 @@ describe('Slack and Teams notices and Slack buttons', () => {
     expect(slack.message(CHANNEL, String(update.body.ts))!.text).toContain('In Progress');
     expect(slack.problems()).toEqual([]);
 
-    const [slackDestination] = (await ctx.members.as(admin, 'get', '/api/v1/outbox/destinations').expect(200)).body.filter((d: { destination: string }) => d.destination === `slack:${CHANNEL}`);
+    // Every notice sent (a gate evaluation after the upload may still be on its way: waited for, not assumed).
+    const slackDestination = await until('the channel\'s queue empty', async () => {
+      const found = ((await ctx.members.as(admin, 'get', '/api/v1/outbox/destinations').expect(200)).body as { destination: string; queued: number }[]).find((d) => d.destination === `slack:${CHANNEL}`);
+      return found?.queued === 0 ? found : null;
+    }, 30_000);
     expect(slackDestination).toMatchObject({ queued: 0, failed: 0 });
   });
 

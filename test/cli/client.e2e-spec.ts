@@ -47,7 +47,7 @@ describe('svc client commands', () => {
     it('--help on every command shows usage and examples', async () => {
       const commands = [
         [], ['relay'], ['admin'], ['admin', 'init'], ['admin', 'reset-password'], ['backup'], ['restore'],
-        ['upload'], ['builds'], ['builds', 'list'], ['builds', 'show'], ['builds', 'download'], ['apps'], ['apps', 'list'],
+        ['upload'], ['builds'], ['builds', 'list'], ['builds', 'show'], ['builds', 'download'], ['apps'], ['apps', 'list'], ['results'], ['results', 'upload'],
       ];
       const results = await Promise.all(commands.map((c) => runCli([...c, '--help'])));
       results.forEach((result, i) => {
@@ -243,6 +243,9 @@ describe('svc client commands', () => {
       expectRefusal(await svc(['builds', 'list', '--commit', 'xyz']), (await relayAnswer('get', '/api/v1/builds?commit=xyz')).error);
       const usage = await svc(['builds', 'list', '--pull-request', '0']);
       expect(usage.code).toBe(2);
+      // The release gate's filter (issue 38): no policy here, so no build has a gate to match.
+      expect(await found('--pull-request', '17', '--gate', 'failed')).toEqual([]);
+      expect((await svc(['builds', 'list', '--gate', 'red'])).code).toBe(2);
     });
 
     it('upload without --json ends with the build page\'s URL on the address the CLI reached', async () => {

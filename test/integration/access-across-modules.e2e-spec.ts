@@ -161,6 +161,9 @@ describe('access across modules (spec §5)', () => {
       'GET /api/v1/release-gate/states': 'builds:write,view',
       // docs/device-tests.md: the WebDriver hub's New Session (and Appium's base path)
       'POST /api/v1/wd/hub/session,session': 'devices',
+      // docs/device-tests.md "Results": CI uploads JUnit with a builds:write or devices token; reads take any of the three
+      'GET /api/v1/builds/:id/test-runs': 'builds:write,devices,view',
+      'POST /api/v1/builds/:id/test-runs': 'builds:write,devices',
     });
   });
 
@@ -200,6 +203,7 @@ describe('access across modules (spec §5)', () => {
         'POST /api/v1/builds/:id/issues',
         'POST /api/v1/builds/:id/reviews',
         'POST /api/v1/wd/hub/session,session',
+        'POST /api/v1/builds/:id/test-runs',
       ].sort(),
     );
   });

@@ -24,6 +24,7 @@ const TOOLS = [
   'launch_app',
   'list_builds',
   'list_devices',
+  'list_test_runs',
   'press_button',
   'screenshot',
   'start_recording',
@@ -146,6 +147,14 @@ describe('MCP server', () => {
       const client = await connect(await members.pat(qa));
       const gate = jsonOf(await call(client, 'get_release_gate', { build_id: build.id }));
       expect(gate).toEqual({ build_id: build.id, state: 'none', policy: null, compared_with: null, checks: [], description: 'No release gate policy applies to this build', reviews: [] });
+    });
+
+    it("lists a build's test runs with their results", async () => {
+      const client = await connect(await members.pat(qa));
+      const junit = '<testsuites name="ci"><testsuite><testcase name="opens" classname="smoke" time="0.5"/></testsuite></testsuites>';
+      await members.as(qa, 'post', `/api/v1/builds/${build.id}/test-runs`).set('Content-Type', 'application/xml').send(junit).expect(201);
+      const { runs } = jsonOf(await call(client, 'list_test_runs', { build_id: build.id }));
+      expect(runs).toEqual([expect.objectContaining({ name: 'ci', state: 'passed', results: [expect.objectContaining({ name: 'opens', status: 'passed', duration_ms: 500 })] })]);
     });
 
     it('lists the builds waiting for review, installs one on a device, takes a screenshot and comments with it', async () => {

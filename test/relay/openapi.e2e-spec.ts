@@ -279,8 +279,9 @@ describe('OpenAPI', () => {
     const creationHeaders = doc.paths['/api/v1/uploads/builds'].post.parameters!.filter((p) => p.in === 'header').map((p) => p.name);
     expect(creationHeaders.sort()).toEqual(['Tus-Resumable', 'Upload-Length', 'Upload-Metadata']);
     const query = doc.paths['/api/v1/builds'].get.parameters!.filter((p) => p.in === 'query');
-    // flagged, search, branch, commit and pull_request: beyond the spec (docs/builds.md "Flagged builds", "Search", "Provenance").
-    expect(query.map((p) => p.name).sort()).toEqual(['app_id', 'branch', 'commit', 'dir', 'flagged', 'limit', 'page', 'platform', 'pull_request', 'q', 'search', 'sort', 'status']);
+    // flagged, search, branch, commit, pull_request and gate: beyond the spec (docs/builds.md "Flagged builds", "Search", "Provenance"; docs/release-gate.md).
+    expect(query.map((p) => p.name).sort()).toEqual(['app_id', 'branch', 'commit', 'dir', 'flagged', 'gate', 'limit', 'page', 'platform', 'pull_request', 'q', 'search', 'sort', 'status']);
+    expect(query.find((p) => p.name === 'gate')!.schema!.enum).toEqual(['pending', 'passed', 'failed']);
     expect(query.find((p) => p.name === 'sort')!.schema!.enum).toEqual(['uploaded_at', 'version_name', 'status_label']);
     const scheduled = responseSchema('post', '/api/v1/builds/{id}/schedule-deletion', '200');
     expect(propertiesOf(scheduled)).toEqual(['delete_after', 'ok']);

@@ -3,7 +3,8 @@
  * test/forges/outbox-crash) on one data dir, killed
  * - while the gate's green status is in flight at the forge (the local GitHub holds its answer):
  *   after the restart `svc/release-gate` arrives green, and the gate still reads passed;
- * - with a red gate under `blockDone`: after the restart Done is still refused, and allowed once approved.
+ * - with a red gate under `blockDone`: after the restart Done is still refused, and allowed once approved;
+ * - after the restart, a byte-identical rebuild on a new commit keeps the approval (digest and reviews are stored).
  * Under `npm run test:postgres` the child relay runs on a PostgreSQL database of its own.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -24,6 +25,7 @@ const STATUS = 'repos/create-commit-status';
 const GATE = 'svc/release-gate';
 const SHA = '8'.repeat(40);
 const SHA_RED = '9'.repeat(40);
+const SHA_NEXT = 'a'.repeat(40);
 
 describe('release gate: kill -9 and restart on the same data dir', () => {
   const forge = new TestForge('github', { token: TOKEN });
@@ -106,6 +108,8 @@ describe('release gate: kill -9 and restart on the same data dir', () => {
     await start();
     await until('green sent again after the restart', () => gateStates(SHA).length > sent, 20_000);
     expect(gateStates(SHA).at(-1)).toBe('success');
+    // The list's filter reads the state kept beside the build (before GET /gate evaluates it again).
+    expect((await json('GET', '/builds?gate=passed')).body.items.map((b: { id: number }) => b.id)).toEqual([id]);
     expect((await json('GET', `/builds/${id}/gate`)).body.state).toBe('passed');
     expect(forge.problems()).toEqual([]);
   });
@@ -121,5 +125,13 @@ describe('release gate: kill -9 and restart on the same data dir', () => {
     expect((await json('POST', `/builds/${id}/reviews`, { verdict: 'approve' })).status).toBe(201);
     await until('the new commit green', () => gateStates(SHA_RED).at(-1) === 'success');
     expect((await json('PATCH', `/builds/${id}`, { status_label: 'Done' })).status).toBe(200);
+  });
+
+  it('a byte-identical rebuild after the restart keeps the approval given before it, on its new commit', async () => {
+    const rebuild = await upload(SHA_NEXT);
+    await until('the new commit green on the carried approval', () => gateStates(SHA_NEXT).at(-1) === 'success');
+    const { reviews } = (await json('GET', `/builds/${rebuild}/reviews`)).body;
+    expect(reviews).toEqual([expect.objectContaining({ verdict: 'approve', carried_reason: expect.stringMatching(/^byte-identical to build #\d+ \(same SHA-256\)$/) })]);
+    expect(forge.problems()).toEqual([]);
   });
 });

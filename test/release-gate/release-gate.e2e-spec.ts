@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
+import { DataSource } from 'typeorm';
 import { attachBuild } from '../support/build-fixtures';
 import type { TestMember } from '../support/factory';
 import { useTestRelay } from '../support/use-relay';
@@ -73,6 +74,13 @@ describe('release gate', () => {
   const review = (member: TestMember, id: number, verdict: string, comment?: string) =>
     ctx.members.as(member, 'post', `/api/v1/builds/${id}/reviews`).send({ verdict, comment });
   const gate = async (id: number) => (await ctx.members.as(qa1, 'get', `/api/v1/builds/${id}/gate`).expect(200)).body;
+  /** The newest `svc/release-gate` the relay queued for the commit (forge_status_outbox), sent or not. */
+  const queuedGate = async (sha: string) => {
+    const db = ctx.relay.app.get(DataSource);
+    const [a, b] = db.options.type === 'postgres' ? ['$1', '$2'] : ['?', '?'];
+    const rows: { state: string }[] = await db.query(`SELECT state FROM forge_status_outbox WHERE commit_sha = ${a} AND context = ${b} ORDER BY id DESC LIMIT 1`, [sha, GATE]);
+    return rows[0]?.state;
+  };
 
   it('fails with the missing approval named, refuses Done while red, and turns green on the second QA approval', async () => {
     const id = await upload({ commit: SHA_A, repository: 'acme/app', pull_request: '7' });
@@ -96,7 +104,10 @@ describe('release gate', () => {
     await ctx.members.as(qa1, 'patch', `/api/v1/builds/${id}`).send({ status_label: 'In Progress' }).expect(200);
 
     await review(qa2, id, 'approve').expect(201);
-    await until('the gate green', () => lastGate(SHA_A)?.state === 'success');
+    // "Within 10 seconds" as an order, not a stopwatch: the green status is queued before the
+    // approval's answer, and the relay sends it with no further event (a generous poll).
+    expect(await queuedGate(SHA_A)).toBe('success');
+    await until('the gate green', () => lastGate(SHA_A)?.state === 'success', 60_000);
     expect(lastGate(SHA_A)!.description).toBe('Release gate passed: 2 of 2 rules met');
     const checklist = await gate(id);
     expect(checklist).toMatchObject({ build_id: id, state: 'passed', policy: { scope: 'default', source: 'file', block_done: true } });

@@ -4,6 +4,7 @@ import { RememberQueryResults } from '../../common/validation/query-results';
 import { MAX_ID } from '../../common/validation/parse-id.pipe';
 import { ToId, ToInteger, Trim } from '../../common/validation/transforms';
 import { BUILD_STATUSES } from '../build-status';
+import { BUILD_GATE_STATES, type BuildGateState } from '../build.entity';
 import { PLATFORMS, Platform } from '../../app-catalogue/platform';
 import { BRANCH_MAX } from './upload-build.dto';
 import type { BuildSortField, ListedStatus } from '../build-page';
@@ -118,6 +119,14 @@ export class ListBuildsQuery {
   @Min(1, { message: 'pull_request must be a positive integer' })
   @IsInt({ message: 'pull_request must be a positive integer' })
   pull_request?: number;
+
+  @ApiPropertyOptional({
+    enum: BUILD_GATE_STATES,
+    description: 'beyond the spec: only builds whose release gate is in this state (builds without a gate never match; docs/release-gate.md)',
+  })
+  @IsOptional()
+  @IsIn(BUILD_GATE_STATES, { message: `gate must be one of ${BUILD_GATE_STATES.join(', ')} (leave it out for every build)` })
+  gate?: BuildGateState;
 
   @ApiPropertyOptional({ enum: ['asc', 'desc'], default: 'desc' })
   @IsOptional()

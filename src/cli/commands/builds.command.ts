@@ -29,6 +29,7 @@ interface ListOptions extends ClientOptions {
   branch?: string;
   pullRequest?: number;
   commit?: string;
+  gate?: string;
   sort?: string;
   dir?: string;
 }
@@ -73,6 +74,7 @@ function listCommand(): Command {
       .option('--branch <name>', 'only builds uploaded from this branch (exact)')
       .option('--pull-request <number>', 'only builds of this pull (merge) request', parsePositiveInt)
       .option('--commit <sha>', 'only builds of this commit (4 or more leading hex characters)')
+      .option('--gate <state>', 'only builds whose release gate is pending, passed or failed', parseChoice(['pending', 'passed', 'failed']))
       .option('--sort <field>', 'uploaded_at, version_name or status_label', parseChoice(['uploaded_at', 'version_name', 'status_label']))
       .option('--dir <dir>', 'asc or desc', parseChoice(['asc', 'desc'])),
   )
@@ -84,7 +86,8 @@ Examples:
   $ svc builds list --app-id 3 --status Done --limit 5
   $ svc builds list -q 2.4 --sort version_name --dir asc --json
   $ svc builds list --search feature/login
-  $ svc builds list --pull-request 17 --commit 4f2a9c0`,
+  $ svc builds list --pull-request 17 --commit 4f2a9c0
+  $ svc builds list --gate failed`,
     )
     .action(
       requiresScope(['builds:write'], async (options: ListOptions) => {
@@ -98,6 +101,7 @@ Examples:
           branch: options.branch,
           pull_request: options.pullRequest,
           commit: options.commit,
+          gate: options.gate,
           sort: options.sort,
           dir: options.dir,
         });

@@ -315,7 +315,7 @@ function tooLargeMessage(rule: FileFieldRule): string {
 }
 
 /** After refusing a body, close the connection once the answer is sent rather than reading the rest. */
-function refuseRest(req: Request): void {
+export function refuseRest(req: Request): void {
   req.res?.setHeader('Connection', 'close');
 }
 

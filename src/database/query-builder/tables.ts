@@ -168,6 +168,7 @@ export interface BuildsTable {
   uploaded_at: number;
   completed_at: number | null;
   delete_after: number | null;
+  gate_state: string | null;
 }
 
 /** Declared by ChatRouteEntity (src/chat/routes/chat-route.entity.ts). */
@@ -199,6 +200,43 @@ export interface CommentsTable {
   author_email: string;
   body: string;
   created_at: number;
+}
+
+/** Declared by DeviceTestCaseEntity (src/device-tests/runs/test-run.entities.ts). */
+export interface DeviceTestCasesTable {
+  id: Generated<number>;
+  run_id: number;
+  position: number;
+  name: string;
+  class_name: string | null;
+  status: string;
+  duration_ms: number | null;
+  message: string | null;
+  session_id: string | null;
+}
+
+/** Declared by DeviceTestRunEntity (src/device-tests/runs/test-run.entities.ts). */
+export interface DeviceTestRunsTable {
+  id: Generated<number>;
+  build_id: number;
+  name: string;
+  created_at: number;
+  reported_at: number | null;
+  reported_by: number | null;
+}
+
+/** Declared by DeviceTestSessionEntity (src/device-tests/runs/test-run.entities.ts). */
+export interface DeviceTestSessionsTable {
+  id: Generated<number>;
+  hub_session_id: string;
+  run_id: number;
+  device_session_id: string;
+  user_id: number | null;
+  status: string;
+  reason: string | null;
+  end_reason: string | null;
+  started_at: number;
+  ended_at: number | null;
 }
 
 /** Declared by ForgeDeliveryEntity (src/forges/outbox/forge-status.entity.ts). */
@@ -542,6 +580,9 @@ export interface Database extends TablesWithoutEntity {
   chat_routes: ChatRoutesTable;
   comment_attachments: CommentAttachmentsTable;
   comments: CommentsTable;
+  device_test_cases: DeviceTestCasesTable;
+  device_test_runs: DeviceTestRunsTable;
+  device_test_sessions: DeviceTestSessionsTable;
   forge_deliveries: ForgeDeliveriesTable;
   forge_feed: ForgeFeedTable;
   forge_pull_requests: ForgePullRequestsTable;

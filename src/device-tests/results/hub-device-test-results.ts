@@ -9,9 +9,8 @@ export type DeviceTestState = 'none' | 'running' | 'passed' | 'failed';
 /**
  * A build's device-test state from its hub sessions: `running` while any runs, then `failed` if
  * any session was marked failed (svc:status), `passed` if any was marked passed, else `none`.
- * The shape of the release gate's DEVICE_TEST_RESULTS (bound to this class where both meet).
- * Kept in memory, like the sessions themselves: a restart forgets it (JUnit uploads, which would
- * persist it, are not built yet: docs/device-tests.md "Limits").
+ * Kept in memory, like the sessions themselves; BuildDeviceTests (runs/) joins it with the stored
+ * runs (sessions' marks, JUnit results) for the release gate and the PR status.
  */
 @Injectable()
 export class HubDeviceTestResults {

@@ -3,6 +3,7 @@ import { OnEvent } from '@nestjs/event-emitter';
 import { BuildStatusChangedEvent } from '../../builds/events/build-status-changed.event';
 import { BuildUploadedEvent } from '../../builds/events/build-uploaded.event';
 import { CommentPostedEvent } from '../../comments/events/comment-posted.event';
+import { DeviceTestsChangedEvent } from '../../device-tests/results/device-tests-changed.event';
 import { GateChangedEvent } from '../../release-gate/events/gate-changed.event';
 import { ForgeOutboxWorker } from '../outbox/outbox-worker';
 import { ForgeStatusFeed } from './status-feed';
@@ -32,8 +33,10 @@ export class BuildVerdictListener {
     void this.worker.kick();
   }
 
+  /** A comment changes the description; a build's device tests that began, ended or got a JUnit report change `svc/device-tests`. */
   @OnEvent(CommentPostedEvent.eventName)
-  onComment(event: CommentPostedEvent): void {
+  @OnEvent(DeviceTestsChangedEvent.eventName)
+  onComment(event: CommentPostedEvent | DeviceTestsChangedEvent): void {
     void this.feed.refresh(event.buildId).then(() => this.worker.kick());
   }
 }

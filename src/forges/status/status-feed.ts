@@ -11,7 +11,9 @@ import { ForgeDirectory } from '../forge-directory';
 import { ForgeOutboxRepository } from '../outbox/forge-outbox.repository';
 import { ForgePullRequestRepository } from '../pull-requests/pull-request.repository';
 import { ReleaseGateService } from '../../release-gate/release-gate.service';
+import { BuildDeviceTests } from '../../device-tests/runs/build-device-tests';
 import { desiredStatuses, DesiredStatus, firstLine, ReviewedBuild } from './commit-status';
+import { deviceTestsStatus } from './device-tests-status';
 import { gateStatus } from './gate-status';
 
 /** History entries read per step. */
@@ -42,6 +44,7 @@ export class ForgeStatusFeed implements OnApplicationBootstrap {
     private readonly clock: Clock,
     private readonly gates: ReleaseGateService,
     private readonly notices: StatusNoticeCounters,
+    private readonly deviceTests: BuildDeviceTests,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -143,6 +146,9 @@ export class ForgeStatusFeed implements OnApplicationBootstrap {
     // The release gate's own status beside the verdict's (docs/release-gate.md), when a policy applies.
     const gate = gateStatus(await Promise.all(builds.map(async (build) => ({ build, gate: await this.gates.current(build.id) }))));
     if (gate) statuses.push(gate);
+    // The device tests' own status (docs/device-tests.md), once a build of the commit was tested.
+    const tests = deviceTestsStatus(await Promise.all(builds.map(async (build) => ({ build, tests: await this.deviceTests.summary(build.id) }))));
+    if (tests) statuses.push(tests);
     return statuses.map((status) => ({ repository, commit, status }));
   }
 }

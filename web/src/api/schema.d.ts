@@ -686,6 +686,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/builds/{id}/test-runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The build's test runs: their hub sessions, per-test results and the sessions' recordings */
+        get: operations["TestRunsController_list"];
+        put?: never;
+        /** Upload a JUnit XML report as a run of the build (the body as application/xml, or multipart with the file in `file`); a report under a run name already used replaces that run's results */
+        post: operations["TestRunsController_upload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/comments": {
         parameters: {
             query?: never;
@@ -3501,6 +3519,69 @@ export interface components {
              */
             unsubscribed_at: string | null;
         };
+        TestResult: {
+            class_name: string | null;
+            duration_ms: number | null;
+            /** @description the failure, error or skip message */
+            message: string | null;
+            name: string;
+            /** @description that session's recording, while it is kept */
+            recording_url: string | null;
+            /** @description the hub session the report names for it (svc:session) */
+            session_id: string | null;
+            /** @enum {string} */
+            status: "passed" | "failed" | "skipped";
+        };
+        TestRun: {
+            build_id: number;
+            counts: components["schemas"]["TestRunCounts"];
+            /** Format: date-time */
+            created_at: string;
+            id: number;
+            /** @description the run's name: svc:name of its sessions, the name given with the report */
+            name: string;
+            /**
+             * Format: date-time
+             * @description when the JUnit report was stored; null: none yet
+             */
+            reported_at: string | null;
+            results: components["schemas"]["TestResult"][];
+            sessions: components["schemas"]["TestRunSession"][];
+            /** @enum {string} */
+            state: "none" | "running" | "passed" | "failed";
+        };
+        TestRunCounts: {
+            /** @description failures and errors */
+            failed: number;
+            passed: number;
+            skipped: number;
+            /** @description test cases of the JUnit report */
+            tests: number;
+        };
+        TestRunList: {
+            runs: components["schemas"]["TestRun"][];
+        };
+        TestRunSession: {
+            /** @description the device it ran on, as GET /devices names it */
+            device_session_id: string;
+            /** @description why it ended: deleted, idle, agent offline, ended by an Admin, relay stopping */
+            end_reason: string | null;
+            /** Format: date-time */
+            ended_at: string | null;
+            /** @description the WebDriver session id */
+            id: string;
+            /** @description the client's svc:status reason */
+            reason: string | null;
+            /** @description the session's recording, while it is kept */
+            recording_url: string | null;
+            /** Format: date-time */
+            started_at: string;
+            /**
+             * @description ended: ended without svc:status
+             * @enum {string}
+             */
+            status: "running" | "passed" | "failed" | "ended";
+        };
         TestStatusDto: {
             /** @description a full commit SHA of that repository */
             commit: string;
@@ -5493,6 +5574,8 @@ export interface operations {
                 dir?: "asc" | "desc";
                 /** @description beyond the spec: only builds with flags, stored at upload against the build before them (docs/builds.md "Flagged builds") */
                 flagged?: "true";
+                /** @description beyond the spec: only builds whose release gate is in this state (builds without a gate never match; docs/release-gate.md) */
+                gate?: "pending" | "passed" | "failed";
                 /** @description a larger value is capped at 100 */
                 limit?: number;
                 /** @description page index, from 0 */
@@ -6692,6 +6775,135 @@ export interface operations {
             };
             /** @description not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    TestRunsController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestRunList"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    TestRunsController_upload: {
+        parameters: {
+            query?: {
+                /** @description the run's name (else the multipart field `name`, the report's <testsuites name>, or `default`) */
+                name?: unknown;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description the JUnit XML report (at most 5 MiB)
+                     */
+                    file: string;
+                    /** @description the run's name */
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestRun"];
+                };
+            };
+            /** @description missing field, invalid format */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -37,12 +37,9 @@ export function InboxPage() {
   const [files, setFiles] = useState<File[]>([]);
   const [dragging, setDragging] = useState(false);
 
-  // The release-gate filter (docs/release-gate.md) narrows the page shown by the rows' gate states.
-  const gateFilter = (GATE_FILTERS as readonly string[]).includes(params.get('gate') ?? '') ? (params.get('gate') as GateFilter) : null;
-  const setFilters = (next: BuildFilters, selected: number | null = null, gate: GateFilter | null = gateFilter) => {
+  const setFilters = (next: BuildFilters, selected: number | null = null) => {
     const search = searchFromFilters(next);
     if (selected) search.set('selected', String(selected));
-    if (gate) search.set('gate', gate);
     setParams(search, { replace: true });
   };
   // Two fields may commit before the URL change re-renders the page (the search and a filter typed
@@ -63,7 +60,8 @@ export function InboxPage() {
 
   const page = builds.data?.items ?? [];
   const gates = useGateStates(page.map((b) => b.id));
-  const items = gateFilter ? page.filter((b) => gates.data?.get(b.id) === gateFilter) : page;
+  // The release-gate filter (docs/release-gate.md) is the relay's (`gate=` of GET /builds), like the others.
+  const items = page;
   const selection = useRowSelection(items, JSON.stringify(apiQuery(filters)));
   const bulk = useBulkActions(selection);
   const current = () => {
@@ -180,9 +178,9 @@ export function InboxPage() {
         </span>
       </div>
       {writer && <UploadPanel files={files} onFiles={setFiles} dragging={dragging} />}
-      <Filters filters={filters} onChange={change} searchRef={search} gateActive={gateFilter !== null}>
-        <SelectField label="Release gate" hideLabel value={gateFilter ?? ''} onChange={(e) => setFilters(filters, null, (e.target.value || null) as GateFilter | null)}>
-          <option value="">Any release gate (this page)</option>
+      <Filters filters={filters} onChange={change} searchRef={search}>
+        <SelectField label="Release gate" hideLabel value={filters.gate} onChange={(e) => change({ gate: e.target.value as GateFilter | '' })}>
+          <option value="">Any release gate</option>
           {GATE_FILTERS.map((g) => (
             <option key={g} value={g}>
               Release gate {g}
@@ -388,14 +386,11 @@ function Filters({
   filters,
   onChange,
   searchRef,
-  gateActive,
   children,
 }: {
   filters: BuildFilters;
   onChange: (patch: Partial<BuildFilters>) => void;
   searchRef: React.RefObject<HTMLInputElement | null>;
-  /** Whether the release-gate filter (given as children, it lives in the URL beside these) is in use. */
-  gateActive: boolean;
   children: React.ReactNode;
 }) {
   const apps = useApps();
@@ -408,7 +403,7 @@ function Filters({
     return () => clearTimeout(timer);
   });
   const phone = useMediaQuery(PHONE_QUERY);
-  const active = [filters.app_id, filters.status, filters.platform, filters.flagged, filters.branch, filters.pull_request, filters.commit, gateActive].filter(Boolean).length;
+  const active = [filters.app_id, filters.status, filters.platform, filters.flagged, filters.branch, filters.pull_request, filters.commit, filters.gate].filter(Boolean).length;
   const more = (
     <>
       <SelectField label="App" hideLabel value={filters.app_id ?? ''} onChange={(e) => onChange({ app_id: e.target.value ? Number(e.target.value) : null })}>

@@ -4,7 +4,7 @@ import { apiQuery, DEFAULT_FILTERS, filtersFromSearch, searchFromFilters, withCh
 describe('inbox filters in the URL', () => {
   it('reads every filter, sort and page of spec §4', () => {
     const filters = filtersFromSearch(
-      new URLSearchParams('page=2&limit=50&q=1.4&search=feature%2Flogin&platform=android&status=In+Progress&app_id=7&flagged=true&branch=main&pull_request=17&commit=4F2A9C0&sort=version_name&dir=asc'),
+      new URLSearchParams('page=2&limit=50&q=1.4&search=feature%2Flogin&platform=android&status=In+Progress&app_id=7&flagged=true&branch=main&pull_request=17&commit=4F2A9C0&gate=failed&sort=version_name&dir=asc'),
     );
     expect(filters).toEqual({
       page: 2,
@@ -18,6 +18,7 @@ describe('inbox filters in the URL', () => {
       branch: 'main',
       pull_request: 17,
       commit: '4F2A9C0',
+      gate: 'failed',
       sort: 'version_name',
       dir: 'asc',
     });
@@ -25,7 +26,7 @@ describe('inbox filters in the URL', () => {
 
   it('falls back to the defaults for unknown or out-of-range values', () => {
     expect(
-      filtersFromSearch(new URLSearchParams('page=-1&limit=500&platform=web&status=done&app_id=x&flagged=yes&pull_request=0&commit=xyz&sort=size&dir=up')),
+      filtersFromSearch(new URLSearchParams('page=-1&limit=500&platform=web&status=done&app_id=x&flagged=yes&pull_request=0&commit=xyz&gate=red&sort=size&dir=up')),
     ).toEqual(DEFAULT_FILTERS);
   });
 

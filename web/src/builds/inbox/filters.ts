@@ -1,4 +1,5 @@
 import type { BuildStatus } from '../../api/client';
+import { GATE_FILTERS, type GateFilter } from '../../release-gate/GateBadge';
 
 /** The status filter: the spec's four, or `untriaged` (no status; beyond the spec, docs/builds.md). */
 export type StatusFilter = BuildStatus | 'untriaged';
@@ -22,6 +23,8 @@ export interface BuildFilters {
   branch: string;
   pull_request: number | null;
   commit: string;
+  /** Beyond the spec: only builds whose release gate is in this state (docs/release-gate.md), filtered by the relay. */
+  gate: GateFilter | '';
   sort: 'uploaded_at' | 'version_name' | 'status_label';
   dir: 'asc' | 'desc';
 }
@@ -38,6 +41,7 @@ export const DEFAULT_FILTERS: BuildFilters = {
   branch: '',
   pull_request: null,
   commit: '',
+  gate: '',
   sort: 'uploaded_at',
   dir: 'desc',
 };
@@ -74,6 +78,7 @@ export function filtersFromSearch(params: URLSearchParams): BuildFilters {
     branch: params.get('branch') ?? '',
     pull_request: whole(params.get('pull_request'), 1, MAX_PULL_REQUEST),
     commit: COMMIT_FILTER.test(params.get('commit') ?? '') ? params.get('commit')! : '',
+    gate: (GATE_FILTERS as readonly string[]).includes(params.get('gate') ?? '') ? (params.get('gate') as GateFilter) : '',
     sort: SORTS.includes(sort as BuildFilters['sort']) ? (sort as BuildFilters['sort']) : DEFAULT_FILTERS.sort,
     dir: dir === 'asc' || dir === 'desc' ? dir : DEFAULT_FILTERS.dir,
   };
@@ -106,12 +111,13 @@ export function apiQuery(filters: BuildFilters) {
     ...(filters.branch.trim() ? { branch: filters.branch.trim() } : {}),
     ...(filters.pull_request ? { pull_request: filters.pull_request } : {}),
     ...(filters.commit ? { commit: filters.commit } : {}),
+    ...(filters.gate ? { gate: filters.gate } : {}),
   };
 }
 
 /** Whether any filter narrows the list (the empty state offers to clear them). */
 export function filtering(filters: BuildFilters): boolean {
-  return Boolean(filters.q || filters.search || filters.status || filters.platform || filters.app_id || filters.flagged || filters.branch || filters.pull_request || filters.commit);
+  return Boolean(filters.q || filters.search || filters.status || filters.platform || filters.app_id || filters.flagged || filters.branch || filters.pull_request || filters.commit || filters.gate);
 }
 
 /** A change of any filter other than the page goes back to the first page. */

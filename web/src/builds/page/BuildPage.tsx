@@ -25,6 +25,7 @@ import { InstallOnDevice } from '../../devices/InstallOnDevice';
 import { useBuild, useDeletionSchedule, useUpdateBuild } from '../queries';
 import { RecordingsPanel } from '../recordings/RecordingsPanel';
 import { ReleaseGatePanel } from '../../release-gate/ReleaseGatePanel';
+import { TestRunsPanel } from '../../device-tests/TestRunsPanel';
 import { IssuesPanel } from '../../trackers/IssuesPanel';
 import { STATUS_KEYS, StatusMenu } from '../status/StatusMenu';
 import { useStatusChange } from '../status/status-feedback';
@@ -119,6 +120,7 @@ function BuildView({ build }: { build: Build }) {
       <div className={styles.grid}>
         <div className={styles.main}>
           <ReleaseGatePanel buildId={build.id} canReview={writer} />
+          <TestRunsPanel buildId={build.id} />
           <div id="compare">
             <ComparePanel build={build} canEditSettings={me.role === 'Admin' || me.role === 'Developer'} />
           </div>

@@ -1,0 +1,244 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import { QueryBuilder } from '../../database/query-builder/query-builder';
+import { TransactionRunner } from '../../database/transaction-runner';
+import type { ReportedTestCase } from './junit-report';
+import type { DeviceTestCaseEntity, DeviceTestRunEntity, DeviceTestSessionEntity, RunSessionStatus, TestCaseStatus } from './test-run.entities';
+
+/** Rows per INSERT of test cases (9 values each: well under both dialects' bound-parameter limits). */
+const CASES_PER_INSERT = 100;
+
+const RUN_COLUMNS = ['id', 'build_id', 'name', 'created_at', 'reported_at', 'reported_by'] as const;
+const CASE_COLUMNS = ['id', 'run_id', 'position', 'name', 'class_name', 'status', 'duration_ms', 'message', 'session_id'] as const;
+const SESSION_COLUMNS = ['id', 'hub_session_id', 'run_id', 'device_session_id', 'user_id', 'status', 'reason', 'end_reason', 'started_at', 'ended_at'] as const;
+
+type Num = number | string;
+type Nullable<T> = T | null;
+
+/** device_test_runs, device_test_cases and device_test_sessions (the device-tests module owns them). */
+@Injectable()
+export class TestRunsRepository {
+  private readonly sql: QueryBuilder;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly transactions: TransactionRunner,
+  ) {
+    this.sql = QueryBuilder.of(dataSource);
+  }
+
+  /** The run of this build and name, created when there is none (two callers at once find the same row). */
+  async runFor(buildId: number, name: string, at: Date, manager: EntityManager = this.dataSource.manager): Promise<number> {
+    const found = await this.findRun(buildId, name, manager);
+    if (found !== null) return found;
+    // ON CONFLICT rather than catching the violation: it leaves a surrounding PostgreSQL transaction usable.
+    const insert = this.sql.prepare('testRuns.insertRun', (v: { buildId: number; name: string; at: number }) =>
+      this.sql.db
+        .insertInto('device_test_runs')
+        .values({ build_id: v.buildId, name: v.name, created_at: v.at })
+        .onConflict((oc) => oc.columns(['build_id', 'name']).doNothing()),
+    );
+    await insert.run(manager, { buildId, name, at: at.getTime() });
+    return (await this.findRun(buildId, name, manager))!;
+  }
+
+  /** Stores a run's JUnit report in one transaction: the run (created if new), its cases replacing any earlier report's. */
+  storeReport(buildId: number, name: string, cases: ReportedTestCase[], by: number, at: Date): Promise<number> {
+    return this.transactions.run(async (manager) => {
+      const runId = await this.runFor(buildId, name, at, manager);
+      const remove = this.sql.prepare('testRuns.removeCases', (v: { runId: number }) => this.sql.db.deleteFrom('device_test_cases').where('run_id', '=', v.runId));
+      await remove.run(manager, { runId });
+      for (let start = 0; start < cases.length; start += CASES_PER_INSERT) {
+        const batch = cases.slice(start, start + CASES_PER_INSERT);
+        const insert = this.sql.prepare(`testRuns.insertCases.${batch.length}`, (v: Record<string, unknown>) =>
+          this.sql.db.insertInto('device_test_cases').values(
+            batch.map((_, i) => ({
+              run_id: v.runId as number,
+              position: v[`p${i}`] as number,
+              name: v[`n${i}`] as string,
+              class_name: v[`c${i}`] as string,
+              status: v[`s${i}`] as string,
+              duration_ms: v[`d${i}`] as number,
+              message: v[`m${i}`] as string,
+              session_id: v[`x${i}`] as string,
+            })),
+          ),
+        );
+        const values: Record<string, unknown> = { runId };
+        batch.forEach((c, i) => {
+          Object.assign(values, { [`p${i}`]: start + i, [`n${i}`]: c.name, [`c${i}`]: c.className, [`s${i}`]: c.status, [`d${i}`]: c.durationMs, [`m${i}`]: c.message, [`x${i}`]: c.sessionId });
+        });
+        await insert.run(manager, values);
+      }
+      const mark = this.sql.prepare('testRuns.markReported', (v: { runId: number; at: number; by: number }) =>
+        this.sql.db.updateTable('device_test_runs').set({ reported_at: v.at, reported_by: v.by }).where('id', '=', v.runId),
+      );
+      await mark.run(manager, { runId, at: at.getTime(), by });
+      return runId;
+    });
+  }
+
+  async insertSession(session: Omit<DeviceTestSessionEntity, 'id' | 'endedAt' | 'endReason' | 'reason' | 'status'>): Promise<void> {
+    const insert = this.sql.prepare('testRuns.insertSession', (v: { id: string; runId: number; device: string; userId: number; status: string; at: number }) =>
+      this.sql.db
+        .insertInto('device_test_sessions')
+        .values({ hub_session_id: v.id, run_id: v.runId, device_session_id: v.device, user_id: v.userId, status: v.status, started_at: v.at })
+        .onConflict((oc) => oc.column('hub_session_id').doNothing()),
+    );
+    await insert.run(this.dataSource.manager, { id: session.hubSessionId, runId: session.runId, device: session.deviceSessionId, userId: session.userId!, status: 'running', at: session.startedAt.getTime() });
+  }
+
+  /** Ends a session; its run's id, or null when the session is not one of a run (never started here). */
+  async endSession(id: string, status: RunSessionStatus, reason: string | null, endReason: string, at: Date): Promise<number | null> {
+    const update = this.sql.prepare('testRuns.endSession', (v: { id: string; status: string; reason: string; endReason: string; at: number }) =>
+      this.sql.db.updateTable('device_test_sessions').set({ status: v.status, reason: v.reason, end_reason: v.endReason, ended_at: v.at }).where('hub_session_id', '=', v.id).returning('run_id'),
+    );
+    const [row] = await update.run<{ run_id: Num }>(this.dataSource.manager, { id, status, reason: reason!, endReason, at: at.getTime() });
+    return row ? Number(row.run_id) : null;
+  }
+
+  async runsOfBuild(buildId: number): Promise<DeviceTestRunEntity[]> {
+    const statement = this.sql.prepare('testRuns.ofBuild', (v: { buildId: number }) =>
+      this.sql.db.selectFrom('device_test_runs').select(RUN_COLUMNS).where('build_id', '=', v.buildId).orderBy('id'),
+    );
+    return (await statement.run<RunRow>(this.dataSource.manager, { buildId })).map(toRun);
+  }
+
+  async run(runId: number): Promise<DeviceTestRunEntity | null> {
+    const statement = this.sql.prepare('testRuns.byId', (v: { runId: number }) => this.sql.db.selectFrom('device_test_runs').select(RUN_COLUMNS).where('id', '=', v.runId));
+    const [row] = await statement.run<RunRow>(this.dataSource.manager, { runId });
+    return row ? toRun(row) : null;
+  }
+
+  /** The cases of a build's runs, each run's in report order. */
+  async casesOfBuild(buildId: number): Promise<DeviceTestCaseEntity[]> {
+    const statement = this.sql.prepare('testRuns.casesOfBuild', (v: { buildId: number }) =>
+      this.sql.db
+        .selectFrom('device_test_cases as c')
+        .innerJoin('device_test_runs as r', 'r.id', 'c.run_id')
+        .select(CASE_COLUMNS.map((column) => `c.${column}` as const))
+        .where('r.build_id', '=', v.buildId)
+        .orderBy('c.run_id')
+        .orderBy('c.position'),
+    );
+    return (await statement.run<CaseRow>(this.dataSource.manager, { buildId })).map(toCase);
+  }
+
+  /** The hub sessions of a build's runs, oldest first. */
+  async sessionsOfBuild(buildId: number): Promise<DeviceTestSessionEntity[]> {
+    const statement = this.sql.prepare('testRuns.sessionsOfBuild', (v: { buildId: number }) =>
+      this.sql.db
+        .selectFrom('device_test_sessions as s')
+        .innerJoin('device_test_runs as r', 'r.id', 's.run_id')
+        .select(SESSION_COLUMNS.map((column) => `s.${column}` as const))
+        .where('r.build_id', '=', v.buildId)
+        .orderBy('s.started_at')
+        .orderBy('s.id'),
+    );
+    return (await statement.run<SessionRow>(this.dataSource.manager, { buildId })).map(toSession);
+  }
+
+  /** How many of a build's test cases and ended sessions passed and failed (the release gate's and the PR status's input). */
+  async outcomesOfBuild(buildId: number): Promise<{ passed: number; failed: number }> {
+    const cases = this.sql.prepare('testRuns.caseOutcomes', (v: { buildId: number }) =>
+      this.sql.db
+        .selectFrom('device_test_cases as c')
+        .innerJoin('device_test_runs as r', 'r.id', 'c.run_id')
+        .select(['c.status', (eb) => eb.fn.countAll().as('n')])
+        .where('r.build_id', '=', v.buildId)
+        .groupBy('c.status'),
+    );
+    const sessions = this.sql.prepare('testRuns.sessionOutcomes', (v: { buildId: number }) =>
+      this.sql.db
+        .selectFrom('device_test_sessions as s')
+        .innerJoin('device_test_runs as r', 'r.id', 's.run_id')
+        .select(['s.status', (eb) => eb.fn.countAll().as('n')])
+        .where('r.build_id', '=', v.buildId)
+        .groupBy('s.status'),
+    );
+    const counts = { passed: 0, failed: 0 };
+    for (const row of [...(await cases.run<{ status: string; n: Num }>(this.dataSource.manager, { buildId })), ...(await sessions.run<{ status: string; n: Num }>(this.dataSource.manager, { buildId }))]) {
+      if (row.status === 'passed' || row.status === 'failed') counts[row.status] += Number(row.n);
+    }
+    return counts;
+  }
+
+  private async findRun(buildId: number, name: string, manager: EntityManager): Promise<number | null> {
+    const statement = this.sql.prepare('testRuns.find', (v: { buildId: number; name: string }) =>
+      this.sql.db.selectFrom('device_test_runs').select('id').where('build_id', '=', v.buildId).where('name', '=', v.name),
+    );
+    const [row] = await statement.run<{ id: Num }>(manager, { buildId, name });
+    return row ? Number(row.id) : null;
+  }
+}
+
+interface RunRow {
+  id: Num;
+  build_id: Num;
+  name: string;
+  created_at: Num;
+  reported_at: Nullable<Num>;
+  reported_by: Nullable<Num>;
+}
+
+interface CaseRow {
+  id: Num;
+  run_id: Num;
+  position: Num;
+  name: string;
+  class_name: Nullable<string>;
+  status: TestCaseStatus;
+  duration_ms: Nullable<Num>;
+  message: Nullable<string>;
+  session_id: Nullable<string>;
+}
+
+interface SessionRow {
+  id: Num;
+  hub_session_id: string;
+  run_id: Num;
+  device_session_id: string;
+  user_id: Nullable<Num>;
+  status: RunSessionStatus;
+  reason: Nullable<string>;
+  end_reason: Nullable<string>;
+  started_at: Num;
+  ended_at: Nullable<Num>;
+}
+
+const numberOrNull = (value: Nullable<Num>) => (value === null ? null : Number(value));
+const dateOrNull = (value: Nullable<Num>) => (value === null ? null : new Date(Number(value)));
+
+function toRun(row: RunRow): DeviceTestRunEntity {
+  return { id: Number(row.id), buildId: Number(row.build_id), name: row.name, createdAt: new Date(Number(row.created_at)), reportedAt: dateOrNull(row.reported_at), reportedBy: numberOrNull(row.reported_by) };
+}
+
+function toCase(row: CaseRow): DeviceTestCaseEntity {
+  return {
+    id: Number(row.id),
+    runId: Number(row.run_id),
+    position: Number(row.position),
+    name: row.name,
+    className: row.class_name,
+    status: row.status,
+    durationMs: numberOrNull(row.duration_ms),
+    message: row.message,
+    sessionId: row.session_id,
+  };
+}
+
+function toSession(row: SessionRow): DeviceTestSessionEntity {
+  return {
+    id: Number(row.id),
+    hubSessionId: row.hub_session_id,
+    runId: Number(row.run_id),
+    deviceSessionId: row.device_session_id,
+    userId: numberOrNull(row.user_id),
+    status: row.status,
+    reason: row.reason,
+    endReason: row.end_reason,
+    startedAt: new Date(Number(row.started_at)),
+    endedAt: dateOrNull(row.ended_at),
+  };
+}
