@@ -45,6 +45,7 @@ import { ForgesModule } from './forges/forges.module';
 import { ReleaseGateModule } from './release-gate/release-gate.module';
 import { OutboxModule } from './outbox/outbox.module';
 import { TestersModule } from './testers/testers.module';
+import { ChatModule } from './chat/chat.module';
 import { TrackersModule } from './trackers/trackers.module';
 
 /** Modules added next to the relay's own, e.g. a test's probe routes. */
@@ -87,6 +88,7 @@ export class AppModule {
         BuildsModule,
         ShareLinksModule,
         TestersModule,
+        ChatModule,
         AgentsModule,
         DeviceSessionsModule,
         DeviceTestsModule,

@@ -5,7 +5,7 @@
 export const AUDIT_EVENT = 'audit.record';
 
 /** How the actor reached the relay. */
-export type AuditVia = 'cookie' | 'pat' | 'mcp' | 'scim' | 'agent' | 'cli' | 'system' | 'sso' | 'anonymous';
+export type AuditVia = 'cookie' | 'pat' | 'mcp' | 'scim' | 'agent' | 'cli' | 'system' | 'sso' | 'anonymous' | 'slack';
 
 export class AuditEvent {
   constructor(

@@ -7,7 +7,7 @@ export class AuditEntryResponse {
   @ApiProperty({ format: 'date-time' }) at: string;
   @ApiProperty({ type: 'integer', nullable: true }) actor_id: number | null;
   @ApiProperty() actor: string;
-  @ApiProperty({ enum: ['cookie', 'pat', 'mcp', 'scim', 'agent', 'cli', 'system', 'sso', 'anonymous'] }) via: string;
+  @ApiProperty({ enum: ['cookie', 'pat', 'mcp', 'scim', 'agent', 'cli', 'system', 'sso', 'anonymous', 'slack'] }) via: string;
   @ApiProperty() action: string;
   @ApiProperty({ type: String, nullable: true }) target: string | null;
   @ApiProperty({ type: String, nullable: true }) client_address: string | null;

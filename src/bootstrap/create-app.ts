@@ -1,7 +1,7 @@
 import { RequestMethod } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, NestExpressApplication } from '@nestjs/platform-express';
-import { json, type RequestHandler } from 'express';
+import { json, raw, type RequestHandler } from 'express';
 import { readFileSync } from 'node:fs';
 import { AppModule, type ExtraImports } from '../app.module';
 import { bodyParserErrors } from '../common/errors/body-parser-errors';
@@ -66,6 +66,23 @@ const ROOT_ROUTES = [
 
 /** Paths whose JSON bodies are signed by their sender: the raw bytes are kept as `req.rawBody`. */
 const SIGNED_WEBHOOK_PREFIX = '/api/v1/integrations/trackers/';
+
+/** Slack's Request URL (src/chat/slack): a form-encoded `payload` signed over its raw bytes. */
+const SLACK_ACTIONS_PATH = '/api/v1/integrations/slack/actions';
+
+/** Slack's button presses, kept as raw bytes (`req.rawBody`) for the signature; the service parses the form itself. */
+function slackActionBodies(): RequestHandler {
+  const parse = raw({ limit: '100kb', type: 'application/x-www-form-urlencoded' });
+  return (req, res, next) => {
+    if (req.method !== 'POST' || req.path !== SLACK_ACTIONS_PATH || !hasRequestBody(req)) return next();
+    parse(req, res, (err?: Error) => {
+      if (err) return bodyParserErrors(err, req, res, next);
+      if (Buffer.isBuffer(req.body)) (req as typeof req & { rawBody?: Buffer }).rawBody = req.body;
+      req.body = {};
+      next();
+    });
+  };
+}
 
 /** JSON bodies are small; builds and files arrive as streamed multipart, never through this parser. */
 const JSON_BODY_LIMIT = '1mb';
@@ -138,7 +155,7 @@ export async function createRelayApp(
   app.use(logRequests, recordHttpMetrics(app.get(RelayMetrics)));
   // JSON and pages over 1 KB, by Accept-Encoding; files and the event stream pass untouched.
   app.use(compressResponses);
-  app.use(requestIdleTimeout, requestDeadline(config.limits.requestTimeoutMs), jsonBodies());
+  app.use(requestIdleTimeout, requestDeadline(config.limits.requestTimeoutMs), jsonBodies(), slackActionBodies());
   const authenticator = app.get(AuthenticatorService);
   const publicUrl = app.get(PublicUrlService);
   // The sign-in page only on the canonical origin (docs/deploy.md "One public address"), before the dashboard serves it.

@@ -69,6 +69,6 @@ import { StatusNoticeCounters } from './notices/status-notice-counters';
     BuildRejectGuards,
     StatusNoticeCounters,
   ],
-  exports: [BuildGateStates, StatusChangeAudience, BuildVerdictsService, BuildDoneGuards, BuildRejectGuards, StatusNoticeCounters, BuildContentsService, BuildFiles, BuildQueryService, BuildRetentionService, BuildIconsService, BuildDownloadService, ResumableUploadsService],
+  exports: [BuildGateStates, StatusChangeAudience, BuildReviewService, BuildVerdictsService, BuildDoneGuards, BuildRejectGuards, StatusNoticeCounters, BuildContentsService, BuildFiles, BuildQueryService, BuildRetentionService, BuildIconsService, BuildDownloadService, ResumableUploadsService],
 })
 export class BuildsModule {}

@@ -7,6 +7,7 @@ import { ConfigError } from './config-error';
 import { parseSecretsKey, SECRETS_KEY_ENV } from '../common/crypto/secret-box';
 import { readForges } from './forge-config';
 import { readTrackers } from './tracker-config';
+import { readChat } from './chat-config';
 import { readSsoConfig } from './sso-config';
 import { AuditForwardingConfig, ConfigFileWebhook, LimitsConfig, LogFormat, LogLevel, RelayConfig, SmtpConfig, StorageConfig } from './relay-config';
 
@@ -127,6 +128,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     forges: readForges(file.forges, env),
     releaseGate: readReleaseGateConfig(file.releaseGate),
     trackers: readTrackers(file.trackers, env),
+    chat: readChat(file.chat, env),
     secretsKey: readSecretsKey(env),
     webDir: resolve(cwd, read.string('SVC_WEB_DIR', 'web.dir') ?? DEFAULT_WEB_DIR),
     metrics: {

@@ -4,6 +4,7 @@ import type { SsoConfig } from './sso-config';
 /** The relay's configuration, read and validated once at start-up (see config.loader.ts). */
 import type { ConfigFileForge } from './forge-config';
 import type { ConfigFileTracker } from './tracker-config';
+import type { ChatConfig } from './chat-config';
 export interface SmtpConfig {
   host: string;
   port: number;
@@ -148,6 +149,8 @@ export class RelayConfig {
   releaseGate: ReleaseGateConfig;
   /** svc.config.json `trackers`: where "Report issue" files bugs (docs/integrations.md "Issue trackers"). */
   trackers: ConfigFileTracker[];
+  /** svc.config.json `chat`: Slack channels and Teams webhooks that hear of builds (docs/integrations.md "Slack and Microsoft Teams"). */
+  chat: ChatConfig;
   /** SVC_SECRETS_KEY (environment only): seals secrets kept in the database, e.g. dashboard forges' tokens; null when unset. */
   secretsKey: Buffer | null;
   /** Folder of the built dashboard (Vite output; default web/dist of this install). */

@@ -33,6 +33,6 @@ import { ReleaseGateService } from './release-gate.service';
     // The device-tests rule reads the hub's sessions and the builds' stored test runs (JUnit).
     { provide: DEVICE_TEST_RESULTS, useExisting: BuildDeviceTests },
   ],
-  exports: [ReleaseGateService],
+  exports: [ReleaseGateService, BuildReviewsService],
 })
 export class ReleaseGateModule {}

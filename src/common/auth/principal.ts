@@ -9,8 +9,11 @@ export interface Principal {
   displayName: string | null;
   /** Read from the database on this request, so role changes apply at once. */
   role: Role;
-  /** `scim`: an identity provider with a SCIM token (no member: userId 0, the token's name as email). */
-  via: 'cookie' | 'pat' | 'scim';
+  /**
+   * `scim`: an identity provider with a SCIM token (no member: userId 0, the token's name as email);
+   * `slack`: a member pressing a button in Slack, matched by e-mail (src/chat/slack).
+   */
+  via: 'cookie' | 'pat' | 'scim' | 'slack';
   sessionId: number | null;
   /** A cookie caller's: how their session signed in (the two-factor policy reads it); absent for PATs and SCIM. */
   signInMethod?: SignInMethod;

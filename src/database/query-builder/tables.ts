@@ -171,6 +171,17 @@ export interface BuildsTable {
   gate_state: string | null;
 }
 
+/** Declared by ChatRouteEntity (src/chat/routes/chat-route.entity.ts). */
+export interface ChatRoutesTable {
+  id: Generated<number>;
+  kind: string;
+  target: string;
+  url_sealed: string | null;
+  apps: string | null;
+  branches: string | null;
+  created_at: number;
+}
+
 /** Declared by CommentAttachmentEntity (src/comments/comment-attachment.entity.ts). */
 export interface CommentAttachmentsTable {
   id: Generated<number>;
@@ -446,6 +457,16 @@ export interface SessionsTable {
   sign_in_method: Generated<string>;
 }
 
+/** Declared by SlackMessageEntity (src/chat/slack/slack-message.entity.ts). */
+export interface SlackMessagesTable {
+  id: Generated<number>;
+  build_id: number;
+  channel: string;
+  ts: string;
+  outbox_message_id: number;
+  updated_at: number;
+}
+
 /** Declared by SsoIdentityEntity (src/identity/sso-identity.entity.ts). */
 export interface SsoIdentitiesTable {
   id: Generated<number>;
@@ -578,6 +599,7 @@ export interface Database extends TablesWithoutEntity {
   build_share_links: BuildShareLinksTable;
   build_status_changes: BuildStatusChangesTable;
   builds: BuildsTable & ColumnsWithoutEntity['builds'];
+  chat_routes: ChatRoutesTable;
   comment_attachments: CommentAttachmentsTable;
   comments: CommentsTable;
   device_test_cases: DeviceTestCasesTable;
@@ -602,6 +624,7 @@ export interface Database extends TablesWithoutEntity {
   scim_groups: ScimGroupsTable;
   scim_tokens: ScimTokensTable;
   sessions: SessionsTable;
+  slack_messages: SlackMessagesTable;
   sso_identities: SsoIdentitiesTable;
   team_settings: TeamSettingsTable;
   tester_links: TesterLinksTable;

@@ -995,6 +995,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/integrations/chat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["ChatController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/integrations/chat/routes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["ChatController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/integrations/chat/routes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete: operations["ChatController_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/integrations/slack/actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["ChatController_receive"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/integrations/trackers/{name}/webhook": {
         parameters: {
             query?: never;
@@ -2142,7 +2206,7 @@ export interface components {
             prev_hash: string;
             target: string | null;
             /** @enum {string} */
-            via: "cookie" | "pat" | "mcp" | "scim" | "agent" | "cli" | "system" | "sso" | "anonymous";
+            via: "cookie" | "pat" | "mcp" | "scim" | "agent" | "cli" | "system" | "sso" | "anonymous" | "slack";
         };
         AuditPage: {
             items: components["schemas"]["AuditEntryResponse"][];
@@ -2464,6 +2528,25 @@ export interface components {
             /** @enum {string} */
             role: "Admin" | "Developer" | "QA" | "Viewer";
         };
+        ChatRouteItem: {
+            apps: string[] | null;
+            branches: string[] | null;
+            /** @example C0123ABCD */
+            channel: string | null;
+            id: number | null;
+            /** @enum {string} */
+            kind: "slack" | "teams";
+            /** @example qa */
+            name: string | null;
+            /** @enum {string} */
+            origin: "file" | "dashboard";
+            /** @description why it gets no notices; null when it does */
+            problem: string | null;
+        };
+        ChatSettings: {
+            routes: components["schemas"]["ChatRouteItem"][];
+            slack: components["schemas"]["SlackSettings"] | null;
+        };
         CommandError: {
             /**
              * @description the W3C error code
@@ -2626,6 +2709,26 @@ export interface components {
             name: string;
             /** @enum {string} */
             platform: "ios" | "android" | "both";
+        };
+        CreateChatRouteDto: {
+            /** @description bundle ids; null or absent: every app */
+            apps?: string[] | null;
+            /** @description only builds from these branches; null or absent: every build */
+            branches?: string[] | null;
+            /**
+             * @description Slack: the channel's id
+             * @example C0123ABCD
+             */
+            channel?: string;
+            /** @enum {string} */
+            kind: "slack" | "teams";
+            /**
+             * @description Teams: what the deliveries call it (teams:<name>)
+             * @example qa
+             */
+            name?: string;
+            /** @description Teams: the Workflows or incoming-webhook URL; write-only: kept encrypted, never returned */
+            url?: string;
         };
         CreatedLatestLink: {
             /** @description null: the newest build of any branch */
@@ -3510,6 +3613,25 @@ export interface components {
             delta: number;
             /** @description delta as a percentage of before, 2 decimals; null when before is 0 */
             percent: number | null;
+        };
+        SlackActionAnswer: {
+            /**
+             * @example refused
+             * @enum {string}
+             */
+            outcome: "applied" | "refused" | "ignored";
+            /** @example Viewers cannot review builds: a review needs the Admin, Developer or QA role */
+            reason?: string;
+        };
+        SlackSettings: {
+            /** @example SVC_SLACK_BOT_TOKEN */
+            bot_token_env: string;
+            has_bot_token: boolean;
+            has_signing_secret: boolean;
+            /** @description Interactivity's Request URL to give Slack; null without a public URL */
+            request_url: string | null;
+            /** @example SVC_SLACK_SIGNING_SECRET */
+            signing_secret_env: string;
         };
         StartRecordingDto: {
             /** @description The build under test; default: the last build installed on the session through the relay. */
@@ -7911,6 +8033,187 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LivenessResponse"];
+                };
+            };
+        };
+    };
+    ChatController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description never a credential */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatSettings"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    ChatController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateChatRouteDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatRouteItem"];
+                };
+            };
+            /** @description missing field, invalid format */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not possible in the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    ChatController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: role, scope, host restriction, cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    ChatController_receive: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description verified with Slack's signing secret; a refusal is also answered in Slack */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SlackActionAnswer"];
+                };
+            };
+            /** @description not authenticated or session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };

@@ -1,6 +1,7 @@
 import { useEffect } from 'react';
 import { useLocation } from 'react-router';
 import { useCurrentMember } from '../app/RequireAuth';
+import { ChatSection } from '../chat/ChatSection';
 import { ForgesSection } from '../forges/ForgesSection';
 import { OutboxDestinations } from '../integrations-outbox/OutboxDestinations';
 import { WebhooksSection } from '../webhooks/WebhooksSection';
@@ -34,13 +35,14 @@ export function IntegrationsPage() {
           <ForgesSection />
         </div>
       )}
-      <section id="chat" aria-labelledby="chat-title" className={styles.page}>
-        <h2 id="chat-title">Chat</h2>
-        <p className={styles.muted}>
-          The relay does not post to Slack, Teams or Mattermost itself yet. A chat bot of your own can receive the signed webhook
-          event above and post it.
-        </p>
-      </section>
+      {me.role === 'Admin' ? (
+        <ChatSection />
+      ) : (
+        <section id="chat" aria-labelledby="chat-title" className={styles.page}>
+          <h2 id="chat-title">Chat</h2>
+          <p className={styles.muted}>Admins choose which Slack channels and Teams webhooks hear of new builds and verdicts.</p>
+        </section>
+      )}
       {me.role === 'Admin' && (
         <div id="deliveries">
           <OutboxDestinations />
