@@ -109,6 +109,16 @@ export class ReleaseGateService implements OnModuleInit, OnApplicationBootstrap 
     });
   }
 
+  /**
+   * The gates of these builds as last decided, with each one's version, read in one statement (one
+   * moment of the database): what the forge status is made from. Builds never decided are absent;
+   * their gate reaches the forge when it is first decided (an upload's, a policy change's).
+   */
+  async decided(buildIds: number[]): Promise<Map<number, { checklist: GateChecklist; version: number }>> {
+    const rows = (await this.repository.states(buildIds)).filter((r) => r.checklist);
+    return new Map(rows.map((r) => [r.buildId, { checklist: JSON.parse(r.checklist) as GateChecklist, version: r.version }]));
+  }
+
   /** Gate states of these builds as stored (the inbox's rows); builds never evaluated are absent. */
   async statesOf(buildIds: number[]): Promise<Map<number, GateState | 'none'>> {
     return new Map((await this.repository.states(buildIds)).filter((r) => r.checklist).map((r) => [r.buildId, r.state]));
