@@ -99,16 +99,6 @@ export class ReleaseGateService implements OnModuleInit, OnApplicationBootstrap 
     return turn;
   }
 
-  /** The stored checklist (as last decided), else one evaluated now without storing: what the forge status shows. */
-  async current(buildId: number): Promise<GateChecklist | null> {
-    const row = await this.repository.state(buildId);
-    if (row?.checklist) return JSON.parse(row.checklist) as GateChecklist;
-    return this.evaluate(buildId).catch((err: unknown) => {
-      if (err instanceof HttpError && err.getStatus() === 404) return null;
-      throw err;
-    });
-  }
-
   /**
    * The gates of these builds as last decided, with each one's version, read in one statement (one
    * moment of the database): what the forge status is made from. Builds never decided are absent;
