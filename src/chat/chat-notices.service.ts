@@ -51,7 +51,7 @@ export class ChatNoticesService {
     const buildId = build.id;
     const status = build.statusLabel;
     const decided = isFinalStatus(status) ? (await this.builds.history(buildId)).filter((h) => h.toStatus === status).at(-1) : undefined;
-    const gate = await this.gate.current(buildId);
+    const gate = (await this.gate.decided([buildId])).get(buildId)?.checklist ?? null;
     const base = this.publicUrl.publicBaseUrl()?.replace(/\/+$/, '') ?? null;
     return {
       buildId,

@@ -70,7 +70,7 @@ export class ForgesService {
     }
     const now = this.clock.now();
     await this.outbox.recordTest(
-      { ...status, status: result.ok ? 'delivered' : 'failed', attempts: 1, nextAttemptAt: now, lastError: result.error, createdAt: attemptedAt, deliveredAt: result.ok ? now : null },
+      { ...status, gateVersions: null, status: result.ok ? 'delivered' : 'failed', attempts: 1, nextAttemptAt: now, lastError: result.error, createdAt: attemptedAt, deliveredAt: result.ok ? now : null },
       { forge: entry.label, forgeKey: entry.key, attemptedAt, statusCode: result.status_code, error: result.error, durationMs: Math.round(performance.now() - started) },
     );
     return result;

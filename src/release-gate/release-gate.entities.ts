@@ -102,6 +102,10 @@ export class ReleaseGateStateEntity {
   @Column({ type: 'integer', default: 0 })
   unpublished: number;
 
+  /** Counts the stored changes of this gate: what tells an older forge status from a newer one (migration GateStatusVersions). */
+  @Column({ type: 'integer', default: 0 })
+  version: number;
+
   @TimestampColumn({ name: 'evaluated_at' })
   evaluatedAt: Date;
 }

@@ -29,6 +29,8 @@ export interface StateRow {
   fileSha256: string | null;
   unpublished: boolean;
   evaluatedAt: Date;
+  /** Stored changes so far (each saveState adds one). */
+  version: number;
 }
 
 interface RawReview {
@@ -52,6 +54,7 @@ interface RawState {
   file_sha256: string | null;
   unpublished: number | string;
   evaluated_at: number | string;
+  version: number | string;
 }
 
 const REVIEW_COLUMNS = [
@@ -67,7 +70,7 @@ const REVIEW_COLUMNS = [
   'carried_from_build_id',
   'carried_reason',
 ] as const;
-const STATE_COLUMNS = ['build_id', 'state', 'checklist', 'file_sha256', 'unpublished', 'evaluated_at'] as const;
+const STATE_COLUMNS = ['build_id', 'state', 'checklist', 'file_sha256', 'unpublished', 'evaluated_at', 'version'] as const;
 
 /** build_reviews, release_gate_policies and release_gate_states (the release gate module owns them). */
 @Injectable()
@@ -185,18 +188,19 @@ export class ReleaseGateRepository {
     return (await statement.run<RawState>(this.dataSource.manager, { ...buildIds })).map(toState);
   }
 
-  /** Writes a changed gate, marked unpublished until the change has been handed on. */
+  /** Writes a changed gate, marked unpublished until the change has been handed on, one version past the stored one. */
   async saveState(buildId: number, state: GateState | 'none', checklist: string, at: Date): Promise<void> {
     const statement = this.sql.prepare('gate.saveState', (v: { buildId: number; state: string; checklist: string; at: number; one: number; noSha: null }) =>
       this.sql.db
         .insertInto('release_gate_states')
-        .values({ build_id: v.buildId, state: v.state, checklist: v.checklist, file_sha256: v.noSha, unpublished: v.one, evaluated_at: v.at })
+        .values({ build_id: v.buildId, state: v.state, checklist: v.checklist, file_sha256: v.noSha, unpublished: v.one, evaluated_at: v.at, version: v.one })
         .onConflict((oc) =>
           oc.column('build_id').doUpdateSet((eb) => ({
             state: eb.ref('excluded.state'),
             checklist: eb.ref('excluded.checklist'),
             unpublished: eb.ref('excluded.unpublished'),
             evaluated_at: eb.ref('excluded.evaluated_at'),
+            version: eb(eb.ref('release_gate_states.version'), '+', eb.ref('excluded.version')),
           })),
         ),
     );
@@ -263,5 +267,6 @@ function toState(r: RawState): StateRow {
     fileSha256: r.file_sha256,
     unpublished: Number(r.unpublished) === 1,
     evaluatedAt: new Date(Number(r.evaluated_at)),
+    version: Number(r.version),
   };
 }

@@ -99,14 +99,14 @@ export class ReleaseGateService implements OnModuleInit, OnApplicationBootstrap 
     return turn;
   }
 
-  /** The stored checklist (as last decided), else one evaluated now without storing: what the forge status shows. */
-  async current(buildId: number): Promise<GateChecklist | null> {
-    const row = await this.repository.state(buildId);
-    if (row?.checklist) return JSON.parse(row.checklist) as GateChecklist;
-    return this.evaluate(buildId).catch((err: unknown) => {
-      if (err instanceof HttpError && err.getStatus() === 404) return null;
-      throw err;
-    });
+  /**
+   * The gates of these builds as last decided, with each one's version, read in one statement (one
+   * moment of the database): what the forge status is made from. Builds never decided are absent;
+   * their gate reaches the forge when it is first decided (an upload's, a policy change's).
+   */
+  async decided(buildIds: number[]): Promise<Map<number, { checklist: GateChecklist; version: number }>> {
+    const rows = (await this.repository.states(buildIds)).filter((r) => r.checklist);
+    return new Map(rows.map((r) => [r.buildId, { checklist: JSON.parse(r.checklist) as GateChecklist, version: r.version }]));
   }
 
   /** Gate states of these builds as stored (the inbox's rows); builds never evaluated are absent. */

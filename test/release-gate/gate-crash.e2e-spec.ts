@@ -4,7 +4,9 @@
  * - while the gate's green status is in flight at the forge (the local GitHub holds its answer):
  *   after the restart `svc/release-gate` arrives green, and the gate still reads passed;
  * - with a red gate under `blockDone`: after the restart Done is still refused, and allowed once approved;
- * - after the restart, a byte-identical rebuild on a new commit keeps the approval (digest and reviews are stored).
+ * - after the restart, a byte-identical rebuild on a new commit keeps the approval (digest and reviews are stored);
+ * - with a build red for a new listed permission: still red after the restart (as stored and as evaluated),
+ *   green at the forge once the named role (Admin) approves.
  * Under `npm run test:postgres` the child relay runs on a PostgreSQL database of its own.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,6 +28,9 @@ const GATE = 'svc/release-gate';
 const SHA = '8'.repeat(40);
 const SHA_RED = '9'.repeat(40);
 const SHA_NEXT = 'a'.repeat(40);
+const SHA_SHOP_1 = 'b'.repeat(40);
+const SHA_SHOP_2 = 'c'.repeat(40);
+const CAMERA_RULE = { when: 'new_permission', permissions: ['android.permission.CAMERA'], then: 'require_approval', role: 'Admin' };
 
 describe('release gate: kill -9 and restart on the same data dir', () => {
   const forge = new TestForge('github', { token: TOKEN });
@@ -45,7 +50,7 @@ describe('release gate: kill -9 and restart on the same data dir', () => {
       config,
       JSON.stringify({
         forges: [{ type: 'github', url: forge.url, tokenEnv: 'GH_GATE_CRASH_TOKEN', repositories: ['acme/app'] }],
-        releaseGate: { default: { approvals: { Admin: 1 }, blockDone: true } },
+        releaseGate: { default: { approvals: { Admin: 1 }, blockDone: true, rules: [CAMERA_RULE] } },
       }),
     );
   });
@@ -69,7 +74,7 @@ describe('release gate: kill -9 and restart on the same data dir', () => {
     cookie = String(res.headers['set-cookie']).split(';')[0];
   };
   const json = (method: string, path: string, body?: unknown, headers: Record<string, string> = { cookie }) => sendJson(relay!.url, method, path, body, headers);
-  const upload = async (sha: string) => {
+  const upload = async (sha: string, file = sha === SHA ? 'string-label.apk' : 'literal-label.apk') => {
     const boundary = 'gatecrash';
     const res = await send(relay!.url, {
       method: 'POST',
@@ -79,7 +84,7 @@ describe('release gate: kill -9 and restart on the same data dir', () => {
         { name: 'commit', value: sha },
         { name: 'repository', value: 'acme/app' },
         { name: 'pull_request', value: '12' },
-        { name: 'file', value: readFileSync(fixture(sha === SHA ? 'string-label.apk' : 'literal-label.apk')), filename: 'a.apk' },
+        { name: 'file', value: readFileSync(fixture(file)), filename: 'a.apk' },
       ]),
     });
     expect(res.status).toBe(201);
@@ -132,6 +137,31 @@ describe('release gate: kill -9 and restart on the same data dir', () => {
     await until('the new commit green on the carried approval', () => gateStates(SHA_NEXT).at(-1) === 'success');
     const { reviews } = (await json('GET', `/builds/${rebuild}/reviews`)).body;
     expect(reviews).toEqual([expect.objectContaining({ verdict: 'approve', carried_reason: expect.stringMatching(/^byte-identical to build #\d+ \(same SHA-256\)$/) })]);
+    expect(forge.problems()).toEqual([]);
+  });
+
+  it('a build red for a new listed permission stays red across a kill -9 and turns green once the named role approves', async () => {
+    await upload(SHA_SHOP_1, 'contents/shop-1.apk');
+    await until('the first shop build red (no approval yet)', () => gateStates(SHA_SHOP_1).at(-1) === 'failure');
+    const id = await upload(SHA_SHOP_2, 'contents/shop-2.apk');
+    await until('red on the new permission', () => gateStates(SHA_SHOP_2).at(-1) === 'failure');
+    const permission = (checks: { key: string; outcome: string; detail: string }[]) => checks.find((c) => c.key === 'rules[0].new_permission');
+    expect(permission((await json('GET', `/builds/${id}/gate`)).body.checks)).toEqual(
+      expect.objectContaining({ outcome: 'unmet', detail: expect.stringMatching(/^new permission android\.permission\.CAMERA since build #\d+: needs an approval by Admin$/) }),
+    );
+    expect(await relay!.kill('SIGKILL')).toBe('SIGKILL');
+
+    await start();
+    // As stored (the list's filter), then evaluated again: still red on the permission.
+    expect((await json('GET', '/builds?gate=failed')).body.items.map((b: { id: number }) => b.id)).toContain(id);
+    expect(permission((await json('GET', `/builds/${id}/gate`)).body.checks)?.outcome).toBe('unmet');
+    expect(gateStates(SHA_SHOP_2).at(-1)).toBe('failure');
+
+    expect((await json('POST', `/builds/${id}/reviews`, { verdict: 'approve' })).status).toBe(201);
+    await until('green at the forge once the Admin approved', () => gateStates(SHA_SHOP_2).at(-1) === 'success');
+    const gate = (await json('GET', `/builds/${id}/gate`)).body;
+    expect([gate.state, permission(gate.checks)?.outcome]).toEqual(['passed', 'met']);
+    expect((await json('GET', '/builds?gate=passed')).body.items.map((b: { id: number }) => b.id)).toContain(id);
     expect(forge.problems()).toEqual([]);
   });
 });

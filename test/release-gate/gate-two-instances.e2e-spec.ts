@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs';
+import { ForgeOutboxRepository } from '../../src/forges/outbox/forge-outbox.repository';
 import { ReleaseGateRepository } from '../../src/release-gate/release-gate.repository';
 import { clusterTestEnv, ClusterTestEnv } from '../scale/cluster-env';
 import { forgeConfigPath, until } from '../forges/support/forge-relay';
@@ -13,6 +14,16 @@ const TOKEN = 'ghp_gate_cluster_token';
 const STATUS = 'repos/create-commit-status';
 const GATE = 'svc/release-gate';
 const SHA = 'e'.repeat(40);
+const SHA2 = 'f'.repeat(40);
+
+/** A point where an instance waits: `reached` when it gets there, `held` until `release`. */
+function holdPoint() {
+  let reached!: () => void;
+  const atHold = new Promise<void>((resolve) => (reached = resolve));
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  return { reached, atHold, release, held };
+}
 
 /**
  * Issue 38: one build's gate evaluated by two relay instances at once, on one PostgreSQL database
@@ -68,7 +79,13 @@ describeUnless(unreachable([PG_ADMIN_URL, REDIS_URL]), 'release gate across two 
     }, cluster.env.SVC_DATABASE_URL);
     return waiting;
   };
-  const lastGate = () => forge.of(STATUS).filter((r) => r.path.endsWith(`/statuses/${SHA}`) && (r.body as { context: string }).context === GATE).at(-1)?.body as { state: string; description: string } | undefined;
+  const lastGate = (sha = SHA) => forge.of(STATUS).filter((r) => r.path.endsWith(`/statuses/${sha}`) && (r.body as { context: string }).context === GATE).at(-1)?.body as { state: string; description: string } | undefined;
+  const drained = () =>
+    until('outbox drained', async () => {
+      const before = forge.of(STATUS).length;
+      await new Promise((r) => setTimeout(r, 500));
+      return forge.of(STATUS).length === before ? true : null;
+    });
   const review = (relay: TestRelay, member: TestMember, id: number) => relay.http().post(`/api/v1/builds/${id}/reviews`).set('Cookie', member.cookie).send({ verdict: 'approve' });
 
   it('never stores or posts a stale state last', async () => {
@@ -78,10 +95,7 @@ describeUnless(unreachable([PG_ADMIN_URL, REDIS_URL]), 'release gate across two 
     // A's next evaluation of the build stops right after reading the reviews, until released.
     const repository = a.app.get(ReleaseGateRepository);
     const read = repository.reviewsOf.bind(repository);
-    let reached!: () => void;
-    const atHold = new Promise<void>((resolve) => (reached = resolve));
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
+    const { reached, atHold, release, held } = holdPoint();
     let armed = true;
     const spy = jest.spyOn(repository, 'reviewsOf').mockImplementation(async (buildId, manager) => {
       const rows = await read(buildId, manager);
@@ -121,13 +135,52 @@ describeUnless(unreachable([PG_ADMIN_URL, REDIS_URL]), 'release gate across two 
     }
     await until('green at the forge', () => lastGate()?.state === 'success');
     // Everything queued has gone out: the last status the forge got is still green.
-    await until('outbox drained', async () => {
-      const before = forge.of(STATUS).length;
-      await new Promise((r) => setTimeout(r, 500));
-      return forge.of(STATUS).length === before ? true : null;
-    });
+    await drained();
     expect(lastGate()).toEqual(expect.objectContaining({ state: 'success', description: 'Release gate passed: 2 of 2 rules met' }));
     expect((await b.http().get(`/api/v1/builds/${id}/gate`).set('Cookie', qa1.cookie).expect(200)).body.state).toBe('passed');
+    expect(forge.problems()).toEqual([]);
+  }, 120_000);
+
+  /**
+   * The forge feed of A (a comment on the build asks it for the commit's statuses again) read the
+   * gate as decided with one approval and is held before queueing; meanwhile B decides the second
+   * approval and queues green. A's red, made from the older gate, is refused at the outbox (without
+   * the gates' versions it was queued after the green and sent last).
+   */
+  it('never queues a status made from an older gate after a newer one', async () => {
+    const id = (await attachBuild(members.as(admin, 'post', '/api/v1/builds'), 'literal-label.apk', { repository: 'acme/app', commit: SHA2 }).expect(201)).body.id as number;
+    await until('red at first', () => lastGate(SHA2)?.state === 'failure');
+    expect((await review(a, qa1, id)).status).toBe(201);
+    await until('1 of 2 at the forge', () => (lastGate(SHA2)?.description.includes('1 of 2') ? true : null));
+
+    const outbox = a.app.get(ForgeOutboxRepository);
+    const enqueue = outbox.enqueue.bind(outbox);
+    const { reached, atHold, release, held } = holdPoint();
+    let armed = true;
+    let queuedByA: number | null = null;
+    const spy = jest.spyOn(outbox, 'enqueue').mockImplementation(async (statuses, move, now) => {
+      if (armed && statuses.some((s) => s.commit === SHA2 && s.status.context === GATE)) {
+        armed = false;
+        reached();
+        await held;
+        queuedByA = await enqueue(statuses, move, now);
+        return queuedByA;
+      }
+      return enqueue(statuses, move, now);
+    });
+    try {
+      await members.as(qa1, 'post', '/api/v1/comments').field('build_id', String(id)).field('body', 'Looks fine on a Pixel').expect(201);
+      await atHold;
+      expect((await review(b, qa2, id)).status).toBe(201);
+      await until('green at the forge', () => lastGate(SHA2)?.state === 'success');
+      release();
+      await until('A queued', () => queuedByA !== null);
+    } finally {
+      release();
+      spy.mockRestore();
+    }
+    await drained();
+    expect(lastGate(SHA2)).toEqual(expect.objectContaining({ state: 'success', description: 'Release gate passed: 2 of 2 rules met' }));
     expect(forge.problems()).toEqual([]);
   }, 120_000);
 });

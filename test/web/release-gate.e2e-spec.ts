@@ -11,6 +11,8 @@ import { forgeConfigPath } from '../forges/support/forge-relay';
  * Issue 38 in headless Chromium: the build page shows the release gate's checklist (the rule not met,
  * by name), a QA member approves from the page and the checklist turns met; the inbox shows the
  * row's gate and filters by it (the relay's `gate` filter: a passed build on a page of one beside a newer failed one).
+ * The issue's main scenario: an app whose policy needs 2 QA approvals and an Admin's for a new
+ * CAMERA permission; each approval given in the browser, the checklist and the inbox's badge follow.
  */
 describeUnless(browserSkipReason(), 'release gate on the build page and in the inbox (issue 38)', () => {
   let browser: Browser;
@@ -86,5 +88,46 @@ describeUnless(browserSkipReason(), 'release gate on the build page and in the i
     await form.getByRole('textbox', { name: 'Policy (JSON; empty removes it)' }).fill('{ "rules": [{ "when": "new_permission", "permissions": [], "then": "block" }] }');
     await form.getByRole('button', { name: 'Save policy' }).click();
     await form.getByText('rules[0] (new_permission).permissions: must be a non-empty array of permission names', { exact: false }).waitFor();
+  }, 120_000);
+
+  it('two QA approvals and a new permission: the checklist names what is missing until the named role approves', async () => {
+    const admin = await members.admin();
+    const qa2 = await members.member('QA');
+    const upload = async (file: string) =>
+      (await members.as(developer, 'post', '/api/v1/builds').attach('file', readFileSync(fixture(file)), 'shop.apk').expect(201)).body as { id: number; app_id: number };
+    const { app_id: appId } = await upload('contents/shop-1.apk');
+    const camera = { when: 'new_permission', permissions: ['android.permission.CAMERA'], then: 'require_approval', role: 'Admin' };
+    await members.as(admin, 'put', `/api/v1/release-gate/policies/apps/${appId}`).send({ policy: { approvals: { QA: 2 }, rules: [camera] } }).expect(200);
+    const { id } = await upload('contents/shop-2.apk');
+
+    const approvals = (page: Awaited<ReturnType<typeof openAs>>, outcome: string) => page.getByRole('list', { name: 'Release gate checklist' }).getByRole('listitem', { name: `2 QA approvals: ${outcome}` });
+    const permission = (page: Awaited<ReturnType<typeof openAs>>, outcome: string) =>
+      page.getByRole('list', { name: 'Release gate checklist' }).getByRole('listitem', { name: `New permission from android.permission.CAMERA: needs an approval by Admin: ${outcome}` });
+    const approve = async (member: TestMember) => {
+      const page = await openAs(member, `/builds/${id}`);
+      await page.getByRole('heading', { name: /^Release gate: / }).waitFor();
+      await page.getByRole('button', { name: 'Approve' }).click();
+      return page;
+    };
+
+    const first = await approve(qa);
+    await approvals(first, 'not met').getByText(/needs 1 more QA approval \(1 of 2: .+\)/).waitFor();
+    await permission(first, 'not met').waitFor();
+    await first.getByRole('heading', { name: 'Release gate: Failed' }).waitFor();
+
+    const second = await approve(qa2);
+    await approvals(second, 'met').waitFor();
+    await permission(second, 'not met').getByText(/new permission android\.permission\.CAMERA since build #\d+: needs an approval by Admin/).waitFor();
+    await second.getByRole('heading', { name: 'Release gate: Failed' }).waitFor();
+    const inbox = await openAs(qa, '/builds');
+    const row = inbox.getByRole('row').filter({ has: inbox.getByLabel(`Build number ${id}`, { exact: true }) });
+    await row.getByRole('img', { name: 'Release gate failed' }).waitFor();
+
+    const third = await approve(admin);
+    await permission(third, 'met').waitFor();
+    await approvals(third, 'met').waitFor();
+    await third.getByRole('heading', { name: 'Release gate: Passed' }).waitFor();
+    await inbox.reload();
+    await row.getByRole('img', { name: 'Release gate passed' }).waitFor();
   }, 120_000);
 });

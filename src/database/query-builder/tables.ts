@@ -289,6 +289,7 @@ export interface ForgeStatusOutboxTable {
   description: string;
   target_url: string | null;
   summary: string | null;
+  gate_versions: string | null;
   status: string;
   attempts: Generated<number>;
   next_attempt_at: number;
@@ -420,6 +421,7 @@ export interface ReleaseGateStatesTable {
   checklist: string;
   file_sha256: string | null;
   unpublished: Generated<number>;
+  version: Generated<number>;
   evaluated_at: number;
 }
 

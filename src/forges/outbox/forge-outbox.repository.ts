@@ -29,7 +29,8 @@ export class ForgeOutboxRepository {
   }
 
   /**
-   * In one transaction: each status whose key's newest row says something else is queued (older
+   * In one transaction: each status whose key's newest row says something else, and (with
+   * `gateVersions`) was not made from an older gate than that row, is queued (older
    * queued rows of its key superseded), and the cursor moves from `from` to `to`. The cursor and
    * the statuses commit together, so a crash leaves either both or neither.
    */
@@ -43,8 +44,17 @@ export class ForgeOutboxRepository {
       let queued = 0;
       for (const { repository, commit, status } of statuses) {
         const key = { repository, commit, context: status.context };
+        // Versioned statuses: instances queue the key one at a time (until the commit), so the check below holds.
+        if (status.gateVersions && manager.connection.options.type === 'postgres') {
+          await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`svc.forge_status.${repository}.${commit}.${status.context}`]);
+        }
         const [newest] = await rows.find({ where: { ...key, status: In(['queued', 'delivered']) }, order: { id: 'DESC' }, take: 1 });
-        if (newest && newest.state === status.state && newest.description === status.description && newest.targetUrl === status.targetUrl) continue;
+        if (newest && status.gateVersions && isOlder(status.gateVersions, newest.gateVersions)) continue;
+        if (newest && newest.state === status.state && newest.description === status.description && newest.targetUrl === status.targetUrl) {
+          // Same words from newer gates: the row now stands for them, so a status from the gates between stays refused.
+          if (status.gateVersions) await rows.update({ id: newest.id }, { gateVersions: JSON.stringify(newestOf(status.gateVersions, newest.gateVersions)) });
+          continue;
+        }
         await rows.update({ ...key, status: 'queued' }, { status: 'superseded' });
         await rows.insert({
           ...key,
@@ -53,6 +63,7 @@ export class ForgeOutboxRepository {
           description: status.description,
           targetUrl: status.targetUrl,
           summary: status.summary,
+          gateVersions: status.gateVersions ? JSON.stringify(status.gateVersions) : null,
           status: 'queued',
           attempts: 0,
           nextAttemptAt: now,
@@ -126,4 +137,22 @@ export class ForgeOutboxRepository {
     if (!outboxIds.length) return Promise.resolve([]);
     return this.deliveries.find({ where: { outboxId: In(outboxIds) }, order: { id: 'ASC' } });
   }
+}
+
+/**
+ * Whether a status made from these gate versions is older than one made from `newest`'s: some build's
+ * gate is at an earlier version. Each status reads its builds' versions in one statement, so two of them
+ * are ordered build by build; builds only one of them knows (uploaded or deleted between) say nothing.
+ */
+export function isOlder(versions: Record<number, number>, newest: string | null): boolean {
+  if (!newest) return false;
+  const held = JSON.parse(newest) as Record<string, number>;
+  return Object.entries(versions).some(([buildId, version]) => buildId in held && version < held[buildId]);
+}
+
+/** Build by build, the higher of the two versions. */
+function newestOf(versions: Record<number, number>, held: string | null): Record<string, number> {
+  const merged: Record<string, number> = held ? (JSON.parse(held) as Record<string, number>) : {};
+  for (const [buildId, version] of Object.entries(versions)) merged[buildId] = Math.max(version, merged[buildId] ?? 0);
+  return merged;
 }

@@ -37,6 +37,10 @@ export class ForgeStatusEntity {
   @Column({ type: 'text', nullable: true })
   summary: string | null;
 
+  /** `svc/release-gate` only: the versions of the builds' gates it was made from, `{"<build id>": version}` as JSON. */
+  @Column({ name: 'gate_versions', type: 'text', nullable: true })
+  gateVersions: string | null;
+
   @Column({ type: 'varchar', length: 12 })
   status: OutboxStatus;
 

@@ -23,6 +23,11 @@ export interface DesiredStatus {
   description: string;
   targetUrl: string | null;
   summary: string;
+  /**
+   * `svc/release-gate` only: the version of each build's gate it was made from (docs/release-gate.md
+   * "The commit status"); the outbox never queues it behind a status made from a newer gate.
+   */
+  gateVersions?: Record<number, number>;
 }
 
 const STATE: Record<string, StatusState> = { Done: 'success', Rejected: 'failure' };

@@ -144,8 +144,12 @@ export class ForgeStatusFeed implements OnApplicationBootstrap {
     }
     const statuses = desiredStatuses(forge.forge.context, builds);
     // The release gate's own status beside the verdict's (docs/release-gate.md), when a policy applies.
-    const gate = gateStatus(await Promise.all(builds.map(async (build) => ({ build, gate: await this.gates.current(build.id) }))));
-    if (gate) statuses.push(gate);
+    // As decided by the gate (under its build's lock), never evaluated here: an evaluation of our own
+    // could be older than one another instance queues meanwhile. The versions let the outbox refuse a
+    // status made from older gates than the one it holds (another instance may queue in between).
+    const decided = await this.gates.decided(builds.map((b) => b.id));
+    const gate = gateStatus(builds.map((build) => ({ build, gate: decided.get(build.id)?.checklist ?? null })));
+    if (gate) statuses.push({ ...gate, gateVersions: Object.fromEntries(builds.map((b) => [b.id, decided.get(b.id)?.version ?? 0])) });
     // The device tests' own status (docs/device-tests.md), once a build of the commit was tested.
     const tests = deviceTestsStatus(await Promise.all(builds.map(async (build) => ({ build, tests: await this.deviceTests.summary(build.id) }))));
     if (tests) statuses.push(tests);
