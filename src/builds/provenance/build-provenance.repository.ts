@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, Repository } from 'typeorm';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import { QueryBuilder } from '../../database/query-builder/query-builder';
+import type { BuildProvenanceTable } from '../../database/query-builder/tables';
 import { insertRow } from '../builds.repository';
 import type { UploadBuildFields } from '../dto/upload-build.dto';
 import { BuildProvenanceEntity } from './build-provenance.entity';
@@ -8,7 +10,11 @@ import { BuildProvenanceEntity } from './build-provenance.entity';
 /** The build_provenance rows (builds owns the table). */
 @Injectable()
 export class BuildProvenanceRepository {
-  constructor(@InjectRepository(BuildProvenanceEntity) private readonly rows: Repository<BuildProvenanceEntity>) {}
+  private readonly sql: QueryBuilder;
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    this.sql = QueryBuilder.of(dataSource);
+  }
 
   /** The upload's provenance fields as a row, or null when it gave none. */
   static fromFields(buildId: number, fields: UploadBuildFields): BuildProvenanceEntity | null {
@@ -38,13 +44,26 @@ export class BuildProvenanceRepository {
     });
   }
 
-  of(buildId: number): Promise<BuildProvenanceEntity | null> {
-    return this.rows.findOneBy({ buildId });
+  async of(buildId: number): Promise<BuildProvenanceEntity | null> {
+    const statement = this.sql.prepare('provenance.of', (v: { buildId: number }) => this.sql.db.selectFrom('build_provenance').selectAll().where('build_id', '=', v.buildId));
+    const [row] = await statement.run<{ [K in keyof BuildProvenanceTable]: unknown }>(this.dataSource.manager, { buildId });
+    if (!row) return null;
+    return {
+      buildId: Number(row.build_id),
+      commit: (row.commit_sha as string | null) ?? null,
+      branch: (row.branch as string | null) ?? null,
+      repository: (row.repository as string | null) ?? null,
+      pullRequest: row.pull_request === null || row.pull_request === undefined ? null : Number(row.pull_request),
+      ciUrl: (row.ci_url as string | null) ?? null,
+      changelog: (row.changelog as string | null) ?? null,
+    };
   }
 
   /** Builds uploaded with this commit, oldest first (several platforms may share one commit). */
   async buildsOfCommit(repository: string, commit: string): Promise<number[]> {
-    const rows = await this.rows.find({ where: { repository, commit }, select: { buildId: true }, order: { buildId: 'ASC' } });
-    return rows.map((row) => row.buildId);
+    const statement = this.sql.prepare('provenance.buildsOfCommit', (v: { repository: string; commit: string }) =>
+      this.sql.db.selectFrom('build_provenance').select('build_id').where('repository', '=', v.repository).where('commit_sha', '=', v.commit).orderBy('build_id', 'asc'),
+    );
+    return (await statement.run<{ build_id: number | string }>(this.dataSource.manager, { repository, commit })).map((row) => Number(row.build_id));
   }
 }

@@ -61,11 +61,18 @@ const SQLITE_UP = [
      WHERE rowid IN (SELECT b.id FROM builds b WHERE b.app_id = NEW.id); END`,
 ];
 
+/**
+ * The columns this migration gives PostgreSQL alone (SQLite keeps the text in `build_search`):
+ * scripts/generate-tables.ts types the tables by running the migrations on SQLite, which cannot
+ * see these, so it reads them here, where the statement that adds them reads them too.
+ */
+export const POSTGRES_ONLY_COLUMNS = { builds: { search_text: 'text COLLATE "C"' } };
+
 async function upPostgres(q: QueryRunner): Promise<void> {
   await q.query(`CREATE FUNCTION build_search_text(app_name text, name text, bundle_id text, version_name text, build_number text, version_label text)
     RETURNS text LANGUAGE sql IMMUTABLE AS $$
       SELECT lower(concat_ws(E'\\n', app_name, name, bundle_id, version_name, build_number, version_label) COLLATE "C") $$`);
-  await q.query('ALTER TABLE builds ADD COLUMN search_text text COLLATE "C"');
+  await q.query(`ALTER TABLE builds ADD COLUMN search_text ${POSTGRES_ONLY_COLUMNS.builds.search_text}`);
   await q.query(`UPDATE builds b SET search_text = build_search_text(a.name, b.name, b.bundle_id, b.version_name, b.build_number, b.version_label)
     FROM apps a WHERE a.id = b.app_id`);
   await q.query(`CREATE FUNCTION builds_search_text() RETURNS trigger LANGUAGE plpgsql AS $$

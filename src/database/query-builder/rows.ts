@@ -79,3 +79,15 @@ function definedColumns(row: object): string[] {
     .map(([column]) => column)
     .sort();
 }
+
+/**
+ * An entity's defined fields as its table's columns (`columns`: field → column), times as epoch
+ * milliseconds (every time column is a TimestampColumn): the values of an insert or an update.
+ */
+export function fieldsAsColumns<F extends object>(fields: F, columns: Record<keyof F, string>): Record<string, unknown> {
+  const row: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(fields)) {
+    if (value !== undefined) row[columns[field as keyof F]] = value instanceof Date ? value.getTime() : value;
+  }
+  return row;
+}

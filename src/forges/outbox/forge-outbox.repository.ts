@@ -1,31 +1,79 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { In, MoreThan, Repository } from 'typeorm';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { sql } from 'kysely';
+import type { DataSource, EntityManager } from 'typeorm';
+import { inLists } from '../../database/in-lists';
+import { QueryBuilder } from '../../database/query-builder/query-builder';
+import { fieldsAsColumns, insertReturningId } from '../../database/query-builder/rows';
+import type { ForgeDeliveriesTable, ForgeStatusOutboxTable } from '../../database/query-builder/tables';
 import { TransactionRunner } from '../../database/transaction-runner';
-import { AtOrBefore } from '../../database/timestamp.column';
 import type { DesiredStatus } from '../status/commit-status';
-import { ForgeDeliveryEntity, ForgeFeedEntity, ForgeStatusEntity } from './forge-status.entity';
+import type { ForgeDeliveryEntity, ForgeStatusEntity, OutboxStatus, StatusState } from './forge-status.entity';
 
 /** The feed's one row: how far the builds' status history has been read. */
 const FEED = 'status_changes';
 
+type StatusRow = { [K in keyof ForgeStatusOutboxTable]: unknown };
+type DeliveryRow = { [K in keyof ForgeDeliveriesTable]: unknown };
+type StatusChange = Partial<Pick<ForgeStatusEntity, 'status' | 'attempts' | 'nextAttemptAt' | 'lastError' | 'deliveredAt'>>;
+
+/** Entity field → column of forge_status_outbox. */
+const STATUS_COLUMNS: Record<keyof Omit<ForgeStatusEntity, 'id'>, Exclude<keyof ForgeStatusOutboxTable, 'id'>> = {
+  repository: 'repository',
+  commit: 'commit_sha',
+  context: 'context',
+  buildId: 'build_id',
+  state: 'state',
+  description: 'description',
+  targetUrl: 'target_url',
+  summary: 'summary',
+  status: 'status',
+  attempts: 'attempts',
+  nextAttemptAt: 'next_attempt_at',
+  lastError: 'last_error',
+  createdAt: 'created_at',
+  deliveredAt: 'delivered_at',
+  gateVersions: 'gate_versions',
+};
+
+/** Entity field → column of forge_deliveries. */
+const DELIVERY_COLUMNS: Record<keyof Omit<ForgeDeliveryEntity, 'id'>, Exclude<keyof ForgeDeliveriesTable, 'id'>> = {
+  outboxId: 'outbox_id',
+  forge: 'forge',
+  forgeKey: 'forge_key',
+  attemptedAt: 'attempted_at',
+  statusCode: 'status_code',
+  error: 'error',
+  durationMs: 'duration_ms',
+};
+
+/** A status of the key that still counts: queued or delivered (not superseded, not failed). */
+const LIVE = [sql.lit('queued'), sql.lit('delivered')] as never;
+
 /** The forges module's tables: the outbox, its delivery log and the feed's cursor. */
 @Injectable()
 export class ForgeOutboxRepository {
+  private readonly sql: QueryBuilder;
+
   constructor(
-    @InjectRepository(ForgeStatusEntity) private readonly outbox: Repository<ForgeStatusEntity>,
-    @InjectRepository(ForgeDeliveryEntity) private readonly deliveries: Repository<ForgeDeliveryEntity>,
-    @InjectRepository(ForgeFeedEntity) private readonly feed: Repository<ForgeFeedEntity>,
+    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly transactions: TransactionRunner,
-  ) {}
+  ) {
+    this.sql = QueryBuilder.of(dataSource);
+  }
 
   /** The feed's position, or null before the first start with a forge. */
   async cursor(): Promise<number | null> {
-    return (await this.feed.findOneBy({ name: FEED }))?.lastId ?? null;
+    const statement = this.sql.prepare('forgeOutbox.cursor', (v: { name: string }) => this.sql.db.selectFrom('forge_feed').select('last_id').where('name', '=', v.name));
+    const [row] = await statement.run<{ last_id: number | string }>(this.dataSource.manager, { name: FEED });
+    return row ? Number(row.last_id) : null;
   }
 
   async startCursor(at: number): Promise<void> {
-    await this.feed.insert({ name: FEED, lastId: at });
+    const statement = this.sql.prepare('forgeOutbox.startCursor', (v: { name: string; at: number }) =>
+      this.sql.db.insertInto('forge_feed').values({ name: v.name, last_id: v.at }),
+    );
+    await statement.run(this.dataSource.manager, { name: FEED, at });
   }
 
   /**
@@ -39,8 +87,34 @@ export class ForgeOutboxRepository {
     move: { from: number; to: number } | null,
     now: Date,
   ): Promise<number> {
+    type Key = { repository: string; commit: string; context: string };
+    const newestOfKey = this.sql.prepare('forgeOutbox.newestOfKey', (v: Key) =>
+      this.sql.db
+        .selectFrom('forge_status_outbox')
+        .select(['id', 'state', 'description', 'target_url', 'gate_versions'])
+        .where('repository', '=', v.repository)
+        .where('commit_sha', '=', v.commit)
+        .where('context', '=', v.context)
+        .where('status', 'in', LIVE)
+        .orderBy('id', 'desc')
+        .limit(sql.lit(1)),
+    );
+    const supersede = this.sql.prepare('forgeOutbox.supersede', (v: Key) =>
+      this.sql.db
+        .updateTable('forge_status_outbox')
+        .set({ status: sql.lit('superseded') as never })
+        .where('repository', '=', v.repository)
+        .where('commit_sha', '=', v.commit)
+        .where('context', '=', v.context)
+        .where('status', '=', sql.lit('queued') as never),
+    );
+    const keepVersions = this.sql.prepare('forgeOutbox.keepVersions', (v: { id: number; versions: string }) =>
+      this.sql.db.updateTable('forge_status_outbox').set({ gate_versions: v.versions }).where('id', '=', v.id),
+    );
+    const moveCursor = this.sql.prepare('forgeOutbox.moveCursor', (v: { name: string; from: number; to: number }) =>
+      this.sql.db.updateTable('forge_feed').set({ last_id: v.to }).where('name', '=', v.name).where('last_id', '=', v.from).returning('name'),
+    );
     return this.transactions.run(async (manager) => {
-      const rows = manager.getRepository(ForgeStatusEntity);
       let queued = 0;
       for (const { repository, commit, status } of statuses) {
         const key = { repository, commit, context: status.context };
@@ -48,64 +122,95 @@ export class ForgeOutboxRepository {
         if (status.gateVersions && manager.connection.options.type === 'postgres') {
           await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`svc.forge_status.${repository}.${commit}.${status.context}`]);
         }
-        const [newest] = await rows.find({ where: { ...key, status: In(['queued', 'delivered']) }, order: { id: 'DESC' }, take: 1 });
-        if (newest && status.gateVersions && isOlder(status.gateVersions, newest.gateVersions)) continue;
-        if (newest && newest.state === status.state && newest.description === status.description && newest.targetUrl === status.targetUrl) {
+        type Newest = { id: number | string; state: string; description: string; target_url: string | null; gate_versions: string | null };
+        const [newest] = await newestOfKey.run<Newest>(manager, key);
+        if (newest && status.gateVersions && isOlder(status.gateVersions, newest.gate_versions)) continue;
+        if (newest && newest.state === status.state && newest.description === status.description && newest.target_url === status.targetUrl) {
           // Same words from newer gates: the row now stands for them, so a status from the gates between stays refused.
-          if (status.gateVersions) await rows.update({ id: newest.id }, { gateVersions: JSON.stringify(newestOf(status.gateVersions, newest.gateVersions)) });
+          if (status.gateVersions) await keepVersions.run(manager, { id: Number(newest.id), versions: JSON.stringify(newestOf(status.gateVersions, newest.gate_versions)) });
           continue;
         }
-        await rows.update({ ...key, status: 'queued' }, { status: 'superseded' });
-        await rows.insert({
+        await supersede.run(manager, key);
+        await this.insertStatus(manager, {
           ...key,
           buildId: status.buildId,
           state: status.state,
           description: status.description,
           targetUrl: status.targetUrl,
           summary: status.summary,
-          gateVersions: status.gateVersions ? JSON.stringify(status.gateVersions) : null,
           status: 'queued',
           attempts: 0,
           nextAttemptAt: now,
           lastError: null,
           createdAt: now,
           deliveredAt: null,
+          gateVersions: status.gateVersions ? JSON.stringify(status.gateVersions) : null,
         });
         queued++;
       }
       if (move) {
-        const moved = await manager.getRepository(ForgeFeedEntity).update({ name: FEED, lastId: move.from }, { lastId: move.to });
-        if (moved.affected !== 1) throw new Error(`forge feed cursor moved under us (expected ${move.from})`);
+        const moved = await moveCursor.run(manager, { name: FEED, ...move });
+        if (moved.length !== 1) throw new Error(`forge feed cursor moved under us (expected ${move.from})`);
       }
       return queued;
     });
   }
 
   /** Queued statuses due by `now`, oldest first. */
-  due(now: Date, limit: number): Promise<ForgeStatusEntity[]> {
-    return this.outbox.find({ where: { status: 'queued', nextAttemptAt: AtOrBefore(now) }, order: { id: 'ASC' }, take: limit });
+  async due(now: Date, limit: number): Promise<ForgeStatusEntity[]> {
+    const statement = this.sql.prepare('forgeOutbox.due', (v: { now: number; limit: number }) =>
+      this.sql.db
+        .selectFrom('forge_status_outbox')
+        .selectAll()
+        .where('status', '=', sql.lit('queued') as never)
+        .where('next_attempt_at', '<=', v.now)
+        .orderBy('id', 'asc')
+        .limit(v.limit),
+    );
+    return (await statement.run<StatusRow>(this.dataSource.manager, { now: now.getTime(), limit })).map(statusFromRow);
   }
 
   /** Whether a newer status of the same key is queued or was delivered: then this one must never be sent. */
   async isOvertaken(row: ForgeStatusEntity): Promise<boolean> {
-    const newer = await this.outbox.count({
-      where: { repository: row.repository, commit: row.commit, context: row.context, id: MoreThan(row.id), status: In(['queued', 'delivered']) },
-    });
-    return newer > 0;
+    const statement = this.sql.prepare('forgeOutbox.isOvertaken', (v: { repository: string; commit: string; context: string; id: number }) =>
+      this.sql.db
+        .selectFrom('forge_status_outbox')
+        .select('id')
+        .where('repository', '=', v.repository)
+        .where('commit_sha', '=', v.commit)
+        .where('context', '=', v.context)
+        .where('id', '>', v.id)
+        .where('status', 'in', LIVE)
+        .limit(sql.lit(1)),
+    );
+    return (await statement.run(this.dataSource.manager, { repository: row.repository, commit: row.commit, context: row.context, id: row.id })).length > 0;
   }
 
-  async settle(id: number, change: Partial<Pick<ForgeStatusEntity, 'status' | 'attempts' | 'nextAttemptAt' | 'lastError' | 'deliveredAt'>>): Promise<void> {
+  async settle(id: number, change: StatusChange): Promise<void> {
+    const set = fieldsAsColumns(change, STATUS_COLUMNS);
+    const columns = Object.keys(set);
+    if (!columns.length) return;
     // Only a row still queued: one superseded meanwhile stays superseded.
-    await this.outbox.update({ id, status: 'queued' }, change);
+    const statement = this.sql.prepare(`forgeOutbox.settle ${columns.join(',')}`, (v: Record<string, unknown>) =>
+      this.sql.db
+        .updateTable('forge_status_outbox')
+        .set(Object.fromEntries(columns.map((c) => [c, v[c]])) as never)
+        .where('id', '=', v.id as number)
+        .where('status', '=', sql.lit('queued') as never),
+    );
+    await statement.run(this.dataSource.manager, { ...set, id });
   }
 
   async logAttempt(entry: Omit<ForgeDeliveryEntity, 'id'>): Promise<void> {
-    await this.deliveries.insert(entry);
+    await insertReturningId(this.dataSource.manager, 'forge_deliveries', fieldsAsColumns(entry, DELIVERY_COLUMNS) as never);
   }
 
   /** The newest statuses with their attempts (the dashboard's delivery log), newest first. */
-  recent(limit: number): Promise<ForgeStatusEntity[]> {
-    return this.outbox.find({ order: { id: 'DESC' }, take: limit });
+  async recent(limit: number): Promise<ForgeStatusEntity[]> {
+    const statement = this.sql.prepare('forgeOutbox.recent', (v: { limit: number }) =>
+      this.sql.db.selectFrom('forge_status_outbox').selectAll().orderBy('id', 'desc').limit(v.limit),
+    );
+    return (await statement.run<StatusRow>(this.dataSource.manager, { limit })).map(statusFromRow);
   }
 
   /**
@@ -114,29 +219,101 @@ export class ForgeOutboxRepository {
    */
   recordTest(status: Omit<ForgeStatusEntity, 'id'>, attempt: Omit<ForgeDeliveryEntity, 'id' | 'outboxId'>): Promise<void> {
     return this.transactions.run(async (manager) => {
-      const { identifiers } = await manager.getRepository(ForgeStatusEntity).insert(status);
-      await manager.getRepository(ForgeDeliveryEntity).insert({ ...attempt, outboxId: identifiers[0].id as number });
+      const outboxId = await this.insertStatus(manager, status);
+      await insertReturningId(manager, 'forge_deliveries', fieldsAsColumns({ ...attempt, outboxId }, DELIVERY_COLUMNS) as never);
     });
   }
 
   /** One forge's newest attempts, newest first (its delivery log). */
-  attemptsOfForge(forgeKey: string, limit: number): Promise<ForgeDeliveryEntity[]> {
-    return this.deliveries.find({ where: { forgeKey }, order: { id: 'DESC' }, take: limit });
+  async attemptsOfForge(forgeKey: string, limit: number): Promise<ForgeDeliveryEntity[]> {
+    const statement = this.sql.prepare('forgeOutbox.attemptsOfForge', (v: { forgeKey: string; limit: number }) =>
+      this.sql.db.selectFrom('forge_deliveries').selectAll().where('forge_key', '=', v.forgeKey).orderBy('id', 'desc').limit(v.limit),
+    );
+    return (await statement.run<DeliveryRow>(this.dataSource.manager, { forgeKey, limit })).map(deliveryFromRow);
   }
 
-  statusesById(ids: number[]): Promise<ForgeStatusEntity[]> {
-    return ids.length ? this.outbox.findBy({ id: In(ids) }) : Promise.resolve([]);
+  async statusesById(ids: number[]): Promise<ForgeStatusEntity[]> {
+    const rows: ForgeStatusEntity[] = [];
+    for (const list of inLists(ids)) {
+      const statement = this.sql.prepare(`forgeOutbox.statusesById ${list.length}`, (v: number[]) =>
+        this.sql.db.selectFrom('forge_status_outbox').selectAll().where(
+          'id',
+          'in',
+          list.map((_, i) => v[i]),
+        ),
+      );
+      rows.push(...(await statement.run<StatusRow>(this.dataSource.manager, list)).map(statusFromRow));
+    }
+    return rows;
   }
 
   /** A deleted forge's delivery log goes with it (the statuses stay: they belong to their commits). */
   async forgetForge(forgeKey: string): Promise<void> {
-    await this.deliveries.delete({ forgeKey });
+    const statement = this.sql.prepare('forgeOutbox.forgetForge', (v: { forgeKey: string }) => this.sql.db.deleteFrom('forge_deliveries').where('forge_key', '=', v.forgeKey));
+    await statement.run(this.dataSource.manager, { forgeKey });
   }
 
-  attemptsOf(outboxIds: number[]): Promise<ForgeDeliveryEntity[]> {
-    if (!outboxIds.length) return Promise.resolve([]);
-    return this.deliveries.find({ where: { outboxId: In(outboxIds) }, order: { id: 'ASC' } });
+  /** The attempts of these statuses, oldest first. */
+  async attemptsOf(outboxIds: number[]): Promise<ForgeDeliveryEntity[]> {
+    const rows: ForgeDeliveryEntity[] = [];
+    for (const list of inLists(outboxIds)) {
+      const statement = this.sql.prepare(`forgeOutbox.attemptsOf ${list.length}`, (v: number[]) =>
+        this.sql.db
+          .selectFrom('forge_deliveries')
+          .selectAll()
+          .where(
+            'outbox_id',
+            'in',
+            list.map((_, i) => v[i]),
+          )
+          .orderBy('id', 'asc'),
+      );
+      rows.push(...(await statement.run<DeliveryRow>(this.dataSource.manager, list)).map(deliveryFromRow));
+    }
+    return rows.sort((a, b) => a.id - b.id);
   }
+
+  private insertStatus(manager: EntityManager, status: Omit<ForgeStatusEntity, 'id'>): Promise<number> {
+    return insertReturningId(manager, 'forge_status_outbox', fieldsAsColumns(status, STATUS_COLUMNS) as never);
+  }
+}
+
+const date = (v: unknown): Date | null => (v === null || v === undefined ? null : new Date(Number(v)));
+const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+
+/** PostgreSQL gives bigint columns as strings, SQLite as numbers. */
+function statusFromRow(r: StatusRow): ForgeStatusEntity {
+  return {
+    id: Number(r.id),
+    repository: r.repository as string,
+    commit: r.commit_sha as string,
+    context: r.context as string,
+    buildId: Number(r.build_id),
+    state: r.state as StatusState,
+    description: r.description as string,
+    targetUrl: (r.target_url as string | null) ?? null,
+    summary: (r.summary as string | null) ?? null,
+    status: r.status as OutboxStatus,
+    attempts: Number(r.attempts),
+    nextAttemptAt: date(r.next_attempt_at)!,
+    lastError: (r.last_error as string | null) ?? null,
+    createdAt: date(r.created_at)!,
+    deliveredAt: date(r.delivered_at),
+    gateVersions: (r.gate_versions as string | null) ?? null,
+  };
+}
+
+function deliveryFromRow(r: DeliveryRow): ForgeDeliveryEntity {
+  return {
+    id: Number(r.id),
+    outboxId: Number(r.outbox_id),
+    forge: r.forge as string,
+    forgeKey: (r.forge_key as string | null) ?? null,
+    attemptedAt: date(r.attempted_at)!,
+    statusCode: num(r.status_code),
+    error: (r.error as string | null) ?? null,
+    durationMs: Number(r.duration_ms),
+  };
 }
 
 /**
