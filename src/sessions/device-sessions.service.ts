@@ -13,7 +13,7 @@ import { PayloadPool } from '../platform/ws/payload-pool';
 import { deviceActionDetails, isRecordedDeviceAction, outcomeOf, timelineDetail } from './device-action-audit';
 import { DeviceActionEvent } from './events/device-action.event';
 import { DeviceReservations } from './device-reservations.service';
-import { DeviceListItem, toDeviceListItem } from './device.mapper';
+import { DeviceListItem, SessionIdReader, toDeviceListItem } from './device.mapper';
 import { toUiElements, UiElement } from '../agents/protocol/ui-tree';
 
 export type ScreenshotFormat = 'png' | 'jpeg';
@@ -75,12 +75,15 @@ export class DeviceSessionsService {
     return { elements };
   }
 
-  /** Every known device, ordered by agent name, then device name, then session id (case-insensitively). */
-  async devices(): Promise<DeviceListItem[]> {
+  /**
+   * Every known device, ordered by agent name, then device name, then session id (case-insensitively);
+   * a holder's WebDriver session id only for `reader` when it is an Admin or the holder.
+   */
+  async devices(reader: SessionIdReader): Promise<DeviceListItem[]> {
     const places = await this.locator.allDevices();
     const holders = await this.reservations.holdersOf(places.map((place) => place.device.sessionId));
     return places
-      .map((place) => toDeviceListItem(place, holders.get(place.device.sessionId)))
+      .map((place) => toDeviceListItem(place, holders.get(place.device.sessionId), reader))
       .sort((a, b) => byText(a.agent, b.agent) || byText(a.name, b.name) || byText(a.session_id, b.session_id));
   }
 

@@ -5,8 +5,12 @@ import type { DeviceHolder } from './device-reservations.service';
 
 /** The automated session holding a device (docs/device-tests.md). */
 export class DeviceHolderItem {
-  @ApiProperty({ description: 'the WebDriver session id the client uses' })
-  session_id: string;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description: "the WebDriver session id the client uses: its commands go by it alone, so only an Admin and the session's own member see it (null for others)",
+  })
+  session_id: string | null;
   @ApiProperty({ example: 'Ada Lovelace', description: 'the member whose token opened it' })
   member: string;
   @ApiProperty({ nullable: true, type: Number, description: 'the build installed for it (svc:build)' })
@@ -43,7 +47,10 @@ export class DeviceList {
   items: DeviceListItem[];
 }
 
-export function toDeviceListItem(place: SessionPlace, holder: DeviceHolder | null = null): DeviceListItem {
+/** Who may see a holder's WebDriver session id (the key its commands go by): an Admin, or the member who opened it. */
+export type SessionIdReader = { userId: number; role: string };
+
+export function toDeviceListItem(place: SessionPlace, holder: DeviceHolder | null = null, reader: SessionIdReader | null = null): DeviceListItem {
   const { device, agentName, connection, instanceId } = place;
   return {
     session_id: device.sessionId,
@@ -54,7 +61,7 @@ export function toDeviceListItem(place: SessionPlace, holder: DeviceHolder | nul
     agent: agentName,
     agent_online: connection ? connection.open : instanceId !== null,
     holder: holder && {
-      session_id: holder.hubSessionId,
+      session_id: reader && (reader.role === 'Admin' || reader.userId === holder.userId) ? holder.hubSessionId : null,
       member: holder.member,
       build_id: holder.buildId,
       run: holder.runName,

@@ -2,6 +2,8 @@ import { Controller, Get, Header } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../common/api/responses';
 import { Auth } from '../common/auth/auth.decorator';
+import type { Principal } from '../common/auth/principal';
+import { CurrentPrincipal } from '../common/auth/principal.decorator';
 import { DeviceList } from './device.mapper';
 import { DeviceSessionsService } from './device-sessions.service';
 
@@ -21,7 +23,7 @@ export class DevicesController {
       'ordered by agent name then device name',
   })
   @ApiErrors(401, 403)
-  async list(): Promise<DeviceList> {
-    return { items: await this.sessions.devices() };
+  async list(@CurrentPrincipal() principal: Principal): Promise<DeviceList> {
+    return { items: await this.sessions.devices(principal) };
   }
 }

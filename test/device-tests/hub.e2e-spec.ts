@@ -47,6 +47,17 @@ describe('WebDriver hub', () => {
   });
 
   const hub = () => `${relay.url}/wd/hub`;
+  /**
+   * A hand-driven agent's next WebDriver request that deletes a session. Before deleting, the relay
+   * asks for the session's evidence (final screenshot, device log): answered as an Appium without them.
+   */
+  const deleteOf = async (peer: TestPeer) => {
+    for (;;) {
+      const request = await peer.nextRequest('webdriver');
+      if ((request.params as { method?: string }).method === 'DELETE') return request;
+      peer.send({ type: 'response', id: request.id, ok: true, result: { status: 404, body: { value: { error: 'unknown command', message: 'not here', stacktrace: '' } } } });
+    }
+  };
   const post = (path: string, body: object, token = devicesPat) =>
     relay.http().post(path).set('Authorization', `Bearer ${token}`).send(body);
   const holderOf = async (sessionId: string) =>
@@ -84,6 +95,10 @@ describe('WebDriver hub', () => {
     const newest = await post('/session', newSession({ 'svc:build': { app: build.appId } }));
     expect(newest.status).toBe(200);
     expect(await holderOf('fake-android-lab-1')).toEqual(expect.objectContaining({ session_id: newest.body.value.sessionId, build_id: build.id }));
+    // Its commands go by that id alone: another member (here a Viewer) sees who holds the device, not the key.
+    const viewer = await members.member('Viewer');
+    const seen = (await members.as(viewer, 'get', '/api/v1/devices').expect(200)).body.items.find((d: { session_id: string }) => d.session_id === 'fake-android-lab-1');
+    expect(seen.holder).toEqual(expect.objectContaining({ session_id: null, build_id: build.id }));
     await relay.http().delete(`/session/${newest.body.value.sessionId}`).expect(200);
   }, 60_000);
 
@@ -191,7 +206,7 @@ describe('WebDriver hub', () => {
     command.end(JSON.stringify({ using: 'accessibility id', value: 'login_button' }));
     expect((await slow.nextRequest('webdriver')).params).toEqual(expect.objectContaining({ method: 'POST', path: '/session/slow-session/element' }));
     command.destroy();
-    const ending = await slow.nextRequest('webdriver');
+    const ending = await deleteOf(slow);
     expect(ending.params).toEqual(expect.objectContaining({ method: 'DELETE', path: '/session/slow-session' }));
     slow.send({ type: 'response', id: ending.id, ok: true, result: { status: 200, body: { value: null } } });
     await eventually(async () => (await holderOf('slow-android')) === null, 10_000);

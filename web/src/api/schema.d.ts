@@ -2855,8 +2855,8 @@ export interface components {
             member: string;
             /** @description its run name (svc:name) */
             run: string | null;
-            /** @description the WebDriver session id the client uses */
-            session_id: string;
+            /** @description the WebDriver session id the client uses: its commands go by it alone, so only an Admin and the session's own member see it (null for others) */
+            session_id: string | null;
             /** Format: date-time */
             since: string;
         };

@@ -33,10 +33,12 @@ export function HolderCell({ device, isAdmin }: { device: Device; isAdmin: boole
   const end = useEndHubSession();
   const { holder } = device;
   if (!holder) return <span className={styles.muted}>—</span>;
+  // The relay names the session's id to Admins and its own member only (the key its commands go by).
+  const sessionId = holder.session_id;
   return (
     <>
       {holderText(holder)} · <Link to={`/devices/${encodeURIComponent(device.session_id)}`}>Watch</Link>
-      {isAdmin && (
+      {isAdmin && sessionId && (
         <>
           {' '}
           <ConfirmDialog
@@ -49,7 +51,7 @@ export function HolderCell({ device, isAdmin }: { device: Device; isAdmin: boole
               </p>
             }
             confirmLabel="End session"
-            onConfirm={() => end.mutateAsync(holder.session_id)}
+            onConfirm={() => end.mutateAsync(sessionId)}
           />
         </>
       )}
