@@ -21,12 +21,14 @@ describe('scheduled purges sweep every stored folder through its registered owne
     `uploads/logos/${'c'.repeat(32)}.png`,
     `uploads/comments/${'d'.repeat(32)}.png`,
     `recordings/rec-${'e'.repeat(32)}.webm`,
+    `device-tests/hub-${'0'.repeat(32)}.png`,
   ];
 
-  it('registers the three sweeps the purge metrics name, on their schedules', () => {
+  it('registers the four sweeps the purge metrics name, on their schedules', () => {
     const jobs = (every?: 'minute' | 'hour') => relay.app.get(StoredFileOwners).jobs(every).map((j) => [j.orphans, j.owners.length]);
     expect(jobs('minute')).toEqual([['orphan build files', 1]]);
     expect(jobs('hour').sort()).toEqual([
+      ['orphan device-test evidence', 1],
       ['orphan recordings', 1],
       ['unreferenced uploads', 3],
     ]);

@@ -62,11 +62,11 @@ describe('ReleaseGateRepository on the database (medium): reviews, policies, gat
     const app = await seedApp(db(), 'States', 'com.example.states');
     const [a, b, c] = [await seedBuild(db(), app), await seedBuild(db(), app), await seedBuild(db(), app)];
     await gate().saveSha256(a, 'f'.repeat(64), at(0));
-    expect(await gate().state(a)).toEqual({ buildId: a, state: 'none', checklist: '', fileSha256: 'f'.repeat(64), unpublished: false, evaluatedAt: at(0) });
+    expect(await gate().state(a)).toEqual({ buildId: a, state: 'none', checklist: '', fileSha256: 'f'.repeat(64), unpublished: false, evaluatedAt: at(0), version: 0 });
     await gate().saveState(a, 'passed', '[]', at(1));
     await gate().saveState(b, 'failed', '["x"]', at(1));
     await gate().saveState(c, 'passed', '[]', at(2));
-    expect(await gate().state(a)).toEqual({ buildId: a, state: 'passed', checklist: '[]', fileSha256: 'f'.repeat(64), unpublished: true, evaluatedAt: at(1) });
+    expect(await gate().state(a)).toEqual({ buildId: a, state: 'passed', checklist: '[]', fileSha256: 'f'.repeat(64), unpublished: true, evaluatedAt: at(1), version: 1 });
     expect(await gate().unpublished(10)).toEqual([a, b, c]);
     await gate().markPublished(a, at(1));
     await gate().markPublished(b, at(0)); // an older evaluation: b keeps its mark
