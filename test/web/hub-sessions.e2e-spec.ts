@@ -2,7 +2,7 @@ import type { Browser } from 'playwright-core';
 import type { AgentDaemon } from '../../src/agent-daemon/agent-daemon';
 import { HubSessionEvidence } from '../../src/device-tests/evidence/hub-session-evidence.service';
 import { agentToken } from '../agents/agent-kit';
-import { browserSkipReason, ensureWebBuilt, launchChromium, newContext, signedInPage, WEB_DIST, type WatchedPage } from '../support/browser';
+import { browserSkipReason, ensureWebBuilt, launchChromium, newContext, screenshotBothThemes, signedInPage, WEB_DIST, type WatchedPage } from '../support/browser';
 import { uploadTestBuild } from '../support/builds';
 import { describeUnless } from '../support/describe-unless';
 import { MemberFactory, type TestMember } from '../support/factory';
@@ -72,6 +72,7 @@ describeUnless(browserSkipReason(), 'dashboard in the browser: hub sessions (iss
     const row = page.getByRole('table', { name: 'Devices' }).getByRole('row').filter({ hasText: 'ci / web' });
     await row.waitFor();
     expect(await row.getByRole('button', { name: 'End session…' }).count()).toBe(0);
+    await screenshotBothThemes(page, 'devices-held');
   });
 
   it('lets an Admin end the session from the Devices page: the device is free and the client’s next command is refused', async () => {
@@ -102,5 +103,7 @@ describeUnless(browserSkipReason(), 'dashboard in the browser: hub sessions (iss
     const commands = session.getByRole('table', { name: `Commands of ci / web on ${DEVICE}` });
     // The client sent no command before it was ended (the late one was refused, not the session's); the relay's own reads are not listed.
     expect(await commands.getByRole('row').count()).toBe(1);
+    await session.scrollIntoViewIfNeeded();
+    await screenshotBothThemes(page, 'build-hub-session');
   });
 });

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Browser, BrowserContext } from 'playwright-core';
-import { browserSkipReason, ensureWebBuilt, launchChromium, newContext, signedInPage, WEB_DIST, type WatchedPage } from '../support/browser';
+import { browserSkipReason, ensureWebBuilt, launchChromium, newContext, screenshotBothThemes, signedInPage, type WatchedPage, WEB_DIST } from '../support/browser';
 import { fixture } from '../support/build-fixtures';
 import { describeUnless } from '../support/describe-unless';
 import { MemberFactory, type TestMember } from '../support/factory';
@@ -51,6 +51,8 @@ describeUnless(browserSkipReason(), 'device-test runs on the build page (issue 3
       expect.stringMatching(/^login › rejects a wrong password\s+expected the error banner\s+❌ failed\s+400 ms$/),
       expect.stringMatching(/^login › shows the inbox\s+✅ passed\s+1\.3 s$/),
     ]);
+    await run.scrollIntoViewIfNeeded();
+    await screenshotBothThemes(watched.page, 'build-device-tests');
     expect(watched.problems).toEqual([]);
   }, 120_000);
 });

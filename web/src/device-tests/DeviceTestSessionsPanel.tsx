@@ -35,19 +35,26 @@ function SessionEvidence({ session }: { session: DeviceTestSession }) {
         {failed ? `, ${failed} with an error` : ''}
       </p>
       <p>
-        {session.recordingUrl && <Link to={`?recording=${encodeURIComponent(recordingFile(session.recordingUrl))}#recordings`}>Play the recording</Link>}
-        {session.screenshotUrl && (
-          <>
-            {' · '}
-            <a href={session.screenshotUrl}>Final screenshot</a>
-          </>
-        )}
-        {session.deviceLogUrl && (
-          <>
-            {' · '}
-            <a href={session.deviceLogUrl}>Device log ({session.logType})</a>
-          </>
-        )}
+        {[
+          session.recordingUrl && (
+            <Link key="recording" to={`?recording=${encodeURIComponent(recordingFile(session.recordingUrl))}#recordings`}>
+              Play the recording
+            </Link>
+          ),
+          session.screenshotUrl && (
+            <a key="screenshot" href={session.screenshotUrl}>
+              Final screenshot
+            </a>
+          ),
+          session.deviceLogUrl && (
+            <a key="log" href={session.deviceLogUrl}>
+              Device log ({session.logType})
+            </a>
+          ),
+        ]
+          .filter(Boolean)
+          // Separators only between the links there are: a session without a recording starts with its screenshot.
+          .flatMap((link, i) => (i ? [' · ', link] : [link]))}
       </p>
       <details>
         <summary>Commands</summary>
