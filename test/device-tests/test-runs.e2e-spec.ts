@@ -156,7 +156,7 @@ describe('test runs', () => {
     writeFileSync(join(dir, 'junit.xml'), report(FAILING, 'cli'));
     const result = await runCli(['results', 'upload', '--build', String(buildId), 'junit.xml'], { cwd: dir, env: { SVC_URL: ctx.relay.url, SVC_TOKEN: ciPat } });
     expect([result.code, result.stderr]).toEqual([0, '']);
-    expect(result.stdout).toMatch(new RegExp(`^Run \\d+ "cli" of build ${buildId}: failed \\(1 tests: 0 passed, 1 failed, 0 skipped\\)\\n$`));
+    expect(result.stdout).toMatch(new RegExp(`^Run \\d+ "cli" of build ${buildId}: failed \\(1 test: 0 passed, 1 failed, 0 skipped\\)\\n$`));
     const missing = await runCli(['results', 'upload', '--build', String(buildId), 'nope.xml'], { cwd: dir, env: { SVC_URL: ctx.relay.url, SVC_TOKEN: ciPat } });
     expect([missing.code, missing.stderr]).toEqual([2, 'svc: nope.xml: no such file\n']);
   }, CLI_TEST_TIMEOUT_MS);

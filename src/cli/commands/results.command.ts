@@ -52,7 +52,7 @@ export function resultsCommand(): Command {
           );
           if (options.json) return printJson(run);
           const { tests, passed, failed, skipped } = run.counts;
-          process.stdout.write(`Run ${run.id} "${run.name}" of build ${options.build}: ${run.state} (${tests} tests: ${passed} passed, ${failed} failed, ${skipped} skipped)\n`);
+          process.stdout.write(`Run ${run.id} "${run.name}" of build ${options.build}: ${run.state} (${tests} ${tests === 1 ? 'test' : 'tests'}: ${passed} passed, ${failed} failed, ${skipped} skipped)\n`);
         }),
       ),
   );
