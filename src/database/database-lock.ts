@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 
 /**
  * Runs `work` while this process holds the database-wide lock `name`, so instances sharing a
@@ -22,7 +22,7 @@ export async function withDatabaseLock<T>(dataSource: DataSource, name: string, 
     await runner.connect();
     await runner.startTransaction();
     try {
-      await runner.query('SELECT pg_advisory_xact_lock(hashtext($1))', [name]);
+      await lockForTransaction(runner.manager, name);
       return await work();
     } finally {
       // Ends the transaction either way (a COMMIT of a failed one rolls it back), freeing the lock.
@@ -31,4 +31,14 @@ export async function withDatabaseLock<T>(dataSource: DataSource, name: string, 
   } finally {
     await runner.release();
   }
+}
+
+/**
+ * Takes the database-wide lock `name` for the rest of `manager`'s open transaction (its commit or
+ * rollback frees it), so instances take turns at one key without a connection of its own.
+ * SQLite: nothing to take (one process owns the file, and its transactions already take turns).
+ */
+export async function lockForTransaction(manager: EntityManager, name: string): Promise<void> {
+  if (manager.connection.options.type !== 'postgres') return;
+  await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [name]);
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { sql } from 'kysely';
 import type { DataSource, EntityManager } from 'typeorm';
+import { lockForTransaction } from '../../database/database-lock';
 import { inLists } from '../../database/in-lists';
 import { QueryBuilder } from '../../database/query-builder/query-builder';
 import { fieldsAsColumns, insertReturningId } from '../../database/query-builder/rows';
@@ -119,9 +120,7 @@ export class ForgeOutboxRepository {
       for (const { repository, commit, status } of statuses) {
         const key = { repository, commit, context: status.context };
         // Versioned statuses: instances queue the key one at a time (until the commit), so the check below holds.
-        if (status.gateVersions && manager.connection.options.type === 'postgres') {
-          await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`svc.forge_status.${repository}.${commit}.${status.context}`]);
-        }
+        if (status.gateVersions) await lockForTransaction(manager, `svc.forge_status.${repository}.${commit}.${status.context}`);
         type Newest = { id: number | string; state: string; description: string; target_url: string | null; gate_versions: string | null };
         const [newest] = await newestOfKey.run<Newest>(manager, key);
         if (newest && status.gateVersions && isOlder(status.gateVersions, newest.gate_versions)) continue;
