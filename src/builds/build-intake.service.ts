@@ -15,6 +15,7 @@ import { validateFields } from '../common/validation/form-fields';
 import { MAX_ID } from '../common/validation/parse-id.pipe';
 import { RelayConfig } from '../config/relay-config';
 import { isForeignKeyViolation } from '../database/unique-violation';
+import type { TransactionSql } from '../database/transaction-runner';
 import { RelayMetrics } from '../metrics/relay-metrics';
 import { BuildEntity } from './build.entity';
 import { BuildIconEntity } from './build-icon.entity';
@@ -198,7 +199,7 @@ export class BuildIntakeService {
       if (metadata.icon) await this.builds.insertIcon(toIconEntity(build.id, metadata.icon), manager);
       if (metadata.contents) await this.contents.storeAtUpload(build, metadata.contents, now, manager);
       const provenance = BuildProvenanceRepository.fromFields(build.id, fields);
-      if (provenance) await this.provenance.insert(provenance, manager);
+      if (provenance) await this.provenance.insert(provenance, manager as TransactionSql);
       return build;
     });
   }

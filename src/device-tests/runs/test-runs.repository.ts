@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
 import { QueryBuilder } from '../../database/query-builder/query-builder';
 import { TransactionRunner } from '../../database/transaction-runner';
 import type { ReportedTestCase } from './junit-report';
 import type { DeviceTestCaseEntity, DeviceTestRunEntity, DeviceTestSessionEntity, RunSessionStatus, TestCaseStatus } from './test-run.entities';
+import { SqlExecutor } from '../../database/sql-executor';
+import type { Sql } from '../../database/sql';
 
 /** Rows per INSERT of test cases (9 values each: well under both dialects' bound-parameter limits). */
 const CASES_PER_INSERT = 100;
@@ -22,15 +22,15 @@ export class TestRunsRepository {
   private readonly sql: QueryBuilder;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly db: SqlExecutor,
     private readonly transactions: TransactionRunner,
   ) {
-    this.sql = QueryBuilder.of(dataSource);
+    this.sql = QueryBuilder.for(db.dialect);
   }
 
   /** The run of this build and name, created when there is none (two callers at once find the same row). */
-  async runFor(buildId: number, name: string, at: Date, manager: EntityManager = this.dataSource.manager): Promise<number> {
-    const found = await this.findRun(buildId, name, manager);
+  async runFor(buildId: number, name: string, at: Date, tx: Sql = this.db): Promise<number> {
+    const found = await this.findRun(buildId, name, tx);
     if (found !== null) return found;
     // ON CONFLICT rather than catching the violation: it leaves a surrounding PostgreSQL transaction usable.
     const insert = this.sql.prepare('testRuns.insertRun', (v: { buildId: number; name: string; at: number }) =>
@@ -39,16 +39,16 @@ export class TestRunsRepository {
         .values({ build_id: v.buildId, name: v.name, created_at: v.at })
         .onConflict((oc) => oc.columns(['build_id', 'name']).doNothing()),
     );
-    await insert.run(manager, { buildId, name, at: at.getTime() });
-    return (await this.findRun(buildId, name, manager))!;
+    await insert.run(tx, { buildId, name, at: at.getTime() });
+    return (await this.findRun(buildId, name, tx))!;
   }
 
   /** Stores a run's JUnit report in one transaction: the run (created if new), its cases replacing any earlier report's. */
   storeReport(buildId: number, name: string, cases: ReportedTestCase[], by: number, at: Date): Promise<number> {
-    return this.transactions.run(async (manager) => {
-      const runId = await this.runFor(buildId, name, at, manager);
+    return this.transactions.run(async (tx) => {
+      const runId = await this.runFor(buildId, name, at, tx);
       const remove = this.sql.prepare('testRuns.removeCases', (v: { runId: number }) => this.sql.db.deleteFrom('device_test_cases').where('run_id', '=', v.runId));
-      await remove.run(manager, { runId });
+      await remove.run(tx, { runId });
       for (let start = 0; start < cases.length; start += CASES_PER_INSERT) {
         const batch = cases.slice(start, start + CASES_PER_INSERT);
         const insert = this.sql.prepare(`testRuns.insertCases.${batch.length}`, (v: Record<string, unknown>) =>
@@ -69,12 +69,12 @@ export class TestRunsRepository {
         batch.forEach((c, i) => {
           Object.assign(values, { [`p${i}`]: start + i, [`n${i}`]: c.name, [`c${i}`]: c.className, [`s${i}`]: c.status, [`d${i}`]: c.durationMs, [`m${i}`]: c.message, [`x${i}`]: c.sessionId });
         });
-        await insert.run(manager, values);
+        await insert.run(tx, values);
       }
       const mark = this.sql.prepare('testRuns.markReported', (v: { runId: number; at: number; by: number }) =>
         this.sql.db.updateTable('device_test_runs').set({ reported_at: v.at, reported_by: v.by }).where('id', '=', v.runId),
       );
-      await mark.run(manager, { runId, at: at.getTime(), by });
+      await mark.run(tx, { runId, at: at.getTime(), by });
       return runId;
     });
   }
@@ -86,7 +86,7 @@ export class TestRunsRepository {
         .values({ hub_session_id: v.id, run_id: v.runId, device_session_id: v.device, user_id: v.userId, status: v.status, started_at: v.at })
         .onConflict((oc) => oc.column('hub_session_id').doNothing()),
     );
-    await insert.run(this.dataSource.manager, { id: session.hubSessionId, runId: session.runId, device: session.deviceSessionId, userId: session.userId!, status: 'running', at: session.startedAt.getTime() });
+    await insert.run(this.db, { id: session.hubSessionId, runId: session.runId, device: session.deviceSessionId, userId: session.userId!, status: 'running', at: session.startedAt.getTime() });
   }
 
   /** Ends a session; its run's id, or null when the session is not one of a run (never started here). */
@@ -94,7 +94,7 @@ export class TestRunsRepository {
     const update = this.sql.prepare('testRuns.endSession', (v: { id: string; status: string; reason: string; endReason: string; at: number }) =>
       this.sql.db.updateTable('device_test_sessions').set({ status: v.status, reason: v.reason, end_reason: v.endReason, ended_at: v.at }).where('hub_session_id', '=', v.id).returning('run_id'),
     );
-    const [row] = await update.run<{ run_id: Num }>(this.dataSource.manager, { id, status, reason: reason!, endReason, at: at.getTime() });
+    const [row] = await update.run<{ run_id: Num }>(this.db, { id, status, reason: reason!, endReason, at: at.getTime() });
     return row ? Number(row.run_id) : null;
   }
 
@@ -102,12 +102,12 @@ export class TestRunsRepository {
     const statement = this.sql.prepare('testRuns.ofBuild', (v: { buildId: number }) =>
       this.sql.db.selectFrom('device_test_runs').select(RUN_COLUMNS).where('build_id', '=', v.buildId).orderBy('id'),
     );
-    return (await statement.run<RunRow>(this.dataSource.manager, { buildId })).map(toRun);
+    return (await statement.run<RunRow>(this.db, { buildId })).map(toRun);
   }
 
   async run(runId: number): Promise<DeviceTestRunEntity | null> {
     const statement = this.sql.prepare('testRuns.byId', (v: { runId: number }) => this.sql.db.selectFrom('device_test_runs').select(RUN_COLUMNS).where('id', '=', v.runId));
-    const [row] = await statement.run<RunRow>(this.dataSource.manager, { runId });
+    const [row] = await statement.run<RunRow>(this.db, { runId });
     return row ? toRun(row) : null;
   }
 
@@ -122,7 +122,7 @@ export class TestRunsRepository {
         .orderBy('c.run_id')
         .orderBy('c.position'),
     );
-    return (await statement.run<CaseRow>(this.dataSource.manager, { buildId })).map(toCase);
+    return (await statement.run<CaseRow>(this.db, { buildId })).map(toCase);
   }
 
   /** The hub sessions of a build's runs, oldest first. */
@@ -136,7 +136,7 @@ export class TestRunsRepository {
         .orderBy('s.started_at')
         .orderBy('s.id'),
     );
-    return (await statement.run<SessionRow>(this.dataSource.manager, { buildId })).map(toSession);
+    return (await statement.run<SessionRow>(this.db, { buildId })).map(toSession);
   }
 
   /** How many of a build's test cases and ended sessions passed and failed (the release gate's and the PR status's input). */
@@ -158,17 +158,17 @@ export class TestRunsRepository {
         .groupBy('s.status'),
     );
     const counts = { passed: 0, failed: 0 };
-    for (const row of [...(await cases.run<{ status: string; n: Num }>(this.dataSource.manager, { buildId })), ...(await sessions.run<{ status: string; n: Num }>(this.dataSource.manager, { buildId }))]) {
+    for (const row of [...(await cases.run<{ status: string; n: Num }>(this.db, { buildId })), ...(await sessions.run<{ status: string; n: Num }>(this.db, { buildId }))]) {
       if (row.status === 'passed' || row.status === 'failed') counts[row.status] += Number(row.n);
     }
     return counts;
   }
 
-  private async findRun(buildId: number, name: string, manager: EntityManager): Promise<number | null> {
+  private async findRun(buildId: number, name: string, tx: Sql): Promise<number | null> {
     const statement = this.sql.prepare('testRuns.find', (v: { buildId: number; name: string }) =>
       this.sql.db.selectFrom('device_test_runs').select('id').where('build_id', '=', v.buildId).where('name', '=', v.name),
     );
-    const [row] = await statement.run<{ id: Num }>(manager, { buildId, name });
+    const [row] = await statement.run<{ id: Num }>(tx, { buildId, name });
     return row ? Number(row.id) : null;
   }
 }

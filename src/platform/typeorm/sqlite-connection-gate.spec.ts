@@ -1,5 +1,4 @@
 import { DataSource, QueryRunner } from 'typeorm';
-import { TransactionRunner } from '../../database/transaction-runner';
 import { installPlatform } from '../install';
 
 /**
@@ -25,14 +24,6 @@ describe("the SQLite connection gate, installed in the 'data-source' phase", () 
     for (const method of GATED) expect(`${method}: ${shared[method] === proto[method] ? 'stock' : 'wrapped'}`).toBe(`${method}: wrapped`);
   });
 
-  it("a run() transaction is on that runner: active while inside, its manager bound to it", async () => {
-    const dataSource = installPlatform('data-source', sqlite());
-    open.push(await dataSource.initialize());
-    const shared = dataSource.driver.createQueryRunner('master');
-    const seen = await new TransactionRunner(dataSource).run(async (manager) => ({ sameRunner: manager.queryRunner === shared, active: shared.isTransactionActive }));
-    expect(seen).toEqual({ sameRunner: true, active: true });
-    expect(shared.isTransactionActive).toBe(false);
-  });
 
   it('binds integer parameters (as BigInt); other numbers stay in the text, as TypeORM writes them', async () => {
     const dataSource = installPlatform('data-source', sqlite());
@@ -43,14 +34,10 @@ describe("the SQLite connection gate, installed in the 'data-source' phase", () 
     expect(await dataSource.query(sql, parameters)).toEqual([{ a: 7, b: 0.5 }]);
   });
 
-  it('a TransactionRunner on a SQLite data source the phase never ran on refuses to start, naming the gate', () => {
-    expect(() => new TransactionRunner(sqlite())).toThrow(/SQLite connection gate.*installPlatform\('data-source'/);
-  });
 
   it('leaves a PostgreSQL data source alone: a plain transaction per run()', () => {
     const dataSource = installPlatform('data-source', new DataSource({ type: 'postgres', url: 'postgres://nobody@127.0.0.1:1/none' }));
     const runner = dataSource.driver.createQueryRunner('master');
     expect(runner.query).toBe((Object.getPrototypeOf(runner) as QueryRunner).query);
-    expect(() => new TransactionRunner(dataSource)).not.toThrow();
   });
 });
