@@ -36,6 +36,9 @@ const LAYERS: [string, RegExp][] = [
   ["Node's HTTP and sockets", /^node:(_http|net|internal\/(stream|http|net|streams))/],
 ];
 const GC = '(garbage collector)';
+/** Native writes to a socket or pipe: the kernel's time (on loopback it delivers to the reader too), apart from whoever wrote. */
+const WRITES = new Set(['writev', 'writeUtf8String', 'writeBuffer', 'writeLatin1String', 'writeAsciiString']);
+const KERNEL_WRITES = 'socket and pipe writes (the kernel)';
 const IDLE = new Set(['(idle)', '(program)', '(root)']);
 
 function layerOf(stack: ProfileNode[]): string {
@@ -63,6 +66,7 @@ function summarise(profile: CpuProfile): Map<string, number> {
     if (IDLE.has(leaf.callFrame.functionName)) continue;
     let layer: string;
     if (leaf.callFrame.functionName === GC) layer = 'garbage collection';
+    else if (WRITES.has(leaf.callFrame.functionName) && !leaf.callFrame.url) layer = KERNEL_WRITES;
     else {
       const stack: ProfileNode[] = [];
       for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) stack.push(byId.get(at)!);
