@@ -7,6 +7,7 @@ import {
   sendBinaryFrame,
   MAX_MESSAGE_BYTES,
   RequestFrame,
+  type DeviceInfo,
 } from '../agents/protocol/agent-protocol';
 import { AppiumBridge } from './appium/appium-bridge';
 import { parseWebDriverRequest } from './appium/webdriver-request';
@@ -57,6 +58,8 @@ export class AgentDaemon extends EventEmitter {
   private reconnectTimer: NodeJS.Timeout | null = null;
   private pingWatchdog: NodeJS.Timeout | null = null;
   private lastDevices = '';
+  /** The devices as last listed (the poll, or a New Session): a session's commands look theirs up here. */
+  private knownDevices = new Map<string, DeviceInfo>();
   private readonly usage = new ResourceUsage();
   private readonly video: VideoStreams;
   private readonly log: (line: string) => void;
@@ -78,6 +81,7 @@ export class AgentDaemon extends EventEmitter {
     this.stopping = true;
     this.clearTimers();
     this.video.stopAll();
+    this.options.appium?.close();
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     const socket = this.socket;
     if (!socket || socket.readyState === WebSocket.CLOSED) return;
@@ -207,17 +211,28 @@ export class AgentDaemon extends EventEmitter {
 
   /** One WebDriver request of a hub session, to the host's Appium server for this device. */
   private async webdriver(sessionId: string, params: Record<string, unknown>): Promise<unknown> {
-    const { appium, backend } = this.options;
+    const { appium } = this.options;
     if (!appium) throw unsupported('Appium (this agent was started without --appium)');
-    const device = (await backend.listDevices()).find((d) => d.sessionId === sessionId);
+    const request = parseWebDriverRequest(params);
+    // Listing devices is a tool run per call (adb devices, simctl list: 10-100+ ms): only a New
+    // Session lists afresh; a session's commands take the device as last listed (Appium itself
+    // answers for a device that went away mid-session).
+    const isNewSession = request.method === 'POST' && request.path === '/session';
+    const device = (!isNewSession && this.knownDevices.get(sessionId)) || (await this.listDevices()).find((d) => d.sessionId === sessionId);
     if (!device) throw new BackendError('not_found', `No device ${sessionId}`);
     if (device.state !== 'booted') throw new BackendError('not_booted', 'Device is not booted');
-    return appium.forward(device, parseWebDriverRequest(params));
+    return appium.forward(device, request);
+  }
+
+  private async listDevices(): Promise<DeviceInfo[]> {
+    const devices = await this.options.backend.listDevices();
+    this.knownDevices = new Map(devices.map((d) => [d.sessionId, d]));
+    return devices;
   }
 
   private async sendDevices(): Promise<void> {
     try {
-      const devices = await this.options.backend.listDevices();
+      const devices = await this.listDevices();
       const serialized = JSON.stringify(devices);
       if (serialized === this.lastDevices) return;
       if (this.send({ type: 'devices', devices })) this.lastDevices = serialized;

@@ -1,17 +1,20 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
+import { InjectDataSource } from '@nestjs/typeorm';
 import { sql, type Insertable } from 'kysely';
-import { EntityManager, In, Repository } from 'typeorm';
-import { AtOrBefore } from '../database/timestamp.column';
-import { forUpdate } from '../database/row-lock';
+import type { DataSource, EntityManager } from 'typeorm';
+import { inLists } from '../database/in-lists';
+import { lockedForUpdate } from '../database/row-lock';
+import { fieldsAsColumns, updateById } from '../database/query-builder/rows';
 import { TransactionRunner } from '../database/transaction-runner';
 import { QueryBuilder } from '../database/query-builder/query-builder';
 import type { Database } from '../database/query-builder/tables';
+import { JOINED_USER_COLUMNS, joinedUser, type JoinedUserRow } from '../users/joined-user';
 import { countedTotal, listed, pageIds, PageValues, pageValues, searchMode, seekPageIds, seeksByDay, shapeOf, textCounts, totalOf } from './build-list.repository';
 import { textCountsKey, withIndexedQ } from './build-search.repository';
 import type { BuildPageQuery, LatestBuild, ListedBuild, ShownBuild, Uploader } from './build-page';
 import { SearchTotals, TextCounts } from './search-totals';
 import { BuildEntity, type BuildGateState } from './build.entity';
+import { BUILD_COLUMNS, BUILD_FIELD_COLUMNS, type BuildRow, toBuild } from './build-rows';
 import type { Platform } from '../app-catalogue/platform';
 import type { BuildStatus, StatusActor } from './build-status';
 import { BuildStatusChangeEntity } from './build-status-change.entity';
@@ -111,11 +114,15 @@ export class BuildsRepository {
   /** The counts of `q` and `search` lists, kept while no write changed them (search-totals.ts). */
   private readonly textTotals = new SearchTotals();
 
+  /** Statements outside any transaction run on the data source's manager. */
+  private readonly builds: EntityManager;
+
   constructor(
-    @InjectRepository(BuildEntity) private readonly builds: Repository<BuildEntity>,
+    @InjectDataSource() dataSource: DataSource,
     private readonly transactions: TransactionRunner,
   ) {
-    this.sql = QueryBuilder.of(builds.manager.connection);
+    this.sql = QueryBuilder.of(dataSource);
+    this.builds = dataSource.manager;
   }
 
   /** Runs `work` in a transaction of the shared runner. */
@@ -174,8 +181,12 @@ export class BuildsRepository {
     });
   }
 
-  iconOf(buildId: number): Promise<BuildIconEntity | null> {
-    return this.builds.manager.getRepository(BuildIconEntity).findOneBy({ buildId });
+  async iconOf(buildId: number): Promise<BuildIconEntity | null> {
+    const statement = this.sql.prepare('builds.icon', (v: { buildId: number }) =>
+      this.sql.db.selectFrom('build_icons').select(['build_id', 'mime', 'sha256', 'data_base64']).where('build_id', '=', v.buildId),
+    );
+    const [row] = await statement.run<IconRow>(this.builds, { buildId });
+    return row ? toIcon(row) : null;
   }
 
   /** The icon of the app's most recently uploaded build that has one. */
@@ -190,21 +201,41 @@ export class BuildsRepository {
         .orderBy('b.id', 'desc')
         .limit(sql.lit(1)),
     );
-    const [row] = await statement.run<{ build_id: number | string; mime: string; sha256: string; data_base64: string }>(this.builds, { appId });
-    return row ? Object.assign(new BuildIconEntity(), { buildId: Number(row.build_id), mime: row.mime, sha256: row.sha256, dataBase64: row.data_base64 }) : null;
+    const [row] = await statement.run<IconRow>(this.builds, { appId });
+    return row ? toIcon(row) : null;
   }
 
   /** A build's status history, oldest first, with the live account of each author where it still exists. */
-  historyOf(buildId: number): Promise<BuildStatusChangeEntity[]> {
-    return this.builds.manager.getRepository(BuildStatusChangeEntity).find({
-      where: { buildId },
-      relations: { changedBy: true },
-      order: { id: 'ASC' },
-    });
+  async historyOf(buildId: number): Promise<BuildStatusChangeEntity[]> {
+    const statement = this.sql.prepare('builds.history', (v: { buildId: number }) =>
+      this.sql.db
+        .selectFrom('build_status_changes as h')
+        .leftJoin('users as u', 'u.id', 'h.changed_by_id')
+        .select(['h.id', 'h.from_status', 'h.to_status', 'h.changed_by_id', 'h.changed_by_display_name', 'h.changed_by_email', 'h.changed_at', 'u.id as user_id', ...JOINED_USER_COLUMNS])
+        .where('h.build_id', '=', v.buildId)
+        .orderBy('h.id', 'asc'),
+    );
+    const rows = await statement.run<HistoryRow>(this.builds, { buildId });
+    return rows.map((row) =>
+      Object.assign(new BuildStatusChangeEntity(), {
+        id: Number(row.id),
+        buildId,
+        fromStatus: row.from_status,
+        toStatus: row.to_status,
+        changedById: row.changed_by_id == null ? null : Number(row.changed_by_id),
+        // The live account while it exists (a left join: null once the member was deleted).
+        changedBy: row.user_id == null ? null : joinedUser(row as JoinedUserRow),
+        changedByDisplayName: row.changed_by_display_name,
+        changedByEmail: row.changed_by_email,
+        changedAt: new Date(Number(row.changed_at)),
+      }),
+    );
   }
 
-  findById(id: number): Promise<BuildEntity | null> {
-    return this.builds.findOne({ where: { id } });
+  async findById(id: number): Promise<BuildEntity | null> {
+    const statement = this.sql.prepare('builds.byId', (v: { id: number }) => this.sql.db.selectFrom('builds').select(BUILD_COLUMNS).where('id', '=', v.id));
+    const [row] = await statement.run<BuildRow>(this.builds, { id });
+    return row ? toBuild(row) : null;
   }
 
   /** One build with its uploader, icon, flags and provenance (the statement that reads a page of the list), or null. */
@@ -326,12 +357,15 @@ export class BuildsRepository {
     change: (build: BuildEntity) => Partial<BuildEntity>,
     alongside?: (manager: EntityManager, before: BuildEntity, after: BuildEntity) => Promise<void>,
   ): Promise<{ before: BuildEntity; after: BuildEntity } | null> {
+    const locked = this.sql.prepare('builds.byIdForUpdate', (v: { id: number }) =>
+      lockedForUpdate(this.sql, this.sql.db.selectFrom('builds').select(BUILD_COLUMNS).where('id', '=', v.id)),
+    );
     return this.inWriteTransaction(async (manager) => {
-      const repo = manager.getRepository(BuildEntity);
-      const before = await repo.findOne({ where: { id }, ...forUpdate(manager) });
-      if (!before) return null;
+      const [row] = await locked.run<BuildRow>(manager, { id });
+      if (!row) return null;
+      const before = toBuild(row);
       const values = change(before);
-      if (Object.keys(values).length) await repo.update({ id }, values);
+      await updateById(manager, 'builds', id, fieldsAsColumns<Omit<typeof values, 'app'>>(values, BUILD_FIELD_COLUMNS));
       const after = Object.assign(new BuildEntity(), before, values);
       await alongside?.(manager, before, after);
       return { before, after };
@@ -382,8 +416,11 @@ export class BuildsRepository {
     }));
   }
 
-  dueForPurge(now: Date): Promise<Pick<BuildEntity, 'id' | 'fileName'>[]> {
-    return this.builds.find({ where: { deleteAfter: AtOrBefore(now) }, select: { id: true, fileName: true } });
+  async dueForPurge(now: Date): Promise<Pick<BuildEntity, 'id' | 'fileName'>[]> {
+    const statement = this.sql.prepare('builds.dueForPurge', (v: { now: number }) =>
+      this.sql.db.selectFrom('builds').select(['id', 'file_name']).where('delete_after', '<=', v.now),
+    );
+    return toFiles(await statement.run<FileRow>(this.builds, { now: now.getTime() }));
   }
 
   /** How many builds have each review status (null = none set), for the metrics gauge. */
@@ -422,8 +459,7 @@ export class BuildsRepository {
       this.sql.db.selectFrom('builds as b').select(['b.id', 'b.file_name']).where('b.file_name', 'in', Array.from({ length: FILE_NAME_SLICE }, (_, i) => v[i])),
     );
     const padded = Array.from({ length: FILE_NAME_SLICE }, (_, i) => fileNames[Math.min(i, fileNames.length - 1)]);
-    const rows = await statement.run<{ id: number | string; file_name: string }>(this.builds, padded);
-    return rows.map((r) => ({ id: Number(r.id), fileName: r.file_name }));
+    return toFiles(await statement.run<FileRow>(this.builds, padded));
   }
 
   /** How many builds have an id in (afterId, upToId], by the primary key. */
@@ -440,31 +476,72 @@ export class BuildsRepository {
     const statement = this.sql.prepare('builds.filesInIdRange', (v: { after: number; upTo: number }) =>
       this.sql.db.selectFrom('builds as b').select(['b.id', 'b.file_name']).where('b.id', '>', v.after).where('b.id', '<=', v.upTo).orderBy('b.id'),
     );
-    const rows = await statement.run<{ id: number | string; file_name: string }>(this.builds, { after: afterId, upTo: upToId });
-    return rows.map((r) => ({ id: Number(r.id), fileName: r.file_name }));
+    return toFiles(await statement.run<FileRow>(this.builds, { after: afterId, upTo: upToId }));
   }
 
-  /** Deletes every build of an app (joining the caller's transaction); returns what was deleted. */
+  /**
+   * Deletes every build of an app (joining the caller's transaction); returns what was deleted
+   * (RETURNING: the rows the DELETE itself removed, on both dialects).
+   */
   deleteByApp(appId: number): Promise<Pick<BuildEntity, 'id' | 'fileName'>[]> {
-    return this.inWriteTransaction(async (manager) => {
-      const repo = manager.getRepository(BuildEntity);
-      const builds = await repo.find({ where: { appId }, select: { id: true, fileName: true } });
-      if (builds.length) await repo.delete({ appId });
-      return builds;
-    });
+    const statement = this.sql.prepare('builds.deleteByApp', (v: { appId: number }) =>
+      this.sql.db.deleteFrom('builds').where('app_id', '=', v.appId).returning(['id', 'file_name']),
+    );
+    return this.inWriteTransaction(async (manager) => toFiles(await statement.run<FileRow>(manager, { appId })));
   }
 
-  /** Deletes these rows in one transaction; returns the ones that were still there. */
+  /** Deletes these rows in one transaction (IN_LIST_MAX ids per statement); returns the ones that were still there. */
   deleteByIds(ids: number[]): Promise<Pick<BuildEntity, 'id' | 'fileName'>[]> {
     if (!ids.length) return Promise.resolve([]);
     return this.inWriteTransaction(async (manager) => {
-      const repo = manager.getRepository(BuildEntity);
-      const present = await repo.find({ where: { id: In(ids) }, select: { id: true, fileName: true } });
-      if (present.length) await repo.delete({ id: In(present.map((b) => b.id)) });
-      return present;
+      const deleted: FileRow[] = [];
+      for (const list of inLists(ids)) {
+        const statement = this.sql.prepare(`builds.deleteByIds ${list.length}`, (v: number[]) =>
+          this.sql.db
+            .deleteFrom('builds')
+            .where(
+              'id',
+              'in',
+              list.map((_, i) => v[i]),
+            )
+            .returning(['id', 'file_name']),
+        );
+        deleted.push(...(await statement.run<FileRow>(manager, list)));
+      }
+      return toFiles(deleted);
     });
   }
 }
+
+interface IconRow {
+  build_id: number | string;
+  mime: string;
+  sha256: string;
+  data_base64: string;
+}
+
+function toIcon(row: IconRow): BuildIconEntity {
+  return Object.assign(new BuildIconEntity(), { buildId: Number(row.build_id), mime: row.mime, sha256: row.sha256, dataBase64: row.data_base64 });
+}
+
+/** A status history entry with its author's live account (JOINED_USER_COLUMNS, null columns when deleted). */
+interface HistoryRow extends Omit<JoinedUserRow, 'user_id'> {
+  id: number | string;
+  from_status: BuildStatus | null;
+  to_status: BuildStatus | null;
+  changed_by_id: number | string | null;
+  changed_by_display_name: string | null;
+  changed_by_email: string;
+  changed_at: number | string;
+  user_id: number | string | null;
+}
+
+interface FileRow {
+  id: number | string;
+  file_name: string;
+}
+
+const toFiles = (rows: FileRow[]): Pick<BuildEntity, 'id' | 'fileName'>[] => rows.map((r) => ({ id: Number(r.id), fileName: r.file_name }));
 
 /** The tables whose rows are written by one prepared INSERT (the upload's, in its transaction). */
 type InsertedTable = 'builds' | 'build_status_changes' | 'build_icons' | 'build_contents' | 'build_flags' | 'build_provenance';

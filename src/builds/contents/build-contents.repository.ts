@@ -1,19 +1,18 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, Repository } from 'typeorm';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { sql } from 'kysely';
+import { inLists } from '../../database/in-lists';
 import { QueryBuilder } from '../../database/query-builder/query-builder';
 import { isUniqueViolation } from '../../database/unique-violation';
-import { BuildEntity } from '../build.entity';
 import type { Platform } from '../../app-catalogue/platform';
+import { COMPARED_BUILD_COLUMNS, type ComparedBuild, type ComparedBuildRow, toComparedBuild } from '../build-rows';
 import { insertRow } from '../builds.repository';
 import type { BuildContents } from '../../inspection/build-contents';
 import type { ComparisonFlag } from './build-comparison';
 import { BuildContentsEntity } from './build-contents.entity';
-import { AppCompareSettingsEntity } from './compare-settings.entity';
 
-/** The build a comparison starts from: what the lookups of the one it compares with need. */
-export type ComparedBuild = Pick<BuildEntity, 'id' | 'appId' | 'platform' | 'uploadedAt' | 'versionName' | 'buildNumber' | 'statusLabel' | 'fileName' | 'fileSize'>;
+export type { ComparedBuild } from '../build-rows';
 
 /** One build of GET /apps/:id/sizes. */
 export interface RecentSize {
@@ -44,30 +43,37 @@ export interface PreviousContents {
   settings: string | null;
 }
 
-const COMPARED_COLUMNS = ['id', 'appId', 'platform', 'uploadedAt', 'versionName', 'buildNumber', 'statusLabel', 'fileName', 'fileSize'] as const;
-
 /** build_contents and app_compare_settings rows, and the lookups a comparison makes on builds. */
 @Injectable()
 export class BuildContentsRepository {
   private readonly sql: QueryBuilder;
+  /** Statements outside the caller's transaction run on the data source's manager. */
+  private readonly manager: EntityManager;
 
-  constructor(
-    @InjectRepository(BuildContentsEntity) private readonly contents: Repository<BuildContentsEntity>,
-    @InjectRepository(BuildEntity) private readonly builds: Repository<BuildEntity>,
-    @InjectRepository(AppCompareSettingsEntity) private readonly settings: Repository<AppCompareSettingsEntity>,
-  ) {
-    this.sql = QueryBuilder.of(builds.manager.connection);
+  constructor(@InjectDataSource() dataSource: DataSource) {
+    this.sql = QueryBuilder.of(dataSource);
+    this.manager = dataSource.manager;
   }
 
   /** `manager`: inside the upload's transaction (the flags computed there), else alone. */
-  find(buildId: number, manager?: EntityManager): Promise<BuildContentsEntity | null> {
-    return (manager ?? this.contents.manager).findOneBy(BuildContentsEntity, { buildId });
+  async find(buildId: number, manager: EntityManager = this.manager): Promise<BuildContentsEntity | null> {
+    const statement = this.sql.prepare('contents.of', (v: { buildId: number }) =>
+      this.sql.db.selectFrom('build_contents').select(['build_id', 'format', 'data', 'computed_at']).where('build_id', '=', v.buildId),
+    );
+    const [row] = await statement.run<{ build_id: number | string; format: number | string; data: string; computed_at: number | string }>(manager, { buildId });
+    if (!row) return null;
+    return Object.assign(new BuildContentsEntity(), {
+      buildId: Number(row.build_id),
+      format: Number(row.format),
+      data: row.data,
+      computedAt: new Date(Number(row.computed_at)),
+    });
   }
 
   /** Inside the upload's transaction (`manager`), or alone for contents read later; a row already there wins. */
   async insert(buildId: number, contents: BuildContents, at: Date, manager?: EntityManager): Promise<void> {
     try {
-      await insertRow(manager ?? this.contents.manager, 'build_contents', {
+      await insertRow(manager ?? this.manager, 'build_contents', {
         build_id: buildId,
         format: contents.format,
         data: JSON.stringify(contents),
@@ -80,8 +86,10 @@ export class BuildContentsRepository {
     }
   }
 
-  build(id: number): Promise<ComparedBuild | null> {
-    return this.builds.findOne({ select: [...COMPARED_COLUMNS], where: { id } });
+  async build(id: number): Promise<ComparedBuild | null> {
+    const statement = this.sql.prepare('contents.build', (v: { id: number }) => this.sql.db.selectFrom('builds').select(COMPARED_BUILD_COLUMNS).where('id', '=', v.id));
+    const [row] = await statement.run<ComparedBuildRow>(this.manager, { id });
+    return row ? toComparedBuild(row) : null;
   }
 
   /**
@@ -89,16 +97,25 @@ export class BuildContentsRepository {
    * by id), optionally only among those with `status`: one seek of IDX_builds_app_platform_uploaded
    * or IDX_builds_app_platform_status_uploaded.
    */
-  async previous(build: ComparedBuild, status?: 'Done', manager?: EntityManager): Promise<ComparedBuild | null> {
-    const at = build.uploadedAt.getTime();
-    const query = (manager ?? this.builds.manager)
-      .createQueryBuilder(BuildEntity, 'b')
-      .select(COMPARED_COLUMNS.map((c) => `b.${c}`))
-      .where('b.app_id = :appId AND b.platform = :platform', { appId: build.appId, platform: build.platform as Platform })
-      // A row value, not `uploaded_at < :at OR (…)`: both dialects turn it into the index range's upper bound.
-      .andWhere('(b.uploaded_at, b.id) < (:at, :id)', { at, id: build.id });
-    if (status) query.andWhere('b.status_label = :status', { status });
-    return query.orderBy('b.uploaded_at', 'DESC').addOrderBy('b.id', 'DESC').limit(1).getOne();
+  async previous(build: ComparedBuild, status?: 'Done', manager: EntityManager = this.manager): Promise<ComparedBuild | null> {
+    const statement = this.sql.prepare(`contents.previous ${status ?? 'any'}`, (v: { appId: number; platform: Platform; at: number; id: number; status: string }) => {
+      const query = this.sql.db
+        .selectFrom('builds as b')
+        .select(COMPARED_BUILD_COLUMNS.map((column) => `b.${column}` as const))
+        .where('b.app_id', '=', v.appId)
+        .where('b.platform', '=', v.platform)
+        // A row value, not `uploaded_at < :at OR (…)`: both dialects turn it into the index range's upper bound.
+        .where((eb) => eb(eb.refTuple('b.uploaded_at', 'b.id'), '<', eb.tuple(v.at, v.id)));
+      return (status ? query.where('b.status_label', '=', v.status) : query).orderBy('b.uploaded_at', 'desc').orderBy('b.id', 'desc').limit(sql.lit(1));
+    });
+    const [row] = await statement.run<ComparedBuildRow>(manager, {
+      appId: build.appId,
+      platform: build.platform,
+      at: build.uploadedAt.getTime(),
+      id: build.id,
+      status: status ?? '',
+    });
+    return row ? toComparedBuild(row) : null;
   }
 
   /**
@@ -131,8 +148,10 @@ export class BuildContentsRepository {
     return row ? { id: Number(row.id), format: row.format === null ? null : Number(row.format), data: row.data, settings: row.settings } : null;
   }
 
-  async settingsOf(appId: number, manager?: EntityManager): Promise<string | null> {
-    return (await (manager ?? this.settings.manager).findOneBy(AppCompareSettingsEntity, { appId }))?.data ?? null;
+  async settingsOf(appId: number, manager: EntityManager = this.manager): Promise<string | null> {
+    const statement = this.sql.prepare('contents.settingsOf', (v: { appId: number }) => this.sql.db.selectFrom('app_compare_settings').select('data').where('app_id', '=', v.appId));
+    const [row] = await statement.run<{ data: string }>(manager, { appId });
+    return row?.data ?? null;
   }
 
   /** The flags of a build's comparison with the one before it, in the upload's transaction (only when there are some). */
@@ -151,15 +170,15 @@ export class BuildContentsRepository {
    * for an app of both platforms), a row and a flags lookup per build.
    */
   async recentSizes(appId: number, platform: Platform | null, limit: number): Promise<RecentSize[]> {
-    const query = this.builds
-      .createQueryBuilder('b')
-      .select(['b.id AS id', 'b.platform AS platform', 'b.version_name AS version_name', 'b.build_number AS build_number', 'b.uploaded_at AS uploaded_at'])
-      .addSelect('b.file_size', 'file_size')
-      .addSelect('f.flag_count', 'flag_count')
-      .leftJoin('build_flags', 'f', 'f.build_id = b.id')
-      .where('b.app_id = :appId', { appId });
-    if (platform) query.andWhere('b.platform = :platform', { platform });
-    const rows: RecentSizeRow[] = await query.orderBy('b.uploaded_at', 'DESC').addOrderBy('b.id', 'DESC').limit(limit).getRawMany();
+    const statement = this.sql.prepare(`contents.recentSizes ${platform ? 'platform' : 'both'}`, (v: { appId: number; platform: Platform; limit: number }) => {
+      const query = this.sql.db
+        .selectFrom('builds as b')
+        .leftJoin('build_flags as f', 'f.build_id', 'b.id')
+        .select(['b.id', 'b.platform', 'b.version_name', 'b.build_number', 'b.uploaded_at', 'b.file_size', 'f.flag_count'])
+        .where('b.app_id', '=', v.appId);
+      return (platform ? query.where('b.platform', '=', v.platform) : query).orderBy('b.uploaded_at', 'desc').orderBy('b.id', 'desc').limit(v.limit);
+    });
+    const rows = await statement.run<RecentSizeRow>(this.manager, { appId, platform: platform ?? 'ios', limit });
     return rows.map((row) => ({
       id: Number(row.id),
       platform: row.platform,
@@ -173,17 +192,31 @@ export class BuildContentsRepository {
 
   /** The flags stored at upload for these builds (by primary key), by build id; builds without any are absent. */
   async flagsOf(buildIds: number[]): Promise<Map<number, ComparisonFlag[]>> {
-    if (!buildIds.length) return new Map();
-    const rows: { build_id: number | string; flags: string }[] = await this.builds.manager
-      .createQueryBuilder()
-      .select(['f.build_id AS build_id', 'f.flags AS flags'])
-      .from('build_flags', 'f')
-      .where('f.build_id IN (:...ids)', { ids: buildIds })
-      .getRawMany();
-    return new Map(rows.map((row) => [Number(row.build_id), JSON.parse(row.flags) as ComparisonFlag[]]));
+    const flags = new Map<number, ComparisonFlag[]>();
+    for (const list of inLists(buildIds)) {
+      const statement = this.sql.prepare(`contents.flagsOf ${list.length}`, (v: number[]) =>
+        this.sql.db
+          .selectFrom('build_flags')
+          .select(['build_id', 'flags'])
+          .where(
+            'build_id',
+            'in',
+            list.map((_, i) => v[i]),
+          ),
+      );
+      for (const row of await statement.run<{ build_id: number | string; flags: string }>(this.manager, list)) flags.set(Number(row.build_id), JSON.parse(row.flags) as ComparisonFlag[]);
+    }
+    return flags;
   }
 
+  /** Sets the app's settings, replacing any (one statement: INSERT … ON CONFLICT on both dialects). */
   async saveSettings(appId: number, data: string): Promise<void> {
-    await this.settings.upsert({ appId, data }, ['appId']);
+    const statement = this.sql.prepare('contents.saveSettings', (v: { appId: number; data: string }) =>
+      this.sql.db
+        .insertInto('app_compare_settings')
+        .values({ app_id: v.appId, data: v.data })
+        .onConflict((conflict) => conflict.column('app_id').doUpdateSet((eb) => ({ data: eb.ref('excluded.data') }))),
+    );
+    await statement.run(this.manager, { appId, data });
   }
 }

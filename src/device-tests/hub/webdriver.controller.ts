@@ -71,6 +71,9 @@ export class WebDriverController {
   }
 }
 
+/** Written as it is: no ETag or freshness check (res.send's), which no WebDriver client asks for, on every command. */
 function send(res: Response, answer: WebDriverAnswer): void {
-  res.status(answer.status).type('application/json; charset=utf-8').send(JSON.stringify(answer.body));
+  const json = JSON.stringify(answer.body);
+  res.status(answer.status).set({ 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(Buffer.byteLength(json)) });
+  res.end(json);
 }
