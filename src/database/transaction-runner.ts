@@ -1,20 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
 import { withDatabaseLock } from './database-lock';
 import type { Sql } from './sql';
 import { SqlExecutor } from './sql-executor';
 import { currentScope, Transaction, TransactionScope } from './transaction-scope';
-
-/**
- * What run() hands its work: the open transaction (statements run in it), for now also usable as
- * the TypeORM EntityManager that builds.repository.ts and build-contents.repository.ts still take
- * (same connection, same transaction) until they are Kysely too.
- */
-export type TransactionSql = Sql & EntityManager;
-
-/** The scope's handed form (see TransactionSql). */
-type HandedScope = TransactionScope & { handed: TransactionSql };
 
 /** run() calls begun and not yet returned, process-wide (joined ones included). */
 let runsInFlight = 0;
@@ -42,17 +30,14 @@ function runEnded(): void {
  */
 @Injectable()
 export class TransactionRunner {
-  constructor(
-    private readonly executor: SqlExecutor,
-    @InjectDataSource() private readonly dataSource: DataSource,
-  ) {}
+  constructor(private readonly executor: SqlExecutor) {}
 
   /** Runs `work` holding the database-wide lock `name` (database-lock.ts): instances sharing PostgreSQL take turns. */
   withLock<T>(name: string, work: () => Promise<T>): Promise<T> {
     return withDatabaseLock(this.executor, name, work);
   }
 
-  async run<T>(work: (transaction: TransactionSql) => Promise<T>): Promise<T> {
+  async run<T>(work: (transaction: Sql) => Promise<T>): Promise<T> {
     runsInFlight++;
     try {
       return await this.runCounted(work);
@@ -61,17 +46,18 @@ export class TransactionRunner {
     }
   }
 
-  private async runCounted<T>(work: (transaction: TransactionSql) => Promise<T>): Promise<T> {
-    const outer = currentScope.getStore() as HandedScope | undefined;
+  private async runCounted<T>(work: (transaction: Sql) => Promise<T>): Promise<T> {
+    const outer = currentScope.getStore();
     if (outer?.open) return this.savepoint(outer, work);
     const session = await this.executor.begin();
     const transaction = new Transaction(this.executor.dialect, session);
-    const scope: HandedScope = { transaction, handed: this.handed(transaction), afterCommit: [], open: true };
+    const scope: TransactionScope = { transaction, afterCommit: [], open: true };
     let result: T;
     try {
       result = await this.inScope(scope, work);
     } catch (error) {
-      await session.end(false);
+      // The work's failure is the one to report, not a failed ROLLBACK's (its connection is dropped).
+      await session.end(false).catch(() => undefined);
       throw error;
     }
     await session.end(true);
@@ -80,10 +66,10 @@ export class TransactionRunner {
   }
 
   /** A run() inside an open transaction: a savepoint of it; its after-commit work waits for the outer commit. */
-  private async savepoint<T>(outer: HandedScope, work: (transaction: TransactionSql) => Promise<T>): Promise<T> {
+  private async savepoint<T>(outer: TransactionScope, work: (transaction: Sql) => Promise<T>): Promise<T> {
     const { transaction } = outer;
     const name = transaction.nextSavepoint();
-    const scope: HandedScope = { ...outer, afterCommit: [], open: true };
+    const scope: TransactionScope = { ...outer, afterCommit: [], open: true };
     await transaction.query(`SAVEPOINT ${name}`);
     let result: T;
     try {
@@ -103,37 +89,17 @@ export class TransactionRunner {
    * transaction anyway (nothing to roll back on its own). A savepoint is two more statements; the
    * upload's app resolution paid them on every build.
    */
-  join<T>(work: (transaction: TransactionSql) => Promise<T>): Promise<T> {
-    const outer = currentScope.getStore() as HandedScope | undefined;
-    return outer?.open ? work(outer.handed) : this.run(work);
+  join<T>(work: (transaction: Sql) => Promise<T>): Promise<T> {
+    const outer = currentScope.getStore();
+    return outer?.open ? work(outer.transaction) : this.run(work);
   }
 
-  private async inScope<T>(scope: HandedScope, work: (transaction: TransactionSql) => Promise<T>): Promise<T> {
+  private async inScope<T>(scope: TransactionScope, work: (transaction: Sql) => Promise<T>): Promise<T> {
     try {
-      return await currentScope.run(scope, () => work(scope.handed));
+      return await currentScope.run(scope, () => work(scope.transaction));
     } finally {
       scope.open = false;
     }
-  }
-
-  /**
-   * The transaction as its work receives it: on a TypeORM EntityManager bound to the same
-   * connection (SQLite's one; on PostgreSQL a query runner given the session's client, marked in a
-   * transaction so its row locks are allowed), with the transaction's own query().
-   * TODO(issue 41): goes once builds' two repositories take Sql.
-   */
-  private handed(transaction: Transaction): TransactionSql {
-    let manager = this.dataSource.manager;
-    if (transaction.dialect === 'postgres') {
-      const runner = this.dataSource.createQueryRunner();
-      Object.assign(runner, { databaseConnection: transaction.session.raw, isTransactionActive: true });
-      manager = runner.manager;
-    }
-    return Object.assign(Object.create(manager) as EntityManager, {
-      dialect: transaction.dialect,
-      query: transaction.query.bind(transaction),
-      queryArrays: transaction.queryArrays.bind(transaction),
-    }) as TransactionSql;
   }
 
   /**

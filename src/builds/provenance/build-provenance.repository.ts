@@ -5,7 +5,7 @@ import { insertRow } from '../builds.repository';
 import type { UploadBuildFields } from '../dto/upload-build.dto';
 import { BuildProvenanceEntity } from './build-provenance.entity';
 import { SqlExecutor } from '../../database/sql-executor';
-import type { TransactionSql } from '../../database/transaction-runner';
+import type { Sql } from '../../database/sql';
 
 /** The build_provenance rows (builds owns the table). */
 @Injectable()
@@ -32,7 +32,7 @@ export class BuildProvenanceRepository {
   }
 
   /** Inside the upload's transaction. */
-  async insert(row: BuildProvenanceEntity, tx: TransactionSql): Promise<void> {
+  async insert(row: BuildProvenanceEntity, tx: Sql): Promise<void> {
     await insertRow(tx, 'build_provenance', {
       build_id: row.buildId,
       commit_sha: row.commit,

@@ -28,7 +28,7 @@ export async function verifyDataFolderAuditLog(config: RelayConfig): Promise<Ver
   try {
     await source.initialize();
     if (!(await hasAuditLog(source))) throw new CliError(`No relay database in ${where} (it has no audit log): ${WHICH_FOLDER}.`);
-    const transactions = new TransactionRunner(new SqlExecutor(source), source);
+    const transactions = new TransactionRunner(new SqlExecutor(source));
     return await transactions.run((tx) => verifyAuditLog(tx, loadAuditHeadKey(config, false)));
   } catch (err) {
     if (err instanceof CliError || config.database.type !== 'sqlite') throw err;

@@ -42,7 +42,7 @@ export async function migrateInstall(source: RelayConfig, target: RelayConfig): 
     await refuseUsedTarget(executor);
     db.exec('BEGIN'); // one read snapshot for copying and verifying
     const tables = tablesInCopyOrder(db);
-    await new TransactionRunner(executor, dataSource).run((tx) => copyRows(db, tx, tables));
+    await new TransactionRunner(executor).run((tx) => copyRows(db, tx, tables));
     const reports = await verifyTables(db, executor, tables);
     const store = target.storage.type === 's3' ? createFileStore(target) : null;
     try {

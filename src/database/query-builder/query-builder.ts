@@ -12,6 +12,7 @@ import {
 } from 'kysely';
 import type { DataSource } from 'typeorm';
 import type { Database } from './tables';
+import type { Sql } from '../sql';
 
 /**
  * The one way to write a statement by hand (docs/database.md "One dialect"): Kysely, compile-only.
@@ -80,11 +81,6 @@ const standIns = new Proxy(
   { get: (_target, name) => (typeof name === 'symbol' ? undefined : new StandIn(/^\d+$/.test(name) ? Number(name) : name)) },
 );
 
-/** Something statements run on: the SqlExecutor or a transaction (Sql); until builds' repositories are Kysely, also a TypeORM repository. */
-interface Queryable {
-  query(sql: string, parameters?: unknown[]): Promise<unknown>;
-}
-
 /** A compiled statement whose values are bound per run, in the order its placeholders appear. */
 export class PreparedStatement<V extends object> {
   readonly sql: string;
@@ -108,13 +104,7 @@ export class PreparedStatement<V extends object> {
    * or what an INSERT, UPDATE or DELETE names in RETURNING (the way to learn which rows a write
    * touched on both dialects).
    */
-  async run<R>(on: Queryable, values: V): Promise<R[]> {
-    const result = await on.query(this.sql, this.parameters(values));
-    return (isRowsAndCount(result) ? result[0] : result) as R[];
+  run<R>(on: Sql, values: V): Promise<R[]> {
+    return on.query<R>(this.sql, this.parameters(values));
   }
-}
-
-/** TypeORM's answer to a PostgreSQL UPDATE or DELETE (rows are objects, never arrays). */
-function isRowsAndCount(result: unknown): result is [unknown[], number] {
-  return Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number';
 }
