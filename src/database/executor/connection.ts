@@ -8,8 +8,6 @@ export interface Session {
   query(sql: string, parameters: readonly unknown[], arrays: boolean): Promise<Rows>;
   /** COMMIT (`commit`) or ROLLBACK, then the connection goes back. A failed COMMIT rolls back and throws. */
   end(commit: boolean): Promise<void>;
-  /** The driver's connection the session holds (pg's client; the one better-sqlite3 Database). */
-  readonly raw: unknown;
 }
 
 /** A database as the executor sees it: statements alone, and sessions for transactions. */

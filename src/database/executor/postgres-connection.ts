@@ -31,7 +31,6 @@ export class PostgresConnection implements Connection {
 function session(client: PoolClient): Session {
   let ended = false;
   return {
-    raw: client,
     query: async (sql, parameters, arrays) => {
       if (ended) throw new Error('The transaction has ended; a statement of its work ran after it (was it awaited?)');
       return (await client.query(config(sql, parameters, arrays))).rows;

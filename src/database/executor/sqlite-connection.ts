@@ -49,7 +49,6 @@ export class SqliteConnection implements Connection {
   private session(): Session {
     let ended = false;
     return {
-      raw: this.database(),
       query: async (sql, parameters, arrays) => {
         if (ended) throw new Error('The transaction has ended; a statement of its work ran after it (was it awaited?)');
         return this.run(sql, parameters, arrays);
