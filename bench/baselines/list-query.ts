@@ -223,15 +223,18 @@ export class FloorList {
 
   private async listedInOrder(ids: number[]): Promise<unknown[][]> {
     if (!ids.length) return [];
-    const statement = this.sql.prepare(`builds.listed ${ids.length}`, (v: number[]) => listed(this.sql.db, v, ids.length, this.postgres));
+    const statement = this.sql.prepare(`floor builds.listed ${ids.length}`, (v: number[]) => listed(this.sql.db, v, ids.length, this.postgres));
     const rows = await this.db.arrays(statement.sql, statement.parameters(ids));
     const byId = new Map(rows.map((row) => [Number(row[0]), row]));
     return ids.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []));
   }
 
-  /** A statement the relay prepares under `key`, run with these values. */
+  /**
+   * The statement the relay prepares under `key`, run with these values. Kept under a key of the
+   * floor's own: a relay in the same process (test/bench/list-floor.e2e-spec.ts) shares the builder's cache.
+   */
   private async run<R>(key: string, build: (v: PageValues) => Compilable<unknown>, values: PageValues): Promise<R[]> {
-    const statement = this.sql.prepare(key, build);
+    const statement = this.sql.prepare(`floor ${key}`, build);
     return this.db.rows<R>(statement.sql, statement.parameters(values));
   }
 }

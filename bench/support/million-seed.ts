@@ -122,7 +122,7 @@ export async function seedMillion(db: SeedDatabase, count: number, log: (line: s
   await db.run(
     `INSERT INTO build_status_changes (build_id, from_status, to_status, changed_by_id, changed_by_display_name, changed_by_email, changed_at)
      SELECT b.id, NULL, b.status_label,
-       CASE WHEN ${r(18)} % 20 = 0 THEN NULL ELSE ${p(1)} END,
+       CASE WHEN ${r(18)} % 20 = 0 THEN NULL ELSE CAST(${p(1)} AS INTEGER) END,
        CASE WHEN ${r(18)} % 20 = 0 THEN 'Former Member' ELSE ${p(2)} END,
        CASE WHEN ${r(18)} % 20 = 0 THEN 'former@example.com' ELSE ${p(3)} END,
        b.uploaded_at ${seeded} ORDER BY b.id`,
