@@ -61,6 +61,13 @@ try {
     process.stdin.destroy();
     await driver.getPageSource();
   }
+  if (scenario === 'mark-then-hold') {
+    // Marks its session, then holds it until killed (the relay is killed under it).
+    await driver.executeScript('svc:status', [{ status: 'failed', reason: 'the inbox never showed' }]);
+    process.stdout.write(JSON.stringify({ holding: driver.sessionId }) + '\n');
+    await new Promise((resolve) => process.stdin.once('data', resolve));
+    process.stdin.destroy();
+  }
   if (scenario === 'hold') {
     process.stdout.write(JSON.stringify({ holding: driver.sessionId }) + '\n');
     await new Promise((resolve) => process.stdin.once('data', resolve));
