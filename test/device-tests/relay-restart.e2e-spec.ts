@@ -14,7 +14,7 @@ import { AppiumBridge } from '../../src/agent-daemon/appium/appium-bridge';
 import { FakeAppModels } from '../../src/agent-daemon/appium/fake-app-model';
 import { FakeBackend } from '../../src/agent-daemon/backends/fake-backend';
 import { ChildRelay, startChildRelay } from '../robustness/support/child-relay';
-import { eventually, multipartBody, send, sendJson } from '../robustness/support/http';
+import { eventually, firstAdminCookie, multipartBody, send, sendJson } from '../robustness/support/http';
 import { fixture } from '../support/build-fixtures';
 import { createTestDatabase } from '../support/test-relay';
 import { RunningAppium, runWdio, startFakeAppium, type WdioRun } from './hub-kit';
@@ -49,14 +49,7 @@ describe('device tests: a relay killed mid-session', () => {
     const env: Record<string, string> = database ? { SVC_DATABASE_URL: database.url } : {};
     relay = await startChildRelay(dataDir, env, 180_000, true);
     const json = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => sendJson(relay!.url, method, path, body, headers);
-    expect((await json('POST', '/auth/init', { email: 'admin@example.com', password: 'correct horse battery' })).status).toBe(201);
-    const login = await send(relay.url, {
-      method: 'POST',
-      path: '/api/v1/auth/login',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'admin@example.com', password: 'correct horse battery' }),
-    });
-    const cookie = String(login.headers['set-cookie']).split(';')[0];
+    const cookie = await firstAdminCookie(relay.url);
     const pat = async (scope: string) => (await json('POST', '/tokens', { name: scope, scope }, { cookie })).body.token as string;
     const [devicesPat, agentPat, uploadPat] = [await pat('devices'), await pat('agent'), await pat('builds:write')];
     const upload = await send(relay.url, {

@@ -48,12 +48,14 @@ describeUnless(browserSkipReason() ?? ffmpegSkipReason(), 'a failing test’s ev
 
   it('shows the failing test’s final screenshot (enlarged on click) and plays its recording from the failing command', async () => {
     const devicesPat = await members.pat(qa, 'devices');
-    const out = await runWdio('evidence', { url: `${relay.url}/wd/hub`, token: devicesPat, caps: { 'svc:build': build.id, 'svc:name': 'ci / login' } }).result;
+    // The client waits before acting, so its commands come after the recording's first frame (the fake encoder starts within 2 s).
+    const out = await runWdio('evidence', { url: `${relay.url}/wd/hub`, token: devicesPat, caps: { 'svc:build': build.id, 'svc:name': 'ci / login' }, settleMs: 3000 }).result;
     expect(out.deleted).toBe(true);
     await relay.app.get(HubSessionEvidence).settled();
     const session = (await members.as(qa, 'get', `/api/v1/device-test-sessions/${out.sessionId}`).expect(200)).body;
     const failing = session.commands.find((c: { error: { error: string } | null }) => c.error?.error === 'no such element');
     expect(failing).toBeDefined();
+    expect(failing.at).toBeGreaterThan(0);
     const junit = `<testsuites name="ci / login"><testsuite name="login">
       <testcase name="logs in" classname="login" time="1.1"><properties><property name="svc:session" value="${out.sessionId}"/></properties></testcase>
       <testcase name="shows the inbox" classname="login" time="0.8">
@@ -93,7 +95,7 @@ describeUnless(browserSkipReason() ?? ffmpegSkipReason(), 'a failing test’s ev
     const from = failing.at / 1000;
     const to = (failing.at + failing.durationMs) / 1000;
     const at = await waitFor(() =>
-      video.evaluate((v: HTMLVideoElement) => (v.readyState >= 1 && v.currentTime > 0 ? { currentTime: v.currentTime, duration: v.duration } : null)),
+      video.evaluate((v: HTMLVideoElement) => (v.readyState >= 1 && !v.seeking && v.currentTime > 0 ? { currentTime: v.currentTime, duration: v.duration } : null)),
     );
     expect(at.duration).toBeGreaterThan(from);
     expect(at.currentTime).toBeGreaterThanOrEqual(from - 0.001);
