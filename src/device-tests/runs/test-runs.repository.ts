@@ -119,7 +119,9 @@ export class TestRunsRepository {
    * Ends sessions no instance runs any more (their relay was killed): each takes its client's mark
    * if it gave one, else `ended`. Only rows still running change, so a session that ended meanwhile keeps its end.
    */
-  async endAbandoned(ids: string[], endReason: string, at: Date): Promise<void> {
+  /** Ends those of the sessions still running; the runs of the ones it ended (another instance may have ended some first). */
+  async endAbandoned(ids: string[], endReason: string, at: Date): Promise<number[]> {
+    const runIds = new Set<number>();
     for (const batch of inLists(ids)) {
       const update = this.sql.prepare(`testRuns.endAbandoned ${batch.length}`, (v: Record<string, unknown>) =>
         this.sql.db
@@ -130,12 +132,14 @@ export class TestRunsRepository {
             'hub_session_id',
             'in',
             batch.map((_, i) => v[`s${i}`] as string),
-          ),
+          )
+          .returning('run_id'),
       );
       const values: Record<string, unknown> = { unmarked: 'ended', running: 'running', endReason, at: at.getTime() };
       batch.forEach((id, i) => (values[`s${i}`] = id));
-      await update.run(this.dataSource.manager, values);
+      for (const row of await update.run<{ run_id: number | string }>(this.dataSource.manager, values)) runIds.add(Number(row.run_id));
     }
+    return [...runIds];
   }
 
   /** Ends a session; its run's id, or null when the session is not one of a run (never started here). */
