@@ -6,8 +6,8 @@
  * (build-list.repository.ts, compiled by its QueryBuilder, chosen as BuildsRepository.findPage
  * chooses them: the plain page, the deep page from the nearer end or by day, a text list's kept
  * counts and its gather/walk/scan mode), the bearer token's hash, and the rows written straight
- * into the relay's JSON (toBuildResponse's fields, in its order). The soak's floor shares the PAT
- * check and `send`.
+ * into the relay's JSON (toBuildResponse's fields, in its order). The soak's floor and the raw list
+ * baseline (raw-list-query.ts) share the PAT check and `send`.
  */
 import { createHash } from 'node:crypto';
 import { createServer, Server, ServerResponse } from 'node:http';
@@ -58,7 +58,7 @@ export interface ListDatabase {
 }
 
 /** The PAT check: 401 without a live token, 403 without builds:write; the last use recorded at most once a minute. */
-async function authenticate(db: ListDatabase, header: string | undefined): Promise<number> {
+export async function authenticate(db: Pick<ListDatabase, 'token' | 'touchToken'>, header: string | undefined): Promise<number> {
   const hash = bearerHash(header);
   const token = hash === null ? undefined : await db.token(hash);
   const now = Date.now();
