@@ -1,6 +1,6 @@
 /**
- * GET /api/v1/builds as a hand-written server answers it (the floor of bench/list, bench/list-postgres
- * and bench/million, issue 42 item 3), whichever database: plain node:http and the driver, no
+ * GET /api/v1/builds as a hand-written server answers it (the floor of bench/million and
+ * test/bench/list-floor.e2e-spec.ts, issue 42 item 3), whichever database: plain node:http and the driver, no
  * framework, but the same work as the relay for every variant the relay answers. The query
  * parameters and their checks (ListBuildsQuery's), the relay's own statements for each variant
  * (build-list.repository.ts, compiled by its QueryBuilder, chosen as BuildsRepository.findPage
