@@ -1,13 +1,13 @@
 /**
- * GET /api/v1/builds as a hand-written server answers it (the floor of bench/list, bench/list-postgres
- * and bench/million, issue 42 item 3), whichever database: plain node:http and the driver, no
+ * GET /api/v1/builds as a hand-written server answers it (the floor of bench/million and
+ * test/bench/list-floor.e2e-spec.ts, issue 42 item 3), whichever database: plain node:http and the driver, no
  * framework, but the same work as the relay for every variant the relay answers. The query
  * parameters and their checks (ListBuildsQuery's), the relay's own statements for each variant
  * (build-list.repository.ts, compiled by its QueryBuilder, chosen as BuildsRepository.findPage
  * chooses them: the plain page, the deep page from the nearer end or by day, a text list's kept
  * counts and its gather/walk/scan mode), the bearer token's hash, and the rows written straight
- * into the relay's JSON (toBuildResponse's fields, in its order). The soak's floor shares the PAT
- * check and `send`.
+ * into the relay's JSON (toBuildResponse's fields, in its order). The soak's floor and the raw list
+ * baseline (raw-list-query.ts) share the PAT check and `send`.
  */
 import { createHash } from 'node:crypto';
 import { createServer, Server, ServerResponse } from 'node:http';
@@ -58,7 +58,7 @@ export interface ListDatabase {
 }
 
 /** The PAT check: 401 without a live token, 403 without builds:write; the last use recorded at most once a minute. */
-async function authenticate(db: ListDatabase, header: string | undefined): Promise<number> {
+export async function authenticate(db: Pick<ListDatabase, 'token' | 'touchToken'>, header: string | undefined): Promise<number> {
   const hash = bearerHash(header);
   const token = hash === null ? undefined : await db.token(hash);
   const now = Date.now();

@@ -1,5 +1,5 @@
 /**
- * The list's floor on PostgreSQL (bench/list-postgres, bench/million): GET /api/v1/builds answered by
+ * The list's floor on PostgreSQL (bench/million, test/bench/list-floor.e2e-spec.ts): GET /api/v1/builds answered by
  * list-query.ts (the relay's statements for every variant, the same PAT check and JSON) with plain
  * node:http and a `pg` pool of 10 connections (as the relay's) on the relay's database or a copy.
  * Every statement is a named one, parsed once per connection, as the relay's SELECTs are

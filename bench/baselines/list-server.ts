@@ -1,5 +1,5 @@
 /**
- * The list's floor on SQLite (bench/list, bench/million): GET /api/v1/builds answered by
+ * The list's floor on SQLite (bench/million, test/bench/list-floor.e2e-spec.ts): GET /api/v1/builds answered by
  * list-query.ts (the relay's statements for every variant, the same PAT check and JSON) with plain
  * node:http and better-sqlite3 on the relay's database file or a copy of it. No indexes of its own:
  * the relay's statements are written for the relay's indexes.

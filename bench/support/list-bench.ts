@@ -1,9 +1,9 @@
 /**
  * What the GET /builds benchmarks share, whichever database holds the rows: every list variant the
  * relay answers, the fixture uploads through the API, the rows of bench/search and bench/compare
- * (seedBuilds), the check that the floor lists the relay's builds, the load rounds against the floor
- * and the verdicts (issue 42 item 3). The database-specific parts (the floor's server, the seed's
- * database) stay in bench/list.ts, bench/list-postgres.ts and bench/million.ts.
+ * (seedBuilds), the check that the floor lists the relay's builds, the load rounds (also those
+ * against the raw baseline, raw-list-bench.ts) and the verdicts against the floor (issue 42 item 3).
+ * The database-specific parts (the floor's server, the seed's database) stay in bench/million.ts.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -244,7 +244,7 @@ export interface Server {
   helperPids?: () => Promise<number[]>;
 }
 
-interface Measured extends LoadResult {
+export interface Measured extends LoadResult {
   /** CPU time of the helper processes per answer, ms (NaN without helpers). */
   helperCpuMsPerRequest: number;
 }
@@ -274,10 +274,35 @@ export function loadOptions(defaults: LoadOptions): LoadOptions {
   return { rounds: env('BENCH_ROUNDS', defaults.rounds), seconds: env('BENCH_SECONDS', defaults.seconds), connections: env('BENCH_CONNECTIONS', defaults.connections) };
 }
 
+/** Each side's runs of one variant, in round order. */
+export interface VariantRuns {
+  relay: Measured[];
+  other: Measured[];
+}
+
 /**
- * `rounds` rounds of `seconds` of load per variant from `connections` connections, relay then floor
- * back to back (so both meet the same moment of a shared machine); prints a table of the medians,
- * then two verdict lines per variant, each led by `label` (the database) in the words bench/support/run-report.ts reads: answers per
+ * `rounds` rounds of `seconds` of load per variant from `connections` connections, relay then the
+ * other server back to back (so both meet the same moment of a shared machine); every run kept.
+ */
+export async function loadRounds(list: Variant[], relay: Server, other: Server, headers: Record<string, string>, options: LoadOptions): Promise<Map<string, VariantRuns>> {
+  const { rounds, seconds, connections } = options;
+  const results = new Map<string, VariantRuns>();
+  for (let round = 1; round <= rounds; round++) {
+    for (const variant of list) {
+      const entry = results.get(variant.name) ?? { relay: [], other: [] };
+      results.set(variant.name, entry);
+      const load = (server: Server) => runLoad({ port: server.port, serverPid: server.pid, paths: variant.paths, headers, connections, seconds });
+      entry.relay.push(await measure(relay, load));
+      entry.other.push(await measure(other, load));
+    }
+    if (rounds > 1) process.stdout.write(`round ${round}/${rounds} done\n`);
+  }
+  return results;
+}
+
+/**
+ * loadRounds against the floor; prints a table of the medians, then two verdict lines per variant,
+ * each led by `label` (the database) in the words bench/support/run-report.ts reads: answers per
  * second as a ratio to the floor's (target >= 0.8) and p99 as a ratio to the floor's (target <= 1.3),
  * each OK or MISS (a non-200 answer from either side is a MISS). Returns how many lines missed.
  */
@@ -291,17 +316,7 @@ export async function measureVariants(
   options: LoadOptions,
 ): Promise<number> {
   const { rounds, seconds, connections } = options;
-  const results = new Map<string, { relay: Measured[]; floor: Measured[] }>();
-  for (let round = 1; round <= rounds; round++) {
-    for (const variant of list) {
-      const entry = results.get(variant.name) ?? { relay: [], floor: [] };
-      results.set(variant.name, entry);
-      const load = (server: Server) => runLoad({ port: server.port, serverPid: server.pid, paths: variant.paths, headers, connections, seconds });
-      entry.relay.push(await measure(relay, load));
-      entry.floor.push(await measure(floor, load));
-    }
-    if (rounds > 1) process.stdout.write(`round ${round}/${rounds} done\n`);
-  }
+  const results = await loadRounds(list, relay, floor, headers, options);
 
   const helpers = Boolean(relay.helperPids);
   console.log(`\n${label}: ${title}, ${connections} connections, median of ${rounds} x ${seconds} s, relay against the floor (bench/baselines/list-query.ts)`);
@@ -313,7 +328,7 @@ export async function measureVariants(
   const verdicts: string[] = [];
   let missed = 0;
   for (const variant of list) {
-    const { relay: r, floor: f } = results.get(variant.name)!;
+    const { relay: r, other: f } = results.get(variant.name)!;
     const m = (runs: Measured[], key: 'rps' | 'p50' | 'p99' | 'cpuMsPerRequest') => median(runs.map((x) => x[key]));
     const row = (runs: Measured[]) =>
       `${m(runs, 'rps').toFixed(0).padStart(11)} ${m(runs, 'p50').toFixed(1).padStart(7)} ${m(runs, 'p99').toFixed(1).padStart(7)} ${m(runs, 'cpuMsPerRequest').toFixed(3).padStart(7)}${db(runs)}`;
