@@ -25,7 +25,7 @@ describe('SessionsService and SessionsRepository on the database (medium)', () =
     expect(await sessions().resolve('')).toBeNull();
   });
 
-  it("refuses a deactivated member's session and removes an expired one", async () => {
+  it("refuses a deactivated member's session and an expired one, leaving its row to the purge (no write on a read)", async () => {
     const bob = await member('bob@example.com');
     const { token } = await sessions().start(bob.id, 'password');
     await db().get(UsersService).update(bob.id, { active: false });
@@ -37,6 +37,8 @@ describe('SessionsService and SessionsRepository on the database (medium)', () =
       const expired = await db().get(SessionsRepository).findWithMember(later.session.tokenHash);
       expect(expired?.id).toBe(later.session.id);
       expect(await sessions().resolve(later.token)).toBeNull();
+      expect((await db().get(SessionsRepository).findWithMember(later.session.tokenHash))?.id).toBe(later.session.id);
+      expect(await sessions().purgeExpired()).toBeGreaterThanOrEqual(1);
       expect(await db().get(SessionsRepository).findWithMember(later.session.tokenHash)).toBeNull();
     } finally {
       db().clock.advance(-SESSION_TTL_MS);
