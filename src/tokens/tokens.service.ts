@@ -2,21 +2,17 @@ import { actorOf, auditEvent } from '../audit/audit-actor';
 import { AUDIT_EVENT } from '../audit/audit-event';
 import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { CredentialCache } from '../common/auth/credential-cache';
 import type { Principal } from '../common/auth/principal';
 import { DEFAULT_PAT_SCOPES, Scope, isScope } from '../common/auth/scope';
 import { Clock } from '../common/clock';
 import { constantTimeEqual, randomBase64Url, sha256Hex } from '../common/crypto/secret-token';
 import { badRequest, forbidden, notFound } from '../common/errors/http-error';
 import { DAY_MS, MINUTE_MS } from '../common/time';
-import { OnEventOnEveryInstance } from '../cluster/on-every-instance.decorator';
-import { MemberChangedEvent } from '../users/events/member-changed.event';
-import { MemberDeletedEvent } from '../users/events/member-deleted.event';
-import { MemberRoleChangedEvent } from '../users/events/member-role-changed.event';
 import type { UserEntity } from '../users/user.entity';
 import { TokensRevokedEvent } from './events/tokens-revoked.event';
 import { PersonalAccessTokenEntity } from './personal-access-token.entity';
 import { TokenLastUse } from './token-last-use';
+import { TokenLookups } from './token-lookups';
 import { TokensRepository } from './tokens.repository';
 
 export const PAT_PREFIX = 'svc_pat_';
@@ -35,14 +31,12 @@ export interface VerifiedToken {
 /** Personal access tokens: issue, list, revoke, and verify on each request. */
 @Injectable()
 export class TokensService {
-  /** Tokens with their owner by hash: the lookup of every PAT request, reused for a few seconds. */
-  private readonly lookups = new CredentialCache<PersonalAccessTokenEntity>();
-
   constructor(
     private readonly tokens: TokensRepository,
     private readonly clock: Clock,
     private readonly events: EventEmitter2,
     private readonly lastUse: TokenLastUse,
+    private readonly lookups: TokenLookups,
   ) {}
 
   async issue(
@@ -111,7 +105,7 @@ export class TokensService {
   async verify(raw: string): Promise<VerifiedToken | null> {
     if (!raw.startsWith(PAT_PREFIX) || raw.length < PAT_PREFIX.length + 32 || raw.length > 200) return null;
     const hash = sha256Hex(raw);
-    const token = await this.lookUp(hash);
+    const token = await this.lookups.lookUp(hash, (key) => this.tokens.findWithOwner(key));
     if (!token || !token.user || !constantTimeEqual(token.tokenHash, hash)) return null;
     const now = this.clock.now();
     if (token.expiresAt && token.expiresAt.getTime() <= now.getTime()) return null;
@@ -122,36 +116,6 @@ export class TokensService {
       token.lastUsedAt = now;
     }
     return { token, user: token.user, scopes: token.scope.split(',') as Scope[] };
-  }
-
-  private async lookUp(hash: string): Promise<PersonalAccessTokenEntity | null> {
-    const cached = this.lookups.get(hash);
-    if (cached) return cached;
-    const generation = this.lookups.generation;
-    const token = await this.tokens.findWithOwner(hash);
-    if (token) this.lookups.set(hash, token, { userId: token.userId, credentialId: token.id }, generation);
-    return token;
-  }
-
-  // Revocation is instant on every instance: the events that close a token's sockets forget its lookup.
-  @OnEventOnEveryInstance(TokensRevokedEvent.eventName)
-  onTokensRevoked(event: Pick<TokensRevokedEvent, 'tokenIds'>): void {
-    this.lookups.clearCredentials(event.tokenIds);
-  }
-
-  @OnEventOnEveryInstance(MemberChangedEvent.eventName)
-  onMembersChanged(event: Pick<MemberChangedEvent, 'userIds'>): void {
-    this.lookups.clearMembers(event.userIds);
-  }
-
-  @OnEventOnEveryInstance(MemberRoleChangedEvent.eventName)
-  onRoleChanged(event: Pick<MemberRoleChangedEvent, 'userId'>): void {
-    this.lookups.clearMembers([event.userId]);
-  }
-
-  @OnEventOnEveryInstance(MemberDeletedEvent.eventName)
-  onMemberDeleted(event: Pick<MemberDeletedEvent, 'userId'>): void {
-    this.lookups.clearMembers([event.userId]);
   }
 }
 

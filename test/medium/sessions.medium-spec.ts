@@ -1,3 +1,4 @@
+import { SessionLookups } from '../../src/auth/session-lookups';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { SessionEntity } from '../../src/auth/session.entity';
 import { SessionsRepository } from '../../src/auth/sessions.repository';
@@ -8,7 +9,7 @@ import { UsersService } from '../../src/users/users.service';
 import { useMediumDatabase } from './medium-database';
 
 describe('SessionsService and SessionsRepository on the database (medium)', () => {
-  const db = useMediumDatabase({ imports: [UsersModule], providers: [SessionsRepository, SessionsService], entities: [SessionEntity] });
+  const db = useMediumDatabase({ imports: [UsersModule], providers: [SessionsRepository, SessionsService, SessionLookups], entities: [SessionEntity] });
   const sessions = () => db().get(SessionsService);
   const member = (email: string) => db().get(UsersService).create({ email, password: 'x', role: 'Developer', displayName: 'M' });
 

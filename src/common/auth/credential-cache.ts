@@ -19,9 +19,9 @@ interface Entry<T> {
  * may have read the row before the change: `generation` moves on every clearing, and a lookup
  * begun under an older generation is not kept.
  */
-export class CredentialCache<T> {
+export abstract class CredentialCache<T> {
   private readonly entries = new Map<string, Entry<T>>();
-  private generationNow = 0;
+  private generation = 0;
 
   constructor(
     private readonly ttlMs = CREDENTIAL_CACHE_MS,
@@ -29,28 +29,32 @@ export class CredentialCache<T> {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Taken before a lookup and handed to set() with its result. */
-  get generation(): number {
-    return this.generationNow;
+  /** Whose credential a looked-up value is, for clearing by member or by credential. */
+  protected abstract ownerOf(value: T): { userId: number; credentialId: number };
+
+  /** The value held for `hash`, else what `find` reads (kept unless an entry was cleared meanwhile); a miss is not kept. */
+  async lookUp(hash: string, find: (hash: string) => Promise<T | null>): Promise<T | null> {
+    const held = this.get(hash);
+    if (held) return held;
+    const generation = this.generation;
+    const value = await find(hash);
+    if (value && generation === this.generation) this.set(hash, value);
+    return value;
   }
 
-  get(hash: string): T | undefined {
+  private get(hash: string): T | undefined {
     const entry = this.entries.get(hash);
     if (!entry) return undefined;
-    if (entry.until <= this.now()) {
-      this.entries.delete(hash);
-      return undefined;
-    }
-    // Map keeps insertion order: moving the entry to the end makes the first one the least recently used.
     this.entries.delete(hash);
+    if (entry.until <= this.now()) return undefined;
+    // Map keeps insertion order: moving the entry to the end makes the first one the least recently used.
     this.entries.set(hash, entry);
     return entry.value;
   }
 
-  set(hash: string, value: T, owner: { userId: number; credentialId: number }, generation: number): void {
-    if (generation !== this.generationNow) return;
+  private set(hash: string, value: T): void {
     this.entries.delete(hash);
-    this.entries.set(hash, { value, ...owner, until: this.now() + this.ttlMs });
+    this.entries.set(hash, { value, ...this.ownerOf(value), until: this.now() + this.ttlMs });
     if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
   }
 
@@ -67,7 +71,7 @@ export class CredentialCache<T> {
   }
 
   private clearWhere(matches: (entry: Entry<T>) => boolean): void {
-    this.generationNow++;
+    this.generation++;
     for (const [hash, entry] of this.entries) if (matches(entry)) this.entries.delete(hash);
   }
 }
