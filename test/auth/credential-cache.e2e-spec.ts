@@ -1,10 +1,9 @@
 import { DataSource } from 'typeorm';
 import { TokenLastUse } from '../../src/tokens/token-last-use';
 import type { TestMember } from '../support/factory';
+import { scimDeactivate } from '../support/scim';
 import { PROBE, ProbeModule } from '../support/probe.module';
 import { useTestRelay } from '../support/use-relay';
-
-const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
 
 /**
  * Issue 42: a credential's lookup is reused for a few seconds, and revocation is still instant.
@@ -50,13 +49,7 @@ describe('credential lookups held briefly, revocation instant', () => {
     const pat = await ctx.members.pat(leaver, 'view');
     await ctx.members.as(leaver, 'get', '/api/v1/auth/me').expect(200);
     await ctx.members.withPat(pat, 'get', `${PROBE}/view`).expect(200);
-    await ctx.relay
-      .http()
-      .patch(`/scim/v2/Users/${leaver.id}`)
-      .set('Authorization', `Bearer ${scimToken}`)
-      .set('Content-Type', 'application/scim+json')
-      .send(JSON.stringify({ schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'externalId', value: `ext-${leaver.id}` }, { op: 'replace', path: 'active', value: false }] }))
-      .expect(200);
+    await scimDeactivate(ctx.relay, scimToken, leaver.id).expect(200);
     await ctx.members.as(leaver, 'get', '/api/v1/auth/me').expect(401);
     await ctx.members.withPat(pat, 'get', `${PROBE}/view`).expect(401);
   });

@@ -1,11 +1,10 @@
 import { TokenLastUse } from '../../src/tokens/token-last-use';
+import { scimDeactivate } from '../support/scim';
 import { describeUnless } from '../support/describe-unless';
 import { MemberFactory, type TestMember } from '../support/factory';
 import { PG_ADMIN_URL, REDIS_URL, unreachable } from '../support/reachable';
 import { startTestRelay, type TestRelay } from '../support/test-relay';
 import { clusterTestEnv, type ClusterTestEnv } from './cluster-env';
-
-const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
 
 /**
  * Issue 42 across instances: B holds a credential's lookup for a few seconds; a revocation made
@@ -61,13 +60,7 @@ describeUnless(unreachable([PG_ADMIN_URL, REDIS_URL]), 'credential lookups on tw
     const pat = await onA.pat(leaver, 'view');
     await onB.as(leaver, 'get', '/api/v1/apps').expect(200);
     await onB.withPat(pat, 'get', '/api/v1/apps').expect(200);
-    await a
-      .http()
-      .patch(`/scim/v2/Users/${leaver.id}`)
-      .set('Authorization', `Bearer ${scimToken}`)
-      .set('Content-Type', 'application/scim+json')
-      .send(JSON.stringify({ schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'externalId', value: `ext-${leaver.id}` }, { op: 'replace', path: 'active', value: false }] }))
-      .expect(200);
+    await scimDeactivate(a, scimToken, leaver.id).expect(200);
     await onB.as(leaver, 'get', '/api/v1/apps').expect(401);
     await onB.withPat(pat, 'get', '/api/v1/apps').expect(401);
   });
