@@ -17,6 +17,7 @@ export class TokenLastUse implements BeforeApplicationShutdown {
   /** Uses being written: still shown until the write has ended. */
   private writing = new Map<number, number>();
   private readonly timer: NodeJS.Timeout;
+  private inFlight: Promise<void> | null = null;
 
   constructor(private readonly tokens: TokensRepository) {
     this.timer = setInterval(() => void this.flush(), LAST_USE_FLUSH_MS);
@@ -33,8 +34,19 @@ export class TokenLastUse implements BeforeApplicationShutdown {
     return at === undefined ? null : new Date(at);
   }
 
+  /** Writes what is recorded; one flush at a time (a second waits for the first, then writes what came since). */
   async flush(): Promise<void> {
-    if (!this.pending.size || this.writing.size) return;
+    while (this.inFlight) await this.inFlight;
+    if (!this.pending.size) return;
+    this.inFlight = this.write();
+    try {
+      await this.inFlight;
+    } finally {
+      this.inFlight = null;
+    }
+  }
+
+  private async write(): Promise<void> {
     this.writing = this.pending;
     this.pending = new Map();
     try {
