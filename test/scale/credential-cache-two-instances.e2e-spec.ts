@@ -84,4 +84,19 @@ describeUnless(unreachable([PG_ADMIN_URL, REDIS_URL]), 'credential lookups on tw
     await b.app.get(TokenLastUse).flush();
     expect(Date.parse((await lastUsed()).last_used_at)).toBeGreaterThan(Date.parse(before.created_at));
   });
+
+  it('an instance shut down writes the uses it recorded before it stops', async () => {
+    const member = await onA.member('QA');
+    const pat = await onA.pat(member, 'view');
+    const id = await newestTokenId(member);
+    const c = await startTestRelay(cluster.env);
+    try {
+      c.clock.advance(1_000);
+      await new MemberFactory(c).withPat(pat, 'get', '/api/v1/apps').expect(200);
+    } finally {
+      await c.close();
+    }
+    const [listed] = ((await onA.as(member, 'get', '/api/v1/tokens').expect(200)).body as { id: number; last_used_at: string; created_at: string }[]).filter((t) => t.id === id);
+    expect(Date.parse(listed.last_used_at)).toBeGreaterThan(Date.parse(listed.created_at));
+  });
 });
