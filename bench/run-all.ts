@@ -10,6 +10,9 @@
  * Issue 11's suites, then issue 27's: the soak for 10 minutes on SQLite and on PostgreSQL (items 1
  * and 4), ingest at 30,000 builds (item 2) and a million builds on both databases (item 3); then
  * issue 37's device-tests (eight parallel hub sessions against one, and the WebDriver hop).
+ * The list runs twice over: `list` and `list:pg` hold the relay to the raw baseline (14 variants,
+ * 30,000 builds, >= 0.5: issue 42's outside list target), `million` to the floor running the relay's
+ * own statements (every variant, >= 0.8 answers/s, p99 <= 1.3×).
  * BENCH_SUITES=soak,million (names below) runs some; BENCH_SOAK_MINUTES (10) shortens the soaks.
  */
 import { execFileSync, spawn } from 'node:child_process';

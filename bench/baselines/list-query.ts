@@ -1,18 +1,25 @@
 /**
- * GET /api/v1/builds as a hand-written server reads it, whichever database answers: the query
- * parameters and their checks, the filter and the order (unset values last, id breaks ties), the
- * bearer token's hash and the items' JSON. The baselines of the list benchmarks share it.
+ * GET /api/v1/builds as a hand-written server answers it (the floor of bench/million and
+ * test/bench/list-floor.e2e-spec.ts, issue 42 item 3), whichever database: plain node:http and the driver, no
+ * framework, but the same work as the relay for every variant the relay answers. The query
+ * parameters and their checks (ListBuildsQuery's), the relay's own statements for each variant
+ * (build-list.repository.ts, compiled by its QueryBuilder, chosen as BuildsRepository.findPage
+ * chooses them: the plain page, the deep page from the nearer end or by day, a text list's kept
+ * counts and its gather/walk/scan mode), the bearer token's hash, and the rows written straight
+ * into the relay's JSON (toBuildResponse's fields, in its order). The soak's floor and the raw list
+ * baseline (raw-list-query.ts) share the PAT check and `send`.
  */
 import { createHash } from 'node:crypto';
-import { createServer, ServerResponse } from 'node:http';
-
-const STATUSES = ['Backlog', 'In Progress', 'Done', 'Rejected'];
-const SORTS = ['uploaded_at', 'version_name', 'status_label'];
-
-export interface Statement {
-  sql: string;
-  args: (string | number)[];
-}
+import { createServer, Server, ServerResponse } from 'node:http';
+import type { Compilable } from 'kysely';
+import { countedTotal, listed, pageIds, PageValues, pageValues, searchMode, seekPageIds, seeksByDay, shapeOf, textCounts, totalOf } from '../../src/builds/build-list.repository';
+import { textCountsKey, withIndexedQ } from '../../src/builds/build-search.repository';
+import type { BuildPageQuery, BuildSortField, ListedStatus } from '../../src/builds/build-page';
+import { BUILD_STATUSES } from '../../src/builds/build-status';
+import { BUILD_GATE_STATES, type BuildGateState } from '../../src/builds/build.entity';
+import { SearchTotals, type TextCounts } from '../../src/builds/search-totals';
+import { PLATFORMS, type Platform } from '../../src/app-catalogue/platform';
+import { QueryBuilder } from '../../src/database/query-builder/query-builder';
 
 export function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
@@ -34,28 +41,24 @@ export interface TokenRow {
   created_at: number | string;
 }
 
-/**
- * BASELINE_KEPT_TOTAL=1: the unfiltered total from the relay's kept counts (build_counts), as a careful
- * server would keep it at a million builds (bench/million's floor); otherwise COUNT(*) as at 100,000.
- */
-const KEPT_TOTAL = process.env.BASELINE_KEPT_TOTAL === '1';
-
 /** The token row and its owner's, by hash (the owner must exist). */
 export const TOKEN_SQL = (placeholder: string) =>
   `SELECT t.id, t.scope, t.expires_at, t.last_used_at, t.created_at FROM personal_access_tokens t
    JOIN users u ON u.id = t.user_id WHERE t.token_hash = ${placeholder}`;
 
-/** What a baseline's database does for the list (synchronous or not). */
+/** What the floor's database does for the list (synchronous or not); statements come compiled in the dialect's form. */
 export interface ListDatabase {
+  dialect: 'sqlite' | 'postgres';
   token(hash: string): TokenRow | undefined | Promise<TokenRow | undefined>;
   touchToken(id: number, now: number): unknown;
-  rows(statement: Statement): ListRow[] | Promise<ListRow[]>;
-  total(statement: Statement): number | Promise<number>;
-  placeholder(n: number): string;
+  /** A statement's rows as objects. */
+  rows<T>(sql: string, args: unknown[]): T[] | Promise<T[]>;
+  /** A statement's rows as arrays (the page's builds, read as the relay reads them: TransactionRunner.selectArrays). */
+  arrays(sql: string, args: unknown[]): unknown[][] | Promise<unknown[][]>;
 }
 
 /** The PAT check: 401 without a live token, 403 without builds:write; the last use recorded at most once a minute. */
-async function authenticate(db: ListDatabase, header: string | undefined): Promise<number> {
+export async function authenticate(db: Pick<ListDatabase, 'token' | 'touchToken'>, header: string | undefined): Promise<number> {
   const hash = bearerHash(header);
   const token = hash === null ? undefined : await db.token(hash);
   const now = Date.now();
@@ -65,132 +68,210 @@ async function authenticate(db: ListDatabase, header: string | undefined): Promi
   return 200;
 }
 
-/** GET /api/v1/builds on `port` (127.0.0.1), answered from `db`; anything else 404. */
-export function serveList(db: ListDatabase, port: number): void {
-  createServer((req, res) => {
+/** GET /api/v1/builds on `port` (127.0.0.1; 0 picks one), answered from `db`; anything else 404. Resolves once it listens. */
+export function serveList(db: ListDatabase, port: number): Promise<Server> {
+  const list = new FloorList(db);
+  const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     if (req.method !== 'GET' || url.pathname !== '/api/v1/builds') return send(res, 404, { error: 'Not found' });
     (async () => {
       const auth = await authenticate(db, req.headers.authorization);
       if (auth !== 200) return send(res, auth, { error: auth === 401 ? 'Unauthorized' : 'Forbidden' });
-      const statements = listStatements(url.searchParams, db.placeholder);
-      if (typeof statements === 'string') return send(res, 400, { error: statements });
-      const rows = await db.rows(statements.page);
-      send(res, 200, { items: rows.map(listItem), total: await db.total(statements.count) });
+      const query = pageQuery(url.searchParams);
+      if (typeof query === 'string') return send(res, 400, { error: query });
+      const page = query === EMPTY ? { rows: [], total: 0 } : await list.page(query);
+      send(res, 200, { items: page.rows.map(listItem), total: page.total });
     })().catch((err: Error) => send(res, 500, { error: err.message }));
-  }).listen(port, '127.0.0.1', () => process.stdout.write(`baseline listening on ${port}\n`));
+  });
+  return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(server)));
 }
 
-function integer(value: string | null, min: number): number | undefined | null {
-  if (value === null) return undefined;
-  return /^\d+$/.test(value) && Number(value) >= min ? Number(value) : null;
-}
+// The relay's limits (dto/list-builds.query.ts, upload-build.dto.ts, parse-id.pipe.ts), written out:
+// importing the DTOs would load class-validator and Swagger into a server that uses neither.
+const MAX_PAGE_SIZE = 100;
+const DEFAULT_PAGE_SIZE = 20;
+const MAX_SEARCH_LENGTH = 100;
+const BRANCH_MAX = 255;
+const MAX_ID = 2_147_483_647;
+const SORTS: BuildSortField[] = ['uploaded_at', 'version_name', 'status_label'];
+const LIST_STATUSES: ListedStatus[] = [...BUILD_STATUSES, 'untriaged'];
+/** An app id no row can have: the relay answers it without asking the database (BuildQueryService.list). */
+const EMPTY = Symbol('empty');
 
-/**
- * The list's two statements for these parameters (`placeholder(n)` names the n-th argument, from
- * 1), or the 400 message: the page, with each row's uploader (the first status-history entry and
- * its live account) and whether it has an icon, looked up for the page's rows only however deep the
- * page; and the count of every match. Unset values sort last either way, id breaks ties; uploaded_at
- * is never unset, so its order has no NULLS clause (an index on it serves both directions).
- */
-export function listStatements(search: URLSearchParams, placeholder: (n: number) => string): { page: Statement; count: Statement } | string {
-  const page = integer(search.get('page'), 0);
-  const limit = integer(search.get('limit'), 1);
-  const appId = integer(search.get('app_id'), 1);
-  const q = search.get('q')?.trim();
-  const platform = search.get('platform');
-  const status = search.get('status');
-  const sort = search.get('sort') ?? 'uploaded_at';
-  const dir = search.get('dir') ?? 'desc';
-  if (page === null || limit === null || appId === null) return 'bad number';
-  if ((platform && platform !== 'ios' && platform !== 'android') || (status && !STATUSES.includes(status))) return 'bad filter';
-  if (!SORTS.includes(sort) || (dir !== 'asc' && dir !== 'desc')) return 'bad sort';
-
-  const where: string[] = [];
-  const args: (string | number)[] = [];
-  const add = (sql: (p: string) => string, value: string | number) => (args.push(value), where.push(sql(placeholder(args.length))));
-  if (q) add((p) => `LOWER(b.version_name) LIKE ${p} ESCAPE '\\'`, `%${q.replace(/[A-Z]/g, (c) => c.toLowerCase()).replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-  if (platform) add((p) => `b.platform = ${p}`, platform);
-  if (status) add((p) => `b.status_label = ${p}`, status);
-  if (appId !== undefined) add((p) => `b.app_id = ${p}`, appId);
-  const whereSql = where.length ? ` WHERE ${where.join(' AND ')}` : '';
-  const size = Math.min(limit ?? 20, 100);
-  const d = dir.toUpperCase();
-  const orderBy = (table: string) => `${table}.${sort} ${d}${sort === 'uploaded_at' ? '' : ' NULLS LAST'}, ${table}.id ${d}`;
-  const n = args.length;
+/** GET /builds' parameters as ListBuildsQuery and BuildQueryService.list read them, or the 400 message. */
+export function pageQuery(search: URLSearchParams): BuildPageQuery | typeof EMPTY | string {
+  const get = (name: string) => search.get(name) ?? undefined;
+  const integer = (name: string, min: number, max: number): number | undefined | string => {
+    const value = get(name);
+    if (value === undefined) return undefined;
+    return /^\d+$/.test(value) && Number(value) >= min && Number(value) <= max ? Number(value) : `${name} must be an integer from ${min} to ${max}`;
+  };
+  const page = integer('page', 0, 1_000_000_000);
+  const limit = integer('limit', 1, Number.MAX_SAFE_INTEGER);
+  const pullRequest = integer('pull_request', 1, MAX_ID);
+  const appIdText = get('app_id');
+  const [q, searchText, platform, status, sort = 'uploaded_at', dir = 'desc', flagged, branch, commit, gate] = [
+    'q', 'search', 'platform', 'status', 'sort', 'dir', 'flagged', 'branch', 'commit', 'gate',
+  ].map(get);
+  for (const bad of [page, limit, pullRequest]) if (typeof bad === 'string') return bad;
+  if (appIdText !== undefined && !/^[1-9]\d*$/.test(appIdText)) return 'app_id must be a positive integer';
+  if ((q?.length ?? 0) > 200) return 'q must be at most 200 characters';
+  const searchTrimmed = searchText?.trim();
+  if ((searchTrimmed?.length ?? 0) > MAX_SEARCH_LENGTH) return `search must be at most ${MAX_SEARCH_LENGTH} characters`;
+  if (platform !== undefined && !PLATFORMS.includes(platform as Platform)) return 'platform must be one of ios, android';
+  if (status !== undefined && !LIST_STATUSES.includes(status as ListedStatus)) return 'bad status';
+  if (!SORTS.includes(sort as BuildSortField) || (dir !== 'asc' && dir !== 'desc')) return 'bad sort';
+  if (flagged !== undefined && flagged !== 'true') return 'flagged must be true';
+  if ((branch?.length ?? 0) > BRANCH_MAX) return 'branch is too long';
+  if (commit !== undefined && !/^[0-9a-fA-F]{4,64}$/.test(commit)) return 'commit must be 4 to 64 hexadecimal characters';
+  if (gate !== undefined && !BUILD_GATE_STATES.includes(gate as BuildGateState)) return 'bad gate';
+  if (appIdText !== undefined && Number(appIdText) > MAX_ID) return EMPTY;
+  const terms = searchTrimmed?.split(/\s+/).filter(Boolean);
   return {
-    page: {
-      sql: `SELECT p.*, s.id AS upload_id, s.changed_by_id AS uploader_id, s.changed_by_display_name AS kept_name,
-              s.changed_by_email AS kept_email, u.display_name AS user_name, u.email AS user_email,
-              EXISTS (SELECT 1 FROM build_icons i WHERE i.build_id = p.id) AS has_icon,
-              (SELECT g.flags FROM build_flags g WHERE g.build_id = p.id) AS flags
-            FROM (SELECT b.id, b.app_id, b.name, b.version_name, b.build_number, b.version_label, b.status_label, b.platform,
-                    b.bundle_id, b.uploaded_at, b.completed_at, b.delete_after
-                  FROM builds b${whereSql} ORDER BY ${orderBy('b')} LIMIT ${placeholder(n + 1)} OFFSET ${placeholder(n + 2)}) p
-            LEFT JOIN build_status_changes s ON s.id = (SELECT MIN(f.id) FROM build_status_changes f WHERE f.build_id = p.id)
-            LEFT JOIN users u ON u.id = s.changed_by_id
-            ORDER BY ${orderBy('p')}`,
-      args: [...args, size, (page ?? 0) * size],
-    },
-    count:
-      KEPT_TOTAL && where.length === 0
-        ? { sql: 'SELECT COALESCE(SUM(n), 0) AS total FROM build_counts', args }
-        : { sql: `SELECT COUNT(*) AS total FROM builds b${whereSql}`, args },
+    page: (page as number | undefined) ?? 0,
+    limit: Math.min((limit as number | undefined) ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE),
+    q: q?.trim() || undefined,
+    searchTerms: terms?.length ? terms : undefined,
+    platform: platform as Platform | undefined,
+    status: status as ListedStatus | undefined,
+    appId: appIdText === undefined ? undefined : Number(appIdText),
+    flagged: flagged === 'true',
+    branch: branch || undefined,
+    commit: commit?.toLowerCase(),
+    pullRequest: pullRequest as number | undefined,
+    gate: gate as BuildGateState | undefined,
+    sort: sort as BuildSortField,
+    dir,
   };
 }
 
-/** A page row as the driver gives it (PostgreSQL gives bigint columns as strings). */
-export interface ListRow {
-  id: number;
-  app_id: number;
-  name: string;
-  version_name: string | null;
-  build_number: string | null;
-  version_label: string | null;
-  status_label: string | null;
-  platform: string;
-  bundle_id: string;
-  uploaded_at: number | string;
-  completed_at: number | string | null;
-  delete_after: number | string | null;
-  upload_id: number | null;
-  uploader_id: number | null;
-  kept_name: string | null;
-  kept_email: string | null;
-  user_name: string | null;
-  user_email: string | null;
-  has_icon: number | boolean;
-  /** JSON text of the comparison's flags stored at upload (issue 28), or null. */
-  flags: string | null;
+/** From this offset the relay counts a list's matches first and reads from the nearer end (BuildsRepository's DEEP_PAGE_OFFSET). */
+const DEEP_PAGE_OFFSET = 2_000;
+
+interface Page {
+  /** The page's builds as ListedValues arrays (build-list.repository.ts `listed`), in the list's order. */
+  rows: unknown[][];
+  total: number;
 }
 
-const iso = (ms: number | string | null) => (ms === null ? null : new Date(Number(ms)).toISOString());
+/** BuildsRepository.findPage's choices, statement for statement, run on the driver directly. */
+export class FloorList {
+  private readonly sql: QueryBuilder;
+  private readonly textTotals = new SearchTotals();
 
-/** The live account's name while it exists, else the one the history entry kept; display name, else the e-mail before @. */
-function uploaderName(r: ListRow): string | null {
-  if (r.upload_id === null) return null;
-  const [name, email] = r.user_email !== null ? [r.user_name, r.user_email] : [r.kept_name, r.kept_email!];
-  return name || email.split('@')[0];
+  constructor(private readonly db: ListDatabase) {
+    this.sql = QueryBuilder.for(db.dialect);
+  }
+
+  private get postgres(): boolean {
+    return this.sql.postgres;
+  }
+
+  page(asked: BuildPageQuery): Promise<Page> {
+    if (asked.searchTerms || asked.q) return this.textPage(withIndexedQ(asked));
+    const values = pageValues(asked, this.postgres);
+    if (values.offset >= DEEP_PAGE_OFFSET && countedTotal(asked)) return this.deepPage(asked, values);
+    return this.shallowPage(asked, values);
+  }
+
+  private async shallowPage(query: BuildPageQuery, values: PageValues): Promise<Page> {
+    const { db, postgres } = this.sql;
+    const ids = await this.run<{ id: number | string; total: number | string }>(`builds.page ${shapeOf(query)}`, (v) => pageIds(db, v, query, postgres), values);
+    if (ids.length) return { rows: await this.listedInOrder(ids.map((row) => Number(row.id))), total: Number(ids[0].total) };
+    if (query.page === 0) return { rows: [], total: 0 };
+    const [row] = await this.run<{ total: number | string }>(`builds.total ${shapeOf(query)}`, (v) => totalOf(db, v, query, postgres), values);
+    return { rows: [], total: Number(row.total) };
+  }
+
+  private async deepPage(query: BuildPageQuery, values: PageValues): Promise<Page> {
+    const { db, postgres } = this.sql;
+    const shape = shapeOf(query);
+    const [{ total: counts }] = await this.run<{ total: number | string }>(`builds.total ${shape}`, (v) => totalOf(db, v, query, postgres), values);
+    const total = Number(counts);
+    if (values.offset >= total) return { rows: [], total };
+    const fromEnd = total - values.offset - values.limit < values.offset;
+    const ids = seeksByDay(query)
+      ? await this.run<{ id: number | string; total: number | string }>(`builds.seekPage ${fromEnd ? 'end' : 'start'} ${shape}`, (v) => seekPageIds(db, v, query, postgres, fromEnd), values)
+      : await this.run<{ id: number | string; total: number | string }>(`builds.page ${fromEnd ? 'end' : 'start'} ${shape}`, (v) => pageIds(db, v, query, postgres, 'gather', true, fromEnd), values);
+    if (!ids.length) return { rows: [], total };
+    const inOrder = ids.map((row) => Number(row.id));
+    return { rows: await this.listedInOrder(fromEnd ? inOrder.reverse() : inOrder), total: Number(ids[0].total) };
+  }
+
+  private async textPage(query: BuildPageQuery): Promise<Page> {
+    const { db, postgres } = this.sql;
+    const values = pageValues(query, postgres);
+    const shape = shapeOf(query);
+    const counts = await this.textCounts(query, values, shape);
+    if (counts.total === 0 || values.offset >= counts.total) return { rows: [], total: counts.total };
+    const mode = query.searchTerms ? searchMode(counts.total, counts.builds, values.offset + values.limit, postgres) : 'walk';
+    const ids = await this.run<{ id: number | string }>(`builds.textPage ${mode} ${shape}`, (v) => pageIds(db, v, query, postgres, mode, false), values);
+    return { rows: await this.listedInOrder(ids.map((row) => Number(row.id))), total: counts.total };
+  }
+
+  private async textCounts(query: BuildPageQuery, values: PageValues, shape: string): Promise<TextCounts> {
+    const { db } = this.sql;
+    const count = async (): Promise<TextCounts> => {
+      const [row] = await this.run<{ builds: number | string; total: number | string }>(`builds.textCounts ${shape}`, (v) => textCounts(db, v, query, this.postgres), values);
+      return { builds: Number(row.builds), total: Number(row.total) };
+    };
+    const key = textCountsKey(query);
+    if (key === undefined) return count();
+    const [row] = await this.db.rows<{ n: number | string }>('SELECT n FROM build_list_changes WHERE id = 1', []);
+    return this.textTotals.get(key, Number(row.n), count);
+  }
+
+  private async listedInOrder(ids: number[]): Promise<unknown[][]> {
+    if (!ids.length) return [];
+    const statement = this.sql.prepare(`floor builds.listed ${ids.length}`, (v: number[]) => listed(this.sql.db, v, ids.length, this.postgres));
+    const rows = await this.db.arrays(statement.sql, statement.parameters(ids));
+    const byId = new Map(rows.map((row) => [Number(row[0]), row]));
+    return ids.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []));
+  }
+
+  /**
+   * The statement the relay prepares under `key`, run with these values. Kept under a key of the
+   * floor's own: a relay in the same process (test/bench/list-floor.e2e-spec.ts) shares the builder's cache.
+   */
+  private async run<R>(key: string, build: (v: PageValues) => Compilable<unknown>, values: PageValues): Promise<R[]> {
+    const statement = this.sql.prepare(`floor ${key}`, build);
+    return this.db.rows<R>(statement.sql, statement.parameters(values));
+  }
 }
 
-/** One item of the list: spec §2 Build in the spec's order, then uploaded_by, uploaded_by_id, icon_url, flags. */
-export function listItem(r: ListRow) {
+const iso = (ms: unknown) => (ms == null ? null : new Date(Number(ms)).toISOString());
+
+/**
+ * One item of the list from its ListedValues (the relay's order of `listed`'s columns): the relay's
+ * Build (toBuildResponse), field for field and in its order, without the Date and entity objects
+ * the relay maps through.
+ */
+export function listItem(values: unknown[]) {
+  const [id, appId, name, versionName, buildNumber, versionLabel, statusLabel, platform, bundleId, uploadedAt, completedAt, deleteAfter,
+    uploadId, uploaderId, keptName, keptEmail, userName, userEmail, hasIcon, flags,
+    provenanceId, commit, branch, repository, pullRequest, ciUrl, changelog] = values as (string | null)[];
+  const live = userEmail != null;
+  const shown = uploadId == null ? null : (live ? userName : keptName) || (live ? userEmail : keptEmail)!.split('@')[0];
   return {
-    id: r.id,
-    app_id: r.app_id,
-    name: r.name,
-    version_name: r.version_name,
-    build_number: r.build_number,
-    version_label: r.version_label,
-    status_label: r.status_label,
-    platform: r.platform,
-    bundle_id: r.bundle_id,
-    uploaded_at: iso(r.uploaded_at),
-    completed_at: iso(r.completed_at),
-    delete_after: iso(r.delete_after),
-    uploaded_by: uploaderName(r),
-    uploaded_by_id: r.uploader_id,
-    icon_url: r.has_icon ? `/api/v1/builds/${r.id}/icon` : null,
-    flags: r.flags ? (JSON.parse(r.flags) as unknown[]) : [],
+    id: Number(id),
+    app_id: Number(appId),
+    name,
+    version_name: versionName,
+    build_number: buildNumber,
+    version_label: versionLabel,
+    status_label: statusLabel,
+    platform,
+    bundle_id: bundleId,
+    uploaded_at: iso(uploadedAt),
+    completed_at: iso(completedAt),
+    delete_after: iso(deleteAfter),
+    uploaded_by: shown,
+    uploaded_by_id: uploadId != null && live ? Number(uploaderId) : null,
+    icon_url: hasIcon ? `/api/v1/builds/${Number(id)}/icon` : null,
+    flags: flags ? (JSON.parse(flags) as unknown[]) : [],
+    provenance:
+      provenanceId == null
+        ? null
+        : { commit, branch, repository, pull_request: pullRequest == null ? null : Number(pullRequest), ci_url: ciUrl, changelog },
   };
 }

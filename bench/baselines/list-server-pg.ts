@@ -1,46 +1,31 @@
 /**
- * Baseline for bench/list-postgres: GET /api/v1/builds as a careful hand-written server would answer
- * it with plain node:http and a `pg` pool (10 connections, as the relay's) on a copy of the relay's
- * database (same rows), through the same statements as bench/list's baseline (list-query.ts: the
- * PAT check, the page with each row's uploader and icon, COUNT(*) for the total), sent unnamed as
- * `pool.query` does, and with the indexes such a server would have on PostgreSQL: one per filter
- * with the default sort, and one per sort and direction in its ORDER BY's exact order (a backward
- * scan of an ASC NULLS LAST index gives NULLS FIRST).
+ * The list's floor on PostgreSQL (bench/million, test/bench/list-floor.e2e-spec.ts): GET /api/v1/builds answered by
+ * list-query.ts (the relay's statements for every variant, the same PAT check and JSON) with plain
+ * node:http and a `pg` pool of 10 connections (as the relay's) on the relay's database or a copy.
+ * Every statement is a named one, parsed once per connection, as the relay's SELECTs are
+ * (src/platform/pg/prepared-client.ts); no indexes of its own.
  * Usage: node -r ts-node/register/transpile-only bench/baselines/list-server-pg.ts <database url> <port>
  */
+import { createHash } from 'node:crypto';
 import { Pool } from 'pg';
-import { ListRow, serveList, TOKEN_SQL, TokenRow } from './list-query';
+import { ListDatabase, serveList, TOKEN_SQL, TokenRow } from './list-query';
 
-const [url, portArg] = process.argv.slice(2);
-const pool = new Pool({ connectionString: url, max: 10 });
-
-const INDEXES = [
-  'uploaded_at, id',
-  'status_label, uploaded_at, id',
-  'platform, uploaded_at, id',
-  'app_id, uploaded_at, id',
-  'version_name ASC NULLS LAST, id ASC',
-  'version_name DESC NULLS LAST, id DESC',
-  'status_label ASC NULLS LAST, id ASC',
-  'status_label DESC NULLS LAST, id DESC',
-];
-
-async function main(): Promise<void> {
-  for (const [i, columns] of INDEXES.entries()) await pool.query(`CREATE INDEX IF NOT EXISTS bl_${i} ON builds (${columns})`);
-  await pool.query('ANALYZE builds');
-  serveList(
-    {
-      placeholder: (n) => `$${n}`,
-      token: async (hash) => (await pool.query<TokenRow>(TOKEN_SQL('$1'), [hash])).rows[0],
-      touchToken: (id, now) => pool.query('UPDATE personal_access_tokens SET last_used_at = $1 WHERE id = $2', [now, id]),
-      rows: async ({ sql, args }) => (await pool.query<ListRow>(sql, args)).rows,
-      total: async ({ sql, args }) => Number((await pool.query(sql, args)).rows[0].total),
-    },
-    Number(portArg),
-  );
+export function postgresListDatabase(url: string): ListDatabase & { close(): Promise<void> } {
+  const pool = new Pool({ connectionString: url, max: 10 });
+  const names = new Map<string, string>();
+  const nameOf = (text: string) => names.get(text) ?? names.set(text, `floor_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`).get(text)!;
+  const tokenSql = TOKEN_SQL('$1');
+  return {
+    dialect: 'postgres',
+    token: async (hash) => (await pool.query<TokenRow>({ name: nameOf(tokenSql), text: tokenSql, values: [hash] })).rows[0],
+    touchToken: (id, now) => pool.query('UPDATE personal_access_tokens SET last_used_at = $1 WHERE id = $2', [now, id]),
+    rows: async <T>(sql: string, args: unknown[]) => (await pool.query({ name: nameOf(sql), text: sql, values: args })).rows as T[],
+    arrays: async (sql, args) => (await pool.query({ name: nameOf(sql), text: sql, values: args, rowMode: 'array' })).rows as unknown[][],
+    close: () => pool.end(),
+  };
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+if (require.main === module) {
+  const [url, portArg] = process.argv.slice(2);
+  void serveList(postgresListDatabase(url), Number(portArg)).then(() => process.stdout.write(`baseline listening on ${portArg}\n`));
+}

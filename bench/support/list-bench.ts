@@ -1,44 +1,96 @@
 /**
- * What the GET /builds benchmarks share, whichever database holds the rows: the variants of spec §4,
- * the fixture uploads through the API, the seeded rows, the "same answers first" check, the load
- * rounds and the table of medians and ratios. The database-specific parts (writing the rows, the
- * baseline server) stay in bench/list.ts, bench/list-postgres.ts and bench/scale/list.ts.
+ * What the GET /builds benchmarks share, whichever database holds the rows: every list variant the
+ * relay answers, the fixture uploads through the API, the rows of bench/search and bench/compare
+ * (seedBuilds), the check that the floor lists the relay's builds, the load rounds (also those
+ * against the raw baseline, raw-list-bench.ts) and the verdicts against the floor (issue 42 item 3).
+ * The database-specific parts (the floor's server, the seed's database) stay in bench/million.ts.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cpuMs, LoadResult, median, ROOT, runLoad } from './relay';
 
 export const LIST_BUILDS = Number(process.env.BENCH_BUILDS ?? 100_000);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const ONLY = process.env.BENCH_ONLY?.split(',');
 
 export interface Variant {
   name: string;
   paths: string[];
-  indexed: boolean;
 }
 
-/** Every list variant of spec §4 (BENCH_ONLY narrows them by name); `appId` is the busiest app. */
-export function listVariants(appId: number): Variant[] {
-  const v = (name: string, query: string, indexed = true): Variant => ({ name, paths: [`/api/v1/builds?${query}`], indexed });
-  return [
-    v('plain', 'limit=20'),
-    v('status', 'status=Done'),
-    v('platform', 'platform=ios'),
-    v('app_id', `app_id=${appId}`),
-    v('q', 'q=1.2', false),
-    v('uploaded_at asc', 'sort=uploaded_at&dir=asc'),
-    v('version_name desc', 'sort=version_name&dir=desc'),
-    v('version_name asc', 'sort=version_name&dir=asc'),
-    v('status_label desc', 'sort=status_label&dir=desc'),
-    v('status_label asc', 'sort=status_label&dir=asc'),
-    v('page 1000', 'page=1000'),
-    v('status page 500', 'status=Done&page=500'),
-    v('version_name asc page 1000', 'sort=version_name&dir=asc&page=1000'),
-    v('limit 100', 'limit=100'),
-  ].filter((variant) => !ONLY || ONLY.includes(variant.name));
+/**
+ * What the variants ask of the seeded rows (million-seed.ts listCorpus): its size (the deep pages
+ * are placed in it), the busiest app and a small one, a seeded commit's 7-hex prefix and a pull request.
+ */
+export interface ListCorpus {
+  builds: number;
+  busiestApp: number;
+  smallApp: number;
+  commit: string;
+  pullRequest: number;
+}
+
+/**
+ * Every kind of list the relay answers (BENCH_ONLY narrows them by name): spec §4's filters, sorts,
+ * `q` and pages, the deep pages (by upload time from either end, by another sort, filtered), and
+ * those beyond the spec (`untriaged`, `flagged`, `branch`, `commit`, `pull_request`, `gate`, `search`
+ * with its index, walk and scan modes, a short term, several terms, `#pr` and a commit prefix).
+ * The pages are those of a million builds, or as deep as a smaller seed allows, named by their number.
+ */
+export function listVariants(corpus: ListCorpus): Variant[] {
+  const last = Math.max(0, Math.floor((corpus.builds - 1) / 20));
+  const page = (wanted: number, share: number) => Math.min(wanted, Math.floor(last * share));
+  const [p1, p2, ps, pa, pq, pm] = [page(1000, 0.2), page(10_000, 0.5), page(500, 0.04), page(1000, 0.025), page(200, 0.05), Math.floor(last / 2)];
+  const app = corpus.busiestApp;
+  const variants: [string, string][] = [
+    ['plain', 'limit=20'],
+    ['status', 'status=Done'],
+    ['status untriaged', 'status=untriaged'],
+    ['platform', 'platform=ios'],
+    ['app_id (busiest)', `app_id=${app}`],
+    ['app_id (small)', `app_id=${corpus.smallApp}`],
+    ['app_id platform status', `app_id=${app}&platform=android&status=Rejected`],
+    ['uploaded_at asc', 'sort=uploaded_at&dir=asc'],
+    ['version_name desc', 'sort=version_name&dir=desc'],
+    ['version_name asc', 'sort=version_name&dir=asc'],
+    ['status_label desc', 'sort=status_label&dir=desc'],
+    ['status_label asc', 'sort=status_label&dir=asc'],
+    ['limit 100', 'limit=100'],
+    [`page ${p1}`, `page=${p1}`],
+    [`page ${p2}`, `page=${p2}`],
+    [`middle page (${pm})`, `page=${pm}`],
+    [`last page (${last})`, `page=${last}`],
+    [`uploaded_at asc page ${p2}`, `sort=uploaded_at&dir=asc&page=${p2}`],
+    [`status page ${ps}`, `status=Done&page=${ps}`],
+    [`version_name asc page ${p1}`, `sort=version_name&dir=asc&page=${p1}`],
+    [`status_label desc page ${p2}`, `sort=status_label&dir=desc&page=${p2}`],
+    [`app_id page ${pa}`, `app_id=${app}&page=${pa}`],
+    ['page past the end', `page=${last + 10}`],
+    ['flagged', 'flagged=true'],
+    ['flagged platform', 'flagged=true&platform=android'],
+    ['branch', 'branch=main'],
+    ['branch status', 'branch=main&status=Done'],
+    ['branch version_name asc', 'branch=main&sort=version_name&dir=asc'],
+    ['commit', `commit=${corpus.commit}`],
+    ['pull_request', `pull_request=${corpus.pullRequest}`],
+    ['gate', 'gate=failed'],
+    ['gate app_id', `gate=pending&app_id=${app}`],
+    ['q', 'q=1.2'],
+    ['q short', 'q=1.'],
+    ['q version_name asc', 'q=1.2&sort=version_name&dir=asc'],
+    ['search app name', 'search=kestrel'],
+    ['search rare label', 'search=feature%2Fbranch-123'],
+    ['search broad', 'search=branch'],
+    ['search short term', 'search=ke'],
+    ['search two terms', 'search=wallet%201.2'],
+    ['search + status', 'search=wallet&status=Done'],
+    [`search page ${pq}`, `search=branch&page=${pq}`],
+    ['search #pull request', `search=%23${corpus.pullRequest}`],
+    ['search commit', `search=${corpus.commit}`],
+    ['search + branch', 'search=wallet&branch=main'],
+  ];
+  return variants
+    .map(([name, query]) => ({ name, paths: [`/api/v1/builds?${query}`] }))
+    .filter((variant) => !ONLY || ONLY.includes(variant.name));
 }
 
 /** Four real builds through POST /builds (two APKs, an .app.zip, a .tar.gz), so the relay creates their apps. */
@@ -134,23 +186,55 @@ export function* seedBuilds(apps: SeedApp[], from: number, count: number, now: n
   }
 }
 
-/** Fetches every variant from both servers and prints any difference; returns how many differ. */
-export async function compareAnswers(relayPort: number, baselinePort: number, list: Variant[], headers: Record<string, string>): Promise<number> {
-  let mismatches = 0;
-  for (const variant of list) {
-    for (const path of variant.paths) {
-      const [a, b] = await Promise.all(
-        [relayPort, baselinePort].map((port) => fetch(`http://127.0.0.1:${port}${path}`, { headers }).then((r) => r.text())),
-      );
-      if (a !== b) {
-        mismatches++;
-        const at = [...a].findIndex((c, i) => c !== b[i]);
-        console.log(`MISMATCH ${variant.name} ${path} (from character ${at})\n  relay:    ${a.slice(Math.max(0, at - 100), at + 200)}\n  baseline: ${b.slice(Math.max(0, at - 100), at + 200)}`);
-      }
+/** The ids a GET /builds body lists, in order, and its total (a body that is no list: null). */
+export function listedIds(body: string): { ids: number[]; total: number } | null {
+  try {
+    const { items, total } = JSON.parse(body) as { items?: { id: number }[]; total?: number };
+    return Array.isArray(items) && typeof total === 'number' ? { ids: items.map((item) => item.id), total } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** One variant's answer from each side. */
+export interface AnswerPair {
+  name: string;
+  relay: { status: number; body: string };
+  floor: { status: number; body: string };
+}
+
+/**
+ * The floor must do the relay's work: for every variant both answer 200 with the same build ids in
+ * the same order and the same total. Throws, naming each variant that differs; a body that differs
+ * otherwise (a field) is printed, since the floor's JSON is written to be the relay's byte for byte.
+ */
+export function checkSameIds(pairs: AnswerPair[], label: string): void {
+  const wrong: string[] = [];
+  let otherwise = 0;
+  for (const { name, relay, floor } of pairs) {
+    const [r, f] = [relay, floor].map((answer) => (answer.status === 200 ? listedIds(answer.body) : null));
+    if (!r || !f || r.total !== f.total || r.ids.join() !== f.ids.join()) {
+      wrong.push(`${name}: relay ${relay.status} ${r ? `total ${r.total} ids ${r.ids.slice(0, 8).join(',')}` : relay.body.slice(0, 200)}` +
+        ` | floor ${floor.status} ${f ? `total ${f.total} ids ${f.ids.slice(0, 8).join(',')}` : floor.body.slice(0, 200)}`);
+    } else if (relay.body !== floor.body) {
+      otherwise++;
+      const at = [...relay.body].findIndex((c, i) => c !== floor.body[i]);
+      console.log(`${label} ${name}: same ids, bodies differ from character ${at}\n  relay: ${relay.body.slice(Math.max(0, at - 80), at + 120)}\n  floor: ${floor.body.slice(Math.max(0, at - 80), at + 120)}`);
     }
   }
-  console.log(mismatches ? `${mismatches} answers differ from the baseline` : 'every variant answers exactly as the baseline');
-  return mismatches;
+  if (wrong.length) throw new Error(`${label}: the floor and the relay list different builds for ${wrong.length} variant(s):\n${wrong.join('\n')}`);
+  console.log(`${label}: the floor lists the relay's builds in the relay's order for all ${pairs.length} variants${otherwise ? ` (${otherwise} bodies differ otherwise)` : ', byte for byte'}`);
+}
+
+/** Every variant asked of both servers (once each, one after the other). */
+export async function fetchAnswers(relayPort: number, floorPort: number, list: Variant[], headers: Record<string, string>): Promise<AnswerPair[]> {
+  const ask = async (port: number, path: string) => {
+    const res = await fetch(`http://127.0.0.1:${port}${path}`, { headers });
+    return { status: res.status, body: await res.text() };
+  };
+  const pairs: AnswerPair[] = [];
+  for (const variant of list) pairs.push({ name: variant.name, relay: await ask(relayPort, variant.paths[0]), floor: await ask(floorPort, variant.paths[0]) });
+  return pairs;
 }
 
 export interface Server {
@@ -160,7 +244,7 @@ export interface Server {
   helperPids?: () => Promise<number[]>;
 }
 
-interface Measured extends LoadResult {
+export interface Measured extends LoadResult {
   /** CPU time of the helper processes per answer, ms (NaN without helpers). */
   helperCpuMsPerRequest: number;
 }
@@ -174,60 +258,95 @@ async function measure(server: Server, load: (server: Server) => Promise<LoadRes
   return { ...result, helperCpuMsPerRequest: spent / Math.max(1, result.completed) };
 }
 
+/** Issue 42 item 3's targets against the floor in the same run. */
+export const ANSWERS_TARGET = 0.8;
+export const P99_TARGET = 1.3;
+
+export interface LoadOptions {
+  rounds: number;
+  seconds: number;
+  connections: number;
+}
+
+/** The load options from BENCH_ROUNDS, BENCH_SECONDS, BENCH_CONNECTIONS, with a suite's defaults. */
+export function loadOptions(defaults: LoadOptions): LoadOptions {
+  const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+  return { rounds: env('BENCH_ROUNDS', defaults.rounds), seconds: env('BENCH_SECONDS', defaults.seconds), connections: env('BENCH_CONNECTIONS', defaults.connections) };
+}
+
+/** Each side's runs of one variant, in round order. */
+export interface VariantRuns {
+  relay: Measured[];
+  other: Measured[];
+}
+
 /**
- * BENCH_ROUNDS rounds of BENCH_SECONDS of load per variant from BENCH_CONNECTIONS connections,
- * relay then baseline; prints the medians, the ratios and the verdicts (targets: ratio >= 0.5,
- * p99 < 25 ms for the indexed variants, every answer 200). Returns how many variants missed.
+ * `rounds` rounds of `seconds` of load per variant from `connections` connections, relay then the
+ * other server back to back (so both meet the same moment of a shared machine); every run kept.
+ */
+export async function loadRounds(list: Variant[], relay: Server, other: Server, headers: Record<string, string>, options: LoadOptions): Promise<Map<string, VariantRuns>> {
+  const { rounds, seconds, connections } = options;
+  const results = new Map<string, VariantRuns>();
+  for (let round = 1; round <= rounds; round++) {
+    for (const variant of list) {
+      const entry = results.get(variant.name) ?? { relay: [], other: [] };
+      results.set(variant.name, entry);
+      const load = (server: Server) => runLoad({ port: server.port, serverPid: server.pid, paths: variant.paths, headers, connections, seconds });
+      entry.relay.push(await measure(relay, load));
+      entry.other.push(await measure(other, load));
+    }
+    if (rounds > 1) process.stdout.write(`round ${round}/${rounds} done\n`);
+  }
+  return results;
+}
+
+/**
+ * loadRounds against the floor; prints a table of the medians, then two verdict lines per variant,
+ * each led by `label` (the database) in the words bench/support/run-report.ts reads: answers per
+ * second as a ratio to the floor's (target >= 0.8) and p99 as a ratio to the floor's (target <= 1.3),
+ * each OK or MISS (a non-200 answer from either side is a MISS). Returns how many lines missed.
  */
 export async function measureVariants(
+  label: string,
   title: string,
   list: Variant[],
   relay: Server,
-  baseline: Server,
+  floor: Server,
   headers: Record<string, string>,
+  options: LoadOptions,
 ): Promise<number> {
-  const results = new Map<string, { relay: Measured[]; baseline: Measured[] }>();
-  for (let round = 1; round <= ROUNDS; round++) {
-    for (const variant of list) {
-      const entry = results.get(variant.name) ?? { relay: [], baseline: [] };
-      results.set(variant.name, entry);
-      const load = (server: Server) =>
-        runLoad({ port: server.port, serverPid: server.pid, paths: variant.paths, headers, connections: CONNECTIONS, seconds: SECONDS });
-      entry.relay.push(await measure(relay, load));
-      entry.baseline.push(await measure(baseline, load));
-    }
-    process.stdout.write(`round ${round}/${ROUNDS} done\n`);
-  }
+  const { rounds, seconds, connections } = options;
+  const results = await loadRounds(list, relay, floor, headers, options);
 
   const helpers = Boolean(relay.helperPids);
-  console.log(`\n${title}, ${CONNECTIONS} connections, median of ${ROUNDS} × ${SECONDS} s`);
-  if (helpers) console.log('(db ms/req: CPU time of the database backends serving each side, per answer; the cpu ratio counts it)');
+  console.log(`\n${label}: ${title}, ${connections} connections, median of ${rounds} x ${seconds} s, relay against the floor (bench/baselines/list-query.ts)`);
+  if (helpers) console.log('(db ms/req: CPU time of the PostgreSQL backends serving each side, per answer)');
+  const db = (runs: Measured[]) => (helpers ? median(runs.map((x) => x.helperCpuMsPerRequest)).toFixed(3).padStart(10) : '');
   console.log(
-    'variant                        relay req/s  p50 ms  p99 ms  cpu ms/req' + (helpers ? ' db ms/req' : '') +
-      ' | baseline req/s  p99 ms  cpu ms/req' + (helpers ? ' db ms/req' : '') + ' | ratio  cpu ratio  verdict',
+    `${'variant'.padEnd(34)} relay req/s  p50 ms  p99 ms  cpu ms${helpers ? '  db ms/req' : ''} | floor req/s  p50 ms  p99 ms  cpu ms${helpers ? '  db ms/req' : ''}`,
   );
-  let failures = 0;
+  const verdicts: string[] = [];
+  let missed = 0;
   for (const variant of list) {
-    const { relay: r, baseline: b } = results.get(variant.name)!;
-    const rps = median(r.map((x) => x.rps));
-    const p50 = median(r.map((x) => x.p50));
-    const p99 = median(r.map((x) => x.p99));
-    const brps = median(b.map((x) => x.rps));
-    const bp99 = median(b.map((x) => x.p99));
-    const ratio = rps / brps;
-    const cpu = median(r.map((x) => x.cpuMsPerRequest));
-    const bcpu = median(b.map((x) => x.cpuMsPerRequest));
-    const dbCpu = (runs: Measured[]) => (helpers ? median(runs.map((x) => x.helperCpuMsPerRequest)) : 0);
-    const db = (runs: Measured[]) => (helpers ? dbCpu(runs).toFixed(3).padStart(10) : '');
-    const cpuRatio = (bcpu + dbCpu(b)) / (cpu + dbCpu(r));
-    const non200 = r.some((x) => Object.keys(x.statuses).some((s) => s !== '200'));
-    const ok = ratio >= 0.5 && (!variant.indexed || p99 < 25) && !non200;
-    if (!ok) failures++;
-    console.log(
-      `${variant.name.padEnd(30)} ${rps.toFixed(0).padStart(11)} ${p50.toFixed(1).padStart(7)} ${p99.toFixed(1).padStart(7)} ${cpu.toFixed(3).padStart(11)}${db(r)} |` +
-        ` ${brps.toFixed(0).padStart(14)} ${bp99.toFixed(1).padStart(7)} ${bcpu.toFixed(3).padStart(11)}${db(b)} |` +
-        ` ${ratio.toFixed(2).padStart(5)} ${cpuRatio.toFixed(2).padStart(10)}  ${ok ? 'OK' : non200 ? 'NON-200' : 'MISS'}`,
-    );
+    const { relay: r, other: f } = results.get(variant.name)!;
+    const m = (runs: Measured[], key: 'rps' | 'p50' | 'p99' | 'cpuMsPerRequest') => median(runs.map((x) => x[key]));
+    const row = (runs: Measured[]) =>
+      `${m(runs, 'rps').toFixed(0).padStart(11)} ${m(runs, 'p50').toFixed(1).padStart(7)} ${m(runs, 'p99').toFixed(1).padStart(7)} ${m(runs, 'cpuMsPerRequest').toFixed(3).padStart(7)}${db(runs)}`;
+    console.log(`${variant.name.padEnd(34)} ${row(r)} | ${row(f)}`);
+    const non200 = (runs: Measured[]) => runs.reduce((n, x) => n + Object.entries(x.statuses).reduce((k, [status, count]) => k + (status === '200' ? 0 : count), 0), 0);
+    // A side that answered anything but 200 under load did other work than the check compared: no verdict stands on it.
+    const failed = [non200(r) && `${non200(r)} non-200 from the relay`, non200(f) && `${non200(f)} from the floor`].filter(Boolean).join(', ');
+    const answers = m(r, 'rps') / m(f, 'rps');
+    const p99 = m(r, 'p99') / m(f, 'p99');
+    const verdict = (met: boolean) => (failed ? `MISS (${failed})` : met ? 'OK' : 'MISS');
+    const lines = [
+      `${label} ${variant.name}: answers/s ratio ${answers.toFixed(3)} of the floor's (${m(r, 'rps').toFixed(0)} / ${m(f, 'rps').toFixed(0)}; target >= ${ANSWERS_TARGET}) ${verdict(answers >= ANSWERS_TARGET)}`,
+      `${label} ${variant.name}: p99 ratio ${p99.toFixed(3)} of the floor's (${m(r, 'p99').toFixed(1)} ms / ${m(f, 'p99').toFixed(1)} ms; target <= ${P99_TARGET}) ${verdict(p99 <= P99_TARGET)}`,
+    ];
+    missed += lines.filter((line) => line.includes('MISS')).length;
+    verdicts.push(...lines);
   }
-  return failures;
+  console.log(`\n${verdicts.join('\n')}`);
+  console.log(`${label}: ${verdicts.length - missed} of ${verdicts.length} targets met`);
+  return missed;
 }

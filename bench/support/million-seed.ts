@@ -9,7 +9,8 @@
  * busiest has ~14 % of the builds), a fifth of each status and unset, 10 % without a version, 30 %
  * with a `feature/branch-N` label, one upload every ~30 s over ~a year (increasing with `i`), 1 %
  * scheduled for deletion, 20 % with an icon, 2 % flagged, 70 % with provenance (branch `main` on
- * half of them, else one of 300 branches; a 40-hex commit).
+ * half of them, else one of 300 branches; a 40-hex commit; a tenth with one of 2,000 pull requests),
+ * 15 % with a release gate's state, 5 % uploaded by an account since deleted.
  *
  * Files: none. The builds folder's sweep deletes rows whose file is missing, and `file_name` is
  * unique (no shared file), so bench/million runs the relay with the sweep off
@@ -20,6 +21,7 @@
 
 import Database from 'better-sqlite3';
 import { Client } from 'pg';
+import type { ListCorpus } from './list-bench';
 import { issuePat, startRelay } from './relay';
 
 /** The 50 apps' names (the search's app-name terms). */
@@ -43,9 +45,6 @@ export interface SeedDatabase {
 export interface SeedResult {
   builds: number;
   seconds: number;
-  /** The busiest app and a small one (~0.2 % of the builds). */
-  busiestApp: number;
-  smallApp: number;
 }
 
 const BATCH = 100_000;
@@ -95,7 +94,7 @@ export async function seedMillion(db: SeedDatabase, count: number, log: (line: s
     const to = Math.min(total, from + BATCH);
     await db.run(
       `INSERT INTO builds (app_id, name, version_name, build_number, version_label, status_label, platform, bundle_id, file_name,
-         original_name, file_size, uploaded_at, completed_at, delete_after)
+         original_name, file_size, uploaded_at, completed_at, delete_after, gate_state)
        SELECT a.id, a.name,
          CASE WHEN ${r(2)} % 10 = 0 THEN NULL ELSE ${text(`${r(3)} % 10`)} || '.' || ${text(`${r(4)} % 30`)} || '.' || ${text(`${r(5)} % 100`)} END,
          ${text('1000 + i')},
@@ -107,7 +106,8 @@ export async function seedMillion(db: SeedDatabase, count: number, log: (line: s
          1000000 + ${r(9)} * 37,
          ${start} + i * 30000 + ${r(10)} % 29000,
          CASE WHEN ${r(8)} % 5 IN (3, 4) THEN ${start} + i * 30000 + ${r(10)} % 29000 + 3600000 ELSE NULL END,
-         CASE WHEN ${r(11)} % 100 = 0 THEN ${now + 30 * DAY_MS} ELSE NULL END
+         CASE WHEN ${r(11)} % 100 = 0 THEN ${now + 30 * DAY_MS} ELSE NULL END,
+         CASE ${r(17)} % 20 WHEN 0 THEN 'pending' WHEN 1 THEN 'passed' WHEN 2 THEN 'failed' ELSE NULL END
        FROM ${series(from, to)} AS s JOIN apps a ON a.id = ${firstApp} + CAST(${appIndex} AS INTEGER)
        ORDER BY i`,
     );
@@ -118,9 +118,14 @@ export async function seedMillion(db: SeedDatabase, count: number, log: (line: s
   // 2 %, provenance on 70 %; `i` is again the build's number, from its id.
   const [{ first }] = await db.all<{ first: number | string }>(`SELECT MIN(id) AS first FROM builds WHERE file_name LIKE 'million-%'`);
   const seeded = `FROM (SELECT b.*, b.id - ${Number(first)} AS i FROM builds b WHERE b.id >= ${Number(first)}) AS b`;
+  // 5 % uploaded by an account since deleted: the entry keeps its name and e-mail (the list shows them).
   await db.run(
     `INSERT INTO build_status_changes (build_id, from_status, to_status, changed_by_id, changed_by_display_name, changed_by_email, changed_at)
-     SELECT b.id, NULL, b.status_label, ${p(1)}, ${p(2)}, ${p(3)}, b.uploaded_at ${seeded} ORDER BY b.id`,
+     SELECT b.id, NULL, b.status_label,
+       CASE WHEN ${r(18)} % 20 = 0 THEN NULL ELSE CAST(${p(1)} AS INTEGER) END,
+       CASE WHEN ${r(18)} % 20 = 0 THEN 'Former Member' ELSE ${p(2)} END,
+       CASE WHEN ${r(18)} % 20 = 0 THEN 'former@example.com' ELSE ${p(3)} END,
+       b.uploaded_at ${seeded} ORDER BY b.id`,
     [admin.id, admin.display_name, admin.email],
   );
   await db.run(
@@ -142,7 +147,7 @@ export async function seedMillion(db: SeedDatabase, count: number, log: (line: s
     `INSERT INTO build_provenance (build_id, commit_sha, branch, repository, pull_request, ci_url, changelog)
      SELECT b.id, ${hex(20)} || ${hex(22)} || ${hex(24)} || ${hex(26)},
        CASE WHEN ${r(15)} % 2 = 0 THEN 'main' ELSE 'feature/f-' || ${text(`${r(16)} % 300`)} END,
-       'acme/mobile', NULL, NULL, NULL
+       'acme/mobile', CASE WHEN ${r(19)} % 10 = 0 THEN ${r(19)} % 2000 + 1 ELSE NULL END, NULL, NULL
      ${seeded} WHERE ${r(14)} % 10 < 7`,
   );
   if (pg) {
@@ -153,11 +158,17 @@ export async function seedMillion(db: SeedDatabase, count: number, log: (line: s
     await db.run('ALTER TABLE build_provenance ENABLE TRIGGER build_provenance_branch_count');
   }
   if (trigramIndex.length) await db.run(trigramIndex[0].indexdef);
-  const seconds = (performance.now() - started) / 1000;
+  return { builds: count, seconds: (performance.now() - started) / 1000 };
+}
 
+/** What bench/support/list-bench.ts's variants ask of the seeded rows: the busiest app, a small one (~0.2 % of the builds), a commit, a pull request. */
+export async function listCorpus(db: SeedDatabase, builds: number): Promise<ListCorpus> {
   const byApp = await db.all<{ id: number | string; n: number | string }>('SELECT app_id AS id, SUM(n) AS n FROM build_counts GROUP BY app_id ORDER BY SUM(n) DESC');
-  const small = byApp.find((row) => Number(row.n) < count * 0.003) ?? byApp[byApp.length - 1];
-  return { builds: count, seconds, busiestApp: Number(byApp[0].id), smallApp: Number(small.id) };
+  const small = byApp.find((row) => Number(row.n) < builds * 0.003) ?? byApp[byApp.length - 1];
+  // The newest build's commit (7 hex, the `commit=` filter's usual length) and pull request.
+  const [{ c }] = await db.all<{ c: string }>('SELECT commit_sha AS c FROM build_provenance WHERE build_id = (SELECT MAX(build_id) FROM build_provenance)');
+  const [pr] = await db.all<{ n: number | string }>('SELECT pull_request AS n FROM build_provenance WHERE pull_request IS NOT NULL ORDER BY build_id DESC LIMIT 1');
+  return { builds, busiestApp: Number(byApp[0].id), smallApp: Number(small.id), commit: c.slice(0, 7), pullRequest: pr ? Number(pr.n) : 1 };
 }
 
 /** A data folder with the relay's tables, its admin and a PAT; `env` points it at its database. */

@@ -13,6 +13,7 @@ import { LoginThrottleService } from './login-throttle.service';
 import { OidcController } from './oidc.controller';
 import { SessionEntity } from './session.entity';
 import { SessionsRepository } from './sessions.repository';
+import { SessionLookups } from './session-lookups';
 import { SessionsService } from './sessions.service';
 import { ClusterModule } from '../cluster/cluster.module';
 import { CommonModule } from '../common/common.module';
@@ -29,6 +30,7 @@ import { SsoSignInService } from './sso-sign-in.service';
     AuthService,
     AuthenticatorService,
     SessionsService,
+    SessionLookups,
     SessionsRepository,
     LoginThrottleService,
     SsoSignInService,

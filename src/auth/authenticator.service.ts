@@ -24,7 +24,8 @@ import { SessionsService } from './sessions.service';
  * All credential policy in one place, for HTTP routes and WebSocket upgrades alike (the global
  * AuthGuard and UpgradeRoutingWsAdapter both call `authenticate` with the handler's or gateway's @Auth):
  * relay-host restriction; cookie, then PAT; scope; the member's current role read with the
- * credential (one query per credential); the one Origin rule for cookie callers.
+ * credential (one query per credential, held a few seconds until an event says it changed:
+ * SessionLookups, TokenLookups); the one Origin rule for cookie callers.
  */
 @Injectable()
 export class AuthenticatorService {

@@ -6,6 +6,7 @@ import { randomBase64Url, sha256Hex } from '../common/crypto/secret-token';
 import { DAY_MS } from '../common/time';
 import { SessionsRevokedEvent } from './events/sessions-revoked.event';
 import { SessionEntity } from './session.entity';
+import { SessionLookups } from './session-lookups';
 import { SessionsRepository } from './sessions.repository';
 
 export const SESSION_TTL_MS = 7 * DAY_MS;
@@ -22,6 +23,7 @@ export class SessionsService {
     private readonly sessions: SessionsRepository,
     private readonly clock: Clock,
     private readonly events: EventEmitter2,
+    private readonly lookups: SessionLookups,
   ) {}
 
   async start(userId: number, signInMethod: SignInMethod): Promise<ActiveSession> {
@@ -38,17 +40,14 @@ export class SessionsService {
   }
 
   /**
-   * The live session for a cookie value, with its member (one query), or null (unknown, expired, or
-   * its member inactive; expired rows are removed).
+   * The live session for a cookie value, with its member (one query, reused for a few seconds), or
+   * null (unknown, expired, or its member inactive). An expired row is left to the scheduled purge:
+   * a request never waits on a write it does not need.
    */
   async resolve(token: string): Promise<SessionEntity | null> {
     if (!token || token.length > 200) return null;
-    const session = await this.sessions.findWithMember(sha256Hex(token));
-    if (!session) return null;
-    if (session.expiresAt.getTime() <= this.clock.nowMs()) {
-      await this.sessions.delete([session.id]);
-      return null;
-    }
+    const session = await this.lookups.lookUp(sha256Hex(token), (hash) => this.sessions.findWithMember(hash));
+    if (!session || session.expiresAt.getTime() <= this.clock.nowMs()) return null;
     return session;
   }
 

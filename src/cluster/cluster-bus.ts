@@ -12,7 +12,7 @@ export type ChannelHandler = (message: Buffer) => void | Promise<void>;
 export const CONTROL_MESSAGE_BYTES = 64 * 1024;
 
 /** Each instance says it is alive with a key of this lifetime, renewed three times within it. */
-const PRESENCE_LEASE_MS = 9_000;
+export const PRESENCE_LEASE_MS = 9_000;
 
 /** Deletes a key only while it still holds our value: a lock that expired and was taken by another instance is not ours to free. */
 const RELEASE_IF_OURS = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;

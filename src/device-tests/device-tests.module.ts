@@ -16,6 +16,7 @@ import { HubBuilds } from './hub/hub-builds';
 import { HubSessionsService } from './hub/hub-sessions.service';
 import { WebDriverController } from './hub/webdriver.controller';
 import { HubDeviceTestResults } from './results/hub-device-test-results';
+import { AbandonedRunSessions } from './runs/abandoned-run-sessions';
 import { BuildDeviceTests } from './runs/build-device-tests';
 import { HubRunSessions } from './runs/hub-run-sessions.listener';
 import { DeviceTestCaseEntity, DeviceTestRunEntity, DeviceTestSessionEntity } from './runs/test-run.entities';
@@ -43,6 +44,7 @@ import { TestRunsService } from './runs/test-runs.service';
     TestRunsRepository,
     TestRunsService,
     HubRunSessions,
+    AbandonedRunSessions,
     BuildDeviceTests,
     HubSessionEvidence,
     HubSessionsRepository,

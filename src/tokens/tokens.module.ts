@@ -3,6 +3,8 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { ScimTokenEntity } from './scim-token.entity';
 import { ScimTokensService } from './scim-tokens.service';
 import { PersonalAccessTokenEntity } from './personal-access-token.entity';
+import { TokenLastUse } from './token-last-use';
+import { TokenLookups } from './token-lookups';
 import { TokensController } from './tokens.controller';
 import { TokensRepository } from './tokens.repository';
 import { TokensService } from './tokens.service';
@@ -13,7 +15,7 @@ import { CommonModule } from '../common/common.module';
 @Module({
   imports: [CommonModule, TypeOrmModule.forFeature([PersonalAccessTokenEntity, ScimTokenEntity])],
   controllers: [TokensController],
-  providers: [TokensService, TokensRepository, ScimTokensService, ScimTokensRepository],
+  providers: [TokensService, TokensRepository, TokenLastUse, TokenLookups, ScimTokensService, ScimTokensRepository],
   exports: [TokensService, ScimTokensService],
 })
 export class TokensModule {}

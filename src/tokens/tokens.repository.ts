@@ -129,10 +129,27 @@ export class TokensRepository {
     return user ? Object.assign(toToken(row), { user }) : null;
   }
 
-  async setLastUsed(id: number, at: Date): Promise<void> {
-    const statement = this.sql.prepare('tokens.lastUsed', (v: { id: number; at: number }) =>
-      this.sql.db.updateTable('personal_access_tokens').set({ last_used_at: v.at }).where('id', '=', v.id),
-    );
-    await statement.run(this.db, { id, at: at.getTime() });
+  /**
+   * Stores recorded uses (TokenLastUse's flush), one statement per IN_LIST_MAX tokens. A token
+   * revoked meanwhile has no row left to update.
+   */
+  async setLastUsed(uses: readonly { id: number; at: number }[]): Promise<void> {
+    for (const list of inLists(uses)) {
+      const statement = this.sql.prepare(`tokens.lastUsed ${list.length}`, (v: Record<string, number>) =>
+        this.sql.db
+          .updateTable('personal_access_tokens')
+          .set((eb) => {
+            let cases = eb.case().when('id', '=', v.id0).then(v.at0);
+            for (let i = 1; i < list.length; i++) cases = cases.when('id', '=', v[`id${i}`]).then(v[`at${i}`]);
+            return { last_used_at: cases.else(eb.ref('last_used_at')).end() };
+          })
+          .where(
+            'id',
+            'in',
+            list.map((_, i) => v[`id${i}`]),
+          ),
+      );
+      await statement.run(this.db, Object.fromEntries(list.flatMap((use, i) => [[`id${i}`, use.id], [`at${i}`, use.at]])));
+    }
   }
 }

@@ -11,6 +11,8 @@ import { DAY_MS, MINUTE_MS } from '../common/time';
 import type { UserEntity } from '../users/user.entity';
 import { TokensRevokedEvent } from './events/tokens-revoked.event';
 import { PersonalAccessTokenEntity } from './personal-access-token.entity';
+import { TokenLastUse } from './token-last-use';
+import { TokenLookups } from './token-lookups';
 import { TokensRepository } from './tokens.repository';
 
 export const PAT_PREFIX = 'svc_pat_';
@@ -33,6 +35,8 @@ export class TokensService {
     private readonly tokens: TokensRepository,
     private readonly clock: Clock,
     private readonly events: EventEmitter2,
+    private readonly lastUse: TokenLastUse,
+    private readonly lookups: TokenLookups,
   ) {}
 
   async issue(
@@ -63,8 +67,11 @@ export class TokensService {
     return { token, entity };
   }
 
-  listFor(userId: number): Promise<PersonalAccessTokenEntity[]> {
-    return this.tokens.listFor(userId);
+  /** With the uses this instance recorded and has not stored yet. */
+  async listFor(userId: number): Promise<PersonalAccessTokenEntity[]> {
+    const tokens = await this.tokens.listFor(userId);
+    for (const token of tokens) token.lastUsedAt = this.lastUse.unstored(token.id) ?? token.lastUsedAt;
+    return tokens;
   }
 
   /** Revokes one of the caller's tokens; another member's token id is 404, never 204. */
@@ -91,17 +98,21 @@ export class TokensService {
     if (revoked.length) this.events.emit(TokensRevokedEvent.eventName, new TokensRevokedEvent(userId, revoked, reason));
   }
 
-  /** The token's row and owner when it is valid now (unexpired, its owner active), else null. Records use (throttled to once a minute). */
+  /**
+   * The token's row and owner when it is valid now (unexpired, its owner active), else null.
+   * Records use (the first always, then at most once a minute), written later by TokenLastUse.
+   */
   async verify(raw: string): Promise<VerifiedToken | null> {
     if (!raw.startsWith(PAT_PREFIX) || raw.length < PAT_PREFIX.length + 32 || raw.length > 200) return null;
     const hash = sha256Hex(raw);
-    const token = await this.tokens.findWithOwner(hash);
+    const token = await this.lookups.lookUp(hash, (key) => this.tokens.findWithOwner(key));
     if (!token || !token.user || !constantTimeEqual(token.tokenHash, hash)) return null;
     const now = this.clock.now();
     if (token.expiresAt && token.expiresAt.getTime() <= now.getTime()) return null;
-    const firstUse = token.lastUsedAt.getTime() === token.createdAt.getTime();
-    if (firstUse || now.getTime() - token.lastUsedAt.getTime() >= MINUTE_MS) {
-      await this.tokens.setLastUsed(token.id, now);
+    const lastUsedAt = this.lastUse.unstored(token.id) ?? token.lastUsedAt;
+    const firstUse = lastUsedAt.getTime() === token.createdAt.getTime();
+    if (firstUse || now.getTime() - lastUsedAt.getTime() >= MINUTE_MS) {
+      this.lastUse.record(token.id, now);
       token.lastUsedAt = now;
     }
     return { token, user: token.user, scopes: token.scope.split(',') as Scope[] };

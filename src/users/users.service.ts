@@ -1,8 +1,10 @@
 import { Injectable } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import { randomBytes } from 'node:crypto';
 import { Clock } from '../common/clock';
 import type { Role } from '../common/auth/role';
 import { TransactionRunner } from '../database/transaction-runner';
+import { MemberChangedEvent } from './events/member-changed.event';
 import { PasswordHasher } from './password-hasher';
 import { UserEntity } from './user.entity';
 import { UsersRepository } from './users.repository';
@@ -22,6 +24,7 @@ export class UsersService {
     private readonly hasher: PasswordHasher,
     private readonly clock: Clock,
     private readonly transactions: TransactionRunner,
+    private readonly events: EventEmitter2,
   ) {}
 
   count(): Promise<number> {
@@ -97,6 +100,7 @@ export class UsersService {
   /** Stores a hash made with PasswordHasher beforehand (so the slow part runs before a claim). */
   async setPasswordHash(userId: number, passwordHash: string): Promise<void> {
     await this.users.update([userId], { passwordHash });
+    await this.changed([userId]);
   }
 
   async update(
@@ -104,11 +108,13 @@ export class UsersService {
     changes: Partial<Pick<UserEntity, 'displayName' | 'role' | 'avatarPath' | 'email' | 'active' | 'scimExternalId' | 'breakGlass'>>,
   ): Promise<void> {
     await this.users.update([userId], changes);
+    await this.changed([userId]);
   }
 
   /** Gives these members one role, IN_LIST_MAX per statement, in one transaction (a SCIM group's members). */
   async setRole(userIds: number[], role: Role): Promise<void> {
     await this.transactions.run((tx) => this.users.update(userIds, { role }, tx));
+    await this.changed(userIds);
   }
 
   /**
@@ -124,6 +130,7 @@ export class UsersService {
       const user = await this.users.avatarForUpdate(userId, tx);
       if (!user) return null;
       await this.users.update([userId], changes, tx);
+      await this.changed([userId]);
       return { previousAvatar: user.avatarPath };
     });
   }
@@ -138,6 +145,7 @@ export class UsersService {
 
   async delete(userId: number): Promise<void> {
     await this.users.delete(userId);
+    await this.changed([userId]);
   }
 
   /** 503 with Retry-After when a password check now would queue past a second (PasswordHasher.admit). */
@@ -151,5 +159,12 @@ export class UsersService {
     // A deactivated member (SCIM) is refused like an unknown one, at the same cost.
     if (!user || !user.active) return this.hasher.verifyDecoy(password).then(() => null);
     return (await this.hasher.verify(password, user.passwordHash)) ? user : null;
+  }
+
+  /** Announced once the change is committed (the caller's transaction, if any, included). */
+  private changed(userIds: number[]): Promise<void> {
+    return this.transactions.afterCommit(() => {
+      this.events.emit(MemberChangedEvent.eventName, new MemberChangedEvent(userIds));
+    });
   }
 }

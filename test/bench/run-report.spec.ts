@@ -23,6 +23,8 @@ const LINES = {
   listNon200: 'status                                  12    10.2    15.9       0.370 |           2171    16.7       0.280 |  0.01       0.75  NON-200',
   millionRow: 'plain                              1000000    1022    30.1    63.3    1.28    < 25  MISS',
   millionFloor: 'plain                               1612    38.2    0.72  63.3 ms, 1.28 ms  FLOOR: even it is past the target (25 ms) on sqlite',
+  listFloorRate: "postgres search #pull request: answers/s ratio 0.85 of the floor's (845 / 996; target >= 0.8) OK",
+  listFloorP99: "sqlite status: p99 ratio 3.77 of the floor's (86.7 ms / 23.0 ms; target <= 1.3) MISS (12 non-200)",
 };
 
 describe('bench run report', () => {
@@ -39,6 +41,8 @@ describe('bench run report', () => {
     expect(parseVerdict(LINES.listNon200)).toMatchObject({ status: 'missed', ratio: 0.01 });
     expect(parseVerdict(LINES.millionRow)).toMatchObject({ status: 'missed', target: '< 25' });
     expect(parseVerdict(LINES.millionFloor)).toMatchObject({ status: 'floor', target: '25 ms' });
+    expect(parseVerdict(LINES.listFloorRate)).toMatchObject({ status: 'met', ratio: 0.85, target: '>= 0.8' });
+    expect(parseVerdict(LINES.listFloorP99)).toMatchObject({ status: 'missed', ratio: 3.77, target: '<= 1.3' });
     expect(parseVerdict('relay:    120 builds/s, 3.47 ms CPU per upload')).toBeNull();
   });
 

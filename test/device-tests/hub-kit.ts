@@ -40,9 +40,9 @@ export interface WdioRun {
 }
 
 /** Runs the WebdriverIO client (wdio-client.mjs) in a child process against the hub. */
-export function runWdio(scenario: string, env: { url: string; token: string; auth?: 'basic' | 'bearer'; caps?: object }): WdioRun {
+export function runWdio(scenario: string, env: { url: string; token: string; auth?: 'basic' | 'bearer'; caps?: object; settleMs?: number }): WdioRun {
   const child = spawn(process.execPath, [join(__dirname, 'wdio-client.mjs'), scenario], {
-    env: { ...process.env, HUB_URL: env.url, HUB_TOKEN: env.token, HUB_AUTH: env.auth ?? 'basic', HUB_CAPS: JSON.stringify(env.caps ?? {}) },
+    env: { ...process.env, HUB_URL: env.url, HUB_TOKEN: env.token, HUB_AUTH: env.auth ?? 'basic', HUB_CAPS: JSON.stringify(env.caps ?? {}), HUB_SETTLE_MS: String(env.settleMs ?? 0) },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let out = '';

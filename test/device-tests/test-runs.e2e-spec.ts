@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentDaemon } from '../../src/agent-daemon/agent-daemon';
+import { HubSessionEvidence } from '../../src/device-tests/evidence/hub-session-evidence.service';
 import { agentToken } from '../agents/agent-kit';
 import { runCli, emptyDir, CLI_TEST_TIMEOUT_MS } from '../cli/cli-process';
 import { forgeConfigPath, until } from '../forges/support/forge-relay';
@@ -89,8 +90,8 @@ describe('test runs', () => {
       counts: { tests: 2, passed: 1, failed: 1, skipped: 0 },
       sessions: [],
       results: [
-        { name: 'shows the inbox', class_name: 'login.spec', status: 'passed', duration_ms: 1250, message: null, session_id: null, recording_url: null },
-        { name: 'rejects a wrong password', class_name: 'login.spec', status: 'failed', duration_ms: 500, message: 'expected the error banner', session_id: null, recording_url: null },
+        { name: 'shows the inbox', class_name: 'login.spec', status: 'passed', duration_ms: 1250, message: null, session_id: null, recording_url: null, screenshot_url: null, failed_at_ms: null },
+        { name: 'rejects a wrong password', class_name: 'login.spec', status: 'failed', duration_ms: 500, message: 'expected the error banner', session_id: null, recording_url: null, screenshot_url: null, failed_at_ms: null },
       ],
     });
     expect(await list()).toEqual([res.body]);
@@ -202,6 +203,37 @@ describe('test runs', () => {
       });
       await until('svc/device-tests settled', () => lastStatus()?.state === 'failure');
       expect(forge.problems()).toEqual([]);
+    }, 60_000);
+
+    it('keeps a session’s svc:status in its row, and a failed session’s final screenshot and failing command with its run', async () => {
+      const out = await runWdio('status', { url: `${ctx.relay.url}/wd/hub`, token: devicesPat, caps: { 'svc:build': buildId, 'svc:name': 'ci / marked' } }).result;
+      expect(out.deleted).toBe(true);
+      await ctx.relay.app.get(HubSessionEvidence).settled();
+      const session = (await ctx.members.as(viewer, 'get', `/api/v1/device-test-sessions/${out.sessionId}`).expect(200)).body;
+      // The failing step: the last command that answered an error, else the last before svc:status and the end.
+      const steps = session.commands.filter((c: { command: string }) => c.command !== 'deleteSession' && c.command !== 'executeScript svc:status');
+      const failing = [...steps].reverse().find((c: { error: unknown }) => c.error) ?? steps.at(-1);
+      expect(failing.at).toBeGreaterThan(0);
+      const run = await until('the marked session ended in its run', async () =>
+        (await list()).find((r: { name: string; sessions: { ended_at: string | null }[] }) => r.name === 'ci / marked' && r.sessions[0]?.ended_at),
+      );
+      expect(run.state).toBe('failed');
+      expect(run.sessions).toEqual([
+        {
+          id: out.sessionId,
+          device_session_id: expect.any(String),
+          status: 'failed',
+          verdict: 'failed',
+          reason: 'login did not show the inbox',
+          end_reason: 'deleted',
+          started_at: expect.stringMatching(/Z$/),
+          ended_at: expect.stringMatching(/Z$/),
+          recording_url: null,
+          screenshot_url: `/api/v1/device-test-sessions/${out.sessionId}/screenshot`,
+          failed_at_ms: failing.at,
+        },
+      ]);
+      await ctx.members.as(viewer, 'get', run.sessions[0].screenshot_url).expect(200).expect('Content-Type', 'image/png');
     }, 60_000);
   });
 });

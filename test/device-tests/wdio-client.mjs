@@ -1,7 +1,7 @@
 // A real WebdriverIO client (ESM, so it runs in its own process; jest here is CommonJS), written as
 // a suite for a real device would be: only the hub URL, the credentials and svc:build are the relay's.
 // Usage: node wdio-client.mjs <scenario> ; settings in HUB_URL, HUB_TOKEN, HUB_AUTH (basic|bearer),
-// HUB_CAPS (JSON merged into the capabilities). Prints one JSON line with what it saw.
+// HUB_CAPS (JSON merged into the capabilities), HUB_SETTLE_MS (a pause after New Session). Prints one JSON line with what it saw.
 import { remote } from 'webdriverio';
 
 const url = new URL(process.env.HUB_URL);
@@ -31,6 +31,8 @@ try {
     connectionRetryCount: 0,
   });
   out.sessionId = driver.sessionId;
+  // HUB_SETTLE_MS: wait before acting (the session's recording starts with the device's first key frame).
+  await new Promise((resolve) => setTimeout(resolve, Number(process.env.HUB_SETTLE_MS ?? 0)));
   if (scenario === 'login' || scenario === 'status') {
     const username = await driver.$('~username');
     await username.setValue('ada');
@@ -60,6 +62,13 @@ try {
     await new Promise((resolve) => process.stdin.once('data', resolve));
     process.stdin.destroy();
     await driver.getPageSource();
+  }
+  if (scenario === 'mark-then-hold') {
+    // Marks its session, then holds it until killed (the relay is killed under it).
+    await driver.executeScript('svc:status', [{ status: 'failed', reason: 'the inbox never showed' }]);
+    process.stdout.write(JSON.stringify({ holding: driver.sessionId }) + '\n');
+    await new Promise((resolve) => process.stdin.once('data', resolve));
+    process.stdin.destroy();
   }
   if (scenario === 'hold') {
     process.stdout.write(JSON.stringify({ holding: driver.sessionId }) + '\n');

@@ -1,3 +1,4 @@
+import { SessionLookups } from '../../src/auth/session-lookups';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { SessionEntity } from '../../src/auth/session.entity';
 import { SessionsRepository } from '../../src/auth/sessions.repository';
@@ -8,7 +9,7 @@ import { UsersService } from '../../src/users/users.service';
 import { useMediumDatabase } from './medium-database';
 
 describe('SessionsService and SessionsRepository on the database (medium)', () => {
-  const db = useMediumDatabase({ imports: [UsersModule], providers: [SessionsRepository, SessionsService], entities: [SessionEntity] });
+  const db = useMediumDatabase({ imports: [UsersModule], providers: [SessionsRepository, SessionsService, SessionLookups], entities: [SessionEntity] });
   const sessions = () => db().get(SessionsService);
   const member = (email: string) => db().get(UsersService).create({ email, password: 'x', role: 'Developer', displayName: 'M' });
 
@@ -25,7 +26,7 @@ describe('SessionsService and SessionsRepository on the database (medium)', () =
     expect(await sessions().resolve('')).toBeNull();
   });
 
-  it("refuses a deactivated member's session and removes an expired one", async () => {
+  it("refuses a deactivated member's session and an expired one, leaving its row to the purge (no write on a read)", async () => {
     const bob = await member('bob@example.com');
     const { token } = await sessions().start(bob.id, 'password');
     await db().get(UsersService).update(bob.id, { active: false });
@@ -37,6 +38,8 @@ describe('SessionsService and SessionsRepository on the database (medium)', () =
       const expired = await db().get(SessionsRepository).findWithMember(later.session.tokenHash);
       expect(expired?.id).toBe(later.session.id);
       expect(await sessions().resolve(later.token)).toBeNull();
+      expect((await db().get(SessionsRepository).findWithMember(later.session.tokenHash))?.id).toBe(later.session.id);
+      expect(await sessions().purgeExpired()).toBeGreaterThanOrEqual(1);
       expect(await db().get(SessionsRepository).findWithMember(later.session.tokenHash)).toBeNull();
     } finally {
       db().clock.advance(-SESSION_TTL_MS);

@@ -10,6 +10,7 @@ import { FakeBackend } from '../../src/agent-daemon/backends/fake-backend';
 import { agentToken, TestPeer, upgradeRefusal, wsUrl } from '../agents/agent-kit';
 import { RunningAppium, runWdio, startAppiumAgent, startFakeAppium } from '../device-tests/hub-kit';
 import { ChildRelay, startChildRelay } from '../robustness/support/child-relay';
+import { attachBuild } from '../support/build-fixtures';
 import { uploadTestBuild } from '../support/builds';
 import { describeUnless } from '../support/describe-unless';
 import { MemberFactory, TestMember } from '../support/factory';
@@ -173,10 +174,11 @@ describeUnless(unreachable([PG_ADMIN_URL, REDIS_URL]), 'WebDriver hub across two
       onC = new AgentDaemon({ relayUrl: c.url, token, name: 'lab-c', backend, version: 'test', backoffBaseMs: 50, backoffCapMs: 500, log: () => undefined, appium: new AppiumBridge(appium.url, new FakeAppModels()) });
       onC.start();
       await eventually(async () => (await holderOn(a, 'fake-ios-lab-c')) === null, 30_000);
+      const iosBuild = (await attachBuild(members.as(qa, 'post', '/api/v1/builds'), 'xml-root.app.zip').expect(201)).body as { id: number };
       // A's session on C's agent (Android), and C's own session (iOS): both on devices of C's agent.
       const fromA = await post(a, '/wd/hub/session', newSession({ platformName: 'Android', 'appium:deviceName': 'Pixel 8', 'svc:queueTimeout': 30 }));
       expect([fromA.status, fromA.body.value?.message]).toEqual([200, undefined]);
-      const fromC = await post(c.url, '/wd/hub/session', newSession({ platformName: 'iOS', 'svc:name': 'held by C' }));
+      const fromC = await post(c.url, '/wd/hub/session', newSession({ platformName: 'iOS', 'svc:name': 'held by C', 'svc:build': iosBuild.id }));
       expect(fromC.status).toBe(200);
       expect(await holderOn(a, 'fake-ios-lab-c')).toEqual(expect.objectContaining({ run: 'held by C' }));
       // C dies without a word: no AgentOfflineEvent reaches A (C's agent keeps trying to reconnect to it).
@@ -186,6 +188,12 @@ describeUnless(unreachable([PG_ADMIN_URL, REDIS_URL]), 'WebDriver hub across two
       expect(await freed(a, 'fake-ios-lab-c', 30_000)).toBeNull();
       const late = await a.http().get(`/wd/hub/session/${fromA.body.value.sessionId}/url`);
       expect(late.body.value.error).toBe('invalid session id');
+      // C's own session is in its run's list: A, alive, ends it once C's presence has lapsed (C never restarts).
+      const runsOf = async () => (await a.http().get(`/api/v1/builds/${iosBuild.id}/test-runs`).set('Authorization', `Bearer ${devicesPat}`).expect(200)).body.runs;
+      await eventually(async () => (await runsOf())[0]?.state !== 'running', 40_000);
+      const [run] = await runsOf();
+      expect(run).toMatchObject({ name: 'held by C', state: 'none' }); // ended without a mark or a report
+      expect(run.sessions).toEqual([expect.objectContaining({ id: fromC.body.value.sessionId, status: 'ended', end_reason: 'its relay instance was lost', ended_at: expect.stringMatching(/Z$/) })]);
     }, 150_000);
   });
 });

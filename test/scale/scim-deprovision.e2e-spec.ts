@@ -3,11 +3,10 @@ import { within } from '../support/deadline';
 import { describeUnless } from '../support/describe-unless';
 import { MemberFactory, type TestMember } from '../support/factory';
 import { PG_ADMIN_URL, REDIS_URL, unreachable } from '../support/reachable';
+import { scimDeactivate } from '../support/scim';
 import { SseClient } from '../support/sse-client';
 import { startTestRelay, type TestRelay } from '../support/test-relay';
 import { clusterTestEnv, type ClusterTestEnv } from './cluster-env';
-
-const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
 
 /**
  * Issue 26 item 4 across instances: the identity provider deactivates a member through instance B,
@@ -41,23 +40,7 @@ describeUnless(unreachable([PG_ADMIN_URL, REDIS_URL]), 'SCIM deprovisioning on t
     const agent = await TestPeer.agent(a, await members.pat(leaver, 'agent'), 'leaver-agent-on-a');
     const stream = await SseClient.connect(a.url, { Cookie: leaver.cookie });
 
-    await b
-      .http()
-      .patch(`/scim/v2/Users/${leaver.id}`)
-      .set('Authorization', `Bearer ${scimToken}`)
-      .set('Content-Type', 'application/scim+json')
-      // SCIM acts only on members it manages (docs/identity.md): the same PATCH links the local member
-      // through an externalId, as an identity provider taking over existing accounts does.
-      .send(
-        JSON.stringify({
-          schemas: [PATCH_OP],
-          Operations: [
-            { op: 'replace', path: 'externalId', value: `ext-${leaver.id}` },
-            { op: 'replace', path: 'active', value: false },
-          ],
-        }),
-      )
-      .expect(200);
+    await scimDeactivate(b, scimToken, leaver.id).expect(200);
     // Waited for, not timed: without the bus A never closes them, which the deadline tells apart.
     expect(await within('the agent socket on A', agent.closed)).toEqual({ code: 4003, reason: expect.any(String) });
     await within('the event stream on A', stream.ended);

@@ -290,6 +290,8 @@ export interface DeviceTestSessionsTable {
   device_session_id: string;
   user_id: number | null;
   status: string;
+  verdict: string | null;
+  instance_id: string | null;
   reason: string | null;
   end_reason: string | null;
   started_at: number;

@@ -1,4 +1,4 @@
-import { placeOnTimeline, timelineCommand } from './command-timeline';
+import { failingCommand, placeOnTimeline, timelineCommand } from './command-timeline';
 
 const ID = 'abc-123';
 const ELEMENT = { 'element-6066-11e4-a52e-4f735466cecf': 'el-1' };
@@ -44,5 +44,17 @@ describe('the command timeline of a hub session', () => {
   it('places commands on the recording: ms after its first frame, a command before it at 0', () => {
     const at = (n: number) => ({ ...command('GET', '/source', undefined, { status: 200, body: {} }), at: n });
     expect(placeOnTimeline([at(900), at(1500)], 1000).map((c) => c.at)).toEqual([0, 500]);
+  });
+
+  it('points a failure at the last command that answered an error, else at the last step before the end', () => {
+    const at = (c: ReturnType<typeof command>, ms: number) => ({ ...c, at: ms });
+    const found = at(command('POST', '/element', { using: 'id', value: 'a' }, { status: 200, body: { value: ELEMENT } }), 100);
+    const missing = at(command('POST', '/element', { using: 'id', value: 'b' }, { status: 404, body: { value: { error: 'no such element', message: '' } } }), 200);
+    const clicked = at(command('POST', '/element/el-1/click', {}, { status: 200, body: { value: null } }), 300);
+    const marked = at(command('POST', '/execute/sync', { script: 'svc:status', args: [] }, { status: 200, body: { value: null } }), 400);
+    const deleted = at(command('DELETE', '', undefined, { status: 200, body: { value: null } }), 500);
+    expect(failingCommand([found, missing, clicked, marked, deleted])?.at).toBe(200);
+    expect(failingCommand([found, clicked, marked, deleted])?.at).toBe(300);
+    expect(failingCommand([deleted])).toBeNull();
   });
 });

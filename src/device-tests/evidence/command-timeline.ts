@@ -110,6 +110,16 @@ export function placeOnTimeline(commands: TimelineCommand[], zero: number): Time
   return commands.map((c) => ({ ...c, at: Math.max(0, c.at - zero) }));
 }
 
+/**
+ * The command a failure points at: the last that answered an error, else the last the client sent
+ * before ending (an assertion of the test's own fails after the command whose answer it checked).
+ * The session's own end and svc:status are never it. null: no command.
+ */
+export function failingCommand(commands: TimelineCommand[]): TimelineCommand | null {
+  const steps = commands.filter((c) => c.command !== 'deleteSession' && c.command !== 'executeScript svc:status');
+  return [...steps].reverse().find((c) => c.error !== null) ?? steps.at(-1) ?? null;
+}
+
 /** `executeScript` names the script when it is a named one (`mobile: scroll`, `svc:status`); a JavaScript body stays unnamed. */
 function scriptName(body: unknown): string {
   const script = (body as { script?: unknown } | null)?.script;

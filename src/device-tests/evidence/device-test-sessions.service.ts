@@ -12,7 +12,10 @@ import { sendFromStore } from '../../storage/file-responses';
 import { readId } from '../../common/validation/parse-id.pipe';
 import type { HubSession } from '../hub/hub-session';
 import { HubSessionsService } from '../hub/hub-sessions.service';
-import { DeviceTestSession, toDeviceTestSession } from './device-test-session.mapper';
+import { inLists } from '../../database/in-lists';
+import { recordingUrl } from '../../recordings/recordings.mapper';
+import { CommandTimeline, failingCommand } from './command-timeline';
+import { DeviceTestSession, screenshotUrl, toDeviceTestSession } from './device-test-session.mapper';
 import { EVIDENCE_PREFIX, HubSessionEvidence } from './hub-session-evidence.service';
 import { HubSessionsRepository } from './hub-sessions.repository';
 
@@ -25,6 +28,13 @@ export const DeviceTestSessionMessages = {
   noScreenshot: 'This device-test session has no final screenshot',
   noLog: 'This device-test session has no device log',
 } as const;
+
+/** A failed session's final screenshot, its recording, and the failing command's place on it (ms from the first frame). */
+export interface FailureEvidence {
+  screenshotUrl: string | null;
+  recordingUrl: string | null;
+  failedAtMs: number | null;
+}
 
 /** Reading a hub session with its evidence (running: from memory; ended: hub_sessions), its files, and an Admin ending one. */
 @Injectable()
@@ -47,6 +57,26 @@ export class DeviceTestSessionsService {
     const buildId = readId(buildIdValue, 'buildId');
     if (buildId === null) return [];
     return (await this.rows.liveOfBuild(buildId, this.clock.now(), LIST_LIMIT)).map(toDeviceTestSession);
+  }
+
+  /**
+   * What shows a failure of these ended sessions (the runs panel's failing tests and sessions): the
+   * final screenshot and where on the recording the failing command is (failingCommand), by session id.
+   */
+  async failureEvidence(ids: string[]): Promise<Map<string, FailureEvidence>> {
+    const evidence = new Map<string, FailureEvidence>();
+    const wanted = [...new Set(ids)].filter((id) => id.length <= 100);
+    for (const batch of inLists(wanted)) {
+      for (const row of await this.rows.evidenceOf(batch, this.clock.now())) {
+        const { commands } = JSON.parse(row.timeline) as CommandTimeline;
+        evidence.set(row.sessionId, {
+          screenshotUrl: row.screenshot ? screenshotUrl(row.sessionId) : null,
+          recordingUrl: row.recording ? recordingUrl(row.recording) : null,
+          failedAtMs: failingCommand(commands)?.at ?? null,
+        });
+      }
+    }
+    return evidence;
   }
 
   async get(id: string): Promise<DeviceTestSession> {

@@ -84,6 +84,26 @@ export class HubSessionsRepository {
     return (await statement.run<HubSessionRow>(this.db, { buildId, now: now.getTime(), limit })).map(toEntity);
   }
 
+  /** These sessions' screenshot, recording and timeline, those still kept (at most IN_LIST_MAX ids per call). */
+  async evidenceOf(sessionIds: string[], now: Date): Promise<Pick<HubSessionRecordEntity, 'sessionId' | 'screenshot' | 'recording' | 'timeline'>[]> {
+    if (!sessionIds.length) return [];
+    const statement = this.sql.prepare(`hubSessions.evidenceOf ${sessionIds.length}`, (v: Record<string, unknown>) =>
+      this.sql.db
+        .selectFrom('hub_sessions')
+        .select(['session_id', 'screenshot', 'recording', 'timeline'])
+        .where(
+          'session_id',
+          'in',
+          sessionIds.map((_, i) => v[`s${i}`] as string),
+        )
+        .where('expires_at', '>', v.now as number),
+    );
+    const values: Record<string, unknown> = { now: now.getTime() };
+    sessionIds.forEach((id, i) => (values[`s${i}`] = id));
+    const rows = await statement.run<Pick<HubSessionRow, 'session_id' | 'screenshot' | 'recording' | 'timeline'>>(this.db, values);
+    return rows.map((row) => ({ sessionId: row.session_id, screenshot: row.screenshot, recording: row.recording, timeline: row.timeline }));
+  }
+
   /** Every screenshot and device log file name (the orphan sweep spares them). */
   async fileNames(): Promise<string[]> {
     const statement = this.sql.prepare('hubSessions.files', () => this.sql.db.selectFrom('hub_sessions').select(['screenshot', 'device_log']));

@@ -26,6 +26,19 @@ export class HubSessionEndedEvent {
 }
 
 /**
+ * A hub session's client marked it (svc:status): emitted with emitAsync and awaited before the
+ * client's answer, so the mark is stored before the client goes on (to its DELETE, or its end).
+ */
+export class HubSessionMarkedEvent {
+  static readonly eventName = 'hub-session.marked';
+  constructor(
+    readonly hubSessionId: string,
+    readonly buildId: number | null,
+    readonly verdict: ClientVerdict,
+  ) {}
+}
+
+/**
  * A hub session is about to be deleted on its Appium server (by its client, idle, an Admin, the
  * relay stopping): emitted with emitAsync and awaited, so listeners may still ask Appium (the
  * final screenshot, the device log) while the session exists. Listeners bound their own time.

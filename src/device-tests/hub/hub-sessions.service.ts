@@ -16,7 +16,7 @@ import { BuildUnderTest, HubBuilds } from './hub-builds';
 import { HubRequest, readHubRequest } from './capabilities';
 import { DeviceQueue, Waiter } from './device-queue';
 import { ClientVerdict, EndReason, HubSession } from './hub-session';
-import { HubCommandEvent, HubSessionClosingEvent, HubSessionEndedEvent, HubSessionStartedEvent } from './hub-session.events';
+import { HubCommandEvent, HubSessionClosingEvent, HubSessionEndedEvent, HubSessionMarkedEvent, HubSessionStartedEvent } from './hub-session.events';
 import { invalidSessionId, sessionNotCreated, W3CError } from './w3c-error';
 
 export interface WebDriverAnswer {
@@ -38,7 +38,8 @@ const ENDED_KEPT = 500;
  * the queue), installs the build through the existing install path, opens the Appium session on
  * the device's agent, forwards each command through the agent's socket and returns Appium's
  * answer as it came; ends sessions that go quiet, whose agent goes away, or that an Admin ends, and
- * frees their devices. Everything is in memory: a restart of the relay ends every session.
+ * frees their devices. The sessions are in memory: a restart of the relay ends every session (the
+ * runs' rows of a killed relay are ended at the next start-up: AbandonedRunSessions).
  */
 @Injectable()
 export class HubSessionsService implements OnModuleInit, OnModuleDestroy {
@@ -165,6 +166,7 @@ export class HubSessionsService implements OnModuleInit, OnModuleDestroy {
     if (verdict !== undefined) {
       session.verdict = verdict;
       this.armIdle(session);
+      await this.events.emitAsync(HubSessionMarkedEvent.eventName, new HubSessionMarkedEvent(id, session.buildId, verdict)).catch(() => undefined);
       return { status: 200, body: { value: null } };
     }
     session.busy++;

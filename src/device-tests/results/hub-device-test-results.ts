@@ -2,36 +2,33 @@ import { Injectable, Logger } from '@nestjs/common';
 import { EventEmitter2, OnEvent } from '@nestjs/event-emitter';
 import { RelayConfig } from '../../config/relay-config';
 import { HubSessionEndedEvent, HubSessionStartedEvent } from '../hub/hub-session.events';
+import { TestRunsRepository } from '../runs/test-runs.repository';
 import { DeviceTestsChangedEvent } from './device-tests-changed.event';
 
 export type DeviceTestState = 'none' | 'running' | 'passed' | 'failed';
 
 /**
- * A build's device-test state from its hub sessions: `running` while any runs, then `failed` if
- * any session was marked failed (svc:status), `passed` if any was marked passed, else `none`.
- * Kept in memory, like the sessions themselves; BuildDeviceTests (runs/) joins it with the stored
- * runs (sessions' marks, JUnit results) for the release gate and the PR status.
+ * A build's device-test state from its hub sessions: `running` while any runs here, then `failed`
+ * if any session was marked failed (svc:status), `passed` if any was marked passed, else `none`.
+ * Which sessions run is this instance's memory, like the sessions themselves; the marks are read
+ * from their rows (stored when given: HubRunSessions), so every instance and a restarted relay see
+ * them. BuildDeviceTests (runs/) joins it with the JUnit results for the release gate and the PR status.
  */
 @Injectable()
 export class HubDeviceTestResults {
   private readonly logger = new Logger('WebDriverHub');
   private readonly running = new Map<number, number>();
-  private readonly verdicts = new Map<number, { passed: number; failed: number }>();
 
   constructor(
     private readonly events: EventEmitter2,
     private readonly config: RelayConfig,
+    private readonly runs: TestRunsRepository,
   ) {}
 
   async forBuild(buildId: number): Promise<{ state: DeviceTestState; url?: string }> {
     const url = this.config.relayUrl ? `${this.config.relayUrl.replace(/\/+$/, '')}/builds/${buildId}` : undefined;
-    const state: DeviceTestState = this.running.get(buildId)
-      ? 'running'
-      : this.verdicts.get(buildId)?.failed
-        ? 'failed'
-        : this.verdicts.get(buildId)?.passed
-          ? 'passed'
-          : 'none';
+    const verdicts = this.running.get(buildId) ? null : await this.runs.verdictsOfBuild(buildId);
+    const state: DeviceTestState = !verdicts ? 'running' : verdicts.failed ? 'failed' : verdicts.passed ? 'passed' : 'none';
     return url ? { state, url } : { state };
   }
 
@@ -48,11 +45,6 @@ export class HubDeviceTestResults {
     const left = (this.running.get(event.buildId) ?? 1) - 1;
     if (left > 0) this.running.set(event.buildId, left);
     else this.running.delete(event.buildId);
-    if (event.verdict) {
-      const counts = this.verdicts.get(event.buildId) ?? { passed: 0, failed: 0 };
-      counts[event.verdict.status]++;
-      this.verdicts.set(event.buildId, counts);
-    }
     this.changed(event.buildId);
   }
 

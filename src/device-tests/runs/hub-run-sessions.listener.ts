@@ -1,14 +1,16 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
 import { Clock } from '../../common/clock';
-import { HubSessionEndedEvent, HubSessionStartedEvent } from '../hub/hub-session.events';
+import { ClusterBus } from '../../cluster/cluster-bus';
+import { HubSessionEndedEvent, HubSessionMarkedEvent, HubSessionStartedEvent } from '../hub/hub-session.events';
 import { TestRunsRepository } from './test-runs.repository';
 import { DEFAULT_RUN_NAME, TestRunsService } from './test-runs.service';
 
 /**
  * Writes each hub session of a build into its run (`svc:name`, else `default`) when it starts and
- * when it ends, with its client's svc:status; when the last running session of a run ends, the run
- * is completed. Listeners never throw; an end waits for its start's row.
+ * when it ends, with the instance running it and its client's svc:status (kept when given, so
+ * another instance and a restarted relay read it); when the last running session of a run ends,
+ * the run is completed. Listeners never throw; a mark and an end wait for the start's row.
  */
 @Injectable()
 export class HubRunSessions {
@@ -19,6 +21,7 @@ export class HubRunSessions {
     private readonly runs: TestRunsRepository,
     private readonly service: TestRunsService,
     private readonly clock: Clock,
+    private readonly bus: ClusterBus,
   ) {}
 
   @OnEvent(HubSessionStartedEvent.eventName)
@@ -28,10 +31,21 @@ export class HubRunSessions {
     const write = (async () => {
       const at = this.clock.now();
       const runId = await this.runs.runFor(buildId, (event.runName ?? DEFAULT_RUN_NAME).slice(0, 200), at);
-      await this.runs.insertSession({ hubSessionId: event.hubSessionId, runId, deviceSessionId: event.deviceSessionId, userId: event.userId, startedAt: at });
+      await this.runs.insertSession({ hubSessionId: event.hubSessionId, runId, deviceSessionId: event.deviceSessionId, userId: event.userId, startedAt: at, instanceId: this.bus.instanceId });
     })().catch((err: Error) => this.logger.error(`Recording hub session ${event.hubSessionId} in its run failed: ${err.message}`));
     this.starts.set(event.hubSessionId, write);
     return write;
+  }
+
+  @OnEvent(HubSessionMarkedEvent.eventName)
+  async marked(event: HubSessionMarkedEvent): Promise<void> {
+    if (event.buildId === null) return;
+    try {
+      await this.starts.get(event.hubSessionId);
+      await this.runs.markSession(event.hubSessionId, event.verdict.status, event.verdict.reason);
+    } catch (err) {
+      this.logger.error(`Keeping hub session ${event.hubSessionId}'s svc:status failed: ${(err as Error).message}`);
+    }
   }
 
   @OnEvent(HubSessionEndedEvent.eventName)

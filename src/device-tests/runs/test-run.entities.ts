@@ -92,6 +92,14 @@ export class DeviceTestSessionEntity {
   @Column({ type: 'varchar', length: 10 })
   status: RunSessionStatus;
 
+  /** The client's svc:status, kept as soon as it is given (status takes it when the session ends). */
+  @Column({ type: 'varchar', length: 10, nullable: true })
+  verdict: 'passed' | 'failed' | null;
+
+  /** The relay instance running it (ClusterBus.instanceId): a running row whose instance is gone is ended at start-up. */
+  @Column({ name: 'instance_id', type: 'varchar', length: 64, nullable: true })
+  instanceId: string | null;
+
   /** The client's reason (svc:status), or why the session ended. */
   @Column({ type: 'varchar', length: 1000, nullable: true })
   reason: string | null;

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { nullableIso, isoWithMillis } from '../../common/time';
+import type { FailureEvidence } from '../evidence/device-test-sessions.service';
 import type { DeviceTestCaseEntity, DeviceTestRunEntity, DeviceTestSessionEntity } from './test-run.entities';
 import { RunState, stateOf } from './test-run-state';
 
@@ -24,9 +25,11 @@ export class TestRunSession {
   device_session_id: string;
   @ApiProperty({ enum: ['running', 'passed', 'failed', 'ended'], description: 'ended: ended without svc:status' })
   status: string;
+  @ApiProperty({ type: String, nullable: true, enum: ['passed', 'failed'], description: "the client's svc:status as soon as it gave it, on any instance (status takes it when the session ends)" })
+  verdict: string | null;
   @ApiProperty({ type: String, nullable: true, description: "the client's svc:status reason" })
   reason: string | null;
-  @ApiProperty({ type: String, nullable: true, description: 'why it ended: deleted, idle, agent offline, ended by an Admin, relay stopping' })
+  @ApiProperty({ type: String, nullable: true, description: 'why it ended: deleted, idle, client gone, agent offline, ended by an Admin, relay stopping, the relay restarted (a relay killed while it ran)' })
   end_reason: string | null;
   @ApiProperty({ format: 'date-time' })
   started_at: string;
@@ -34,6 +37,14 @@ export class TestRunSession {
   ended_at: string | null;
   @ApiProperty({ type: String, nullable: true, description: "the session's recording, while it is kept" })
   recording_url: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'a failed session’s final screenshot (PNG), while it is kept; null otherwise' })
+  screenshot_url: string | null;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'a failed session’s failing command (the last that answered an error, else the last before its end): ms from the recording’s first frame (a player seeks to failed_at_ms / 1000)',
+  })
+  failed_at_ms: number | null;
 }
 
 /** One test case of the run's JUnit report. */
@@ -52,6 +63,14 @@ export class TestResult {
   session_id: string | null;
   @ApiProperty({ type: String, nullable: true, description: "that session's recording, while it is kept" })
   recording_url: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'a failed test’s session’s final screenshot (PNG), while it is kept; null otherwise' })
+  screenshot_url: string | null;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'a failed test’s failing command in its session (the last that answered an error, else the last before the end): ms from the recording’s first frame',
+  })
+  failed_at_ms: number | null;
 }
 
 /** A test run of a build: its hub sessions and its JUnit results (beyond the spec; docs/device-tests.md). */
@@ -88,6 +107,8 @@ export interface GatheredRun {
   sessions: DeviceTestSessionEntity[];
   /** Recording URLs by hub session id. */
   recordings: Map<string, string>;
+  /** The final screenshot and failing command of the sessions that failed or that failed tests name, by hub session id. */
+  failures: Map<string, FailureEvidence>;
 }
 
 export function countsOf(cases: DeviceTestCaseEntity[]): TestRunCounts {
@@ -105,7 +126,12 @@ export function runStateOf(cases: DeviceTestCaseEntity[], sessions: DeviceTestSe
   });
 }
 
-export function toTestRun({ run, cases, sessions, recordings }: GatheredRun): TestRun {
+export function toTestRun({ run, cases, sessions, recordings, failures }: GatheredRun): TestRun {
+  const recordingOf = (id: string | null) => (id ? (recordings.get(id) ?? failures.get(id)?.recordingUrl ?? null) : null);
+  const failureOf = (id: string | null, failed: boolean) => {
+    const failure = failed && id ? failures.get(id) : undefined;
+    return { screenshot_url: failure?.screenshotUrl ?? null, failed_at_ms: failure?.failedAtMs ?? null };
+  };
   return {
     id: run.id,
     build_id: run.buildId,
@@ -118,11 +144,13 @@ export function toTestRun({ run, cases, sessions, recordings }: GatheredRun): Te
       id: s.hubSessionId,
       device_session_id: s.deviceSessionId,
       status: s.status,
+      verdict: s.verdict,
       reason: s.reason,
       end_reason: s.endReason,
       started_at: isoWithMillis(s.startedAt),
       ended_at: nullableIso(s.endedAt),
-      recording_url: recordings.get(s.hubSessionId) ?? null,
+      recording_url: recordingOf(s.hubSessionId),
+      ...failureOf(s.hubSessionId, s.status === 'failed'),
     })),
     results: cases.map((c) => ({
       name: c.name,
@@ -131,7 +159,8 @@ export function toTestRun({ run, cases, sessions, recordings }: GatheredRun): Te
       duration_ms: c.durationMs,
       message: c.message,
       session_id: c.sessionId,
-      recording_url: c.sessionId ? (recordings.get(c.sessionId) ?? null) : null,
+      recording_url: recordingOf(c.sessionId),
+      ...failureOf(c.sessionId, c.status === 'failed'),
     })),
   };
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { QueryBuilder } from '../../database/query-builder/query-builder';
+import { inLists } from '../../database/in-lists';
 import { TransactionRunner } from '../../database/transaction-runner';
 import type { ReportedTestCase } from './junit-report';
 import type { DeviceTestCaseEntity, DeviceTestRunEntity, DeviceTestSessionEntity, RunSessionStatus, TestCaseStatus } from './test-run.entities';
@@ -11,7 +12,7 @@ const CASES_PER_INSERT = 100;
 
 const RUN_COLUMNS = ['id', 'build_id', 'name', 'created_at', 'reported_at', 'reported_by'] as const;
 const CASE_COLUMNS = ['id', 'run_id', 'position', 'name', 'class_name', 'status', 'duration_ms', 'message', 'session_id'] as const;
-const SESSION_COLUMNS = ['id', 'hub_session_id', 'run_id', 'device_session_id', 'user_id', 'status', 'reason', 'end_reason', 'started_at', 'ended_at'] as const;
+const SESSION_COLUMNS = ['id', 'hub_session_id', 'run_id', 'device_session_id', 'user_id', 'status', 'verdict', 'reason', 'end_reason', 'started_at', 'ended_at', 'instance_id'] as const;
 
 type Num = number | string;
 type Nullable<T> = T | null;
@@ -79,14 +80,66 @@ export class TestRunsRepository {
     });
   }
 
-  async insertSession(session: Omit<DeviceTestSessionEntity, 'id' | 'endedAt' | 'endReason' | 'reason' | 'status'>): Promise<void> {
-    const insert = this.sql.prepare('testRuns.insertSession', (v: { id: string; runId: number; device: string; userId: number; status: string; at: number }) =>
+  async insertSession(session: Omit<DeviceTestSessionEntity, 'id' | 'endedAt' | 'endReason' | 'reason' | 'status' | 'verdict'>): Promise<void> {
+    const insert = this.sql.prepare('testRuns.insertSession', (v: { id: string; runId: number; device: string; userId: number; status: string; at: number; instance: string }) =>
       this.sql.db
         .insertInto('device_test_sessions')
-        .values({ hub_session_id: v.id, run_id: v.runId, device_session_id: v.device, user_id: v.userId, status: v.status, started_at: v.at })
+        .values({ hub_session_id: v.id, run_id: v.runId, device_session_id: v.device, user_id: v.userId, status: v.status, started_at: v.at, instance_id: v.instance })
         .onConflict((oc) => oc.column('hub_session_id').doNothing()),
     );
-    await insert.run(this.db, { id: session.hubSessionId, runId: session.runId, device: session.deviceSessionId, userId: session.userId!, status: 'running', at: session.startedAt.getTime() });
+    await insert.run(this.db, {
+      id: session.hubSessionId,
+      runId: session.runId,
+      device: session.deviceSessionId,
+      userId: session.userId!,
+      status: 'running',
+      at: session.startedAt.getTime(),
+      instance: session.instanceId!,
+    });
+  }
+
+  /** Keeps a running session's svc:status (its client may mark it again: the last mark counts). */
+  async markSession(id: string, verdict: 'passed' | 'failed', reason: string | null): Promise<void> {
+    const update = this.sql.prepare('testRuns.markSession', (v: { id: string; verdict: string; reason: string }) =>
+      this.sql.db.updateTable('device_test_sessions').set({ verdict: v.verdict, reason: v.reason }).where('hub_session_id', '=', v.id),
+    );
+    await update.run(this.db, { id, verdict, reason: reason! });
+  }
+
+  /** Sessions still recorded as running, with the instance running each (null: written before instances were kept). */
+  async runningSessions(): Promise<Pick<DeviceTestSessionEntity, 'hubSessionId' | 'runId' | 'instanceId'>[]> {
+    const statement = this.sql.prepare('testRuns.runningSessions', (v: { running: string }) =>
+      this.sql.db.selectFrom('device_test_sessions').select(['hub_session_id', 'run_id', 'instance_id']).where('status', '=', v.running),
+    );
+    const rows = await statement.run<{ hub_session_id: string; run_id: Num; instance_id: Nullable<string> }>(this.db, { running: 'running' });
+    return rows.map((row) => ({ hubSessionId: row.hub_session_id, runId: Number(row.run_id), instanceId: row.instance_id }));
+  }
+
+  /**
+   * Ends sessions no instance runs any more (their relay was killed): each takes its client's mark
+   * if it gave one, else `ended`. Only rows still running change, so a session that ended meanwhile keeps its end.
+   */
+  /** Ends those of the sessions still running; the runs of the ones it ended (another instance may have ended some first). */
+  async endAbandoned(ids: string[], endReason: string, at: Date): Promise<number[]> {
+    const runIds = new Set<number>();
+    for (const batch of inLists(ids)) {
+      const update = this.sql.prepare(`testRuns.endAbandoned ${batch.length}`, (v: Record<string, unknown>) =>
+        this.sql.db
+          .updateTable('device_test_sessions')
+          .set((eb) => ({ status: eb.fn.coalesce('verdict', eb.val(v.unmarked as string)), end_reason: v.endReason as string, ended_at: v.at as number }))
+          .where('status', '=', v.running as string)
+          .where(
+            'hub_session_id',
+            'in',
+            batch.map((_, i) => v[`s${i}`] as string),
+          )
+          .returning('run_id'),
+      );
+      const values: Record<string, unknown> = { unmarked: 'ended', running: 'running', endReason, at: at.getTime() };
+      batch.forEach((id, i) => (values[`s${i}`] = id));
+      for (const row of await update.run<{ run_id: number | string }>(this.db, values)) runIds.add(Number(row.run_id));
+    }
+    return [...runIds];
   }
 
   /** Ends a session; its run's id, or null when the session is not one of a run (never started here). */
@@ -164,6 +217,24 @@ export class TestRunsRepository {
     return counts;
   }
 
+  /** How many of a build's hub sessions their clients marked passed and failed (svc:status, running or ended). */
+  async verdictsOfBuild(buildId: number): Promise<{ passed: number; failed: number }> {
+    const statement = this.sql.prepare('testRuns.verdictsOfBuild', (v: { buildId: number }) =>
+      this.sql.db
+        .selectFrom('device_test_sessions as s')
+        .innerJoin('device_test_runs as r', 'r.id', 's.run_id')
+        .select(['s.verdict', (eb) => eb.fn.countAll().as('n')])
+        .where('r.build_id', '=', v.buildId)
+        .where('s.verdict', 'is not', null)
+        .groupBy('s.verdict'),
+    );
+    const counts = { passed: 0, failed: 0 };
+    for (const row of await statement.run<{ verdict: string; n: Num }>(this.db, { buildId })) {
+      if (row.verdict === 'passed' || row.verdict === 'failed') counts[row.verdict] += Number(row.n);
+    }
+    return counts;
+  }
+
   private async findRun(buildId: number, name: string, tx: Sql): Promise<number | null> {
     const statement = this.sql.prepare('testRuns.find', (v: { buildId: number; name: string }) =>
       this.sql.db.selectFrom('device_test_runs').select('id').where('build_id', '=', v.buildId).where('name', '=', v.name),
@@ -201,10 +272,12 @@ interface SessionRow {
   device_session_id: string;
   user_id: Nullable<Num>;
   status: RunSessionStatus;
+  verdict: Nullable<'passed' | 'failed'>;
   reason: Nullable<string>;
   end_reason: Nullable<string>;
   started_at: Num;
   ended_at: Nullable<Num>;
+  instance_id: Nullable<string>;
 }
 
 const numberOrNull = (value: Nullable<Num>) => (value === null ? null : Number(value));
@@ -236,9 +309,11 @@ function toSession(row: SessionRow): DeviceTestSessionEntity {
     deviceSessionId: row.device_session_id,
     userId: numberOrNull(row.user_id),
     status: row.status,
+    verdict: row.verdict,
     reason: row.reason,
     endReason: row.end_reason,
     startedAt: new Date(Number(row.started_at)),
     endedAt: dateOrNull(row.ended_at),
+    instanceId: row.instance_id,
   };
 }

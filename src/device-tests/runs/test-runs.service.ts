@@ -6,6 +6,7 @@ import { Clock } from '../../common/clock';
 import { badRequest } from '../../common/errors/http-error';
 import { RecordingsService } from '../../recordings/recordings.service';
 import { StoragePaths } from '../../storage/storage-paths';
+import { DeviceTestSessionsService } from '../evidence/device-test-sessions.service';
 import { DeviceTestsChangedEvent } from '../results/device-tests-changed.event';
 import { TestRunCompletedEvent } from './events/test-run-completed.event';
 import { JUnitReportError, readJUnitReport } from './junit-report';
@@ -35,6 +36,7 @@ export class TestRunsService {
     private readonly storage: StoragePaths,
     private readonly events: EventEmitter2,
     private readonly clock: Clock,
+    private readonly evidence: DeviceTestSessionsService,
   ) {}
 
   /** POST /builds/:id/test-runs: reads the report (bounded), then stores it whole or not at all. */
@@ -75,7 +77,7 @@ export class TestRunsService {
     this.emit(DeviceTestsChangedEvent.eventName, new DeviceTestsChangedEvent(buildId));
   }
 
-  /** A build's runs with their cases, sessions, and the recordings of those sessions that are still kept. */
+  /** A build's runs with their cases, sessions, the recordings of those sessions that are still kept, and what shows their failures. */
   async gather(buildId: number): Promise<GatheredRun[]> {
     const [runs, cases, sessions, recordings] = await Promise.all([
       this.runs.runsOfBuild(buildId),
@@ -95,11 +97,14 @@ export class TestRunsService {
         });
       if (recording) urls.set(session.hubSessionId, recording.url);
     }
+    const failed = [...sessions.filter((s) => s.status === 'failed').map((s) => s.hubSessionId), ...cases.filter((c) => c.status === 'failed' && c.sessionId).map((c) => c.sessionId!)];
+    const failures = await this.evidence.failureEvidence(failed);
     return runs.map((run) => ({
       run,
       cases: cases.filter((c) => c.runId === run.id),
       sessions: sessions.filter((s) => s.runId === run.id),
       recordings: urls,
+      failures,
     }));
   }
 

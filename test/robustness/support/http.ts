@@ -166,3 +166,12 @@ export function multipartBody(
   if (close) chunks.push(Buffer.from(`--${boundary}--\r\n`));
   return Buffer.concat(chunks);
 }
+
+/** A fresh relay's first Admin (/auth/init, admin@example.com), signed in: the session cookie. */
+export async function firstAdminCookie(baseUrl: string): Promise<string> {
+  const credentials = { email: 'admin@example.com', password: 'correct horse battery' };
+  const init = await sendJson(baseUrl, 'POST', '/auth/init', credentials);
+  if (init.status !== 201) throw new Error(`/auth/init answered ${init.status}`);
+  const login = await send(baseUrl, { method: 'POST', path: '/api/v1/auth/login', headers: { 'content-type': 'application/json' }, body: JSON.stringify(credentials) });
+  return String(login.headers['set-cookie']).split(';')[0];
+}

@@ -3672,11 +3672,15 @@ export interface components {
         TestResult: {
             class_name: string | null;
             duration_ms: number | null;
+            /** @description a failed test’s failing command in its session (the last that answered an error, else the last before the end): ms from the recording’s first frame */
+            failed_at_ms: number | null;
             /** @description the failure, error or skip message */
             message: string | null;
             name: string;
             /** @description that session's recording, while it is kept */
             recording_url: string | null;
+            /** @description a failed test’s session’s final screenshot (PNG), while it is kept; null otherwise */
+            screenshot_url: string | null;
             /** @description the hub session the report names for it (svc:session) */
             session_id: string | null;
             /** @enum {string} */
@@ -3714,16 +3718,20 @@ export interface components {
         TestRunSession: {
             /** @description the device it ran on, as GET /devices names it */
             device_session_id: string;
-            /** @description why it ended: deleted, idle, agent offline, ended by an Admin, relay stopping */
+            /** @description why it ended: deleted, idle, client gone, agent offline, ended by an Admin, relay stopping, the relay restarted (a relay killed while it ran) */
             end_reason: string | null;
             /** Format: date-time */
             ended_at: string | null;
+            /** @description a failed session’s failing command (the last that answered an error, else the last before its end): ms from the recording’s first frame (a player seeks to failed_at_ms / 1000) */
+            failed_at_ms: number | null;
             /** @description the WebDriver session id */
             id: string;
             /** @description the client's svc:status reason */
             reason: string | null;
             /** @description the session's recording, while it is kept */
             recording_url: string | null;
+            /** @description a failed session’s final screenshot (PNG), while it is kept; null otherwise */
+            screenshot_url: string | null;
             /** Format: date-time */
             started_at: string;
             /**
@@ -3731,6 +3739,11 @@ export interface components {
              * @enum {string}
              */
             status: "running" | "passed" | "failed" | "ended";
+            /**
+             * @description the client's svc:status as soon as it gave it, on any instance (status takes it when the session ends)
+             * @enum {string|null}
+             */
+            verdict: "passed" | "failed" | null;
         };
         TestStatusDto: {
             /** @description a full commit SHA of that repository */

@@ -1,6 +1,7 @@
 import type { Schemas } from '../api/client';
 import { FormError, cardClass } from '../ui/Field';
 import { Loading } from '../ui/States';
+import { FailureEvidence } from './FailureEvidence';
 import { useTestRuns } from './queries';
 import styles from './device-tests.module.css';
 
@@ -13,7 +14,8 @@ const MARK = { passed: '✅', failed: '❌', skipped: '⏭️' } as const;
 /**
  * The build's device-test runs (docs/device-tests.md "Results"): each run's hub sessions with
  * their recordings, and its JUnit results, pass/fail per test with duration and the failure's
- * message. Failing tests first, so the one to look at is at the top.
+ * message. Failing tests first, so the one to look at is at the top; a failing test (and a failed
+ * session) shows its session's final screenshot and opens its recording at the failing command.
  */
 export function TestRunsPanel({ buildId }: { buildId: number }) {
   const runs = useTestRuns(buildId);
@@ -43,13 +45,22 @@ function Run({ run }: { run: TestRun }) {
         <ul aria-label={`Sessions of ${run.name}`} className={styles.list}>
           {run.sessions.map((session) => (
             <li key={session.id}>
-              <code>{session.id.slice(0, 12)}</code> on {session.device_session_id}: {session.status === 'ended' ? `ended (${session.end_reason ?? 'unmarked'})` : session.status}
+              <code>{session.id.slice(0, 12)}</code> on {session.device_session_id}: {sessionState(session)}
               {session.reason ? ` — ${session.reason}` : ''}
-              {session.recording_url && (
-                <>
-                  {' '}
-                  <a href={session.recording_url}>recording</a>
-                </>
+              {session.status === 'failed' ? (
+                <FailureEvidence
+                  what={`session ${session.id.slice(0, 12)}`}
+                  screenshotUrl={session.screenshot_url}
+                  recordingUrl={session.recording_url}
+                  failedAtMs={session.failed_at_ms}
+                />
+              ) : (
+                session.recording_url && (
+                  <>
+                    {' '}
+                    <a href={session.recording_url}>recording</a>
+                  </>
+                )
               )}
             </li>
           ))}
@@ -82,10 +93,13 @@ function ResultRow({ result }: { result: TestResult }) {
         {result.class_name && <span className={styles.note}>{result.class_name} › </span>}
         {result.name}
         {result.message && <pre className={styles.message}>{result.message}</pre>}
+        {result.status === 'failed' && (
+          <FailureEvidence what={result.name} screenshotUrl={result.screenshot_url} recordingUrl={result.recording_url} failedAtMs={result.failed_at_ms} />
+        )}
       </td>
       <td>
         <span aria-hidden="true">{MARK[result.status as keyof typeof MARK]}</span> {result.status}
-        {result.recording_url && (
+        {result.recording_url && result.status !== 'failed' && (
           <>
             {' '}
             <a href={result.recording_url}>recording</a>
@@ -95,6 +109,14 @@ function ResultRow({ result }: { result: TestResult }) {
       <td>{result.duration_ms === null ? '–' : durationText(result.duration_ms)}</td>
     </tr>
   );
+}
+
+type TestRunSession = TestRun['sessions'][number];
+
+/** Running (marked already, if its client said so), its mark, or why it ended unmarked. */
+function sessionState(session: TestRunSession): string {
+  if (session.status === 'running') return session.verdict ? `running (marked ${session.verdict})` : 'running';
+  return session.status === 'ended' ? `ended (${session.end_reason ?? 'unmarked'})` : session.status;
 }
 
 /** 850 ms, 12.4 s, 3 min 5 s. */

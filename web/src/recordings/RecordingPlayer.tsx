@@ -11,9 +11,10 @@ const byTime = <T extends { at: number }>(items: T[]) => [...items].sort((a, b) 
 /**
  * A recording in a <video>, its timeline beside it (issue 29): what was done, when and by whom;
  * a click on an event seeks there, the event at the current time is marked while it plays, and
- * the UI tree the relay took at (or just before) that time can be opened.
+ * the UI tree the relay took at (or just before) that time can be opened. `startAtMs` opens it at
+ * a moment (a failing test's command, from the build's runs), once its metadata is loaded.
  */
-export function RecordingPlayer({ recording, title }: { recording: Recording; title: string }) {
+export function RecordingPlayer({ recording, title, startAtMs = null }: { recording: Recording; title: string; startAtMs?: number | null }) {
   const video = useRef<HTMLVideoElement>(null);
   const timeline = useTimeline(recording);
   const [ms, setMs] = useState(0);
@@ -30,6 +31,18 @@ export function RecordingPlayer({ recording, title }: { recording: Recording; ti
     setMs(at);
   };
   const track = () => setMs((video.current?.currentTime ?? 0) * 1000);
+  // Seeking before the metadata is there is lost: wait for it when it is not loaded yet.
+  useEffect(() => {
+    const element = video.current;
+    if (!element || startAtMs === null) return;
+    const start = () => {
+      element.currentTime = startAtMs / 1000;
+      setMs(startAtMs);
+    };
+    if (element.readyState >= HTMLMediaElement.HAVE_METADATA) start();
+    else element.addEventListener('loadedmetadata', start, { once: true });
+    return () => element.removeEventListener('loadedmetadata', start);
+  }, [startAtMs]);
   // The marked event stays in sight as it plays: the list scrolls, never the page.
   const list = useRef<HTMLOListElement>(null);
   useEffect(() => {

@@ -15,7 +15,8 @@ export const recordingTitle = (recording: Pick<Recording, 'createdAt'>) => `Reco
 /**
  * The build's recordings (kept 72 h): one plays beside its timeline, chosen in the URL
  * (`?recording=<file>`, so the device panel's "Play it on the build page" and a comment's
- * "Play with timeline" link straight to it); the newest plays when none is chosen.
+ * "Play with timeline" link straight to it), at a moment with `&at=<seconds>` (a failing test's
+ * command, from the Device tests panel); the newest plays when none is chosen.
  */
 export function RecordingsPanel({ buildId }: { buildId: number }) {
   const recordings = useRecordings(buildId);
@@ -23,6 +24,7 @@ export function RecordingsPanel({ buildId }: { buildId: number }) {
   const location = useLocation();
   const section = useRef<HTMLElement>(null);
   const wanted = params.get('recording');
+  const at = Number(params.get('at') ?? NaN);
   const items = recordings.data ?? [];
   const current = items.find((r) => recordingFile(r.url) === wanted) ?? items[0] ?? null;
   // Opened for one recording (#recordings): bring the player into view once it is there.
@@ -34,6 +36,7 @@ export function RecordingsPanel({ buildId }: { buildId: number }) {
     setParams(
       (next) => {
         next.set('recording', recordingFile(recording.url));
+        next.delete('at');
         return next;
       },
       { replace: true },
@@ -49,7 +52,12 @@ export function RecordingsPanel({ buildId }: { buildId: number }) {
         <Empty>No recordings of this build yet. Record one from a device's panel; recordings are kept 72 hours.</Empty>
       ) : (
         <>
-          <RecordingPlayer key={current.url} recording={current} title={recordingTitle(current)} />
+          <RecordingPlayer
+            key={current.url}
+            recording={current}
+            title={recordingTitle(current)}
+            startAtMs={recordingFile(current.url) === wanted && Number.isFinite(at) && at >= 0 ? Math.round(at * 1000) : null}
+          />
           <p className={styles.note}>
             {absoluteTime(current.createdAt)} · {fileSize(current.fileSize)} · expires {relativeTime(current.expiresAt)} ·{' '}
             <a href={current.url} download>

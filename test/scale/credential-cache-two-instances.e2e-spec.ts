@@ -1,0 +1,102 @@
+import { TokenLastUse } from '../../src/tokens/token-last-use';
+import { scimDeactivate } from '../support/scim';
+import { describeUnless } from '../support/describe-unless';
+import { MemberFactory, type TestMember } from '../support/factory';
+import { PG_ADMIN_URL, REDIS_URL, unreachable } from '../support/reachable';
+import { startTestRelay, type TestRelay } from '../support/test-relay';
+import { clusterTestEnv, type ClusterTestEnv } from './cluster-env';
+
+/**
+ * Issue 42 across instances: B holds a credential's lookup for a few seconds; a revocation made
+ * through A reaches B through the cluster bus (the events that close sockets), and B's very next
+ * request with that credential is refused, with no wait.
+ */
+describeUnless(unreachable([PG_ADMIN_URL, REDIS_URL]), 'credential lookups on two instances (PostgreSQL + Redis)', () => {
+  let cluster: ClusterTestEnv;
+  let a: TestRelay;
+  let b: TestRelay;
+  let onA: MemberFactory;
+  let onB: MemberFactory;
+  let admin: TestMember;
+
+  beforeAll(async () => {
+    cluster = await clusterTestEnv();
+    // One after the other: the first runs the migrations.
+    a = await startTestRelay(cluster.env);
+    b = await startTestRelay(cluster.env);
+    onA = new MemberFactory(a);
+    onB = new MemberFactory(b);
+    admin = await onA.admin();
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await cluster?.dispose();
+  });
+
+  const newestTokenId = async (member: TestMember): Promise<number> => {
+    const items = (await onA.as(member, 'get', '/api/v1/tokens').expect(200)).body as { id: number }[];
+    return items[items.length - 1].id;
+  };
+
+  it('a PAT used on B and revoked on A: B answers the next request 401', async () => {
+    const member = await onA.member('Developer');
+    const pat = await onA.pat(member, 'view');
+    await onB.withPat(pat, 'get', '/api/v1/apps').expect(200);
+    await onA.as(member, 'delete', `/api/v1/tokens/${await newestTokenId(member)}`).expect(204);
+    await onB.withPat(pat, 'get', '/api/v1/apps').expect(401);
+  });
+
+  it('an Admin demoted on A: B refuses the next request to an Admin route', async () => {
+    const member = await onA.member('Admin');
+    await onB.as(member, 'get', '/api/v1/team/members').expect(200);
+    await onA.as(admin, 'patch', `/api/v1/team/members/${member.id}`).send({ role: 'Viewer' }).expect(200);
+    await onB.as(member, 'get', '/api/v1/team/members').expect(403);
+  });
+
+  it('a member deactivated through SCIM on A: B answers their cookie and PAT 401 at once', async () => {
+    const scimToken = (await onA.as(admin, 'post', '/api/v1/scim/tokens').send({ name: 'idp' }).expect(201)).body.token;
+    const leaver = await onA.member('QA', 'cache-leaver@corp.example');
+    const pat = await onA.pat(leaver, 'view');
+    await onB.as(leaver, 'get', '/api/v1/apps').expect(200);
+    await onB.withPat(pat, 'get', '/api/v1/apps').expect(200);
+    await scimDeactivate(a, scimToken, leaver.id).expect(200);
+    await onB.as(leaver, 'get', '/api/v1/apps').expect(401);
+    await onB.withPat(pat, 'get', '/api/v1/apps').expect(401);
+  });
+
+  it('signed out on A: B answers that cookie 401 at once', async () => {
+    const member = await onA.member('QA');
+    await onB.as(member, 'get', '/api/v1/apps').expect(200);
+    await a.http().post('/api/v1/auth/logout').set('Cookie', member.cookie).expect(200);
+    await onB.as(member, 'get', '/api/v1/apps').expect(401);
+  });
+
+  it("a PAT used on B: A's GET /tokens shows the use once B has flushed (every few seconds)", async () => {
+    const member = await onA.member('QA');
+    const pat = await onA.pat(member, 'view');
+    const id = await newestTokenId(member);
+    const lastUsed = async () => (await onA.as(member, 'get', '/api/v1/tokens').expect(200)).body.find((t: { id: number }) => t.id === id);
+    const before = await lastUsed();
+    b.clock.advance(1_000);
+    await onB.withPat(pat, 'get', '/api/v1/apps').expect(200);
+    expect((await lastUsed()).last_used_at).toBe(before.created_at);
+    await b.app.get(TokenLastUse).flush();
+    expect(Date.parse((await lastUsed()).last_used_at)).toBeGreaterThan(Date.parse(before.created_at));
+  });
+
+  it('an instance shut down writes the uses it recorded before it stops', async () => {
+    const member = await onA.member('QA');
+    const pat = await onA.pat(member, 'view');
+    const id = await newestTokenId(member);
+    const c = await startTestRelay(cluster.env);
+    try {
+      c.clock.advance(1_000);
+      await new MemberFactory(c).withPat(pat, 'get', '/api/v1/apps').expect(200);
+    } finally {
+      await c.close();
+    }
+    const [listed] = ((await onA.as(member, 'get', '/api/v1/tokens').expect(200)).body as { id: number; last_used_at: string; created_at: string }[]).filter((t) => t.id === id);
+    expect(Date.parse(listed.last_used_at)).toBeGreaterThan(Date.parse(listed.created_at));
+  });
+});
