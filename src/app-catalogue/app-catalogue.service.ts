@@ -23,7 +23,7 @@ export interface BuildToFile {
 /**
  * The apps builds are filed under, below both the apps feature and builds: builds asks it which
  * app a new build belongs to, the apps feature creates, renames and deletes apps through it.
- * Writes join the caller's open transaction (TransactionRunner), so no manager crosses modules.
+ * Writes join the caller's open transaction (TransactionRunner), so no tx crosses modules.
  */
 @Injectable()
 export class AppCatalogue {
@@ -40,24 +40,24 @@ export class AppCatalogue {
    * savepoint: every failure here fails the upload, whose rollback also removes an app created here.
    */
   resolveForBuild(build: BuildToFile): Promise<AppEntity> {
-    return this.transactions.join(async (manager) => {
+    return this.transactions.join(async (tx) => {
       if (build.appId !== null) {
-        const app = await this.apps.findById(build.appId, manager);
+        const app = await this.apps.findById(build.appId, tx);
         if (!app) throw notFound(ErrorMessages.appNotFound);
         if (app.platform !== 'both' && app.platform !== build.platform) {
           throw badRequest(`app_id ${app.id} is an ${app.platform} app; this build is ${build.platform}`);
         }
         return app;
       }
-      const existing = await this.apps.findForBundle(build.bundleId, build.platform, manager);
+      const existing = await this.apps.findForBundle(build.bundleId, build.platform, tx);
       if (existing) return existing;
       // Two uploads of a new bundle id at once both get here: the unique key on (platform,
       // bundle_id_key) lets one insert, and the other reads the winner's app.
       await this.apps.insertUnlessExists(
         { name: build.name, bundleIdKey: build.bundleId, platform: build.platform, createdAt: this.clock.now() },
-        manager,
+        tx,
       );
-      const app = await this.apps.findForBundle(build.bundleId, build.platform, manager);
+      const app = await this.apps.findForBundle(build.bundleId, build.platform, tx);
       if (!app) throw new Error(`app for ${build.platform} ${build.bundleId} neither inserted nor found`);
       return app;
     });
@@ -88,11 +88,11 @@ export class AppCatalogue {
 
   /** Inside the caller's transaction, before removing what is filed under the app: false when there is no such app (AppsRepository.lockForDeletion). */
   lockForDeletion(id: number): Promise<boolean> {
-    return this.transactions.run((manager) => this.apps.lockForDeletion(id, manager));
+    return this.transactions.run((tx) => this.apps.lockForDeletion(id, tx));
   }
 
   /** Deletes the app row (joining the caller's transaction); false when there was none. */
   delete(id: number): Promise<boolean> {
-    return this.transactions.run((manager) => this.apps.delete(id, manager));
+    return this.transactions.run((tx) => this.apps.delete(id, tx));
   }
 }

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
 import type { Platform } from './platform';
 import { QueryBuilder } from '../database/query-builder/query-builder';
 import { deleteById, insertReturningId, updateById } from '../database/query-builder/rows';
 import { lockedForUpdate } from '../database/row-lock';
 import { AppEntity, AppPlatform } from './app.entity';
+import { SqlExecutor } from '../database/sql-executor';
+import type { Sql } from '../database/sql';
 
 interface AppRow {
   id: number | string;
@@ -22,19 +22,19 @@ const COLUMNS = ['id', 'name', 'bundle_id_key', 'platform', 'created_at'] as con
 export class AppsRepository {
   private readonly sql: QueryBuilder;
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
-    this.sql = QueryBuilder.of(dataSource);
+  constructor(private readonly db: SqlExecutor) {
+    this.sql = QueryBuilder.for(db.dialect);
   }
 
-  async findById(id: number, manager?: EntityManager): Promise<AppEntity | null> {
+  async findById(id: number, tx?: Sql): Promise<AppEntity | null> {
     const statement = this.sql.prepare('apps.byId', (v: { id: number }) => this.sql.db.selectFrom('apps').select(COLUMNS).where('id', '=', v.id));
-    const [row] = await statement.run<AppRow>(manager ?? this.dataSource.manager, { id });
+    const [row] = await statement.run<AppRow>(tx ?? this.db, { id });
     return row ? toApp(row) : null;
   }
 
   async findAll(): Promise<AppEntity[]> {
     const statement = this.sql.prepare('apps.all', () => this.sql.db.selectFrom('apps').select(COLUMNS).orderBy('id'));
-    return (await statement.run<AppRow>(this.dataSource.manager, {})).map(toApp);
+    return (await statement.run<AppRow>(this.db, {})).map(toApp);
   }
 
   /** The app a build with this bundle id files under: same bundle id, and the build's platform or `both` (a platform match wins). */
@@ -42,7 +42,7 @@ export class AppsRepository {
    * Every upload asks it: a prepared statement, not a find() built through TypeORM's query builder
    * and hydrated (a share of a small upload's CPU, docs/decisions.md#issue-27-ingest).
    */
-  async findForBundle(bundleId: string, platform: Platform, manager: EntityManager): Promise<AppEntity | null> {
+  async findForBundle(bundleId: string, platform: Platform, tx: Sql): Promise<AppEntity | null> {
     const statement = this.sql.prepare('apps.forBundle', (v: { bundleId: string; platform: Platform; both: 'both' }) =>
       this.sql.db
         .selectFrom('apps')
@@ -51,7 +51,7 @@ export class AppsRepository {
         .where('platform', 'in', [v.platform, v.both])
         .orderBy('id'),
     );
-    const rows = await statement.run<AppRow>(manager, { bundleId, platform, both: 'both' });
+    const rows = await statement.run<AppRow>(tx, { bundleId, platform, both: 'both' });
     const row = rows.find((a) => a.platform === platform) ?? rows[0];
     return row ? toApp(row) : null;
   }
@@ -61,18 +61,18 @@ export class AppsRepository {
    * decides a race (PostgreSQL waits for the other transaction and then does nothing), with no error
    * to abort the caller's transaction. Read the app afterwards.
    */
-  async insertUnlessExists(values: Omit<AppEntity, 'id'>, manager: EntityManager): Promise<void> {
+  async insertUnlessExists(values: Omit<AppEntity, 'id'>, tx: Sql): Promise<void> {
     const statement = this.sql.prepare('apps.insertUnlessExists', (v: { name: string; bundleIdKey: string; platform: AppPlatform; createdAt: number }) =>
       this.sql.db
         .insertInto('apps')
         .values({ name: v.name, bundle_id_key: v.bundleIdKey, platform: v.platform, created_at: v.createdAt })
         .onConflict((oc) => oc.doNothing()),
     );
-    await statement.run(manager, { ...values, createdAt: values.createdAt.getTime() });
+    await statement.run(tx, { ...values, createdAt: values.createdAt.getTime() });
   }
 
-  async create(values: Omit<AppEntity, 'id'>, manager?: EntityManager): Promise<AppEntity> {
-    const id = await insertReturningId(manager ?? this.dataSource.manager, 'apps', {
+  async create(values: Omit<AppEntity, 'id'>, tx?: Sql): Promise<AppEntity> {
+    const id = await insertReturningId(tx ?? this.db, 'apps', {
       name: values.name,
       bundle_id_key: values.bundleIdKey,
       platform: values.platform,
@@ -82,7 +82,7 @@ export class AppsRepository {
   }
 
   async rename(id: number, name: string): Promise<boolean> {
-    return (await updateById(this.dataSource.manager, 'apps', id, { name })) > 0;
+    return (await updateById(this.db, 'apps', id, { name })) > 0;
   }
 
   /**
@@ -90,13 +90,13 @@ export class AppsRepository {
    * a build insert into it (whose foreign key check shares the row) waits for the deletion, and a
    * deletion waits for a build insert already made. SQLite runs one write transaction at a time.
    */
-  async lockForDeletion(id: number, manager: EntityManager): Promise<boolean> {
+  async lockForDeletion(id: number, tx: Sql): Promise<boolean> {
     const statement = this.sql.prepare('apps.lockForDeletion', (v: { id: number }) => lockedForUpdate(this.sql, this.sql.db.selectFrom('apps').select('id').where('id', '=', v.id)));
-    return (await statement.run(manager, { id })).length > 0;
+    return (await statement.run(tx, { id })).length > 0;
   }
 
-  delete(id: number, manager: EntityManager): Promise<boolean> {
-    return deleteById(manager, 'apps', id);
+  delete(id: number, tx: Sql): Promise<boolean> {
+    return deleteById(tx, 'apps', id);
   }
 }
 

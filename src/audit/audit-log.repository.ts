@@ -1,12 +1,12 @@
-import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
+import { Inject, Injectable } from '@nestjs/common';
 import { sql as rawSql } from 'kysely';
-import { DataSource, EntityManager } from 'typeorm';
 import { QueryBuilder } from '../database/query-builder/query-builder';
 import { changedRows, insertReturningId, updateById } from '../database/query-builder/rows';
 import { lockedForUpdate } from '../database/row-lock';
 import { AuditEntryEntity } from './audit-entry.entity';
 import { AuditStateEntity } from './audit-state.entity';
+import { SqlExecutor } from '../database/sql-executor';
+import type { Sql } from '../database/sql';
 
 const STATE_ID = 1;
 
@@ -120,34 +120,34 @@ interface StateRow {
 }
 
 /**
- * The audit_entries and audit_state tables. Reads that are part of a transaction take its `manager`;
+ * The audit_entries and audit_state tables. Reads that are part of a transaction take its `tx`;
  * the verifier, which runs on a data source of its own (`svc audit verify`), makes one with `of()`.
  */
 @Injectable()
 export class AuditLogRepository {
   private readonly sql: QueryBuilder;
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
-    this.sql = QueryBuilder.of(dataSource);
+  constructor(@Inject(SqlExecutor) private readonly db: Sql) {
+    this.sql = QueryBuilder.for(db.dialect);
   }
 
-  /** For a data source outside the relay's modules (the CLI's read-only one). */
-  static of(dataSource: DataSource): AuditLogRepository {
-    return new AuditLogRepository(dataSource);
+  /** On `on` alone (a transaction of the CLI's read-only data source). */
+  static of(on: Sql): AuditLogRepository {
+    return new AuditLogRepository(on);
   }
 
   /** The state row; `lock` inside a transaction holds it until the transaction ends (PostgreSQL: appends are one line). */
-  async state(manager?: EntityManager, lock = false): Promise<AuditStateEntity | null> {
+  async state(tx?: Sql, lock = false): Promise<AuditStateEntity | null> {
     const statement = this.sql.prepare(`audit.state${lock ? ' locked' : ''}`, (v: { id: number }) => {
       const select = this.sql.db.selectFrom('audit_state').select(STATE_COLUMNS).where('id', '=', v.id);
       return lock ? lockedForUpdate(this.sql, select) : select;
     });
-    const [row] = await statement.run<StateRow>(manager ?? this.dataSource.manager, { id: STATE_ID });
+    const [row] = await statement.run<StateRow>(tx ?? this.db, { id: STATE_ID });
     return row ? toState(row) : null;
   }
 
-  async updateState(changes: Partial<Omit<AuditStateEntity, 'id'>>, manager?: EntityManager): Promise<void> {
-    await updateById(manager ?? this.dataSource.manager, 'audit_state', STATE_ID, {
+  async updateState(changes: Partial<Omit<AuditStateEntity, 'id'>>, tx?: Sql): Promise<void> {
+    await updateById(tx ?? this.db, 'audit_state', STATE_ID, {
       retention_days: changes.retentionDays,
       anchor_hash: changes.anchorHash,
       anchor_id: changes.anchorId,
@@ -160,8 +160,8 @@ export class AuditLogRepository {
   }
 
   /** One entry, in the caller's transaction; with its id. */
-  async insert(entry: Omit<AuditEntryEntity, 'id'>, manager: EntityManager): Promise<AuditEntryEntity> {
-    const id = await insertReturningId(manager, 'audit_entries', {
+  async insert(entry: Omit<AuditEntryEntity, 'id'>, tx: Sql): Promise<AuditEntryEntity> {
+    const id = await insertReturningId(tx, 'audit_entries', {
       at: entry.at.getTime(),
       actor_id: entry.actorId,
       actor_label: entry.actorLabel,
@@ -179,40 +179,40 @@ export class AuditLogRepository {
   /** Newest first, `limit` entries matching the filter, older than `before` (an id cursor) when given. */
   async page(filter: AuditFilter, limit: number, before?: number): Promise<AuditEntryEntity[]> {
     const statement = auditEntriesStatement(this.sql, shapeOf(filter, before === undefined ? 'newest' : 'newest before'));
-    return (await statement.run<EntryRow>(this.dataSource.manager, valuesOf(filter, before ?? 0, limit))).map(toEntry);
+    return (await statement.run<EntryRow>(this.db, valuesOf(filter, before ?? 0, limit))).map(toEntry);
   }
 
   /** Oldest first, `limit` entries matching the filter after the id `after`. */
-  async after(filter: AuditFilter, after: number, limit: number, manager?: EntityManager): Promise<AuditEntryEntity[]> {
+  async after(filter: AuditFilter, after: number, limit: number, tx?: Sql): Promise<AuditEntryEntity[]> {
     const statement = auditEntriesStatement(this.sql, shapeOf(filter, 'oldest after'));
-    return (await statement.run<EntryRow>(manager ?? this.dataSource.manager, valuesOf(filter, after, limit))).map(toEntry);
+    return (await statement.run<EntryRow>(tx ?? this.db, valuesOf(filter, after, limit))).map(toEntry);
   }
 
   /** The newest entry written before `cutoff` (epoch ms), or null. */
-  async newestBefore(cutoff: number, manager: EntityManager): Promise<AuditEntryEntity | null> {
+  async newestBefore(cutoff: number, tx: Sql): Promise<AuditEntryEntity | null> {
     const statement = this.sql.prepare('audit.newestBefore', (v: { cutoff: number; limit: number }) =>
       this.sql.db.selectFrom('audit_entries').select(ENTRY_COLUMNS).where('at', '<', v.cutoff).orderBy('id', 'desc').limit(v.limit),
     );
-    const [row] = await statement.run<EntryRow>(manager, { cutoff, limit: 1 });
+    const [row] = await statement.run<EntryRow>(tx, { cutoff, limit: 1 });
     return row ? toEntry(row) : null;
   }
 
   /** The newest entry, or null. */
-  async newest(manager: EntityManager): Promise<AuditEntryEntity | null> {
+  async newest(tx: Sql): Promise<AuditEntryEntity | null> {
     const statement = auditEntriesStatement(this.sql, shapeOf({}, 'newest'));
-    const [entry] = await statement.run<EntryRow>(manager, valuesOf({}, 0, 1));
+    const [entry] = await statement.run<EntryRow>(tx, valuesOf({}, 0, 1));
     return entry ? toEntry(entry) : null;
   }
 
   /** Deletes the entries up to this id; how many. */
-  async deleteThrough(id: number, manager: EntityManager): Promise<number> {
+  async deleteThrough(id: number, tx: Sql): Promise<number> {
     const statement = this.sql.prepare('audit.deleteThrough', (v: { id: number }) => this.sql.db.deleteFrom('audit_entries').where('id', '<=', v.id).returning('id'));
-    return (await changedRows(statement, manager, { id })).length;
+    return (await changedRows(statement, tx, { id })).length;
   }
 
-  async count(manager?: EntityManager): Promise<number> {
+  async count(tx?: Sql): Promise<number> {
     const statement = this.sql.prepare('audit.count', () => this.sql.db.selectFrom('audit_entries').select((eb) => eb.fn.countAll().as('n')));
-    const [row] = await statement.run<{ n: number | string }>(manager ?? this.dataSource.manager, {});
+    const [row] = await statement.run<{ n: number | string }>(tx ?? this.db, {});
     return Number(row.n);
   }
 
@@ -221,14 +221,14 @@ export class AuditLogRepository {
     const statement = this.sql.prepare('audit.hasAction', (v: { action: string; limit: number }) =>
       this.sql.db.selectFrom('audit_entries').select('id').where('action', '=', v.action).limit(v.limit),
     );
-    return (await statement.run(this.dataSource.manager, { action, limit: 1 })).length > 0;
+    return (await statement.run(this.db, { action, limit: 1 })).length > 0;
   }
 
   /** PostgreSQL: the caller's transaction reads one snapshot throughout (its first statement). SQLite's transactions already do. */
-  async readOneSnapshot(manager: EntityManager): Promise<void> {
+  async readOneSnapshot(tx: Sql): Promise<void> {
     if (!this.sql.postgres) return;
     const statement = this.sql.prepare('audit.repeatableRead', () => ({ compile: () => rawSql`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ`.compile(this.sql.db) }));
-    await statement.run(manager, {});
+    await statement.run(tx, {});
   }
 }
 

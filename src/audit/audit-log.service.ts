@@ -91,8 +91,8 @@ export class AuditLogService {
 
   /** The entries chained after the head, in order, in one transaction that holds the state row. */
   private write(batch: PendingEntry[]): Promise<AuditEntryEntity[]> {
-    return this.transactions.run(async (manager) => {
-      const state = await this.log.state(manager, true);
+    return this.transactions.run(async (tx) => {
+      const state = await this.log.state(tx, true);
       let prevHash = state?.headHash ?? GENESIS_HASH;
       const rows = batch.map(({ event, at }) => {
         const details = safeDetails(event.details);
@@ -112,10 +112,10 @@ export class AuditLogService {
       });
       // One by one: ids follow the chain's order whatever the driver does with a multi-row insert.
       const saved: AuditEntryEntity[] = [];
-      for (const row of rows) saved.push(await this.log.insert(row, manager));
+      for (const row of rows) saved.push(await this.log.insert(row, tx));
       if (state) {
         const head = { ...headOf(state), count: state.headCount + saved.length, lastId: saved[saved.length - 1].id, hash: prevHash };
-        await this.log.updateState(this.nextHead(state, head, saved[0].id), manager);
+        await this.log.updateState(this.nextHead(state, head, saved[0].id), tx);
       }
       return saved;
     });
@@ -157,15 +157,15 @@ export class AuditLogService {
    * anchor: the first kept entry's prev_hash, where `svc audit verify` starts.
    */
   async pruneExpired(actor: AuditActor): Promise<number> {
-    const removed = await this.transactions.run(async (manager) => {
-      const state = await this.log.state(manager, true);
+    const removed = await this.transactions.run(async (tx) => {
+      const state = await this.log.state(tx, true);
       if (!state?.retentionDays) return 0;
       const cutoff = this.clock.nowMs() - state.retentionDays * DAY_MS;
-      const last = await this.log.newestBefore(cutoff, manager);
+      const last = await this.log.newestBefore(cutoff, tx);
       if (!last) return 0;
-      const removed = await this.log.deleteThrough(last.id, manager);
+      const removed = await this.log.deleteThrough(last.id, tx);
       const head = { ...headOf(state), count: Math.max(0, state.headCount - removed), anchorHash: last.hash, anchorId: last.id };
-      await this.log.updateState({ anchorHash: last.hash, anchorId: last.id, ...this.nextHead(state, head, null) }, manager);
+      await this.log.updateState({ anchorHash: last.hash, anchorId: last.id, ...this.nextHead(state, head, null) }, tx);
       return removed;
     });
     if (removed) await this.append(auditEvent(actor, 'audit.pruned', null, { entries: removed }));
@@ -235,13 +235,13 @@ export class AuditLogService {
   /** Signs the head over the entries the table holds, if `still` holds under the lock, and records it. */
   private async signAsItStands(actor: AuditActor, reason: string, still: (state: AuditStateEntity) => boolean): Promise<void> {
     const key = this.headKey();
-    const signed = await this.transactions.run(async (manager) => {
-      const state = await this.log.state(manager, true);
+    const signed = await this.transactions.run(async (tx) => {
+      const state = await this.log.state(tx, true);
       if (!state || !still(state)) return null;
-      const last = await this.log.newest(manager);
-      const count = await this.log.count(manager);
+      const last = await this.log.newest(tx);
+      const count = await this.log.count(tx);
       const head = { ...headOf(state), count, lastId: last?.id ?? state.anchorId, hash: last?.hash ?? state.anchorHash };
-      await this.log.updateState({ headHash: head.hash, headCount: count, headLastId: head.lastId, headMac: signHead(key, head), headKeyId: key.id }, manager);
+      await this.log.updateState({ headHash: head.hash, headCount: count, headLastId: head.lastId, headMac: signHead(key, head), headKeyId: key.id }, tx);
       return { reason, entries: count, last_id: head.lastId };
     });
     if (signed) await this.append(auditEvent(actor, 'audit.head_signed', null, signed));

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { RelayConfig } from '../config/relay-config';
 import { TransactionRunner } from '../database/transaction-runner';
 import { ChainBreak, ChainWalker } from './audit-chain';
@@ -7,6 +6,7 @@ import { AuditLogRepository } from './audit-log.repository';
 import { AuditHeadKey, headSignatureHolds, LEGACY_HEAD_KEY_ID, loadAuditHeadKey } from './audit-head';
 import { AuditStateEntity, headOf } from './audit-state.entity';
 import { parseDetails } from './audit.mapper';
+import type { Sql } from '../database/sql';
 
 export interface VerifyResult {
   checked: number;
@@ -22,10 +22,10 @@ export interface VerifyResult {
  * transaction, so entries the relay appends meanwhile are not half seen. Never writes: a missing
  * key is reported, not made.
  */
-export async function verifyAuditLog(manager: EntityManager, key: AuditHeadKey | null, batch = 1000): Promise<VerifyResult> {
-  const log = AuditLogRepository.of(manager.connection);
-  await log.readOneSnapshot(manager);
-  const state = await log.state(manager);
+export async function verifyAuditLog(tx: Sql, key: AuditHeadKey | null, batch = 1000): Promise<VerifyResult> {
+  const log = AuditLogRepository.of(tx);
+  await log.readOneSnapshot(tx);
+  const state = await log.state(tx);
   const signedAt: number[] = [];
   if (!state) return { checked: 0, anchorId: null, broken: { id: null, reason: 'the audit state row is missing' }, signedAt };
   const walker = new ChainWalker(state.anchorHash);
@@ -33,7 +33,7 @@ export async function verifyAuditLog(manager: EntityManager, key: AuditHeadKey |
   let lastId: number | null = null;
   let signedBefore = false;
   for (;;) {
-    const rows = await log.after({}, after, batch, manager);
+    const rows = await log.after({}, after, batch, tx);
     for (const row of rows) {
       const broken = walker.next({ ...row, details: parseDetails(row.details) });
       if (broken) return { checked: walker.checked, anchorId: state.anchorId, broken, signedAt };
@@ -78,6 +78,6 @@ export class AuditVerifier {
   ) {}
 
   verify(batch = 1000): Promise<VerifyResult> {
-    return this.transactions.run((manager) => verifyAuditLog(manager, loadAuditHeadKey(this.config, false), batch));
+    return this.transactions.run((tx) => verifyAuditLog(tx, loadAuditHeadKey(this.config, false), batch));
   }
 }

@@ -1,11 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
 import type { SignInMethod } from '../common/auth/sign-in-method';
 import { inLists } from '../database/in-lists';
 import { QueryBuilder } from '../database/query-builder/query-builder';
 import { credentialHolder, epochDate, JOINED_USER_COLUMNS, JoinedUserRow } from '../users/joined-user';
 import { SessionEntity } from './session.entity';
+import { SqlExecutor } from '../database/sql-executor';
 
 /** One session row joined with its member, as the driver returns it. */
 interface SessionWithMemberRow extends JoinedUserRow {
@@ -16,13 +15,13 @@ interface SessionWithMemberRow extends JoinedUserRow {
   sign_in_method: SignInMethod;
 }
 
-/** The sessions table (the auth module's). Statements run on the data source's manager, as a TypeORM repository's did. */
+/** The sessions table (the auth module's). Statements run on the data source's tx, as a TypeORM repository's did. */
 @Injectable()
 export class SessionsRepository {
   private readonly sql: QueryBuilder;
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
-    this.sql = QueryBuilder.of(dataSource);
+  constructor(private readonly db: SqlExecutor) {
+    this.sql = QueryBuilder.for(db.dialect);
   }
 
   async insert(session: Omit<SessionEntity, 'id' | 'user'>): Promise<SessionEntity> {
@@ -32,7 +31,7 @@ export class SessionsRepository {
         .values({ user_id: v.userId, token_hash: v.tokenHash, created_at: v.createdAt, expires_at: v.expiresAt, sign_in_method: v.signInMethod })
         .returning('id'),
     );
-    const [row] = await statement.run<{ id: number | string }>(this.dataSource.manager, {
+    const [row] = await statement.run<{ id: number | string }>(this.db, {
       ...session,
       createdAt: session.createdAt.getTime(),
       expiresAt: session.expiresAt.getTime(),
@@ -53,7 +52,7 @@ export class SessionsRepository {
         .select(['s.id', 's.user_id', 's.token_hash', 's.created_at', 's.expires_at', 's.sign_in_method', ...JOINED_USER_COLUMNS])
         .where('s.token_hash', '=', v.tokenHash),
     );
-    const [row] = await statement.run<SessionWithMemberRow>(this.dataSource.manager, { tokenHash });
+    const [row] = await statement.run<SessionWithMemberRow>(this.db, { tokenHash });
     const user = row ? credentialHolder(row) : null;
     if (!user) return null;
     return Object.assign(new SessionEntity(), {
@@ -69,7 +68,7 @@ export class SessionsRepository {
 
   async idsOf(userId: number): Promise<number[]> {
     const statement = this.sql.prepare('sessions.idsOf', (v: { userId: number }) => this.sql.db.selectFrom('sessions').select('id').where('user_id', '=', v.userId));
-    return (await statement.run<{ id: number | string }>(this.dataSource.manager, { userId })).map((row) => Number(row.id));
+    return (await statement.run<{ id: number | string }>(this.db, { userId })).map((row) => Number(row.id));
   }
 
   async delete(ids: number[]): Promise<void> {
@@ -81,13 +80,13 @@ export class SessionsRepository {
           list.map((_, i) => v[i]),
         ),
       );
-      await statement.run(this.dataSource.manager, list);
+      await statement.run(this.db, list);
     }
   }
 
   /** Deletes the sessions that expired before `now`; returns how many. */
   async deleteExpiredBefore(now: Date): Promise<number> {
     const statement = this.sql.prepare('sessions.deleteExpired', (v: { now: number }) => this.sql.db.deleteFrom('sessions').where('expires_at', '<', v.now).returning('id'));
-    return (await statement.run(this.dataSource.manager, { now: now.getTime() })).length;
+    return (await statement.run(this.db, { now: now.getTime() })).length;
   }
 }

@@ -167,7 +167,7 @@ export class BuildIntakeService {
     fields: UploadBuildFields,
     uploader: StatusActor,
   ): Promise<BuildEntity> {
-    return this.builds.inWriteTransaction(async (manager) => {
+    return this.builds.inWriteTransaction(async (tx) => {
       const app = await this.apps.resolveForBuild({
         appId: fields.app_id ?? null,
         bundleId: metadata.bundleId,
@@ -192,13 +192,13 @@ export class BuildIntakeService {
           completedAt: isFinalStatus(fields.status) ? now : null,
           deleteAfter: null,
         },
-        manager,
+        tx,
       );
-      await this.builds.recordStatus({ buildId: build.id, from: null, to: build.statusLabel, by: uploader, at: now }, manager);
-      if (metadata.icon) await this.builds.insertIcon(toIconEntity(build.id, metadata.icon), manager);
-      if (metadata.contents) await this.contents.storeAtUpload(build, metadata.contents, now, manager);
+      await this.builds.recordStatus({ buildId: build.id, from: null, to: build.statusLabel, by: uploader, at: now }, tx);
+      if (metadata.icon) await this.builds.insertIcon(toIconEntity(build.id, metadata.icon), tx);
+      if (metadata.contents) await this.contents.storeAtUpload(build, metadata.contents, now, tx);
       const provenance = BuildProvenanceRepository.fromFields(build.id, fields);
-      if (provenance) await this.provenance.insert(provenance, manager);
+      if (provenance) await this.provenance.insert(provenance, tx);
       return build;
     });
   }

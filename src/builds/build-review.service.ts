@@ -75,9 +75,9 @@ export class BuildReviewService {
         else if (!isFinalStatus(build.statusLabel)) changes.completedAt = now;
       }
       return changes;
-    }, async (manager, before, after) => {
+    }, async (tx, before, after) => {
       if (before.statusLabel === after.statusLabel) return;
-      await this.builds.recordStatus({ buildId: id, from: before.statusLabel, to: after.statusLabel, by: actor, at: now }, manager);
+      await this.builds.recordStatus({ buildId: id, from: before.statusLabel, to: after.statusLabel, by: actor, at: now }, tx);
     });
     if (!result) throw notFound(ErrorMessages.buildNotFound);
     const { before, after } = result;

@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { sql, type Insertable } from 'kysely';
-import type { DataSource, EntityManager } from 'typeorm';
 import { inLists } from '../database/in-lists';
 import { lockedForUpdate } from '../database/row-lock';
 import { fieldsAsColumns, updateById } from '../database/query-builder/rows';
@@ -20,6 +18,8 @@ import type { BuildStatus, StatusActor } from './build-status';
 import { BuildStatusChangeEntity } from './build-status-change.entity';
 import { BuildIconEntity } from './build-icon.entity';
 import type { BuildProvenanceEntity } from './provenance/build-provenance.entity';
+import { SqlExecutor } from '../database/sql-executor';
+import type { Sql } from '../database/sql';
 
 interface LatestRow {
   id: number;
@@ -114,19 +114,15 @@ export class BuildsRepository {
   /** The counts of `q` and `search` lists, kept while no write changed them (search-totals.ts). */
   private readonly textTotals = new SearchTotals();
 
-  /** Statements outside any transaction run on the data source's manager. */
-  private readonly builds: EntityManager;
-
   constructor(
-    @InjectDataSource() dataSource: DataSource,
+    private readonly db: SqlExecutor,
     private readonly transactions: TransactionRunner,
   ) {
-    this.sql = QueryBuilder.of(dataSource);
-    this.builds = dataSource.manager;
+    this.sql = QueryBuilder.for(db.dialect);
   }
 
   /** Runs `work` in a transaction of the shared runner. */
-  inWriteTransaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  inWriteTransaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
     return this.transactions.run(work);
   }
 
@@ -136,8 +132,8 @@ export class BuildsRepository {
    * handling), which was the largest single part of a small upload's CPU. Values are bound as the columns store
    * them (timestamps as epoch milliseconds, see timestamp.column.ts).
    */
-  async insert(values: Omit<BuildEntity, 'id' | 'app'>, manager: EntityManager): Promise<BuildEntity> {
-    const rows = await insertRow(manager, 'builds', {
+  async insert(values: Omit<BuildEntity, 'id' | 'app'>, tx: Sql): Promise<BuildEntity> {
+    const rows = await insertRow(tx, 'builds', {
       app_id: values.appId,
       name: values.name,
       version_name: values.versionName,
@@ -159,9 +155,9 @@ export class BuildsRepository {
   /** Appends one entry to a build's status history, inside the caller's transaction. */
   async recordStatus(
     entry: { buildId: number; from: BuildStatus | null; to: BuildStatus | null; by: StatusActor; at: Date },
-    manager: EntityManager,
+    tx: Sql,
   ): Promise<void> {
-    await insertRow(manager, 'build_status_changes', {
+    await insertRow(tx, 'build_status_changes', {
       build_id: entry.buildId,
       from_status: entry.from,
       to_status: entry.to,
@@ -172,8 +168,8 @@ export class BuildsRepository {
     });
   }
 
-  async insertIcon(icon: BuildIconEntity, manager: EntityManager): Promise<void> {
-    await insertRow(manager, 'build_icons', {
+  async insertIcon(icon: BuildIconEntity, tx: Sql): Promise<void> {
+    await insertRow(tx, 'build_icons', {
       build_id: icon.buildId,
       mime: icon.mime,
       sha256: icon.sha256,
@@ -185,7 +181,7 @@ export class BuildsRepository {
     const statement = this.sql.prepare('builds.icon', (v: { buildId: number }) =>
       this.sql.db.selectFrom('build_icons').select(['build_id', 'mime', 'sha256', 'data_base64']).where('build_id', '=', v.buildId),
     );
-    const [row] = await statement.run<IconRow>(this.builds, { buildId });
+    const [row] = await statement.run<IconRow>(this.db, { buildId });
     return row ? toIcon(row) : null;
   }
 
@@ -201,7 +197,7 @@ export class BuildsRepository {
         .orderBy('b.id', 'desc')
         .limit(sql.lit(1)),
     );
-    const [row] = await statement.run<IconRow>(this.builds, { appId });
+    const [row] = await statement.run<IconRow>(this.db, { appId });
     return row ? toIcon(row) : null;
   }
 
@@ -215,7 +211,7 @@ export class BuildsRepository {
         .where('h.build_id', '=', v.buildId)
         .orderBy('h.id', 'asc'),
     );
-    const rows = await statement.run<HistoryRow>(this.builds, { buildId });
+    const rows = await statement.run<HistoryRow>(this.db, { buildId });
     return rows.map((row) =>
       Object.assign(new BuildStatusChangeEntity(), {
         id: Number(row.id),
@@ -234,7 +230,7 @@ export class BuildsRepository {
 
   async findById(id: number): Promise<BuildEntity | null> {
     const statement = this.sql.prepare('builds.byId', (v: { id: number }) => this.sql.db.selectFrom('builds').select(BUILD_COLUMNS).where('id', '=', v.id));
-    const [row] = await statement.run<BuildRow>(this.builds, { id });
+    const [row] = await statement.run<BuildRow>(this.db, { id });
     return row ? toBuild(row) : null;
   }
 
@@ -261,13 +257,13 @@ export class BuildsRepository {
     const values = pageValues(query, postgres);
     if (values.offset >= DEEP_PAGE_OFFSET && countedTotal(query)) return this.findDeepPage(query, values);
     const ids = this.sql.prepare(`builds.page ${shapeOf(query)}`, (v: PageValues) => pageIds(db, v, query, postgres));
-    const idRows = await ids.run<{ id: number | string; total: number | string }>(this.builds, values);
+    const idRows = await ids.run<{ id: number | string; total: number | string }>(this.db, values);
     if (idRows.length) return { items: await this.listedInOrder(idRows.map((row) => Number(row.id))), total: Number(idRows[0].total) };
     // No row on the page: nothing matches at all on the first page, else the page is past the end
     // and the count is asked alone.
     if (query.page === 0) return { items: [], total: 0 };
     const alone = this.sql.prepare(`builds.total ${shapeOf(query)}`, (v: PageValues) => totalOf(db, v, query, postgres));
-    const [row] = await alone.run<{ total: number | string }>(this.builds, values);
+    const [row] = await alone.run<{ total: number | string }>(this.db, values);
     return { items: [], total: Number(row.total) };
   }
 
@@ -282,7 +278,7 @@ export class BuildsRepository {
     const { db, postgres } = this.sql;
     const shape = shapeOf(query);
     const counted = this.sql.prepare(`builds.total ${shape}`, (v: PageValues) => totalOf(db, v, query, postgres));
-    const [{ total: counts }] = await counted.run<{ total: number | string }>(this.builds, values);
+    const [{ total: counts }] = await counted.run<{ total: number | string }>(this.db, values);
     const total = Number(counts);
     if (values.offset >= total) return { items: [], total };
     // Which end is nearer may change with writes since the count: the statement counts again itself.
@@ -291,7 +287,7 @@ export class BuildsRepository {
     const ids = seeksByDay(query)
       ? this.sql.prepare(`builds.seekPage ${fromEnd ? 'end' : 'start'} ${shape}`, (v: PageValues) => seekPageIds(db, v, query, postgres, fromEnd))
       : this.sql.prepare(`builds.page ${fromEnd ? 'end' : 'start'} ${shape}`, (v: PageValues) => pageIds(db, v, query, postgres, 'gather', true, fromEnd));
-    const idRows = await ids.run<{ id: number | string; total: number | string }>(this.builds, values);
+    const idRows = await ids.run<{ id: number | string; total: number | string }>(this.db, values);
     if (!idRows.length) return { items: [], total };
     const inOrder = idRows.map((row) => Number(row.id));
     return { items: await this.listedInOrder(fromEnd ? inOrder.reverse() : inOrder), total: Number(idRows[0].total) };
@@ -313,7 +309,7 @@ export class BuildsRepository {
     if (counts.total === 0 || values.offset >= counts.total) return { items: [], total: counts.total };
     const mode = query.searchTerms ? searchMode(counts.total, counts.builds, values.offset + values.limit, postgres) : 'walk';
     const ids = this.sql.prepare(`builds.textPage ${mode} ${shape}`, (v: PageValues) => pageIds(db, v, query, postgres, mode, false));
-    const idRows = await ids.run<{ id: number | string }>(this.builds, values);
+    const idRows = await ids.run<{ id: number | string }>(this.db, values);
     return { items: await this.listedInOrder(idRows.map((row) => Number(row.id))), total: counts.total };
   }
 
@@ -322,13 +318,13 @@ export class BuildsRepository {
     const { db, postgres } = this.sql;
     const count = async (): Promise<TextCounts> => {
       const statement = this.sql.prepare(`builds.textCounts ${shape}`, (v: PageValues) => textCounts(db, v, query, postgres));
-      const [row] = await statement.run<{ builds: number | string; total: number | string }>(this.builds, values);
+      const [row] = await statement.run<{ builds: number | string; total: number | string }>(this.db, values);
       return { builds: Number(row.builds), total: Number(row.total) };
     };
     const key = textCountsKey(query);
     if (key === undefined) return count();
     const changes = this.sql.prepare('builds.listChanges', () => db.selectFrom('build_list_changes').select('n').where('id', '=', sql.lit(1)));
-    const [row] = await changes.run<{ n: number | string }>(this.builds, {});
+    const [row] = await changes.run<{ n: number | string }>(this.db, {});
     return this.textTotals.get(key, Number(row.n), count);
   }
 
@@ -355,19 +351,19 @@ export class BuildsRepository {
   update(
     id: number,
     change: (build: BuildEntity) => Partial<BuildEntity>,
-    alongside?: (manager: EntityManager, before: BuildEntity, after: BuildEntity) => Promise<void>,
+    alongside?: (tx: Sql, before: BuildEntity, after: BuildEntity) => Promise<void>,
   ): Promise<{ before: BuildEntity; after: BuildEntity } | null> {
     const locked = this.sql.prepare('builds.byIdForUpdate', (v: { id: number }) =>
       lockedForUpdate(this.sql, this.sql.db.selectFrom('builds').select(BUILD_COLUMNS).where('id', '=', v.id)),
     );
-    return this.inWriteTransaction(async (manager) => {
-      const [row] = await locked.run<BuildRow>(manager, { id });
+    return this.inWriteTransaction(async (tx) => {
+      const [row] = await locked.run<BuildRow>(tx, { id });
       if (!row) return null;
       const before = toBuild(row);
       const values = change(before);
-      await updateById(manager, 'builds', id, fieldsAsColumns<Omit<typeof values, 'app'>>(values, BUILD_FIELD_COLUMNS));
+      await updateById(tx, 'builds', id, fieldsAsColumns<Omit<typeof values, 'app'>>(values, BUILD_FIELD_COLUMNS));
       const after = Object.assign(new BuildEntity(), before, values);
-      await alongside?.(manager, before, after);
+      await alongside?.(tx, before, after);
       return { before, after };
     });
   }
@@ -403,7 +399,7 @@ export class BuildsRepository {
             .as('has_icon'),
         ]),
     );
-    const rows = await statement.run<LatestRow>(this.builds, {});
+    const rows = await statement.run<LatestRow>(this.db, {});
     return rows.map((row) => ({
       id: Number(row.id),
       appId: Number(row.app_id),
@@ -420,7 +416,7 @@ export class BuildsRepository {
     const statement = this.sql.prepare('builds.dueForPurge', (v: { now: number }) =>
       this.sql.db.selectFrom('builds').select(['id', 'file_name']).where('delete_after', '<=', v.now),
     );
-    return toFiles(await statement.run<FileRow>(this.builds, { now: now.getTime() }));
+    return toFiles(await statement.run<FileRow>(this.db, { now: now.getTime() }));
   }
 
   /** How many builds have each review status (null = none set), for the metrics gauge. */
@@ -428,7 +424,7 @@ export class BuildsRepository {
     const statement = this.sql.prepare('builds.countByStatus', () =>
       this.sql.db.selectFrom('builds as b').select((eb) => ['b.status_label as status', eb.fn.countAll().as('count')]).groupBy('b.status_label'),
     );
-    const rows = await statement.run<{ status: BuildStatus | null; count: string | number }>(this.builds, {});
+    const rows = await statement.run<{ status: BuildStatus | null; count: string | number }>(this.db, {});
     return rows.map((r) => ({ status: r.status, count: Number(r.count) }));
   }
 
@@ -437,13 +433,13 @@ export class BuildsRepository {
     const statement = this.sql.prepare('builds.setGateState', (v: { id: number; state: string | null }) =>
       this.sql.db.updateTable('builds').set({ gate_state: v.state }).where('id', '=', v.id),
     );
-    await statement.run(this.builds, { id: buildId, state });
+    await statement.run(this.db, { id: buildId, state });
   }
 
   /** The highest build id now (0 with no builds): the orphan sweep's rows phase stops there. */
   async maxId(): Promise<number> {
     const statement = this.sql.prepare('builds.maxId', () => this.sql.db.selectFrom('builds as b').select((eb) => eb.fn.max('b.id').as('max')));
-    const [row] = await statement.run<{ max: number | string | null }>(this.builds, {});
+    const [row] = await statement.run<{ max: number | string | null }>(this.db, {});
     return Number(row?.max ?? 0);
   }
 
@@ -459,7 +455,7 @@ export class BuildsRepository {
       this.sql.db.selectFrom('builds as b').select(['b.id', 'b.file_name']).where('b.file_name', 'in', Array.from({ length: FILE_NAME_SLICE }, (_, i) => v[i])),
     );
     const padded = Array.from({ length: FILE_NAME_SLICE }, (_, i) => fileNames[Math.min(i, fileNames.length - 1)]);
-    return toFiles(await statement.run<FileRow>(this.builds, padded));
+    return toFiles(await statement.run<FileRow>(this.db, padded));
   }
 
   /** How many builds have an id in (afterId, upToId], by the primary key. */
@@ -467,7 +463,7 @@ export class BuildsRepository {
     const statement = this.sql.prepare('builds.countInIdRange', (v: { after: number; upTo: number }) =>
       this.sql.db.selectFrom('builds as b').select((eb) => eb.fn.countAll().as('n')).where('b.id', '>', v.after).where('b.id', '<=', v.upTo),
     );
-    const [row] = await statement.run<{ n: number | string }>(this.builds, { after: afterId, upTo: upToId });
+    const [row] = await statement.run<{ n: number | string }>(this.db, { after: afterId, upTo: upToId });
     return Number(row.n);
   }
 
@@ -476,7 +472,7 @@ export class BuildsRepository {
     const statement = this.sql.prepare('builds.filesInIdRange', (v: { after: number; upTo: number }) =>
       this.sql.db.selectFrom('builds as b').select(['b.id', 'b.file_name']).where('b.id', '>', v.after).where('b.id', '<=', v.upTo).orderBy('b.id'),
     );
-    return toFiles(await statement.run<FileRow>(this.builds, { after: afterId, upTo: upToId }));
+    return toFiles(await statement.run<FileRow>(this.db, { after: afterId, upTo: upToId }));
   }
 
   /**
@@ -487,13 +483,13 @@ export class BuildsRepository {
     const statement = this.sql.prepare('builds.deleteByApp', (v: { appId: number }) =>
       this.sql.db.deleteFrom('builds').where('app_id', '=', v.appId).returning(['id', 'file_name']),
     );
-    return this.inWriteTransaction(async (manager) => toFiles(await statement.run<FileRow>(manager, { appId })));
+    return this.inWriteTransaction(async (tx) => toFiles(await statement.run<FileRow>(tx, { appId })));
   }
 
   /** Deletes these rows in one transaction (IN_LIST_MAX ids per statement); returns the ones that were still there. */
   deleteByIds(ids: number[]): Promise<Pick<BuildEntity, 'id' | 'fileName'>[]> {
     if (!ids.length) return Promise.resolve([]);
-    return this.inWriteTransaction(async (manager) => {
+    return this.inWriteTransaction(async (tx) => {
       const deleted: FileRow[] = [];
       for (const list of inLists(ids)) {
         const statement = this.sql.prepare(`builds.deleteByIds ${list.length}`, (v: number[]) =>
@@ -506,7 +502,7 @@ export class BuildsRepository {
             )
             .returning(['id', 'file_name']),
         );
-        deleted.push(...(await statement.run<FileRow>(manager, list)));
+        deleted.push(...(await statement.run<FileRow>(tx, list)));
       }
       return toFiles(deleted);
     });
@@ -550,12 +546,12 @@ type InsertedTable = 'builds' | 'build_status_changes' | 'build_icons' | 'build_
  * One INSERT of `row` (column → value) into `table`, prepared once per table and set of columns;
  * a build's insert returns its id.
  */
-export function insertRow<T extends InsertedTable>(manager: EntityManager, table: T, row: Insertable<Database[T]>): Promise<{ id: number | string }[]> {
-  const builder = QueryBuilder.of(manager.connection);
+export function insertRow<T extends InsertedTable>(tx: Sql, table: T, row: Insertable<Database[T]>): Promise<{ id: number | string }[]> {
+  const builder = QueryBuilder.for(tx.dialect);
   const columns = Object.keys(row) as (keyof typeof row & string)[];
   const statement = builder.prepare(`insert ${table} ${columns.join(',')}`, (v: Insertable<Database[T]>) => {
     const insert = builder.db.insertInto(table).values(Object.fromEntries(columns.map((column) => [column, v[column]])) as never);
     return table === 'builds' ? insert.returning('id' as never) : insert;
   });
-  return statement.run(manager, row);
+  return statement.run(tx, row);
 }

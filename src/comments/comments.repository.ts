@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
 import { QueryBuilder } from '../database/query-builder/query-builder';
 import { deleteById, insertReturningId } from '../database/query-builder/rows';
 import { UserEntity } from '../users/user.entity';
 import { CommentAttachmentEntity } from './comment-attachment.entity';
 import { CommentEntity } from './comment.entity';
+import { SqlExecutor } from '../database/sql-executor';
+import type { Sql } from '../database/sql';
 
 /** A comment as it is posted (its id comes on insert). */
 export type NewComment = Pick<CommentEntity, 'buildId' | 'authorId' | 'authorDisplayName' | 'authorEmail' | 'body' | 'createdAt'>;
@@ -39,13 +39,13 @@ export function commentsOfBuildStatement(sql: QueryBuilder) {
 export class CommentsRepository {
   private readonly sql: QueryBuilder;
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
-    this.sql = QueryBuilder.of(dataSource);
+  constructor(private readonly db: SqlExecutor) {
+    this.sql = QueryBuilder.for(db.dialect);
   }
 
   /** A build's comments with their authors and attachments (commentsOfBuildStatement), or null when there is no such build. */
   async ofBuild(buildId: number): Promise<CommentEntity[] | null> {
-    const rows = await commentsOfBuildStatement(this.sql).run<CommentRow>(this.dataSource.manager, { buildId });
+    const rows = await commentsOfBuildStatement(this.sql).run<CommentRow>(this.db, { buildId });
     if (!rows.length) return null;
     const comments: CommentEntity[] = [];
     // The rows come comment by comment (one per attachment): the last comment's attachments are filled in place.
@@ -81,8 +81,8 @@ export class CommentsRepository {
   }
 
   /** Inserts the comment and its attachment (if any) in the caller's transaction; the comment with its id. */
-  async insert(comment: NewComment, attachment: NewAttachment | null, manager: EntityManager): Promise<CommentEntity> {
-    const id = await insertReturningId(manager, 'comments', {
+  async insert(comment: NewComment, attachment: NewAttachment | null, tx: Sql): Promise<CommentEntity> {
+    const id = await insertReturningId(tx, 'comments', {
       build_id: comment.buildId,
       author_id: comment.authorId,
       author_display_name: comment.authorDisplayName,
@@ -91,7 +91,7 @@ export class CommentsRepository {
       created_at: comment.createdAt.getTime(),
     });
     if (attachment) {
-      await insertReturningId(manager, 'comment_attachments', { comment_id: id, file_path: attachment.filePath, mime: attachment.mime, size: attachment.size });
+      await insertReturningId(tx, 'comment_attachments', { comment_id: id, file_path: attachment.filePath, mime: attachment.mime, size: attachment.size });
     }
     return Object.assign(new CommentEntity(), { id, ...comment });
   }
@@ -107,7 +107,7 @@ export class CommentsRepository {
         .where('created_at', '>=', v.since)
         .limit(v.one),
     );
-    return (await statement.run(this.dataSource.manager, { buildId, authorId, since, one: 1 })).length > 0;
+    return (await statement.run(this.db, { buildId, authorId, since, one: 1 })).length > 0;
   }
 
   /** The comment with its attachments (no author account), or null. */
@@ -121,7 +121,7 @@ export class CommentsRepository {
         .where('c.id', '=', v.id)
         .orderBy('a.id'),
     );
-    const rows = await statement.run<CommentRow & { build_id: number | string }>(this.dataSource.manager, { id });
+    const rows = await statement.run<CommentRow & { build_id: number | string }>(this.db, { id });
     const [row] = rows;
     if (!row) return null;
     return Object.assign(new CommentEntity(), {
@@ -138,13 +138,13 @@ export class CommentsRepository {
 
   /** Its attachments' rows go with it (ON DELETE CASCADE); whether there was one. */
   delete(id: number): Promise<boolean> {
-    return deleteById(this.dataSource.manager, 'comments', id);
+    return deleteById(this.db, 'comments', id);
   }
 
   /** Every attachment's file path. */
   async attachmentPaths(): Promise<string[]> {
     const statement = this.sql.prepare('comments.attachmentPaths', () => this.sql.db.selectFrom('comment_attachments').select('file_path'));
-    return (await statement.run<{ file_path: string }>(this.dataSource.manager, {})).map((row) => row.file_path);
+    return (await statement.run<{ file_path: string }>(this.db, {})).map((row) => row.file_path);
   }
 }
 

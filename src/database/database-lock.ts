@@ -1,4 +1,7 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { SqlExecutor } from './sql-executor';
+import type { Sql } from './sql';
+
+const ADVISORY_LOCK = 'SELECT pg_advisory_xact_lock(hashtext($1))';
 
 /**
  * Runs `work` while this process holds the database-wide lock `name`, so instances sharing a
@@ -10,35 +13,30 @@ import type { DataSource, EntityManager } from 'typeorm';
  * and a row lock (`FOR UPDATE`) would block their writes to the very rows it holds. Everything the
  * work writes is committed before the lock is freed, and the next holder reads it (READ COMMITTED).
  * The lock holds one pooled connection while the work uses others: callers keep one holder per
- * process (a queue in front), so a pool of two suffices.
+ * process (a queue in front), so a pool of two suffices. The lock's session is not the work's
+ * transaction (the work's statements never see it).
  *
  * SQLite: nothing to take. A SQLite file belongs to one process (docs/scaling.md), and the caller
  * serialises its own process.
  */
-export async function withDatabaseLock<T>(dataSource: DataSource, name: string, work: () => Promise<T>): Promise<T> {
-  if (dataSource.options.type !== 'postgres') return work();
-  const runner = dataSource.createQueryRunner();
+export async function withDatabaseLock<T>(executor: SqlExecutor, name: string, work: () => Promise<T>): Promise<T> {
+  if (executor.dialect !== 'postgres') return work();
+  const session = await executor.begin();
   try {
-    await runner.connect();
-    await runner.startTransaction();
-    try {
-      await lockForTransaction(runner.manager, name);
-      return await work();
-    } finally {
-      // Ends the transaction either way (a COMMIT of a failed one rolls it back), freeing the lock.
-      await runner.commitTransaction();
-    }
+    await session.query(ADVISORY_LOCK, [name], false);
+    return await work();
   } finally {
-    await runner.release();
+    // Ends the transaction either way (a COMMIT of a failed one rolls it back), freeing the lock.
+    await session.end(true);
   }
 }
 
 /**
- * Takes the database-wide lock `name` for the rest of `manager`'s open transaction (its commit or
- * rollback frees it), so instances take turns at one key without a connection of its own.
+ * Takes the database-wide lock `name` for the rest of `transaction`'s life (its commit or rollback
+ * frees it), so instances take turns at one key without a connection of its own.
  * SQLite: nothing to take (one process owns the file, and its transactions already take turns).
  */
-export async function lockForTransaction(manager: EntityManager, name: string): Promise<void> {
-  if (manager.connection.options.type !== 'postgres') return;
-  await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [name]);
+export async function lockForTransaction(transaction: Sql, name: string): Promise<void> {
+  if (transaction.dialect !== 'postgres') return;
+  await transaction.query(ADVISORY_LOCK, [name]);
 }

@@ -5,9 +5,10 @@ import { RelayConfig } from '../config/relay-config';
 import { installPlatform } from '../platform/install';
 import { DatabaseServerRepository } from './database-server.repository';
 import { dataSourceOptions } from './data-source-options';
+import { SqlExecutor } from './sql-executor';
 import { TransactionRunner } from './transaction-runner';
 
-/** The data source, the TransactionRunner every module's multi-statement writes go through, and the server's own questions. */
+/** The data source, the SqlExecutor every statement runs on, the TransactionRunner every multi-statement write goes through, and the server's own questions. */
 @Global()
 @Module({
   imports: [
@@ -18,7 +19,7 @@ import { TransactionRunner } from './transaction-runner';
       dataSourceFactory: async (options) => installPlatform('data-source', new DataSource(options!)),
     }),
   ],
-  providers: [TransactionRunner, DatabaseServerRepository],
-  exports: [TransactionRunner, DatabaseServerRepository],
+  providers: [SqlExecutor, TransactionRunner, DatabaseServerRepository],
+  exports: [SqlExecutor, TransactionRunner, DatabaseServerRepository],
 })
 export class DatabaseModule {}

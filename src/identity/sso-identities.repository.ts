@@ -1,17 +1,16 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
 import { inLists } from '../database/in-lists';
 import { QueryBuilder } from '../database/query-builder/query-builder';
 import type { SsoIdentityEntity, SsoProvider } from './sso-identity.entity';
+import { SqlExecutor } from '../database/sql-executor';
 
-/** The sso_identities table (the identity module's). Statements run on the data source's manager, as a TypeORM repository's did. */
+/** The sso_identities table (the identity module's). Statements run on the data source's tx, as a TypeORM repository's did. */
 @Injectable()
 export class SsoIdentitiesRepository {
   private readonly sql: QueryBuilder;
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
-    this.sql = QueryBuilder.of(dataSource);
+  constructor(private readonly db: SqlExecutor) {
+    this.sql = QueryBuilder.for(db.dialect);
   }
 
   /** The member linked to this identity at the provider, or null. */
@@ -19,7 +18,7 @@ export class SsoIdentitiesRepository {
     const statement = this.sql.prepare('ssoIdentities.memberOf', (v: { provider: SsoProvider; subject: string }) =>
       this.sql.db.selectFrom('sso_identities').select('user_id').where('provider', '=', v.provider).where('subject', '=', v.subject),
     );
-    const [row] = await statement.run<{ user_id: number | string }>(this.dataSource.manager, { provider, subject });
+    const [row] = await statement.run<{ user_id: number | string }>(this.db, { provider, subject });
     return row ? Number(row.user_id) : null;
   }
 
@@ -28,7 +27,7 @@ export class SsoIdentitiesRepository {
     const statement = this.sql.prepare('ssoIdentities.exists', (v: { userId: number; provider: SsoProvider }) =>
       this.sql.db.selectFrom('sso_identities').select('id').where('user_id', '=', v.userId).where('provider', '=', v.provider),
     );
-    return (await statement.run(this.dataSource.manager, { userId, provider })).length > 0;
+    return (await statement.run(this.db, { userId, provider })).length > 0;
   }
 
   /** A unique violation when the identity, or a link of the member at this provider, exists already. */
@@ -36,7 +35,7 @@ export class SsoIdentitiesRepository {
     const statement = this.sql.prepare('ssoIdentities.insert', (v: { userId: number; provider: SsoProvider; subject: string; createdAt: number }) =>
       this.sql.db.insertInto('sso_identities').values({ user_id: v.userId, provider: v.provider, subject: v.subject, created_at: v.createdAt }),
     );
-    await statement.run(this.dataSource.manager, { ...identity, createdAt: identity.createdAt.getTime() });
+    await statement.run(this.db, { ...identity, createdAt: identity.createdAt.getTime() });
   }
 
   /** Which of these members have a link at the provider, IN_LIST_MAX looked up at a time. */
@@ -55,7 +54,7 @@ export class SsoIdentitiesRepository {
           ),
       );
       const values = { provider, ...Object.fromEntries(list.map((id, i) => [`id${i}`, id])) } as never;
-      for (const row of await statement.run<{ user_id: number | string }>(this.dataSource.manager, values)) found.add(Number(row.user_id));
+      for (const row of await statement.run<{ user_id: number | string }>(this.db, values)) found.add(Number(row.user_id));
     }
     return found;
   }

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
 import type { Role } from '../common/auth/role';
 import { QueryBuilder } from '../database/query-builder/query-builder';
 import { epochDate } from '../users/joined-user';
 import { InvitationEntity } from './invitation.entity';
+import { SqlExecutor } from '../database/sql-executor';
+import type { Sql } from '../database/sql';
 
 const COLUMNS = ['id', 'token_hash', 'email', 'role', 'invited_by', 'accepted_user_id', 'created_at', 'expires_at', 'accepted_at'] as const;
 
@@ -36,13 +36,13 @@ function toInvitation(row: InvitationRow): InvitationEntity {
   });
 }
 
-/** The invitations table (the invitations module's). Without `manager`, on the data source's, as a TypeORM repository's did. */
+/** The invitations table (the invitations module's). Without `tx`, on the data source's, as a TypeORM repository's did. */
 @Injectable()
 export class InvitationsRepository {
   private readonly sql: QueryBuilder;
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
-    this.sql = QueryBuilder.of(dataSource);
+  constructor(private readonly db: SqlExecutor) {
+    this.sql = QueryBuilder.for(db.dialect);
   }
 
   async insert(invitation: Omit<InvitationEntity, 'id'>): Promise<InvitationEntity> {
@@ -61,7 +61,7 @@ export class InvitationsRepository {
         })
         .returning(COLUMNS),
     );
-    const [row] = await statement.run<InvitationRow>(this.dataSource.manager, {
+    const [row] = await statement.run<InvitationRow>(this.db, {
       token_hash: invitation.tokenHash,
       email: invitation.email,
       role: invitation.role,
@@ -85,7 +85,7 @@ export class InvitationsRepository {
         .orderBy('created_at', 'desc')
         .orderBy('id', 'desc'),
     );
-    return (await statement.run<InvitationRow>(this.dataSource.manager, { now: now.getTime() })).map(toInvitation);
+    return (await statement.run<InvitationRow>(this.db, { now: now.getTime() })).map(toInvitation);
   }
 
   /** Deletes the invitation if it is still open at `now`: true when it was. */
@@ -93,12 +93,12 @@ export class InvitationsRepository {
     const statement = this.sql.prepare('invitations.deleteOpen', (v: { id: number; now: number }) =>
       this.sql.db.deleteFrom('invitations').where('id', '=', v.id).where('accepted_at', 'is', null).where('expires_at', '>', v.now).returning('id'),
     );
-    return (await statement.run(this.dataSource.manager, { id, now: now.getTime() })).length > 0;
+    return (await statement.run(this.db, { id, now: now.getTime() })).length > 0;
   }
 
   async findByHash(tokenHash: string): Promise<InvitationEntity | null> {
     const statement = this.sql.prepare('invitations.byHash', (v: { tokenHash: string }) => this.sql.db.selectFrom('invitations').select(COLUMNS).where('token_hash', '=', v.tokenHash));
-    const [row] = await statement.run<InvitationRow>(this.dataSource.manager, { tokenHash });
+    const [row] = await statement.run<InvitationRow>(this.db, { tokenHash });
     return row ? toInvitation(row) : null;
   }
 
@@ -107,12 +107,12 @@ export class InvitationsRepository {
     const statement = this.sql.prepare('invitations.acceptedBy', (v: { userId: number }) =>
       this.sql.db.selectFrom('invitations').select(COLUMNS).where('accepted_user_id', '=', v.userId),
     );
-    const [row] = await statement.run<InvitationRow>(this.dataSource.manager, { userId });
+    const [row] = await statement.run<InvitationRow>(this.db, { userId });
     return row ? toInvitation(row) : null;
   }
 
-  /** Marks the invitation accepted by `userId` unless it was accepted or expired meanwhile: true when this call did (in `manager`'s transaction). */
-  async claim(id: number, userId: number, now: Date, manager: EntityManager): Promise<boolean> {
+  /** Marks the invitation accepted by `userId` unless it was accepted or expired meanwhile: true when this call did (in `tx`'s transaction). */
+  async claim(id: number, userId: number, now: Date, tx: Sql): Promise<boolean> {
     const statement = this.sql.prepare('invitations.claim', (v: { id: number; userId: number; now: number }) =>
       this.sql.db
         .updateTable('invitations')
@@ -122,7 +122,7 @@ export class InvitationsRepository {
         .where('expires_at', '>', v.now)
         .returning('id'),
     );
-    return (await statement.run(manager, { id, userId, now: now.getTime() })).length > 0;
+    return (await statement.run(tx, { id, userId, now: now.getTime() })).length > 0;
   }
 
   /** Deletes invitations expired at `now` and never accepted; how many. */
@@ -130,6 +130,6 @@ export class InvitationsRepository {
     const statement = this.sql.prepare('invitations.deleteExpired', (v: { now: number }) =>
       this.sql.db.deleteFrom('invitations').where('accepted_at', 'is', null).where('expires_at', '<=', v.now).returning('id'),
     );
-    return (await statement.run(this.dataSource.manager, { now: now.getTime() })).length;
+    return (await statement.run(this.db, { now: now.getTime() })).length;
   }
 }

@@ -203,10 +203,10 @@ export class InvitationsService {
     input: { email: string; passwordHash: string; role: Role; displayName: string | null },
   ): Promise<UserEntity> {
     try {
-      return await this.transactions.run(async (manager) => {
+      return await this.transactions.run(async (tx) => {
         const user = await this.users.insertHashed(input);
         const now = this.clock.now();
-        if (!(await this.invitations.claim(invitation.id, user.id, now, manager))) throw gone(ErrorMessages.invitationGone);
+        if (!(await this.invitations.claim(invitation.id, user.id, now, tx))) throw gone(ErrorMessages.invitationGone);
         return user;
       });
     } catch (err) {

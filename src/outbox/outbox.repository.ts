@@ -1,10 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { sql } from 'kysely';
-import { DataSource } from 'typeorm';
 import { QueryBuilder } from '../database/query-builder/query-builder';
-import { TransactionRunner } from '../database/transaction-runner';
 import type { OutboxMessageStatus } from './outbox-message.entity';
+import { SqlExecutor } from '../database/sql-executor';
 
 /** A message as the worker reads it. */
 export interface OutboxRow {
@@ -41,11 +39,8 @@ interface RawOutboxRow {
 export class OutboxRepository {
   private readonly sql: QueryBuilder;
 
-  constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly transactions: TransactionRunner,
-  ) {
-    this.sql = QueryBuilder.of(dataSource);
+  constructor(private readonly db: SqlExecutor) {
+    this.sql = QueryBuilder.for(db.dialect);
   }
 
   /** Queued in the caller's transaction when there is one: the message commits with its cause. */
@@ -61,7 +56,7 @@ export class OutboxRepository {
         created_at: v.now,
       }),
     );
-    await this.transactions.join((manager) => statement.run(manager, { ...message, queued: 'queued', zero: 0 }));
+    await statement.run(this.db, { ...message, queued: 'queued', zero: 0 });
   }
 
   /** Queued messages due by `now`, oldest first. */
@@ -75,7 +70,7 @@ export class OutboxRepository {
         .orderBy('id')
         .limit(v.limit),
     );
-    const rows = await statement.run<RawOutboxRow>(this.dataSource.manager, { now, limit, queued: 'queued' });
+    const rows = await statement.run<RawOutboxRow>(this.db, { now, limit, queued: 'queued' });
     return rows.map((r) => ({ id: Number(r.id), kind: r.kind, destination: r.destination, payload: r.payload, attempts: Number(r.attempts), createdAt: Number(r.created_at) }));
   }
 
@@ -83,7 +78,7 @@ export class OutboxRepository {
     const statement = this.sql.prepare('outbox.anyQueued', (v: { queued: string; one: number }) =>
       this.sql.db.selectFrom('outbox_messages').select('id').where('status', '=', v.queued).limit(v.one),
     );
-    return (await statement.run(this.dataSource.manager, { queued: 'queued', one: 1 })).length > 0;
+    return (await statement.run(this.db, { queued: 'queued', one: 1 })).length > 0;
   }
 
   /** Only a row still queued changes: one settled by another sender stays as it is. */
@@ -100,7 +95,7 @@ export class OutboxRepository {
           .where('id', '=', v.id)
           .where('status', '=', v.queued),
     );
-    await statement.run(this.dataSource.manager, {
+    await statement.run(this.db, {
       id,
       status: change.status,
       attempts: change.attempts,
@@ -138,7 +133,7 @@ export class OutboxRepository {
         .groupBy('m.destination')
         .orderBy('m.destination'),
     );
-    const rows = await statement.run<Record<string, string | number | null>>(this.dataSource.manager, { queued: 'queued', delivered: 'delivered', failed: 'failed', one: 1 });
+    const rows = await statement.run<Record<string, string | number | null>>(this.db, { queued: 'queued', delivered: 'delivered', failed: 'failed', one: 1 });
     return rows.map((r) => ({
       destination: String(r.destination),
       kind: String(r.kind),

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
 import { QueryBuilder } from '../database/query-builder/query-builder';
 import { epochDate } from '../users/joined-user';
 import { PasswordResetEntity } from './password-reset.entity';
+import { SqlExecutor } from '../database/sql-executor';
+import type { Sql } from '../database/sql';
 
 interface ResetRow {
   id: number | string;
@@ -14,22 +14,22 @@ interface ResetRow {
   used_at: number | string | null;
 }
 
-/** The password_resets table (the password-reset module's). Without `manager`, on the data source's, as a TypeORM repository's did. */
+/** The password_resets table (the password-reset module's). Without `tx`, on the data source's, as a TypeORM repository's did. */
 @Injectable()
 export class PasswordResetRepository {
   private readonly sql: QueryBuilder;
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
-    this.sql = QueryBuilder.of(dataSource);
+  constructor(private readonly db: SqlExecutor) {
+    this.sql = QueryBuilder.for(db.dialect);
   }
 
-  async insert(reset: Omit<PasswordResetEntity, 'id'>, manager: EntityManager): Promise<void> {
+  async insert(reset: Omit<PasswordResetEntity, 'id'>, tx: Sql): Promise<void> {
     const statement = this.sql.prepare('passwordResets.insert', (v: { userId: number; tokenHash: string; createdAt: number; expiresAt: number; usedAt: number | null }) =>
       this.sql.db
         .insertInto('password_resets')
         .values({ user_id: v.userId, token_hash: v.tokenHash, created_at: v.createdAt, expires_at: v.expiresAt, used_at: v.usedAt }),
     );
-    await statement.run(manager, {
+    await statement.run(tx, {
       userId: reset.userId,
       tokenHash: reset.tokenHash,
       createdAt: reset.createdAt.getTime(),
@@ -42,7 +42,7 @@ export class PasswordResetRepository {
     const statement = this.sql.prepare('passwordResets.byHash', (v: { tokenHash: string }) =>
       this.sql.db.selectFrom('password_resets').select(['id', 'user_id', 'token_hash', 'created_at', 'expires_at', 'used_at']).where('token_hash', '=', v.tokenHash),
     );
-    const [row] = await statement.run<ResetRow>(this.dataSource.manager, { tokenHash });
+    const [row] = await statement.run<ResetRow>(this.db, { tokenHash });
     if (!row) return null;
     return Object.assign(new PasswordResetEntity(), {
       id: Number(row.id),
@@ -54,9 +54,9 @@ export class PasswordResetRepository {
     });
   }
 
-  async deleteOf(userId: number, manager: EntityManager = this.dataSource.manager): Promise<void> {
+  async deleteOf(userId: number, tx: Sql = this.db): Promise<void> {
     const statement = this.sql.prepare('passwordResets.deleteOf', (v: { userId: number }) => this.sql.db.deleteFrom('password_resets').where('user_id', '=', v.userId));
-    await statement.run(manager, { userId });
+    await statement.run(tx, { userId });
   }
 
   /** Marks the link used at `now` unless it was used or expired meanwhile: true when this call used it. */
@@ -70,7 +70,7 @@ export class PasswordResetRepository {
         .where('expires_at', '>', v.now)
         .returning('id'),
     );
-    return (await statement.run(this.dataSource.manager, { id, now: now.getTime() })).length > 0;
+    return (await statement.run(this.db, { id, now: now.getTime() })).length > 0;
   }
 
   /** Deletes the links used or expired at `now`; how many. */
@@ -81,6 +81,6 @@ export class PasswordResetRepository {
         .where((eb) => eb.or([eb('used_at', 'is not', null), eb('expires_at', '<=', v.now)]))
         .returning('id'),
     );
-    return (await statement.run(this.dataSource.manager, { now: now.getTime() })).length;
+    return (await statement.run(this.db, { now: now.getTime() })).length;
   }
 }

@@ -60,9 +60,9 @@ export class PasswordResetService {
     if (this.config.sso.only && !user.breakGlass) throw forbidden(SsoOnlyMessages.reset);
     const { token, hash } = newLinkToken();
     const now = this.clock.now();
-    await this.transactions.run(async (manager) => {
-      await this.resets.deleteOf(userId, manager);
-      await this.resets.insert({ userId, tokenHash: hash, createdAt: now, expiresAt: new Date(now.getTime() + RESET_TTL_MS), usedAt: null }, manager);
+    await this.transactions.run(async (tx) => {
+      await this.resets.deleteOf(userId, tx);
+      await this.resets.insert({ userId, tokenHash: hash, createdAt: now, expiresAt: new Date(now.getTime() + RESET_TTL_MS), usedAt: null }, tx);
     });
     const resetUrl = this.publicUrl.link(RESET_PAGE_PATH, token);
     const emailSent = (await this.invitations.joinedWithoutEmail(userId))

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { QueryBuilder } from '../database/query-builder/query-builder';
 import { insertReturningId } from '../database/query-builder/rows';
 import { RecordingEntity } from './recording.entity';
+import { SqlExecutor } from '../database/sql-executor';
 
 interface RecordingRow {
   id: number | string;
@@ -24,12 +23,12 @@ const COLUMNS = ['id', 'filename', 'session_id', 'build_id', 'file_size', 'mime'
 export class RecordingsRepository {
   private readonly sql: QueryBuilder;
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
-    this.sql = QueryBuilder.of(dataSource);
+  constructor(private readonly db: SqlExecutor) {
+    this.sql = QueryBuilder.for(db.dialect);
   }
 
   async insert(recording: Omit<RecordingEntity, 'id'>): Promise<RecordingEntity> {
-    const id = await insertReturningId(this.dataSource.manager, 'recordings', {
+    const id = await insertReturningId(this.db, 'recordings', {
       filename: recording.filename,
       session_id: recording.sessionId,
       build_id: recording.buildId,
@@ -45,7 +44,7 @@ export class RecordingsRepository {
   /** Every recording's file name. */
   async filenames(): Promise<string[]> {
     const statement = this.sql.prepare('recordings.filenames', () => this.sql.db.selectFrom('recordings').select('filename'));
-    return (await statement.run<{ filename: string }>(this.dataSource.manager, {})).map((row) => row.filename);
+    return (await statement.run<{ filename: string }>(this.db, {})).map((row) => row.filename);
   }
 
   /** Recordings expiring after `now` (of one build when given), newest first. */
@@ -54,7 +53,7 @@ export class RecordingsRepository {
       const live = this.sql.db.selectFrom('recordings').select(COLUMNS).where('expires_at', '>', v.now);
       return (buildId === null ? live : live.where('build_id', '=', v.buildId)).orderBy('id', 'desc');
     });
-    return (await statement.run<RecordingRow>(this.dataSource.manager, { now: now.getTime(), buildId: buildId ?? 0 })).map(toRecording);
+    return (await statement.run<RecordingRow>(this.db, { now: now.getTime(), buildId: buildId ?? 0 })).map(toRecording);
   }
 
   /** The recording with this id, or else the newest of this session, if it expires after `now`. */
@@ -65,7 +64,7 @@ export class RecordingsRepository {
       return (byId ? live.where('id', '=', v.id) : live.where('session_id', '=', v.sessionId)).orderBy('id', 'desc').limit(v.one);
     });
     const values = { now: now.getTime(), id: byId ? by.id : 0, sessionId: byId ? '' : by.sessionId, one: 1 };
-    const [row] = await statement.run<RecordingRow>(this.dataSource.manager, values);
+    const [row] = await statement.run<RecordingRow>(this.db, values);
     return row ? toRecording(row) : null;
   }
 
@@ -73,7 +72,7 @@ export class RecordingsRepository {
     const statement = this.sql.prepare('recordings.byFilename', (v: { filename: string }) =>
       this.sql.db.selectFrom('recordings').select(COLUMNS).where('filename', '=', v.filename),
     );
-    const [row] = await statement.run<RecordingRow>(this.dataSource.manager, { filename });
+    const [row] = await statement.run<RecordingRow>(this.db, { filename });
     return row ? toRecording(row) : null;
   }
 
@@ -82,7 +81,7 @@ export class RecordingsRepository {
     const statement = this.sql.prepare('recordings.expired', (v: { now: number }) =>
       this.sql.db.selectFrom('recordings').select(['id', 'filename']).where('expires_at', '<=', v.now),
     );
-    const rows = await statement.run<{ id: number | string; filename: string }>(this.dataSource.manager, { now: now.getTime() });
+    const rows = await statement.run<{ id: number | string; filename: string }>(this.db, { now: now.getTime() });
     return rows.map((row) => ({ id: Number(row.id), filename: row.filename }));
   }
 
@@ -96,7 +95,7 @@ export class RecordingsRepository {
         ids.map((_, i) => v[i]),
       ),
     );
-    await statement.run(this.dataSource.manager, ids);
+    await statement.run(this.db, ids);
   }
 }
 

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
 import { QueryBuilder } from '../database/query-builder/query-builder';
 import { TransactionRunner } from '../database/transaction-runner';
 import type { GateState, ReviewVerdict } from './release-gate.entities';
+import { SqlExecutor } from '../database/sql-executor';
+import type { Sql } from '../database/sql';
 
 /** A review row as read. */
 export interface ReviewRow {
@@ -78,50 +78,50 @@ export class ReleaseGateRepository {
   private readonly sql: QueryBuilder;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly db: SqlExecutor,
     private readonly transactions: TransactionRunner,
   ) {
-    this.sql = QueryBuilder.of(dataSource);
+    this.sql = QueryBuilder.for(db.dialect);
   }
 
   /** A build's current reviews, oldest first. */
-  async reviewsOf(buildId: number, manager: EntityManager = this.dataSource.manager): Promise<ReviewRow[]> {
+  async reviewsOf(buildId: number, tx: Sql = this.db): Promise<ReviewRow[]> {
     const statement = this.sql.prepare('gate.reviewsOf', (v: { buildId: number }) =>
       this.sql.db.selectFrom('build_reviews').select(REVIEW_COLUMNS).where('build_id', '=', v.buildId).orderBy('created_at').orderBy('id'),
     );
-    return (await statement.run<RawReview>(manager, { buildId })).map(toReview);
+    return (await statement.run<RawReview>(tx, { buildId })).map(toReview);
   }
 
   /** The member's review replaces their earlier one of the build (one current review per member), in one transaction. */
   recordReview(review: NewReview): Promise<ReviewRow> {
-    return this.transactions.run(async (manager) => {
+    return this.transactions.run(async (tx) => {
       if (review.reviewerId !== null) {
         const remove = this.sql.prepare('gate.removeReview', (v: { buildId: number; reviewerId: number }) =>
           this.sql.db.deleteFrom('build_reviews').where('build_id', '=', v.buildId).where('reviewer_id', '=', v.reviewerId),
         );
-        await remove.run(manager, { buildId: review.buildId, reviewerId: review.reviewerId });
+        await remove.run(tx, { buildId: review.buildId, reviewerId: review.reviewerId });
       }
-      await this.insertReview(review, manager);
-      const [row] = (await this.reviewsOf(review.buildId, manager)).filter((r) => r.reviewerId === review.reviewerId).slice(-1);
+      await this.insertReview(review, tx);
+      const [row] = (await this.reviewsOf(review.buildId, tx)).filter((r) => r.reviewerId === review.reviewerId).slice(-1);
       return row;
     });
   }
 
   /** Copies `from`'s reviews to `to` (a rebuild), marked carried with `reason`; reviewers who already reviewed `to` keep theirs. */
   carryReviews(from: number, to: number, reason: string): Promise<number> {
-    return this.transactions.run(async (manager) => {
-      const present = new Set((await this.reviewsOf(to, manager)).map((r) => r.reviewerId));
+    return this.transactions.run(async (tx) => {
+      const present = new Set((await this.reviewsOf(to, tx)).map((r) => r.reviewerId));
       let carried = 0;
-      for (const review of await this.reviewsOf(from, manager)) {
+      for (const review of await this.reviewsOf(from, tx)) {
         if (review.reviewerId === null || present.has(review.reviewerId)) continue;
-        await this.insertReview({ ...review, buildId: to, carriedFromBuildId: review.carriedFromBuildId ?? from, carriedReason: reason }, manager);
+        await this.insertReview({ ...review, buildId: to, carriedFromBuildId: review.carriedFromBuildId ?? from, carriedReason: reason }, tx);
         carried++;
       }
       return carried;
     });
   }
 
-  private async insertReview(review: NewReview, manager: EntityManager): Promise<void> {
+  private async insertReview(review: NewReview, tx: Sql): Promise<void> {
     const insert = this.sql.prepare('gate.insertReview', (v: Record<string, unknown>) =>
       this.sql.db.insertInto('build_reviews').values({
         build_id: v.build_id as number,
@@ -136,7 +136,7 @@ export class ReleaseGateRepository {
         carried_reason: v.carried_reason as string,
       }),
     );
-    await insert.run(manager, {
+    await insert.run(tx, {
       build_id: review.buildId,
       reviewer_id: review.reviewerId,
       reviewer_email: review.reviewerEmail,
@@ -153,7 +153,7 @@ export class ReleaseGateRepository {
   /** Every policy set in the dashboard: scope → JSON. */
   async policies(): Promise<Map<string, { policy: string; updatedAt: Date }>> {
     const statement = this.sql.prepare('gate.policies', () => this.sql.db.selectFrom('release_gate_policies').select(['scope', 'policy', 'updated_at']));
-    const rows = await statement.run<{ scope: string; policy: string; updated_at: number | string }>(this.dataSource.manager, {});
+    const rows = await statement.run<{ scope: string; policy: string; updated_at: number | string }>(this.db, {});
     return new Map(rows.map((r) => [r.scope, { policy: r.policy, updatedAt: new Date(Number(r.updated_at)) }]));
   }
 
@@ -164,12 +164,12 @@ export class ReleaseGateRepository {
         .values({ scope: v.scope, policy: v.policy, updated_at: v.at })
         .onConflict((oc) => oc.column('scope').doUpdateSet((eb) => ({ policy: eb.ref('excluded.policy'), updated_at: eb.ref('excluded.updated_at') }))),
     );
-    await statement.run(this.dataSource.manager, { scope, policy, at: at.getTime() });
+    await statement.run(this.db, { scope, policy, at: at.getTime() });
   }
 
   async removePolicy(scope: string): Promise<void> {
     const statement = this.sql.prepare('gate.removePolicy', (v: { scope: string }) => this.sql.db.deleteFrom('release_gate_policies').where('scope', '=', v.scope));
-    await statement.run(this.dataSource.manager, { scope });
+    await statement.run(this.db, { scope });
   }
 
   async state(buildId: number): Promise<StateRow | null> {
@@ -185,7 +185,7 @@ export class ReleaseGateRepository {
         .select(STATE_COLUMNS)
         .where('build_id', 'in', buildIds.map((_, i) => v[i])),
     );
-    return (await statement.run<RawState>(this.dataSource.manager, { ...buildIds })).map(toState);
+    return (await statement.run<RawState>(this.db, { ...buildIds })).map(toState);
   }
 
   /** Writes a changed gate, marked unpublished until the change has been handed on, one version past the stored one. */
@@ -204,7 +204,7 @@ export class ReleaseGateRepository {
           })),
         ),
     );
-    await statement.run(this.dataSource.manager, { buildId, state, checklist, at: at.getTime(), one: 1, noSha: null });
+    await statement.run(this.db, { buildId, state, checklist, at: at.getTime(), one: 1, noSha: null });
   }
 
   /** Keeps the file's digest (a row is made for it when the gate was never evaluated). */
@@ -215,7 +215,7 @@ export class ReleaseGateRepository {
         .values({ build_id: v.buildId, state: v.none, checklist: v.empty, file_sha256: v.sha, unpublished: v.zero, evaluated_at: v.at })
         .onConflict((oc) => oc.column('build_id').doUpdateSet((eb) => ({ file_sha256: eb.ref('excluded.file_sha256') }))),
     );
-    await statement.run(this.dataSource.manager, { buildId, sha: sha256, at: at.getTime(), none: 'none', empty: '', zero: 0 });
+    await statement.run(this.db, { buildId, sha: sha256, at: at.getTime(), none: 'none', empty: '', zero: 0 });
   }
 
   /** The change evaluated at `at` has been handed on (a newer evaluation keeps its own mark). */
@@ -223,7 +223,7 @@ export class ReleaseGateRepository {
     const statement = this.sql.prepare('gate.published', (v: { buildId: number; at: number; zero: number }) =>
       this.sql.db.updateTable('release_gate_states').set({ unpublished: v.zero }).where('build_id', '=', v.buildId).where('evaluated_at', '=', v.at),
     );
-    await statement.run(this.dataSource.manager, { buildId, at: at.getTime(), zero: 0 });
+    await statement.run(this.db, { buildId, at: at.getTime(), zero: 0 });
   }
 
   /** Builds whose last gate change was not handed on (a relay stopped in between). */
@@ -231,7 +231,7 @@ export class ReleaseGateRepository {
     const statement = this.sql.prepare('gate.unpublished', (v: { one: number; limit: number }) =>
       this.sql.db.selectFrom('release_gate_states').select('build_id').where('unpublished', '=', v.one).orderBy('build_id').limit(v.limit),
     );
-    return (await statement.run<{ build_id: number | string }>(this.dataSource.manager, { one: 1, limit })).map((r) => Number(r.build_id));
+    return (await statement.run<{ build_id: number | string }>(this.db, { one: 1, limit })).map((r) => Number(r.build_id));
   }
 
   /** The newest builds whose gate is in `state`, newest first (the inbox's filter). */
@@ -239,7 +239,7 @@ export class ReleaseGateRepository {
     const statement = this.sql.prepare('gate.inState', (v: { state: string; limit: number }) =>
       this.sql.db.selectFrom('release_gate_states').select('build_id').where('state', '=', v.state).orderBy('build_id', 'desc').limit(v.limit),
     );
-    return (await statement.run<{ build_id: number | string }>(this.dataSource.manager, { state, limit })).map((r) => Number(r.build_id));
+    return (await statement.run<{ build_id: number | string }>(this.db, { state, limit })).map((r) => Number(r.build_id));
   }
 }
 

@@ -121,9 +121,9 @@ export class ScimGroupsService {
 
   /** The group's row and its membership changes in one transaction, membership rows IN_LIST_MAX at a time. */
   private store(group: Omit<ScimGroupEntity, 'id' | 'members'> & { id?: number }, added: number[], removed: number[]): Promise<{ id: number }> {
-    return this.transactions.run(async (manager) => {
-      const id = await this.groups.save(group, manager);
-      await this.groups.changeMembers(id, added, removed, manager);
+    return this.transactions.run(async (tx) => {
+      const id = await this.groups.save(group, tx);
+      await this.groups.changeMembers(id, added, removed, tx);
       return { id };
     });
   }

@@ -43,7 +43,7 @@ export class SettingsService implements OnModuleInit {
 
   /** PUT /settings/review (Admin). */
   async setReviewPolicy(actor: Principal, policy: ReviewPolicyDto): Promise<ReviewPolicyDto> {
-    await this.transactions.run((manager) => this.settings.update({ rejectReasonRequired: policy.reject_reason_required }, manager));
+    await this.transactions.run((tx) => this.settings.update({ rejectReasonRequired: policy.reject_reason_required }, tx));
     this.events.emit(AUDIT_EVENT, auditEvent(actorOf(actor), 'settings.updated', 'settings:team', { reject_reason_required: policy.reject_reason_required }));
     return this.reviewPolicy();
   }
@@ -78,9 +78,9 @@ export class SettingsService implements OnModuleInit {
       let previousLogo: string | null;
       try {
         // Read and replace in one transaction, so two logos sent at once each delete the other's file.
-        previousLogo = await this.transactions.run(async (manager) => {
-          const before = await this.settings.find(manager);
-          await this.settings.update(changes, manager);
+        previousLogo = await this.transactions.run(async (tx) => {
+          const before = await this.settings.find(tx);
+          await this.settings.update(changes, tx);
           return before?.logoPath ?? null;
         });
       } catch (err) {

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { QueryBuilder } from '../database/query-builder/query-builder';
 import { changedRows, insertReturningId, updateById } from '../database/query-builder/rows';
 import { ShareLinkEntity } from './share-link.entity';
+import { SqlExecutor } from '../database/sql-executor';
 
 interface ShareLinkRow {
   id: number | string;
@@ -40,12 +39,12 @@ const COLUMNS = [
 export class ShareLinksRepository {
   private readonly sql: QueryBuilder;
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
-    this.sql = QueryBuilder.of(dataSource);
+  constructor(private readonly db: SqlExecutor) {
+    this.sql = QueryBuilder.for(db.dialect);
   }
 
   async create(link: Omit<ShareLinkEntity, 'id'>): Promise<ShareLinkEntity> {
-    const id = await insertReturningId(this.dataSource.manager, 'build_share_links', {
+    const id = await insertReturningId(this.db, 'build_share_links', {
       build_id: link.buildId,
       token_hash: link.tokenHash,
       token_sealed: link.tokenSealed,
@@ -66,14 +65,14 @@ export class ShareLinksRepository {
     const statement = this.sql.prepare('shareLinks.ofBuild', (v: { buildId: number }) =>
       this.sql.db.selectFrom('build_share_links').select(COLUMNS).where('build_id', '=', v.buildId).orderBy('created_at', 'desc').orderBy('id', 'desc'),
     );
-    return (await statement.run<ShareLinkRow>(this.dataSource.manager, { buildId })).map(toShareLink);
+    return (await statement.run<ShareLinkRow>(this.db, { buildId })).map(toShareLink);
   }
 
   async findOfBuild(id: number, buildId: number): Promise<ShareLinkEntity | null> {
     const statement = this.sql.prepare('shareLinks.ofBuildById', (v: { id: number; buildId: number }) =>
       this.sql.db.selectFrom('build_share_links').select(COLUMNS).where('id', '=', v.id).where('build_id', '=', v.buildId),
     );
-    const [row] = await statement.run<ShareLinkRow>(this.dataSource.manager, { id, buildId });
+    const [row] = await statement.run<ShareLinkRow>(this.db, { id, buildId });
     return row ? toShareLink(row) : null;
   }
 
@@ -81,12 +80,12 @@ export class ShareLinksRepository {
     const statement = this.sql.prepare('shareLinks.byTokenHash', (v: { tokenHash: string }) =>
       this.sql.db.selectFrom('build_share_links').select(COLUMNS).where('token_hash', '=', v.tokenHash),
     );
-    const [row] = await statement.run<ShareLinkRow>(this.dataSource.manager, { tokenHash });
+    const [row] = await statement.run<ShareLinkRow>(this.db, { tokenHash });
     return row ? toShareLink(row) : null;
   }
 
   async revoke(id: number, at: Date): Promise<void> {
-    await updateById(this.dataSource.manager, 'build_share_links', id, { revoked_at: at.getTime() });
+    await updateById(this.db, 'build_share_links', id, { revoked_at: at.getTime() });
   }
 
   /** Revokes the link unless it already is: the link as this call revoked it, null when it was revoked before. */
@@ -94,7 +93,7 @@ export class ShareLinksRepository {
     const statement = this.sql.prepare('shareLinks.revokeIfLive', (v: { id: number; at: number }) =>
       this.sql.db.updateTable('build_share_links').set({ revoked_at: v.at }).where('id', '=', v.id).where('revoked_at', 'is', null).returning(COLUMNS),
     );
-    const [row] = await changedRows<ShareLinkRow>(statement, this.dataSource.manager, { id, at: at.getTime() });
+    const [row] = await changedRows<ShareLinkRow>(statement, this.db, { id, at: at.getTime() });
     return row ? toShareLink(row) : null;
   }
 
@@ -108,7 +107,7 @@ export class ShareLinksRepository {
         .where((eb) => eb.or([eb('download_limit', 'is', null), eb('downloads', '<', eb.ref('download_limit'))]))
         .returning('id'),
     );
-    return (await changedRows(statement, this.dataSource.manager, { id, one: 1 })).length > 0;
+    return (await changedRows(statement, this.db, { id, one: 1 })).length > 0;
   }
 }
 

@@ -1,9 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { Compilable } from 'kysely';
-import { DataSource } from 'typeorm';
 import { QueryBuilder } from '../database/query-builder/query-builder';
-import { TransactionRunner } from '../database/transaction-runner';
+import { SqlExecutor } from '../database/sql-executor';
 
 /** A tester as the module uses it. */
 export interface Tester {
@@ -58,11 +56,8 @@ function latestOf(r: Row): LatestLink {
 export class TestersRepository {
   private readonly sql: QueryBuilder;
 
-  constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly transactions: TransactionRunner,
-  ) {
-    this.sql = QueryBuilder.of(dataSource);
+  constructor(private readonly executor: SqlExecutor) {
+    this.sql = QueryBuilder.for(executor.dialect);
   }
 
   private get db() {
@@ -75,7 +70,7 @@ export class TestersRepository {
   }
 
   private run<V extends object, R = Row>(key: string, build: (values: V) => Compilable<unknown>, values: V): Promise<R[]> {
-    return this.transactions.join((manager) => this.sql.prepare(key, build).run<R>(manager, values));
+    return this.sql.prepare(key, build).run<R>(this.executor, values);
   }
 
   async listOfApp(appId: number): Promise<Tester[]> {

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
 import { QueryBuilder } from '../database/query-builder/query-builder';
 import { epochDate } from '../users/joined-user';
 import { ScimTokenEntity } from './scim-token.entity';
+import { SqlExecutor } from '../database/sql-executor';
 
 const COLUMNS = ['id', 'name', 'token_hash', 'created_by_id', 'created_at', 'last_used_at'] as const;
 
@@ -28,19 +27,19 @@ function toScimToken(row: ScimTokenRow): ScimTokenEntity {
   });
 }
 
-/** The scim_tokens table (the tokens module's). Statements run on the data source's manager, as a TypeORM repository's did. */
+/** The scim_tokens table (the tokens module's). Statements run on the data source's tx, as a TypeORM repository's did. */
 @Injectable()
 export class ScimTokensRepository {
   private readonly sql: QueryBuilder;
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
-    this.sql = QueryBuilder.of(dataSource);
+  constructor(private readonly db: SqlExecutor) {
+    this.sql = QueryBuilder.for(db.dialect);
   }
 
   /** In id order. */
   async list(): Promise<ScimTokenEntity[]> {
     const statement = this.sql.prepare('scimTokens.all', () => this.sql.db.selectFrom('scim_tokens').select(COLUMNS).orderBy('id'));
-    return (await statement.run<ScimTokenRow>(this.dataSource.manager, {})).map(toScimToken);
+    return (await statement.run<ScimTokenRow>(this.db, {})).map(toScimToken);
   }
 
   async insert(token: Omit<ScimTokenEntity, 'id'>): Promise<ScimTokenEntity> {
@@ -50,7 +49,7 @@ export class ScimTokensRepository {
         .values({ name: v.name, token_hash: v.token_hash, created_by_id: v.created_by_id, created_at: v.created_at, last_used_at: v.last_used_at })
         .returning(COLUMNS),
     );
-    const [row] = await statement.run<ScimTokenRow>(this.dataSource.manager, {
+    const [row] = await statement.run<ScimTokenRow>(this.db, {
       name: token.name,
       token_hash: token.tokenHash,
       created_by_id: token.createdById,
@@ -62,26 +61,26 @@ export class ScimTokensRepository {
 
   async findById(id: number): Promise<ScimTokenEntity | null> {
     const statement = this.sql.prepare('scimTokens.byId', (v: { id: number }) => this.sql.db.selectFrom('scim_tokens').select(COLUMNS).where('id', '=', v.id));
-    const [row] = await statement.run<ScimTokenRow>(this.dataSource.manager, { id });
+    const [row] = await statement.run<ScimTokenRow>(this.db, { id });
     return row ? toScimToken(row) : null;
   }
 
   /** Every /scim/v2 request asks it. */
   async findByHash(hash: string): Promise<ScimTokenEntity | null> {
     const statement = this.sql.prepare('scimTokens.byHash', (v: { hash: string }) => this.sql.db.selectFrom('scim_tokens').select(COLUMNS).where('token_hash', '=', v.hash));
-    const [row] = await statement.run<ScimTokenRow>(this.dataSource.manager, { hash });
+    const [row] = await statement.run<ScimTokenRow>(this.db, { hash });
     return row ? toScimToken(row) : null;
   }
 
   async delete(id: number): Promise<void> {
     const statement = this.sql.prepare('scimTokens.delete', (v: { id: number }) => this.sql.db.deleteFrom('scim_tokens').where('id', '=', v.id));
-    await statement.run(this.dataSource.manager, { id });
+    await statement.run(this.db, { id });
   }
 
   async setLastUsed(id: number, at: Date): Promise<void> {
     const statement = this.sql.prepare('scimTokens.lastUsed', (v: { id: number; at: number }) =>
       this.sql.db.updateTable('scim_tokens').set({ last_used_at: v.at }).where('id', '=', v.id),
     );
-    await statement.run(this.dataSource.manager, { id, at: at.getTime() });
+    await statement.run(this.db, { id, at: at.getTime() });
   }
 }

@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
 import { inLists } from '../database/in-lists';
 import { QueryBuilder } from '../database/query-builder/query-builder';
 import { credentialHolder, epochDate, JOINED_USER_COLUMNS, JoinedUserRow } from '../users/joined-user';
 import { PersonalAccessTokenEntity } from './personal-access-token.entity';
+import { SqlExecutor } from '../database/sql-executor';
 
 const COLUMNS = ['id', 'user_id', 'name', 'scope', 'token_hash', 'created_at', 'last_used_at', 'expires_at'] as const;
 
@@ -33,13 +32,13 @@ function toToken(row: TokenRow): PersonalAccessTokenEntity {
   });
 }
 
-/** The personal_access_tokens table (the tokens module's). Statements run on the data source's manager, as a TypeORM repository's did. */
+/** The personal_access_tokens table (the tokens module's). Statements run on the data source's tx, as a TypeORM repository's did. */
 @Injectable()
 export class TokensRepository {
   private readonly sql: QueryBuilder;
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
-    this.sql = QueryBuilder.of(dataSource);
+  constructor(private readonly db: SqlExecutor) {
+    this.sql = QueryBuilder.for(db.dialect);
   }
 
   async insert(token: Omit<PersonalAccessTokenEntity, 'id' | 'user'>): Promise<PersonalAccessTokenEntity> {
@@ -57,7 +56,7 @@ export class TokensRepository {
         })
         .returning(COLUMNS),
     );
-    const [row] = await statement.run<TokenRow>(this.dataSource.manager, {
+    const [row] = await statement.run<TokenRow>(this.db, {
       user_id: token.userId,
       name: token.name,
       scope: token.scope,
@@ -74,21 +73,21 @@ export class TokensRepository {
     const statement = this.sql.prepare('tokens.of', (v: { userId: number }) =>
       this.sql.db.selectFrom('personal_access_tokens').select(COLUMNS).where('user_id', '=', v.userId).orderBy('id'),
     );
-    return (await statement.run<TokenRow>(this.dataSource.manager, { userId })).map(toToken);
+    return (await statement.run<TokenRow>(this.db, { userId })).map(toToken);
   }
 
   async namesOf(userId: number): Promise<string[]> {
     const statement = this.sql.prepare('tokens.namesOf', (v: { userId: number }) =>
       this.sql.db.selectFrom('personal_access_tokens').select('name').where('user_id', '=', v.userId),
     );
-    return (await statement.run<{ name: string }>(this.dataSource.manager, { userId })).map((row) => row.name);
+    return (await statement.run<{ name: string }>(this.db, { userId })).map((row) => row.name);
   }
 
   async idsOf(userId: number): Promise<number[]> {
     const statement = this.sql.prepare('tokens.idsOf', (v: { userId: number }) =>
       this.sql.db.selectFrom('personal_access_tokens').select('id').where('user_id', '=', v.userId),
     );
-    return (await statement.run<{ id: number | string }>(this.dataSource.manager, { userId })).map((row) => Number(row.id));
+    return (await statement.run<{ id: number | string }>(this.db, { userId })).map((row) => Number(row.id));
   }
 
   /** Deletes the member's token; false when they hold none of this id. */
@@ -96,7 +95,7 @@ export class TokensRepository {
     const statement = this.sql.prepare('tokens.deleteOwned', (v: { id: number; userId: number }) =>
       this.sql.db.deleteFrom('personal_access_tokens').where('id', '=', v.id).where('user_id', '=', v.userId).returning('id'),
     );
-    return (await statement.run(this.dataSource.manager, { id, userId })).length > 0;
+    return (await statement.run(this.db, { id, userId })).length > 0;
   }
 
   async delete(ids: number[]): Promise<void> {
@@ -108,7 +107,7 @@ export class TokensRepository {
           list.map((_, i) => v[i]),
         ),
       );
-      await statement.run(this.dataSource.manager, list);
+      await statement.run(this.db, list);
     }
   }
 
@@ -125,7 +124,7 @@ export class TokensRepository {
         .select(['t.id', 't.user_id', 't.name', 't.scope', 't.token_hash', 't.created_at', 't.last_used_at', 't.expires_at', ...JOINED_USER_COLUMNS])
         .where('t.token_hash', '=', v.hash),
     );
-    const [row] = await statement.run<TokenRow & JoinedUserRow>(this.dataSource.manager, { hash });
+    const [row] = await statement.run<TokenRow & JoinedUserRow>(this.db, { hash });
     const user = row ? credentialHolder(row) : null;
     return user ? Object.assign(toToken(row), { user }) : null;
   }
@@ -150,7 +149,7 @@ export class TokensRepository {
             list.map((_, i) => v[`id${i}`]),
           ),
       );
-      await statement.run(this.dataSource.manager, Object.fromEntries(list.flatMap((use, i) => [[`id${i}`, use.id], [`at${i}`, use.at]])));
+      await statement.run(this.db, Object.fromEntries(list.flatMap((use, i) => [[`id${i}`, use.id], [`at${i}`, use.at]])));
     }
   }
 }

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { sql } from 'kysely';
-import { DataSource } from 'typeorm';
 import { QueryBuilder } from '../database/query-builder/query-builder';
-import { TransactionRunner } from '../database/transaction-runner';
+import { SqlExecutor } from '../database/sql-executor';
 import type { TrackerIssuesTable } from '../database/query-builder/tables';
 import type { TrackerIssueEntity, TrackerIssueStatus } from './tracker-issue.entity';
 
@@ -29,11 +28,8 @@ const COLUMNS: Record<keyof TrackerIssueChange, keyof TrackerIssuesTable> = {
 export class TrackerIssuesRepository {
   private readonly sql: QueryBuilder;
 
-  constructor(
-    private readonly dataSource: DataSource,
-    private readonly transactions: TransactionRunner,
-  ) {
-    this.sql = QueryBuilder.of(dataSource);
+  constructor(private readonly db: SqlExecutor) {
+    this.sql = QueryBuilder.for(db.dialect);
   }
 
   /** In the caller's transaction when there is one (the report commits with its outbox message). */
@@ -46,7 +42,7 @@ export class TrackerIssuesRepository {
         .values(Object.fromEntries(columns.map((c) => [c, v[c]])) as never)
         .returning('id'),
     );
-    const [row] = await this.transactions.join((manager) => statement.run<{ id: number | string }>(manager, values));
+    const [row] = await statement.run<{ id: number | string }>(this.db, values);
     return Number(row.id);
   }
 
@@ -54,12 +50,12 @@ export class TrackerIssuesRepository {
     const statement = this.sql.prepare('trackers.byBuild', (v: { buildId: number }) =>
       this.sql.db.selectFrom('tracker_issues').selectAll().where('build_id', '=', v.buildId).orderBy('id', 'desc'),
     );
-    return (await statement.run<Row>(this.dataSource.manager, { buildId })).map(fromRow);
+    return (await statement.run<Row>(this.db, { buildId })).map(fromRow);
   }
 
   async byId(id: number): Promise<TrackerIssueEntity | null> {
     const statement = this.sql.prepare('trackers.byId', (v: { id: number }) => this.sql.db.selectFrom('tracker_issues').selectAll().where('id', '=', v.id));
-    const [row] = await statement.run<Row>(this.dataSource.manager, { id });
+    const [row] = await statement.run<Row>(this.db, { id });
     return row ? fromRow(row) : null;
   }
 
@@ -68,7 +64,7 @@ export class TrackerIssuesRepository {
     const statement = this.sql.prepare('trackers.byExternal', (v: { tracker: string; externalId: string }) =>
       this.sql.db.selectFrom('tracker_issues').selectAll().where('tracker', '=', v.tracker).where('external_id', '=', v.externalId),
     );
-    return (await statement.run<Row>(this.dataSource.manager, { tracker, externalId })).map(fromRow);
+    return (await statement.run<Row>(this.db, { tracker, externalId })).map(fromRow);
   }
 
   /** Changes a row still in `from` (a row another instance moved on meanwhile is left alone), in the caller's transaction when there is one. */
@@ -84,7 +80,7 @@ export class TrackerIssuesRepository {
         .where('id', '=', v.id as number)
         .where('status', 'in', from.map((s) => sql.lit(s)) as never),
     );
-    await this.transactions.join((manager) => statement.run(manager, { ...set, id }));
+    await statement.run(this.db, { ...set, id });
   }
 }
 

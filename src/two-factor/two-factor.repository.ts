@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
 import type { SignInMethod } from '../common/auth/sign-in-method';
 import { QueryBuilder } from '../database/query-builder/query-builder';
 import { epochDate } from '../users/joined-user';
 import { TwoFactorChallengeEntity, TwoFactorCredentialEntity, TwoFactorRequirement } from './two-factor.entities';
+import { SqlExecutor } from '../database/sql-executor';
+import type { Sql } from '../database/sql';
 
 type Nullable<T> = T | null;
 
@@ -29,22 +29,22 @@ const optionalDate = (value: Nullable<number | string>) => (value == null ? null
 
 /**
  * The two-factor tables (credentials, recovery codes, pending sign-ins, the policy row). A
- * statement without `manager` runs on the data source's, as a TypeORM repository's did; with one,
+ * statement without `tx` runs on the data source's, as a TypeORM repository's did; with one,
  * in that transaction.
  */
 @Injectable()
 export class TwoFactorRepository {
   private readonly sql: QueryBuilder;
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
-    this.sql = QueryBuilder.of(dataSource);
+  constructor(private readonly db: SqlExecutor) {
+    this.sql = QueryBuilder.for(db.dialect);
   }
 
   async credentialOf(userId: number): Promise<TwoFactorCredentialEntity | null> {
     const statement = this.sql.prepare('twoFactor.credential', (v: { userId: number }) =>
       this.sql.db.selectFrom('two_factor_credentials').select(['user_id', 'secret', 'created_at', 'enabled_at', 'last_used_step']).where('user_id', '=', v.userId),
     );
-    const [row] = await statement.run<CredentialRow>(this.dataSource.manager, { userId });
+    const [row] = await statement.run<CredentialRow>(this.db, { userId });
     if (!row) return null;
     return Object.assign(new TwoFactorCredentialEntity(), {
       userId: Number(row.user_id),
@@ -65,22 +65,22 @@ export class TwoFactorRepository {
           conflict.column('user_id').doUpdateSet({ secret: v.secret, created_at: v.createdAt, enabled_at: v.none, last_used_step: v.none }),
         ),
     );
-    await statement.run(this.dataSource.manager, { userId, secret, createdAt: createdAt.getTime(), none: null });
+    await statement.run(this.db, { userId, secret, createdAt: createdAt.getTime(), none: null });
   }
 
-  async enableCredential(userId: number, enabledAt: Date, step: number, manager: EntityManager): Promise<void> {
+  async enableCredential(userId: number, enabledAt: Date, step: number, tx: Sql): Promise<void> {
     const statement = this.sql.prepare('twoFactor.enable', (v: { userId: number; enabledAt: number; step: number }) =>
       this.sql.db.updateTable('two_factor_credentials').set({ enabled_at: v.enabledAt, last_used_step: v.step }).where('user_id', '=', v.userId),
     );
-    await statement.run(manager, { userId, enabledAt: enabledAt.getTime(), step });
+    await statement.run(tx, { userId, enabledAt: enabledAt.getTime(), step });
   }
 
   /** Removes the member's credential; false when there was none. */
-  async deleteCredential(userId: number, manager: EntityManager): Promise<boolean> {
+  async deleteCredential(userId: number, tx: Sql): Promise<boolean> {
     const statement = this.sql.prepare('twoFactor.deleteCredential', (v: { userId: number }) =>
       this.sql.db.deleteFrom('two_factor_credentials').where('user_id', '=', v.userId).returning('user_id'),
     );
-    return (await statement.run(manager, { userId })).length > 0;
+    return (await statement.run(tx, { userId })).length > 0;
   }
 
   /** Records `step` as the last code used unless that step (or a later one) was used already: true when this call claimed it. */
@@ -93,7 +93,7 @@ export class TwoFactorRepository {
         .where((eb) => eb.or([eb('last_used_step', 'is', null), eb('last_used_step', '<', v.step)]))
         .returning('user_id'),
     );
-    return (await statement.run(this.dataSource.manager, { userId, step })).length > 0;
+    return (await statement.run(this.db, { userId, step })).length > 0;
   }
 
   async unusedCodeCount(userId: number): Promise<number> {
@@ -104,22 +104,22 @@ export class TwoFactorRepository {
         .where('user_id', '=', v.userId)
         .where('used_at', 'is', null),
     );
-    const [row] = await statement.run<{ n: number | string }>(this.dataSource.manager, { userId });
+    const [row] = await statement.run<{ n: number | string }>(this.db, { userId });
     return Number(row.n);
   }
 
-  async replaceCodes(userId: number, codeHashes: string[], manager: EntityManager): Promise<void> {
-    await this.deleteCodes(userId, manager);
+  async replaceCodes(userId: number, codeHashes: string[], tx: Sql): Promise<void> {
+    await this.deleteCodes(userId, tx);
     if (!codeHashes.length) return;
     const statement = this.sql.prepare(`twoFactor.insertCodes ${codeHashes.length}`, (v: Record<string, never>) =>
       this.sql.db.insertInto('two_factor_recovery_codes').values(codeHashes.map((_, i) => ({ user_id: v.userId, code_hash: v[`code${i}`], used_at: v.none }))),
     );
-    await statement.run(manager, { userId, none: null, ...Object.fromEntries(codeHashes.map((hash, i) => [`code${i}`, hash])) } as never);
+    await statement.run(tx, { userId, none: null, ...Object.fromEntries(codeHashes.map((hash, i) => [`code${i}`, hash])) } as never);
   }
 
-  async deleteCodes(userId: number, manager: EntityManager): Promise<void> {
+  async deleteCodes(userId: number, tx: Sql): Promise<void> {
     const statement = this.sql.prepare('twoFactor.deleteCodes', (v: { userId: number }) => this.sql.db.deleteFrom('two_factor_recovery_codes').where('user_id', '=', v.userId));
-    await statement.run(manager, { userId });
+    await statement.run(tx, { userId });
   }
 
   /** Marks the member's unused code with this hash used: true when this call used it (the conditional update decides a race). */
@@ -132,12 +132,12 @@ export class TwoFactorRepository {
         .where('code_hash', '=', v.codeHash)
         .where('used_at', 'is', null),
     );
-    const [found] = await find.run<{ id: number | string }>(this.dataSource.manager, { userId, codeHash });
+    const [found] = await find.run<{ id: number | string }>(this.db, { userId, codeHash });
     if (!found) return false;
     const use = this.sql.prepare('twoFactor.useCode', (v: { id: number; at: number }) =>
       this.sql.db.updateTable('two_factor_recovery_codes').set({ used_at: v.at }).where('id', '=', v.id).where('used_at', 'is', null).returning('id'),
     );
-    return (await use.run(this.dataSource.manager, { id: Number(found.id), at: at.getTime() })).length > 0;
+    return (await use.run(this.db, { id: Number(found.id), at: at.getTime() })).length > 0;
   }
 
   async insertChallenge(challenge: Omit<TwoFactorChallengeEntity, 'id'>): Promise<void> {
@@ -152,7 +152,7 @@ export class TwoFactorRepository {
           sign_in_method: v.signInMethod,
         }),
     );
-    await statement.run(this.dataSource.manager, { ...challenge, expiresAt: challenge.expiresAt.getTime() });
+    await statement.run(this.db, { ...challenge, expiresAt: challenge.expiresAt.getTime() });
   }
 
   async challengeByHash(tokenHash: string): Promise<TwoFactorChallengeEntity | null> {
@@ -162,7 +162,7 @@ export class TwoFactorRepository {
         .select(['id', 'token_hash', 'user_id', 'expires_at', 'attempts', 'sign_in_method'])
         .where('token_hash', '=', v.tokenHash),
     );
-    const [row] = await statement.run<ChallengeRow>(this.dataSource.manager, { tokenHash });
+    const [row] = await statement.run<ChallengeRow>(this.db, { tokenHash });
     if (!row) return null;
     return Object.assign(new TwoFactorChallengeEntity(), {
       id: Number(row.id),
@@ -179,7 +179,7 @@ export class TwoFactorRepository {
     const statement = this.sql.prepare('twoFactor.countAttempt', (v: { id: number; attempts: number; next: number }) =>
       this.sql.db.updateTable('two_factor_challenges').set({ attempts: v.next }).where('id', '=', v.id).where('attempts', '=', v.attempts).returning('id'),
     );
-    return (await statement.run(this.dataSource.manager, { id, attempts, next: attempts + 1 })).length > 0;
+    return (await statement.run(this.db, { id, attempts, next: attempts + 1 })).length > 0;
   }
 
   /** Deletes challenges by id, token hash, owner, or those expired before a time (exactly one criterion). */
@@ -195,13 +195,13 @@ export class TwoFactorRepository {
     const statement = this.sql.prepare(`twoFactor.deleteChallenges ${criterion}`, (v: { value: never }) =>
       this.sql.db.deleteFrom('two_factor_challenges').where(column, criterion === 'expired' ? '<' : '=', v.value),
     );
-    await statement.run(this.dataSource.manager, { value: value as never });
+    await statement.run(this.db, { value: value as never });
   }
 
   /** The policy row's requirement; null when the row is missing. */
   async requirement(): Promise<TwoFactorRequirement | null> {
     const statement = this.sql.prepare('twoFactor.policy', (v: { id: number }) => this.sql.db.selectFrom('two_factor_policy').select('required_for').where('id', '=', v.id));
-    const [row] = await statement.run<{ required_for: TwoFactorRequirement }>(this.dataSource.manager, { id: 1 });
+    const [row] = await statement.run<{ required_for: TwoFactorRequirement }>(this.db, { id: 1 });
     return row?.required_for ?? null;
   }
 
@@ -209,6 +209,6 @@ export class TwoFactorRepository {
     const statement = this.sql.prepare('twoFactor.setPolicy', (v: { id: number; requiredFor: TwoFactorRequirement }) =>
       this.sql.db.updateTable('two_factor_policy').set({ required_for: v.requiredFor }).where('id', '=', v.id),
     );
-    await statement.run(this.dataSource.manager, { id: 1, requiredFor });
+    await statement.run(this.db, { id: 1, requiredFor });
   }
 }

@@ -75,12 +75,12 @@ export class TwoFactorService {
     const step = totpStep(code, credential.secret, this.clock.nowMs());
     if (step === null) throw badRequest(TwoFactorMessages.invalidCode);
     const recoveryCodes = newRecoveryCodes();
-    await this.transactions.run(async (manager) => {
-      await this.rows.enableCredential(principal.userId, this.clock.now(), step, manager);
+    await this.transactions.run(async (tx) => {
+      await this.rows.enableCredential(principal.userId, this.clock.now(), step, tx);
       await this.rows.replaceCodes(
         principal.userId,
         recoveryCodes.map((c) => sha256Hex(normalizeRecoveryCode(c))),
-        manager,
+        tx,
       );
     });
     this.events.emit(AUDIT_EVENT, auditEvent(actorOf(principal), 'auth.two_factor_enabled', `member:${principal.userId}`));
@@ -92,9 +92,9 @@ export class TwoFactorService {
     if (!(await this.isEnabled(principal.userId))) throw conflict(TwoFactorMessages.notOn);
     if (this.applies(await this.requirement(), principal.role)) throw conflict(TwoFactorMessages.requiredForRole);
     if (!(await this.checkSecondFactor(principal.userId, code))) throw badRequest(TwoFactorMessages.invalidCode);
-    await this.transactions.run(async (manager) => {
-      await this.rows.deleteCodes(principal.userId, manager);
-      await this.rows.deleteCredential(principal.userId, manager);
+    await this.transactions.run(async (tx) => {
+      await this.rows.deleteCodes(principal.userId, tx);
+      await this.rows.deleteCredential(principal.userId, tx);
     });
     this.events.emit(AUDIT_EVENT, auditEvent(actorOf(principal), 'auth.two_factor_disabled', `member:${principal.userId}`));
   }
@@ -104,9 +104,9 @@ export class TwoFactorService {
    * member signs in with the password alone until they set it up again (or the policy sends them to).
    */
   async resetFor(actor: Principal, userId: number): Promise<void> {
-    const removed = await this.transactions.run(async (manager) => {
-      await this.rows.deleteCodes(userId, manager);
-      return this.rows.deleteCredential(userId, manager);
+    const removed = await this.transactions.run(async (tx) => {
+      await this.rows.deleteCodes(userId, tx);
+      return this.rows.deleteCredential(userId, tx);
     });
     if (!removed) throw notFound(TwoFactorMessages.noneForMember);
     this.events.emit(AUDIT_EVENT, auditEvent(actorOf(actor), 'auth.two_factor_reset', `member:${userId}`));

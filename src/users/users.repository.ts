@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
 import type { Role } from '../common/auth/role';
 import { inLists } from '../database/in-lists';
 import { QueryBuilder } from '../database/query-builder/query-builder';
 import { epochDate } from './joined-user';
 import { UserEntity } from './user.entity';
+import { SqlExecutor } from '../database/sql-executor';
+import type { Sql } from '../database/sql';
 
 /** The columns a statement may change, by the entity's property names. */
 export type UserChanges = Partial<Pick<UserEntity, 'displayName' | 'role' | 'avatarPath' | 'email' | 'active' | 'scimExternalId' | 'breakGlass' | 'passwordHash'>>;
@@ -59,33 +59,33 @@ function toUser(row: UserRow): UserEntity {
 
 /**
  * The users table; only the users module reads or writes it (other modules ask UsersService). A
- * statement without `manager` runs on the data source's, as a TypeORM repository did; with one, in
+ * statement without `tx` runs on the data source's, as a TypeORM repository did; with one, in
  * that transaction.
  */
 @Injectable()
 export class UsersRepository {
   private readonly sql: QueryBuilder;
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
-    this.sql = QueryBuilder.of(dataSource);
+  constructor(private readonly db: SqlExecutor) {
+    this.sql = QueryBuilder.for(db.dialect);
   }
 
   async count(): Promise<number> {
     const statement = this.sql.prepare('users.count', () => this.sql.db.selectFrom('users').select((eb) => eb.fn.countAll().as('n')));
-    const [row] = await statement.run<{ n: number | string }>(this.dataSource.manager, {});
+    const [row] = await statement.run<{ n: number | string }>(this.db, {});
     return Number(row.n);
   }
 
-  async findById(id: number, manager: EntityManager = this.dataSource.manager): Promise<UserEntity | null> {
+  async findById(id: number, tx: Sql = this.db): Promise<UserEntity | null> {
     const statement = this.sql.prepare('users.byId', (v: { id: number }) => this.sql.db.selectFrom('users').select(COLUMNS).where('id', '=', v.id));
-    const [row] = await statement.run<UserRow>(manager, { id });
+    const [row] = await statement.run<UserRow>(tx, { id });
     return row ? toUser(row) : null;
   }
 
   /** `email` as stored (trimmed, lower-cased). */
   async findByEmail(email: string): Promise<UserEntity | null> {
     const statement = this.sql.prepare('users.byEmail', (v: { email: string }) => this.sql.db.selectFrom('users').select(COLUMNS).where('email', '=', v.email));
-    const [row] = await statement.run<UserRow>(this.dataSource.manager, { email });
+    const [row] = await statement.run<UserRow>(this.db, { email });
     return row ? toUser(row) : null;
   }
 
@@ -103,14 +103,14 @@ export class UsersRepository {
             list.map((_, i) => v[i]),
           ),
       );
-      found.push(...(await statement.run<UserRow>(this.dataSource.manager, list)).map(toUser));
+      found.push(...(await statement.run<UserRow>(this.db, list)).map(toUser));
     }
     return found;
   }
 
   async list(): Promise<UserEntity[]> {
     const statement = this.sql.prepare('users.all', () => this.sql.db.selectFrom('users').select(COLUMNS).orderBy('id'));
-    return (await statement.run<UserRow>(this.dataSource.manager, {})).map(toUser);
+    return (await statement.run<UserRow>(this.db, {})).map(toUser);
   }
 
   /** Active Admins; only break-glass ones when asked. */
@@ -120,12 +120,12 @@ export class UsersRepository {
       if (breakGlassOnly) query = query.where('break_glass', '=', v.yes);
       return query;
     });
-    const [row] = await statement.run<{ n: number | string }>(this.dataSource.manager, { role: 'Admin', yes: this.sql.bool(true) as boolean });
+    const [row] = await statement.run<{ n: number | string }>(this.db, { role: 'Admin', yes: this.sql.bool(true) as boolean });
     return Number(row.n);
   }
 
-  /** Inserts a member (in `manager`'s transaction) and returns the stored row. */
-  async insert(user: Omit<UserEntity, 'id'>, manager: EntityManager): Promise<UserEntity> {
+  /** Inserts a member (in `tx`'s transaction) and returns the stored row. */
+  async insert(user: Omit<UserEntity, 'id'>, tx: Sql): Promise<UserEntity> {
     const statement = this.sql.prepare('users.insert', (v: Record<(typeof COLUMNS)[number], never>) =>
       this.sql.db
         .insertInto('users')
@@ -142,7 +142,7 @@ export class UsersRepository {
         })
         .returning(COLUMNS),
     );
-    const [row] = await statement.run<UserRow>(manager, {
+    const [row] = await statement.run<UserRow>(tx, {
       email: user.email,
       password_hash: user.passwordHash,
       display_name: user.displayName,
@@ -158,11 +158,11 @@ export class UsersRepository {
 
   async avatarPaths(): Promise<string[]> {
     const statement = this.sql.prepare('users.avatarPaths', () => this.sql.db.selectFrom('users').select('avatar_path').where('avatar_path', 'is not', null));
-    return (await statement.run<{ avatar_path: string }>(this.dataSource.manager, {})).map((row) => row.avatar_path);
+    return (await statement.run<{ avatar_path: string }>(this.db, {})).map((row) => row.avatar_path);
   }
 
   /** Applies the changes given (a property left undefined is left alone) to these members; one statement per IN_LIST_MAX ids. */
-  async update(ids: number[], changes: UserChanges, manager: EntityManager = this.dataSource.manager): Promise<void> {
+  async update(ids: number[], changes: UserChanges, tx: Sql = this.db): Promise<void> {
     const properties = (Object.keys(CHANGE_COLUMNS) as (keyof UserChanges)[]).filter((property) => changes[property] !== undefined);
     if (!properties.length) return;
     const values: Record<string, unknown> = {};
@@ -181,22 +181,22 @@ export class UsersRepository {
             list.map((_, i) => v[`id${i}`] as number),
           ),
       );
-      await statement.run(manager, { ...values, ...Object.fromEntries(list.map((id, i) => [`id${i}`, id])) });
+      await statement.run(tx, { ...values, ...Object.fromEntries(list.map((id, i) => [`id${i}`, id])) });
     }
   }
 
-  /** The member's avatar path, the row locked until `manager`'s transaction ends on PostgreSQL (row-lock.ts); undefined when there is no such member. */
-  async avatarForUpdate(id: number, manager: EntityManager): Promise<{ avatarPath: string | null } | undefined> {
+  /** The member's avatar path, the row locked until `tx`'s transaction ends on PostgreSQL (row-lock.ts); undefined when there is no such member. */
+  async avatarForUpdate(id: number, tx: Sql): Promise<{ avatarPath: string | null } | undefined> {
     const statement = this.sql.prepare('users.avatarForUpdate', (v: { id: number }) => {
       const query = this.sql.db.selectFrom('users').select('avatar_path').where('id', '=', v.id);
       return this.sql.postgres ? query.forUpdate() : query;
     });
-    const [row] = await statement.run<{ avatar_path: string | null }>(manager, { id });
+    const [row] = await statement.run<{ avatar_path: string | null }>(tx, { id });
     return row ? { avatarPath: row.avatar_path } : undefined;
   }
 
   async delete(id: number): Promise<void> {
     const statement = this.sql.prepare('users.delete', (v: { id: number }) => this.sql.db.deleteFrom('users').where('id', '=', v.id));
-    await statement.run(this.dataSource.manager, { id });
+    await statement.run(this.db, { id });
   }
 }

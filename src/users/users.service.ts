@@ -70,7 +70,7 @@ export class UsersService {
     displayName?: string | null;
     breakGlass?: boolean;
   }): Promise<UserEntity> {
-    return this.transactions.run((manager) =>
+    return this.transactions.run((tx) =>
       this.users.insert(
         {
           email: normalizeEmail(input.email),
@@ -83,7 +83,7 @@ export class UsersService {
           scimExternalId: null,
           createdAt: this.clock.now(),
         },
-        manager,
+        tx,
       ),
     );
   }
@@ -113,7 +113,7 @@ export class UsersService {
 
   /** Gives these members one role, IN_LIST_MAX per statement, in one transaction (a SCIM group's members). */
   async setRole(userIds: number[], role: Role): Promise<void> {
-    await this.transactions.run((manager) => this.users.update(userIds, { role }, manager));
+    await this.transactions.run((tx) => this.users.update(userIds, { role }, tx));
     await this.changed(userIds);
   }
 
@@ -126,10 +126,10 @@ export class UsersService {
     userId: number,
     changes: Partial<Pick<UserEntity, 'displayName' | 'avatarPath'>>,
   ): Promise<{ previousAvatar: string | null } | null> {
-    return this.transactions.run(async (manager) => {
-      const user = await this.users.avatarForUpdate(userId, manager);
+    return this.transactions.run(async (tx) => {
+      const user = await this.users.avatarForUpdate(userId, tx);
       if (!user) return null;
-      await this.users.update([userId], changes, manager);
+      await this.users.update([userId], changes, tx);
       await this.changed([userId]);
       return { previousAvatar: user.avatarPath };
     });

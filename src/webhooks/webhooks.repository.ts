@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { QueryBuilder } from '../database/query-builder/query-builder';
 import { booleanValue, deleteById, insertReturningId, updateById } from '../database/query-builder/rows';
 import { WebhookEntity } from './webhook.entity';
+import { SqlExecutor } from '../database/sql-executor';
 
 interface WebhookRow {
   id: number | string;
@@ -20,20 +19,20 @@ const COLUMNS = ['id', 'url', 'secret', 'enabled', 'created_at'] as const;
 export class WebhooksRepository {
   private readonly sql: QueryBuilder;
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
-    this.sql = QueryBuilder.of(dataSource);
+  constructor(private readonly db: SqlExecutor) {
+    this.sql = QueryBuilder.for(db.dialect);
   }
 
   async list(): Promise<WebhookEntity[]> {
     const statement = this.sql.prepare('webhooks.list', () => this.sql.db.selectFrom('webhooks').select(COLUMNS).orderBy('id'));
-    return (await statement.run<WebhookRow>(this.dataSource.manager, {})).map(toWebhook);
+    return (await statement.run<WebhookRow>(this.db, {})).map(toWebhook);
   }
 
   async listEnabled(): Promise<WebhookEntity[]> {
     const statement = this.sql.prepare('webhooks.enabled', (v: { enabled: boolean | number }) =>
       this.sql.db.selectFrom('webhooks').select(COLUMNS).where('enabled', '=', v.enabled).orderBy('id'),
     );
-    return (await statement.run<WebhookRow>(this.dataSource.manager, { enabled: booleanValue(this.dataSource.manager, true) })).map(toWebhook);
+    return (await statement.run<WebhookRow>(this.db, { enabled: booleanValue(this.db, true) })).map(toWebhook);
   }
 
   async countEnabled(): Promise<number> {
@@ -43,18 +42,18 @@ export class WebhooksRepository {
         .select((eb) => eb.fn.countAll().as('n'))
         .where('enabled', '=', v.enabled),
     );
-    const [row] = await statement.run<{ n: number | string }>(this.dataSource.manager, { enabled: booleanValue(this.dataSource.manager, true) });
+    const [row] = await statement.run<{ n: number | string }>(this.db, { enabled: booleanValue(this.db, true) });
     return Number(row.n);
   }
 
   async findOne(id: number): Promise<WebhookEntity | null> {
     const statement = this.sql.prepare('webhooks.byId', (v: { id: number }) => this.sql.db.selectFrom('webhooks').select(COLUMNS).where('id', '=', v.id));
-    const [row] = await statement.run<WebhookRow>(this.dataSource.manager, { id });
+    const [row] = await statement.run<WebhookRow>(this.db, { id });
     return row ? toWebhook(row) : null;
   }
 
   async create(webhook: Omit<WebhookEntity, 'id'>): Promise<WebhookEntity> {
-    const on = this.dataSource.manager;
+    const on = this.db;
     const id = await insertReturningId(on, 'webhooks', {
       url: webhook.url,
       secret: webhook.secret,
@@ -65,7 +64,7 @@ export class WebhooksRepository {
   }
 
   async update(id: number, changes: Partial<Pick<WebhookEntity, 'url' | 'secret' | 'enabled'>>): Promise<void> {
-    const on = this.dataSource.manager;
+    const on = this.db;
     await updateById(on, 'webhooks', id, {
       url: changes.url,
       secret: changes.secret,
@@ -75,7 +74,7 @@ export class WebhooksRepository {
 
   /** Its delivery log goes with it (ON DELETE CASCADE); false when there was none. */
   delete(id: number): Promise<boolean> {
-    return deleteById(this.dataSource.manager, 'webhooks', id);
+    return deleteById(this.db, 'webhooks', id);
   }
 }
 

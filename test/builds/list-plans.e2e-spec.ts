@@ -1,5 +1,5 @@
-import { DataSource, QueryRunner } from 'typeorm';
-import { TransactionRunner } from '../../src/database/transaction-runner';
+import { DataSource } from 'typeorm';
+import { SqlExecutor } from '../../src/database/sql-executor';
 import { attachBuild } from '../support/build-fixtures';
 import { itPostgresOnly, testDialect, TestRelay } from '../support/test-relay';
 import { useTestRelay } from '../support/use-relay';
@@ -402,28 +402,23 @@ interface Statement {
 }
 
 /**
- * Every raw statement the relay sent while `work` ran (the list's reads are Kysely-compiled SQL, in
- * either case and quoting): through the data source, and through TransactionRunner.selectArrays (rows read as arrays).
+ * Every statement the relay sent outside a transaction while `work` ran (the list's reads are
+ * Kysely-compiled SQL, in either case and quoting): through the SqlExecutor, rows as objects or arrays.
  */
 async function statementsDuring(relay: TestRelay, work: () => Promise<unknown>): Promise<Statement[]> {
   const sent: Statement[] = [];
-  const dataSource = relay.app.get(DataSource);
-  const original = dataSource.query.bind(dataSource);
-  const spy = jest.spyOn(dataSource, 'query').mockImplementation((sql: string, parameters?: unknown[], runner?: QueryRunner) => {
-    sent.push({ sql, parameters: parameters ?? [] });
-    return original(sql, parameters, runner);
-  });
-  const transactions = relay.app.get(TransactionRunner);
-  const selectArrays = transactions.selectArrays.bind(transactions);
-  const arrays = jest.spyOn(transactions, 'selectArrays').mockImplementation((sql: string, parameters: unknown[]) => {
-    sent.push({ sql, parameters });
-    return selectArrays(sql, parameters);
+  const executor = relay.app.get(SqlExecutor);
+  const spies = (['query', 'queryArrays'] as const).map((method) => {
+    const original = executor[method].bind(executor) as (sql: string, parameters?: readonly unknown[]) => Promise<never[]>;
+    return jest.spyOn(executor, method).mockImplementation((sql: string, parameters: readonly unknown[] = []) => {
+      sent.push({ sql, parameters: [...parameters] });
+      return original(sql, parameters);
+    });
   });
   try {
     await work();
   } finally {
-    spy.mockRestore();
-    arrays.mockRestore();
+    for (const spy of spies) spy.mockRestore();
   }
   return sent;
 }

@@ -70,8 +70,8 @@ describe('statements on PostgreSQL connections', () => {
 });
 
 /**
- * On SQLite, TypeORM would write number parameters into the SQL text, a new statement for every id and
- * timestamp (src/database/sqlite-integer-parameters.ts): integers are bound instead.
+ * On SQLite, TypeORM's finds wrote number parameters into the SQL text, a new statement for every id
+ * and timestamp: the SqlExecutor binds every value and prepares each text once.
  */
 describe('statements on the SQLite connection', () => {
   const ctx = useTestRelay();

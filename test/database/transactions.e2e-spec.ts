@@ -1,13 +1,13 @@
-import { DataSource } from 'typeorm';
 import { AppCatalogue } from '../../src/app-catalogue/app-catalogue.service';
-import { AppEntity } from '../../src/app-catalogue/app.entity';
+import type { Sql } from '../../src/database/sql';
+import { SqlExecutor } from '../../src/database/sql-executor';
 import { TransactionRunner } from '../../src/database/transaction-runner';
 import { within } from '../support/deadline';
 import { testDialect } from '../support/test-relay';
 import { useTestRelay } from '../support/use-relay';
 
 /**
- * Modules share a transaction without handing each other an EntityManager (docs/architecture.md,
+ * Modules share a transaction without handing each other one (docs/architecture.md,
  * "Transactions"): a service's run() inside another's joins it. Run on both dialects
  * (`npm run test:postgres`), where a run() that opened a second connection instead would commit on
  * its own and these tests would fail.
@@ -128,37 +128,46 @@ describe('TransactionRunner: one transaction across modules', () => {
     expect(joined).toBe(inside);
   });
 
-  it("two save()s TypeORM wraps in transactions of its own, started together, each commit their own row (with a run() among them)", async () => {
-    // On SQLite's one connection, an implicit transaction (save() outside run()) used to let every
-    // caller in as its owner: two started in one callback collided ("cannot start a transaction
-    // within a transaction", then "cannot commit - no transaction is active").
-    const dataSource = ctx.relay.app.get(DataSource);
-    const apps = dataSource.getRepository(AppEntity);
-    const app = (bundleId: string) => apps.create({ name: bundleId, bundleIdKey: bundleId, platform: 'ios', createdAt: new Date() });
-    const expected: string[] = [];
+  it('transactions started together each commit or roll back their own statements, and a statement outside joins none of them', async () => {
+    // On SQLite's one connection, transactions that did not take turns would nest: "cannot start a
+    // transaction within a transaction", or a failing one's ROLLBACK taking the others' rows (and the
+    // plain statement's) with it. On PostgreSQL each has a connection of its own.
+    const executor = ctx.relay.app.get(SqlExecutor);
+    const at = (n: number) => (testDialect === 'postgres' ? `$${n}` : '?');
+    const insert = (on: Sql, bundleId: string) =>
+      on.query(`INSERT INTO apps (name, bundle_id_key, platform, created_at) VALUES (${at(1)}, ${at(2)}, 'ios', 0)`, [bundleId, bundleId]);
+    const pause = () => new Promise((resolve) => setTimeout(resolve, 2));
+    const kept: string[] = [];
+    const undone: string[] = [];
     for (let round = 0; round < 5; round++) {
-      const ids = [0, 1, 2].map((i) => `com.example.implicit-${round}-${i}`);
-      const ran = `com.example.implicit-${round}-run`;
-      expected.push(...ids, ran);
-      await Promise.all([apps.save(app(`${ids[0]}-pair`)), apps.save(app(`${ids[1]}-pair`))]);
-      expected.push(`${ids[0]}-pair`, `${ids[1]}-pair`);
-      await Promise.all([
-        apps.save(app(ids[0])),
-        apps.save(app(ids[1])),
-        runner().run(() => catalogue().resolveForBuild(build(ran))),
-        apps.insert(app(ids[2])),
-        apps.count(),
-        // Transactions opened on the data source directly (outside run()), as the migration copy does.
-        dataSource.transaction((manager) => manager.save(app(`${ids[2]}-bare`))),
-        dataSource.transaction((manager) => manager.save(app(`${ids[1]}-bare`))),
+      const id = (name: string) => `com.example.together-${round}-${name}`;
+      kept.push(id('a1'), id('a2'), id('b'), id('outside'), id('joined'));
+      undone.push(id('c1'), id('c2'));
+      const [, , failed] = await Promise.allSettled([
+        runner().run(async (tx) => {
+          await insert(tx, id('a1'));
+          await pause();
+          await insert(tx, id('a2'));
+        }),
+        runner().run(async (tx) => {
+          await pause();
+          await insert(tx, id('b'));
+          await runner().run(() => catalogue().resolveForBuild(build(id('joined'))));
+        }),
+        runner().run(async (tx) => {
+          await insert(tx, id('c1'));
+          await pause();
+          await insert(tx, id('c2'));
+          throw new Error('c fails');
+        }),
+        insert(executor, id('outside')),
+        executor.query('SELECT COUNT(*) AS n FROM apps'),
       ]);
-      expected.push(`${ids[2]}-bare`, `${ids[1]}-bare`);
+      expect(failed).toEqual({ status: 'rejected', reason: new Error('c fails') });
     }
-    // A failed save rolls back only its own row, and the next ones still get the connection.
-    const failing = Promise.all([apps.save(app('com.example.implicit-0-0')), apps.save(app('com.example.implicit-kept'))]);
-    await expect(failing).rejects.toThrow();
-    await apps.save(app('com.example.implicit-after'));
-    expect(await bundles()).toEqual(expect.arrayContaining([...expected, 'com.example.implicit-after']));
+    const all = await bundles();
+    expect(all).toEqual(expect.arrayContaining(kept));
+    expect(all.filter((bundle) => undone.includes(bundle))).toEqual([]);
   });
 
   it('runs after-commit work at once outside a transaction', async () => {

@@ -39,13 +39,13 @@ describe('identity repositories on the database (medium): SSO identities, SCIM g
     const groups = db().get(ScimGroupsRepository);
     const [c, d, e] = [await member('c@example.com'), await member('d@example.com'), await member('e@example.com')];
     const createdAt = db().clock.now();
-    const devs = await db().transactions.run(async (manager) => {
-      const id = await groups.save({ displayName: 'devs', externalId: 'x-1', createdAt }, manager);
-      await groups.changeMembers(id, [c.id, d.id], [], manager);
+    const devs = await db().transactions.run(async (tx) => {
+      const id = await groups.save({ displayName: 'devs', externalId: 'x-1', createdAt }, tx);
+      await groups.changeMembers(id, [c.id, d.id], [], tx);
       return id;
     });
-    const ops = await db().transactions.run((manager) => groups.save({ displayName: 'ops', externalId: null, createdAt }, manager));
-    await db().transactions.run((manager) => groups.changeMembers(ops, [d.id, e.id], [], manager));
+    const ops = await db().transactions.run((tx) => groups.save({ displayName: 'ops', externalId: null, createdAt }, tx));
+    await db().transactions.run((tx) => groups.changeMembers(ops, [d.id, e.id], [], tx));
     expect(await groups.findByName('devs')).toMatchObject({ id: devs, displayName: 'devs', externalId: 'x-1' });
     expect((await groups.findById(devs))?.createdAt.getTime()).toBe(createdAt.getTime());
     expect((await groups.list()).map((g) => g.displayName)).toEqual(['devs', 'ops']);
@@ -59,9 +59,9 @@ describe('identity repositories on the database (medium): SSO identities, SCIM g
       { userId: e.id, groupId: ops, name: 'ops' },
     ]);
 
-    await db().transactions.run(async (manager) => {
-      await groups.save({ id: devs, displayName: 'developers', externalId: null, createdAt }, manager);
-      await groups.changeMembers(devs, [e.id], [c.id], manager);
+    await db().transactions.run(async (tx) => {
+      await groups.save({ id: devs, displayName: 'developers', externalId: null, createdAt }, tx);
+      await groups.changeMembers(devs, [e.id], [c.id], tx);
     });
     expect(await groups.findById(devs)).toMatchObject({ displayName: 'developers', externalId: null });
     expect((await groups.memberIds(devs)).get(devs)?.sort((x, y) => x - y)).toEqual([d.id, e.id]);
@@ -84,9 +84,9 @@ describe('identity repositories on the database (medium): SSO identities, SCIM g
     expect((await invitations.findByHash('h2'))?.id).toBe(first.id);
 
     const joined = await member('joined@example.com');
-    expect(await db().transactions.run((manager) => invitations.claim(first.id, joined.id, now, manager))).toBe(true);
-    expect(await db().transactions.run((manager) => invitations.claim(first.id, joined.id, now, manager))).toBe(false);
-    expect(await db().transactions.run((manager) => invitations.claim(older.id, joined.id, now, manager))).toBe(false);
+    expect(await db().transactions.run((tx) => invitations.claim(first.id, joined.id, now, tx))).toBe(true);
+    expect(await db().transactions.run((tx) => invitations.claim(first.id, joined.id, now, tx))).toBe(false);
+    expect(await db().transactions.run((tx) => invitations.claim(older.id, joined.id, now, tx))).toBe(false);
     expect((await invitations.acceptedBy(joined.id))?.id).toBe(first.id);
     expect(await invitations.deleteOpen(first.id, now)).toBe(false);
     expect(await invitations.deleteOpen(second.id, now)).toBe(true);
@@ -99,10 +99,10 @@ describe('identity repositories on the database (medium): SSO identities, SCIM g
     const [f, g] = [await member('f@example.com'), await member('g@example.com')];
     const now = db().clock.now();
     const later = new Date(now.getTime() + 2 * HOUR_MS);
-    await db().transactions.run(async (manager) => {
-      await resets.insert({ userId: f.id, tokenHash: 'r1', createdAt: now, expiresAt: later, usedAt: null }, manager);
-      await resets.insert({ userId: g.id, tokenHash: 'r2', createdAt: now, expiresAt: later, usedAt: null }, manager);
-      await resets.insert({ userId: g.id, tokenHash: 'r3', createdAt: now, expiresAt: now, usedAt: null }, manager);
+    await db().transactions.run(async (tx) => {
+      await resets.insert({ userId: f.id, tokenHash: 'r1', createdAt: now, expiresAt: later, usedAt: null }, tx);
+      await resets.insert({ userId: g.id, tokenHash: 'r2', createdAt: now, expiresAt: later, usedAt: null }, tx);
+      await resets.insert({ userId: g.id, tokenHash: 'r3', createdAt: now, expiresAt: now, usedAt: null }, tx);
     });
     const r1 = (await resets.findByHash('r1'))!;
     expect(r1).toMatchObject({ userId: f.id, usedAt: null });

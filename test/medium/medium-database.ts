@@ -5,12 +5,13 @@ import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { Clock } from '../../src/common/clock';
 import { CommonModule } from '../../src/common/common.module';
 import { loadConfig } from '../../src/config/config.loader';
 import { ConfigModule } from '../../src/config/config.module';
 import { DatabaseModule } from '../../src/database/database.module';
+import { SqlExecutor } from '../../src/database/sql-executor';
 import { TransactionRunner } from '../../src/database/transaction-runner';
 import { JsonLogger } from '../../src/logging/json-logger';
 import { LoggingModule } from '../../src/logging/logging.module';
@@ -28,8 +29,8 @@ import { createTestDatabase, testDialect } from '../support/test-relay';
 export interface MediumDatabase {
   module: TestingModule;
   dataSource: DataSource;
-  /** The data source's manager: statements outside any transaction. */
-  manager: EntityManager;
+  /** The relay's executor: statements outside any transaction (or in the caller's open one). */
+  sql: SqlExecutor;
   transactions: TransactionRunner;
   clock: Clock;
   dialect: typeof testDialect;
@@ -83,12 +84,12 @@ export async function mediumDatabase(options: MediumDatabaseOptions = {}): Promi
   return {
     module,
     dataSource,
-    manager: dataSource.manager,
+    sql: module.get(SqlExecutor),
     transactions: module.get(TransactionRunner),
     clock: module.get(Clock, { strict: false }),
     dialect: testDialect,
     get: (type) => module.get(type, { strict: false }),
-    rows: (sql, parameters = []) => dataSource.query(sql, parameters),
+    rows: (sql, parameters = []) => module.get(SqlExecutor).query(sql, parameters),
     close: async () => {
       await module.close();
       await discard();

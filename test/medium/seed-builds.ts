@@ -14,7 +14,7 @@ export type SeedBuild = Partial<Omit<Insertable<Database['builds']>, 'id' | 'app
 export async function seedApp(db: MediumDatabase, name: string, bundleId: string, platform: 'ios' | 'android' = 'ios'): Promise<number> {
   const { db: k } = QueryBuilder.of(db.dataSource);
   const { sql, parameters } = k.insertInto('apps').values({ name, bundle_id_key: bundleId, platform, created_at: db.clock.nowMs() }).returning('id').compile();
-  const [row] = (await db.manager.query(sql, [...parameters])) as { id: number | string }[];
+  const [row] = await db.sql.query<{ id: number | string }>(sql, [...parameters]);
   return Number(row.id);
 }
 
@@ -33,6 +33,6 @@ export async function seedBuild(db: MediumDatabase, appId: number, build: SeedBu
     ...build,
   };
   const { sql, parameters } = k.insertInto('builds').values(values).returning('id').compile();
-  const [row] = (await db.manager.query(sql, [...parameters])) as { id: number | string }[];
+  const [row] = await db.sql.query<{ id: number | string }>(sql, [...parameters]);
   return Number(row.id);
 }

@@ -9,6 +9,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
+import type { Sql } from '../../src/database/sql';
+import { SqlExecutor } from '../../src/database/sql-executor';
 import { TransactionRunner } from '../../src/database/transaction-runner';
 import { fixture } from '../support/build-fixtures';
 import type { TestMember } from '../support/factory';
@@ -187,17 +189,16 @@ describe(`concurrency on ${testDialect}: interleaved writes keep the data consis
   // SQLite: the one shared connection, which the runner hands to one transaction at a time; PostgreSQL: a pooled connection each.
   describe('the TransactionRunner', () => {
     // Literal SQL (no placeholders: `?` on SQLite, `$1` on PostgreSQL); names are constants here.
-    const insertApp = (db: DataSource | import('typeorm').EntityManager, name: string) =>
+    const insertApp = (db: Sql, name: string) =>
       db.query(`INSERT INTO apps (name, bundle_id_key, platform, created_at) VALUES ('${name}', 'x.runner.${name}', 'ios', 0)`);
-    const names = async (db: DataSource) =>
-      ((await db.query("SELECT name FROM apps WHERE bundle_id_key LIKE 'x.runner.%' ORDER BY id")) as { name: string }[]).map((r) => r.name);
+    const names = async (db: Sql) => (await db.query<{ name: string }>("SELECT name FROM apps WHERE bundle_id_key LIKE 'x.runner.%' ORDER BY id")).map((r) => r.name);
     const later = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
     it('a statement issued while another request\'s transaction is open is not rolled back with it', async () => {
       const runner = ctx.relay.app.get(TransactionRunner);
-      const db = ctx.relay.app.get(DataSource);
-      const failing = runner.run(async (manager) => {
-        await insertApp(manager, 'inside');
+      const db = ctx.relay.app.get(SqlExecutor);
+      const failing = runner.run(async (tx) => {
+        await insertApp(tx, 'inside');
         await later(50); // file I/O inside a transaction, as an upload's rename is
         throw new Error('rolled back');
       });
@@ -210,14 +211,14 @@ describe(`concurrency on ${testDialect}: interleaved writes keep the data consis
 
     it('two transactions at once do not nest: each commits or rolls back on its own', async () => {
       const runner = ctx.relay.app.get(TransactionRunner);
-      const db = ctx.relay.app.get(DataSource);
+      const db = ctx.relay.app.get(SqlExecutor);
       await db.query("DELETE FROM apps WHERE bundle_id_key LIKE 'x.runner.%'");
-      const first = runner.run(async (manager) => {
-        await insertApp(manager, 'first');
+      const first = runner.run(async (tx) => {
+        await insertApp(tx, 'first');
         await later(30);
       });
-      const second = runner.run(async (manager) => {
-        await insertApp(manager, 'second');
+      const second = runner.run(async (tx) => {
+        await insertApp(tx, 'second');
         await later(60);
         throw new Error('second fails');
       });

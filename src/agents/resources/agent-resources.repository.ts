@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { inLists } from '../../database/in-lists';
 import { QueryBuilder } from '../../database/query-builder/query-builder';
 import { changedRows } from '../../database/query-builder/rows';
 import { AgentResourceSampleEntity } from './agent-resource-sample.entity';
+import { SqlExecutor } from '../../database/sql-executor';
 
 export type NewSample = Omit<AgentResourceSampleEntity, 'id'>;
 
@@ -25,8 +24,8 @@ type SampleValues = Record<string, string | number>;
 export class AgentResourcesRepository {
   private readonly sql: QueryBuilder;
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
-    this.sql = QueryBuilder.of(dataSource);
+  constructor(private readonly db: SqlExecutor) {
+    this.sql = QueryBuilder.for(db.dialect);
   }
 
   /** Stores each sample as its agent's sample of that minute, replacing an earlier one of the same minute. */
@@ -47,13 +46,13 @@ export class AgentResourcesRepository {
       );
       const values: SampleValues = {};
       list.forEach((s, i) => Object.assign(values, { [`a${i}`]: s.agentName, [`m${i}`]: s.minute.getTime(), [`r${i}`]: s.recordedAt.getTime(), [`c${i}`]: s.cpuPercent, [`p${i}`]: s.memPercent }));
-      await statement.run(this.dataSource.manager, values);
+      await statement.run(this.db, values);
     }
   }
 
   async agentNames(): Promise<string[]> {
     const statement = this.sql.prepare('agentResources.names', () => this.sql.db.selectFrom('agent_resource_samples').select('agent_name').distinct().orderBy('agent_name'));
-    return (await statement.run<{ agent_name: string }>(this.dataSource.manager, {})).map((row) => row.agent_name);
+    return (await statement.run<{ agent_name: string }>(this.db, {})).map((row) => row.agent_name);
   }
 
   async since(agentName: string, from: Date): Promise<AgentResourceSampleEntity[]> {
@@ -65,7 +64,7 @@ export class AgentResourcesRepository {
         .where('minute', '>=', v.from)
         .orderBy('minute'),
     );
-    const rows = await statement.run<SampleRow>(this.dataSource.manager, { agentName, from: from.getTime() });
+    const rows = await statement.run<SampleRow>(this.db, { agentName, from: from.getTime() });
     return rows.map((row) =>
       Object.assign(new AgentResourceSampleEntity(), {
         id: Number(row.id),
@@ -82,6 +81,6 @@ export class AgentResourcesRepository {
     const statement = this.sql.prepare('agentResources.deleteBefore', (v: { cutoff: number }) =>
       this.sql.db.deleteFrom('agent_resource_samples').where('minute', '<', v.cutoff).returning('id'),
     );
-    return (await changedRows(statement, this.dataSource.manager, { cutoff: cutoff.getTime() })).length;
+    return (await changedRows(statement, this.db, { cutoff: cutoff.getTime() })).length;
   }
 }

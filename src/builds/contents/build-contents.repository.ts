@@ -1,6 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
 import { sql } from 'kysely';
 import { inLists } from '../../database/in-lists';
 import { QueryBuilder } from '../../database/query-builder/query-builder';
@@ -11,6 +9,8 @@ import { insertRow } from '../builds.repository';
 import type { BuildContents } from '../../inspection/build-contents';
 import type { ComparisonFlag } from './build-comparison';
 import { BuildContentsEntity } from './build-contents.entity';
+import { SqlExecutor } from '../../database/sql-executor';
+import type { Sql } from '../../database/sql';
 
 export type { ComparedBuild } from '../build-rows';
 
@@ -47,20 +47,16 @@ export interface PreviousContents {
 @Injectable()
 export class BuildContentsRepository {
   private readonly sql: QueryBuilder;
-  /** Statements outside the caller's transaction run on the data source's manager. */
-  private readonly manager: EntityManager;
-
-  constructor(@InjectDataSource() dataSource: DataSource) {
-    this.sql = QueryBuilder.of(dataSource);
-    this.manager = dataSource.manager;
+  constructor(private readonly db: SqlExecutor) {
+    this.sql = QueryBuilder.for(db.dialect);
   }
 
-  /** `manager`: inside the upload's transaction (the flags computed there), else alone. */
-  async find(buildId: number, manager: EntityManager = this.manager): Promise<BuildContentsEntity | null> {
+  /** `tx`: inside the upload's transaction (the flags computed there), else alone. */
+  async find(buildId: number, tx: Sql = this.db): Promise<BuildContentsEntity | null> {
     const statement = this.sql.prepare('contents.of', (v: { buildId: number }) =>
       this.sql.db.selectFrom('build_contents').select(['build_id', 'format', 'data', 'computed_at']).where('build_id', '=', v.buildId),
     );
-    const [row] = await statement.run<{ build_id: number | string; format: number | string; data: string; computed_at: number | string }>(manager, { buildId });
+    const [row] = await statement.run<{ build_id: number | string; format: number | string; data: string; computed_at: number | string }>(tx, { buildId });
     if (!row) return null;
     return Object.assign(new BuildContentsEntity(), {
       buildId: Number(row.build_id),
@@ -70,10 +66,10 @@ export class BuildContentsRepository {
     });
   }
 
-  /** Inside the upload's transaction (`manager`), or alone for contents read later; a row already there wins. */
-  async insert(buildId: number, contents: BuildContents, at: Date, manager?: EntityManager): Promise<void> {
+  /** Inside the upload's transaction (`tx`), or alone for contents read later; a row already there wins. */
+  async insert(buildId: number, contents: BuildContents, at: Date, tx?: Sql): Promise<void> {
     try {
-      await insertRow(manager ?? this.manager, 'build_contents', {
+      await insertRow(tx ?? this.db, 'build_contents', {
         build_id: buildId,
         format: contents.format,
         data: JSON.stringify(contents),
@@ -81,14 +77,14 @@ export class BuildContentsRepository {
       });
     } catch (err) {
       // Two first requests for an old build's contents read it at once: the second one's row is the same.
-      if (!manager && isUniqueViolation(err)) return;
+      if (!tx && isUniqueViolation(err)) return;
       throw err;
     }
   }
 
   async build(id: number): Promise<ComparedBuild | null> {
     const statement = this.sql.prepare('contents.build', (v: { id: number }) => this.sql.db.selectFrom('builds').select(COMPARED_BUILD_COLUMNS).where('id', '=', v.id));
-    const [row] = await statement.run<ComparedBuildRow>(this.manager, { id });
+    const [row] = await statement.run<ComparedBuildRow>(this.db, { id });
     return row ? toComparedBuild(row) : null;
   }
 
@@ -97,7 +93,7 @@ export class BuildContentsRepository {
    * by id), optionally only among those with `status`: one seek of IDX_builds_app_platform_uploaded
    * or IDX_builds_app_platform_status_uploaded.
    */
-  async previous(build: ComparedBuild, status?: 'Done', manager: EntityManager = this.manager): Promise<ComparedBuild | null> {
+  async previous(build: ComparedBuild, status?: 'Done', tx: Sql = this.db): Promise<ComparedBuild | null> {
     const statement = this.sql.prepare(`contents.previous ${status ?? 'any'}`, (v: { appId: number; platform: Platform; at: number; id: number; status: string }) => {
       const query = this.sql.db
         .selectFrom('builds as b')
@@ -108,7 +104,7 @@ export class BuildContentsRepository {
         .where((eb) => eb(eb.refTuple('b.uploaded_at', 'b.id'), '<', eb.tuple(v.at, v.id)));
       return (status ? query.where('b.status_label', '=', v.status) : query).orderBy('b.uploaded_at', 'desc').orderBy('b.id', 'desc').limit(sql.lit(1));
     });
-    const [row] = await statement.run<ComparedBuildRow>(manager, {
+    const [row] = await statement.run<ComparedBuildRow>(tx, {
       appId: build.appId,
       platform: build.platform,
       at: build.uploadedAt.getTime(),
@@ -124,7 +120,7 @@ export class BuildContentsRepository {
    * builder before (previous(), find(), settingsOf()): the largest share of the relay's own
    * CPU per small upload beyond the baseline's (docs/decisions.md#issue-27-ingest).
    */
-  async previousContents(build: ComparedBuild, manager: EntityManager): Promise<PreviousContents | null> {
+  async previousContents(build: ComparedBuild, tx: Sql): Promise<PreviousContents | null> {
     const statement = this.sql.prepare('contents.previousAtUpload', (v: { appId: number; platform: Platform; at: number; id: number }) =>
       this.sql.db
         .selectFrom('builds as b')
@@ -139,7 +135,7 @@ export class BuildContentsRepository {
         .orderBy('b.id', 'desc')
         .limit(sql.lit(1)),
     );
-    const [row] = await statement.run<{ id: number | string; format: number | string | null; data: string | null; settings: string | null }>(manager, {
+    const [row] = await statement.run<{ id: number | string; format: number | string | null; data: string | null; settings: string | null }>(tx, {
       appId: build.appId,
       platform: build.platform as Platform,
       at: build.uploadedAt.getTime(),
@@ -148,15 +144,15 @@ export class BuildContentsRepository {
     return row ? { id: Number(row.id), format: row.format === null ? null : Number(row.format), data: row.data, settings: row.settings } : null;
   }
 
-  async settingsOf(appId: number, manager: EntityManager = this.manager): Promise<string | null> {
+  async settingsOf(appId: number, tx: Sql = this.db): Promise<string | null> {
     const statement = this.sql.prepare('contents.settingsOf', (v: { appId: number }) => this.sql.db.selectFrom('app_compare_settings').select('data').where('app_id', '=', v.appId));
-    const [row] = await statement.run<{ data: string }>(manager, { appId });
+    const [row] = await statement.run<{ data: string }>(tx, { appId });
     return row?.data ?? null;
   }
 
   /** The flags of a build's comparison with the one before it, in the upload's transaction (only when there are some). */
-  async insertFlags(buildId: number, comparedWithId: number, flags: ComparisonFlag[], manager: EntityManager): Promise<void> {
-    await insertRow(manager, 'build_flags', {
+  async insertFlags(buildId: number, comparedWithId: number, flags: ComparisonFlag[], tx: Sql): Promise<void> {
+    await insertRow(tx, 'build_flags', {
       build_id: buildId,
       compared_with_id: comparedWithId,
       flag_count: flags.length,
@@ -178,7 +174,7 @@ export class BuildContentsRepository {
         .where('b.app_id', '=', v.appId);
       return (platform ? query.where('b.platform', '=', v.platform) : query).orderBy('b.uploaded_at', 'desc').orderBy('b.id', 'desc').limit(v.limit);
     });
-    const rows = await statement.run<RecentSizeRow>(this.manager, { appId, platform: platform ?? 'ios', limit });
+    const rows = await statement.run<RecentSizeRow>(this.db, { appId, platform: platform ?? 'ios', limit });
     return rows.map((row) => ({
       id: Number(row.id),
       platform: row.platform,
@@ -204,7 +200,7 @@ export class BuildContentsRepository {
             list.map((_, i) => v[i]),
           ),
       );
-      for (const row of await statement.run<{ build_id: number | string; flags: string }>(this.manager, list)) flags.set(Number(row.build_id), JSON.parse(row.flags) as ComparisonFlag[]);
+      for (const row of await statement.run<{ build_id: number | string; flags: string }>(this.db, list)) flags.set(Number(row.build_id), JSON.parse(row.flags) as ComparisonFlag[]);
     }
     return flags;
   }
@@ -217,6 +213,6 @@ export class BuildContentsRepository {
         .values({ app_id: v.appId, data: v.data })
         .onConflict((conflict) => conflict.column('app_id').doUpdateSet((eb) => ({ data: eb.ref('excluded.data') }))),
     );
-    await statement.run(this.manager, { appId, data });
+    await statement.run(this.db, { appId, data });
   }
 }

@@ -1,6 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { open } from 'node:fs/promises';
-import type { EntityManager } from 'typeorm';
 import type { AppEntity } from '../../app-catalogue/app.entity';
 import { AppCatalogue } from '../../app-catalogue/app-catalogue.service';
 import { Clock } from '../../common/clock';
@@ -15,6 +14,7 @@ import { BuildFiles } from '../build-files';
 import { BuildComparison, compareContents, ComparedBuildRef } from './build-comparison';
 import { BuildContentsRepository, ComparedBuild, RecentSize } from './build-contents.repository';
 import { CompareSettings, parseCompareSettings } from './compare-settings';
+import type { Sql } from '../../database/sql';
 
 /** `to` of GET /builds/:id/compare: a build id, or which earlier build of the same app and platform. */
 export type CompareTarget = number | 'previous' | 'last_done';
@@ -89,13 +89,13 @@ export class BuildContentsService {
    * earlier build without stored contents (uploaded before the relay read them) gives no flags:
    * its file is not read inside an upload.
    */
-  async storeAtUpload(build: ComparedBuild, contents: BuildContents, at: Date, manager: EntityManager): Promise<void> {
-    await this.repository.insert(build.id, contents, at, manager);
-    const previous = await this.repository.previousContents(build, manager);
+  async storeAtUpload(build: ComparedBuild, contents: BuildContents, at: Date, tx: Sql): Promise<void> {
+    await this.repository.insert(build.id, contents, at, tx);
+    const previous = await this.repository.previousContents(build, tx);
     if (!previous || previous.format !== CONTENTS_FORMAT || previous.data === null) return;
     const settings = parseCompareSettings(previous.settings);
     const { flags } = compareContents(JSON.parse(previous.data) as BuildContents, contents, settings);
-    if (flags.length) await this.repository.insertFlags(build.id, previous.id, flags, manager);
+    if (flags.length) await this.repository.insertFlags(build.id, previous.id, flags, tx);
   }
 
   /** GET /apps/:id/sizes: the app's last builds (on its platform, or both), oldest first (a chart's order). */

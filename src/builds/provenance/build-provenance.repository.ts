@@ -1,19 +1,19 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
 import { QueryBuilder } from '../../database/query-builder/query-builder';
 import type { BuildProvenanceTable } from '../../database/query-builder/tables';
 import { insertRow } from '../builds.repository';
 import type { UploadBuildFields } from '../dto/upload-build.dto';
 import { BuildProvenanceEntity } from './build-provenance.entity';
+import { SqlExecutor } from '../../database/sql-executor';
+import type { Sql } from '../../database/sql';
 
 /** The build_provenance rows (builds owns the table). */
 @Injectable()
 export class BuildProvenanceRepository {
   private readonly sql: QueryBuilder;
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
-    this.sql = QueryBuilder.of(dataSource);
+  constructor(private readonly db: SqlExecutor) {
+    this.sql = QueryBuilder.for(db.dialect);
   }
 
   /** The upload's provenance fields as a row, or null when it gave none. */
@@ -32,8 +32,8 @@ export class BuildProvenanceRepository {
   }
 
   /** Inside the upload's transaction. */
-  async insert(row: BuildProvenanceEntity, manager: EntityManager): Promise<void> {
-    await insertRow(manager, 'build_provenance', {
+  async insert(row: BuildProvenanceEntity, tx: Sql): Promise<void> {
+    await insertRow(tx, 'build_provenance', {
       build_id: row.buildId,
       commit_sha: row.commit,
       branch: row.branch,
@@ -46,7 +46,7 @@ export class BuildProvenanceRepository {
 
   async of(buildId: number): Promise<BuildProvenanceEntity | null> {
     const statement = this.sql.prepare('provenance.of', (v: { buildId: number }) => this.sql.db.selectFrom('build_provenance').selectAll().where('build_id', '=', v.buildId));
-    const [row] = await statement.run<{ [K in keyof BuildProvenanceTable]: unknown }>(this.dataSource.manager, { buildId });
+    const [row] = await statement.run<{ [K in keyof BuildProvenanceTable]: unknown }>(this.db, { buildId });
     if (!row) return null;
     return {
       buildId: Number(row.build_id),
@@ -64,6 +64,6 @@ export class BuildProvenanceRepository {
     const statement = this.sql.prepare('provenance.buildsOfCommit', (v: { repository: string; commit: string }) =>
       this.sql.db.selectFrom('build_provenance').select('build_id').where('repository', '=', v.repository).where('commit_sha', '=', v.commit).orderBy('build_id', 'asc'),
     );
-    return (await statement.run<{ build_id: number | string }>(this.dataSource.manager, { repository, commit })).map((row) => Number(row.build_id));
+    return (await statement.run<{ build_id: number | string }>(this.db, { repository, commit })).map((row) => Number(row.build_id));
   }
 }

@@ -1,11 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import type { Platform } from '../../app-catalogue/platform';
 import { inLists } from '../../database/in-lists';
 import { QueryBuilder } from '../../database/query-builder/query-builder';
 import type { BuildStatus } from '../build-status';
 import { BuildProvenanceEntity } from './build-provenance.entity';
+import { SqlExecutor } from '../../database/sql-executor';
 
 /** A build as a verdict names it. */
 export interface VerdictBuild {
@@ -50,8 +49,8 @@ const PROVENANCE_COLUMNS = ['build_id', 'commit_sha', 'branch', 'repository', 'p
 export class BuildVerdictsRepository {
   private readonly sql: QueryBuilder;
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
-    this.sql = QueryBuilder.of(dataSource);
+  constructor(private readonly db: SqlExecutor) {
+    this.sql = QueryBuilder.for(db.dialect);
   }
 
   /** Status-history entries after `afterId`, oldest first. */
@@ -59,7 +58,7 @@ export class BuildVerdictsRepository {
     const statement = this.sql.prepare('verdicts.changesAfter', (v: { afterId: number; limit: number }) =>
       this.sql.db.selectFrom('build_status_changes').select(['id', 'build_id']).where('id', '>', v.afterId).orderBy('id').limit(v.limit),
     );
-    const rows = await statement.run<{ id: number | string; build_id: number | string }>(this.dataSource.manager, { afterId, limit });
+    const rows = await statement.run<{ id: number | string; build_id: number | string }>(this.db, { afterId, limit });
     return rows.map((row) => ({ id: Number(row.id), buildId: Number(row.build_id) }));
   }
 
@@ -67,7 +66,7 @@ export class BuildVerdictsRepository {
     const statement = this.sql.prepare('verdicts.lastChangeId', (v: { limit: number }) =>
       this.sql.db.selectFrom('build_status_changes').select('id').orderBy('id', 'desc').limit(v.limit),
     );
-    const [row] = await statement.run<{ id: number | string }>(this.dataSource.manager, { limit: 1 });
+    const [row] = await statement.run<{ id: number | string }>(this.db, { limit: 1 });
     return row ? Number(row.id) : 0;
   }
 
@@ -75,7 +74,7 @@ export class BuildVerdictsRepository {
     const statement = this.sql.prepare('verdicts.provenance', (v: { buildId: number }) =>
       this.sql.db.selectFrom('build_provenance').select(PROVENANCE_COLUMNS).where('build_id', '=', v.buildId),
     );
-    const [row] = await statement.run<ProvenanceRow>(this.dataSource.manager, { buildId });
+    const [row] = await statement.run<ProvenanceRow>(this.db, { buildId });
     return row ? toProvenance(row) : null;
   }
 
@@ -90,7 +89,7 @@ export class BuildVerdictsRepository {
         .where(byCommit ? 'commit_sha' : 'pull_request', '=', byCommit ? v.commit : v.pullRequest)
         .orderBy('build_id'),
     );
-    const rows = await statement.run<ProvenanceRow>(this.dataSource.manager, { repository: where.repository, commit: where.commit ?? '', pullRequest: where.pullRequest ?? 0 });
+    const rows = await statement.run<ProvenanceRow>(this.db, { repository: where.repository, commit: where.commit ?? '', pullRequest: where.pullRequest ?? 0 });
     return rows.map(toProvenance);
   }
 
@@ -116,7 +115,7 @@ export class BuildVerdictsRepository {
         version_name: string | null;
         build_number: string | null;
         status_label: BuildStatus | null;
-      }>(this.dataSource.manager, list);
+      }>(this.db, list);
       for (const row of rows) {
         found.push({
           id: Number(row.id),
@@ -143,7 +142,7 @@ export class BuildVerdictsRepository {
         .orderBy('c.id', newest ? 'desc' : 'asc')
         .limit(v.limit),
     );
-    const rows = await statement.run<AuthorRow>(this.dataSource.manager, { buildId, limit });
+    const rows = await statement.run<AuthorRow>(this.db, { buildId, limit });
     return rows.map((row) =>
       row.user_id !== null && row.user_email !== null
         ? { userId: Number(row.user_id), email: row.user_email, displayName: row.user_display_name }
@@ -154,7 +153,7 @@ export class BuildVerdictsRepository {
   /** The app and platform of a build, or null when there is no such build. */
   async placeOf(buildId: number): Promise<{ appId: number; platform: Platform } | null> {
     const statement = this.sql.prepare('verdicts.placeOf', (v: { id: number }) => this.sql.db.selectFrom('builds').select(['app_id', 'platform']).where('id', '=', v.id));
-    const [row] = await statement.run<{ app_id: number | string; platform: Platform }>(this.dataSource.manager, { id: buildId });
+    const [row] = await statement.run<{ app_id: number | string; platform: Platform }>(this.db, { id: buildId });
     return row ? { appId: Number(row.app_id), platform: row.platform } : null;
   }
 
@@ -174,7 +173,7 @@ export class BuildVerdictsRepository {
         .orderBy('b.id', 'desc')
         .limit(v.limit),
     );
-    const [row] = await statement.run<{ id: number | string; commit_sha: string }>(this.dataSource.manager, { ...place, id: buildId, status, repository, limit: 1 });
+    const [row] = await statement.run<{ id: number | string; commit_sha: string }>(this.db, { ...place, id: buildId, status, repository, limit: 1 });
     return row ? { buildId: Number(row.id), commit: row.commit_sha } : null;
   }
 }

@@ -1,9 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { Compilable } from 'kysely';
-import { DataSource } from 'typeorm';
 import { QueryBuilder } from '../../database/query-builder/query-builder';
-import { TransactionRunner } from '../../database/transaction-runner';
+import { SqlExecutor } from '../../database/sql-executor';
 
 export type ChatKind = 'slack' | 'teams';
 
@@ -26,15 +24,12 @@ const list = (v: unknown): string[] | null => (v === null || v === undefined ? n
 export class ChatRoutesRepository {
   private readonly sql: QueryBuilder;
 
-  constructor(
-    @InjectDataSource() dataSource: DataSource,
-    private readonly transactions: TransactionRunner,
-  ) {
-    this.sql = QueryBuilder.of(dataSource);
+  constructor(private readonly db: SqlExecutor) {
+    this.sql = QueryBuilder.for(db.dialect);
   }
 
   private run<V extends object, R = Record<string, unknown>>(key: string, build: (values: V) => Compilable<unknown>, values: V): Promise<R[]> {
-    return this.transactions.join((manager) => this.sql.prepare(key, build).run<R>(manager, values));
+    return this.sql.prepare(key, build).run<R>(this.db, values);
   }
 
   async all(): Promise<ChatRouteRow[]> {

@@ -1,9 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { Compilable } from 'kysely';
-import { DataSource } from 'typeorm';
 import { QueryBuilder } from '../../database/query-builder/query-builder';
-import { TransactionRunner } from '../../database/transaction-runner';
+import { SqlExecutor } from '../../database/sql-executor';
 
 /** A build's message in a channel: where chat.update points, and which outbox message last wrote it. */
 export interface PostedSlackMessage {
@@ -16,15 +14,12 @@ export interface PostedSlackMessage {
 export class SlackMessagesRepository {
   private readonly sql: QueryBuilder;
 
-  constructor(
-    @InjectDataSource() dataSource: DataSource,
-    private readonly transactions: TransactionRunner,
-  ) {
-    this.sql = QueryBuilder.of(dataSource);
+  constructor(private readonly db: SqlExecutor) {
+    this.sql = QueryBuilder.for(db.dialect);
   }
 
   private run<V extends object, R = Record<string, unknown>>(key: string, build: (values: V) => Compilable<unknown>, values: V): Promise<R[]> {
-    return this.transactions.join((manager) => this.sql.prepare(key, build).run<R>(manager, values));
+    return this.sql.prepare(key, build).run<R>(this.db, values);
   }
 
   async find(buildId: number, channel: string): Promise<PostedSlackMessage | null> {

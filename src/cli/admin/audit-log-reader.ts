@@ -15,18 +15,21 @@ const WHICH_FOLDER = 'run the command with the data folder the relay was started
 export async function verifyDataFolderAuditLog(config: RelayConfig): Promise<VerifyResult> {
   const where = config.database.type === 'sqlite' ? `the data folder ${config.dataDir}` : 'the database at SVC_DATABASE_URL';
   requireSqliteDatabase(config);
-  const [{ DataSource }, { AuditEntryEntity }, { AuditStateEntity }, { verifyAuditLog }, { loadAuditHeadKey }] = await Promise.all([
+  const [{ DataSource }, { AuditEntryEntity }, { AuditStateEntity }, { verifyAuditLog }, { loadAuditHeadKey }, { SqlExecutor }, { TransactionRunner }] = await Promise.all([
     import('typeorm'),
     import('../../audit/audit-entry.entity'),
     import('../../audit/audit-state.entity'),
     import('../../audit/audit-verifier'),
     import('../../audit/audit-head'),
+    import('../../database/sql-executor'),
+    import('../../database/transaction-runner'),
   ]);
   const source = new DataSource({ ...readOnlyOptions(config), entities: [AuditEntryEntity, AuditStateEntity] });
   try {
     await source.initialize();
     if (!(await hasAuditLog(source))) throw new CliError(`No relay database in ${where} (it has no audit log): ${WHICH_FOLDER}.`);
-    return await source.transaction((manager) => verifyAuditLog(manager, loadAuditHeadKey(config, false)));
+    const transactions = new TransactionRunner(new SqlExecutor(source));
+    return await transactions.run((tx) => verifyAuditLog(tx, loadAuditHeadKey(config, false)));
   } catch (err) {
     if (err instanceof CliError || config.database.type !== 'sqlite') throw err;
     throw new CliError(`${config.database.path} is not a relay database (${(err as Error).message}): ${WHICH_FOLDER}.`);

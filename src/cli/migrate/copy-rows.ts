@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { sql, type RawBuilder } from 'kysely';
 import { createHash } from 'node:crypto';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { Sql } from '../../database/sql';
 import { QueryBuilder } from '../../database/query-builder/query-builder';
 import { CliError } from '../../relay-client/client-errors';
 
@@ -55,13 +55,13 @@ export function tablesInCopyOrder(source: Database.Database): string[] {
 
 /**
  * Copies every data table from the source into the target inside the target's transaction
- * (`manager`): the target's own rows (the seeded team settings) are replaced, derived tables are
+ * (`target`): the target's own rows (the seeded team settings) are replaced, derived tables are
  * left to the target's triggers, and each serial id sequence continues after the copied ids.
  */
-export async function copyRows(source: Database.Database, manager: EntityManager, tables: string[]): Promise<void> {
-  for (const table of [...tables].reverse()) await targetRows(manager, sql`DELETE FROM ${sql.table(table)}`);
+export async function copyRows(source: Database.Database, target: Sql, tables: string[]): Promise<void> {
+  for (const table of [...tables].reverse()) await targetRows(target, sql`DELETE FROM ${sql.table(table)}`);
   for (const table of tables.filter((t) => !DERIVED.has(t))) {
-    const types = await columnTypes(manager, table);
+    const types = await columnTypes(target, table);
     const columns = sourceRows<{ name: string }>(source, sql`PRAGMA table_info(${sql.table(table)})`).map((c) => c.name);
     const missing = columns.filter((c) => !types.has(c));
     if (missing.length) throw new CliError(`The target's table ${table} has no column ${missing.join(', ')}: schemas differ`);
@@ -76,13 +76,13 @@ export async function copyRows(source: Database.Database, manager: EntityManager
       if (!rows.length) break;
       after = rows[rows.length - 1].__rowid as number;
       const tuples = rows.map((row) => sql`(${sql.join(columns.map((column) => toTarget(row[column], types.get(column)!)))})`);
-      await targetRows(manager, sql`INSERT INTO ${sql.table(table)} (${columnList}) VALUES ${sql.join(tuples)}`);
+      await targetRows(target, sql`INSERT INTO ${sql.table(table)} (${columnList}) VALUES ${sql.join(tuples)}`);
     }
     if (types.has('id')) {
       // pg_get_serial_sequence reads its first argument as a (quoted) name: a value, not an identifier of this statement.
       const name = quote(table);
       await targetRows(
-        manager,
+        target,
         sql`SELECT setval(pg_get_serial_sequence(${name}, 'id'), COALESCE(MAX(id), 1), MAX(id) IS NOT NULL) FROM ${sql.table(table)} WHERE pg_get_serial_sequence(${name}, 'id') IS NOT NULL`,
       );
     }
@@ -94,14 +94,14 @@ export function sourceReport(source: Database.Database, table: string, booleans:
   return report(table, sourceRows<Record<string, unknown>>(source, sql`SELECT * FROM ${sql.table(table)}`), booleans);
 }
 
-export async function targetReport(target: DataSource | EntityManager, table: string): Promise<TableReport> {
+export async function targetReport(target: Sql, table: string): Promise<TableReport> {
   const rows = await targetRows<Record<string, unknown>>(target, sql`SELECT * FROM ${sql.table(table)}`);
   for (const row of rows) for (const column of TARGET_ONLY_COLUMNS[table] ?? []) delete row[column];
   return report(table, rows, new Set());
 }
 
 /** The target's boolean columns of a table (SQLite stores them as 0/1). */
-export async function booleanColumns(target: DataSource | EntityManager, table: string): Promise<Set<string>> {
+export async function booleanColumns(target: Sql, table: string): Promise<Set<string>> {
   const types = await columnTypes(target, table);
   return new Set([...types].filter(([, type]) => type === 'boolean').map(([name]) => name));
 }
@@ -133,7 +133,7 @@ function toTarget(value: unknown, type: string): unknown {
   return value;
 }
 
-async function columnTypes(target: DataSource | EntityManager, table: string): Promise<Map<string, string>> {
+async function columnTypes(target: Sql, table: string): Promise<Map<string, string>> {
   const rows = await targetRows<{ column_name: string; data_type: string }>(
     target,
     sql`SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ${table}`,
@@ -154,11 +154,10 @@ function sourceRows<R>(source: Database.Database, statement: RawBuilder<unknown>
   return source.prepare(text).all(...parameters) as R[];
 }
 
-/** A statement's rows from the target (its data source, or the manager of the copy's transaction). */
-async function targetRows<R>(target: DataSource | EntityManager, statement: RawBuilder<unknown>): Promise<R[]> {
-  const dataSource = 'connection' in target ? target.connection : target;
-  const { sql: text, parameters } = statement.compile(QueryBuilder.of(dataSource).db);
-  return (await target.query(text, [...parameters])) as R[];
+/** A statement's rows from the target (its executor, or the copy's transaction). */
+async function targetRows<R>(target: Sql, statement: RawBuilder<unknown>): Promise<R[]> {
+  const { sql: text, parameters } = statement.compile(QueryBuilder.for(target.dialect).db);
+  return target.query<R>(text, [...parameters]);
 }
 
 function quote(name: string): string {

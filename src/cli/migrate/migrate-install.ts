@@ -7,6 +7,9 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import type { RelayConfig } from '../../config/relay-config';
 import { dataSourceOptions } from '../../database/data-source-options';
+import type { Sql } from '../../database/sql';
+import { SqlExecutor } from '../../database/sql-executor';
+import { TransactionRunner } from '../../database/transaction-runner';
 import { FileStore, STORED_FOLDERS } from '../../storage/file-store';
 import { createFileStore } from '../../storage/create-file-store';
 import { CliError } from '../../relay-client/client-errors';
@@ -34,12 +37,13 @@ export async function migrateInstall(source: RelayConfig, target: RelayConfig): 
   const dataSource = new DataSource(dataSourceOptions(target)); // runs the migrations: the target gets the current schema
   try {
     await dataSource.initialize();
-    await refuseOlderSource(db, dataSource);
-    await refuseUsedTarget(dataSource);
+    const executor = new SqlExecutor(dataSource);
+    await refuseOlderSource(db, executor);
+    await refuseUsedTarget(executor);
     db.exec('BEGIN'); // one read snapshot for copying and verifying
     const tables = tablesInCopyOrder(db);
-    await dataSource.transaction((manager) => copyRows(db, manager, tables));
-    const reports = await verifyTables(db, dataSource, tables);
+    await new TransactionRunner(executor).run((tx) => copyRows(db, tx, tables));
+    const reports = await verifyTables(db, executor, tables);
     const store = target.storage.type === 's3' ? createFileStore(target) : null;
     try {
       const files = store ? await copyFiles(source.dataDir, store) : [];
@@ -62,9 +66,9 @@ function openSource(path: string): Database.Database {
 }
 
 /** The copy needs both schemas at the same migration: a source behind the target is migrated by starting this relay on it once. */
-async function refuseOlderSource(db: Database.Database, target: DataSource): Promise<void> {
+async function refuseOlderSource(db: Database.Database, target: Sql): Promise<void> {
   const applied = new Set((db.prepare('SELECT name FROM migrations').all() as { name: string }[]).map((m) => m.name));
-  const missing = ((await target.query('SELECT name FROM migrations')) as { name: string }[]).filter((m) => !applied.has(m.name));
+  const missing = (await target.query<{ name: string }>('SELECT name FROM migrations')).filter((m) => !applied.has(m.name));
   if (missing.length) {
     throw new CliError(
       `The SQLite database is ${missing.length} migration(s) behind this relay version: start this version of the relay on it once (it migrates at start-up), stop it, then migrate`,
@@ -72,12 +76,12 @@ async function refuseOlderSource(db: Database.Database, target: DataSource): Pro
   }
 }
 
-async function refuseUsedTarget(target: DataSource): Promise<void> {
-  const [{ n }] = (await target.query('SELECT COUNT(*)::int AS n FROM users')) as { n: number }[];
+async function refuseUsedTarget(target: Sql): Promise<void> {
+  const [{ n }] = await target.query<{ n: number }>('SELECT COUNT(*)::int AS n FROM users');
   if (n > 0) throw new CliError('The target database already holds an install (it has members): give svc migrate an empty database');
 }
 
-async function verifyTables(db: Database.Database, target: DataSource, tables: string[]): Promise<TableReport[]> {
+async function verifyTables(db: Database.Database, target: Sql, tables: string[]): Promise<TableReport[]> {
   const reports: TableReport[] = [];
   for (const table of tables) {
     const expected = sourceReport(db, table, await booleanColumns(target, table));

@@ -12,13 +12,14 @@ import {
 } from 'kysely';
 import type { DataSource } from 'typeorm';
 import type { Database } from './tables';
+import type { Sql } from '../sql';
 
 /**
  * The one way to write a statement by hand (docs/database.md "One dialect"): Kysely, compile-only.
  * Its DummyDriver never connects; `.compile()` gives `{ sql, parameters }` in the data source's
- * dialect (`?` or `$n`, quoting), which runs through TypeORM's manager or TransactionRunner.selectArrays
- * like any statement, so the SQLite connection gate, the transactions of the async call chain, the
- * integer binding and PostgreSQL's named statements apply to it unchanged. No second connection.
+ * dialect (`?` or `$n`, quoting), which runs on the SqlExecutor or the caller's transaction (sql.ts)
+ * like any statement: values bound, PostgreSQL's named statements, the transaction of the async call
+ * chain. No second connection.
  */
 export class QueryBuilder {
   readonly db: Kysely<Database>;
@@ -80,11 +81,6 @@ const standIns = new Proxy(
   { get: (_target, name) => (typeof name === 'symbol' ? undefined : new StandIn(/^\d+$/.test(name) ? Number(name) : name)) },
 );
 
-/** Something statements run on: an EntityManager, a DataSource, a query runner. */
-interface Queryable {
-  query(sql: string, parameters?: unknown[]): Promise<unknown>;
-}
-
 /** A compiled statement whose values are bound per run, in the order its placeholders appear. */
 export class PreparedStatement<V extends object> {
   readonly sql: string;
@@ -104,17 +100,11 @@ export class PreparedStatement<V extends object> {
   }
 
   /**
-   * Runs on `on` (a manager, to join its transaction) and returns the rows as objects: a SELECT's,
+   * Runs on `on` (the executor, or a transaction) and returns the rows as objects: a SELECT's,
    * or what an INSERT, UPDATE or DELETE names in RETURNING (the way to learn which rows a write
-   * touched on both dialects; TypeORM answers a PostgreSQL UPDATE/DELETE as [rows, count]).
+   * touched on both dialects).
    */
-  async run<R>(on: Queryable, values: V): Promise<R[]> {
-    const result = await on.query(this.sql, this.parameters(values));
-    return (isRowsAndCount(result) ? result[0] : result) as R[];
+  run<R>(on: Sql, values: V): Promise<R[]> {
+    return on.query<R>(this.sql, this.parameters(values));
   }
-}
-
-/** TypeORM's answer to a PostgreSQL UPDATE or DELETE (rows are objects, never arrays). */
-function isRowsAndCount(result: unknown): result is [unknown[], number] {
-  return Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number';
 }

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { QueryBuilder } from '../../database/query-builder/query-builder';
 import { insertReturningId } from '../../database/query-builder/rows';
 import { HubSessionRecordEntity } from './hub-session-record.entity';
+import { SqlExecutor } from '../../database/sql-executor';
 
 interface HubSessionRow {
   id: number | string;
@@ -36,12 +35,12 @@ const COLUMNS = [
 export class HubSessionsRepository {
   private readonly sql: QueryBuilder;
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
-    this.sql = QueryBuilder.of(dataSource);
+  constructor(private readonly db: SqlExecutor) {
+    this.sql = QueryBuilder.for(db.dialect);
   }
 
   async insert(record: Omit<HubSessionRecordEntity, 'id'>): Promise<number> {
-    return insertReturningId(this.dataSource.manager, 'hub_sessions', {
+    return insertReturningId(this.db, 'hub_sessions', {
       session_id: record.sessionId,
       device_session_id: record.deviceSessionId,
       build_id: record.buildId,
@@ -67,7 +66,7 @@ export class HubSessionsRepository {
     const statement = this.sql.prepare('hubSessions.live', (v: { sessionId: string; now: number }) =>
       this.sql.db.selectFrom('hub_sessions').select(COLUMNS).where('session_id', '=', v.sessionId).where('expires_at', '>', v.now),
     );
-    const [row] = await statement.run<HubSessionRow>(this.dataSource.manager, { sessionId, now: now.getTime() });
+    const [row] = await statement.run<HubSessionRow>(this.db, { sessionId, now: now.getTime() });
     return row ? toEntity(row) : null;
   }
 
@@ -82,7 +81,7 @@ export class HubSessionsRepository {
         .orderBy('id', 'desc')
         .limit(v.limit),
     );
-    return (await statement.run<HubSessionRow>(this.dataSource.manager, { buildId, now: now.getTime(), limit })).map(toEntity);
+    return (await statement.run<HubSessionRow>(this.db, { buildId, now: now.getTime(), limit })).map(toEntity);
   }
 
   /** These sessions' screenshot, recording and timeline, those still kept (at most IN_LIST_MAX ids per call). */
@@ -101,14 +100,14 @@ export class HubSessionsRepository {
     );
     const values: Record<string, unknown> = { now: now.getTime() };
     sessionIds.forEach((id, i) => (values[`s${i}`] = id));
-    const rows = await statement.run<Pick<HubSessionRow, 'session_id' | 'screenshot' | 'recording' | 'timeline'>>(this.dataSource.manager, values);
+    const rows = await statement.run<Pick<HubSessionRow, 'session_id' | 'screenshot' | 'recording' | 'timeline'>>(this.db, values);
     return rows.map((row) => ({ sessionId: row.session_id, screenshot: row.screenshot, recording: row.recording, timeline: row.timeline }));
   }
 
   /** Every screenshot and device log file name (the orphan sweep spares them). */
   async fileNames(): Promise<string[]> {
     const statement = this.sql.prepare('hubSessions.files', () => this.sql.db.selectFrom('hub_sessions').select(['screenshot', 'device_log']));
-    const rows = await statement.run<{ screenshot: string | null; device_log: string | null }>(this.dataSource.manager, {});
+    const rows = await statement.run<{ screenshot: string | null; device_log: string | null }>(this.db, {});
     return rows.flatMap((row) => [row.screenshot, row.device_log]).filter((name): name is string => name !== null);
   }
 
@@ -117,7 +116,7 @@ export class HubSessionsRepository {
     const statement = this.sql.prepare('hubSessions.expired', (v: { now: number }) =>
       this.sql.db.selectFrom('hub_sessions').select(['id', 'screenshot', 'device_log']).where('expires_at', '<=', v.now),
     );
-    const rows = await statement.run<{ id: number | string; screenshot: string | null; device_log: string | null }>(this.dataSource.manager, { now: now.getTime() });
+    const rows = await statement.run<{ id: number | string; screenshot: string | null; device_log: string | null }>(this.db, { now: now.getTime() });
     return rows.map((row) => ({ id: Number(row.id), screenshot: row.screenshot, deviceLog: row.device_log }));
   }
 
@@ -131,7 +130,7 @@ export class HubSessionsRepository {
         ids.map((_, i) => v[i]),
       ),
     );
-    await statement.run(this.dataSource.manager, ids);
+    await statement.run(this.db, ids);
   }
 }
 

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
 import { QueryBuilder } from '../../database/query-builder/query-builder';
 import { inLists } from '../../database/in-lists';
 import { TransactionRunner } from '../../database/transaction-runner';
 import type { ReportedTestCase } from './junit-report';
 import type { DeviceTestCaseEntity, DeviceTestRunEntity, DeviceTestSessionEntity, RunSessionStatus, TestCaseStatus } from './test-run.entities';
+import { SqlExecutor } from '../../database/sql-executor';
+import type { Sql } from '../../database/sql';
 
 /** Rows per INSERT of test cases (9 values each: well under both dialects' bound-parameter limits). */
 const CASES_PER_INSERT = 100;
@@ -23,15 +23,15 @@ export class TestRunsRepository {
   private readonly sql: QueryBuilder;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly db: SqlExecutor,
     private readonly transactions: TransactionRunner,
   ) {
-    this.sql = QueryBuilder.of(dataSource);
+    this.sql = QueryBuilder.for(db.dialect);
   }
 
   /** The run of this build and name, created when there is none (two callers at once find the same row). */
-  async runFor(buildId: number, name: string, at: Date, manager: EntityManager = this.dataSource.manager): Promise<number> {
-    const found = await this.findRun(buildId, name, manager);
+  async runFor(buildId: number, name: string, at: Date, tx: Sql = this.db): Promise<number> {
+    const found = await this.findRun(buildId, name, tx);
     if (found !== null) return found;
     // ON CONFLICT rather than catching the violation: it leaves a surrounding PostgreSQL transaction usable.
     const insert = this.sql.prepare('testRuns.insertRun', (v: { buildId: number; name: string; at: number }) =>
@@ -40,16 +40,16 @@ export class TestRunsRepository {
         .values({ build_id: v.buildId, name: v.name, created_at: v.at })
         .onConflict((oc) => oc.columns(['build_id', 'name']).doNothing()),
     );
-    await insert.run(manager, { buildId, name, at: at.getTime() });
-    return (await this.findRun(buildId, name, manager))!;
+    await insert.run(tx, { buildId, name, at: at.getTime() });
+    return (await this.findRun(buildId, name, tx))!;
   }
 
   /** Stores a run's JUnit report in one transaction: the run (created if new), its cases replacing any earlier report's. */
   storeReport(buildId: number, name: string, cases: ReportedTestCase[], by: number, at: Date): Promise<number> {
-    return this.transactions.run(async (manager) => {
-      const runId = await this.runFor(buildId, name, at, manager);
+    return this.transactions.run(async (tx) => {
+      const runId = await this.runFor(buildId, name, at, tx);
       const remove = this.sql.prepare('testRuns.removeCases', (v: { runId: number }) => this.sql.db.deleteFrom('device_test_cases').where('run_id', '=', v.runId));
-      await remove.run(manager, { runId });
+      await remove.run(tx, { runId });
       for (let start = 0; start < cases.length; start += CASES_PER_INSERT) {
         const batch = cases.slice(start, start + CASES_PER_INSERT);
         const insert = this.sql.prepare(`testRuns.insertCases.${batch.length}`, (v: Record<string, unknown>) =>
@@ -70,12 +70,12 @@ export class TestRunsRepository {
         batch.forEach((c, i) => {
           Object.assign(values, { [`p${i}`]: start + i, [`n${i}`]: c.name, [`c${i}`]: c.className, [`s${i}`]: c.status, [`d${i}`]: c.durationMs, [`m${i}`]: c.message, [`x${i}`]: c.sessionId });
         });
-        await insert.run(manager, values);
+        await insert.run(tx, values);
       }
       const mark = this.sql.prepare('testRuns.markReported', (v: { runId: number; at: number; by: number }) =>
         this.sql.db.updateTable('device_test_runs').set({ reported_at: v.at, reported_by: v.by }).where('id', '=', v.runId),
       );
-      await mark.run(manager, { runId, at: at.getTime(), by });
+      await mark.run(tx, { runId, at: at.getTime(), by });
       return runId;
     });
   }
@@ -87,7 +87,7 @@ export class TestRunsRepository {
         .values({ hub_session_id: v.id, run_id: v.runId, device_session_id: v.device, user_id: v.userId, status: v.status, started_at: v.at, instance_id: v.instance })
         .onConflict((oc) => oc.column('hub_session_id').doNothing()),
     );
-    await insert.run(this.dataSource.manager, {
+    await insert.run(this.db, {
       id: session.hubSessionId,
       runId: session.runId,
       device: session.deviceSessionId,
@@ -103,7 +103,7 @@ export class TestRunsRepository {
     const update = this.sql.prepare('testRuns.markSession', (v: { id: string; verdict: string; reason: string }) =>
       this.sql.db.updateTable('device_test_sessions').set({ verdict: v.verdict, reason: v.reason }).where('hub_session_id', '=', v.id),
     );
-    await update.run(this.dataSource.manager, { id, verdict, reason: reason! });
+    await update.run(this.db, { id, verdict, reason: reason! });
   }
 
   /** Sessions still recorded as running, with the instance running each (null: written before instances were kept). */
@@ -111,7 +111,7 @@ export class TestRunsRepository {
     const statement = this.sql.prepare('testRuns.runningSessions', (v: { running: string }) =>
       this.sql.db.selectFrom('device_test_sessions').select(['hub_session_id', 'run_id', 'instance_id']).where('status', '=', v.running),
     );
-    const rows = await statement.run<{ hub_session_id: string; run_id: Num; instance_id: Nullable<string> }>(this.dataSource.manager, { running: 'running' });
+    const rows = await statement.run<{ hub_session_id: string; run_id: Num; instance_id: Nullable<string> }>(this.db, { running: 'running' });
     return rows.map((row) => ({ hubSessionId: row.hub_session_id, runId: Number(row.run_id), instanceId: row.instance_id }));
   }
 
@@ -137,7 +137,7 @@ export class TestRunsRepository {
       );
       const values: Record<string, unknown> = { unmarked: 'ended', running: 'running', endReason, at: at.getTime() };
       batch.forEach((id, i) => (values[`s${i}`] = id));
-      for (const row of await update.run<{ run_id: number | string }>(this.dataSource.manager, values)) runIds.add(Number(row.run_id));
+      for (const row of await update.run<{ run_id: number | string }>(this.db, values)) runIds.add(Number(row.run_id));
     }
     return [...runIds];
   }
@@ -147,7 +147,7 @@ export class TestRunsRepository {
     const update = this.sql.prepare('testRuns.endSession', (v: { id: string; status: string; reason: string; endReason: string; at: number }) =>
       this.sql.db.updateTable('device_test_sessions').set({ status: v.status, reason: v.reason, end_reason: v.endReason, ended_at: v.at }).where('hub_session_id', '=', v.id).returning('run_id'),
     );
-    const [row] = await update.run<{ run_id: Num }>(this.dataSource.manager, { id, status, reason: reason!, endReason, at: at.getTime() });
+    const [row] = await update.run<{ run_id: Num }>(this.db, { id, status, reason: reason!, endReason, at: at.getTime() });
     return row ? Number(row.run_id) : null;
   }
 
@@ -155,12 +155,12 @@ export class TestRunsRepository {
     const statement = this.sql.prepare('testRuns.ofBuild', (v: { buildId: number }) =>
       this.sql.db.selectFrom('device_test_runs').select(RUN_COLUMNS).where('build_id', '=', v.buildId).orderBy('id'),
     );
-    return (await statement.run<RunRow>(this.dataSource.manager, { buildId })).map(toRun);
+    return (await statement.run<RunRow>(this.db, { buildId })).map(toRun);
   }
 
   async run(runId: number): Promise<DeviceTestRunEntity | null> {
     const statement = this.sql.prepare('testRuns.byId', (v: { runId: number }) => this.sql.db.selectFrom('device_test_runs').select(RUN_COLUMNS).where('id', '=', v.runId));
-    const [row] = await statement.run<RunRow>(this.dataSource.manager, { runId });
+    const [row] = await statement.run<RunRow>(this.db, { runId });
     return row ? toRun(row) : null;
   }
 
@@ -175,7 +175,7 @@ export class TestRunsRepository {
         .orderBy('c.run_id')
         .orderBy('c.position'),
     );
-    return (await statement.run<CaseRow>(this.dataSource.manager, { buildId })).map(toCase);
+    return (await statement.run<CaseRow>(this.db, { buildId })).map(toCase);
   }
 
   /** The hub sessions of a build's runs, oldest first. */
@@ -189,7 +189,7 @@ export class TestRunsRepository {
         .orderBy('s.started_at')
         .orderBy('s.id'),
     );
-    return (await statement.run<SessionRow>(this.dataSource.manager, { buildId })).map(toSession);
+    return (await statement.run<SessionRow>(this.db, { buildId })).map(toSession);
   }
 
   /** How many of a build's test cases and ended sessions passed and failed (the release gate's and the PR status's input). */
@@ -211,7 +211,7 @@ export class TestRunsRepository {
         .groupBy('s.status'),
     );
     const counts = { passed: 0, failed: 0 };
-    for (const row of [...(await cases.run<{ status: string; n: Num }>(this.dataSource.manager, { buildId })), ...(await sessions.run<{ status: string; n: Num }>(this.dataSource.manager, { buildId }))]) {
+    for (const row of [...(await cases.run<{ status: string; n: Num }>(this.db, { buildId })), ...(await sessions.run<{ status: string; n: Num }>(this.db, { buildId }))]) {
       if (row.status === 'passed' || row.status === 'failed') counts[row.status] += Number(row.n);
     }
     return counts;
@@ -229,17 +229,17 @@ export class TestRunsRepository {
         .groupBy('s.verdict'),
     );
     const counts = { passed: 0, failed: 0 };
-    for (const row of await statement.run<{ verdict: string; n: Num }>(this.dataSource.manager, { buildId })) {
+    for (const row of await statement.run<{ verdict: string; n: Num }>(this.db, { buildId })) {
       if (row.verdict === 'passed' || row.verdict === 'failed') counts[row.verdict] += Number(row.n);
     }
     return counts;
   }
 
-  private async findRun(buildId: number, name: string, manager: EntityManager): Promise<number | null> {
+  private async findRun(buildId: number, name: string, tx: Sql): Promise<number | null> {
     const statement = this.sql.prepare('testRuns.find', (v: { buildId: number; name: string }) =>
       this.sql.db.selectFrom('device_test_runs').select('id').where('build_id', '=', v.buildId).where('name', '=', v.name),
     );
-    const [row] = await statement.run<{ id: Num }>(manager, { buildId, name });
+    const [row] = await statement.run<{ id: Num }>(tx, { buildId, name });
     return row ? Number(row.id) : null;
   }
 }

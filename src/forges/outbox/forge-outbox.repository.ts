@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { sql } from 'kysely';
-import type { DataSource, EntityManager } from 'typeorm';
 import { lockForTransaction } from '../../database/database-lock';
 import { inLists } from '../../database/in-lists';
 import { QueryBuilder } from '../../database/query-builder/query-builder';
@@ -10,6 +8,8 @@ import type { ForgeDeliveriesTable, ForgeStatusOutboxTable } from '../../databas
 import { TransactionRunner } from '../../database/transaction-runner';
 import type { DesiredStatus } from '../status/commit-status';
 import type { ForgeDeliveryEntity, ForgeStatusEntity, OutboxStatus, StatusState } from './forge-status.entity';
+import { SqlExecutor } from '../../database/sql-executor';
+import type { Sql } from '../../database/sql';
 
 /** The feed's one row: how far the builds' status history has been read. */
 const FEED = 'status_changes';
@@ -57,16 +57,16 @@ export class ForgeOutboxRepository {
   private readonly sql: QueryBuilder;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly db: SqlExecutor,
     private readonly transactions: TransactionRunner,
   ) {
-    this.sql = QueryBuilder.of(dataSource);
+    this.sql = QueryBuilder.for(db.dialect);
   }
 
   /** The feed's position, or null before the first start with a forge. */
   async cursor(): Promise<number | null> {
     const statement = this.sql.prepare('forgeOutbox.cursor', (v: { name: string }) => this.sql.db.selectFrom('forge_feed').select('last_id').where('name', '=', v.name));
-    const [row] = await statement.run<{ last_id: number | string }>(this.dataSource.manager, { name: FEED });
+    const [row] = await statement.run<{ last_id: number | string }>(this.db, { name: FEED });
     return row ? Number(row.last_id) : null;
   }
 
@@ -74,7 +74,7 @@ export class ForgeOutboxRepository {
     const statement = this.sql.prepare('forgeOutbox.startCursor', (v: { name: string; at: number }) =>
       this.sql.db.insertInto('forge_feed').values({ name: v.name, last_id: v.at }),
     );
-    await statement.run(this.dataSource.manager, { name: FEED, at });
+    await statement.run(this.db, { name: FEED, at });
   }
 
   /**
@@ -115,22 +115,22 @@ export class ForgeOutboxRepository {
     const moveCursor = this.sql.prepare('forgeOutbox.moveCursor', (v: { name: string; from: number; to: number }) =>
       this.sql.db.updateTable('forge_feed').set({ last_id: v.to }).where('name', '=', v.name).where('last_id', '=', v.from).returning('name'),
     );
-    return this.transactions.run(async (manager) => {
+    return this.transactions.run(async (tx) => {
       let queued = 0;
       for (const { repository, commit, status } of statuses) {
         const key = { repository, commit, context: status.context };
         // Versioned statuses: instances queue the key one at a time (until the commit), so the check below holds.
-        if (status.gateVersions) await lockForTransaction(manager, `svc.forge_status.${repository}.${commit}.${status.context}`);
+        if (status.gateVersions) await lockForTransaction(tx, `svc.forge_status.${repository}.${commit}.${status.context}`);
         type Newest = { id: number | string; state: string; description: string; target_url: string | null; gate_versions: string | null };
-        const [newest] = await newestOfKey.run<Newest>(manager, key);
+        const [newest] = await newestOfKey.run<Newest>(tx, key);
         if (newest && status.gateVersions && isOlder(status.gateVersions, newest.gate_versions)) continue;
         if (newest && newest.state === status.state && newest.description === status.description && newest.target_url === status.targetUrl) {
           // Same words from newer gates: the row now stands for them, so a status from the gates between stays refused.
-          if (status.gateVersions) await keepVersions.run(manager, { id: Number(newest.id), versions: JSON.stringify(newestOf(status.gateVersions, newest.gate_versions)) });
+          if (status.gateVersions) await keepVersions.run(tx, { id: Number(newest.id), versions: JSON.stringify(newestOf(status.gateVersions, newest.gate_versions)) });
           continue;
         }
-        await supersede.run(manager, key);
-        await this.insertStatus(manager, {
+        await supersede.run(tx, key);
+        await this.insertStatus(tx, {
           ...key,
           buildId: status.buildId,
           state: status.state,
@@ -148,7 +148,7 @@ export class ForgeOutboxRepository {
         queued++;
       }
       if (move) {
-        const moved = await moveCursor.run(manager, { name: FEED, ...move });
+        const moved = await moveCursor.run(tx, { name: FEED, ...move });
         if (moved.length !== 1) throw new Error(`forge feed cursor moved under us (expected ${move.from})`);
       }
       return queued;
@@ -166,7 +166,7 @@ export class ForgeOutboxRepository {
         .orderBy('id', 'asc')
         .limit(v.limit),
     );
-    return (await statement.run<StatusRow>(this.dataSource.manager, { now: now.getTime(), limit })).map(statusFromRow);
+    return (await statement.run<StatusRow>(this.db, { now: now.getTime(), limit })).map(statusFromRow);
   }
 
   /** Whether a newer status of the same key is queued or was delivered: then this one must never be sent. */
@@ -182,7 +182,7 @@ export class ForgeOutboxRepository {
         .where('status', 'in', LIVE)
         .limit(sql.lit(1)),
     );
-    return (await statement.run(this.dataSource.manager, { repository: row.repository, commit: row.commit, context: row.context, id: row.id })).length > 0;
+    return (await statement.run(this.db, { repository: row.repository, commit: row.commit, context: row.context, id: row.id })).length > 0;
   }
 
   async settle(id: number, change: StatusChange): Promise<void> {
@@ -197,11 +197,11 @@ export class ForgeOutboxRepository {
         .where('id', '=', v.id as number)
         .where('status', '=', sql.lit('queued') as never),
     );
-    await statement.run(this.dataSource.manager, { ...set, id });
+    await statement.run(this.db, { ...set, id });
   }
 
   async logAttempt(entry: Omit<ForgeDeliveryEntity, 'id'>): Promise<void> {
-    await insertReturningId(this.dataSource.manager, 'forge_deliveries', fieldsAsColumns(entry, DELIVERY_COLUMNS) as never);
+    await insertReturningId(this.db, 'forge_deliveries', fieldsAsColumns(entry, DELIVERY_COLUMNS) as never);
   }
 
   /** The newest statuses with their attempts (the dashboard's delivery log), newest first. */
@@ -209,7 +209,7 @@ export class ForgeOutboxRepository {
     const statement = this.sql.prepare('forgeOutbox.recent', (v: { limit: number }) =>
       this.sql.db.selectFrom('forge_status_outbox').selectAll().orderBy('id', 'desc').limit(v.limit),
     );
-    return (await statement.run<StatusRow>(this.dataSource.manager, { limit })).map(statusFromRow);
+    return (await statement.run<StatusRow>(this.db, { limit })).map(statusFromRow);
   }
 
   /**
@@ -217,9 +217,9 @@ export class ForgeOutboxRepository {
    * the sender never touches it, with its attempt in the forge's delivery log; in one transaction.
    */
   recordTest(status: Omit<ForgeStatusEntity, 'id'>, attempt: Omit<ForgeDeliveryEntity, 'id' | 'outboxId'>): Promise<void> {
-    return this.transactions.run(async (manager) => {
-      const outboxId = await this.insertStatus(manager, status);
-      await insertReturningId(manager, 'forge_deliveries', fieldsAsColumns({ ...attempt, outboxId }, DELIVERY_COLUMNS) as never);
+    return this.transactions.run(async (tx) => {
+      const outboxId = await this.insertStatus(tx, status);
+      await insertReturningId(tx, 'forge_deliveries', fieldsAsColumns({ ...attempt, outboxId }, DELIVERY_COLUMNS) as never);
     });
   }
 
@@ -228,7 +228,7 @@ export class ForgeOutboxRepository {
     const statement = this.sql.prepare('forgeOutbox.attemptsOfForge', (v: { forgeKey: string; limit: number }) =>
       this.sql.db.selectFrom('forge_deliveries').selectAll().where('forge_key', '=', v.forgeKey).orderBy('id', 'desc').limit(v.limit),
     );
-    return (await statement.run<DeliveryRow>(this.dataSource.manager, { forgeKey, limit })).map(deliveryFromRow);
+    return (await statement.run<DeliveryRow>(this.db, { forgeKey, limit })).map(deliveryFromRow);
   }
 
   async statusesById(ids: number[]): Promise<ForgeStatusEntity[]> {
@@ -241,7 +241,7 @@ export class ForgeOutboxRepository {
           list.map((_, i) => v[i]),
         ),
       );
-      rows.push(...(await statement.run<StatusRow>(this.dataSource.manager, list)).map(statusFromRow));
+      rows.push(...(await statement.run<StatusRow>(this.db, list)).map(statusFromRow));
     }
     return rows;
   }
@@ -249,7 +249,7 @@ export class ForgeOutboxRepository {
   /** A deleted forge's delivery log goes with it (the statuses stay: they belong to their commits). */
   async forgetForge(forgeKey: string): Promise<void> {
     const statement = this.sql.prepare('forgeOutbox.forgetForge', (v: { forgeKey: string }) => this.sql.db.deleteFrom('forge_deliveries').where('forge_key', '=', v.forgeKey));
-    await statement.run(this.dataSource.manager, { forgeKey });
+    await statement.run(this.db, { forgeKey });
   }
 
   /** The attempts of these statuses, oldest first. */
@@ -267,13 +267,13 @@ export class ForgeOutboxRepository {
           )
           .orderBy('id', 'asc'),
       );
-      rows.push(...(await statement.run<DeliveryRow>(this.dataSource.manager, list)).map(deliveryFromRow));
+      rows.push(...(await statement.run<DeliveryRow>(this.db, list)).map(deliveryFromRow));
     }
     return rows.sort((a, b) => a.id - b.id);
   }
 
-  private insertStatus(manager: EntityManager, status: Omit<ForgeStatusEntity, 'id'>): Promise<number> {
-    return insertReturningId(manager, 'forge_status_outbox', fieldsAsColumns(status, STATUS_COLUMNS) as never);
+  private insertStatus(tx: Sql, status: Omit<ForgeStatusEntity, 'id'>): Promise<number> {
+    return insertReturningId(tx, 'forge_status_outbox', fieldsAsColumns(status, STATUS_COLUMNS) as never);
   }
 }
 

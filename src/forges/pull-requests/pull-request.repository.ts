@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { sql } from 'kysely';
-import type { DataSource } from 'typeorm';
 import { QueryBuilder } from '../../database/query-builder/query-builder';
 import { fieldsAsColumns } from '../../database/query-builder/rows';
 import type { ForgePullRequestsTable } from '../../database/query-builder/tables';
 import { isUniqueViolation } from '../../database/unique-violation';
 import type { ForgePullRequestEntity } from './pull-request.entity';
+import { SqlExecutor } from '../../database/sql-executor';
 
 type Row = { [K in keyof ForgePullRequestsTable]: unknown };
 type Change = Partial<Pick<ForgePullRequestEntity, 'status' | 'attempts' | 'nextAttemptAt' | 'lastError' | 'commentId' | 'installLinks'>>;
@@ -26,8 +25,8 @@ const COLUMNS: Record<keyof Change, keyof ForgePullRequestsTable> = {
 export class ForgePullRequestRepository {
   private readonly sql: QueryBuilder;
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
-    this.sql = QueryBuilder.of(dataSource);
+  constructor(private readonly db: SqlExecutor) {
+    this.sql = QueryBuilder.for(db.dialect);
   }
 
   /** Asks for the comment to be written again (created on first use). */
@@ -46,7 +45,7 @@ export class ForgePullRequestRepository {
           }))
           .where('id', '=', v.id),
       );
-      await again.run(this.dataSource.manager, { id: existing.id, now: now.getTime() });
+      await again.run(this.db, { id: existing.id, now: now.getTime() });
       return;
     }
     const insert = this.sql.prepare('pullRequests.insert', (v: { repository: string; number: number; now: number }) =>
@@ -63,7 +62,7 @@ export class ForgePullRequestRepository {
       }),
     );
     try {
-      await insert.run(this.dataSource.manager, { repository, number, now: now.getTime() });
+      await insert.run(this.db, { repository, number, now: now.getTime() });
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
       await this.touch(repository, number, now);
@@ -80,14 +79,14 @@ export class ForgePullRequestRepository {
         .orderBy('id', 'asc')
         .limit(v.limit),
     );
-    return (await statement.run<Row>(this.dataSource.manager, { now: now.getTime(), limit })).map(fromRow);
+    return (await statement.run<Row>(this.db, { now: now.getTime(), limit })).map(fromRow);
   }
 
   async find(repository: string, number: number): Promise<ForgePullRequestEntity | null> {
     const statement = this.sql.prepare('pullRequests.find', (v: { repository: string; number: number }) =>
       this.sql.db.selectFrom('forge_pull_requests').selectAll().where('repository', '=', v.repository).where('number', '=', v.number),
     );
-    const [row] = await statement.run<Row>(this.dataSource.manager, { repository, number });
+    const [row] = await statement.run<Row>(this.db, { repository, number });
     return row ? fromRow(row) : null;
   }
 
@@ -120,7 +119,7 @@ export class ForgePullRequestRepository {
         .where('id', '=', v.id as number);
       return version === null ? update : update.where('version', '=', v.version as number);
     });
-    await statement.run(this.dataSource.manager, { ...set, id, version });
+    await statement.run(this.db, { ...set, id, version });
   }
 }
 

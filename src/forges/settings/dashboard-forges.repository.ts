@@ -1,6 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
 import { QueryBuilder } from '../../database/query-builder/query-builder';
 import { fieldsAsColumns, insertReturningId } from '../../database/query-builder/rows';
 import type { ForgesTable } from '../../database/query-builder/tables';
@@ -8,6 +6,8 @@ import { inLists } from '../../database/in-lists';
 import { TransactionRunner } from '../../database/transaction-runner';
 import type { ForgeType } from '../../config/forge-config';
 import type { ForgeEntity } from './forge.entity';
+import { SqlExecutor } from '../../database/sql-executor';
+import type { Sql } from '../../database/sql';
 
 /** A dashboard forge with the repositories it serves. */
 export interface DashboardForgeRow {
@@ -37,15 +37,15 @@ export class DashboardForgesRepository {
   private readonly sql: QueryBuilder;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly db: SqlExecutor,
     private readonly transactions: TransactionRunner,
   ) {
-    this.sql = QueryBuilder.of(dataSource);
+    this.sql = QueryBuilder.for(db.dialect);
   }
 
   async all(): Promise<DashboardForgeRow[]> {
     const statement = this.sql.prepare('forges.all', () => this.sql.db.selectFrom('forges').selectAll().orderBy('id', 'asc'));
-    const forges = (await statement.run<Row>(this.dataSource.manager, {})).map(fromRow);
+    const forges = (await statement.run<Row>(this.db, {})).map(fromRow);
     const repositories: { forgeId: number; repository: string; key: string }[] = [];
     for (const list of inLists(forges.map((f) => f.id))) repositories.push(...(await this.repositoriesOf(list)));
     // Each forge's repositories are in one list, in the database's order of their keys.
@@ -54,23 +54,23 @@ export class DashboardForgesRepository {
 
   async findOne(id: number): Promise<DashboardForgeRow | null> {
     const statement = this.sql.prepare('forges.byId', (v: { id: number }) => this.sql.db.selectFrom('forges').selectAll().where('id', '=', v.id));
-    const [row] = await statement.run<Row>(this.dataSource.manager, { id });
+    const [row] = await statement.run<Row>(this.db, { id });
     if (!row) return null;
     return { forge: fromRow(row), repositories: (await this.repositoriesOf([id])).map((r) => r.repository) };
   }
 
   /** Inserts the forge and its repositories in one transaction; a repository another forge serves fails it with a unique violation. */
   create(forge: ForgeFields, repositories: string[]): Promise<ForgeEntity> {
-    return this.transactions.run(async (manager) => {
-      const id = await insertReturningId(manager, 'forges', fieldsAsColumns(forge, COLUMNS) as never);
-      await this.claim(manager, id, repositories);
+    return this.transactions.run(async (tx) => {
+      const id = await insertReturningId(tx, 'forges', fieldsAsColumns(forge, COLUMNS) as never);
+      await this.claim(tx, id, repositories);
       return { id, ...forge };
     });
   }
 
   /** Changes the forge and, when given, replaces its repositories, in one transaction. */
   update(id: number, changes: Partial<ForgeFields>, repositories: string[] | null): Promise<void> {
-    return this.transactions.run(async (manager) => {
+    return this.transactions.run(async (tx) => {
       const set = fieldsAsColumns(changes, COLUMNS);
       const columns = Object.keys(set);
       if (columns.length) {
@@ -80,19 +80,19 @@ export class DashboardForgesRepository {
             .set(Object.fromEntries(columns.map((c) => [c, v[c]])) as never)
             .where('id', '=', v.id as number),
         );
-        await statement.run(manager, { ...set, id });
+        await statement.run(tx, { ...set, id });
       }
       if (!repositories) return;
       const release = this.sql.prepare('forges.releaseRepositories', (v: { id: number }) => this.sql.db.deleteFrom('forge_repositories').where('forge_id', '=', v.id));
-      await release.run(manager, { id });
-      await this.claim(manager, id, repositories);
+      await release.run(tx, { id });
+      await this.claim(tx, id, repositories);
     });
   }
 
   /** Deletes the forge (its repositories go with it: ON DELETE CASCADE); false when there was none. */
   async remove(id: number): Promise<boolean> {
     const statement = this.sql.prepare('forges.remove', (v: { id: number }) => this.sql.db.deleteFrom('forges').where('id', '=', v.id).returning('id'));
-    return (await statement.run(this.dataSource.manager, { id })).length > 0;
+    return (await statement.run(this.db, { id })).length > 0;
   }
 
   /** The repositories of these forges, by key. */
@@ -109,15 +109,15 @@ export class DashboardForgesRepository {
         )
         .orderBy('repository_key', 'asc'),
     );
-    const rows = await statement.run<{ forge_id: number | string; repository: string; repository_key: string }>(this.dataSource.manager, forgeIds);
+    const rows = await statement.run<{ forge_id: number | string; repository: string; repository_key: string }>(this.db, forgeIds);
     return rows.map((r) => ({ forgeId: Number(r.forge_id), repository: r.repository, key: r.repository_key }));
   }
 
-  private async claim(manager: EntityManager, forgeId: number, repositories: string[]): Promise<void> {
+  private async claim(tx: Sql, forgeId: number, repositories: string[]): Promise<void> {
     const statement = this.sql.prepare('forges.claim', (v: { key: string; forgeId: number; repository: string }) =>
       this.sql.db.insertInto('forge_repositories').values({ repository_key: v.key, forge_id: v.forgeId, repository: v.repository }),
     );
-    for (const repository of repositories) await statement.run(manager, { key: repository.toLowerCase(), forgeId, repository });
+    for (const repository of repositories) await statement.run(tx, { key: repository.toLowerCase(), forgeId, repository });
   }
 }
 

@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { QueryBuilder } from '../../database/query-builder/query-builder';
 import { insertReturningId } from '../../database/query-builder/rows';
 import { TransactionRunner } from '../../database/transaction-runner';
 import { WebhookDeliveryEntity } from '../webhook-delivery.entity';
+import { SqlExecutor } from '../../database/sql-executor';
 
 /** Attempts kept per webhook; older ones are dropped as new ones arrive. */
 export const DELIVERY_LOG_SIZE = 50;
@@ -30,16 +29,16 @@ export class DeliveryLogRepository {
   private readonly sql: QueryBuilder;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly db: SqlExecutor,
     private readonly transactions: TransactionRunner,
   ) {
-    this.sql = QueryBuilder.of(dataSource);
+    this.sql = QueryBuilder.for(db.dialect);
   }
 
   /** Records one attempt and trims the webhook's log to the newest DELIVERY_LOG_SIZE. */
   async record(entry: AttemptRecord): Promise<void> {
-    await this.transactions.run(async (manager) => {
-      await insertReturningId(manager, 'webhook_deliveries', {
+    await this.transactions.run(async (tx) => {
+      await insertReturningId(tx, 'webhook_deliveries', {
         webhook_id: entry.webhookId,
         delivery_id: entry.deliveryId,
         event: entry.event,
@@ -55,7 +54,7 @@ export class DeliveryLogRepository {
           .where('webhook_id', '=', v.webhookId)
           .where('id', 'not in', this.newestFirst(v.webhookId).select('id').limit(v.keep)),
       );
-      await trim.run(manager, { webhookId: entry.webhookId, keep: DELIVERY_LOG_SIZE });
+      await trim.run(tx, { webhookId: entry.webhookId, keep: DELIVERY_LOG_SIZE });
     });
   }
 
@@ -65,7 +64,7 @@ export class DeliveryLogRepository {
         .select(['id', 'webhook_id', 'delivery_id', 'event', 'attempt', 'attempted_at', 'status_code', 'error', 'duration_ms'])
         .limit(v.limit),
     );
-    const rows = await statement.run<DeliveryRow>(this.dataSource.manager, { webhookId, limit: DELIVERY_LOG_SIZE });
+    const rows = await statement.run<DeliveryRow>(this.db, { webhookId, limit: DELIVERY_LOG_SIZE });
     return rows.map((row) =>
       Object.assign(new WebhookDeliveryEntity(), {
         id: Number(row.id),
