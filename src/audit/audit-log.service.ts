@@ -67,7 +67,20 @@ export class AuditLogService {
     if (this.transactions.inTransaction()) return this.write([pending]).then(([entry]) => this.appended(entry));
     return new Promise<AuditEntryEntity>((resolve, reject) => {
       this.queued.push({ ...pending, resolve, reject });
-      if (!this.writing) this.writing = this.writeQueued().finally(() => (this.writing = null));
+      this.startWriting();
+    });
+  }
+
+  /**
+   * One writer at a time. An entry queued after the writer's last look at the queue but before
+   * its end is picked up by the next writer, started here as the last one ends (it would wait
+   * for good otherwise, and a shutdown with it).
+   */
+  private startWriting(): void {
+    if (this.writing) return;
+    this.writing = this.writeQueued().finally(() => {
+      this.writing = null;
+      if (this.queued.length) this.startWriting();
     });
   }
 

@@ -7,7 +7,7 @@
 import { createHmac } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { HubSessionEndedEvent, HubSessionStartedEvent } from '../../src/device-tests/hub/hub-session.events';
+import { HubSessionEndedEvent, HubSessionMarkedEvent, HubSessionStartedEvent } from '../../src/device-tests/hub/hub-session.events';
 import { OutboxWorker } from '../../src/outbox/outbox-worker';
 import { ReviewMessages } from '../../src/release-gate/build-reviews.service';
 import { SlackActionMessages } from '../../src/chat/slack/slack-actions.service';
@@ -120,7 +120,10 @@ describe('Slack and Teams notices and Slack buttons', () => {
     const deviceTests = (c: { body: Record<string, unknown> }) => JSON.stringify(c.body.blocks).match(/\*Device tests\*\\n([^"]*)/)?.[1];
     events.emit(HubSessionStartedEvent.eventName, new HubSessionStartedEvent('hub-1', 'device-1', buildId, 'smoke', dev.id));
     await until('the running update', () => slack.of('chat.update').find((c) => deviceTests(c)?.includes('Running')), 30_000);
-    events.emit(HubSessionEndedEvent.eventName, new HubSessionEndedEvent('hub-1', 'device-1', buildId, 'deleted', { status: 'failed', reason: 'login broke' }));
+    // As the hub does: the client's svc:status is kept (awaited) before its session ends.
+    const verdict = { status: 'failed', reason: 'login broke' } as const;
+    await events.emitAsync(HubSessionMarkedEvent.eventName, new HubSessionMarkedEvent('hub-1', buildId, verdict));
+    events.emit(HubSessionEndedEvent.eventName, new HubSessionEndedEvent('hub-1', 'device-1', buildId, 'deleted', verdict));
     const failed = await until('the failed update', () => slack.of('chat.update').find((c) => deviceTests(c)?.includes('Failed')), 30_000);
     expect(failed.body.ts).toBe(slack.of('chat.postMessage')[0].ts);
     const card = await until('the Teams card of the result', () => slack.teams.slice(teamsBefore).find((t) => JSON.stringify(t.body).includes('❌ Failed')), 30_000);
