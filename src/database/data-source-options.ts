@@ -54,8 +54,8 @@ export function dataSourceOptions(config: Pick<RelayConfig, 'database'>): DataSo
     migrations: MIGRATIONS,
     migrationsRun: true,
     synchronize: false,
-    // Prepared statements kept by SQL text (TypeORM's default keeps 100): the list's filter/sort
-    // combinations alone are more, and a statement prepared again costs more than running it.
+    // TypeORM's own statement cache, which after the SqlExecutor serves only the migrations (the
+    // executor keeps its own, src/database/executor/sqlite-connection.ts).
     statementCacheSize: 1000,
     prepareDatabase: (db: { pragma(sql: string): unknown }) => {
       db.pragma('journal_mode = WAL');
