@@ -131,7 +131,9 @@ export class HubSessionsService implements OnModuleInit, OnModuleDestroy {
       this.sessions.set(id, session);
       this.armIdle(session);
       this.logger.log(`Session ${id} of ${member} on ${place.device.sessionId} (agent ${place.agentName})${build ? ` with build ${build.id}` : ''}`);
-      this.events.emit(HubSessionStartedEvent.eventName, new HubSessionStartedEvent(id, place.device.sessionId, session.buildId, session.runName, principal.userId));
+      // Awaited: the session's row in its run exists before its client holds the id, so a relay
+      // killed right after the answer still leaves a session another instance (or its restart) ends.
+      await this.events.emitAsync(HubSessionStartedEvent.eventName, new HubSessionStartedEvent(id, place.device.sessionId, session.buildId, session.runName, principal.userId));
       if (gone.aborted) void this.end(id, 'deleted');
       return answer;
     } catch (err) {
