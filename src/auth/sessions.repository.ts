@@ -85,7 +85,7 @@ export class SessionsRepository {
   }
 
   /** Deletes the sessions expired at `now` (as resolve() sees them: expires_at <= now); returns how many. */
-  async deleteExpiredBefore(now: Date): Promise<number> {
+  async deleteExpiredAt(now: Date): Promise<number> {
     const statement = this.sql.prepare('sessions.deleteExpired', (v: { now: number }) => this.sql.db.deleteFrom('sessions').where('expires_at', '<=', v.now).returning('id'));
     return (await statement.run(this.db, { now: now.getTime() })).length;
   }

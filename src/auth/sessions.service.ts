@@ -65,6 +65,6 @@ export class SessionsService {
   }
 
   async purgeExpired(): Promise<number> {
-    return this.sessions.deleteExpiredBefore(this.clock.now());
+    return this.sessions.deleteExpiredAt(this.clock.now());
   }
 }

@@ -5,6 +5,7 @@ import { encodeBinaryFrame } from '../../src/agents/protocol/agent-protocol';
 import { ClusterBus } from '../../src/cluster/cluster-bus';
 import { ScheduledPurgesService } from '../../src/maintenance/scheduled-purges.service';
 import { agentToken, device, TestPeer, wsUrl } from '../agents/agent-kit';
+import { eventually } from '../robustness/support/http';
 import { fixture } from '../support/build-fixtures';
 import { uploadTestBuild } from '../support/builds';
 import { describeUnless } from '../support/describe-unless';
@@ -168,11 +169,7 @@ describeUnless(unreachable([PG_ADMIN_URL, REDIS_URL]), 'two relay instances (Pos
     // The every-minute rounds are stopped for this test, and one either instance began may still hold
     // the lock (on a loaded machine a round takes seconds): wait until a bare round gets it.
     for (const relay of [a, b]) relay.app.get(SchedulerRegistry).getCronJob('purge').stop();
-    for (let freed = false, tries = 0; !freed; tries++) {
-      expect(tries).toBeLessThan(300);
-      freed = await a.app.get(ClusterBus).exclusive('purge', 60_000, async () => undefined);
-      if (!freed) await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    expect(await eventually(() => a.app.get(ClusterBus).exclusive('purge', 60_000, async () => undefined), 30_000)).toBe(true);
     // While A holds the purge lock, B's round is skipped (nothing run); once A is done, B runs.
     expect(await a.app.get(ClusterBus).exclusive('purge', 60_000, async () => (insideA = await purgesB.runAll()))).toBe(true);
     expect(insideA).toBe(false);
