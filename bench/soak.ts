@@ -431,10 +431,18 @@ async function measureFloor(kinds: Kind[], floor: ChildProcess, relay: { readP99
   const { worstReadP99, answered } = printTable(kinds, latencies, unexpected, seconds);
   const perSecond = answered / seconds;
   const cpuPerRequest = cpu / Math.max(1, answered);
-  console.log(
-    `floor: ${perSecond.toFixed(0)} answers/s, ${cpuPerRequest.toFixed(2)} ms of CPU a request; relay ÷ floor: answers/s ${(relay.perSecond / perSecond).toFixed(2)}, ` +
-      `CPU a request ${(relay.cpuMs / cpuPerRequest).toFixed(2)}`,
-  );
+  console.log(`floor: ${perSecond.toFixed(0)} answers/s, ${cpuPerRequest.toFixed(2)} ms of CPU a request`);
+  // Issue 42's soak targets: the relay's cost over the floor's, in this run.
+  const ratioVerdict = (what: string, ratio: number, within: (r: number) => boolean, target: string) =>
+    console.log(`relay ÷ floor, ${what}: ratio ${ratio.toFixed(2)} (target ${target}) ${within(ratio) ? 'OK' : 'MISS'}`);
+  ratioVerdict('answers/s', relay.perSecond / perSecond, (r) => r >= 0.8, '>= 0.8');
+  ratioVerdict('CPU a request', relay.cpuMs / cpuPerRequest, (r) => r <= 1.25, '<= 1.25');
+  for (const kind of kinds) {
+    const floorTimes = latencies.get(kind.name)!;
+    const relayTimes = relayLatencies.get(kind.name)!;
+    if (!floorTimes.length || !relayTimes.length) continue;
+    ratioVerdict(`${kind.name} p99`, p99Of(relayTimes) / p99Of(floorTimes), (r) => r <= 1.3, '<= 1.3');
+  }
   const verdict = (name: string, floorP99: number, relayP99: number, target: number) =>
     console.log(
       `floor ${name} p99: ${floorP99.toFixed(1)} ms (relay ${relayP99.toFixed(1)} ms, ratio ${(relayP99 / floorP99).toFixed(2)})` +

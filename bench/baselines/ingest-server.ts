@@ -4,7 +4,10 @@
  * check, the multipart body streamed to a temp file, the same metadata reader as the relay
  * (src/inspection), the app found or created by bundle id and the row inserted in one
  * transaction, the file renamed into place, 201 with the build summary.
- * Usage: node -r ts-node/register/transpile-only bench/baselines/ingest-server.ts <sqlite> <data dir> <port>
+ * With a fourth argument `raw`, the raw baseline: the same without reading the APK (fixed metadata
+ * for the row and the answer), what a server that only stores uploads costs (issue 42's "concurrent
+ * small uploads >= 0.35 of their raw baseline").
+ * Usage: node -r ts-node/register/transpile-only bench/baselines/ingest-server.ts <sqlite> <data dir> [raw] <port>
  */
 import Database from 'better-sqlite3';
 import busboy from 'busboy';
@@ -15,7 +18,10 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { readApk } from '../../src/inspection/apk';
 
-const [dbPath, dataDir, portArg] = process.argv.slice(2);
+const [dbPath, dataDir, ...rest] = process.argv.slice(2);
+const portArg = rest.pop();
+const mode = rest[0];
+const RAW_META = { name: 'Raw', versionName: '1.0', buildNumber: '1', bundleId: 'com.example.raw', platform: 'android' as const };
 const db = new Database(dbPath);
 db.pragma('journal_mode = WAL');
 db.pragma('synchronous = NORMAL');
@@ -61,7 +67,7 @@ createServer((req, res) => {
     try {
       if (!stored) return send(res, 400, { error: 'file required' });
       const file = await stored;
-      const meta = await readApk(file.path);
+      const meta = mode === 'raw' ? RAW_META : await readApk(file.path);
       const fileName = `${randomBytes(16).toString('hex')}.apk`;
       const now = Date.now();
       const row = db.transaction(() => {
