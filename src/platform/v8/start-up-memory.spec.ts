@@ -1,4 +1,4 @@
-import { getHeapSpaceStatistics } from 'node:v8';
+import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
 import { releaseStartUpMemory, sendLowMemoryNotification } from './start-up-memory';
 
 const MB = 1024 * 1024;
@@ -32,10 +32,10 @@ describe('start-up memory', () => {
     expect(kept).toHaveLength(400_000);
   });
 
-  it('waits for a quiet second: not while the event loop is busy', async () => {
+  it('waits for a quiet second: not while the event loop is busy (and the heap under its ceiling)', async () => {
     const kept = growYoungGeneration();
     const debug: string[] = [];
-    releaseStartUpMemory({ log: () => undefined, error: () => undefined, warn: () => undefined, debug: (message: string) => debug.push(message) });
+    releaseStartUpMemory({ log: () => undefined, error: () => undefined, warn: () => undefined, debug: (message: string) => debug.push(message) }, 4096);
     // 2.5 s of requests-like work: the loop busy ~80 % of the time
     const busyUntil = performance.now() + 2500;
     while (performance.now() < busyUntil) {
@@ -49,5 +49,21 @@ describe('start-up memory', () => {
     expect(debug).toHaveLength(1);
     expect(youngGeneration()).toBeLessThanOrEqual(2 * MB);
     expect(kept).toHaveLength(400_000);
+  });
+
+  it('is sent while the event loop is busy once the heap in use passes the ceiling', async () => {
+    const debug: string[] = [];
+    const ceilingMb = Math.ceil(getHeapStatistics().used_heap_size / MB) + 24;
+    releaseStartUpMemory({ log: () => undefined, error: () => undefined, warn: () => undefined, debug: (message: string) => debug.push(message) }, ceilingMb);
+    const kept: unknown[] = [];
+    // Requests-like work that keeps the loop ~80 % busy and keeps what it allocates, past the ceiling
+    const busyUntil = performance.now() + 5000;
+    while (performance.now() < busyUntil && debug.length === 0) {
+      const spinUntil = performance.now() + 40;
+      while (performance.now() < spinUntil) if (getHeapStatistics().used_heap_size < (ceilingMb + 8) * MB) kept.push({ name: `row ${kept.length}`, cells: [kept.length] });
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(debug).toEqual([expect.stringMatching(/^start-up memory released in \d+ ms/)]);
+    expect(kept.length).toBeGreaterThan(0);
   });
 });
