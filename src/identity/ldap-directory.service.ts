@@ -1,5 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { Client, InvalidCredentialsError } from 'ldapts';
+import type { Client as LdapClient } from 'ldapts';
+
+/** Loaded on the first LDAP sign-in, not at start-up: most relays have no directory (docs/decisions.md#s1). */
+const ldapts = () => require('ldapts') as typeof import('ldapts');
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
@@ -43,7 +46,7 @@ export class LdapDirectoryService {
     if (!password) return { kind: 'wrong-password' };
     // ldapts opens TLS at once whenever tlsOptions are given: only for ldaps://; StartTLS gets them when it upgrades.
     const ldaps = settings.url.toLowerCase().startsWith('ldaps:');
-    const client = new Client({ url: settings.url, timeout: settings.timeoutMs, connectTimeout: settings.timeoutMs, ...(ldaps ? { tlsOptions: this.tls(settings) } : {}) });
+    const client: LdapClient = new (ldapts().Client)({ url: settings.url, timeout: settings.timeoutMs, connectTimeout: settings.timeoutMs, ...(ldaps ? { tlsOptions: this.tls(settings) } : {}) });
     try {
       if (settings.startTls) await client.startTLS(this.tls(settings));
       await client.bind(settings.bindDn, settings.bindPassword ?? '');
@@ -70,7 +73,7 @@ export class LdapDirectoryService {
       try {
         await client.bind(entry.dn, password);
       } catch (err) {
-        if (err instanceof InvalidCredentialsError) return { kind: 'wrong-password' };
+        if (err instanceof ldapts().InvalidCredentialsError) return { kind: 'wrong-password' };
         throw err;
       }
       return {

@@ -1,11 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { BaseClient, errors, generators, Issuer, type IdTokenClaims } from 'openid-client';
+import type { BaseClient, IdTokenClaims } from 'openid-client';
 import { JsonLogger } from '../logging/json-logger';
 import { RelayConfig } from '../config/relay-config';
 import type { OidcConfig } from '../config/sso-config';
 import { groupsFromClaim } from './role-mapping';
 import { SsoRefusal } from './sso-refusal';
 import type { ExternalIdentity } from './sso-members.service';
+
+/** Loaded on the first OIDC sign-in, not at start-up: most relays have no provider (docs/decisions.md#s1). */
+const openid = () => require('openid-client') as typeof import('openid-client');
 
 /** What the browser keeps between the redirect to the provider and the callback (the flow cookie). */
 export interface OidcFlow {
@@ -40,6 +43,7 @@ export class OidcSignInService {
   async begin(redirectUri: string, next: string): Promise<{ url: string; flow: OidcFlow }> {
     const settings = this.required();
     const client = await this.clientFor(redirectUri);
+    const { generators } = openid();
     const flow: OidcFlow = { state: generators.state(), nonce: generators.nonce(), codeVerifier: generators.codeVerifier(), next };
     const url = client.authorizationUrl({
       scope: requestedScopes(settings, client.issuer.metadata.scopes_supported).join(' '),
@@ -80,6 +84,7 @@ export class OidcSignInService {
         if (extra.sub !== claims.sub) extra = {};
       }
     } catch (err) {
+      const { errors } = openid();
       if (err instanceof errors.RPError || err instanceof errors.OPError) {
         this.logger.warn(`OIDC sign-in refused: ${err.message}`, 'OidcSignIn');
         throw new SsoRefusal(`The sign-in answer from ${settings.name} could not be verified (${err.message}). Try signing in again.`, 'token_invalid');
@@ -131,7 +136,7 @@ export class OidcSignInService {
     if (!this.client || this.clientRedirect !== redirectUri) {
       const settings = this.required();
       this.clientRedirect = redirectUri;
-      this.client = Issuer.discover(settings.issuer).then(
+      this.client = openid().Issuer.discover(settings.issuer).then(
         (issuer) =>
           new issuer.Client({
             client_id: settings.clientId,

@@ -1,4 +1,7 @@
-import { LogLevel, WebAPIHTTPError, WebAPIPlatformError, WebAPIRateLimitedError, WebAPIRequestError, WebClient } from '@slack/web-api';
+import type { WebClient } from '@slack/web-api';
+
+/** Loaded when Slack is first called, not at start-up: most relays have no Slack app (docs/decisions.md#s1). */
+const slack = () => require('@slack/web-api') as typeof import('@slack/web-api');
 import { redactSecrets } from '../../logging/mask-secrets';
 import { OutboundRefusal } from '../../outbox/retry-policy';
 
@@ -19,7 +22,8 @@ export class SlackWebApi {
     apiUrl: string,
     private readonly token: string,
   ) {
-    this.client = new WebClient(token, {
+    const { LogLevel, WebClient: Client } = slack();
+    this.client = new Client(token, {
       slackApiUrl: `${apiUrl}/`,
       fetch,
       retryConfig: { retries: 0 },
@@ -53,6 +57,7 @@ export class SlackWebApi {
     try {
       return (await this.client.apiCall(method, options)) as unknown as Record<string, unknown>;
     } catch (err) {
+      const { WebAPIHTTPError, WebAPIPlatformError, WebAPIRateLimitedError, WebAPIRequestError } = slack();
       if (err instanceof WebAPIPlatformError) throw new SlackApiError(method, String(err.data.error ?? 'unknown_error'));
       if (err instanceof WebAPIRateLimitedError) throw new OutboundRefusal(429, new Headers({ 'retry-after': String(err.retryAfter) }), `Slack ${method}: rate limited for ${err.retryAfter} s`);
       if (err instanceof WebAPIHTTPError) {

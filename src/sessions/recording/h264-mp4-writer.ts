@@ -1,4 +1,7 @@
-import { EncodedPacket, EncodedVideoPacketSource, FilePathTarget, Mp4OutputFormat, Output } from 'mediabunny';
+import type { EncodedVideoPacketSource, Output } from 'mediabunny';
+
+/** Loaded when the first recording starts, not at start-up (docs/decisions.md#s1). */
+const mediabunny = () => require('mediabunny') as typeof import('mediabunny');
 import { NAL_AUD, NAL_PPS, NAL_SPS, nalType, nalUnits } from '../../agents/protocol/annex-b';
 import type { VideoConfig } from '../../agents/protocol/h264-config';
 
@@ -23,7 +26,7 @@ interface Held {
  */
 export class H264Mp4Writer {
   private readonly output: Output;
-  private readonly source = new EncodedVideoPacketSource('avc');
+  private readonly source: EncodedVideoPacketSource;
   private firstTs: number | null = null;
   private held: Held | null = null;
   private described = false;
@@ -36,7 +39,9 @@ export class H264Mp4Writer {
     path: string,
     private readonly config: VideoConfig,
   ) {
-    this.output = new Output({
+    const { EncodedVideoPacketSource: Source, FilePathTarget, Mp4OutputFormat, Output: Writer } = mediabunny();
+    this.source = new Source('avc');
+    this.output = new Writer({
       format: new Mp4OutputFormat({ fastStart: 'fragmented', minimumFragmentDuration: 1 }),
       target: new FilePathTarget(path),
     });
@@ -75,7 +80,7 @@ export class H264Mp4Writer {
   }
 
   private async write(frame: Held, durationMs: number): Promise<void> {
-    const packet = new EncodedPacket(frame.data, frame.key ? 'key' : 'delta', frame.at / 1000, durationMs / 1000);
+    const packet = new (mediabunny().EncodedPacket)(frame.data, frame.key ? 'key' : 'delta', frame.at / 1000, durationMs / 1000);
     if (this.described) await this.source.add(packet);
     else {
       await this.source.add(packet, {
