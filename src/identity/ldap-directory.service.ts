@@ -1,8 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import type { Client as LdapClient } from 'ldapts';
-
-/** Loaded on the first LDAP sign-in, not at start-up: most relays have no directory (docs/decisions.md#s1). */
-const ldapts = () => require('ldapts') as typeof import('ldapts');
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
@@ -10,6 +7,9 @@ import { RelayConfig } from '../config/relay-config';
 import type { LdapConfig } from '../config/sso-config';
 import { JsonLogger } from '../logging/json-logger';
 import type { ExternalIdentity } from './sso-members.service';
+
+/** Loaded on the first LDAP sign-in, not at start-up: most relays have no directory (docs/decisions.md#s1). */
+const ldapts = () => require('ldapts') as typeof import('ldapts');
 
 /** What the directory says about an e-mail and password. */
 export type DirectoryAnswer =

@@ -1,9 +1,9 @@
 import type { WebClient } from '@slack/web-api';
+import { redactSecrets } from '../../logging/mask-secrets';
+import { OutboundRefusal } from '../../outbox/retry-policy';
 
 /** Loaded when Slack is first called, not at start-up: most relays have no Slack app (docs/decisions.md#s1). */
 const slack = () => require('@slack/web-api') as typeof import('@slack/web-api');
-import { redactSecrets } from '../../logging/mask-secrets';
-import { OutboundRefusal } from '../../outbox/retry-policy';
 
 /** Slack's `error` values that mean "try again later" (https://api.slack.com/web#errors); every other one is final. */
 const TRANSIENT_ERRORS = new Set(['ratelimited', 'internal_error', 'fatal_error', 'service_unavailable', 'request_timeout']);
