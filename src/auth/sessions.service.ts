@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import type { SignInMethod } from '../common/auth/sign-in-method';
 import { Clock } from '../common/clock';
 import { randomBase64Url, sha256Hex } from '../common/crypto/secret-token';
@@ -8,6 +7,7 @@ import { SessionsRevokedEvent } from './events/sessions-revoked.event';
 import { SessionEntity } from './session.entity';
 import { SessionLookups } from './session-lookups';
 import { SessionsRepository } from './sessions.repository';
+import { ClusterEventsBridge } from '../cluster/cluster-events.bridge';
 
 export const SESSION_TTL_MS = 7 * DAY_MS;
 
@@ -22,7 +22,7 @@ export class SessionsService {
   constructor(
     private readonly sessions: SessionsRepository,
     private readonly clock: Clock,
-    private readonly events: EventEmitter2,
+    private readonly cluster: ClusterEventsBridge,
     private readonly lookups: SessionLookups,
   ) {}
 
@@ -53,7 +53,7 @@ export class SessionsService {
 
   async end(sessionId: number, userId: number): Promise<void> {
     await this.sessions.delete([sessionId]);
-    this.events.emit(SessionsRevokedEvent.eventName, new SessionsRevokedEvent(userId, [sessionId]));
+    await this.cluster.announce(SessionsRevokedEvent.eventName, new SessionsRevokedEvent(userId, [sessionId]));
   }
 
   /** Ends every session of a member (password change or reset, member deletion). */
@@ -61,7 +61,7 @@ export class SessionsService {
     const doomed = await this.sessions.idsOf(userId);
     if (!doomed.length) return;
     await this.sessions.delete(doomed);
-    this.events.emit(SessionsRevokedEvent.eventName, new SessionsRevokedEvent(userId, doomed));
+    await this.cluster.announce(SessionsRevokedEvent.eventName, new SessionsRevokedEvent(userId, doomed));
   }
 
   async purgeExpired(): Promise<number> {

@@ -96,12 +96,15 @@ export class ClusterBus implements OnModuleInit, OnModuleDestroy {
       .catch((err: Error) => this.logger.warn(`Renewing this instance's presence in Redis failed: ${err.message}`));
   }
 
-  /** Publishes `message` (or its parts, sent as one message without joining them first) signed with the cluster secret. */
-  async publish(channel: string, message: Buffer | string | readonly Buffer[]): Promise<void> {
-    if (!this.commands || !this.seal) return;
+  /**
+   * Publishes `message` (or its parts, sent as one message without joining them first) signed with
+   * the cluster secret. Resolves with how many subscribers Redis handed it to (0 alone).
+   */
+  async publish(channel: string, message: Buffer | string | readonly Buffer[]): Promise<number> {
+    if (!this.commands || !this.seal) return 0;
     const parts = typeof message === 'string' ? [Buffer.from(message)] : Buffer.isBuffer(message) ? [message] : message;
     const name = this.key(channel);
-    await this.commands.publish(name, this.seal.seal(name, parts));
+    return this.commands.publish(name, this.seal.seal(name, parts));
   }
 
   /**

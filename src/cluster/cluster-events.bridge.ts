@@ -1,10 +1,14 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { ClusterBus } from './cluster-bus';
+import { EventReceipts } from './event-receipts';
 import { remoteEventName, SHARED_EVENTS } from './on-every-instance.decorator';
 
 const CHANNEL = 'events';
+/** Where the instance `origin` hears that others handled an event it announced. */
+const receiptsChannel = (origin: string) => `events:receipts:${origin}`;
 /** Room for the envelope and an event's own fields, beside the largest payload a listener declared. */
 const ENVELOPE_BYTES = 64 * 1024;
 
@@ -13,17 +17,26 @@ const envelopeSchema = z.object({
   origin: z.uuid(),
   name: z.string().refine((name) => SHARED_EVENTS.has(name), 'not an event shared between instances'),
   payload: z.record(z.string(), z.unknown()),
+  /** Set when the origin waits for a receipt (announce()). */
+  receipt: z.uuid().optional(),
 });
 type Envelope = z.infer<typeof envelopeSchema>;
+const receiptSchema = z.object({ id: z.uuid() });
 
 /**
  * Carries the events listened to with `@OnEventOnEveryInstance` to the other instances: each one
  * this instance emits is published; each one another instance published is emitted here under
  * `remote:<name>`, which only those listeners hear. Alone (no Redis) it does nothing.
+ *
+ * announce() emits an event and resolves once every other instance has handled it: a revocation's
+ * answer then means the credential is refused everywhere, not in a moment (issue 42).
  */
 @Injectable()
 export class ClusterEventsBridge implements OnApplicationBootstrap {
   private readonly logger = new Logger('Cluster');
+  private readonly receipts = new EventReceipts();
+  /** Events being announced (identity of the payload), and then how their receipts are awaited. */
+  private readonly announcing = new WeakMap<object, Promise<void> | null>();
 
   constructor(
     private readonly bus: ClusterBus,
@@ -38,18 +51,58 @@ export class ClusterEventsBridge implements OnApplicationBootstrap {
       maxBytes: Math.max(0, ...SHARED_EVENTS.values()) + ENVELOPE_BYTES,
       reviver: reviveDates,
     });
+    await this.bus.subscribeJson(receiptsChannel(this.bus.instanceId), receiptSchema, ({ id }) => this.receipts.received(id));
     this.events.onAny((name, payload) => {
       if (typeof name !== 'string' || !SHARED_EVENTS.has(name)) return;
-      const envelope: Envelope = { origin: this.bus.instanceId, name, payload };
-      this.bus
-        .publish(CHANNEL, encodeEvent(envelope))
-        .catch((err: Error) => this.logger.error(`Event ${name} did not reach the other instances: ${err.message}`));
+      if (this.announcing.has(payload)) {
+        this.announcing.set(payload, this.publishAwaitingReceipts(name, payload));
+        return;
+      }
+      this.publish({ origin: this.bus.instanceId, name, payload }).catch((err: Error) => this.failed(name, err));
     });
+  }
+
+  /**
+   * Emits `event` here (its listeners run now) and on every other instance, resolving once each of
+   * them has emitted it too, or after RECEIPTS_WITHIN_MS (an instance that died, Redis away: logged).
+   */
+  async announce(name: string, event: object): Promise<void> {
+    if (!this.bus.clustered || !SHARED_EVENTS.has(name)) return void this.events.emit(name, event);
+    this.announcing.set(event, null);
+    this.events.emit(name, event);
+    const awaited = this.announcing.get(event);
+    this.announcing.delete(event);
+    await awaited;
+  }
+
+  private async publishAwaitingReceipts(name: string, payload: object): Promise<void> {
+    const id = randomUUID();
+    try {
+      // Redis counts this instance's own subscriber among those the event reached.
+      const envelope: Envelope = { origin: this.bus.instanceId, name, payload: payload as Envelope['payload'], receipt: id };
+      const missing = await this.receipts.collect(id, async () => Math.max(0, (await this.publish(envelope)) - 1));
+      if (missing === null) this.logger.warn(`Event ${name}: Redis did not take it in time; other instances may still hold what it revokes for a few seconds`);
+      else if (missing) this.logger.warn(`Event ${name}: ${missing} instance(s) did not say they handled it in time`);
+    } catch (err) {
+      this.failed(name, err as Error);
+    }
+  }
+
+  private publish(envelope: Envelope): Promise<number> {
+    return this.bus.publish(CHANNEL, encodeEvent(envelope));
+  }
+
+  private failed(name: string, err: Error): void {
+    this.logger.error(`Event ${name} did not reach the other instances: ${err.message}`);
   }
 
   private receive(envelope: Envelope): void {
     if (envelope.origin === this.bus.instanceId) return;
     this.events.emit(remoteEventName(envelope.name), envelope.payload);
+    if (!envelope.receipt) return;
+    this.bus
+      .publish(receiptsChannel(envelope.origin), JSON.stringify({ id: envelope.receipt }))
+      .catch((err: Error) => this.logger.warn(`The receipt for event ${envelope.name} was not sent: ${err.message}`));
   }
 }
 

@@ -9,6 +9,7 @@ import { OidcSignInService } from './oidc-sign-in.service';
 import { SsoIdentityEntity } from './sso-identity.entity';
 import { SsoIdentitiesRepository } from './sso-identities.repository';
 import { SsoMembersService } from './sso-members.service';
+import { ClusterModule } from '../cluster/cluster.module';
 
 /**
  * External identities (docs/identity.md): the OpenID provider and LDAP directory clients, and the
@@ -16,7 +17,7 @@ import { SsoMembersService } from './sso-members.service';
  * Sessions are the auth module's: it imports this one.
  */
 @Module({
-  imports: [CommonModule, TypeOrmModule.forFeature([SsoIdentityEntity]), UsersModule],
+  imports: [ClusterModule, CommonModule, TypeOrmModule.forFeature([SsoIdentityEntity]), UsersModule],
   controllers: [BreakGlassController],
   providers: [SsoMembersService, SsoIdentitiesRepository, OidcSignInService, LdapDirectoryService, BreakGlassService],
   exports: [SsoMembersService, OidcSignInService, LdapDirectoryService],

@@ -14,6 +14,7 @@ import { roleForGroups } from './role-mapping';
 import { SsoIdentitiesRepository } from './sso-identities.repository';
 import type { SsoProvider } from './sso-identity.entity';
 import { SsoRefusal } from './sso-refusal';
+import { ClusterEventsBridge } from '../cluster/cluster-events.bridge';
 
 /** What an identity provider says about the person signing in. */
 export interface ExternalIdentity {
@@ -56,6 +57,7 @@ export class SsoMembersService {
     private readonly guardrails: MemberGuardrails,
     private readonly clock: Clock,
     private readonly events: EventEmitter2,
+    private readonly cluster: ClusterEventsBridge,
   ) {}
 
   signIn(identity: ExternalIdentity): Promise<UserEntity> {
@@ -140,7 +142,7 @@ export class SsoMembersService {
       }
       await this.users.update(member.id, { role });
       member.role = role;
-      this.events.emit(MemberRoleChangedEvent.eventName, new MemberRoleChangedEvent(member.id, current.role, role));
+      await this.cluster.announce(MemberRoleChangedEvent.eventName, new MemberRoleChangedEvent(member.id, current.role, role));
       this.audit('member.role_changed', member, identity, { from: current.role, to: role, source: 'sso_claim' });
     });
   }

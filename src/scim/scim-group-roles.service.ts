@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import type { Principal } from '../common/auth/principal';
 import type { Role } from '../common/auth/role';
 import { RelayConfig } from '../config/relay-config';
@@ -10,6 +9,7 @@ import type { UserEntity } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
 import { ScimGroupsRepository } from './scim-groups.repository';
 import { ScimMembersService } from './scim-members.service';
+import { ClusterEventsBridge } from '../cluster/cluster-events.bridge';
 
 /** One group as it will be once a change is stored: `displayName` null when it is being deleted. */
 export interface GroupAfterChange {
@@ -37,7 +37,7 @@ export class ScimGroupRolesService {
     private readonly members: ScimMembersService,
     private readonly ssoMembers: SsoMembersService,
     private readonly config: RelayConfig,
-    private readonly events: EventEmitter2,
+    private readonly cluster: ClusterEventsBridge,
   ) {}
 
   /** The role changes of `userIds` once `group` is stored; throws 409 if they would break a guardrail (no active Admin left). */
@@ -64,9 +64,9 @@ export class ScimGroupRolesService {
       await this.users.setRole(changes.filter((c) => c.role === role).map((c) => c.user.id), role);
     }
     for (const { user, role } of changes) {
-      this.events.emit(MemberRoleChangedEvent.eventName, new MemberRoleChangedEvent(user.id, user.role, role));
       this.members.audit('member.role_changed', actor, user.id, { from: user.role, to: role, source: 'scim_group' });
     }
+    await Promise.all(changes.map(({ user, role }) => this.cluster.announce(MemberRoleChangedEvent.eventName, new MemberRoleChangedEvent(user.id, user.role, role))));
   }
 
   /** The names of the stored groups each member is in, but `except` (the group being changed). */

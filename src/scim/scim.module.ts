@@ -18,6 +18,7 @@ import { ScimGroupsService } from './scim-groups.service';
 import { ScimMembersService } from './scim-members.service';
 import { ScimTokensController } from './scim-tokens.controller';
 import { ScimUsersController } from './scim-users.controller';
+import { ClusterModule } from '../cluster/cluster.module';
 
 /**
  * SCIM 2.0 provisioning at /scim/v2 (docs/identity.md "SCIM"): Users, Groups and discovery for
@@ -25,7 +26,7 @@ import { ScimUsersController } from './scim-users.controller';
  * the tokens table is the tokens module's (the authenticator checks them).
  */
 @Module({
-  imports: [CommonModule, TypeOrmModule.forFeature([ScimGroupEntity]), UsersModule, AuthModule, TokensModule, TeamModule, IdentityModule, TwoFactorModule, PasswordResetModule, RelayModule],
+  imports: [ClusterModule, CommonModule, TypeOrmModule.forFeature([ScimGroupEntity]), UsersModule, AuthModule, TokensModule, TeamModule, IdentityModule, TwoFactorModule, PasswordResetModule, RelayModule],
   controllers: [ScimUsersController, ScimGroupsController, ScimDiscoveryController, ScimTokensController],
   providers: [ScimMembersService, ScimGroupsService, ScimGroupRolesService, ScimGroupsRepository],
 })

@@ -14,6 +14,7 @@ import { GUARDRAIL_MESSAGES, MemberGuardrails, type MemberChange } from '../user
 import type { UserEntity } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
 import { Member, toMember } from './team.mapper';
+import { ClusterEventsBridge } from '../cluster/cluster-events.bridge';
 
 export const TeamMessages = {
   memberNotFound: 'Member not found',
@@ -36,6 +37,7 @@ export class TeamService {
     private readonly tokens: TokensService,
     private readonly images: StoredImagesService,
     private readonly events: EventEmitter2,
+    private readonly cluster: ClusterEventsBridge,
   ) {}
 
   async list(): Promise<Member[]> {
@@ -48,7 +50,7 @@ export class TeamService {
       if (member.role === role) return;
       await this.assertAllowed({ member, after: { role } });
       await this.users.update(id, { role });
-      this.events.emit(MemberRoleChangedEvent.eventName, new MemberRoleChangedEvent(id, member.role, role));
+      await this.cluster.announce(MemberRoleChangedEvent.eventName, new MemberRoleChangedEvent(id, member.role, role));
       this.events.emit(AUDIT_EVENT, auditEvent(actorOf(actor), 'member.role_changed', `member:${id}`, { email: member.email, from: member.role, to: role }));
     });
   }
@@ -73,7 +75,7 @@ export class TeamService {
     await this.tokens.revokeAllFor(id, 'member_deleted');
     await this.users.delete(id);
     await this.images.remove(member.avatarPath);
-    this.events.emit(MemberDeletedEvent.eventName, new MemberDeletedEvent(id));
+    await this.cluster.announce(MemberDeletedEvent.eventName, new MemberDeletedEvent(id));
     this.events.emit(AUDIT_EVENT, auditEvent(actorOf(actor), 'member.deleted', `member:${id}`, { email: member.email, role: member.role }));
   }
 

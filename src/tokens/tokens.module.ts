@@ -10,10 +10,11 @@ import { TokensRepository } from './tokens.repository';
 import { TokensService } from './tokens.service';
 import { ScimTokensRepository } from './scim-tokens.repository';
 import { CommonModule } from '../common/common.module';
+import { ClusterModule } from '../cluster/cluster.module';
 
 /** Personal access tokens, and the SCIM bearer tokens identity providers provision with. */
 @Module({
-  imports: [CommonModule, TypeOrmModule.forFeature([PersonalAccessTokenEntity, ScimTokenEntity])],
+  imports: [ClusterModule, CommonModule, TypeOrmModule.forFeature([PersonalAccessTokenEntity, ScimTokenEntity])],
   controllers: [TokensController],
   providers: [TokensService, TokensRepository, TokenLastUse, TokenLookups, ScimTokensService, ScimTokensRepository],
   exports: [TokensService, ScimTokensService],

@@ -14,6 +14,7 @@ import { PersonalAccessTokenEntity } from './personal-access-token.entity';
 import { TokenLastUse } from './token-last-use';
 import { TokenLookups } from './token-lookups';
 import { TokensRepository } from './tokens.repository';
+import { ClusterEventsBridge } from '../cluster/cluster-events.bridge';
 
 export const PAT_PREFIX = 'svc_pat_';
 export const TOKEN_NOT_FOUND = 'Token not found';
@@ -37,6 +38,7 @@ export class TokensService {
     private readonly events: EventEmitter2,
     private readonly lastUse: TokenLastUse,
     private readonly lookups: TokenLookups,
+    private readonly cluster: ClusterEventsBridge,
   ) {}
 
   async issue(
@@ -79,7 +81,7 @@ export class TokensService {
     const userId = principal.userId;
     if (!(await this.tokens.deleteOwned(tokenId, userId))) throw notFound(TOKEN_NOT_FOUND);
     this.events.emit(AUDIT_EVENT, auditEvent(actorOf(principal), 'token.revoked', `token:${tokenId}`));
-    this.events.emit(TokensRevokedEvent.eventName, new TokensRevokedEvent(userId, [tokenId], 'revoked'));
+    await this.cluster.announce(TokensRevokedEvent.eventName, new TokensRevokedEvent(userId, [tokenId], 'revoked'));
   }
 
   /**
@@ -95,7 +97,7 @@ export class TokensService {
       await this.tokens.delete(ids);
       revoked.push(...ids);
     }
-    if (revoked.length) this.events.emit(TokensRevokedEvent.eventName, new TokensRevokedEvent(userId, revoked, reason));
+    if (revoked.length) await this.cluster.announce(TokensRevokedEvent.eventName, new TokensRevokedEvent(userId, revoked, reason));
   }
 
   /**

@@ -6,9 +6,10 @@ import { UsersRepository } from './users.repository';
 import { UsersService } from './users.service';
 import { MemberGuardrails } from './member-guardrails.service';
 import { CommonModule } from '../common/common.module';
+import { ClusterModule } from '../cluster/cluster.module';
 
 @Module({
-  imports: [CommonModule, TypeOrmModule.forFeature([UserEntity])],
+  imports: [ClusterModule, CommonModule, TypeOrmModule.forFeature([UserEntity])],
   providers: [UsersService, UsersRepository, PasswordHasher, MemberGuardrails],
   exports: [UsersService, PasswordHasher, MemberGuardrails],
 })

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import { randomBytes } from 'node:crypto';
 import { Clock } from '../common/clock';
 import type { Role } from '../common/auth/role';
@@ -8,6 +7,7 @@ import { MemberChangedEvent } from './events/member-changed.event';
 import { PasswordHasher } from './password-hasher';
 import { UserEntity } from './user.entity';
 import { UsersRepository } from './users.repository';
+import { ClusterEventsBridge } from '../cluster/cluster-events.bridge';
 
 /** Longest display name kept (the column's size). */
 export const DISPLAY_NAME_MAX = 200;
@@ -24,7 +24,7 @@ export class UsersService {
     private readonly hasher: PasswordHasher,
     private readonly clock: Clock,
     private readonly transactions: TransactionRunner,
-    private readonly events: EventEmitter2,
+    private readonly cluster: ClusterEventsBridge,
   ) {}
 
   count(): Promise<number> {
@@ -163,8 +163,6 @@ export class UsersService {
 
   /** Announced once the change is committed (the caller's transaction, if any, included). */
   private changed(userIds: number[]): Promise<void> {
-    return this.transactions.afterCommit(() => {
-      this.events.emit(MemberChangedEvent.eventName, new MemberChangedEvent(userIds));
-    });
+    return this.transactions.afterCommit(() => this.cluster.announce(MemberChangedEvent.eventName, new MemberChangedEvent(userIds)));
   }
 }

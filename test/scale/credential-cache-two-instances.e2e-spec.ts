@@ -1,3 +1,4 @@
+import { ClusterEventsBridge } from '../../src/cluster/cluster-events.bridge';
 import { TokenLastUse } from '../../src/tokens/token-last-use';
 import { scimDeactivate } from '../support/scim';
 import { describeUnless } from '../support/describe-unless';
@@ -45,6 +46,32 @@ describeUnless(unreachable([PG_ADMIN_URL, REDIS_URL]), 'credential lookups on tw
     await onB.withPat(pat, 'get', '/api/v1/apps').expect(200);
     await onA.as(member, 'delete', `/api/v1/tokens/${await newestTokenId(member)}`).expect(204);
     await onB.withPat(pat, 'get', '/api/v1/apps').expect(401);
+  });
+
+  /** Makes `relay` handle the events of other instances `delayMs` later, or never (null). */
+  const handleEventsLate = (relay: TestRelay, delayMs: number | null) => {
+    const bridge = relay.app.get(ClusterEventsBridge) as unknown as { receive: (envelope: unknown) => void };
+    const receive = bridge.receive.bind(bridge);
+    return jest.spyOn(bridge, 'receive').mockImplementation((envelope) => {
+      if (delayMs !== null) setTimeout(() => receive(envelope), delayMs);
+    });
+  };
+
+  it.each([
+    ['B slow to handle events: A answers the revocation only once B has forgotten the PAT', 300, () => onB],
+    ['B never says it handled the event: the revocation is not held up by it', null, () => onA],
+  ])('%s', async (_title, delayMs, checkedOn) => {
+    const member = await onA.member('Developer');
+    const pat = await onA.pat(member, 'view');
+    await onB.withPat(pat, 'get', '/api/v1/apps').expect(200);
+    const late = handleEventsLate(b, delayMs);
+    try {
+      await onA.as(member, 'delete', `/api/v1/tokens/${await newestTokenId(member)}`).expect(204);
+      expect(late).toHaveBeenCalled();
+      await checkedOn().withPat(pat, 'get', '/api/v1/apps').expect(401);
+    } finally {
+      late.mockRestore();
+    }
   });
 
   it('an Admin demoted on A: B refuses the next request to an Admin route', async () => {
