@@ -7,9 +7,10 @@ import { SessionsRevokedEvent } from '../../src/auth/events/sessions-revoked.eve
 import { UsersModule } from '../../src/users/users.module';
 import { UsersService } from '../../src/users/users.service';
 import { useMediumDatabase } from './medium-database';
+import { ClusterModule } from '../../src/cluster/cluster.module';
 
 describe('SessionsService and SessionsRepository on the database (medium)', () => {
-  const db = useMediumDatabase({ imports: [UsersModule], providers: [SessionsRepository, SessionsService, SessionLookups], entities: [SessionEntity] });
+  const db = useMediumDatabase({ imports: [UsersModule, ClusterModule], providers: [SessionsRepository, SessionsService, SessionLookups], entities: [SessionEntity] });
   const sessions = () => db().get(SessionsService);
   const member = (email: string) => db().get(UsersService).create({ email, password: 'x', role: 'Developer', displayName: 'M' });
 
