@@ -9,21 +9,20 @@ const MIGRATIONS = [join(__dirname, 'migrations', '*.{ts,js}')];
 
 /**
  * PostgreSQL session settings for every connection of the pool (pg's startup `options`, after any
- * the environment gives in PGOPTIONS). `plan_cache_mode = force_generic_plan`: the relay's named
- * statements (PreparingClient) are planned once per connection instead of on every execution.
- * PostgreSQL kept choosing custom plans for the list's page-ids statement (its parameterised
- * OFFSET makes the generic plan's estimate look worse), so each GET /builds paid 0.1–0.2 ms of
- * planning for 0.06–0.3 ms of execution; the generic plans of every list variant are the custom
- * ones' shapes at 100,000 builds (docs/decisions.md#p7), and test/builds/list-plans explains the
- * generic plan of each statement the list sends.
+ * the environment gives in PGOPTIONS). The relay's named statements (PreparingClient) are parsed
+ * once per connection; `plan_cache_mode` is PostgreSQL's default, `auto`: a statement whose generic
+ * plan costs about what its custom plans cost (a row by id, a token by hash) is planned once, the
+ * others each time with their values. Forcing generic plans (until issue 42) saved 0.1–0.2 ms of
+ * planning a list request at 100,000 builds, but at a million a generic plan costs a parameterised
+ * LIMIT at a tenth of the rows and chose sorts: `status=untriaged` 32 answers/s against the floor's
+ * 1,299, `q` 216 against 1,068 (docs/decisions.md#issue-42-plans).
  *
- * `jit = off`: a generic plan estimates a parameterised LIMIT as a tenth of the rows, so at a
- * million builds a page that probes each build (`flagged`, `branch`) is costed far above
- * `jit_above_cost`, and PostgreSQL compiled it with inlining and optimisation on every execution:
- * 250–850 ms of JIT for 2–30 ms of execution (EXPLAIN ANALYZE, docs/decisions.md#issue-27-pages).
+ * `jit = off`: with such an estimate a page that probes each build (`flagged`, `branch`) is costed
+ * far above `jit_above_cost`, and PostgreSQL compiled it with inlining and optimisation on every
+ * execution: 250–850 ms of JIT for 2–30 ms of execution (EXPLAIN ANALYZE, docs/decisions.md#issue-27-pages).
  * The relay's list statements read few rows; the ones that scan (`q`'s count) were not measured with it.
  */
-export const POSTGRES_SESSION_OPTIONS = '-c plan_cache_mode=force_generic_plan -c jit=off';
+export const POSTGRES_SESSION_OPTIONS = '-c plan_cache_mode=auto -c jit=off';
 
 function connectionOptions(): string {
   return [process.env.PGOPTIONS, POSTGRES_SESSION_OPTIONS].filter(Boolean).join(' ');

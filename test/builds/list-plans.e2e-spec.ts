@@ -9,7 +9,7 @@ import { useTestRelay } from '../support/use-relay';
  * matches (docs/decisions.md#p1): at 100,000 builds a sort costs more than all the rest of a
  * request. The statements checked are the ones the relay really sends for each variant of spec §4
  * (caught on their way to the data source), explained on the same database: on PostgreSQL as the generic
- * plan the relay's connections use, with sorting disabled, so any plan that still sorts has no index to
+ * plan the relay's connections may keep, with sorting disabled, so any plan that still sorts has no index to
  * walk; on SQLite by the absence of a
  * temporary B-tree for the ORDER BY.
  */
@@ -440,7 +440,7 @@ async function sortsIn(dataSource: DataSource, statement: Statement): Promise<st
 }
 
 /**
- * PostgreSQL: the joins and sorts in the generic plan the relay runs (sorting allowed): a filter
+ * PostgreSQL: the joins and sorts in the generic plan the relay may keep (sorting allowed): a filter
  * that probes another table per build shows as a sub-plan, not a join.
  */
 async function joinsOrSortsIn(dataSource: DataSource, statement: Statement): Promise<string[]> {
@@ -485,9 +485,9 @@ async function wholeTablesIn(dataSource: DataSource, statement: Statement): Prom
 }
 
 /**
- * PostgreSQL: the plan the relay runs. Its connections plan named statements generically
- * (plan_cache_mode, data-source-options.ts), so the statement is prepared, under `settings`, and
- * its generic plan explained.
+ * PostgreSQL: the generic plan, the one PostgreSQL keeps for a named statement once it costs no
+ * more than planning with the values (plan_cache_mode auto, data-source-options.ts): the statement
+ * is prepared, under `settings`, and its generic plan explained.
  */
 async function genericPlan(dataSource: DataSource, statement: Statement, settings: string[] = []): Promise<PlanNode> {
   const runner = dataSource.createQueryRunner();
