@@ -35,8 +35,8 @@ const receiptSchema = z.object({ id: z.uuid() });
 export class ClusterEventsBridge implements OnApplicationBootstrap {
   private readonly logger = new Logger('Cluster');
   private readonly receipts = new EventReceipts();
-  /** Events being announced (identity of the payload), and then how their receipts are awaited. */
-  private readonly announcing = new WeakMap<object, Promise<void> | null>();
+  /** Events being announced: announce() publishes them itself, with a receipt id. */
+  private readonly announcing = new WeakSet<object>();
 
   constructor(
     private readonly bus: ClusterBus,
@@ -53,11 +53,7 @@ export class ClusterEventsBridge implements OnApplicationBootstrap {
     });
     await this.bus.subscribeJson(receiptsChannel(this.bus.instanceId), receiptSchema, ({ id }) => this.receipts.received(id));
     this.events.onAny((name, payload) => {
-      if (typeof name !== 'string' || !SHARED_EVENTS.has(name)) return;
-      if (this.announcing.has(payload)) {
-        this.announcing.set(payload, this.publishAwaitingReceipts(name, payload));
-        return;
-      }
+      if (typeof name !== 'string' || !SHARED_EVENTS.has(name) || this.announcing.has(payload)) return;
       this.publish({ origin: this.bus.instanceId, name, payload }).catch((err: Error) => this.failed(name, err));
     });
   }
@@ -68,11 +64,13 @@ export class ClusterEventsBridge implements OnApplicationBootstrap {
    */
   async announce(name: string, event: object): Promise<void> {
     if (!this.bus.clustered || !SHARED_EVENTS.has(name)) return void this.events.emit(name, event);
-    this.announcing.set(event, null);
-    this.events.emit(name, event);
-    const awaited = this.announcing.get(event);
-    this.announcing.delete(event);
-    await awaited;
+    this.announcing.add(event);
+    try {
+      this.events.emit(name, event);
+    } finally {
+      this.announcing.delete(event);
+    }
+    await this.publishAwaitingReceipts(name, event);
   }
 
   private async publishAwaitingReceipts(name: string, payload: object): Promise<void> {
