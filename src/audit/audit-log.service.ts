@@ -60,11 +60,17 @@ export class AuditLogService {
    * transaction queued on the state row's lock (PostgreSQL) holding a pooled connection, and a
    * sign-in or status change made one: on the PostgreSQL soak they held one to two of the pool's
    * ten connections waiting (docs/decisions.md#issue-27-pg-soak). Inside a caller's transaction the
-   * entry is written in it, as before, and goes with it if it rolls back.
+   * entry is written in it (a savepoint: a refused entry does not abort the caller's work) and goes
+   * with it if it rolls back; the forwarders hear of it once it has committed.
    */
   append(event: AuditEvent): Promise<AuditEntryEntity> {
     const pending = { event, at: this.clock.now() };
-    if (this.transactions.inTransaction()) return this.write([pending]).then(([entry]) => this.appended(entry));
+    if (this.transactions.inTransaction()) {
+      return this.write([pending]).then(async ([entry]) => {
+        await this.transactions.afterCommit(() => void this.appended(entry));
+        return entry;
+      });
+    }
     return new Promise<AuditEntryEntity>((resolve, reject) => {
       this.queued.push({ ...pending, resolve, reject });
       this.startWriting();

@@ -4,7 +4,7 @@ import type { Request } from 'express';
 import { createHash } from 'node:crypto';
 import { AppCatalogue } from '../app-catalogue/app-catalogue.service';
 import { actorOf, auditEvent } from '../audit/audit-actor';
-import { AUDIT_EVENT } from '../audit/audit-event';
+import { AUDIT_EVENT, type AuditEvent } from '../audit/audit-event';
 import type { Principal } from '../common/auth/principal';
 import { Clock } from '../common/clock';
 import { ErrorMessages } from '../common/errors/error-messages';
@@ -20,7 +20,6 @@ import { BuildEntity } from './build.entity';
 import { BuildIconEntity } from './build-icon.entity';
 import type { BuildIcon } from '../inspection/build-icon';
 import { isFinalStatus } from './build-status';
-import type { StatusActor } from './build-status';
 import { BuildUploadedEvent } from './events/build-uploaded.event';
 import { BuildsRepository } from './builds.repository';
 import { BuildContentsService } from './contents/build-contents.service';
@@ -133,39 +132,31 @@ export class BuildIntakeService {
     await this.files.keep(fileName, file.path);
     onKept?.();
     const build = await this.againIfAppDeleted(fields.app_id ?? null, () =>
-      this.insert(fileName, file.size, originalName, metadata, fields, uploader),
+      this.insert(fileName, file.size, originalName, metadata, fields, uploader, (id, appId) =>
+        uploadedEntry(uploader, id, appId, originalName, file.size, metadata, fields),
+      ),
     ).catch(async (err: unknown) => {
       await this.files.remove([fileName]);
       throw err;
     });
     this.events.emit(BuildUploadedEvent.eventName, new BuildUploadedEvent(build.id, build.appId, uploader));
-    // Who put which file on the relay, and where it says it came from (its provenance as sent).
-    this.events.emit(
-      AUDIT_EVENT,
-      auditEvent(actorOf(uploader), 'build.uploaded', `build:${build.id}`, {
-        app_id: build.appId,
-        file: originalName,
-        bytes: file.size,
-        version: metadata.versionName,
-        build_number: metadata.buildNumber,
-        repository: fields.repository ?? null,
-        branch: fields.branch ?? null,
-        commit: fields.commit ?? null,
-        pull_request: fields.pull_request ?? null,
-        ci_url: fields.ci_url ?? null,
-      }),
-    );
     return build;
   }
 
-  /** Inserts the build's row (its app resolved or created, its first status, its icon, its contents and flags, its provenance) in one transaction. */
+  /**
+   * Inserts the build's row (its app resolved or created, its first status, its icon, its contents
+   * and flags, its provenance) and its audit entry in one transaction: a build is never stored
+   * without the entry saying who put it there, and the upload pays one commit, not two
+   * (docs/decisions.md#issue-42-upload-audit).
+   */
   private insert(
     fileName: string,
     fileSize: number,
     originalName: string,
     metadata: BuildMetadata,
     fields: UploadBuildFields,
-    uploader: StatusActor,
+    uploader: Principal,
+    entry: (buildId: number, appId: number) => AuditEvent,
   ): Promise<BuildEntity> {
     return this.builds.inWriteTransaction(async (tx) => {
       const app = await this.apps.resolveForBuild({
@@ -199,6 +190,8 @@ export class BuildIntakeService {
       if (metadata.contents) await this.contents.storeAtUpload(build, metadata.contents, now, tx);
       const provenance = BuildProvenanceRepository.fromFields(build.id, fields);
       if (provenance) await this.provenance.insert(provenance, tx);
+      // Recorded by the audit module's listener, in this transaction (it joins the caller's).
+      await this.events.emitAsync(AUDIT_EVENT, entry(build.id, build.appId));
       return build;
     });
   }
@@ -219,6 +212,30 @@ export class BuildIntakeService {
       throw notFound(ErrorMessages.appNotFound);
     }
   }
+}
+
+/** Who put which file on the relay, and where it says it came from (its provenance as sent). */
+function uploadedEntry(
+  uploader: Principal,
+  buildId: number,
+  appId: number,
+  file: string,
+  bytes: number,
+  metadata: BuildMetadata,
+  fields: UploadBuildFields,
+): AuditEvent {
+  return auditEvent(actorOf(uploader), 'build.uploaded', `build:${buildId}`, {
+    app_id: appId,
+    file,
+    bytes,
+    version: metadata.versionName,
+    build_number: metadata.buildNumber,
+    repository: fields.repository ?? null,
+    branch: fields.branch ?? null,
+    commit: fields.commit ?? null,
+    pull_request: fields.pull_request ?? null,
+    ci_url: fields.ci_url ?? null,
+  });
 }
 
 function toIconEntity(buildId: number, icon: BuildIcon): BuildIconEntity {

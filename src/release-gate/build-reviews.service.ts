@@ -74,10 +74,11 @@ export class BuildReviewsService {
 
   /** After an upload: carries the reviews of the build before it when allowed, then evaluates the gate. */
   async afterUpload(buildId: number): Promise<void> {
+    // No policy, no gate: a relay without one never reads its uploads back here, nor hashes them.
+    if (!(await this.policies.anyPolicy())) return;
     const build = await this.builds.get(buildId);
     const app = await this.apps.findById(build.appId);
     const applied = app ? await this.policies.policyFor(app) : null;
-    // No policy, no gate: a relay without one never hashes its uploads.
     if (!applied) return;
     const sha = await this.digestOf(build);
     const comparison = await this.gate.comparisonOf(build);

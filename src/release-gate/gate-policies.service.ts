@@ -47,6 +47,13 @@ export class GatePoliciesService {
     private readonly events: EventEmitter2,
   ) {}
 
+  /** Whether any app or the team has a policy (the file's or the dashboard's): without one no build has a gate. */
+  async anyPolicy(): Promise<boolean> {
+    const file = this.config.releaseGate;
+    if (file.default || Object.keys(file.apps).length) return true;
+    return (await this.repository.policies()).size > 0;
+  }
+
   async policyFor(app: Pick<AppEntity, 'id' | 'bundleIdKey'>): Promise<AppliedPolicy | null> {
     const file = this.config.releaseGate;
     const fromFile = file.apps[app.bundleIdKey];

@@ -6,13 +6,14 @@ import { createServer as createTlsServer } from 'node:tls';
 import { selfSignedCert } from '../cli/self-signed-cert';
 import { AuditEvent, AUDIT_EVENT } from '../../src/audit/audit-event';
 import { AuditLogService } from '../../src/audit/audit-log.service';
+import { AuditLogRepository } from '../../src/audit/audit-log.repository';
 import { AuditVerifier } from '../../src/audit/audit-verifier';
 import { RELAY_ACTOR } from '../../src/audit/audit-actor';
 import { DAY_MS } from '../../src/common/time';
 import { attachBuild } from '../support/build-fixtures';
 import { TEST_PASSWORD } from '../support/factory';
 import { useTestRelay, withTestRelay } from '../support/use-relay';
-import { auditEntries, auditSettled } from './audit-support';
+import { auditEntries, auditSettled, refuseAuditInserts, sql } from './audit-support';
 
 describe('audit log: recording, reading, export, chain, retention', () => {
   const ctx = useTestRelay();
@@ -87,6 +88,38 @@ describe('audit log: recording, reading, export, chain, retention', () => {
     expect(app[0]).toMatchObject({ action: 'app.deleted', actor_id: qa.id, details: { builds: 1 } });
     const settings = await auditEntries(ctx, admin, 'action=settings.updated');
     expect(settings[0]).toMatchObject({ actor_id: admin.id, details: { team_name: 'Audited team', logo_changed: false } });
+  });
+
+  it("writes an upload's entry in the build's own transaction: there when the upload answers, and a refused entry does not refuse the build", async () => {
+    const admin = await ctx.members.admin();
+    const pat = await ctx.members.pat(admin, 'builds:write');
+    // Each entry's insert is slowed: an entry written after the upload's answer would not be there yet when it comes.
+    const repository = ctx.relay.app.get(AuditLogRepository);
+    const insert = repository.insert.bind(repository);
+    const slowed = jest.spyOn(repository, 'insert').mockImplementation(async (...args) => {
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      return insert(...args);
+    });
+    let first: { body: { id: number } };
+    try {
+      first = await attachBuild(ctx.members.withPat(pat, 'post', '/api/v1/builds'), 'literal-label.apk').expect(201);
+    } finally {
+      slowed.mockRestore();
+    }
+    // Read straight from the table, before anything waits for the recorder: the commit that stored the build stored this.
+    expect(await sql(ctx.relay, `SELECT action FROM audit_entries WHERE target = ?`, [`build:${first.body.id}`])).toEqual([{ action: 'build.uploaded' }]);
+
+    // The database refuses audit entries from now on: the upload still lands (its entry is logged as lost), the chain is untouched.
+    await refuseAuditInserts(ctx.relay, true);
+    try {
+      const second = await attachBuild(ctx.members.withPat(pat, 'post', '/api/v1/builds'), 'string-label.apk').expect(201);
+      await ctx.members.withPat(pat, 'get', `/api/v1/builds/${second.body.id}`).expect(200);
+      expect(await sql(ctx.relay, `SELECT id FROM audit_entries WHERE target = ?`, [`build:${second.body.id}`])).toEqual([]);
+    } finally {
+      await refuseAuditInserts(ctx.relay, false);
+    }
+    await auditSettled(ctx.relay);
+    expect((await ctx.relay.app.get(AuditVerifier).verify()).broken).toBeNull();
   });
 
   it('is for Admins only, and refuses bad filters with a clear message', async () => {

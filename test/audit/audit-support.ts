@@ -23,3 +23,14 @@ export function sql(relay: TestRelay, text: string, params: unknown[] = []): Pro
   const query = testDialect === 'postgres' ? text.replace(/\?/g, () => `$${++n}`) : text;
   return relay.app.get(DataSource).query(query, params);
 }
+
+/** Makes the database refuse (or accept again) every new audit entry, as a full disk or a broken table would. */
+export async function refuseAuditInserts(relay: TestRelay, refuse: boolean): Promise<void> {
+  if (testDialect === 'postgres') {
+    if (!refuse) return void (await sql(relay, 'DROP TRIGGER refuse_audit ON audit_entries'));
+    await sql(relay, `CREATE OR REPLACE FUNCTION refuse_audit() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'audit refused'; END $$ LANGUAGE plpgsql`);
+    await sql(relay, 'CREATE TRIGGER refuse_audit BEFORE INSERT ON audit_entries FOR EACH ROW EXECUTE FUNCTION refuse_audit()');
+    return;
+  }
+  await sql(relay, refuse ? `CREATE TRIGGER refuse_audit BEFORE INSERT ON audit_entries BEGIN SELECT RAISE(ABORT, 'audit refused'); END` : 'DROP TRIGGER refuse_audit');
+}
