@@ -5,7 +5,8 @@
  * of warm-up, BENCH_ROUNDS (5) rounds, the servers' order rotating each round:
  * - the relay (dist/, as `npm start` runs it, on an empty data folder, a PAT), with its request log
  *   (the default level, info) and without it (SVC_LOG_LEVEL=warn); with BENCH_RELAY_B_ENV='{"NAME":"value"}'
- *   a third relay with that environment (an A/B of a setting, or of a dist/ patched by hand);
+ *   a third relay with that environment, and with BENCH_RELAY_B_CHECKOUT=<dir> that checkout's dist/
+ *   (built beforehand): an A/B of a setting or of a change;
  * - bench/baselines/framework-floor-server.ts: NestJS on its Express adapter with a global guard
  *   and one route, Express 5 alone, node:http alone (each checks the bearer token's SHA-256).
  * Prints each server's medians (answers/s, p50, p99, CPU µs per answer from /proc) and each as a
@@ -42,9 +43,12 @@ async function main(): Promise<void> {
     for (const [name, env] of [
       ['relay', {}],
       ['relay, no request log', { SVC_LOG_LEVEL: 'warn' }],
-      ...(process.env.BENCH_RELAY_B_ENV ? [['relay B', JSON.parse(process.env.BENCH_RELAY_B_ENV) as Record<string, string>] as const] : []),
+      ...(process.env.BENCH_RELAY_B_ENV || process.env.BENCH_RELAY_B_CHECKOUT
+        ? [['relay B', JSON.parse(process.env.BENCH_RELAY_B_ENV ?? '{}') as Record<string, string>] as const]
+        : []),
     ] as const) {
-      const relay = await startRelay(join(work, name.replace(/\W+/g, '-')), env);
+      const checkout = name === 'relay B' ? process.env.BENCH_RELAY_B_CHECKOUT : undefined;
+      const relay = await startRelay(join(work, name.replace(/\W+/g, '-')), env, [], checkout);
       children.push(relay.child);
       sides.push({ name, port: relay.port, pid: relay.child.pid!, token: await issuePat(relay.base), runs: [] });
     }

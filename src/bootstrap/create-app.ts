@@ -14,6 +14,7 @@ import { compressResponses } from '../common/net/compressed-responses';
 import { isLoopback } from '../common/net/ip-address';
 import { hasRequestBody, requestDeadline } from '../common/net/request-deadline';
 import { UpgradeRoutingWsAdapter } from '../common/net/upgrade-routing-ws-adapter';
+import { weakETag } from '../common/net/etag';
 import { rejectMalformedJson } from '../common/validation/well-formed-input';
 import { RelayConfig } from '../config/relay-config';
 import { TunnelUrl } from '../config/tunnel-url';
@@ -146,13 +147,17 @@ export async function createRelayApp(
   installPlatform('app', app);
   app.set('trust proxy', config.trustProxy);
   app.disable('x-powered-by');
+  // Express's own weak ETag, computed with one crypto.hash call (src/common/net/etag.ts).
+  app.set('etag', weakETag);
   applyServerTimeouts(app.getHttpServer(), config.limits);
   shareConnectionsByAddress(app.getHttpServer(), {
     perAddress: config.limits.maxConnectionsPerAddress,
     isSharedFrontDoor: sharedFrontDoors(app),
   });
   // First, so every request gets its line: root routes, unknown paths and body-parser failures too.
-  app.use(logRequests, recordHttpMetrics(app.get(RelayMetrics)));
+  app.use(logRequests);
+  // Nothing reads the HTTP series unless /metrics is exposed: without it, no per-request timing and histogram (issue 42).
+  if (config.metrics.enabled) app.use(recordHttpMetrics(app.get(RelayMetrics)));
   // JSON and pages over 1 KB, by Accept-Encoding; files and the event stream pass untouched.
   app.use(compressResponses);
   app.use(requestIdleTimeout, requestDeadline(config.limits.requestTimeoutMs), jsonBodies(), slackActionBodies());

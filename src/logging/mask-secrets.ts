@@ -31,6 +31,14 @@ const PATTERNS: [RegExp, Replacement][] = [
   [new RegExp(`(\\b${SECRET_KEYS}\\s*[:=]\\s*)(?!\\*\\*\\*)[^"&,\\s}]+`, 'gi'), '$1***'],
 ];
 
+/**
+ * Every pattern's alternative in one case-insensitive test: a superset of what any of them matches,
+ * so text it does not match holds nothing to redact. Most log lines (a request's `GET /path 200`)
+ * hold none, and one test costs a tenth of the twelve replacements (issue 42).
+ */
+const ANY_PATTERN = new RegExp(PATTERNS.map(([pattern]) => `(?:${pattern.source})`).join('|'), 'i');
+const LINE_BREAK = /[\r\n]/;
+
 /** A configured credential shorter than this is not searched for by value (it would mask ordinary words); its shape still is. */
 export const MIN_REDACTED_LENGTH = 6;
 
@@ -47,13 +55,15 @@ export function redactSecrets(text: string, credentials: Iterable<string | null 
     forms.add(credential).add(JSON.stringify(credential).slice(1, -1)).add(encodeURIComponent(credential));
   }
   for (const form of [...forms].sort((a, b) => b.length - a.length)) out = out.split(form).join('***');
+  if (!ANY_PATTERN.test(out)) return out;
   for (const [pattern, replacement] of PATTERNS) out = out.replace(pattern, replacement as string);
   return out;
 }
 
 /** A log line: redacted, and with its newlines escaped so a user-supplied value can never forge a second line. */
 export function maskSecrets(text: string): string {
-  return redactSecrets(text).replace(/\r/g, '\\r').replace(/\n/g, '\\n');
+  const out = redactSecrets(text);
+  return LINE_BREAK.test(out) ? out.replace(/\r/g, '\\r').replace(/\n/g, '\\n') : out;
 }
 
 /**

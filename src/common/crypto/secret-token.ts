@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** Random secrets handed to users (cookies, PATs, invitation and reset tokens) and how they are stored. */
 export function randomHex(bytes = 32): string {
@@ -11,7 +11,8 @@ export function randomBase64Url(bytes = 32): string {
 
 /** Tokens have ≥256 bits of entropy, so a fast hash is enough at rest (no salt or bcrypt needed). */
 export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value, 'utf8').digest('hex');
+  // crypto.hash: one call, no Hash object (0.27 µs against 0.67; every PAT request hashes its token).
+  return hash('sha256', value, 'hex');
 }
 
 export function constantTimeEqual(a: string, b: string): boolean {

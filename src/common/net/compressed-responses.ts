@@ -31,7 +31,9 @@ export function compressResponses(req: Request, res: Response, next: NextFunctio
     if (typeof chunk === 'function' || chunk == null || res.headersSent || typeof type !== 'string' || !COMPRESSIBLE.test(type)) {
       return end.apply(this, arguments as unknown as Parameters<Response['end']>);
     }
-    res.vary('Accept-Encoding');
+    // res.vary parses what Vary already holds; most answers hold none.
+    if (res.getHeader('Vary') === undefined) res.setHeader('Vary', 'Accept-Encoding');
+    else res.vary('Accept-Encoding');
     const body = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string, (encoding as BufferEncoding | undefined) ?? 'utf8');
     const coding = compressible(req, res, body) ? preferredCoding(req) : null;
     const finish = (out: Buffer) => (end as (body: Buffer, done?: () => void) => Response).call(res, out, callback as () => void);

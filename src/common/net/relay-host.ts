@@ -116,5 +116,7 @@ export function isRelayHostRequest(req: IncomingMessage, knownUrls: (string | nu
 
 /** The client address for rate limits and logs: the socket peer, or the forwarded one via trusted proxies. */
 export function clientAddress(req: Request): string {
-  return normalizeIp(req.ip) ?? normalizeIp(req.socket.remoteAddress) ?? 'unknown';
+  // Without X-Forwarded-For, req.ip is the socket peer whatever `trust proxy` says: skip its parse (every request's log line).
+  const peer = req.headers['x-forwarded-for'] === undefined ? req.socket.remoteAddress : req.ip;
+  return normalizeIp(peer) ?? normalizeIp(req.socket.remoteAddress) ?? 'unknown';
 }
