@@ -93,7 +93,7 @@ export class AgentRouter implements OnModuleInit, OnModuleDestroy {
 
   private settle(message: Buffer): void {
     const frame = decodeBinaryFrame(message);
-    const header = frame && remoteReplySchema.safeParse(frame.header);
+    const header = frame && remoteReplySchema().safeParse(frame.header);
     if (!frame || !header?.success) {
       return this.bus.reportDropped(this.bus.key(replyChannel(this.bus.instanceId)), 'not an answer to a forwarded request', message);
     }

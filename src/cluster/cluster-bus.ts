@@ -121,16 +121,19 @@ export class ClusterBus implements OnModuleInit, OnModuleDestroy {
     if (list.length === 1) await this.subscriber.subscribe(name);
   }
 
-  /** subscribe() for JSON messages: `handler` gets only those that fit `schema` (`reviver` as for JSON.parse). */
+  /**
+   * subscribe() for JSON messages: `handler` gets only those that fit `schema` (`reviver` as for
+   * JSON.parse). The schema is asked for when a message comes (clusterSchema builds it then).
+   */
   async subscribeJson<S extends z.ZodType>(
     channel: string,
-    schema: S,
+    schema: () => S,
     handler: (message: z.output<S>) => void | Promise<void>,
     options: { maxBytes?: number; reviver?: (key: string, value: unknown) => unknown } = {},
   ): Promise<void> {
     await this.subscribe(channel, options.maxBytes ?? CONTROL_MESSAGE_BYTES, (message) => {
       const value = this.parseJson(message, options.reviver);
-      const parsed = value === undefined ? null : schema.safeParse(value);
+      const parsed = value === undefined ? null : schema().safeParse(value);
       if (!parsed?.success) return this.reportDropped(this.key(channel), parsed ? describeIssue(parsed.error) : 'not JSON', message);
       return handler(parsed.data);
     });
@@ -140,10 +143,10 @@ export class ClusterBus implements OnModuleInit, OnModuleDestroy {
    * A value read back from a shared key, checked like a message: what does not fit `schema` is
    * logged and taken as absent (null). `json`: the value is JSON text, else the string itself.
    */
-  stored<S extends z.ZodType>(key: string, raw: string | null | undefined, schema: S, json = false): z.output<S> | null {
+  stored<S extends z.ZodType>(key: string, raw: string | null | undefined, schema: () => S, json = false): z.output<S> | null {
     if (raw === null || raw === undefined) return null;
     const value = json ? this.parseJson(Buffer.from(raw)) : raw;
-    const parsed = value === undefined ? null : schema.safeParse(value);
+    const parsed = value === undefined ? null : schema().safeParse(value);
     if (parsed?.success) return parsed.data;
     this.dropped.report(`Ignored the value of ${key} in Redis: ${parsed ? describeIssue(parsed.error) : 'not JSON'}`, Buffer.from(raw));
     return null;

@@ -1,8 +1,9 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { ClusterBus } from './cluster-bus';
+import { clusterSchema } from './cluster-schema';
 import { EventReceipts } from './event-receipts';
 import { remoteEventName, SHARED_EVENTS } from './on-every-instance.decorator';
 
@@ -13,15 +14,17 @@ const receiptsChannel = (origin: string) => `events:receipts:${origin}`;
 const ENVELOPE_BYTES = 64 * 1024;
 
 /** An event as published: events are small classes, so the payload is an object of their fields. */
-const envelopeSchema = z.object({
+const envelopeSchema = clusterSchema((z) =>
+  z.object({
   origin: z.uuid(),
   name: z.string().refine((name) => SHARED_EVENTS.has(name), 'not an event shared between instances'),
   payload: z.record(z.string(), z.unknown()),
   /** Set when the origin waits for a receipt (announce()). */
   receipt: z.uuid().optional(),
-});
-type Envelope = z.infer<typeof envelopeSchema>;
-const receiptSchema = z.object({ id: z.uuid() });
+  }),
+);
+type Envelope = z.infer<ReturnType<typeof envelopeSchema>>;
+const receiptSchema = clusterSchema((z) => z.object({ id: z.uuid() }));
 
 /**
  * Carries the events listened to with `@OnEventOnEveryInstance` to the other instances: each one

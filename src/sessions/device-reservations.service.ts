@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { z } from 'zod';
 import { ClusterBus } from '../cluster/cluster-bus';
+import { clusterSchema } from '../cluster/cluster-schema';
 import { DeviceSessionClients } from './device-session-clients.service';
 
 /** Who holds a device for an automated (WebDriver hub) session, shown on GET /devices. */
@@ -23,15 +23,17 @@ export const RESERVATION_LEASE_MS = 10_000;
 const RENEW_EVERY_MS = 3_000;
 
 /** What a reservation key holds in Redis: the holder and the instance that renews it. */
-const storedHolderSchema = z.object({
-  instanceId: z.uuid(),
-  hubSessionId: z.string().min(1).max(200),
-  userId: z.int().positive(),
-  member: z.string().max(300),
-  buildId: z.int().positive().nullable(),
-  runName: z.string().max(200).nullable(),
-  since: z.number(),
-});
+const storedHolderSchema = clusterSchema((z) =>
+  z.object({
+    instanceId: z.uuid(),
+    hubSessionId: z.string().min(1).max(200),
+    userId: z.int().positive(),
+    member: z.string().max(300),
+    buildId: z.int().positive().nullable(),
+    runName: z.string().max(200).nullable(),
+    since: z.number(),
+  }),
+);
 
 const NOW = `local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
 /** Takes the device unless it is held, or a person controls it on any instance (a live field of the manual hash). */

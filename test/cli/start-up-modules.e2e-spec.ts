@@ -20,10 +20,14 @@ const LOADED_ON_FIRST_USE = [
   '@aws-sdk/client-s3',
   '@tus/server',
   '@modelcontextprotocol/sdk',
+  // Redis messages' schemas (src/cluster/cluster-schema.ts), and the metrics nobody scrapes without SVC_METRICS.
+  'zod',
+  'prom-client',
+  '@opentelemetry/api',
 ];
 
 describe('start-up modules', () => {
-  it('a relay with no SSO, Slack, mail, Redis or S3 loads none of their packages before they are used', async () => {
+  it('a relay with no SSO, Slack, mail, Redis, S3 or metrics loads none of their packages before they are used', async () => {
     const dir = emptyDir('svc-start-up-modules-');
     const listing = join(dir, 'modules.json');
     const preload = join(dir, 'list-modules.js');

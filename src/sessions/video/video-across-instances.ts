@@ -1,9 +1,10 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { VideoFrame } from '../../agents/agent-video-feed';
 import { binaryFramePrefix, decodeBinaryFrame } from '../../agents/protocol/agent-protocol';
 import { MAX_VIDEO_HEADER_BYTES, MAX_VIDEO_UNIT_BYTES } from '../../agents/protocol/video-protocol';
 import { ClusterBus } from '../../cluster/cluster-bus';
+import { clusterSchema } from '../../cluster/cluster-schema';
 import { StreamFailure, STREAM_SILENCE_MS, VideoHub } from './video-hub.service';
 import type { FrameSink, Offer } from './video-viewer';
 
@@ -11,19 +12,23 @@ import type { FrameSink, Offer } from './video-viewer';
 const WATCH_LEASE_MS = 3 * STREAM_SILENCE_MS;
 const MAX_FRAME_MESSAGE_BYTES = MAX_VIDEO_UNIT_BYTES + MAX_VIDEO_HEADER_BYTES + 4;
 
-const watchSchema = z.object({
-  sessionId: z.string().min(1).max(200),
-  instanceId: z.uuid(),
-  watching: z.boolean(),
-  /** The watcher's viewers wait for a key frame: the holder asks its agent for one (rate-limited there). */
-  keyFrame: z.literal(true).optional(),
-});
-type Watch = z.infer<typeof watchSchema>;
+const watchSchema = clusterSchema((z) =>
+  z.object({
+    sessionId: z.string().min(1).max(200),
+    instanceId: z.uuid(),
+    watching: z.boolean(),
+    /** The watcher's viewers wait for a key frame: the holder asks its agent for one (rate-limited there). */
+    keyFrame: z.literal(true).optional(),
+  }),
+);
+type Watch = z.infer<ReturnType<typeof watchSchema>>;
 
-const frameHeaderSchema = z.union([
-  z.object({ sessionId: z.string().min(1).max(200), seq: z.int().min(0), key: z.boolean(), ts: z.number() }),
-  z.object({ sessionId: z.string().min(1).max(200), failure: z.object({ code: z.int(), reason: z.string().max(200) }) }),
-]);
+const frameHeaderSchema = clusterSchema((z) =>
+  z.union([
+    z.object({ sessionId: z.string().min(1).max(200), seq: z.int().min(0), key: z.boolean(), ts: z.number() }),
+    z.object({ sessionId: z.string().min(1).max(200), failure: z.object({ code: z.int(), reason: z.string().max(200) }) }),
+  ]),
+);
 
 /**
  * Live video with several instances (docs/scaling.md, docs/agents.md "Live video across
@@ -90,7 +95,7 @@ export class VideoAcrossInstances implements OnModuleInit, OnModuleDestroy {
   /** Watcher side: a frame (or the news that the stream cannot start) from the holder. */
   private received(message: Buffer): void {
     const frame = decodeBinaryFrame(message);
-    const header = frame && frameHeaderSchema.safeParse(frame.header);
+    const header = frame && frameHeaderSchema().safeParse(frame.header);
     if (!frame || !header?.success) {
       return this.bus.reportDropped(this.bus.key(framesChannel(this.bus.instanceId)), 'not a video frame', message);
     }
