@@ -16,11 +16,11 @@ const ENVELOPE_BYTES = 64 * 1024;
 /** An event as published: events are small classes, so the payload is an object of their fields. */
 const envelopeSchema = clusterSchema((z) =>
   z.object({
-  origin: z.uuid(),
-  name: z.string().refine((name) => SHARED_EVENTS.has(name), 'not an event shared between instances'),
-  payload: z.record(z.string(), z.unknown()),
-  /** Set when the origin waits for a receipt (announce()). */
-  receipt: z.uuid().optional(),
+    origin: z.uuid(),
+    name: z.string().refine((name) => SHARED_EVENTS.has(name), 'not an event shared between instances'),
+    payload: z.record(z.string(), z.unknown()),
+    /** Set when the origin waits for a receipt (announce()). */
+    receipt: z.uuid().optional(),
   }),
 );
 type Envelope = z.infer<ReturnType<typeof envelopeSchema>>;
