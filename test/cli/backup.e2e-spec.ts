@@ -28,6 +28,8 @@ describeSqliteOnly('the archive holds a VACUUM INTO copy of svc.sqlite; on Postg
     await relay.close();
   });
 
+  const relayErrors = () => relay.logger.buffer.tail(500).filter((line) => line.includes('"level":"error"')).join('\n') || 'no error logged';
+
   it('backs up while writes and uploads run; restore brings the same data back', async () => {
     const owner = await members.admin();
     const dev = await members.member('Developer');
@@ -49,7 +51,9 @@ describeSqliteOnly('the archive holds a VACUUM INTO copy of svc.sqlite; on Postg
         await members.pat(owner);
         if (n++ % 5 === 0) {
           const build = await simulatorBuild({ bundleId: 'com.example.backup', buildNumber: String(100 + n) });
-          await members.withPat(devPat, 'post', '/api/v1/builds').attach('file', build.path).expect(201);
+          const upload = await members.withPat(devPat, 'post', '/api/v1/builds').attach('file', build.path);
+          // A refusal here once went unexplained (the test relay's log is dropped): name it with the relay's error lines.
+          if (upload.status !== 201) throw new Error(`upload during the backup answered ${upload.status} ${JSON.stringify(upload.body)}; ${relayErrors()}`);
         }
       }
     })();
