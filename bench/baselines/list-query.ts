@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import { createServer, Server, ServerResponse } from 'node:http';
 import type { Compilable } from 'kysely';
-import { countedTotal, listed, pageIds, PageValues, pageValues, searchMode, seekPageIds, seeksByDay, shapeOf, textCounts, totalOf } from '../../src/builds/build-list.repository';
+import { countedTotal, keptRowsTotal, listed, pageIds, PageValues, pageValues, searchMode, seekPageIds, seeksByDay, shapeOf, textCounts, totalOf } from '../../src/builds/build-list.repository';
 import { textCountsKey, withIndexedQ } from '../../src/builds/build-search.repository';
 import type { BuildPageQuery, BuildSortField, ListedStatus } from '../../src/builds/build-page';
 import { BUILD_STATUSES } from '../../src/builds/build-status';
@@ -168,7 +168,7 @@ export class FloorList {
   }
 
   page(asked: BuildPageQuery): Promise<Page> {
-    if (asked.searchTerms || asked.q) return this.textPage(withIndexedQ(asked));
+    if (asked.searchTerms || asked.q || keptRowsTotal(asked)) return this.textPage(withIndexedQ(asked));
     const values = pageValues(asked, this.postgres);
     if (values.offset >= DEEP_PAGE_OFFSET && countedTotal(asked)) return this.deepPage(asked, values);
     return this.shallowPage(asked, values);

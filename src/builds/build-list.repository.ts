@@ -209,6 +209,16 @@ export function countedTotal(query: BuildPageQuery): boolean {
   return !query.q && !query.searchTerms && !query.flagged && query.branch === undefined && !query.commit && query.pullRequest === undefined && !query.gate;
 }
 
+/**
+ * A list whose total only its rows answer, read like a text list (counts first, kept while no write
+ * changed them; then the page without its count): a branch beside a spec filter. At a million
+ * builds `branch=main&status=Done` probed 300,000 builds per answer for its total (0.3–0.6 s on PostgreSQL).
+ */
+export function keptRowsTotal(query: BuildPageQuery): boolean {
+  const other = Boolean(query.platform || query.status) || query.appId !== undefined;
+  return query.branch !== undefined && other && !gathersProvenance(query) && !query.flagged && !query.gate;
+}
+
 /** A commit prefix or a pull request: a handful of builds, read from the provenance indexes rather than probed per build. */
 function gathersProvenance(query: BuildPageQuery): boolean {
   return Boolean(query.commit) || query.pullRequest !== undefined;

@@ -116,14 +116,16 @@ export function withIndexedQ(query: BuildPageQuery): BuildPageQuery {
 }
 
 /**
- * The key of a text list's counts (SearchTotals): what its total depends on, folded as the
- * statements fold it. Undefined for lists whose filters read other tables than builds (flags,
- * provenance), whose writes do not bump build_list_changes: those are counted every time.
+ * The key of a list's counts kept in SearchTotals: what its total depends on, folded as the
+ * statements fold it. Undefined for lists whose filters read what no write bumps
+ * build_list_changes for (flags; the gate's column): those are counted every time. A provenance
+ * change bumps it: it rewrites the build's search text (migration 1700000028700).
  */
 export function textCountsKey(query: BuildPageQuery): string | undefined {
-  if (query.flagged || query.branch !== undefined || query.commit || query.pullRequest !== undefined || query.gate) return undefined;
+  if (query.flagged || query.gate) return undefined;
   const terms = query.searchTerms?.map(asciiLowerCase) ?? null;
-  return JSON.stringify([query.q === undefined ? null : asciiLowerCase(query.q), terms, query.platform ?? null, query.status ?? null, query.appId ?? null]);
+  const provenance = [query.branch ?? null, query.commit ?? null, query.pullRequest ?? null];
+  return JSON.stringify([query.q === undefined ? null : asciiLowerCase(query.q), terms, query.platform ?? null, query.status ?? null, query.appId ?? null, ...provenance]);
 }
 
 /** SQLite, no other filter: how many builds match every term, from the FTS5 content alone (`probe`'s count). */

@@ -7,7 +7,7 @@ import { TransactionRunner } from '../database/transaction-runner';
 import { QueryBuilder } from '../database/query-builder/query-builder';
 import type { Database } from '../database/query-builder/tables';
 import { JOINED_USER_COLUMNS, joinedUser, type JoinedUserRow } from '../users/joined-user';
-import { countedTotal, listed, pageIds, PageValues, pageValues, searchMode, seekPageIds, seeksByDay, shapeOf, textCounts, totalOf } from './build-list.repository';
+import { countedTotal, keptRowsTotal, listed, pageIds, PageValues, pageValues, searchMode, seekPageIds, seeksByDay, shapeOf, textCounts, totalOf } from './build-list.repository';
 import { textCountsKey, withIndexedQ } from './build-search.repository';
 import type { BuildPageQuery, LatestBuild, ListedBuild, ShownBuild, Uploader } from './build-page';
 import { SearchTotals, TextCounts } from './search-totals';
@@ -252,7 +252,7 @@ export class BuildsRepository {
    * through the query builder or the entity hydrator, which cost more than the queries.
    */
   async findPage(query: BuildPageQuery): Promise<{ items: ListedBuild[]; total: number }> {
-    if (query.searchTerms || query.q) return this.findTextPage(withIndexedQ(query));
+    if (query.searchTerms || query.q || keptRowsTotal(query)) return this.findTextPage(withIndexedQ(query));
     const { db, postgres } = this.sql;
     const values = pageValues(query, postgres);
     if (values.offset >= DEEP_PAGE_OFFSET && countedTotal(query)) return this.findDeepPage(query, values);
@@ -294,7 +294,8 @@ export class BuildsRepository {
   }
 
   /**
-   * A page of a `q` or `search` list (docs/decisions.md#issue-24-search, #issue-27-text): first its
+   * A page of a `q` or `search` list (docs/decisions.md#issue-24-search, #issue-27-text), or of one whose
+   * total only its rows answer (keptRowsTotal, #issue-42-kept-totals): first its
    * counts (kept while no write changed them, else one statement), whose exact total chooses between
    * gathering the matches from the search index and sorting them (few matches) and walking the sort
    * index, testing each build (many matches); then
