@@ -117,9 +117,9 @@ export function withIndexedQ(query: BuildPageQuery): BuildPageQuery {
 
 /**
  * The key of a list's counts kept in SearchTotals: what its total depends on, folded as the
- * statements fold it. Undefined for lists whose filters read what no write bumps
- * build_list_changes for (flags; the gate's column): those are counted every time. A provenance
- * change bumps it: it rewrites the build's search text (migration 1700000028700).
+ * statements fold it. Undefined for lists filtered by what no trigger bumps build_list_changes
+ * for (flags, the gate's column): those are counted every time. A provenance change does bump it:
+ * it rewrites the build's search text (migration 1700000028700).
  */
 export function textCountsKey(query: BuildPageQuery): string | undefined {
   if (query.flagged || query.gate) return undefined;

@@ -207,10 +207,7 @@ export class ReleaseGateService implements OnModuleInit, OnApplicationBootstrap 
   /** `blockDone`: the sentence PATCH status_label Done answers 409 with while the gate has not passed. */
   private async doneRefusal(buildId: number): Promise<string | null> {
     if (!(await this.blocksDone(buildId))) return null;
-    const checklist = await this.refresh(buildId).catch((err: unknown) => {
-      if (err instanceof HttpError && err.getStatus() === 404) return null;
-      throw err;
-    });
+    const checklist = await unlessMissing(this.refresh(buildId));
     if (!checklist?.policy?.blockDone || checklist.state === 'passed') return null;
     return `Build ${buildId} cannot be marked Done while its release gate is ${checklist.state} (${checklist.description.replace(/^Release gate \w+: /, '')}); Rejected is still possible`;
   }
@@ -224,11 +221,16 @@ export class ReleaseGateService implements OnModuleInit, OnApplicationBootstrap 
    */
   private async blocksDone(buildId: number): Promise<boolean> {
     if (!(await this.policies.anyPolicy())) return false;
-    const build = await this.builds.get(buildId).catch((err: unknown) => {
-      if (err instanceof HttpError && err.getStatus() === 404) return null;
-      throw err;
-    });
+    const build = await unlessMissing(this.builds.get(buildId));
     const app = build && (await this.apps.findById(build.appId));
     return Boolean(app && (await this.policies.policyFor(app))?.policy.blockDone);
   }
+}
+
+/** Null for a build that is not there (404): the status change answers that itself. */
+function unlessMissing<T>(work: Promise<T>): Promise<T | null> {
+  return work.catch((err: unknown) => {
+    if (err instanceof HttpError && err.getStatus() === 404) return null;
+    throw err;
+  });
 }
