@@ -59,7 +59,11 @@ describeUnless(testLanSkipReason(), 'Teams webhooks added in the dashboard', () 
     expect(card).toMatchObject({ name: 'lan', query: `?sig=${SIGNATURE}` });
     expect(JSON.stringify(card.body)).toContain(`https://relay.example.test/builds/${build.id}`);
     expect(teams.problems()).toEqual([]);
-    const [destination] = (await ctx.members.as(admin, 'get', '/api/v1/outbox/destinations').expect(200)).body;
+    // The fake answers before the outbox records the delivery, so the count is waited for.
+    const destination = await until('the delivery recorded', async () => {
+      const [row] = (await ctx.members.as(admin, 'get', '/api/v1/outbox/destinations').expect(200)).body;
+      return row?.delivered || row?.failed ? row : null;
+    });
     expect(destination).toMatchObject({ destination: 'teams:lan', delivered: 1, failed: 0 });
   });
 });

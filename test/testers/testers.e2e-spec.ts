@@ -93,7 +93,11 @@ describe('testers of an app', () => {
 
     // The outbox shows the mail destination to Admins, with nothing failed.
     await members.as(developer, 'get', '/api/v1/outbox/destinations').expect(403);
-    const destinations = await members.as(admin, 'get', '/api/v1/outbox/destinations').expect(200);
+    // The sink answers before the outbox records the delivery, so the count is waited for.
+    const destinations = await until('the delivery recorded', async () => {
+      const res = await members.as(admin, 'get', '/api/v1/outbox/destinations').expect(200);
+      return res.body[0]?.queued === 0 ? res : null;
+    });
     expect(destinations.body).toEqual([expect.objectContaining({ destination: 'mail', kind: 'mail', delivered: 1, failed: 0, queued: 0, last_error: null })]);
   });
 
