@@ -1,4 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { OnEventOnEveryInstance } from '../cluster/on-every-instance.decorator';
+import { ReadCache } from '../common/read-cache';
+import { GatePolicyChangedEvent } from './events/gate-changed.event';
 import { QueryBuilder } from '../database/query-builder/query-builder';
 import { TransactionRunner } from '../database/transaction-runner';
 import type { GateState, ReviewVerdict } from './release-gate.entities';
@@ -76,6 +79,7 @@ const STATE_COLUMNS = ['build_id', 'state', 'checklist', 'file_sha256', 'unpubli
 @Injectable()
 export class ReleaseGateRepository {
   private readonly sql: QueryBuilder;
+  private readonly storedPolicies = new ReadCache(() => this.readPolicies());
 
   constructor(
     private readonly db: SqlExecutor,
@@ -150,11 +154,21 @@ export class ReleaseGateRepository {
     });
   }
 
-  /** Every policy set in the dashboard: scope → JSON. */
-  async policies(): Promise<Map<string, { policy: string; updatedAt: Date }>> {
+  /** Every policy set in the dashboard: scope → JSON (shared: not to be changed). Read once until a policy changes. */
+  policies(): Promise<ReadonlyMap<string, { policy: string; updatedAt: Date }>> {
+    return this.storedPolicies.get();
+  }
+
+  private async readPolicies(): Promise<ReadonlyMap<string, { policy: string; updatedAt: Date }>> {
     const statement = this.sql.prepare('gate.policies', () => this.sql.db.selectFrom('release_gate_policies').select(['scope', 'policy', 'updated_at']));
     const rows = await statement.run<{ scope: string; policy: string; updated_at: number | string }>(this.db, {});
     return new Map(rows.map((r) => [r.scope, { policy: r.policy, updatedAt: new Date(Number(r.updated_at)) }]));
+  }
+
+  /** A policy was saved or removed, here or on another instance. */
+  @OnEventOnEveryInstance(GatePolicyChangedEvent.eventName)
+  policiesChanged(): void {
+    this.storedPolicies.clear();
   }
 
   async savePolicy(scope: string, policy: string, at: Date): Promise<void> {
@@ -165,11 +179,13 @@ export class ReleaseGateRepository {
         .onConflict((oc) => oc.column('scope').doUpdateSet((eb) => ({ policy: eb.ref('excluded.policy'), updated_at: eb.ref('excluded.updated_at') }))),
     );
     await statement.run(this.db, { scope, policy, at: at.getTime() });
+    this.storedPolicies.clear();
   }
 
   async removePolicy(scope: string): Promise<void> {
     const statement = this.sql.prepare('gate.removePolicy', (v: { scope: string }) => this.sql.db.deleteFrom('release_gate_policies').where('scope', '=', v.scope));
     await statement.run(this.db, { scope });
+    this.storedPolicies.clear();
   }
 
   async state(buildId: number): Promise<StateRow | null> {

@@ -39,6 +39,7 @@ export class TesterNoticesService {
 
   /** `moment`: the build was uploaded, or has just become Done. */
   async buildLanded(buildId: number, appId: number, moment: 'uploaded' | 'done'): Promise<void> {
+    if (!(await this.testers.hasTesters(appId))) return;
     const testers = (await this.testers.listOfApp(appId)).filter((t) => t.unsubscribedAt === null && t.onlyDone === (moment === 'done'));
     if (!testers.length) return;
     const listed = await this.builds.detail(buildId);

@@ -1,7 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import type { Compilable } from 'kysely';
+import { OnEventOnEveryInstance } from '../cluster/on-every-instance.decorator';
+import { ReadCache } from '../common/read-cache';
 import { QueryBuilder } from '../database/query-builder/query-builder';
 import { SqlExecutor } from '../database/sql-executor';
+import { TestersChangedEvent } from './events/testers-changed.event';
 
 /** A tester as the module uses it. */
 export interface Tester {
@@ -55,6 +58,8 @@ function latestOf(r: Row): LatestLink {
 @Injectable()
 export class TestersRepository {
   private readonly sql: QueryBuilder;
+  /** Asked after every upload and Done; most apps have no testers, and they change now and then. */
+  private readonly appsWithTesters = new ReadCache(() => this.readAppsWithTesters());
 
   constructor(private readonly executor: SqlExecutor) {
     this.sql = QueryBuilder.for(executor.dialect);
@@ -71,6 +76,21 @@ export class TestersRepository {
 
   private run<V extends object, R = Row>(key: string, build: (values: V) => Compilable<unknown>, values: V): Promise<R[]> {
     return this.sql.prepare(key, build).run<R>(this.executor, values);
+  }
+
+  /** Whether the app has any tester, subscribed or not. */
+  async hasTesters(appId: number): Promise<boolean> {
+    return (await this.appsWithTesters.get()).has(appId);
+  }
+
+  private async readAppsWithTesters(): Promise<ReadonlySet<number>> {
+    const rows = await this.run('testers.apps', () => this.db.selectFrom('app_testers').select('app_id').distinct(), {});
+    return new Set(rows.map((r) => Number(r.app_id)));
+  }
+
+  @OnEventOnEveryInstance(TestersChangedEvent.eventName)
+  testersChanged(): void {
+    this.appsWithTesters.clear();
   }
 
   async listOfApp(appId: number): Promise<Tester[]> {
@@ -95,6 +115,7 @@ export class TestersRepository {
         this.db.insertInto('app_testers').values({ app_id: v.appId, email: v.email, name: v.name, branches: v.branches, only_done: v.onlyDone, unsubscribe_hash: v.hash, created_at: v.now }),
       { appId: t.appId, email: t.email, name: t.name, branches: t.branches === null ? null : JSON.stringify(t.branches), onlyDone: this.flag(t.onlyDone), hash: t.unsubscribeHash, now: t.now },
     );
+    this.appsWithTesters.clear();
   }
 
   async update(id: number, t: Pick<Tester, 'name' | 'branches' | 'onlyDone'>): Promise<void> {
@@ -108,6 +129,7 @@ export class TestersRepository {
 
   async delete(id: number): Promise<void> {
     await this.run('testers.delete', (v: { id: number }) => this.db.deleteFrom('app_testers').where('id', '=', v.id), { id });
+    this.appsWithTesters.clear();
   }
 
   /** The tester whose unsubscribe token this is; unsubscribes them (once) and returns them. */

@@ -12,6 +12,7 @@ import { PublicUrlService } from '../relay/public-url.service';
 import { ShareLinksService } from '../share-links/share-links.service';
 import type { AddTesterDto, CreateLatestLinkDto, UpdateTesterDto } from './dto/tester.dto';
 import { CreatedLatestLink, LatestLinkItem, TesterItem, toLatestLinkItem, toTesterItem } from './testers.mapper';
+import { TestersChangedEvent } from './events/testers-changed.event';
 import { type Tester, TestersRepository } from './testers.repository';
 
 export const TesterMessages = {
@@ -50,6 +51,7 @@ export class TestersService {
     if (await this.testers.findByEmail(appId, email)) throw conflict(TesterMessages.exists);
     // A token nobody holds: each notice replaces it with one it carries.
     await this.testers.insert({ appId, email, name: dto.name ?? null, branches: dto.branches ?? null, onlyDone: dto.only_done ?? false, unsubscribeHash: newLinkToken().hash, now: this.clock.nowMs() });
+    this.events.emit(TestersChangedEvent.eventName, new TestersChangedEvent());
     const tester = (await this.testers.findByEmail(appId, email))!;
     this.audit(actor, 'tester.added', tester, { email });
     return toTesterItem(tester, actor.role === 'Admin');
@@ -72,6 +74,7 @@ export class TestersService {
     const tester = await this.tester(appId, id);
     await this.shareLinks.revokeLinks(actor, await this.testers.shareLinksOf(id));
     await this.testers.delete(id);
+    this.events.emit(TestersChangedEvent.eventName, new TestersChangedEvent());
     this.audit(actor, 'tester.removed', tester, { email: tester.email });
   }
 

@@ -1,6 +1,8 @@
 import Redis from 'ioredis';
 import { randomBytes } from 'node:crypto';
+import { MemberFactory, type TestMember } from '../support/factory';
 import { PG_ADMIN_URL, REDIS_URL, withPgAdmin } from '../support/reachable';
+import { startTestRelay, type TestRelay } from '../support/test-relay';
 
 /** What every instance of one test cluster is started with, and how to remove what the run left behind. */
 export interface ClusterTestEnv {
@@ -35,4 +37,34 @@ export async function clusterTestEnv(): Promise<ClusterTestEnv> {
       await withPgAdmin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
     },
   };
+}
+
+/** Two relay instances of one fresh test cluster, started before the suite's tests (A first: it runs the migrations). */
+export interface TwoInstances {
+  cluster: ClusterTestEnv;
+  a: TestRelay;
+  b: TestRelay;
+  onA: MemberFactory;
+  onB: MemberFactory;
+  admin: TestMember;
+}
+
+/** Registers the suite's beforeAll (cluster, A, B, the first Admin through A) and afterAll; read the fields in tests. */
+export function useTwoInstances(): TwoInstances {
+  const ctx = {} as TwoInstances;
+  beforeAll(async () => {
+    ctx.cluster = await clusterTestEnv();
+    // One after the other: the first runs the migrations.
+    ctx.a = await startTestRelay(ctx.cluster.env);
+    ctx.b = await startTestRelay(ctx.cluster.env);
+    ctx.onA = new MemberFactory(ctx.a);
+    ctx.onB = new MemberFactory(ctx.b);
+    ctx.admin = await ctx.onA.admin();
+  });
+  afterAll(async () => {
+    await ctx.a?.close();
+    await ctx.b?.close();
+    await ctx.cluster?.dispose();
+  });
+  return ctx;
 }

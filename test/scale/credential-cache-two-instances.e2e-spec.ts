@@ -5,7 +5,7 @@ import { describeUnless } from '../support/describe-unless';
 import { MemberFactory, type TestMember } from '../support/factory';
 import { PG_ADMIN_URL, REDIS_URL, unreachable } from '../support/reachable';
 import { startTestRelay, type TestRelay } from '../support/test-relay';
-import { clusterTestEnv, type ClusterTestEnv } from './cluster-env';
+import { useTwoInstances } from './cluster-env';
 
 /**
  * Issue 42 across instances: B holds a credential's lookup for a few seconds; a revocation made
@@ -13,39 +13,19 @@ import { clusterTestEnv, type ClusterTestEnv } from './cluster-env';
  * request with that credential is refused, with no wait.
  */
 describeUnless(unreachable([PG_ADMIN_URL, REDIS_URL]), 'credential lookups on two instances (PostgreSQL + Redis)', () => {
-  let cluster: ClusterTestEnv;
-  let a: TestRelay;
-  let b: TestRelay;
-  let onA: MemberFactory;
-  let onB: MemberFactory;
-  let admin: TestMember;
-
-  beforeAll(async () => {
-    cluster = await clusterTestEnv();
-    // One after the other: the first runs the migrations.
-    a = await startTestRelay(cluster.env);
-    b = await startTestRelay(cluster.env);
-    onA = new MemberFactory(a);
-    onB = new MemberFactory(b);
-    admin = await onA.admin();
-  });
-  afterAll(async () => {
-    await a?.close();
-    await b?.close();
-    await cluster?.dispose();
-  });
+  const ctx = useTwoInstances();
 
   const newestTokenId = async (member: TestMember): Promise<number> => {
-    const items = (await onA.as(member, 'get', '/api/v1/tokens').expect(200)).body as { id: number }[];
+    const items = (await ctx.onA.as(member, 'get', '/api/v1/tokens').expect(200)).body as { id: number }[];
     return items[items.length - 1].id;
   };
 
   it('a PAT used on B and revoked on A: B answers the next request 401', async () => {
-    const member = await onA.member('Developer');
-    const pat = await onA.pat(member, 'view');
-    await onB.withPat(pat, 'get', '/api/v1/apps').expect(200);
-    await onA.as(member, 'delete', `/api/v1/tokens/${await newestTokenId(member)}`).expect(204);
-    await onB.withPat(pat, 'get', '/api/v1/apps').expect(401);
+    const member = await ctx.onA.member('Developer');
+    const pat = await ctx.onA.pat(member, 'view');
+    await ctx.onB.withPat(pat, 'get', '/api/v1/apps').expect(200);
+    await ctx.onA.as(member, 'delete', `/api/v1/tokens/${await newestTokenId(member)}`).expect(204);
+    await ctx.onB.withPat(pat, 'get', '/api/v1/apps').expect(401);
   });
 
   /** Makes `relay` handle the events of other instances `delayMs` later, or never (null). */
@@ -58,15 +38,15 @@ describeUnless(unreachable([PG_ADMIN_URL, REDIS_URL]), 'credential lookups on tw
   };
 
   it.each([
-    ['B slow to handle events: A answers the revocation only once B has forgotten the PAT', 300, () => onB],
-    ['B never says it handled the event: the revocation is not held up by it', null, () => onA],
+    ['B slow to handle events: A answers the revocation only once B has forgotten the PAT', 300, () => ctx.onB],
+    ['B never says it handled the event: the revocation is not held up by it', null, () => ctx.onA],
   ])('%s', async (_title, delayMs, checkedOn) => {
-    const member = await onA.member('Developer');
-    const pat = await onA.pat(member, 'view');
-    await onB.withPat(pat, 'get', '/api/v1/apps').expect(200);
-    const late = handleEventsLate(b, delayMs);
+    const member = await ctx.onA.member('Developer');
+    const pat = await ctx.onA.pat(member, 'view');
+    await ctx.onB.withPat(pat, 'get', '/api/v1/apps').expect(200);
+    const late = handleEventsLate(ctx.b, delayMs);
     try {
-      await onA.as(member, 'delete', `/api/v1/tokens/${await newestTokenId(member)}`).expect(204);
+      await ctx.onA.as(member, 'delete', `/api/v1/tokens/${await newestTokenId(member)}`).expect(204);
       expect(late).toHaveBeenCalled();
       await checkedOn().withPat(pat, 'get', '/api/v1/apps').expect(401);
     } finally {
@@ -75,55 +55,55 @@ describeUnless(unreachable([PG_ADMIN_URL, REDIS_URL]), 'credential lookups on tw
   });
 
   it('an Admin demoted on A: B refuses the next request to an Admin route', async () => {
-    const member = await onA.member('Admin');
-    await onB.as(member, 'get', '/api/v1/team/members').expect(200);
-    await onA.as(admin, 'patch', `/api/v1/team/members/${member.id}`).send({ role: 'Viewer' }).expect(200);
-    await onB.as(member, 'get', '/api/v1/team/members').expect(403);
+    const member = await ctx.onA.member('Admin');
+    await ctx.onB.as(member, 'get', '/api/v1/team/members').expect(200);
+    await ctx.onA.as(ctx.admin, 'patch', `/api/v1/team/members/${member.id}`).send({ role: 'Viewer' }).expect(200);
+    await ctx.onB.as(member, 'get', '/api/v1/team/members').expect(403);
   });
 
   it('a member deactivated through SCIM on A: B answers their cookie and PAT 401 at once', async () => {
-    const scimToken = (await onA.as(admin, 'post', '/api/v1/scim/tokens').send({ name: 'idp' }).expect(201)).body.token;
-    const leaver = await onA.member('QA', 'cache-leaver@corp.example');
-    const pat = await onA.pat(leaver, 'view');
-    await onB.as(leaver, 'get', '/api/v1/apps').expect(200);
-    await onB.withPat(pat, 'get', '/api/v1/apps').expect(200);
-    await scimDeactivate(a, scimToken, leaver.id).expect(200);
-    await onB.as(leaver, 'get', '/api/v1/apps').expect(401);
-    await onB.withPat(pat, 'get', '/api/v1/apps').expect(401);
+    const scimToken = (await ctx.onA.as(ctx.admin, 'post', '/api/v1/scim/tokens').send({ name: 'idp' }).expect(201)).body.token;
+    const leaver = await ctx.onA.member('QA', 'cache-leaver@corp.example');
+    const pat = await ctx.onA.pat(leaver, 'view');
+    await ctx.onB.as(leaver, 'get', '/api/v1/apps').expect(200);
+    await ctx.onB.withPat(pat, 'get', '/api/v1/apps').expect(200);
+    await scimDeactivate(ctx.a, scimToken, leaver.id).expect(200);
+    await ctx.onB.as(leaver, 'get', '/api/v1/apps').expect(401);
+    await ctx.onB.withPat(pat, 'get', '/api/v1/apps').expect(401);
   });
 
   it('signed out on A: B answers that cookie 401 at once', async () => {
-    const member = await onA.member('QA');
-    await onB.as(member, 'get', '/api/v1/apps').expect(200);
-    await a.http().post('/api/v1/auth/logout').set('Cookie', member.cookie).expect(200);
-    await onB.as(member, 'get', '/api/v1/apps').expect(401);
+    const member = await ctx.onA.member('QA');
+    await ctx.onB.as(member, 'get', '/api/v1/apps').expect(200);
+    await ctx.a.http().post('/api/v1/auth/logout').set('Cookie', member.cookie).expect(200);
+    await ctx.onB.as(member, 'get', '/api/v1/apps').expect(401);
   });
 
   it("a PAT used on B: A's GET /tokens shows the use once B has flushed (every few seconds)", async () => {
-    const member = await onA.member('QA');
-    const pat = await onA.pat(member, 'view');
+    const member = await ctx.onA.member('QA');
+    const pat = await ctx.onA.pat(member, 'view');
     const id = await newestTokenId(member);
-    const lastUsed = async () => (await onA.as(member, 'get', '/api/v1/tokens').expect(200)).body.find((t: { id: number }) => t.id === id);
+    const lastUsed = async () => (await ctx.onA.as(member, 'get', '/api/v1/tokens').expect(200)).body.find((t: { id: number }) => t.id === id);
     const before = await lastUsed();
-    b.clock.advance(1_000);
-    await onB.withPat(pat, 'get', '/api/v1/apps').expect(200);
+    ctx.b.clock.advance(1_000);
+    await ctx.onB.withPat(pat, 'get', '/api/v1/apps').expect(200);
     expect((await lastUsed()).last_used_at).toBe(before.created_at);
-    await b.app.get(TokenLastUse).flush();
+    await ctx.b.app.get(TokenLastUse).flush();
     expect(Date.parse((await lastUsed()).last_used_at)).toBeGreaterThan(Date.parse(before.created_at));
   });
 
   it('an instance shut down writes the uses it recorded before it stops', async () => {
-    const member = await onA.member('QA');
-    const pat = await onA.pat(member, 'view');
+    const member = await ctx.onA.member('QA');
+    const pat = await ctx.onA.pat(member, 'view');
     const id = await newestTokenId(member);
-    const c = await startTestRelay(cluster.env);
+    const c = await startTestRelay(ctx.cluster.env);
     try {
       c.clock.advance(1_000);
       await new MemberFactory(c).withPat(pat, 'get', '/api/v1/apps').expect(200);
     } finally {
       await c.close();
     }
-    const [listed] = ((await onA.as(member, 'get', '/api/v1/tokens').expect(200)).body as { id: number; last_used_at: string; created_at: string }[]).filter((t) => t.id === id);
+    const [listed] = ((await ctx.onA.as(member, 'get', '/api/v1/tokens').expect(200)).body as { id: number; last_used_at: string; created_at: string }[]).filter((t) => t.id === id);
     expect(Date.parse(listed.last_used_at)).toBeGreaterThan(Date.parse(listed.created_at));
   });
 });

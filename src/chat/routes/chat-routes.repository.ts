@@ -1,5 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { Compilable } from 'kysely';
+import { OnEventOnEveryInstance } from '../../cluster/on-every-instance.decorator';
+import { ReadCache } from '../../common/read-cache';
+import { ChatRoutesChangedEvent } from '../events/chat-routes-changed.event';
 import { QueryBuilder } from '../../database/query-builder/query-builder';
 import { SqlExecutor } from '../../database/sql-executor';
 
@@ -23,6 +26,8 @@ const list = (v: unknown): string[] | null => (v === null || v === undefined ? n
 @Injectable()
 export class ChatRoutesRepository {
   private readonly sql: QueryBuilder;
+  /** Read after every upload and verdict, changed by an Admin now and then. */
+  private readonly rows = new ReadCache(() => this.read());
 
   constructor(private readonly db: SqlExecutor) {
     this.sql = QueryBuilder.for(db.dialect);
@@ -32,7 +37,17 @@ export class ChatRoutesRepository {
     return this.sql.prepare(key, build).run<R>(this.db, values);
   }
 
-  async all(): Promise<ChatRouteRow[]> {
+  /** Every dashboard destination (shared: not to be changed). */
+  all(): Promise<readonly ChatRouteRow[]> {
+    return this.rows.get();
+  }
+
+  @OnEventOnEveryInstance(ChatRoutesChangedEvent.eventName)
+  changed(): void {
+    this.rows.clear();
+  }
+
+  private async read(): Promise<ChatRouteRow[]> {
     const rows = await this.run('chatRoutes.all', () => this.sql.db.selectFrom('chat_routes').select(COLUMNS).orderBy('id'), {});
     return rows.map((r) => ({
       id: Number(r.id),
@@ -52,9 +67,11 @@ export class ChatRoutesRepository {
         this.sql.db.insertInto('chat_routes').values({ kind: v.kind, target: v.target, url_sealed: v.url, apps: v.apps, branches: v.branches, created_at: v.now }),
       { kind: r.kind, target: r.target, url: r.urlSealed, apps: r.apps && JSON.stringify(r.apps), branches: r.branches && JSON.stringify(r.branches), now: r.now },
     );
+    this.rows.clear();
   }
 
   async delete(id: number): Promise<void> {
     await this.run('chatRoutes.delete', (v: { id: number }) => this.sql.db.deleteFrom('chat_routes').where('id', '=', v.id), { id });
+    this.rows.clear();
   }
 }

@@ -9,6 +9,7 @@ import { badRequest, conflict, notFound } from '../../common/errors/http-error';
 import type { ChatAudience } from '../../config/chat-config';
 import { DestinationGuard, DestinationRefused } from '../../webhooks/destination/destination-guard';
 import { ChatDestinations } from '../chat-destinations';
+import { ChatRoutesChangedEvent } from '../events/chat-routes-changed.event';
 import { type ChatKind, ChatRoutesRepository } from './chat-routes.repository';
 
 const URL_PURPOSE = 'chat-route:teams-url';
@@ -93,6 +94,7 @@ export class ChatRoutesService {
       urlSealed = this.box.seal(input.url, URL_PURPOSE);
     }
     await this.routes.insert({ kind: input.kind, target: input.target, urlSealed, apps: input.apps, branches: input.branches, now: this.clock.nowMs() });
+    this.events.emit(ChatRoutesChangedEvent.eventName, new ChatRoutesChangedEvent());
     const created = (await this.all()).find((r) => r.origin === 'dashboard' && r.kind === input.kind && r.target === input.target)!;
     this.events.emit(AUDIT_EVENT, auditEvent(actorOf(actor), 'chat_route.created', `chat_route:${created.id}`, { kind: input.kind, target: input.target }));
     return created;
@@ -102,6 +104,7 @@ export class ChatRoutesService {
     const route = (await this.routes.all()).find((r) => r.id === id);
     if (!route) throw notFound('Chat destination not found');
     await this.routes.delete(id);
+    this.events.emit(ChatRoutesChangedEvent.eventName, new ChatRoutesChangedEvent());
     this.events.emit(AUDIT_EVENT, auditEvent(actorOf(actor), 'chat_route.deleted', `chat_route:${id}`, { kind: route.kind, target: route.target }));
   }
 }
