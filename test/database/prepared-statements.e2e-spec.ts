@@ -6,13 +6,13 @@ import { itPostgresOnly, itSqliteOnly } from '../support/test-relay';
 import { useTestRelay } from '../support/use-relay';
 
 /**
- * On PostgreSQL the relay's connections send parameterised SELECTs as named statements, parsed once
+ * On PostgreSQL the relay's connections send parameterised statements as named statements, parsed once
  * per connection (src/platform/pg/prepared-client.ts, docs/decisions.md#p2); everything else as before.
  */
 describe('statements on PostgreSQL connections', () => {
   const ctx = useTestRelay();
 
-  itPostgresOnly('SQLite keeps statements in its own cache')('a parameterised SELECT is prepared once and reused; other statements are not kept', async () => {
+  itPostgresOnly('SQLite keeps statements in its own cache')('a parameterised SELECT or write is prepared once and reused; statements without values are not kept', async () => {
     const member = await ctx.members.member('QA');
     const runner = ctx.relay.app.get(DataSource).createQueryRunner();
     try {
@@ -21,12 +21,16 @@ describe('statements on PostgreSQL connections', () => {
       const again = await runner.query(select, [member.id]);
       expect(again).toEqual(first);
       expect(first).toEqual([{ id: member.id, email: member.email }]);
-      await runner.query('UPDATE users SET display_name = display_name WHERE id = $1', [member.id]);
+      const update = 'UPDATE users SET display_name = display_name WHERE id = $1';
+      await runner.query(update, [member.id]);
+      await runner.query(update, [member.id]);
+      await runner.query(`UPDATE users SET display_name = display_name WHERE id = ${member.id}`);
       const kept: { statement: string }[] = await runner.query(`SELECT statement FROM pg_prepared_statements WHERE name LIKE 'svc\\_%'`);
-      // The connection comes from the pool: what it ran before is kept too, SELECTs only.
-      expect(kept.map((k) => k.statement)).toContain(select);
-      // The query builder writes its keywords in lower case: a SELECT is a SELECT either way.
-      expect(kept.filter((k) => !/^\s*select\b/i.test(k.statement))).toEqual([]);
+      // The connection comes from the pool: what it ran before is kept too, parameterised statements only.
+      expect(kept.map((k) => k.statement)).toEqual(expect.arrayContaining([select, update]));
+      expect(kept.filter((k) => k.statement.includes(`WHERE id = ${member.id}`))).toEqual([]);
+      // The query builder writes its keywords in lower case: a statement is named either way.
+      expect(kept.filter((k) => !/^\s*(select|insert|update|delete|with)\b/i.test(k.statement))).toEqual([]);
     } finally {
       await runner.release();
     }

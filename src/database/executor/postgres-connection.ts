@@ -4,7 +4,7 @@ import type { Connection, Rows, Session } from './connection';
 /**
  * PostgreSQL through the data source's pool: a statement alone on whichever connection is free, a
  * transaction on a pooled connection of its own until its end. The pool's connections are the
- * relay's PreparingClient (src/platform/pg), which sends parameterised SELECTs as named statements.
+ * relay's PreparingClient (src/platform/pg), which sends parameterised statements as named ones.
  */
 export class PostgresConnection implements Connection {
   readonly dialect = 'postgres' as const;

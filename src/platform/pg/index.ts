@@ -3,8 +3,8 @@ import { packageDir, sha256Of } from '../packages';
 
 const preparingClient: Piece<'data-source'> = {
   name: 'pg named statements (PreparingClient)',
-  changes: "a subclass of pg's Client, given to the pool as its public `Client` option by dataSourceOptions: parameterised SELECTs go as named statements",
-  why: 'planning was more of PostgreSQL time than running on GET /builds; now once per connection (docs/decisions.md#p2, docs/database.md)',
+  changes: "a subclass of pg's Client, given to the pool as its public `Client` option by dataSourceOptions: parameterised SELECT, INSERT, UPDATE, DELETE and WITH statements go as named statements",
+  why: 'planning was more of PostgreSQL time than running on GET /builds, and an upload is a dozen writes; now once per connection (docs/decisions.md#p2, docs/database.md)',
   checkedAgainst: { pg: '8.23.1', 'typeorm > pg': '8.23.1', 'pg > pg-pool': '3.14.0' },
   phase: 'data-source',
   // Client.query's overloads it relies on, and how the pool hands a config object on to it.

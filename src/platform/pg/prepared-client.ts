@@ -10,6 +10,9 @@ const MAX_NAMED_PER_CONNECTION = 500;
 const MAX_REMEMBERED_NAMES = 2_000;
 const names = new Map<string, string>();
 
+/** Statements worth naming: those the relay runs again and again with new values. */
+const NAMED = /^\s*(?:SELECT|INSERT|UPDATE|DELETE|WITH)\b/i;
+
 /**
  * A text's statement name, a digest of the text, so every connection names it alike: hashed once
  * per text, then found by the text itself (V8 keeps a string's hash in the string). Hashing it on
@@ -26,12 +29,13 @@ function nameOf(text: string): string {
 }
 
 /**
- * The PostgreSQL connection the relay's pool uses (pg's `Client` option): a parameterised SELECT is
- * sent as a named statement, so each connection parses it once and PostgreSQL may keep its plan,
- * instead of parsing and planning it on every request. On GET /builds planning was more of the
- * database's time than running the statements (docs/decisions.md#p2); TypeORM sends every statement
- * unnamed. SQLite has the same through its statement cache (data-source-options). Only SELECTs:
- * they never change the schema, and the relay changes it only in migrations before serving.
+ * The PostgreSQL connection the relay's pool uses (pg's `Client` option): a parameterised statement
+ * (SELECT, INSERT, UPDATE, DELETE, WITH) is sent as a named statement, so each connection parses it
+ * once and PostgreSQL may keep its plan, instead of parsing and planning it on every request. On
+ * GET /builds planning was more of the database's time than running the statements
+ * (docs/decisions.md#p2); an upload is a dozen writes (issue 42). TypeORM sends every statement
+ * unnamed. SQLite has the same through its statement cache (data-source-options). Never DDL: the
+ * relay changes the schema only in migrations, before it serves.
  */
 export class PreparingClient extends Client {
   private readonly named = new Set<string>();
@@ -44,7 +48,7 @@ export class PreparingClient extends Client {
     const config: { text?: unknown; values?: unknown; name?: unknown } | null =
       typeof first === 'string' && args.length === 2 ? { text: first, values } : isConfig(first) && values === undefined ? first : null;
     const text = config?.text;
-    if (config && typeof text === 'string' && Array.isArray(config.values) && config.values.length && /^\s*SELECT\b/i.test(text)) {
+    if (config && typeof text === 'string' && Array.isArray(config.values) && config.values.length && NAMED.test(text)) {
       const name = nameOf(text);
       if (this.named.has(name) || this.named.size < MAX_NAMED_PER_CONNECTION) {
         this.named.add(name);
