@@ -57,6 +57,8 @@ export class ForgeStatusFeed implements OnApplicationBootstrap {
    * summed-up one), for the answer that tells the reviewer; 0 when no forge serves its repository.
    */
   async statusCountOf(buildId: number): Promise<number> {
+    // Asked on every status change: with no forge there is nothing to read.
+    if (!this.directory.any) return 0;
     const provenance = await this.verdicts.provenanceOf(buildId);
     if (!provenance?.repository || !provenance.commit || !this.directory.forRepository(provenance.repository)) return 0;
     const platforms = new Set((await this.verdicts.buildsOfCommit(provenance.repository, provenance.commit)).map((b) => b.platform)).size;

@@ -1,0 +1,53 @@
+import { DataSource } from 'typeorm';
+import { postgresPool } from '../../src/platform/typeorm/raw-connection';
+import { auditSettled } from '../audit/audit-support';
+import { attachBuild } from '../support/build-fixtures';
+import { itPostgresOnly } from '../support/test-relay';
+import { useTestRelay } from '../support/use-relay';
+
+/**
+ * The writes of the mixed load counted in pool checkouts (as test/builds/read-round-trips counts the
+ * reads), with what runs after the answer: an upload is its transaction, a status change its
+ * transaction and its audit entry's. What every upload and verdict asks of the small tables (gate
+ * policies, chat destinations, which apps have testers) is read once and kept until they change
+ * (src/common/read-cache.ts), and with no forge configured a status change reads no provenance for
+ * the forge statuses it would queue. Before (issue 42): 4 and 4.
+ */
+describe('writes on PostgreSQL: pool checkouts per request, with the work after the answer', () => {
+  const ctx = useTestRelay();
+
+  itPostgresOnly('the pool is PostgreSQL\'s')('an upload checks out 1 connection, a status change 2', async () => {
+    const developer = await ctx.members.member('Developer');
+    const pat = await ctx.members.pat(developer, 'builds:write');
+    const pool = postgresPool(ctx.relay.app.get(DataSource));
+    const settle = async () => {
+      await auditSettled(ctx.relay);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    };
+    // The fewest checkouts over three tries: a background job (a sweep) may take a connection meanwhile.
+    const checkouts = async (request: () => Promise<unknown>): Promise<number> => {
+      await request(); // first uses read and keep what they may (the credential, the small tables)
+      await settle();
+      let fewest = Infinity;
+      for (let i = 0; i < 3; i++) {
+        let count = 0;
+        const counted = () => count++;
+        pool.on('acquire', counted);
+        try {
+          await request();
+          await settle();
+        } finally {
+          pool.off('acquire', counted);
+        }
+        fewest = Math.min(fewest, count);
+      }
+      return fewest;
+    };
+    const upload = await checkouts(() => attachBuild(ctx.members.withPat(pat, 'post', '/api/v1/builds'), 'string-label.apk', { branch: 'main' }).expect(201));
+    const id = (await ctx.members.withPat(pat, 'get', '/api/v1/builds?limit=1').expect(200)).body.items[0].id as number;
+    let next = 0;
+    const statuses = ['In Progress', 'Backlog'];
+    const status = await checkouts(() => ctx.members.as(developer, 'patch', `/api/v1/builds/${id}`).send({ status_label: statuses[next++ % 2] }).expect(200));
+    expect({ upload, status }).toEqual({ upload: 1, status: 2 });
+  });
+});
