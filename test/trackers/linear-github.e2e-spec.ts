@@ -83,6 +83,11 @@ describeUnless(ffmpegMissing, 'Report issue to Linear and GitHub Issues', () => 
     ((await ctx.members.as(admin, 'get', '/api/v1/outbox/destinations').expect(200)).body as { destination: string; queued: number; delivered: number; failed: number; last_error: string | null }[]).find(
       (d) => d.destination === name,
     );
+  // The issue's step is committed before the outbox records the message's end: its counts are waited for.
+  const settled = (name: string) => until(`${name} recorded`, async () => {
+    const found = await destination(name);
+    return found && found.queued === 0 && found.delivered + found.failed > 0 ? found : null;
+  });
 
   it('files a Linear issue, uploads the clip and screenshot to the signed URLs and attaches them', async () => {
     const reported = await report('linear', { recordingId });
@@ -99,7 +104,7 @@ describeUnless(ffmpegMissing, 'Report issue to Linear and GitHub Issues', () => 
     expect(linear.of('upload')).toHaveLength(2);
     expect(linear.of('upload')[1].bytes.subarray(1, 4).toString()).toBe('PNG');
     expect(linear.of('AttachmentCreate').map((r) => (r.variables.input as { issueId: string }).issueId)).toEqual([filed.key, filed.key]);
-    expect(await destination('tracker:linear')).toMatchObject({ queued: 0, delivered: 1, failed: 0, last_error: null });
+    expect(await settled('tracker:linear')).toMatchObject({ queued: 0, delivered: 1, failed: 0, last_error: null });
   });
 
   it("takes Linear's signed webhook back onto the build: completed while Rejected is shown as such", async () => {
@@ -150,7 +155,7 @@ describeUnless(ffmpegMissing, 'Report issue to Linear and GitHub Issues', () => 
     await kick();
     const failed = await issue(reported.id, (i) => i.delivery === 'failed');
     expect(failed.lastError).toMatch(/^destination refused: /);
-    expect(await destination('tracker:metadata')).toMatchObject({ queued: 0, failed: 1, last_error: failed.lastError });
+    expect(await settled('tracker:metadata')).toMatchObject({ queued: 0, failed: 1, last_error: failed.lastError });
   });
 
   it('refuses a signed upload URL that points at a refused address: the issue is created, then failed', async () => {

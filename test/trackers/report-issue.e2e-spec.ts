@@ -86,7 +86,11 @@ describeUnless(ffmpegMissing, 'Report issue to Jira', () => {
     expect(filed.key).toBe('MOB-1');
     expect(filed.url).toBe(`${cloud.url}/browse/MOB-1`);
     expect(cloud.problems()).toEqual([]);
-    const [delivered] = (await ctx.members.as(admin, 'get', '/api/v1/outbox/destinations').expect(200)).body.filter((d: { destination: string }) => d.destination === 'tracker:jira');
+    // Filed is the issue's step, committed before the outbox records the delivery: the count is waited for.
+    const delivered = await until('the delivery recorded', async () => {
+      const [row] = (await ctx.members.as(admin, 'get', '/api/v1/outbox/destinations').expect(200)).body.filter((d: { destination: string }) => d.destination === 'tracker:jira');
+      return row?.queued === 0 ? row : null;
+    });
     expect(delivered).toMatchObject({ queued: 0, delivered: 1, failed: 0, last_error: null });
 
     const created = cloud.of('createIssue').at(-1)!.body as { fields: { project: { key: string }; summary: string; issuetype: { name: string }; description: { content: { content: { text: string }[] }[] } } };

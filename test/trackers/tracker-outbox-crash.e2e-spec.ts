@@ -86,7 +86,12 @@ describe('tracker outbox: kill -9 while an issue is being filed', () => {
     expect(filed.key).toBe('MOB-1');
     expect(jira.problems()).toEqual([]);
     // The delivery was the outbox's: one message, delivered once the restarted relay sent it again.
-    const destinations = (await json('GET', '/outbox/destinations', undefined, { cookie })).body as { destination: string; queued: number; delivered: number }[];
-    expect(destinations.find((d) => d.destination === 'tracker:jira')).toMatchObject({ queued: 0, delivered: 1 });
+    // Filed is the issue's step, committed before the outbox records the delivery: the count is waited for.
+    const jiraDestination = await until('the delivery recorded', async () => {
+      const destinations = (await json('GET', '/outbox/destinations', undefined, { cookie })).body as { destination: string; queued: number; delivered: number }[];
+      const row = destinations.find((d) => d.destination === 'tracker:jira');
+      return row?.queued === 0 ? row : null;
+    });
+    expect(jiraDestination).toMatchObject({ queued: 0, delivered: 1 });
   });
 });
