@@ -3,8 +3,9 @@
  * hand-written server would, with plain node:http, @fastify/busboy, bcrypt and the driver, on the
  * database the relay's soak left (same rows, members, sessions and PAT). It does less than the relay
  * on purpose, so that it is a floor: no audit entries, no webhooks, no events, no request log, no
- * metrics, no framework, and an upload's metadata is not read from the APK (the app and version come
- * from its file name). What it does do is the database work each request needs, and for reads the
+ * metrics, no framework, and an upload's contents (permissions, libraries) are not computed or compared.
+ * What it does do is the database work each request needs, an upload's metadata read with the relay's
+ * own APK reader (src/inspection/apk.ts, as the ingest baseline), and for reads the
  * relay's own statements (build-list.repository.ts, compiled by its QueryBuilder, run as named
  * statements on PostgreSQL as the relay's pool does): the PAT or session check (and the PAT's last
  * use, at most once a minute), the list's page with its total (a `q` list's counts kept while no write
@@ -28,6 +29,7 @@ import { join } from 'node:path';
 import { Pool, PoolClient } from 'pg';
 import { listed, pageIds, PageValues, pageValues, shapeOf, textCounts } from '../../src/builds/build-list.repository';
 import { textCountsKey, withIndexedQ } from '../../src/builds/build-search.repository';
+import { readApk } from '../../src/inspection/apk';
 import type { BuildPageQuery, BuildSortField } from '../../src/builds/build-page';
 import { SearchTotals, TextCounts } from '../../src/builds/search-totals';
 import { QueryBuilder } from '../../src/database/query-builder/query-builder';
@@ -323,15 +325,18 @@ async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const member = await byPat(req);
     const { file } = await multipart(req, buildsDir);
     if (!file) throw new HttpError(400, 'file is required');
-    const bundle = `com.floor.${file.name.replace(/\W/g, '').slice(0, 20)}`;
+    // The relay's own APK reader, as the ingest baseline does: an upload's answer is its metadata.
+    const meta = await readApk(file.path, file.size);
+    const bundle = meta.bundleId;
+    const version = [meta.versionName, meta.buildNumber ? `(${meta.buildNumber})` : ''].join(' ').trim() || null;
     const now = Date.now();
     const build = await db.transaction(async (q) => {
       let [app] = await q.all<{ id: number }>('SELECT id FROM apps WHERE bundle_id_key = ? AND platform = ?', [bundle, 'android']);
-      if (!app) [app] = await q.all<{ id: number }>(`INSERT INTO apps (name, bundle_id_key, platform, created_at) VALUES (?, ?, ?, ?) RETURNING id`, [bundle, bundle, 'android', now]);
+      if (!app) [app] = await q.all<{ id: number }>(`INSERT INTO apps (name, bundle_id_key, platform, created_at) VALUES (?, ?, ?, ?) RETURNING id`, [meta.name, bundle, 'android', now]);
       const [row] = await q.all<{ id: number }>(
         `INSERT INTO builds (app_id, name, version_name, build_number, version_label, status_label, platform, bundle_id, file_name, original_name, file_size, uploaded_at)
          VALUES (?, ?, ?, ?, ?, NULL, 'android', ?, ?, ?, ?, ?) RETURNING id`,
-        [app.id, bundle, '1.0', '1', '1.0 (1)', bundle, file.path.slice(buildsDir.length + 1), file.name, file.size, now],
+        [app.id, meta.name, meta.versionName, meta.buildNumber, version, bundle, file.path.slice(buildsDir.length + 1), file.name, file.size, now],
       );
       await q.all('INSERT INTO build_status_changes (build_id, from_status, to_status, changed_by_id, changed_by_display_name, changed_by_email, changed_at) VALUES (?, NULL, NULL, ?, ?, ?, ?)', [
         row.id,
