@@ -13,7 +13,8 @@ import { TeamsSender } from './teams/teams-sender';
 
 /**
  * A build's notice to every chat destination whose apps and branches it matches (docs/integrations.md
- * "Slack and Microsoft Teams"), read fresh each time and queued in the outbox: Slack's message is
+ * "Slack and Microsoft Teams"), the build read fresh each time (the destinations are kept until they
+ * change: ChatRoutesRepository) and queued in the outbox: Slack's message is
  * updated in place on every change; Teams, which cannot edit, gets a card per upload, verdict,
  * gate state and device-test result.
  */
