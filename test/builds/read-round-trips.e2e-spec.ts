@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { postgresPool } from '../../src/platform/typeorm/raw-connection';
 import { images } from '../support/images';
+import { fewestCheckouts } from '../support/pool-checkouts';
 import { attachBuild } from '../support/build-fixtures';
 import { itPostgresOnly } from '../support/test-relay';
 import { useTestRelay } from '../support/use-relay';
@@ -28,23 +29,7 @@ describe('reads on PostgreSQL: pool checkouts per request', () => {
       await ctx.members.as(developer, 'post', '/api/v1/comments').field('build_id', String(id)).field('body', body).attach('attachment', images.png(), 'p.png').expect(201);
     }
     const pool = postgresPool(ctx.relay.app.get(DataSource));
-    // The fewest checkouts over three tries: a background job (a sweep) may take a connection meanwhile.
-    const checkouts = async (request: () => Promise<unknown>): Promise<number> => {
-      await request(); // the credential's first use looks it up and caches it; its use is recorded in a batch later
-      let fewest = Infinity;
-      for (let i = 0; i < 3; i++) {
-        let count = 0;
-        const counted = () => count++;
-        pool.on('acquire', counted);
-        try {
-          await request();
-        } finally {
-          pool.off('acquire', counted);
-        }
-        fewest = Math.min(fewest, count);
-      }
-      return fewest;
-    };
+    const checkouts = (request: () => Promise<unknown>) => fewestCheckouts(pool, request);
     const detail = await checkouts(async () => {
       const res = await ctx.members.withPat(pat, 'get', `/api/v1/builds/${id}`).expect(200);
       expect(res.body.provenance).toMatchObject({ branch: 'main', commit: 'a'.repeat(40) });

@@ -2,6 +2,7 @@ import { DataSource } from 'typeorm';
 import { postgresPool } from '../../src/platform/typeorm/raw-connection';
 import { auditSettled } from '../audit/audit-support';
 import { attachBuild } from '../support/build-fixtures';
+import { fewestCheckouts } from '../support/pool-checkouts';
 import { itPostgresOnly } from '../support/test-relay';
 import { useTestRelay } from '../support/use-relay';
 
@@ -24,25 +25,7 @@ describe('writes on PostgreSQL: pool checkouts per request, with the work after 
       await auditSettled(ctx.relay);
       await new Promise((resolve) => setTimeout(resolve, 300));
     };
-    // The fewest checkouts over three tries: a background job (a sweep) may take a connection meanwhile.
-    const checkouts = async (request: () => Promise<unknown>): Promise<number> => {
-      await request(); // first uses read and keep what they may (the credential, the small tables)
-      await settle();
-      let fewest = Infinity;
-      for (let i = 0; i < 3; i++) {
-        let count = 0;
-        const counted = () => count++;
-        pool.on('acquire', counted);
-        try {
-          await request();
-          await settle();
-        } finally {
-          pool.off('acquire', counted);
-        }
-        fewest = Math.min(fewest, count);
-      }
-      return fewest;
-    };
+    const checkouts = (request: () => Promise<unknown>) => fewestCheckouts(pool, request, settle);
     const upload = await checkouts(() => attachBuild(ctx.members.withPat(pat, 'post', '/api/v1/builds'), 'string-label.apk', { branch: 'main' }).expect(201));
     const id = (await ctx.members.withPat(pat, 'get', '/api/v1/builds?limit=1').expect(200)).body.items[0].id as number;
     let next = 0;
