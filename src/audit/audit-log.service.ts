@@ -66,7 +66,7 @@ export class AuditLogService {
   append(event: AuditEvent): Promise<AuditEntryEntity> {
     const pending = { event, at: this.clock.now() };
     if (this.transactions.inTransaction()) {
-      return this.write([pending]).then(async ([entry]) => {
+      return this.write(() => [pending]).then(async ([entry]) => {
         await this.transactions.afterCommit(() => void this.appended(entry));
         return entry;
       });
@@ -81,10 +81,15 @@ export class AuditLogService {
    * One writer at a time. An entry queued after the writer's last look at the queue but before
    * its end is picked up by the next writer, started here as the last one ends (it would wait
    * for good otherwise, and a shutdown with it).
+   *
+   * The writer starts after the event loop's current turn (setImmediate), not at once: on SQLite a
+   * transaction needs no wait, so a writer started at once wrote every entry in a transaction of its
+   * own (the soak: one commit per sign-in and per status change, batches of one). Every entry
+   * appended in the same turn goes in one commit; the entry waits for the rest of the turn only.
    */
   private startWriting(): void {
     if (this.writing) return;
-    this.writing = this.writeQueued().finally(() => {
+    this.writing = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.writeQueued()).finally(() => {
       this.writing = null;
       if (this.queued.length) this.startWriting();
     });
@@ -96,24 +101,31 @@ export class AuditLogService {
 
   private async writeQueued(): Promise<void> {
     while (this.queued.length) {
-      const batch = this.queued.splice(0, MAX_BATCH);
+      let batch: typeof this.queued | null = null;
       try {
-        const entries = await this.write(batch);
-        batch.forEach((pending, i) => pending.resolve(this.appended(entries[i])));
+        // Taken once the state row is held, not before: the entries that arrive while this write
+        // waits for the lock (or, on SQLite, for the connection's turn) go in the same commit.
+        const entries = await this.write(() => (batch = this.queued.splice(0, MAX_BATCH)));
+        batch!.forEach((pending, i) => pending.resolve(this.appended(entries[i])));
       } catch (err) {
+        // Failed before taking its entries (no connection, the lock refused): the next ones fail with it.
+        batch ??= this.queued.splice(0, MAX_BATCH);
         if (batch.length === 1) batch[0].reject(err);
         // One entry the database refuses must not take the others with it: each again on its own.
-        else for (const pending of batch) await this.write([pending]).then(([entry]) => pending.resolve(this.appended(entry)), pending.reject);
+        else for (const pending of batch) await this.write(() => [pending]).then(([entry]) => pending.resolve(this.appended(entry)), pending.reject);
       }
     }
   }
 
-  /** The entries chained after the head, in order, in one transaction that holds the state row. */
-  private write(batch: PendingEntry[]): Promise<AuditEntryEntity[]> {
+  /**
+   * The entries `take` gives once the state row is held, chained after the head in order, in one
+   * transaction.
+   */
+  private write(take: () => PendingEntry[]): Promise<AuditEntryEntity[]> {
     return this.transactions.run(async (tx) => {
       const state = await this.log.state(tx, true);
       let prevHash = state?.headHash ?? GENESIS_HASH;
-      const rows = batch.map(({ event, at }) => {
+      const rows = take().map(({ event, at }) => {
         const details = safeDetails(event.details);
         const fields = {
           at,

@@ -190,6 +190,44 @@ describe('audit log: recording, reading, export, chain, retention', () => {
     expect(result.checked).toBeGreaterThan(40);
   });
 
+  it("writes the entries appended during one event-loop turn in one commit, in arrival order", async () => {
+    const events = ctx.relay.app.get(EventEmitter2);
+    const repository = ctx.relay.app.get(AuditLogRepository);
+    await auditSettled(ctx.relay);
+    const commits = jest.spyOn(repository, 'updateState');
+    try {
+      // Each from a callback of its own in the same turn, as requests answered in one turn do. On
+      // SQLite a writer started at once finished each transaction before the next callback ran.
+      await new Promise<void>((resolve) => {
+        for (let i = 0; i < 5; i++) setImmediate(() => events.emit(AUDIT_EVENT, new AuditEvent('test.turn', null, 'probe', 'system', null, null, { i })));
+        setImmediate(resolve);
+      });
+      await auditSettled(ctx.relay);
+      expect(commits).toHaveBeenCalledTimes(1);
+    } finally {
+      commits.mockRestore();
+    }
+    const rows = (await sql(ctx.relay, `SELECT details FROM audit_entries WHERE action = 'test.turn' ORDER BY id`)) as { details: unknown }[];
+    expect(rows.map((row) => JSON.parse(String(row.details)).i)).toEqual([0, 1, 2, 3, 4]);
+    expect((await ctx.relay.app.get(AuditVerifier).verify()).broken).toBeNull();
+  });
+
+  it('refuses the waiting entries, and goes on with the next ones, when their transaction fails before it holds the chain', async () => {
+    const repository = ctx.relay.app.get(AuditLogRepository);
+    const log = ctx.relay.app.get(AuditLogService);
+    await auditSettled(ctx.relay);
+    const refused = jest.spyOn(repository, 'state').mockRejectedValue(new Error('no connection'));
+    try {
+      const outcomes = await Promise.allSettled([0, 1].map((i) => log.append(new AuditEvent('test.unheld', null, 'probe', 'system', null, null, { i }))));
+      expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
+    } finally {
+      refused.mockRestore();
+    }
+    await log.append(new AuditEvent('test.unheld', null, 'probe', 'system', null, null, { i: 2 }));
+    const rows = (await sql(ctx.relay, `SELECT details FROM audit_entries WHERE action = 'test.unheld'`)) as { details: unknown }[];
+    expect(rows.map((row) => JSON.parse(String(row.details)).i)).toEqual([2]);
+  });
+
   it('prunes past the retention, leaving an anchor from which the rest still verifies', async () => {
     const admin = await ctx.members.admin();
     const res = await ctx.members.as(admin, 'patch', '/api/v1/audit/settings').send({ retention_days: 30 }).expect(200);
