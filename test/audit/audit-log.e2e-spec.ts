@@ -190,7 +190,7 @@ describe('audit log: recording, reading, export, chain, retention', () => {
     expect(result.checked).toBeGreaterThan(40);
   });
 
-  it("writes the entries appended during one event-loop turn in one commit, in arrival order", async () => {
+  it('writes the entries appended during one event-loop turn in one commit, in arrival order', async () => {
     const events = ctx.relay.app.get(EventEmitter2);
     const repository = ctx.relay.app.get(AuditLogRepository);
     await auditSettled(ctx.relay);
