@@ -51,8 +51,11 @@ export function InboxPage() {
     setFilters(latest.current);
   };
   // Shortcuts act on the selection at once, even before the URL change has re-rendered the page.
+  // The URL changes in a transition (react-router), so a render in between (a toast, a refetch)
+  // still shows the old selection: only a new URL selection replaces the one asked for.
   const focused = useRef<number | null>(selectedId);
-  focused.current = selectedId;
+  const shown = useRef<number | null>(selectedId);
+  if (shown.current !== selectedId) focused.current = shown.current = selectedId;
   const select = (id: number | null) => {
     focused.current = id;
     setFilters(filters, id);
@@ -78,13 +81,14 @@ export function InboxPage() {
 
   // Focus follows a selection made by the keyboard (and the one a link opened with), never one made
   // by focusing a row: that row has focus already, and re-focusing it after a refetch would pull
-  // focus back from wherever Tab has moved it since.
-  const focusSelection = useRef(selectedId !== null);
+  // focus back from wherever Tab has moved it since. This is the build whose link takes focus once
+  // the URL selects it (null: none asked for).
+  const focusTarget = useRef<number | null>(selectedId);
   const move = (step: number) => {
     if (items.length === 0) return;
     const { index } = current();
     const next = index < 0 ? (step > 0 ? 0 : items.length - 1) : Math.min(items.length - 1, Math.max(0, index + step));
-    focusSelection.current = true;
+    focusTarget.current = items[next].id;
     select(items[next].id);
   };
   useShortcuts({
@@ -114,7 +118,7 @@ export function InboxPage() {
                   onSet: () => {
                     // Unless the reviewer moved on meanwhile (the reason dialog stays open while they type).
                     if (!next || focused.current !== build.id) return;
-                    focusSelection.current = true;
+                    focusTarget.current = next.id;
                     select(next.id);
                   },
                 });
@@ -136,10 +140,12 @@ export function InboxPage() {
 
   // Keyboard selection moves focus to the selected row's link, so it is visible and announced.
   useEffect(() => {
-    if (selectedId === null || !focusSelection.current) return;
+    // Only the selection asked for: a render that still shows the previous one must not focus (and
+    // so re-select) it.
+    if (selectedId === null || focusTarget.current !== selectedId) return;
     const link = document.querySelector<HTMLAnchorElement>(`[data-build-link="${selectedId}"]`);
     if (!link) return;
-    focusSelection.current = false;
+    focusTarget.current = null;
     if (document.activeElement !== link && !isTyping()) link.focus({ preventScroll: false });
   }, [selectedId, builds.data]);
 
