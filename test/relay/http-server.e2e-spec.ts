@@ -34,4 +34,18 @@ describe('the HTTP server behind Express', () => {
     expect(typeof (express.request as { get?: unknown }).get).toBe('function');
     expect(typeof (express.response as { json?: unknown }).json).toBe('function');
   });
+
+  it("tests only a request's API resource's routes: the app's stack holds no /api/v1 route, a late module's route still answers", async () => {
+    type Layer = { route?: { path: string } };
+    const express = ctx.relay.app.getHttpAdapter().getInstance() as { router: { stack: Layer[] } };
+    const routes = express.router.stack.filter((layer) => layer.route).map((layer) => layer.route!.path);
+    // The routes outside the API (WebDriver hub, SCIM, install pages, /metrics, /api/docs) stay in the app's stack.
+    expect(routes.length).toBeGreaterThan(10);
+    expect(routes.filter((path) => path.toLowerCase().startsWith('/api/v1'))).toEqual([]);
+    // Registered last of all (AuditModule), and checked the same: the guard answers, not the 404 handler.
+    expect((await ctx.relay.http().get('/api/v1/audit').expect(401)).body).toEqual({ error: expect.any(String) });
+    await ctx.relay.http().get('/api/V1/Audit/').expect(401); // any case, a trailing slash: as Express routes
+    expect((await ctx.relay.http().get('/api/v1/no-such-resource').expect(404)).body).toEqual({ error: 'Not found' });
+    expect((await ctx.relay.http().options('/api/v1/builds').expect(404)).body).toEqual({ error: 'Not found' });
+  });
 });

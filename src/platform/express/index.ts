@@ -31,6 +31,22 @@ const relayHttpAdapter: Piece<'http-adapter'> = {
   },
 };
 
+const routeGroups: Piece<'http-adapter'> = {
+  name: 'api route groups',
+  changes:
+    "the routes Nest registers through the adapter (RouterExplorer calls its get, post…, RouterMethodFactory) go into one Express Router per /api/v1/<resource>, dispatched from one layer of the app's stack (route-groups.ts)",
+  why: 'a request tests its resource\'s routes, not ~150 patterns before a late module\'s route: ~4 % of the soak\'s CPU (docs/decisions.md#issue-42-route-groups)',
+  checkedAgainst: { '@nestjs/core': '11.2.10', ...CHECKED },
+  phase: 'http-adapter',
+  fingerprint: () => {
+    const core = packageDir('@nestjs/core');
+    const { RouterMethodFactory } = require(`${core}/helpers/router-method-factory`) as { RouterMethodFactory: { prototype: { get: unknown } } };
+    const { RouterExplorer } = require(`${core}/router/router-explorer`) as { RouterExplorer: { prototype: { applyCallbackToRouter: unknown } } };
+    return sha256Of([String(RouterMethodFactory.prototype.get), String(RouterExplorer.prototype.applyCallbackToRouter)]);
+  },
+  expected: ['65610c02b9c0cb70ab99a8a66d9e5cbcc633cafb67db74ade88c3a910da7fd0e'],
+};
+
 const trustProxy: Piece<'app'> = {
   name: "express 'trust proxy fn' reader",
   changes: "reads Express's compiled trust proxy function (an internal setting) for the relay-host rule (trustProxyOf) and the per-address connection share's trusted proxies (appTrustProxy)",
@@ -41,4 +57,4 @@ const trustProxy: Piece<'app'> = {
   expected: ['b6e2c35763433285c4d2baf34f39b89cfc79491a2546dff72cf78b500a36372e'],
 };
 
-export const pieces = [relayHttpAdapter, trustProxy];
+export const pieces = [relayHttpAdapter, routeGroups, trustProxy];

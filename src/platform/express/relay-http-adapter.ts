@@ -2,6 +2,8 @@ import type { NestApplicationOptions } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import { createServer as createHttpServer, IncomingMessage, type RequestListener, type ServerOptions, ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
+import type { Application } from 'express';
+import { ROUTE_METHODS, RouteGroups, type RouteMethod } from './route-groups';
 
 /**
  * Express gives every request and response its app's prototypes (`app.request`, `app.response`)
@@ -11,12 +13,24 @@ import { createServer as createHttpsServer } from 'node:https';
  *
  * Here Node builds them as instances of two subclasses of its own, whose prototypes take the place of
  * the app's (the same properties, the same chain behind them), so Express's setPrototypeOf finds
- * nothing to change. Everything else is Nest's adapter.
+ * nothing to change.
+ *
+ * The routes Nest registers through it (RouterExplorer calls the adapter's get, post…) go through
+ * RouteGroups: a request tests only its API resource's routes. Everything else is Nest's adapter.
  */
 export class RelayHttpAdapter extends ExpressAdapter {
   /** `serverOptions`: what Node only reads when the server is created (connectionsCheckingInterval). */
   constructor(private readonly serverOptions: ServerOptions = {}) {
     super();
+  }
+
+  private routeGroups: RouteGroups | null = null;
+
+  /** A route (path and handlers) into its group, or into the app's stack as Nest's adapter does; one argument reads a setting. */
+  route(method: RouteMethod, args: unknown[]): unknown {
+    const app = this.getInstance<Application>();
+    if (args.length >= 2 && (this.routeGroups ??= new RouteGroups(app)).add(method, args[0], args.slice(1))) return app;
+    return (app[method] as (...args: unknown[]) => unknown)(...args);
   }
 
   override initHttpServer(options: NestApplicationOptions): void {
@@ -38,4 +52,11 @@ function asPrototypeOf(derived: { prototype: object }, prototype: object): objec
   Object.defineProperties(derived.prototype, Object.getOwnPropertyDescriptors(prototype));
   Object.setPrototypeOf(derived.prototype, Object.getPrototypeOf(prototype));
   return derived.prototype;
+}
+
+// Nest's adapter methods get, post, put… (AbstractHttpAdapter: app.get(...args) and the like), each through route().
+for (const method of ROUTE_METHODS) {
+  (RelayHttpAdapter.prototype as unknown as Record<RouteMethod, (...args: unknown[]) => unknown>)[method] = function (this: RelayHttpAdapter, ...args: unknown[]) {
+    return this.route(method, args);
+  };
 }
