@@ -76,6 +76,7 @@ describe('RouteGroups (one router per /api/v1/<resource>)', () => {
       expect(() => groups.add('get', path, [() => undefined])).toThrow(/would lose its place/);
     }
     expect(() => groups.add('get', /^\/api/ as unknown as string, [() => undefined])).toThrow(/as a string/);
+    expect(() => groups.add('propfind', '/api/v1/:x', [() => undefined])).toThrow(/would lose its place/);
     for (const path of ['/', '/metrics', '/api/v1', '/api/v1/', '/api/v2/:x', '/session/:id/*path', '/install/latest/:token']) {
       expect(mayMatchApiPaths(path)).toBe(false);
     }

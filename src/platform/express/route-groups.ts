@@ -1,7 +1,7 @@
 import { Router, type Application, type RequestHandler } from 'express';
 
-/** The HTTP methods Nest registers routes with (RouterMethodFactory), as Express names them. */
-export const ROUTE_METHODS = ['get', 'post', 'put', 'delete', 'patch', 'all', 'options', 'head'] as const;
+/** Every method Nest registers routes with (RouterMethodFactory's map), as Express names them: none passes the check. */
+export const ROUTE_METHODS = ['get', 'post', 'put', 'delete', 'patch', 'all', 'options', 'head', 'search', 'query', 'propfind', 'proppatch', 'mkcol', 'copy', 'move', 'lock', 'unlock'] as const;
 export type RouteMethod = (typeof ROUTE_METHODS)[number];
 
 const API_PREFIX = '/api/v1/';
