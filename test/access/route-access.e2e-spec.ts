@@ -5,6 +5,7 @@ import { GATEWAY_METADATA, GATEWAY_OPTIONS } from '@nestjs/websockets/constants'
 import { API_PREFIX } from '../../src/bootstrap/create-app';
 import { AccessRequirement, AUTH_REQUIREMENT } from '../../src/common/auth/auth.decorator';
 import { useTestRelay } from '../support/use-relay';
+import type { RelayHttpAdapter } from '../../src/platform/express/relay-http-adapter';
 
 interface DeclaredRoute {
   route: string;
@@ -72,10 +73,12 @@ function declaredGateways(modules: ModulesContainer): DeclaredRoute[] {
 
 /** `METHOD /path` of every route Express actually serves. */
 function servedRoutes(app: ReturnType<typeof useTestRelay>['relay']['app']): Set<string> {
-  const router = (app.getHttpAdapter().getInstance() as { router: { stack: { route?: { path: string; methods: Record<string, boolean> } }[] } })
-    .router;
+  type Stack = { stack: { route?: { path: string; methods: Record<string, boolean> } }[] };
+  const adapter = app.getHttpAdapter() as unknown as RelayHttpAdapter;
+  // The app's stack, and the API resources' routers behind it (src/platform/express/route-groups.ts).
+  const routers = [(adapter.getInstance() as { router: Stack }).router, ...(adapter.apiRouteGroups() as unknown as Stack[])];
   const served = new Set<string>();
-  for (const layer of router.stack) {
+  for (const layer of routers.flatMap((router) => router.stack)) {
     if (!layer.route) continue;
     const methods = Object.keys(layer.route.methods).map((m) => m.toUpperCase());
     const method = methods.length > 2 ? 'ALL' : methods.filter((m) => m !== '_ALL')[0];

@@ -2,7 +2,7 @@ import type { NestApplicationOptions } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import { createServer as createHttpServer, IncomingMessage, type RequestListener, type ServerOptions, ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { Application } from 'express';
+import type { Application, Router } from 'express';
 import { ROUTE_METHODS, RouteGroups, type RouteMethod } from './route-groups';
 
 /**
@@ -31,6 +31,11 @@ export class RelayHttpAdapter extends ExpressAdapter {
     const app = this.getInstance<Application>();
     if (args.length >= 2 && (this.routeGroups ??= new RouteGroups(app)).add(method, args[0], args.slice(1))) return app;
     return (app[method] as (...args: unknown[]) => unknown)(...args);
+  }
+
+  /** The Express Routers of the API's resources: with the app's stack, every route the relay serves. */
+  apiRouteGroups(): Router[] {
+    return this.routeGroups?.routers() ?? [];
   }
 
   override initHttpServer(options: NestApplicationOptions): void {

@@ -61,6 +61,11 @@ export class RouteGroups {
     return true;
   }
 
+  /** The routers of the groups (each route once: the OPTIONS routers repeat routes of these). */
+  routers(): Router[] {
+    return [...this.groups.values()].map((group) => group.routes);
+  }
+
   private readonly dispatch: RequestHandler = (req, res, next) => {
     const group = this.groups.get(this.requestKey(req.path));
     const router = req.method === 'OPTIONS' ? group?.options : group?.routes;
