@@ -38,6 +38,8 @@ interface Group {
 export class RouteGroups {
   private readonly groups = new Map<string, Group>();
   private mounted = false;
+  /** Express's routing options, read at the first route: the groups' routers are made with them, and keys follow them. */
+  private options: { caseSensitive: boolean; strict: boolean } | null = null;
 
   constructor(private readonly app: Application) {}
 
@@ -88,15 +90,11 @@ export class RouteGroups {
   }
 
   private normalise(key: string): string {
-    return this.caseSensitive() ? key : key.toLowerCase();
-  }
-
-  private caseSensitive(): boolean {
-    return this.app.enabled('case sensitive routing');
+    return this.routingOptions().caseSensitive ? key : key.toLowerCase();
   }
 
   private routingOptions() {
-    return { caseSensitive: this.caseSensitive(), strict: this.app.enabled('strict routing') };
+    return (this.options ??= { caseSensitive: this.app.enabled('case sensitive routing'), strict: this.app.enabled('strict routing') });
   }
 }
 
