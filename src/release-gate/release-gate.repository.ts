@@ -73,6 +73,8 @@ const REVIEW_COLUMNS = [
   'carried_from_build_id',
   'carried_reason',
 ] as const;
+/** What a member's later review overwrites on a row another writer took first (all but the key). */
+const REPLACED_COLUMNS = REVIEW_COLUMNS.filter((c) => c !== 'id' && c !== 'build_id' && c !== 'reviewer_id');
 const STATE_COLUMNS = ['build_id', 'state', 'checklist', 'file_sha256', 'unpublished', 'evaluated_at', 'version'] as const;
 
 /** build_reviews, release_gate_policies and release_gate_states (the release gate module owns them). */
@@ -105,7 +107,7 @@ export class ReleaseGateRepository {
         );
         await remove.run(tx, { buildId: review.buildId, reviewerId: review.reviewerId });
       }
-      await this.insertReview(review, tx);
+      await this.insertReview(review, tx, 'replace');
       const [row] = (await this.reviewsOf(review.buildId, tx)).filter((r) => r.reviewerId === review.reviewerId).slice(-1);
       return row;
     });
@@ -118,29 +120,42 @@ export class ReleaseGateRepository {
       let carried = 0;
       for (const review of await this.reviewsOf(from, tx)) {
         if (review.reviewerId === null || present.has(review.reviewerId)) continue;
-        await this.insertReview({ ...review, buildId: to, carriedFromBuildId: review.carriedFromBuildId ?? from, carriedReason: reason }, tx);
-        carried++;
+        // A member's own review written since `present` was read (another connection) wins: nothing is carried over it.
+        if (await this.insertReview({ ...review, buildId: to, carriedFromBuildId: review.carriedFromBuildId ?? from, carriedReason: reason }, tx, 'keep')) carried++;
       }
       return carried;
     });
   }
 
-  private async insertReview(review: NewReview, tx: Sql): Promise<void> {
-    const insert = this.sql.prepare('gate.insertReview', (v: Record<string, unknown>) =>
-      this.sql.db.insertInto('build_reviews').values({
-        build_id: v.build_id as number,
-        reviewer_id: v.reviewer_id as number,
-        reviewer_email: v.reviewer_email as string,
-        reviewer_display_name: v.reviewer_display_name as string,
-        reviewer_role: v.reviewer_role as string,
-        verdict: v.verdict as string,
-        comment: v.comment as string,
-        created_at: v.created_at as number,
-        carried_from_build_id: v.carried_from_build_id as number,
-        carried_reason: v.carried_reason as string,
-      }),
+  /**
+   * Inserts a review; whether a row was written. On the unique (build, member) key a concurrent
+   * writer may have taken since this transaction looked: `replace` (a member's own review, the
+   * latest wins) overwrites that row, `keep` (a carried review) leaves it.
+   */
+  private async insertReview(review: NewReview, tx: Sql, onTaken: 'replace' | 'keep'): Promise<boolean> {
+    const insert = this.sql.prepare(`gate.insertReview.${onTaken}`, (v: Record<string, unknown>) =>
+      this.sql.db
+        .insertInto('build_reviews')
+        .values({
+          build_id: v.build_id as number,
+          reviewer_id: v.reviewer_id as number,
+          reviewer_email: v.reviewer_email as string,
+          reviewer_display_name: v.reviewer_display_name as string,
+          reviewer_role: v.reviewer_role as string,
+          verdict: v.verdict as string,
+          comment: v.comment as string,
+          created_at: v.created_at as number,
+          carried_from_build_id: v.carried_from_build_id as number,
+          carried_reason: v.carried_reason as string,
+        })
+        .onConflict((oc) => {
+          const taken = oc.columns(['build_id', 'reviewer_id']);
+          if (onTaken === 'keep') return taken.doNothing();
+          return taken.doUpdateSet((eb) => Object.fromEntries(REPLACED_COLUMNS.map((c) => [c, eb.ref(`excluded.${c}`)])));
+        })
+        .returning('id'),
     );
-    await insert.run(tx, {
+    const written = await insert.run<{ id: number }>(tx, {
       build_id: review.buildId,
       reviewer_id: review.reviewerId,
       reviewer_email: review.reviewerEmail,
@@ -152,6 +167,7 @@ export class ReleaseGateRepository {
       carried_from_build_id: review.carriedFromBuildId,
       carried_reason: review.carriedReason,
     });
+    return written.length > 0;
   }
 
   /** Every policy set in the dashboard: scope → JSON (shared: not to be changed). Read once until a policy changes. */

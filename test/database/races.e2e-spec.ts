@@ -8,6 +8,7 @@ import { images } from '../support/images';
 import { MemberFactory, TestMember } from '../support/factory';
 import { itPostgresOnly, TestRelay } from '../support/test-relay';
 import { useTestRelay } from '../support/use-relay';
+import { relayWaitsForLock } from '../support/pg-locks';
 
 /**
  * Another transaction on the relay's own database (another pooled connection, another process)
@@ -45,23 +46,6 @@ async function holdBuildDeletion(relay: TestRelay, buildId: number, sqliteHoldMs
     child.once('exit', (code) => reject(new Error(`holder exited ${code}`)));
   });
   return { commit: () => exited };
-}
-
-/** Resolves once a statement on this PostgreSQL database waits for a lock another transaction holds. */
-async function relayWaitsForLock(url: string): Promise<void> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    for (const deadline = Date.now() + 20_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 25))) {
-      const waiting = await client.query(
-        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
-      );
-      if (waiting.rows[0].n > 0) return;
-    }
-    throw new Error('no statement ever waited for the lock');
-  } finally {
-    await client.end();
-  }
 }
 
 describe('races and the unique key on (platform, bundle id)', () => {
