@@ -4,6 +4,13 @@
  */
 export const AUDIT_EVENT = 'audit.record';
 
+/**
+ * An entry that is part of the emitter's open transaction: emitted with `emitAsync` inside it,
+ * written in it (no savepoint of its own) and failing it when it cannot be written, so the work and
+ * its entry are kept together or not at all (an upload: docs/decisions.md#issue-42-upload-audit).
+ */
+export const AUDIT_EVENT_IN_TRANSACTION = 'audit.record.in-transaction';
+
 /** How the actor reached the relay. */
 export type AuditVia = 'cookie' | 'pat' | 'mcp' | 'scim' | 'agent' | 'cli' | 'system' | 'sso' | 'anonymous' | 'slack';
 

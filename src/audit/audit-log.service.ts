@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { Clock } from '../common/clock';
 import { DAY_MS } from '../common/time';
+import type { Sql } from '../database/sql';
 import { TransactionRunner } from '../database/transaction-runner';
 import { RelayConfig } from '../config/relay-config';
 import { auditEvent, AuditActor } from './audit-actor';
@@ -61,12 +62,14 @@ export class AuditLogService {
    * sign-in or status change made one: on the PostgreSQL soak they held one to two of the pool's
    * ten connections waiting (docs/decisions.md#issue-27-pg-soak). Inside a caller's transaction the
    * entry is written in it (a savepoint: a refused entry does not abort the caller's work) and goes
-   * with it if it rolls back; the forwarders hear of it once it has committed.
+   * with it if it rolls back; the forwarders hear of it once it has committed. `partOfTransaction`
+   * drops the savepoint (two statements, one of them under the state row's lock): the entry's
+   * failure fails the caller's transaction, which then keeps nothing without its entry.
    */
-  append(event: AuditEvent): Promise<AuditEntryEntity> {
+  append(event: AuditEvent, options: { partOfTransaction?: boolean } = {}): Promise<AuditEntryEntity> {
     const pending = { event, at: this.clock.now() };
     if (this.transactions.inTransaction()) {
-      return this.write(() => [pending]).then(async ([entry]) => {
+      return this.write(() => [pending], options.partOfTransaction === true).then(async ([entry]) => {
         await this.transactions.afterCommit(() => void this.appended(entry));
         return entry;
       });
@@ -121,8 +124,8 @@ export class AuditLogService {
    * The entries `take` gives once the state row is held, chained after the head in order, in one
    * transaction.
    */
-  private write(take: () => PendingEntry[]): Promise<AuditEntryEntity[]> {
-    return this.transactions.run(async (tx) => {
+  private write(take: () => PendingEntry[], joinCaller = false): Promise<AuditEntryEntity[]> {
+    const work = async (tx: Sql): Promise<AuditEntryEntity[]> => {
       const state = await this.log.state(tx, true);
       let prevHash = state?.headHash ?? GENESIS_HASH;
       const rows = take().map(({ event, at }) => {
@@ -149,7 +152,8 @@ export class AuditLogService {
         await this.log.updateState(this.nextHead(state, head, saved[0].id), tx);
       }
       return saved;
-    });
+    };
+    return joinCaller ? this.transactions.join(work) : this.transactions.run(work);
   }
 
   private appended(entry: AuditEntryEntity): AuditEntryEntity {

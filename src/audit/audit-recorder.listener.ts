@@ -1,10 +1,16 @@
-import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
+import { BeforeApplicationShutdown, HttpStatus, Injectable, Logger } from '@nestjs/common';
+import { HttpError } from '../common/errors/http-error';
 import { OnEvent } from '@nestjs/event-emitter';
-import { AUDIT_EVENT, AuditEvent } from './audit-event';
+import { AUDIT_EVENT, AUDIT_EVENT_IN_TRANSACTION, AuditEvent } from './audit-event';
 import { AuditLogService } from './audit-log.service';
+
+export const AuditMessages = {
+  notRecorded: "The audit log could not record this action, so nothing was done; try again, or ask an Admin to check the relay's log",
+} as const;
 
 /**
  * Records what any module emits as AUDIT_EVENT; never throws (a failed write is logged as an error).
+ * AUDIT_EVENT_IN_TRANSACTION is written in the emitter's transaction and its failure is the emitter's.
  * Writes still running when the app closes are awaited first, so a CLI command's entry is not lost.
  */
 @Injectable()
@@ -20,6 +26,16 @@ export class AuditRecorderListener implements BeforeApplicationShutdown {
     this.pending.add(write);
     void write.finally(() => this.pending.delete(write));
     return write;
+  }
+
+  @OnEvent(AUDIT_EVENT_IN_TRANSACTION, { suppressErrors: false })
+  async onAuditEventInTransaction(event: AuditEvent): Promise<void> {
+    try {
+      await this.log.append(event, { partOfTransaction: true });
+    } catch (err) {
+      this.logger.error(`Could not record audit event ${event?.action}, so its action was not done: ${(err as Error).message}`, (err as Error).stack);
+      throw new HttpError(HttpStatus.SERVICE_UNAVAILABLE, AuditMessages.notRecorded);
+    }
   }
 
   /** Resolves once every event received so far is written (tests, shutdown). */

@@ -4,7 +4,7 @@ import type { Request } from 'express';
 import { createHash } from 'node:crypto';
 import { AppCatalogue } from '../app-catalogue/app-catalogue.service';
 import { actorOf, auditEvent } from '../audit/audit-actor';
-import { AUDIT_EVENT, type AuditEvent } from '../audit/audit-event';
+import { AUDIT_EVENT_IN_TRANSACTION, type AuditEvent } from '../audit/audit-event';
 import type { Principal } from '../common/auth/principal';
 import { Clock } from '../common/clock';
 import { ErrorMessages } from '../common/errors/error-messages';
@@ -190,8 +190,8 @@ export class BuildIntakeService {
       if (metadata.contents) await this.contents.storeAtUpload(build, metadata.contents, now, tx);
       const provenance = BuildProvenanceRepository.fromFields(build.id, fields);
       if (provenance) await this.provenance.insert(provenance, tx);
-      // Recorded by the audit module's listener, in this transaction (it joins the caller's).
-      await this.events.emitAsync(AUDIT_EVENT, entry(build.id, build.appId));
+      // Recorded by the audit module's listener in this transaction: no build is kept without its entry.
+      await this.events.emitAsync(AUDIT_EVENT_IN_TRANSACTION, entry(build.id, build.appId));
       return build;
     });
   }

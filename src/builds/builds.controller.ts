@@ -62,7 +62,7 @@ export class BuildsController {
   )
   @Auth({ cookie: true, pat: 'builds:write', roles: WRITER_ROLES })
   @ApiCreatedResponse({ type: BuildSummary })
-  @ApiErrors(400, 401, 403, 404, 413)
+  @ApiErrors(400, 401, 403, 404, 413, 503)
   async upload(@Req() req: Request, @CurrentPrincipal() principal: Principal): Promise<BuildSummary> {
     return toBuildSummary(await this.intake.receive(req, principal));
   }

@@ -8,6 +8,7 @@ import { AuditEvent, AUDIT_EVENT } from '../../src/audit/audit-event';
 import { AuditLogService } from '../../src/audit/audit-log.service';
 import { AuditLogRepository } from '../../src/audit/audit-log.repository';
 import { AuditVerifier } from '../../src/audit/audit-verifier';
+import { AuditMessages } from '../../src/audit/audit-recorder.listener';
 import { RELAY_ACTOR } from '../../src/audit/audit-actor';
 import { DAY_MS } from '../../src/common/time';
 import { attachBuild } from '../support/build-fixtures';
@@ -90,7 +91,7 @@ describe('audit log: recording, reading, export, chain, retention', () => {
     expect(settings[0]).toMatchObject({ actor_id: admin.id, details: { team_name: 'Audited team', logo_changed: false } });
   });
 
-  it("writes an upload's entry in the build's own transaction: there when the upload answers, and a refused entry does not refuse the build", async () => {
+  it("writes an upload's entry in the build's own transaction: there when the upload answers, and a refused entry refuses the upload, leaving nothing", async () => {
     const admin = await ctx.members.admin();
     const pat = await ctx.members.pat(admin, 'builds:write');
     // Each entry's insert is slowed: an entry written after the upload's answer would not be there yet when it comes.
@@ -109,15 +110,21 @@ describe('audit log: recording, reading, export, chain, retention', () => {
     // Read straight from the table, before anything waits for the recorder: the commit that stored the build stored this.
     expect(await sql(ctx.relay, `SELECT action FROM audit_entries WHERE target = ?`, [`build:${first.body.id}`])).toEqual([{ action: 'build.uploaded' }]);
 
-    // The database refuses audit entries from now on: the upload still lands (its entry is logged as lost), the chain is untouched.
+    // The database refuses audit entries from now on: the upload is refused with a sentence and leaves nothing (no row, no file).
+    const builds = await sql(ctx.relay, 'SELECT id FROM builds ORDER BY id');
+    const files = await ctx.relay.storedFiles('builds/');
     await refuseAuditInserts(ctx.relay, true);
     try {
-      const second = await attachBuild(ctx.members.withPat(pat, 'post', '/api/v1/builds'), 'string-label.apk').expect(201);
-      await ctx.members.withPat(pat, 'get', `/api/v1/builds/${second.body.id}`).expect(200);
-      expect(await sql(ctx.relay, `SELECT id FROM audit_entries WHERE target = ?`, [`build:${second.body.id}`])).toEqual([]);
+      const refused = await attachBuild(ctx.members.withPat(pat, 'post', '/api/v1/builds'), 'string-label.apk');
+      expect([refused.status, refused.body]).toEqual([503, { error: AuditMessages.notRecorded }]);
+      expect(await sql(ctx.relay, 'SELECT id FROM builds ORDER BY id')).toEqual(builds);
+      expect(await ctx.relay.storedFiles('builds/')).toEqual(files);
     } finally {
       await refuseAuditInserts(ctx.relay, false);
     }
+    // And the relay goes on: the next upload lands with its entry.
+    const third = await attachBuild(ctx.members.withPat(pat, 'post', '/api/v1/builds'), 'string-label.apk').expect(201);
+    expect(await sql(ctx.relay, `SELECT action FROM audit_entries WHERE target = ?`, [`build:${third.body.id}`])).toEqual([{ action: 'build.uploaded' }]);
     await auditSettled(ctx.relay);
     expect((await ctx.relay.app.get(AuditVerifier).verify()).broken).toBeNull();
   });

@@ -24,7 +24,7 @@ const ERROR_MEANINGS: Record<number, string> = {
   413: 'body too large',
   429: 'too many attempts (Retry-After header)',
   502: 'agent unreachable or returned an error',
-  503: 'a dependency does not answer (database, directory), or the relay is too busy to check a password now (Retry-After)',
+  503: 'a dependency does not answer (database, directory), the audit log cannot record an upload, or the relay is too busy to check a password now (Retry-After)',
   504: 'agent did not answer in time',
   507: 'not enough disk space on the relay',
 };

@@ -5328,7 +5328,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description a dependency does not answer (database, directory), or the relay is too busy to check a password now (Retry-After) */
+            /** @description a dependency does not answer (database, directory), the audit log cannot record an upload, or the relay is too busy to check a password now (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5886,6 +5886,15 @@ export interface operations {
             };
             /** @description body too large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description a dependency does not answer (database, directory), the audit log cannot record an upload, or the relay is too busy to check a password now (Retry-After) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8019,7 +8028,7 @@ export interface operations {
                     "application/json": components["schemas"]["HealthResponse"];
                 };
             };
-            /** @description a dependency does not answer (database, directory), or the relay is too busy to check a password now (Retry-After) */
+            /** @description a dependency does not answer (database, directory), the audit log cannot record an upload, or the relay is too busy to check a password now (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9803,7 +9812,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description a dependency does not answer (database, directory), or the relay is too busy to check a password now (Retry-After) */
+            /** @description a dependency does not answer (database, directory), the audit log cannot record an upload, or the relay is too busy to check a password now (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9888,7 +9897,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description a dependency does not answer (database, directory), or the relay is too busy to check a password now (Retry-After) */
+            /** @description a dependency does not answer (database, directory), the audit log cannot record an upload, or the relay is too busy to check a password now (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
