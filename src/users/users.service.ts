@@ -155,10 +155,19 @@ export class UsersService {
 
   /** Checks a password; an unknown e-mail still costs one bcrypt comparison (no timing oracle). */
   async verifyCredentials(email: string, password: string): Promise<UserEntity | null> {
+    return (await this.verifyCredentialsWith(email, password, async () => undefined))?.user ?? null;
+  }
+
+  /**
+   * verifyCredentials, with `alongside` run on the member's row while the password is checked and
+   * its answer returned with the member: a sign-in's next lookup (two-factor) off its critical path.
+   */
+  async verifyCredentialsWith<T>(email: string, password: string, alongside: (user: UserEntity) => Promise<T>): Promise<{ user: UserEntity; alongside: T } | null> {
     const user = await this.findByEmail(email);
     // A deactivated member (SCIM) is refused like an unknown one, at the same cost.
     if (!user || !user.active) return this.hasher.verifyDecoy(password).then(() => null);
-    return (await this.hasher.verify(password, user.passwordHash)) ? user : null;
+    const [matches, answer] = await Promise.all([this.hasher.verify(password, user.passwordHash), alongside(user)]);
+    return matches ? { user, alongside: answer } : null;
   }
 
   /** Announced once the change is committed (the caller's transaction, if any, included). */

@@ -1,4 +1,6 @@
+import { TwoFactorService } from '../../src/two-factor/two-factor.service';
 import { totpCode } from '../../src/two-factor/totp';
+import { PasswordHasher } from '../../src/users/password-hasher';
 import { sessionCookieFrom, TEST_PASSWORD, TestMember } from '../support/factory';
 import { useTestRelay } from '../support/use-relay';
 import { auditEntries } from '../audit/audit-support';
@@ -71,6 +73,36 @@ describe('two-factor sign-in (TOTP, recovery codes, policy)', () => {
     await secondStep(await password(qa), code).expect(401, { error: 'Invalid code' });
     await secondStep('not-a-challenge', code).expect(401, { error: 'Sign-in expired: enter your password again' });
     await ctx.relay.http().post('/api/v1/auth/login/two-factor').send({ challenge: 'x' }).expect(400, { error: 'code is required' });
+  });
+
+  it('reads whether the member has two-factor while the password is checked, and a wrong password still gets no challenge', async () => {
+    const qa = await ctx.members.member('QA');
+    await enrol(qa);
+    const order: string[] = [];
+    const hasher = ctx.relay.app.get(PasswordHasher);
+    const verify = hasher.verify.bind(hasher);
+    const twoFactor = ctx.relay.app.get(TwoFactorService);
+    const isEnabled = twoFactor.isEnabled.bind(twoFactor);
+    const spies = [
+      jest.spyOn(hasher, 'verify').mockImplementation(async (...args) => {
+        order.push('password check started');
+        const matches = await verify(...args);
+        order.push('password check ended');
+        return matches;
+      }),
+      jest.spyOn(twoFactor, 'isEnabled').mockImplementation(async (id) => {
+        order.push('two-factor lookup started');
+        return isEnabled(id);
+      }),
+    ];
+    try {
+      await password(qa);
+      expect(order).toEqual(['password check started', 'two-factor lookup started', 'password check ended']);
+      const wrong = await ctx.relay.http().post('/api/v1/auth/login').send({ email: qa.email, password: 'not the password' });
+      expect([wrong.status, wrong.body, wrong.headers['set-cookie']]).toEqual([401, { error: 'Invalid email or password' }, undefined]);
+    } finally {
+      spies.forEach((spy) => spy.mockRestore());
+    }
   });
 
   it('accepts a code one step early or late, and refuses two steps (a skewed phone clock)', async () => {
