@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, HttpStatus, Injectable, Logger } from '@nestjs/common';
-import { HttpError } from '../common/errors/http-error';
 import { OnEvent } from '@nestjs/event-emitter';
+import { HttpError } from '../common/errors/http-error';
 import { AUDIT_EVENT, AUDIT_EVENT_IN_TRANSACTION, AuditEvent } from './audit-event';
 import { AuditLogService } from './audit-log.service';
 
