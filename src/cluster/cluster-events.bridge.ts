@@ -79,14 +79,28 @@ export class ClusterEventsBridge implements OnApplicationBootstrap {
   private async publishAwaitingReceipts(name: string, payload: object): Promise<void> {
     const id = randomUUID();
     try {
-      // Redis counts this instance's own subscriber among those the event reached.
       const envelope: Envelope = { origin: this.bus.instanceId, name, payload: payload as Envelope['payload'], receipt: id };
-      const missing = await this.receipts.collect(id, async () => Math.max(0, (await this.publish(envelope)) - 1));
+      const missing = await this.receipts.collect(id, async () => {
+        // Redis counts every subscriber the event reached: this instance's own, and any client that
+        // listens without being a relay (an operator's monitor), which would never send a receipt.
+        const [reached, relays] = await Promise.all([this.publish(envelope), this.otherInstancesListening()]);
+        return Math.max(0, Math.min(reached - 1, relays));
+      });
       if (missing === null) this.logger.warn(`Event ${name}: Redis did not take it in time; other instances may still hold what it revokes for a few seconds`);
       else if (missing) this.logger.warn(`Event ${name}: ${missing} instance(s) did not say they handled it in time`);
     } catch (err) {
       this.failed(name, err as Error);
     }
+  }
+
+  /**
+   * The other instances that can send a receipt: each subscribes to its own receipts channel (after
+   * the events channel), so the active channels under the prefix count them and nothing else.
+   */
+  private async otherInstancesListening(): Promise<number> {
+    const pattern = `${globEscaped(this.bus.key(receiptsChannel('')))}*`;
+    const channels = (await this.bus.redis.pubsub('CHANNELS', pattern)) as string[];
+    return channels.filter((channel) => channel !== this.bus.key(receiptsChannel(this.bus.instanceId))).length;
   }
 
   private publish(envelope: Envelope): Promise<number> {
@@ -105,6 +119,11 @@ export class ClusterEventsBridge implements OnApplicationBootstrap {
       .publish(receiptsChannel(envelope.origin), JSON.stringify({ id: envelope.receipt }))
       .catch((err: Error) => this.logger.warn(`The receipt for event ${envelope.name} was not sent: ${err.message}`));
   }
+}
+
+/** `text` as a Redis glob pattern matching itself only. */
+function globEscaped(text: string): string {
+  return text.replace(/[\\*?[\]]/g, (c) => `\\${c}`);
 }
 
 /** JSON, with Dates kept as Dates (`{ "$date": ms }`): listeners format them (changedAt). */

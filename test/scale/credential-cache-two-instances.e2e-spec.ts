@@ -1,3 +1,4 @@
+import Redis from 'ioredis';
 import { ClusterEventsBridge } from '../../src/cluster/cluster-events.bridge';
 import { TokenLastUse } from '../../src/tokens/token-last-use';
 import { scimDeactivate } from '../support/scim';
@@ -51,6 +52,25 @@ describeUnless(unreachable([PG_ADMIN_URL, REDIS_URL]), 'credential lookups on tw
       await checkedOn().withPat(pat, 'get', '/api/v1/apps').expect(401);
     } finally {
       late.mockRestore();
+    }
+  });
+
+  it("a client listening on the events channel that is not a relay (an operator's monitor) waits for no receipt", async () => {
+    const monitor = new Redis(REDIS_URL);
+    try {
+      await monitor.subscribe(`${ctx.cluster.prefix}events`);
+      const member = await ctx.onA.member('Developer');
+      const pat = await ctx.onA.pat(member, 'view');
+      await ctx.onB.withPat(pat, 'get', '/api/v1/apps').expect(200);
+      // Both instances share this process's Nest Logger, which writes to the last one started: read both.
+      const warnings = () => [ctx.a, ctx.b].flatMap((relay) => relay.logger.buffer.tail(500)).filter((line) => line.includes('did not say they handled it'));
+      const warnedBefore = warnings().length;
+      await ctx.onA.as(member, 'delete', `/api/v1/tokens/${await newestTokenId(member)}`).expect(204);
+      await ctx.onB.withPat(pat, 'get', '/api/v1/apps').expect(401);
+      // Counted as an instance that never answered, the monitor made each revocation wait out the receipts' second, then warn.
+      expect(warnings()).toHaveLength(warnedBefore);
+    } finally {
+      monitor.disconnect();
     }
   });
 
