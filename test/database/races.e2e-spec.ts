@@ -8,7 +8,7 @@ import { images } from '../support/images';
 import { MemberFactory, TestMember } from '../support/factory';
 import { itPostgresOnly, TestRelay } from '../support/test-relay';
 import { useTestRelay } from '../support/use-relay';
-import { relayWaitsForLock } from '../support/pg-locks';
+import { holdUncommitted, relayWaitsForLock } from '../support/pg-locks';
 
 /**
  * Another transaction on the relay's own database (another pooled connection, another process)
@@ -20,15 +20,11 @@ import { relayWaitsForLock } from '../support/pg-locks';
 async function holdBuildDeletion(relay: TestRelay, buildId: number, sqliteHoldMs: number): Promise<{ commit: () => Promise<void> }> {
   const db = relay.config.database;
   if (db.type === 'postgres') {
-    const client = new Client({ connectionString: db.url });
-    await client.connect();
-    await client.query('BEGIN');
-    await client.query('DELETE FROM builds WHERE id = $1', [buildId]);
+    const deletion = await holdUncommitted(db.url, 'DELETE FROM builds WHERE id = $1', [buildId]);
     return {
       commit: async () => {
         await relayWaitsForLock(db.url);
-        await client.query('COMMIT');
-        await client.end();
+        await deletion.commit();
       },
     };
   }

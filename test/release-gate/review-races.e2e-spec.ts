@@ -1,8 +1,7 @@
-import { Client } from 'pg';
 import { ReleaseGateRepository } from '../../src/release-gate/release-gate.repository';
 import { uploadTestBuild } from '../support/builds';
 import type { TestMember } from '../support/factory';
-import { relayWaitsForLock } from '../support/pg-locks';
+import { holdUncommitted, relayWaitsForLock } from '../support/pg-locks';
 import { itPostgresOnly } from '../support/test-relay';
 import { useTestRelay } from '../support/use-relay';
 
@@ -31,22 +30,13 @@ describe('a review racing the carry of reviews', () => {
     );
 
   /** Another connection's transaction that has written a review row of `member` for `buildId` and not committed. */
-  const holdReview = async (buildId: number, member: TestMember, carriedFrom: number | null) => {
-    const client = new Client({ connectionString: url() });
-    await client.connect();
-    await client.query('BEGIN');
-    await client.query(
+  const holdReview = (buildId: number, member: TestMember, carriedFrom: number | null) =>
+    holdUncommitted(
+      url(),
       `INSERT INTO build_reviews (build_id, reviewer_id, reviewer_email, reviewer_role, verdict, created_at, carried_from_build_id, carried_reason)
        VALUES ($1, $2, $3, 'QA', 'request_changes', $4, $5, $6)`,
       [buildId, member.id, member.email, Date.now(), carriedFrom, carriedFrom === null ? null : `byte-identical to build #${carriedFrom} (same SHA-256)`],
     );
-    return {
-      commit: async () => {
-        await client.query('COMMIT');
-        await client.end();
-      },
-    };
-  };
 
   itPostgresOnly(SERIAL)("a member's review made while a carried one is being written answers 201 and replaces it", async () => {
     const earlier = await uploadTestBuild(ctx.members, admin);

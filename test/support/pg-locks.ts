@@ -16,3 +16,17 @@ export async function relayWaitsForLock(url: string): Promise<void> {
     await client.end();
   }
 }
+
+/** Another connection's transaction that has run `statement` and holds it uncommitted until commit(). */
+export async function holdUncommitted(url: string, statement: string, values: unknown[]): Promise<{ commit: () => Promise<void> }> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  await client.query('BEGIN');
+  await client.query(statement, values);
+  return {
+    commit: async () => {
+      await client.query('COMMIT');
+      await client.end();
+    },
+  };
+}
