@@ -7,13 +7,17 @@
  * request the run measured (from /proc: the profile samples wall time, which on a loaded machine
  * includes time spent preempted in system calls), µs of CPU per request per layer; `--json <file>`
  * keeps the summary for bench/results/.
- * Run: npx ts-node --transpile-only bench/profile-layers.ts <profile.cpuprofile> [--cpu-ms-per-request 2.0] [--json out.json]
+ * `--top <layer>` (the start of a layer's name) also lists the frames that layer's time was spent in;
+ * `--floor <profile> --floor-cpu-ms-per-request N` reads the soak floor's profile (BENCH_PROFILE writes it
+ * in <dir>/floor) by the same rules and sets its µs a request beside the relay's, layer by layer.
+ * Run: npx ts-node --transpile-only bench/profile-layers.ts <profile.cpuprofile> [--cpu-ms-per-request 2.0] [--json out.json] [--top data]
+ *        [--floor <floor.cpuprofile> --floor-cpu-ms-per-request 0.8]
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 
 interface ProfileNode {
   id: number;
-  callFrame: { functionName: string; url: string };
+  callFrame: { functionName: string; url: string; lineNumber?: number };
   children?: number[];
 }
 interface CpuProfile {
@@ -28,11 +32,12 @@ const LAYERS: [string, RegExp][] = [
   ['logging and metrics', /\/logging\/|\/metrics\/|prom-client|console-logger|logger\.service/],
   ['authentication and guards', /\/auth\/|\/common\/auth\/|\/tokens\/|guards-consumer|bcrypt|password-/],
   ['validation and pipes', /class-validator|class-transformer|\/common\/validation\/|pipes-consumer|validation\.pipe|\/dto\//],
-  ['data layer (statements, drivers, transactions)', /typeorm|better-sqlite3|\/pg\/|node_modules\/pg|kysely|\/database\/|\.repository\.js|\/platform\/typeorm\//],
+  ['data layer (statements, drivers, transactions)', /typeorm|better-sqlite3|\/pg\/|node_modules\/pg|kysely|\/database\/|\.repository\.[jt]s|baselines\/soak-db|\/platform\/typeorm\//],
   ['mapping and serialization', /\.mapper\.js|class-serializer|interceptors-consumer|JSON\.stringify/],
   ['WebSocket to agents (the hub, screenshots, video)', /\/ws\/lib\/|\/dist\/agents\//],
   ['router and framework (express, Nest, body parsing)', /node_modules\/express|node_modules\/router|body-parser|raw-body|@nestjs\/|\/platform\/express\/|\/bootstrap\/|\/common\/net\/|on-finished|finalhandler|send\/index/],
-  ['handler and services', /\/dist\//],
+  // The relay's own code (dist/); the soak floor's (bench/baselines/ and the src/ files it imports).
+  ['handler and services', /^(?!.*node_modules).*(\/dist\/|\/bench\/baselines\/|\/src\/)/],
   ["Node's HTTP and sockets", /^node:(_http|net|internal\/(stream|http|net|streams))/],
 ];
 const GC = '(garbage collector)';
@@ -54,7 +59,15 @@ function layerOf(stack: ProfileNode[]): string {
   return stack.some((n) => nodeRule.test(n.callFrame.url)) ? nodeLayer : 'other (native, timers, promises)';
 }
 
-function summarise(profile: CpuProfile): Map<string, number> {
+/** Where a sample was spent, for `--top`: its innermost frame with a file (a native leaf is named after its caller). */
+function frameLabel(stack: ProfileNode[]): string {
+  const leaf = stack[0].callFrame;
+  const own = stack.find((n) => n.callFrame.url)?.callFrame;
+  const where = own ? `${own.functionName || '(anonymous)'} ${own.url.replace(/^.*?\/(node_modules|dist|src|bench)\//, '$1/')}:${(own.lineNumber ?? 0) + 1}` : '';
+  return leaf.url ? where : `${leaf.functionName} ← ${where}`;
+}
+
+function summarise(profile: CpuProfile, frames?: Map<string, number>, topLayer?: string): Map<string, number> {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -65,35 +78,74 @@ function summarise(profile: CpuProfile): Map<string, number> {
     const leaf = byId.get(id)!;
     if (IDLE.has(leaf.callFrame.functionName)) continue;
     let layer: string;
+    const stack: ProfileNode[] = [];
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) stack.push(byId.get(at)!);
     if (leaf.callFrame.functionName === GC) layer = 'garbage collection';
     else if (WRITES.has(leaf.callFrame.functionName) && !leaf.callFrame.url) layer = KERNEL_WRITES;
-    else {
-      const stack: ProfileNode[] = [];
-      for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) stack.push(byId.get(at)!);
-      layer = layerOf(stack);
-    }
+    else layer = layerOf(stack);
     layers.set(layer, (layers.get(layer) ?? 0) + us);
+    if (frames && topLayer && layer.startsWith(topLayer)) frames.set(frameLabel(stack), (frames.get(frameLabel(stack)) ?? 0) + us);
   }
   return layers;
 }
 
-function main(): void {
-  const args = process.argv.slice(2);
-  const file = args.find((a) => !a.startsWith('--') && !/^\d+$/.test(a) && !a.endsWith('.json'));
-  if (!file) throw new Error('usage: profile-layers <profile.cpuprofile> [--requests N] [--json out.json]');
-  const option = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
-  const cpuMsPerRequest = Number(option('--cpu-ms-per-request') ?? 0);
-  const layers = summarise(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile);
+interface LayerRow {
+  layer: string;
+  ms: number;
+  share: number;
+  usPerRequest: number | null;
+}
+
+/** A profile's serving time by layer, largest first, and (given the run's CPU a request) µs a request each. */
+function layerRows(file: string, cpuMsPerRequest: number, frames?: Map<string, number>, topLayer?: string) {
+  const layers = summarise(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, frames, topLayer);
   const startUp = layers.get(LAYERS[0][0]) ?? 0;
   const serving = [...layers].filter(([name]) => name !== LAYERS[0][0]).sort((a, b) => b[1] - a[1]);
   const total = serving.reduce((sum, [, us]) => sum + us, 0);
+  const rows: LayerRow[] = serving.map(([layer, us]) => ({ layer, ms: us / 1000, share: us / total, usPerRequest: cpuMsPerRequest ? (us / total) * cpuMsPerRequest * 1000 : null }));
+  return { total, startUp, rows };
+}
+
+function main(): void {
+  const args = process.argv.slice(2);
+  const option = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
+  const file = args.find((a, i) => !a.startsWith('--') && !args[i - 1]?.startsWith('--'));
+  if (!file) {
+    throw new Error('usage: profile-layers <profile.cpuprofile> [--cpu-ms-per-request N] [--json out.json] [--top <layer name start>] [--floor <floor.cpuprofile> --floor-cpu-ms-per-request N]');
+  }
+  const cpuMsPerRequest = Number(option('--cpu-ms-per-request') ?? 0);
+  const frames = new Map<string, number>();
+  const { total, startUp, rows } = layerRows(file, cpuMsPerRequest, frames, option('--top'));
   console.log(`${file}: ${(total / 1000).toFixed(0)} ms sampled serving (start-up ${(startUp / 1000).toFixed(0)} ms left out)${cpuMsPerRequest ? `, ${cpuMsPerRequest} ms of CPU a request` : ''}`);
-  const rows = serving.map(([layer, us]) => ({ layer, ms: us / 1000, share: us / total, usPerRequest: cpuMsPerRequest ? (us / total) * cpuMsPerRequest * 1000 : null }));
   for (const row of rows) {
     console.log(`${row.layer.padEnd(52)} ${row.ms.toFixed(0).padStart(7)} ms ${(row.share * 100).toFixed(1).padStart(5)} %${row.usPerRequest === null ? '' : ` ${row.usPerRequest.toFixed(0).padStart(6)} µs/request`}`);
   }
+  if (frames.size) {
+    console.log(`\nthe 25 frames of "${option('--top')}" that spent most (self time, a native leaf named with its caller):`);
+    for (const [label, us] of [...frames].sort((a, b) => b[1] - a[1]).slice(0, 25)) {
+      console.log(`${(us / 1000).toFixed(0).padStart(7)} ms ${((us / total) * 100).toFixed(1).padStart(5)} %  ${label}`);
+    }
+  }
+  const floorFile = option('--floor');
+  const floorCpu = Number(option('--floor-cpu-ms-per-request') ?? 0);
+  const floor = floorFile ? layerRows(floorFile, floorCpu) : undefined;
+  if (floor && cpuMsPerRequest && floorCpu) {
+    // The floor's profile read by the same rules (its driver calls are bench/baselines/soak-db.ts, its handlers the rest of its code).
+    console.log(`\nrelay ÷ floor (${floorFile}, ${floorCpu} ms of CPU a request), µs a request by layer:`);
+    console.log(`${'layer'.padEnd(52)}  relay  floor  relay − floor`);
+    const floorUs = new Map(floor.rows.map((r) => [r.layer, r.usPerRequest!]));
+    for (const row of rows) {
+      const f = floorUs.get(row.layer) ?? 0;
+      console.log(`${row.layer.padEnd(52)} ${row.usPerRequest!.toFixed(0).padStart(6)} ${f.toFixed(0).padStart(6)} ${(row.usPerRequest! - f).toFixed(0).padStart(14)}`);
+    }
+    console.log(`${'all'.padEnd(52)} ${(cpuMsPerRequest * 1000).toFixed(0).padStart(6)} ${(floorCpu * 1000).toFixed(0).padStart(6)} ${((cpuMsPerRequest - floorCpu) * 1000).toFixed(0).padStart(14)}`);
+  }
   const out = option('--json');
-  if (out) writeFileSync(out, JSON.stringify({ profile: file, cpuMsPerRequest: cpuMsPerRequest || null, servingMs: total / 1000, startUpMs: startUp / 1000, layers: rows }, null, 1) + '\n');
+  if (out) {
+    const summary = { profile: file, cpuMsPerRequest: cpuMsPerRequest || null, servingMs: total / 1000, startUpMs: startUp / 1000, layers: rows };
+    const floorSummary = floor && { profile: floorFile, cpuMsPerRequest: floorCpu || null, servingMs: floor.total / 1000, startUpMs: floor.startUp / 1000, layers: floor.rows };
+    writeFileSync(out, JSON.stringify(floorSummary ? { ...summary, floor: floorSummary } : summary, null, 1) + '\n');
+  }
 }
 
 main();

@@ -24,7 +24,8 @@
  * after warm-up (/proc/<pid>/stat), which moves far less with the machine's load than latencies.
  * BENCH_HEAPSNAPSHOT=<dir> writes a V8 heap snapshot of the relay at the end of the warm-up and at the
  * end of the run (`--heapsnapshot-signal`; each pauses the relay for seconds, so its latencies suffer).
- * BENCH_PROFILE=<dir> writes a CPU profile of the relay (node --cpu-prof).
+ * BENCH_PROFILE=<dir> writes a CPU profile of the relay (node --cpu-prof), and of the floor in <dir>/floor:
+ * bench/profile-layers.ts reads both, so each layer's cost can be set beside the floor's.
  * BENCH_CHECKOUT=<dir> runs that checkout's relay (its dist/main.js, built beforehand) instead of this
  * one's: the same benchmark against an older build, for A/B runs alternating the two.
  * BENCH_DATABASE=postgres runs the relay on a fresh PostgreSQL database (BENCH_DATABASE_URL's server,
@@ -336,7 +337,8 @@ async function main(): Promise<void> {
       await relay.stop();
       // The builds the relay's run uploaded are not in the floor's copy.
       ids.length = seededIds;
-      floor = await startBaseline('soak-server.ts', [floorStart!.location, join(work, 'floor')], (port = await freePort()));
+      const floorProfile = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${join(PROFILE_DIR, 'floor')}`] : [];
+      floor = await startBaseline('soak-server.ts', [floorStart!.location, join(work, 'floor')], (port = await freePort()), floorProfile);
       await measureFloor(kinds, floor, { readP99: worstReadP99, perSecond: answered / measuredSeconds, cpuMs: cpuUsed / Math.max(1, answered) }, latencies);
     }
   } finally {

@@ -20,13 +20,11 @@
  */
 import { Busboy } from '@fastify/busboy';
 import bcrypt from 'bcrypt';
-import Database from 'better-sqlite3';
 import type { Compilable } from 'kysely';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { createServer, IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { Pool, PoolClient } from 'pg';
 import { listed, pageIds, PageValues, pageValues, shapeOf, textCounts } from '../../src/builds/build-list.repository';
 import { textCountsKey, withIndexedQ } from '../../src/builds/build-search.repository';
 import { readApk } from '../../src/inspection/apk';
@@ -34,92 +32,12 @@ import type { BuildPageQuery, BuildSortField } from '../../src/builds/build-page
 import { SearchTotals, TextCounts } from '../../src/builds/search-totals';
 import { QueryBuilder } from '../../src/database/query-builder/query-builder';
 import { bearerHash, send, type TokenRow } from './list-query';
+import { openDb } from './soak-db';
 
 const [target, filesDir, portArg] = process.argv.slice(2);
 const postgres = /^postgres(ql)?:/.test(target);
 
-/** One connection's statements; `?` placeholders, numbered for PostgreSQL (`compiled`: already in the dialect's form). */
-interface Queries {
-  all<T>(sql: string, args?: unknown[], compiled?: boolean): Promise<T[]>;
-}
-interface Db extends Queries {
-  transaction<T>(work: (q: Queries) => Promise<T>): Promise<T>;
-}
-
-const numbered = (sql: string) => {
-  let n = 0;
-  return sql.replace(/\?/g, () => `$${++n}`);
-};
-
-function postgresDb(url: string): Db {
-  const pool = new Pool({ connectionString: url, max: 10 });
-  // Every statement a named one, parsed once per connection, as the relay's SELECTs are (src/platform/pg/prepared-client.ts).
-  const names = new Map<string, string>();
-  const nameOf = (text: string) => names.get(text) ?? names.set(text, `floor_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`).get(text)!;
-  const on = (c: Pool | PoolClient): Queries => ({
-    all: async (sql, args = [], compiled = false) => {
-      const text = compiled ? sql : numbered(sql);
-      return (await c.query({ name: nameOf(text), text, values: args })).rows;
-    },
-  });
-  return {
-    ...on(pool),
-    async transaction(work) {
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
-        const result = await work(on(client));
-        await client.query('COMMIT');
-        return result;
-      } catch (err) {
-        await client.query('ROLLBACK');
-        throw err;
-      } finally {
-        client.release();
-      }
-    },
-  };
-}
-
-function sqliteDb(file: string): Db {
-  const db = new Database(file);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('busy_timeout = 5000');
-  const statements = new Map<string, Database.Statement>();
-  const prepared = (sql: string) => statements.get(sql) ?? statements.set(sql, db.prepare(sql)).get(sql)!;
-  const convert = (args: unknown[]) => args.map((a) => (typeof a === 'boolean' ? Number(a) : a));
-  const queries: Queries = {
-    all: async <T>(sql: string, args: unknown[] = []) => {
-      const statement = prepared(sql);
-      return (statement.reader ? statement.all(...convert(args)) : (statement.run(...convert(args)), [])) as T[];
-    },
-  };
-  // One connection: another request's continuation may run between a transaction's awaits, so
-  // transactions take turns (its plain reads may run inside one, which changes nothing they see).
-  let turn: Promise<unknown> = Promise.resolve();
-  return {
-    ...queries,
-    transaction(work) {
-      const run = async () => {
-        db.exec('BEGIN IMMEDIATE');
-        try {
-          const result = await work(queries);
-          db.exec('COMMIT');
-          return result;
-        } catch (err) {
-          if (db.inTransaction) db.exec('ROLLBACK');
-          throw err;
-        }
-      };
-      const result = turn.then(run, run);
-      turn = result.catch(() => undefined);
-      return result;
-    },
-  };
-}
-
-const db = postgres ? postgresDb(target) : sqliteDb(target);
+const db = openDb(target, postgres);
 const builder = QueryBuilder.for(postgres ? 'postgres' : 'sqlite');
 const textTotals = new SearchTotals();
 
@@ -393,3 +311,5 @@ createServer((req, res) => {
     send(res, err instanceof HttpError ? err.status : 500, { error: err.message });
   });
 }).listen(Number(portArg), '127.0.0.1', () => process.stdout.write(`baseline listening on ${portArg}\n`));
+// Exit on SIGTERM (the soak's stop) so that `--cpu-prof` (BENCH_PROFILE) writes the floor's profile.
+process.on('SIGTERM', () => process.exit(0));

@@ -83,10 +83,10 @@ export function freePort(): Promise<number> {
  * A hand-written baseline server (`bench/baselines/<script>`) in its own process, started the same
  * way for every benchmark (TypeScript through ts-node), once it says it listens; `port` is its last argument.
  */
-export async function startBaseline(script: string, args: string[], port: number): Promise<ChildProcess> {
+export async function startBaseline(script: string, args: string[], port: number, nodeArgs: string[] = []): Promise<ChildProcess> {
   const child = spawn(
     process.execPath,
-    ['-r', 'ts-node/register/transpile-only', join(__dirname, '..', 'baselines', script), ...args, String(port)],
+    [...nodeArgs, '-r', 'ts-node/register/transpile-only', join(__dirname, '..', 'baselines', script), ...args, String(port)],
     { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   await waitForListening(child);
