@@ -1,8 +1,11 @@
 import { Injectable } from '@nestjs/common';
+import { OnEventOnEveryInstance } from '../cluster/on-every-instance.decorator';
+import { ReadCache } from '../common/read-cache';
 import { QueryBuilder } from '../database/query-builder/query-builder';
 import { booleanValue, deleteById, insertReturningId, updateById } from '../database/query-builder/rows';
 import { WebhookEntity } from './webhook.entity';
 import { SqlExecutor } from '../database/sql-executor';
+import { WebhooksChangedEvent } from './events/webhooks-changed.event';
 
 interface WebhookRow {
   id: number | string;
@@ -18,6 +21,11 @@ const COLUMNS = ['id', 'url', 'secret', 'enabled', 'created_at'] as const;
 @Injectable()
 export class WebhooksRepository {
   private readonly sql: QueryBuilder;
+  /**
+   * Read after every status change (who to notify, and how many for X-Webhooks-Notified), changed by
+   * an Admin now and then: two statements a verdict on PostgreSQL before it was kept (issue 42).
+   */
+  private readonly enabled = new ReadCache(() => this.readEnabled());
 
   constructor(private readonly db: SqlExecutor) {
     this.sql = QueryBuilder.for(db.dialect);
@@ -28,22 +36,25 @@ export class WebhooksRepository {
     return (await statement.run<WebhookRow>(this.db, {})).map(toWebhook);
   }
 
-  async listEnabled(): Promise<WebhookEntity[]> {
+  /** The enabled webhooks (shared: not to be changed). */
+  listEnabled(): Promise<readonly WebhookEntity[]> {
+    return this.enabled.get();
+  }
+
+  async countEnabled(): Promise<number> {
+    return (await this.enabled.get()).length;
+  }
+
+  @OnEventOnEveryInstance(WebhooksChangedEvent.eventName)
+  changed(): void {
+    this.enabled.clear();
+  }
+
+  private async readEnabled(): Promise<WebhookEntity[]> {
     const statement = this.sql.prepare('webhooks.enabled', (v: { enabled: boolean | number }) =>
       this.sql.db.selectFrom('webhooks').select(COLUMNS).where('enabled', '=', v.enabled).orderBy('id'),
     );
     return (await statement.run<WebhookRow>(this.db, { enabled: booleanValue(this.db, true) })).map(toWebhook);
-  }
-
-  async countEnabled(): Promise<number> {
-    const statement = this.sql.prepare('webhooks.countEnabled', (v: { enabled: boolean | number }) =>
-      this.sql.db
-        .selectFrom('webhooks')
-        .select((eb) => eb.fn.countAll().as('n'))
-        .where('enabled', '=', v.enabled),
-    );
-    const [row] = await statement.run<{ n: number | string }>(this.db, { enabled: booleanValue(this.db, true) });
-    return Number(row.n);
   }
 
   async findOne(id: number): Promise<WebhookEntity | null> {
@@ -60,6 +71,7 @@ export class WebhooksRepository {
       enabled: booleanValue(on, webhook.enabled),
       created_at: webhook.createdAt.getTime(),
     });
+    this.enabled.clear();
     return Object.assign(new WebhookEntity(), { id, ...webhook });
   }
 
@@ -70,11 +82,14 @@ export class WebhooksRepository {
       secret: changes.secret,
       enabled: changes.enabled === undefined ? undefined : booleanValue(on, changes.enabled),
     });
+    this.enabled.clear();
   }
 
   /** Its delivery log goes with it (ON DELETE CASCADE); false when there was none. */
-  delete(id: number): Promise<boolean> {
-    return deleteById(this.db, 'webhooks', id);
+  async delete(id: number): Promise<boolean> {
+    const deleted = await deleteById(this.db, 'webhooks', id);
+    this.enabled.clear();
+    return deleted;
   }
 }
 

@@ -11,6 +11,7 @@ import { CreateWebhookDto } from './dto/create-webhook.dto';
 import { UpdateWebhookDto } from './dto/update-webhook.dto';
 import { WebhookDeliveryEntity } from './webhook-delivery.entity';
 import { WebhookEntity } from './webhook.entity';
+import { WebhooksChangedEvent } from './events/webhooks-changed.event';
 import { WebhooksRepository } from './webhooks.repository';
 
 export const WEBHOOK_NOT_FOUND = 'Webhook not found';
@@ -30,8 +31,8 @@ export class WebhooksService {
     return this.webhooks.list();
   }
 
-  /** Enabled webhooks, read at the time of each event. */
-  listEnabled(): Promise<WebhookEntity[]> {
+  /** Enabled webhooks at the time of each event (kept until a change; shared: not to be changed). */
+  listEnabled(): Promise<readonly WebhookEntity[]> {
     return this.webhooks.listEnabled();
   }
 
@@ -51,6 +52,7 @@ export class WebhooksService {
       enabled: dto.enabled ?? true,
       createdAt: this.clock.now(),
     });
+    this.changed();
     this.events.emit(
       AUDIT_EVENT,
       auditEvent(actorOf(actor), 'webhook.created', `webhook:${webhook.id}`, { destination: originOf(webhook.url), signed: !!webhook.secret, enabled: webhook.enabled }),
@@ -67,6 +69,7 @@ export class WebhooksService {
     const webhook = await this.require(id);
     if (changes.url !== undefined) await this.checkDestination(changes.url);
     await this.webhooks.update(id, changes);
+    this.changed();
     // Which fields changed and where to; a secret is only said to be set or removed.
     const details: Record<string, string | boolean | null> = { fields: Object.keys(changes).sort().join(',') };
     if (changes.url !== undefined) details.destination = originOf(changes.url);
@@ -79,12 +82,18 @@ export class WebhooksService {
   async remove(actor: Principal, id: number): Promise<void> {
     const webhook = await this.findOne(id);
     if (!(await this.webhooks.delete(id))) throw notFound(WEBHOOK_NOT_FOUND);
+    this.changed();
     this.events.emit(AUDIT_EVENT, auditEvent(actorOf(actor), 'webhook.deleted', `webhook:${id}`, { destination: webhook ? originOf(webhook.url) : null }));
   }
 
   async deliveries(id: number): Promise<WebhookDeliveryEntity[]> {
     await this.require(id);
     return this.deliveryLog.latest(id);
+  }
+
+  /** The other instances' kept list of enabled webhooks is stale now (this one's repository cleared its own). */
+  private changed(): void {
+    this.events.emit(WebhooksChangedEvent.eventName, new WebhooksChangedEvent());
   }
 
   private async require(id: number): Promise<WebhookEntity> {

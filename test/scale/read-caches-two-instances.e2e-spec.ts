@@ -1,4 +1,5 @@
 import { TestersRepository } from '../../src/testers/testers.repository';
+import { WebhooksRepository } from '../../src/webhooks/webhooks.repository';
 import { until } from '../forges/support/forge-relay';
 import { attachBuild } from '../support/build-fixtures';
 import { describeUnless } from '../support/describe-unless';
@@ -7,7 +8,7 @@ import { useTwoInstances } from './cluster-env';
 
 /**
  * Issue 42: the small tables read after every upload and verdict (gate policies, chat destinations,
- * which apps have testers) are read once and kept until they change (src/common/read-cache.ts). A
+ * which apps have testers, the enabled webhooks) are read once and kept until they change (src/common/read-cache.ts). A
  * change made through A reaches B on the cluster bus: B uses it at once, not when its copy expires
  * (a minute). Each case first makes B read and keep the table, then changes it through A.
  */
@@ -55,5 +56,18 @@ describeUnless(unreachable([PG_ADMIN_URL, REDIS_URL]), 'tables read once, on two
     await until('B seeing the tester', async () => (await onBRepository.hasTesters(appId)) || null, AT_ONCE_MS);
     await ctx.onA.as(dev, 'delete', `/api/v1/apps/${appId}/testers/${tester.id}`).expect(204);
     await until('B seeing none', async () => !(await onBRepository.hasTesters(appId)) || null, AT_ONCE_MS);
+  });
+
+  it('a webhook enabled on A counts on B at once; deleted on A, it no longer does', async () => {
+    // Counted through B's repository: no status change, so nothing is sent to the (unrouted) address.
+    const onBRepository = ctx.b.app.get(WebhooksRepository);
+    const before = await onBRepository.countEnabled();
+    const { body: hook } = await ctx.onA.as(ctx.admin, 'post', '/api/v1/webhooks').send({ url: 'http://10.0.0.9/cache', enabled: false }).expect(201);
+    expect(await onBRepository.countEnabled()).toBe(before);
+    await ctx.onA.as(ctx.admin, 'patch', `/api/v1/webhooks/${hook.id}`).send({ enabled: true }).expect(200);
+    await until('B counting it', async () => ((await onBRepository.countEnabled()) === before + 1) || null, AT_ONCE_MS);
+    expect((await onBRepository.listEnabled()).map((w) => w.url)).toContain('http://10.0.0.9/cache');
+    await ctx.onA.as(ctx.admin, 'delete', `/api/v1/webhooks/${hook.id}`).expect(200);
+    await until('B forgetting it', async () => ((await onBRepository.countEnabled()) === before) || null, AT_ONCE_MS);
   });
 });

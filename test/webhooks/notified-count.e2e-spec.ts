@@ -53,6 +53,25 @@ describeUnless(netnsSkipReason(), 'X-Webhooks-Notified with API webhooks (0, 1, 
     expect(lan.requestsTo('/ok/count-off')).toHaveLength(0);
   });
 
+  it('follows each change to the webhooks at once: enabling, disabling and deleting one (the enabled list is kept between changes)', async () => {
+    const listed = (await members.as(developer, 'get', '/api/v1/webhooks').expect(200)).body.webhooks as { id: number; url: string; enabled: boolean }[];
+    const off = listed.find((hook) => hook.url.endsWith('/ok/count-off'))!;
+    const second = listed.find((hook) => hook.url.endsWith('/ok/count-2'))!;
+    await members.as(developer, 'patch', `/api/v1/webhooks/${off.id}`).send({ enabled: true }).expect(200);
+    expect(await setStatus('Done')).toBe('3');
+    await lan.waitFor('/ok/count-off', 1);
+    await members.as(developer, 'patch', `/api/v1/webhooks/${off.id}`).send({ enabled: false }).expect(200);
+    expect(await setStatus('Done')).toBe('2');
+    await members.as(developer, 'delete', `/api/v1/webhooks/${second.id}`).expect(200);
+    expect(await setStatus('Rejected')).toBe('1');
+    await lan.waitFor('/ok/count-1', 5);
+    await sleep(300);
+    expect(lan.requestsTo('/ok/count-off')).toHaveLength(1);
+    expect(lan.requestsTo('/ok/count-2')).toHaveLength(3);
+    // Back as the next test expects them: count-1 and a second enabled webhook.
+    await members.as(developer, 'post', '/api/v1/webhooks').send({ url: lan.url('/ok/count-2') }).expect(201);
+  });
+
   it('says 0 for changes that notify nobody (Backlog, In Progress, no status, the same value)', async () => {
     expect(await setStatus('In Progress')).toBe('0');
     expect(await setStatus('Backlog')).toBe('0');
