@@ -6,7 +6,9 @@
  * - the relay (dist/, as `npm start` runs it, on an empty data folder, a PAT), with its request log
  *   (the default level, info) and without it (SVC_LOG_LEVEL=warn); with BENCH_RELAY_B_ENV='{"NAME":"value"}'
  *   a third relay with that environment, and with BENCH_RELAY_B_CHECKOUT=<dir> that checkout's dist/
- *   (built beforehand): an A/B of a setting or of a change;
+ *   (built beforehand): an A/B of a setting or of a change. The relay started first runs faster than
+ *   the others by as much as a change may gain (bench/results/2026-12-04-82bf0a0-layers-vs-floor.md):
+ *   run each A/B twice, the sides swapped (from the other checkout), and take both;
  * - bench/baselines/framework-floor-server.ts: NestJS on its Express adapter with a global guard
  *   and one route, Express 5 alone, node:http alone (each checks the bearer token's SHA-256).
  * Prints each server's medians (answers/s, p50, p99, CPU µs per answer from /proc) and each as a

@@ -11,6 +11,7 @@ import { Clock } from '../common/clock';
 import { shareConnectionsByAddress } from '../common/net/connection-shares';
 import { CredentialExpiry } from '../common/net/credential-expiry';
 import { compressResponses } from '../common/net/compressed-responses';
+import { inSequence } from '../common/net/in-sequence';
 import { isLoopback } from '../common/net/ip-address';
 import { hasRequestBody, requestDeadline } from '../common/net/request-deadline';
 import { UpgradeRoutingWsAdapter } from '../common/net/upgrade-routing-ws-adapter';
@@ -154,19 +155,27 @@ export async function createRelayApp(
     perAddress: config.limits.maxConnectionsPerAddress,
     isSharedFrontDoor: sharedFrontDoors(app),
   });
-  // First, so every request gets its line: root routes, unknown paths and body-parser failures too.
-  app.use(logRequests);
-  // Nothing reads the HTTP series unless /metrics is exposed: without it, no per-request timing and histogram (issue 42).
-  if (config.metrics.enabled) app.use(recordHttpMetrics(app.get(RelayMetrics)));
-  // JSON and pages over 1 KB, by Accept-Encoding; files and the event stream pass untouched.
-  app.use(compressResponses);
-  app.use(requestIdleTimeout, requestDeadline(config.limits.requestTimeoutMs), jsonBodies(), slackActionBodies());
   const authenticator = app.get(AuthenticatorService);
   const publicUrl = app.get(PublicUrlService);
-  // The sign-in page only on the canonical origin (docs/deploy.md "One public address"), before the dashboard serves it.
-  app.use(signInOnCanonicalOrigin(() => publicUrl.publicBaseUrl(), (req) => authenticator.isFromRelayHost(req)));
-  // Before Nest's routes: the dashboard owns every extension-less GET outside /api/ and /uploads/.
-  app.use(serveDashboard(config.webDir));
+  // Every request meets these first, in this order, as one entry of Express's stack (in-sequence.ts).
+  app.use(
+    inSequence(
+      // First, so every request gets its line: root routes, unknown paths and body-parser failures too.
+      logRequests,
+      // Nothing reads the HTTP series unless /metrics is exposed: without it, no per-request timing and histogram (issue 42).
+      ...(config.metrics.enabled ? [recordHttpMetrics(app.get(RelayMetrics))] : []),
+      // JSON and pages over 1 KB, by Accept-Encoding; files and the event stream pass untouched.
+      compressResponses,
+      requestIdleTimeout,
+      requestDeadline(config.limits.requestTimeoutMs),
+      jsonBodies(),
+      slackActionBodies(),
+      // The sign-in page only on the canonical origin (docs/deploy.md "One public address"), before the dashboard serves it.
+      signInOnCanonicalOrigin(() => publicUrl.publicBaseUrl(), (req) => authenticator.isFromRelayHost(req)),
+      // Before Nest's routes: the dashboard owns every extension-less GET outside /api/ and /uploads/.
+      ...serveDashboard(config.webDir),
+    ),
+  );
   app.setGlobalPrefix(API_PREFIX, { exclude: ROOT_ROUTES });
   // WebSocket upgrades go through the same authenticator as HTTP routes, with the gateway's @Auth.
   const clock = app.get(Clock);
