@@ -47,6 +47,21 @@ const routeGroups: Piece<'http-adapter'> = {
   expected: ['65610c02b9c0cb70ab99a8a66d9e5cbcc633cafb67db74ade88c3a910da7fd0e'],
 };
 
+const jsonReplies: Piece<'http-adapter'> = {
+  name: 'json replies',
+  changes:
+    "Nest's ExpressAdapter.reply overridden for a handler's object: Content-Type set as res.json sets it and the JSON sent as a Buffer through res.send (its ETag, Content-Length, 304 and HEAD), without res.json's setting lookups and send's charset parsing",
+  why: 'every JSON answer paid mime-types and content-type parsing for a constant type (issue 42, docs/performance.md engine room; json-reply.spec.ts holds bytes and headers equal)',
+  checkedAgainst: CHECKED,
+  phase: 'http-adapter',
+  fingerprint: () => {
+    const { ExpressAdapter } = require(packageDir('@nestjs/platform-express')) as { ExpressAdapter: typeof import('@nestjs/platform-express').ExpressAdapter };
+    const response = require(`${packageDir(EXPRESS)}/lib/response`) as Record<'json' | 'send', unknown>;
+    return sha256Of([String(ExpressAdapter.prototype.reply), String(response.json), String(response.send)]);
+  },
+  expected: ['481c6dd3b66a3fc9366c9f94c385b4026fa93deb343d547e470258889de9d7ab'],
+};
+
 const trustProxy: Piece<'app'> = {
   name: "express 'trust proxy fn' reader",
   changes: "reads Express's compiled trust proxy function (an internal setting) for the relay-host rule (trustProxyOf) and the per-address connection share's trusted proxies (appTrustProxy)",
@@ -57,4 +72,4 @@ const trustProxy: Piece<'app'> = {
   expected: ['b6e2c35763433285c4d2baf34f39b89cfc79491a2546dff72cf78b500a36372e'],
 };
 
-export const pieces = [relayHttpAdapter, routeGroups, trustProxy];
+export const pieces = [relayHttpAdapter, routeGroups, jsonReplies, trustProxy];

@@ -1,8 +1,8 @@
-import type { NestApplicationOptions } from '@nestjs/common';
+import { StreamableFile, type NestApplicationOptions } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import { createServer as createHttpServer, IncomingMessage, type RequestListener, type ServerOptions, ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { Application, Router } from 'express';
+import type { Application, Response, Router } from 'express';
 import { ROUTE_METHODS, RouteGroups, type RouteMethod } from './route-groups';
 
 /**
@@ -16,7 +16,8 @@ import { ROUTE_METHODS, RouteGroups, type RouteMethod } from './route-groups';
  * nothing to change.
  *
  * The routes Nest registers through it (RouterExplorer calls the adapter's get, post…) go through
- * RouteGroups: a request tests only its API resource's routes. Everything else is Nest's adapter.
+ * RouteGroups: a request tests only its API resource's routes. A handler's object is written as
+ * res.json writes it, with less around it (reply). Everything else is Nest's adapter.
  */
 export class RelayHttpAdapter extends ExpressAdapter {
   /** `serverOptions`: what Node only reads when the server is created (connectionsCheckingInterval). */
@@ -38,6 +39,23 @@ export class RelayHttpAdapter extends ExpressAdapter {
     return this.routeGroups?.routers() ?? [];
   }
 
+  /**
+   * A handler's object answered as Nest's reply answers it through Express's res.json (the same
+   * bytes, status and headers: Content-Type, Content-Length, ETag, 304 and HEAD by res.send), without
+   * what res.json and res.send do around it on every answer: three setting lookups, mime-types'
+   * lookup of the type and content-type's parse and format of it to add the charset. The relay sets
+   * none of the JSON settings (replacer, spaces, escape). Anything else goes to Nest's reply: no body,
+   * a stream, an Error, a string, and an answer whose Content-Type a handler has set.
+   */
+  override reply(response: Response, body: unknown, statusCode?: number): unknown {
+    if (body === null || typeof body !== 'object' || body instanceof Error || body instanceof StreamableFile || response.getHeader('Content-Type') !== undefined) {
+      return super.reply(response, body, statusCode);
+    }
+    if (statusCode) response.status(statusCode);
+    response.setHeader('Content-Type', JSON_CONTENT_TYPE);
+    return response.send(Buffer.from(JSON.stringify(body)));
+  }
+
   override initHttpServer(options: NestApplicationOptions): void {
     // Nest's own tracking of open connections is private to its adapter; the relay does not use it.
     if (options.forceCloseConnections) throw new Error('RelayHttpAdapter does not support forceCloseConnections');
@@ -51,6 +69,9 @@ export class RelayHttpAdapter extends ExpressAdapter {
       : createHttpServer({ ...this.serverOptions, ...classes }, app);
   }
 }
+
+/** What Express's res.json sets, charset included (its `set` through mime-types, then `send`'s setCharset). */
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /** `derived.prototype`, made to stand in for `prototype`: its properties, then what it inherits. */
 function asPrototypeOf(derived: { prototype: object }, prototype: object): object {
