@@ -14,6 +14,7 @@
  *        [--floor <floor.cpuprofile> --floor-cpu-ms-per-request 0.8]
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { PERF_HZ } from './support/perf';
 
 interface ProfileNode {
   id: number;
@@ -46,9 +47,10 @@ const WRITES = new Set(['writev', 'writeUtf8String', 'writeBuffer', 'writeLatin1
 const KERNEL_WRITES = 'socket and pipe writes (the kernel)';
 const IDLE = new Set(['(idle)', '(program)', '(root)']);
 
-function layerOf(stack: ProfileNode[]): string {
-  // Start-up is told by any frame of the stack (its work runs under the loader at the bottom).
-  if (stack.some((n) => LAYERS[0][1].test(n.callFrame.url))) return LAYERS[0][0];
+function layerOf(stack: ProfileNode[], recordedFromStart: boolean): string {
+  // Start-up is told by any frame of the stack (its work runs under the loader at the bottom). A perf
+  // record starts after the warm-up: what it names so is a JIT address reused since (its map keeps the old name).
+  if (recordedFromStart && stack.some((n) => LAYERS[0][1].test(n.callFrame.url))) return LAYERS[0][0];
   // Node's own frames decide only when nothing of the relay or its dependencies is on the stack.
   const own = LAYERS.slice(1, -1);
   for (const node of stack) {
@@ -67,26 +69,77 @@ function frameLabel(stack: ProfileNode[]): string {
   return leaf.url ? where : `${leaf.functionName} ← ${where}`;
 }
 
-function summarise(profile: CpuProfile, frames?: Map<string, number>, topLayer?: string): Map<string, number> {
+/** One sample: its stack (innermost frame first), its weight in µs, and what its leaf says by itself. */
+interface Sample {
+  stack: ProfileNode[];
+  us: number;
+  leaf: 'gc' | 'write' | 'idle' | null;
+  /** A V8 profile runs from the process's start; a perf record from the end of the warm-up. */
+  fromStart: boolean;
+}
+
+/** A V8 CPU profile's samples (wall time: a thread preempted in a system call is charged to it). */
+function* profileSamples(profile: CpuProfile): Iterable<Sample> {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const selfUs = new Map<number, number>();
   profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + profile.timeDeltas[i]));
-  const layers = new Map<string, number>();
   for (const [id, us] of selfUs) {
-    const leaf = byId.get(id)!;
-    if (IDLE.has(leaf.callFrame.functionName)) continue;
-    let layer: string;
+    const leaf = byId.get(id)!.callFrame;
     const stack: ProfileNode[] = [];
     for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) stack.push(byId.get(at)!);
-    if (leaf.callFrame.functionName === GC) layer = 'garbage collection';
-    else if (WRITES.has(leaf.callFrame.functionName) && !leaf.callFrame.url) layer = KERNEL_WRITES;
-    else layer = layerOf(stack);
+    const kind = IDLE.has(leaf.functionName) ? 'idle' : leaf.functionName === GC ? 'gc' : WRITES.has(leaf.functionName) && !leaf.url ? 'write' : null;
+    yield { stack, us, leaf: kind, fromStart: true };
+  }
+}
+
+/** V8's collector in a native frame (a perf sample of the main thread collecting, or allocating into a collection). */
+const PERF_GC = /v8::internal::(Heap::|Scavenger|ScavengerCollector|MarkCompactCollector|MinorMarkCompact|Sweeper|ConcurrentMarking|IncrementalMarking)/;
+/** The kernel writing to a socket or a pipe (not a file: SQLite's pwrite is the data layer's). */
+const PERF_WRITES = /^(sock_write_iter|pipe_write|tcp_sendmsg|unix_stream_sendmsg)$/;
+/** `JS:*name /path/file.js:12:3` (node --perf-basic-prof), `~` or `^` for tiers other than TurboFan's. */
+const PERF_JS = /^JS:[*~^+]?(\S*) (\S+?):(\d+):\d+$/;
+
+/**
+ * Samples of `perf script -F tid,ip,sym,dso` (perf record -g of a node started with --perf-basic-prof, one
+ * thread): CPU time only, at the sampling rate given, so a thread waiting or preempted is not charged.
+ * Frames become ProfileNodes the rules above read: a JS frame by its file, a native one by its
+ * library's path (better-sqlite3's, bcrypt's), a kernel one by its symbol.
+ */
+function* perfSamples(text: string, usPerSample: number): Iterable<Sample> {
+  for (const block of text.split('\n\n')) {
+    const lines = block.split('\n').slice(1).filter((line) => line.trim());
+    if (!lines.length) continue;
+    const stack: ProfileNode[] = lines.map((line, id) => {
+      const frame = /^\s*[0-9a-f]+ (.*) \((.*)\)$/.exec(line);
+      const symbol = frame?.[1] ?? line.trim();
+      const dso = frame?.[2] ?? '';
+      const js = PERF_JS.exec(symbol);
+      if (js) return { id, callFrame: { functionName: js[1], url: js[2], lineNumber: Number(js[3]) - 1 } };
+      return { id, callFrame: { functionName: dso.endsWith('.node') ? `${symbol} ${dso}` : symbol, url: '' } };
+    });
+    const symbols = stack.map((n) => n.callFrame.functionName);
+    const leaf = symbols.some((name) => PERF_GC.test(name)) ? 'gc' : symbols.some((name) => PERF_WRITES.test(name)) ? 'write' : null;
+    yield { stack, us: usPerSample, leaf, fromStart: false };
+  }
+}
+
+function summarise(samples: Iterable<Sample>, frames?: Map<string, number>, topLayer?: string): Map<string, number> {
+  const layers = new Map<string, number>();
+  for (const { stack, us, leaf, fromStart } of samples) {
+    if (leaf === 'idle') continue;
+    const layer = leaf === 'gc' ? 'garbage collection' : leaf === 'write' ? KERNEL_WRITES : layerOf(stack, fromStart);
     layers.set(layer, (layers.get(layer) ?? 0) + us);
     if (frames && topLayer && layer.startsWith(topLayer)) frames.set(frameLabel(stack), (frames.get(frameLabel(stack)) ?? 0) + us);
   }
   return layers;
+}
+
+/** A `.cpuprofile` (V8's, JSON) or a `perf script` text (its first line a thread id), by its content. */
+function samplesOf(file: string, perfHz: number): Iterable<Sample> {
+  const text = readFileSync(file, 'utf8');
+  return text.trimStart().startsWith('{') ? profileSamples(JSON.parse(text) as CpuProfile) : perfSamples(text, 1e6 / perfHz);
 }
 
 interface LayerRow {
@@ -97,8 +150,8 @@ interface LayerRow {
 }
 
 /** A profile's serving time by layer, largest first, and (given the run's CPU a request) µs a request each. */
-function layerRows(file: string, cpuMsPerRequest: number, frames?: Map<string, number>, topLayer?: string) {
-  const layers = summarise(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, frames, topLayer);
+function layerRows(file: string, cpuMsPerRequest: number, perfHz: number, frames?: Map<string, number>, topLayer?: string) {
+  const layers = summarise(samplesOf(file, perfHz), frames, topLayer);
   const startUp = layers.get(LAYERS[0][0]) ?? 0;
   const serving = [...layers].filter(([name]) => name !== LAYERS[0][0]).sort((a, b) => b[1] - a[1]);
   const total = serving.reduce((sum, [, us]) => sum + us, 0);
@@ -114,8 +167,9 @@ function main(): void {
     throw new Error('usage: profile-layers <profile.cpuprofile> [--cpu-ms-per-request N] [--json out.json] [--top <layer name start>] [--floor <floor.cpuprofile> --floor-cpu-ms-per-request N]');
   }
   const cpuMsPerRequest = Number(option('--cpu-ms-per-request') ?? 0);
+  const perfHz = Number(option('--perf-hz') ?? PERF_HZ);
   const frames = new Map<string, number>();
-  const { total, startUp, rows } = layerRows(file, cpuMsPerRequest, frames, option('--top'));
+  const { total, startUp, rows } = layerRows(file, cpuMsPerRequest, perfHz, frames, option('--top'));
   console.log(`${file}: ${(total / 1000).toFixed(0)} ms sampled serving (start-up ${(startUp / 1000).toFixed(0)} ms left out)${cpuMsPerRequest ? `, ${cpuMsPerRequest} ms of CPU a request` : ''}`);
   for (const row of rows) {
     console.log(`${row.layer.padEnd(52)} ${row.ms.toFixed(0).padStart(7)} ms ${(row.share * 100).toFixed(1).padStart(5)} %${row.usPerRequest === null ? '' : ` ${row.usPerRequest.toFixed(0).padStart(6)} µs/request`}`);
@@ -128,7 +182,7 @@ function main(): void {
   }
   const floorFile = option('--floor');
   const floorCpu = Number(option('--floor-cpu-ms-per-request') ?? 0);
-  const floor = floorFile ? layerRows(floorFile, floorCpu) : undefined;
+  const floor = floorFile ? layerRows(floorFile, floorCpu, perfHz) : undefined;
   if (floor && cpuMsPerRequest && floorCpu) {
     // The floor's profile read by the same rules (its driver calls are bench/baselines/soak-db.ts, its handlers the rest of its code).
     console.log(`\nrelay ÷ floor (${floorFile}, ${floorCpu} ms of CPU a request), µs a request by layer:`);

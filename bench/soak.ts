@@ -25,7 +25,9 @@
  * BENCH_HEAPSNAPSHOT=<dir> writes a V8 heap snapshot of the relay at the end of the warm-up and at the
  * end of the run (`--heapsnapshot-signal`; each pauses the relay for seconds, so its latencies suffer).
  * BENCH_PROFILE=<dir> writes a CPU profile of the relay (node --cpu-prof), and of the floor in <dir>/floor:
- * bench/profile-layers.ts reads both, so each layer's cost can be set beside the floor's.
+ * bench/profile-layers.ts reads both, so each layer's cost can be set beside the floor's. BENCH_PERF=<dir> samples
+ * both by CPU time instead (Linux perf from the end of each warm-up, bench/support/perf.ts): <dir>/relay.perf.txt
+ * and <dir>/floor.perf.txt, which profile-layers reads the same way.
  * BENCH_CHECKOUT=<dir> runs that checkout's relay (its dist/main.js, built beforehand) instead of this
  * one's: the same benchmark against an older build, for A/B runs alternating the two.
  * BENCH_DATABASE=postgres runs the relay on a fresh PostgreSQL database (BENCH_DATABASE_URL's server,
@@ -55,6 +57,7 @@ import { PNG as PNGImage } from 'pngjs';
 import { describeMemoryMap, MemoryMap, memoryMap, watchFullCollections } from './support/memory-map';
 import { emulateAutovacuum } from './support/autovacuum';
 import { createCostLine } from './support/create-cost';
+import { perfAvailable, PERF_NODE_ARGS, recordPerf } from './support/perf';
 import { createBenchDatabase } from './support/postgres-seed';
 import { buildRelay, cpuMs, freePort, issuePats, median, peakRssKb, ROOT, rssKb, startBaseline, startRelay, stopChild } from './support/relay';
 
@@ -67,6 +70,7 @@ const STATUSES = ['Backlog', 'In Progress', 'Done', 'Rejected', null];
 const READS = new Set(['list', 'build', 'comments']);
 const SNAPSHOT_DIR = process.env.BENCH_HEAPSNAPSHOT;
 const PROFILE_DIR = process.env.BENCH_PROFILE;
+const PERF_DIR = process.env.BENCH_PERF;
 const ON_POSTGRES = process.env.BENCH_DATABASE === 'postgres';
 /**
  * The floor's run after the relay's, as long as it by default (BENCH_FLOOR_MINUTES=0 leaves it out), on a
@@ -135,6 +139,7 @@ const APKS = ['literal-label.apk', 'string-label.apk'].map((name) => ({
 
 async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'svc-bench-soak-'));
+  if (PERF_DIR && !perfAvailable()) throw new Error('BENCH_PERF needs Linux perf (apt-get install linux-perf)');
   if (CHECKOUT === ROOT) buildRelay();
   else if (!existsSync(join(CHECKOUT, 'dist', 'main.js'))) throw new Error(`BENCH_CHECKOUT ${CHECKOUT} has no dist/main.js: build it first`);
   console.log(`relay: ${CHECKOUT === ROOT ? 'this checkout' : CHECKOUT}`);
@@ -144,6 +149,7 @@ async function main(): Promise<void> {
     '--trace-gc',
     ...(SNAPSHOT_DIR ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${SNAPSHOT_DIR}`] : []),
     ...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : []),
+    ...(PERF_DIR ? PERF_NODE_ARGS : []),
   ];
   const database = ON_POSTGRES ? await createBenchDatabase() : null;
   const relay = await startRelay(
@@ -257,12 +263,14 @@ async function main(): Promise<void> {
       committedAt.push({ heap: metrics.heapTotalMb, external: metrics.externalMb });
       if (t * 1000 >= WARMUP_MS) lag.push({ p99: metrics.lagP99Ms, max: metrics.lagMaxMs });
     }, 10_000);
-    let atWarmup = { cpuMs: 0, majorGcMs: 0, majorGcs: 0 };
+    let atWarmup = { cpuMs: 0, mainMs: 0, majorGcMs: 0, majorGcs: 0 };
+    let perf = null as ReturnType<typeof recordPerf> | null;
     const warmup = setTimeout(async () => {
       recording = true;
       snapshot();
       const metrics = await relayMetrics(relay.port);
-      atWarmup = { cpuMs: cpuMs(relay.child.pid!), majorGcMs: metrics.majorGcMs, majorGcs: metrics.majorGcs };
+      atWarmup = { cpuMs: cpuMs(relay.child.pid!), mainMs: cpuMs(relay.child.pid!, relay.child.pid!), majorGcMs: metrics.majorGcMs, majorGcs: metrics.majorGcs };
+      perf = PERF_DIR ? recordPerf(relay.child.pid!, PERF_DIR, 'relay') : null;
     }, WARMUP_MS);
 
     await drive(kinds, endAt, (kind, ms, status) => {
@@ -271,6 +279,8 @@ async function main(): Promise<void> {
       if (recording) tally(kind, ms, status);
     });
     const cpuUsed = cpuMs(relay.child.pid!) - atWarmup.cpuMs;
+    const mainUsed = cpuMs(relay.child.pid!, relay.child.pid!) - atWarmup.mainMs;
+    if (perf) console.log(`perf samples of the relay's main thread: ${await perf.stop()}`);
     const mapAtEnd = memoryMap(relay.child.pid!);
     const highWaterMb = (peakRssKb(relay.child.pid!) ?? NaN) / 1024;
     const atEnd = await relayMetrics(relay.port);
@@ -310,6 +320,7 @@ async function main(): Promise<void> {
       );
     }
     console.log(`relay CPU after warm-up: ${(cpuUsed / Math.max(1, answered)).toFixed(2)} ms per request (${(cpuUsed / 1000 / measuredSeconds).toFixed(2)} cores busy)`);
+    console.log(mainThreadLine('relay', mainUsed, answered, measuredSeconds));
     if (lag.length) {
       const p99s = lag.map((l) => l.p99).sort((a, b) => a - b);
       console.log(
@@ -337,7 +348,7 @@ async function main(): Promise<void> {
       await relay.stop();
       // The builds the relay's run uploaded are not in the floor's copy.
       ids.length = seededIds;
-      const floorProfile = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${join(PROFILE_DIR, 'floor')}`] : [];
+      const floorProfile = [...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${join(PROFILE_DIR, 'floor')}`] : []), ...(PERF_DIR ? PERF_NODE_ARGS : [])];
       floor = await startBaseline('soak-server.ts', [floorStart!.location, join(work, 'floor')], (port = await freePort()), floorProfile);
       await measureFloor(kinds, floor, { readP99: worstReadP99, perSecond: answered / measuredSeconds, cpuMs: cpuUsed / Math.max(1, answered) }, latencies);
     }
@@ -427,6 +438,14 @@ function printTable(kinds: Kind[], latencies: Map<string, number[]>, unexpected:
 }
 
 /**
+ * The main thread's share of the CPU (/proc/<pid>/task/<pid>): the event loop is one thread, so a server whose
+ * main thread is near a whole core answers no faster however idle its other threads (bcrypt, zlib, the collector's helpers).
+ */
+function mainThreadLine(who: string, mainMs: number, answered: number, seconds: number): string {
+  return `${who} main thread: ${(mainMs / Math.max(1, answered)).toFixed(2)} ms of CPU a request, ${((mainMs / 1000 / seconds) * 100).toFixed(0)} % of a core`;
+}
+
+/**
  * The machine's floor: the same clients and mix against the hand-written server (baselines/soak-server.ts)
  * on the database the relay's run left, after a warm-up of a fifth of the run. Prints its table, and per
  * target its p99 beside the relay's, FLOOR where even it misses: no server doing this work meets that
@@ -437,16 +456,25 @@ async function measureFloor(kinds: Kind[], floor: ChildProcess, relay: { readP99
   const started = performance.now();
   const { latencies, unexpected, tally } = tallies(kinds);
   let cpuAtWarmup = 0;
-  const warmup = setTimeout(() => (cpuAtWarmup = cpuMs(floor.pid!)), warmupMs);
+  let mainAtWarmup = 0;
+  let perf = null as ReturnType<typeof recordPerf> | null;
+  const warmup = setTimeout(() => {
+    cpuAtWarmup = cpuMs(floor.pid!);
+    mainAtWarmup = cpuMs(floor.pid!, floor.pid!);
+    perf = PERF_DIR ? recordPerf(floor.pid!, PERF_DIR, 'floor') : null;
+  }, warmupMs);
   await drive(kinds, started + FLOOR_MINUTES * 60_000, (kind, ms, status) => performance.now() - started >= warmupMs && tally(kind, ms, status));
   clearTimeout(warmup);
+  if (perf) console.log(`perf samples of the floor's main thread: ${await perf.stop()}`);
   const seconds = (FLOOR_MINUTES * 60_000 - warmupMs) / 1000;
   const cpu = cpuMs(floor.pid!) - cpuAtWarmup;
+  const main = cpuMs(floor.pid!, floor.pid!) - mainAtWarmup;
   console.log(`\nthe machine's floor: a hand-written server (bench/baselines/soak-server.ts) on the same database, ${CLIENTS} clients, ${FLOOR_MINUTES} min (first ${(warmupMs / 1000).toFixed(0)} s warm-up)`);
   const { worstReadP99, answered } = printTable(kinds, latencies, unexpected, seconds);
   const perSecond = answered / seconds;
   const cpuPerRequest = cpu / Math.max(1, answered);
   console.log(`floor: ${perSecond.toFixed(0)} answers/s, ${cpuPerRequest.toFixed(2)} ms of CPU a request`);
+  console.log(mainThreadLine('floor', main, answered, seconds));
   // Issue 42's soak targets: the relay's cost over the floor's, in this run.
   const ratioVerdict = (what: string, ratio: number, within: (r: number) => boolean, target: string) =>
     console.log(`relay ÷ floor, ${what}: ratio ${ratio.toFixed(2)} (target ${target}) ${within(ratio) ? 'OK' : 'MISS'}`);

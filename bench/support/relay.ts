@@ -208,10 +208,10 @@ export async function runLoad(options: {
   return result;
 }
 
-/** User + system CPU time of a Linux process so far, in ms (/proc/<pid>/stat, clock ticks of 10 ms). */
-export function cpuMs(pid: number): number {
+/** User + system CPU time of a Linux process (or of its thread `thread`: the pid is the main thread's) so far, in ms (/proc, clock ticks of 10 ms). */
+export function cpuMs(pid: number, thread?: number): number {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    const fields = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8').split(') ')[1].split(' ');
     return (Number(fields[11]) + Number(fields[12])) * 10;
   } catch {
     return NaN;
