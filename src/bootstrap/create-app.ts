@@ -161,7 +161,7 @@ export async function createRelayApp(
   app.use(
     inSequence(
       // First, so every request gets its line: root routes, unknown paths and body-parser failures too.
-      logRequests,
+      logRequests(logger),
       // Nothing reads the HTTP series unless /metrics is exposed: without it, no per-request timing and histogram (issue 42).
       ...(config.metrics.enabled ? [recordHttpMetrics(app.get(RelayMetrics))] : []),
       // JSON and pages over 1 KB, by Accept-Encoding; files and the event stream pass untouched.

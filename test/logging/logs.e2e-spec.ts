@@ -15,8 +15,8 @@ describe('GET /logs', () => {
       expect(line).not.toContain('\n');
       expect(JSON.parse(line)).toEqual(expect.objectContaining({ time: expect.any(String), level: expect.any(String) }));
     }
-    expect(res.body.map((l: string) => JSON.parse(l).msg)).toContainEqual(
-      expect.stringMatching(/^GET \/api\/v1\/auth\/status 200 [\d.]+ms 127\.0\.0\.1$/),
+    expect(res.body.map((l: string) => JSON.parse(l))).toContainEqual(
+      expect.objectContaining({ context: 'HTTP', level: 'info', msg: expect.stringMatching(/^GET \/api\/v1\/auth\/status 200 [\d.]+ms 127\.0\.0\.1$/) }),
     );
   });
 
