@@ -10,6 +10,13 @@ import { AuthenticatorService } from './authenticator.service';
 export class AuthGuard implements CanActivate {
   private readonly logger = new Logger('Auth');
 
+  /**
+   * Each route's @Auth (its handler's, else its controller's), read once per controller and handler:
+   * decorators are applied when the classes load, so it never changes, and reading it through the
+   * Reflector cost two metadata walks a request.
+   */
+  private readonly requirements = new WeakMap<Function, WeakMap<Function, AccessRequirement | null>>();
+
   constructor(
     private readonly reflector: Reflector,
     private readonly authenticator: AuthenticatorService,
@@ -17,10 +24,7 @@ export class AuthGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return true; // WebSocket gateways authenticate at the upgrade.
-    const requirement = this.reflector.getAllAndOverride<AccessRequirement | undefined>(AUTH_REQUIREMENT, [
-      context.getHandler(),
-      context.getClass(),
-    ]);
+    const requirement = this.requirementOf(context);
     if (!requirement) {
       this.logger.error(`Route ${context.getClass().name}.${context.getHandler().name} has no @Auth; refused`);
       throw forbidden();
@@ -28,5 +32,18 @@ export class AuthGuard implements CanActivate {
     const req = context.switchToHttp().getRequest<AuthenticatedRequest>();
     req.principal = await this.authenticator.authenticate(req, requirement);
     return true;
+  }
+
+  private requirementOf(context: ExecutionContext): AccessRequirement | null {
+    const controller = context.getClass();
+    const handler = context.getHandler();
+    let handlers = this.requirements.get(controller);
+    if (!handlers) this.requirements.set(controller, (handlers = new WeakMap()));
+    let requirement = handlers.get(handler);
+    if (requirement === undefined) {
+      requirement = this.reflector.getAllAndOverride<AccessRequirement | undefined>(AUTH_REQUIREMENT, [handler, controller]) ?? null;
+      handlers.set(handler, requirement);
+    }
+    return requirement;
   }
 }
