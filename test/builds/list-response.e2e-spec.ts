@@ -32,6 +32,16 @@ describe('GET /builds on the wire', () => {
     return req;
   };
 
+  // This route and RelayHttpAdapter.reply write JSON.stringify's bytes, as res.json does only while these are unset.
+  it("the relay sets none of Express's JSON settings (replacer, spaces, escape)", () => {
+    const app = ctx.relay.app.getHttpAdapter().getInstance() as { get(name: string): unknown };
+    expect(['json replacer', 'json spaces', 'json escape'].map((name) => [name, app.get(name) ?? null])).toEqual([
+      ['json replacer', null],
+      ['json spaces', null],
+      ['json escape', null],
+    ]);
+  });
+
   it.each(['', '?limit=1', '?limit=1&page=1', '?status=Rejected'])('GET /builds%s is JSON.stringify of the mapped page, with an ETag of it', async (query) => {
     const res = await get(`/api/v1/builds${query}`).expect(200);
     const dto = await createValidationPipe().transform(parse(query.slice(1)), { type: 'query', metatype: ListBuildsQuery });
