@@ -12,8 +12,8 @@ const MAX_LOGGED_URL = 2048;
  * what it tried (a path in it, another upload's id). Every line is masked by the logger, tokens included.
  *
  * Written to the app's own logger, not through Nest's static `Logger`: that one copies its arguments
- * into a new array (a context appended) on every call, and in a process with
- * several relays (the tests) it writes to whichever started last.
+ * into a new array (a context appended) on every call, and in a process with several relays (the
+ * tests) it writes to whichever started last.
  */
 export function logRequests(logger: Pick<LoggerService, 'log'>): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
