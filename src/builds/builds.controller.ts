@@ -67,18 +67,13 @@ export class BuildsController {
     return toBuildSummary(await this.intake.receive(req, principal));
   }
 
-  // Sent through @Res() as a Buffer with its Content-Type set first: Express's res.send still adds
-  // the ETag, answers a fresh If-None-Match with 304 and HEAD without a body, but neither parses nor
-  // formats the Content-Type as Nest's @Header and res.json would (docs/decisions.md#item-36).
   @Get()
   @Auth({ cookie: true, pat: 'builds:write' })
   @ApiOkResponse({ type: BuildList })
   @ApiErrors(400, 401, 403)
-  async list(@Query() query: ListBuildsQuery, @Res() res: Response): Promise<void> {
+  async list(@Query() query: ListBuildsQuery): Promise<BuildList> {
     const page = await this.query.list(query);
-    const body: BuildList = { items: page.items.map(toBuildResponse), total: page.total };
-    res.setHeader('Content-Type', 'application/json; charset=utf-8');
-    res.send(Buffer.from(JSON.stringify(body)));
+    return { items: page.items.map(toBuildResponse), total: page.total };
   }
 
   @Get(':id')
