@@ -88,7 +88,14 @@ describe('the validation pipe remembers whole query strings', () => {
     const pipe = createValidationPipe();
     const metadata: ArgumentMetadata = { type: 'query', metatype: ListBuildsQuery };
     const errors: unknown[] = [];
-    for (let i = 0; i < 2; i++) await pipe.transform(parse('limit=0'), metadata).catch((err) => errors.push(err));
+    // A remembered refusal is thrown at once, a fresh one as a rejection: Nest's pipes consumer takes either.
+    for (let i = 0; i < 2; i++) {
+      try {
+        await pipe.transform(parse('limit=0'), metadata);
+      } catch (err) {
+        errors.push(err);
+      }
+    }
     expect(errors.map((err) => (err as HttpError).getResponse())).toEqual(['limit must be an integer from 1 to 100', 'limit must be an integer from 1 to 100']);
     expect(errors[1]).not.toBe(errors[0]);
   });

@@ -35,7 +35,8 @@ export function RememberQueryResults(): ClassDecorator {
 export class QueryResults {
   private readonly byClass = new Map<Function, Map<string, Remembered>>();
 
-  async remembered(value: unknown, metadata: ArgumentMetadata, validate: () => Promise<unknown>): Promise<unknown> {
+  /** A hit is answered at once (the DTO, or the 400 thrown); a miss validates and remembers what it gave. */
+  remembered(value: unknown, metadata: ArgumentMetadata, validate: () => Promise<unknown>): unknown {
     const { metatype } = metadata;
     const key = metadata.type === 'query' && metadata.data === undefined && isMarked(metatype) && isStringRecord(value) ? JSON.stringify(value) : undefined;
     if (key === undefined || key.length > MAX_KEY_LENGTH) return validate();
@@ -46,10 +47,14 @@ export class QueryResults {
       return Object.assign(new (metatype as new () => object)(), hit.fields);
     }
     if (!results) this.byClass.set(metatype!, (results = new Map()));
+    return this.validateAndRemember(results, key, metatype!, validate);
+  }
+
+  private async validateAndRemember(results: Map<string, Remembered>, key: string, metatype: Function, validate: () => Promise<unknown>): Promise<unknown> {
     let remembered: Remembered | undefined;
     try {
       const dto = await validate();
-      if (dto instanceof metatype! && Object.values(dto).every(isPrimitive)) remembered = { fields: { ...dto } };
+      if (dto instanceof metatype && Object.values(dto).every(isPrimitive)) remembered = { fields: { ...dto } };
       return dto;
     } catch (err) {
       if (err instanceof HttpError && err.getStatus() === 400 && !Object.keys(err.headers).length && typeof err.getResponse() === 'string') {
