@@ -3,6 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { AccessRequirement, AUTH_REQUIREMENT } from '../common/auth/auth.decorator';
 import type { AuthenticatedRequest } from '../common/auth/principal.decorator';
 import { forbidden } from '../common/errors/http-error';
+import { andThen, type Sometimes } from '../common/sometimes';
 import { AuthenticatorService } from './authenticator.service';
 
 /** The global guard: every HTTP route must declare @Auth; a route without one is refused. */
@@ -22,7 +23,8 @@ export class AuthGuard implements CanActivate {
     private readonly authenticator: AuthenticatorService,
   ) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  /** At once when the credential's lookup is held (no promise a request), else once it is read. */
+  canActivate(context: ExecutionContext): Sometimes<boolean> {
     if (context.getType() !== 'http') return true; // WebSocket gateways authenticate at the upgrade.
     const requirement = this.requirementOf(context);
     if (!requirement) {
@@ -30,8 +32,10 @@ export class AuthGuard implements CanActivate {
       throw forbidden();
     }
     const req = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    req.principal = await this.authenticator.authenticate(req, requirement);
-    return true;
+    return andThen(this.authenticator.authenticate(req, requirement), (principal) => {
+      req.principal = principal;
+      return true;
+    });
   }
 
   private requirementOf(context: ExecutionContext): AccessRequirement | null {

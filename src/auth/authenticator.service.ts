@@ -7,6 +7,7 @@ import type { Scope } from '../common/auth/scope';
 import { ErrorMessages } from '../common/errors/error-messages';
 import { forbidden, unauthorized } from '../common/errors/http-error';
 import { clientAddress, isRelayHostRequest } from '../common/net/relay-host';
+import { andThen, type Sometimes } from '../common/sometimes';
 import type { Request } from 'express';
 import { trustProxyOf } from '../platform/express/trust-proxy';
 import { isCrossSiteRequest } from '../common/net/same-origin';
@@ -43,21 +44,30 @@ export class AuthenticatorService {
    * signed in is exempt (its factors are the provider's); a password session never is, whoever the
    * member is linked to (issue 36; docs/identity.md "Links and the two-factor policy").
    */
-  async mustEnrolSecondFactor(user: { id: number; role: Role }, signInMethod: SignInMethod): Promise<boolean> {
+  mustEnrolSecondFactor(user: { id: number; role: Role }, signInMethod: SignInMethod): Sometimes<boolean> {
     // Named methods only: anything else a row might hold counts as a password (fail closed).
     const providerSignIn = signInMethod === 'oidc' || signInMethod === 'ldap';
-    return !providerSignIn && (await this.twoFactor.mustEnrol(user.id, user.role));
+    return !providerSignIn && this.twoFactor.mustEnrol(user.id, user.role);
   }
 
-  /** The caller, or a HttpError (401/403) saying why not; undefined on public routes. */
-  async authenticate(req: IncomingMessage, requirement: AccessRequirement): Promise<Principal | undefined> {
+  /**
+   * The caller, or a HttpError (401/403) saying why not; undefined on public routes. At once, with
+   * no promise, when the credential's lookup is held (most requests); a refusal may then be thrown
+   * at once too, so a caller that needs a promise calls it from an async function.
+   */
+  authenticate(req: IncomingMessage, requirement: AccessRequirement): Sometimes<Principal | undefined> {
     if (requirement.hostOnly && !this.isFromRelayHost(req)) throw forbidden(requirement.hostOnly);
     if (requirement.public) {
       this.refuseCrossSite(req);
       return undefined;
     }
     if (requirement.scim) return this.fromScimToken(req);
-    const principal = (await this.fromCookie(req, requirement)) ?? (await this.fromToken(req, requirement));
+    const principal = andThen(this.fromCookie(req, requirement), (cookie) => cookie ?? this.fromToken(req, requirement));
+    return andThen(principal, (found) => this.admitted(found, requirement));
+  }
+
+  /** The caller found, held to the route's roles. */
+  private admitted(principal: Principal | null, requirement: AccessRequirement): Principal {
     if (!principal) throw unauthorized();
     if (requirement.roles && !requirement.roles.includes(principal.role)) {
       const writeRoute = WRITER_ROLES.every((role) => requirement.roles!.includes(role));
@@ -73,7 +83,7 @@ export class AuthenticatorService {
    * The member this browser's session cookie belongs to, or null (no cookie, or an ended session):
    * for the signed-out-or-not probe, which must answer 200 either way.
    */
-  signedInMember(req: IncomingMessage): Promise<Principal | null> {
+  async signedInMember(req: IncomingMessage): Promise<Principal | null> {
     return this.fromCookie(req, { cookie: true, beforeSecondFactor: true });
   }
 
@@ -82,55 +92,60 @@ export class AuthenticatorService {
     return isRelayHostRequest(req, this.knownUrls(), trustProxyOf(req));
   }
 
-  private async fromCookie(req: IncomingMessage, requirement: AccessRequirement): Promise<Principal | null> {
+  private fromCookie(req: IncomingMessage, requirement: AccessRequirement): Sometimes<Principal | null> {
     if (requirement.cookie === false) return null;
     const token = readSessionCookie(req);
     if (!token) return null;
-    const session = await this.sessions.resolve(token);
-    if (!session?.user) return null;
-    this.refuseCrossSite(req);
-    const { user } = session;
-    // The team requires a second factor of this member and they have none: only enrolment is open.
-    if (!requirement.beforeSecondFactor && (await this.mustEnrolSecondFactor(user, session.signInMethod))) {
-      throw forbidden(TwoFactorMessages.enrolmentRequired);
-    }
-    return {
-      userId: user.id,
-      email: user.email,
-      displayName: user.displayName,
-      role: user.role,
-      via: 'cookie',
-      sessionId: session.id,
-      signInMethod: session.signInMethod,
-      tokenId: null,
-      expiresAt: session.expiresAt,
-      scopes: [],
-      ...callerOf(req, false),
-    };
+    return andThen(this.sessions.resolve(token), (session) => {
+      if (!session?.user) return null;
+      this.refuseCrossSite(req);
+      const { user } = session;
+      const principal: Principal = {
+        userId: user.id,
+        email: user.email,
+        displayName: user.displayName,
+        role: user.role,
+        via: 'cookie',
+        sessionId: session.id,
+        signInMethod: session.signInMethod,
+        tokenId: null,
+        expiresAt: session.expiresAt,
+        scopes: [],
+        ...callerOf(req, false),
+      };
+      if (requirement.beforeSecondFactor) return principal;
+      // The team requires a second factor of this member and they have none: only enrolment is open.
+      return andThen(this.mustEnrolSecondFactor(user, session.signInMethod), (mustEnrol) => {
+        if (mustEnrol) throw forbidden(TwoFactorMessages.enrolmentRequired);
+        return principal;
+      });
+    });
   }
 
-  private async fromToken(req: IncomingMessage, requirement: AccessRequirement): Promise<Principal | null> {
+  private fromToken(req: IncomingMessage, requirement: AccessRequirement): Sometimes<Principal | null> {
     const raw = bearerToken(req) ?? (requirement.basic ? basicPassword(req) : null);
     if (!raw) return null;
     // A PAT on a cookie-only endpoint is not a credential there: 401, as if absent.
-    if (!requirement.pat) return null;
-    const verified = await this.tokens.verify(raw);
-    if (!verified) return null;
-    const { user, token, scopes } = verified;
-    const accepted: Scope[] = Array.isArray(requirement.pat) ? requirement.pat : [requirement.pat];
-    if (!accepted.some((scope) => scopes.includes(scope))) throw forbidden(ErrorMessages.insufficientScope);
-    return {
-      userId: user.id,
-      email: user.email,
-      displayName: user.displayName,
-      role: user.role,
-      via: 'pat',
-      sessionId: null,
-      tokenId: token.id,
-      expiresAt: token.expiresAt,
-      scopes,
-      ...callerOf(req, true),
-    };
+    const { pat } = requirement;
+    if (!pat) return null;
+    return andThen(this.tokens.verify(raw), (verified) => {
+      if (!verified) return null;
+      const { user, token, scopes } = verified;
+      const accepted: Scope[] = Array.isArray(pat) ? pat : [pat];
+      if (!accepted.some((scope) => scopes.includes(scope))) throw forbidden(ErrorMessages.insufficientScope);
+      return {
+        userId: user.id,
+        email: user.email,
+        displayName: user.displayName,
+        role: user.role,
+        via: 'pat',
+        sessionId: null,
+        tokenId: token.id,
+        expiresAt: token.expiresAt,
+        scopes,
+        ...callerOf(req, true),
+      };
+    });
   }
 
   /** An identity provider's SCIM token: the only credential of /scim/v2. */

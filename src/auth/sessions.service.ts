@@ -3,6 +3,7 @@ import type { SignInMethod } from '../common/auth/sign-in-method';
 import { Clock } from '../common/clock';
 import { randomBase64Url, sha256Hex } from '../common/crypto/secret-token';
 import { DAY_MS } from '../common/time';
+import { andThen, type Sometimes } from '../common/sometimes';
 import { SessionsRevokedEvent } from './events/sessions-revoked.event';
 import { SessionEntity } from './session.entity';
 import { SessionLookups } from './session-lookups';
@@ -44,11 +45,12 @@ export class SessionsService {
    * null (unknown, expired, or its member inactive). An expired row is left to the scheduled purge:
    * a request never waits on a write it does not need.
    */
-  async resolve(token: string): Promise<SessionEntity | null> {
+  resolve(token: string): Sometimes<SessionEntity | null> {
     if (!token || token.length > 200) return null;
-    const session = await this.lookups.lookUp(sha256Hex(token), (hash) => this.sessions.findWithMember(hash));
-    if (!session || session.expiresAt.getTime() <= this.clock.nowMs()) return null;
-    return session;
+    // At once when the lookup is held (a dashboard's requests): no promise.
+    return andThen(this.lookups.lookUp(sha256Hex(token), (hash) => this.sessions.findWithMember(hash)), (session) =>
+      !session || session.expiresAt.getTime() <= this.clock.nowMs() ? null : session,
+    );
   }
 
   async end(sessionId: number, userId: number): Promise<void> {

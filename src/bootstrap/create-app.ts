@@ -181,7 +181,8 @@ export async function createRelayApp(
   const clock = app.get(Clock);
   const wsAdapter = new UpgradeRoutingWsAdapter(
     app,
-    (req, requirement) => authenticator.authenticate(req, requirement),
+    // Async: the adapter takes a refusal as a rejected promise, never a throw.
+    async (req, requirement) => authenticator.authenticate(req, requirement),
     new CredentialExpiry(() => clock.nowMs()),
   );
   app.useWebSocketAdapter(wsAdapter);

@@ -8,6 +8,7 @@ import { Clock } from '../common/clock';
 import { constantTimeEqual, randomBase64Url, sha256Hex } from '../common/crypto/secret-token';
 import { badRequest, forbidden, notFound } from '../common/errors/http-error';
 import { DAY_MS, MINUTE_MS } from '../common/time';
+import { andThen, type Sometimes } from '../common/sometimes';
 import type { UserEntity } from '../users/user.entity';
 import { TokensRevokedEvent } from './events/tokens-revoked.event';
 import { PersonalAccessTokenEntity } from './personal-access-token.entity';
@@ -104,10 +105,14 @@ export class TokensService {
    * The token's row and owner when it is valid now (unexpired, its owner active), else null.
    * Records use (the first always, then at most once a minute), written later by TokenLastUse.
    */
-  async verify(raw: string): Promise<VerifiedToken | null> {
+  verify(raw: string): Sometimes<VerifiedToken | null> {
     if (!raw.startsWith(PAT_PREFIX) || raw.length < PAT_PREFIX.length + 32 || raw.length > 200) return null;
     const hash = sha256Hex(raw);
-    const token = await this.lookups.lookUp(hash, (key) => this.tokens.findWithOwner(key));
+    // At once when the lookup is held (most requests of a CI job or script): no promise.
+    return andThen(this.lookups.lookUp(hash, (key) => this.tokens.findWithOwner(key)), (token) => this.validNow(token, hash));
+  }
+
+  private validNow(token: PersonalAccessTokenEntity | null, hash: string): VerifiedToken | null {
     if (!token || !token.user || !constantTimeEqual(token.tokenHash, hash)) return null;
     const now = this.clock.now();
     if (token.expiresAt && token.expiresAt.getTime() <= now.getTime()) return null;

@@ -9,6 +9,7 @@ import type { SignInMethod } from '../common/auth/sign-in-method';
 import { Clock } from '../common/clock';
 import { randomBase64Url, sha256Hex } from '../common/crypto/secret-token';
 import { badRequest, conflict, notFound } from '../common/errors/http-error';
+import { andThen, type Sometimes } from '../common/sometimes';
 import { MINUTE_MS } from '../common/time';
 import { TransactionRunner } from '../database/transaction-runner';
 import { newTotpSecret, totpStep, totpUri } from './totp';
@@ -169,9 +170,13 @@ export class TwoFactorService {
    * Read on every cookie request (mustEnrol), so kept for POLICY_CACHE_MS; a change made here is seen
    * here at once, on other instances within that time.
    */
-  async requirement(): Promise<TwoFactorRequirement> {
+  requirement(): Sometimes<TwoFactorRequirement> {
     const now = Date.now();
     if (this.cachedPolicy && this.cachedPolicy.until > now) return this.cachedPolicy.value;
+    return this.readRequirement(now);
+  }
+
+  private async readRequirement(now: number): Promise<TwoFactorRequirement> {
     const value = (await this.rows.requirement()) ?? 'nobody';
     this.cachedPolicy = { value, until: now + POLICY_CACHE_MS };
     return value;
@@ -193,10 +198,12 @@ export class TwoFactorService {
     return this.applies(await this.requirement(), role);
   }
 
-  /** True when the policy requires a second factor of this member and they have none yet. */
-  async mustEnrol(userId: number, role: Role): Promise<boolean> {
-    if (!this.applies(await this.requirement(), role)) return false;
-    return !(await this.isEnabled(userId));
+  /**
+   * True when the policy requires a second factor of this member and they have none yet. Asked on
+   * every cookie request: where the policy does not apply to the role (the common case), answered at once.
+   */
+  mustEnrol(userId: number, role: Role): Sometimes<boolean> {
+    return andThen(this.requirement(), (requirement) => (this.applies(requirement, role) ? this.isEnabled(userId).then((enabled) => !enabled) : false));
   }
 
   private applies(requirement: TwoFactorRequirement, role: Role): boolean {

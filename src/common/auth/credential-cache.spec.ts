@@ -35,6 +35,16 @@ describe('CredentialCache', () => {
     expect(reads).toEqual(['a', 'a', 'a']);
   });
 
+  it('answers a held lookup at once, a read one as a promise', async () => {
+    const c = cache();
+    const first = c.lookUp('a', find({ userId: 1, id: 10 }));
+    expect(first).toBeInstanceOf(Promise);
+    await first;
+    expect(c.lookUp('a', find(null))).toEqual({ userId: 1, id: 10 });
+    now = 1_000;
+    expect(c.lookUp('a', find(null))).toBeInstanceOf(Promise);
+  });
+
   it('keeps at most its size, the least recently used going first', async () => {
     const c = cache();
     await c.lookUp('a', find({ userId: 1, id: 1 }));

@@ -1,3 +1,5 @@
+import { type Sometimes } from '../sometimes';
+
 /** How long a credential lookup is reused: revocation does not wait for it (events clear entries), only changes no event announces. */
 export const CREDENTIAL_CACHE_MS = 5_000;
 /** Entries kept at most; the least recently used goes first. */
@@ -32,10 +34,15 @@ export abstract class CredentialCache<T> {
   /** Whose credential a looked-up value is, for clearing by member or by credential. */
   protected abstract ownerOf(value: T): { userId: number; credentialId: number };
 
-  /** The value held for `hash`, else what `find` reads (kept unless an entry was cleared meanwhile); a miss is not kept. */
-  async lookUp(hash: string, find: (hash: string) => Promise<T | null>): Promise<T | null> {
-    const held = this.get(hash);
-    if (held) return held;
+  /**
+   * The value held for `hash`, at once; else what `find` reads (kept unless an entry was cleared
+   * meanwhile); a miss is not kept.
+   */
+  lookUp(hash: string, find: (hash: string) => Promise<T | null>): Sometimes<T | null> {
+    return this.get(hash) ?? this.read(hash, find);
+  }
+
+  private async read(hash: string, find: (hash: string) => Promise<T | null>): Promise<T | null> {
     const generation = this.generation;
     const value = await find(hash);
     if (value && generation === this.generation) this.set(hash, value);
