@@ -56,7 +56,7 @@ const LEAN = Symbol('svc lean route handler');
 
 /**
  * RouterExecutionContext.create, for a route with no interceptor, no custom headers, no SSE,
- * render or redirect and the static context (every API route of the relay): a closure that does
+ * render or redirect and the static context (all of the relay's routes but a few with `@Header`): a closure that does
  * what Nest's does (guards in order, the status, the parameters through their pipes, the handler,
  * the reply) with an `await` only where a value is a promise. Nest's runs about fifteen async
  * functions a request (the guards' consumer, the interceptors' with none to run, each parameter's
