@@ -36,12 +36,14 @@
  * On a server with autovacuum off (this machine's), the benchmark does its work on its database at
  * the server's default thresholds (support/autovacuum.ts): without it a fresh database is planned
  * from no statistics and the rate sinks as the tables grow.
- * Then the machine's floor (BENCH_FLOOR_MINUTES, the relay's minutes; 0 leaves it out): with the relay
- * stopped, the same clients and mix against a hand-written server (baselines/soak-server.ts: node:http
- * and the driver, the same database work with less around it) on a copy of the database taken when the
- * relay's load began. Where even it misses a target, its line says FLOOR: no server doing this work
- * meets that target on this machine. Issue 42's targets are its ratios: answers/s >= 0.8 of the
- * floor's, CPU a request <= 1.25x, each route's p99 <= 1.3x.
+ * Then the machine's floor (BENCH_FLOOR_MINUTES, the relay's minutes; 0 leaves it out): the same clients and mix
+ * against a hand-written server (baselines/soak-server.ts: node:http and the driver, the same database work with
+ * less around it) on a copy of the database taken when the relay's load began. The clients take turns on the two
+ * (BENCH_SLICE_SECONDS, 60 s each: relay, floor, floor, relay, …), each server growing its own database in its
+ * own turns, so that the machine's drift over the run falls on both alike; each side's warm-up is its first
+ * minute of load, and its CPU is counted over its own turns only. Where even the floor misses a target, its line
+ * says FLOOR: no server doing this work meets that target on this machine. Issue 42's targets are its ratios:
+ * answers/s >= 0.8 of the floor's, CPU a request <= 1.25x, each route's p99 <= 1.3x.
  * Targets: p99 < 100 ms for reads; issue 27: small-APK upload p99 < 250 ms, comment with an image
  * p99 < 150 ms, sign-in p99 < 400 ms, no 5xx; RSS drift < 10 % after warm-up, peak RSS < 300 MB, and the
  * heap a full collection leaves flat (the last third of them within 10 % of the first third).
@@ -63,7 +65,6 @@ import { buildRelay, cpuMs, freePort, issuePats, median, peakRssKb, ROOT, rssKb,
 
 const minutesArg = process.argv.indexOf('--minutes');
 const MINUTES = Number(minutesArg > 0 ? process.argv[minutesArg + 1] : (process.env.BENCH_MINUTES ?? 3));
-const WARMUP_MS = Math.min(60_000, (MINUTES * 60_000) / 5);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 50);
 const SEED = Number(process.env.BENCH_SEED ?? 200);
 const STATUSES = ['Backlog', 'In Progress', 'Done', 'Rejected', null];
@@ -73,11 +74,13 @@ const PROFILE_DIR = process.env.BENCH_PROFILE;
 const PERF_DIR = process.env.BENCH_PERF;
 const ON_POSTGRES = process.env.BENCH_DATABASE === 'postgres';
 /**
- * The floor's run after the relay's, as long as it by default (BENCH_FLOOR_MINUTES=0 leaves it out), on a
- * copy of the database as the relay's load found it: the rate sinks as uploads grow the tables, so a
- * floor on the database the relay left, or for fewer minutes, is not the same work.
+ * The floor's load, as long as the relay's by default (BENCH_FLOOR_MINUTES=0 leaves it out), on a copy of
+ * the database as the relay's load found it: the rate sinks as uploads grow the tables, so a floor on the
+ * database the relay left, or for fewer minutes, is not the same work.
  */
 const FLOOR_MINUTES = Number(process.env.BENCH_FLOOR_MINUTES ?? MINUTES);
+/** How long the clients stay on one server before their turn on the other (BENCH_SLICE_SECONDS). */
+const SLICE_MS = Number(process.env.BENCH_SLICE_SECONDS ?? 60) * 1000;
 const BCRYPT_COST = process.env.BENCH_BCRYPT_COST ?? '4';
 const CHECKOUT = process.env.BENCH_CHECKOUT ?? ROOT;
 const MEMBER_PASSWORD = 'bench-member-password';
@@ -175,7 +178,7 @@ async function main(): Promise<void> {
     const login = await call('POST', '/auth/login', { 'Content-Type': 'application/json' }, JSON.stringify({ email: 'bench@example.com', password: 'bench-password-1' }));
     const cookie = String(login.headers['set-cookie']?.[0] ?? '').split(';')[0];
 
-    const ids: number[] = [];
+    let ids: number[] = [];
     const appIds = new Set<number>();
     const upload = async () => {
       const apk = APKS[ids.length % APKS.length];
@@ -238,65 +241,63 @@ async function main(): Promise<void> {
       },
       { name: 'login', weight: 6, expect: [200], run: (client) => call('POST', '/auth/login', { 'Content-Type': 'application/json' }, memberCredentials[client]) },
     ];
-    const { latencies, unexpected, tally } = tallies(kinds);
+    // Each server on its own database from the same start, the clients taking turns on them (interleave()).
+    let floorSide: Side | null = null;
+    if (FLOOR_MINUTES > 0) {
+      const floorProfile = [...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${join(PROFILE_DIR, 'floor')}`] : []), ...(PERF_DIR ? PERF_NODE_ARGS : [])];
+      const floorPort = await freePort();
+      floor = await startBaseline('soak-server.ts', [floorStart!.location, join(work, 'floor')], floorPort, floorProfile);
+      floorSide = newSide('floor', floorPort, floor.pid!, ids.slice(0, seededIds), FLOOR_MINUTES, kinds);
+    }
+    const relaySide = newSide('relay', relay.port, relay.child.pid!, ids, MINUTES, kinds);
     const started = performance.now();
-    warmupEndsAt = started + WARMUP_MS;
-    const endAt = started + MINUTES * 60_000;
-    let recording = false;
     const rss: { t: number; mb: number }[] = [];
     const heapAt: { t: number; mb: number }[] = [];
     const committedAt: { heap: number; external: number }[] = [];
     const lag: { p99: number; max: number }[] = [];
     const maps: (MemoryMap | null)[] = [];
-    // Answers and read latencies of each 10 s, to tell a steady rate from one that sinks as the run goes on.
-    let slice = { answered: 0, reads: [] as number[] };
-    const windows: { perSecond: number; readP99: number }[] = [];
+    let answeredAtSample = 0;
     const sampler = setInterval(async () => {
       const t = (performance.now() - started) / 1000;
-      const reads = slice.reads.sort((a, b) => a - b);
-      windows.push({ perSecond: slice.answered / 10, readP99: reads[Math.floor(reads.length * 0.99)] ?? NaN });
-      slice = { answered: 0, reads: [] };
       rss.push({ t, mb: (rssKb(relay.child.pid!) ?? NaN) / 1024 });
       maps.push(memoryMap(relay.child.pid!));
       const metrics = await relayMetrics(relay.port);
       heapAt.push({ t, mb: metrics.heapUsedMb });
       committedAt.push({ heap: metrics.heapTotalMb, external: metrics.externalMb });
-      if (t * 1000 >= WARMUP_MS) lag.push({ p99: metrics.lagP99Ms, max: metrics.lagMaxMs });
+      // The event loop's delay of a 10 s the relay was loaded in (it idles while the floor has its turn).
+      if (relaySide.recording && relaySide.answeredTotal > answeredAtSample) lag.push({ p99: metrics.lagP99Ms, max: metrics.lagMaxMs });
+      answeredAtSample = relaySide.answeredTotal;
     }, 10_000);
-    let atWarmup = { cpuMs: 0, mainMs: 0, majorGcMs: 0, majorGcs: 0 };
-    let perf = null as ReturnType<typeof recordPerf> | null;
-    const warmup = setTimeout(async () => {
-      recording = true;
+    let atWarmup = { majorGcMs: 0, majorGcs: 0 };
+    relaySide.onWarm = async () => {
+      warmupEndsAt = performance.now();
       snapshot();
       const metrics = await relayMetrics(relay.port);
-      atWarmup = { cpuMs: cpuMs(relay.child.pid!), mainMs: cpuMs(relay.child.pid!, relay.child.pid!), majorGcMs: metrics.majorGcMs, majorGcs: metrics.majorGcs };
-      perf = PERF_DIR ? recordPerf(relay.child.pid!, PERF_DIR, 'relay') : null;
-    }, WARMUP_MS);
+      atWarmup = { majorGcMs: metrics.majorGcMs, majorGcs: metrics.majorGcs };
+    };
 
-    await drive(kinds, endAt, (kind, ms, status) => {
-      slice.answered++;
-      if (READS.has(kind.name)) slice.reads.push(ms);
-      if (recording) tally(kind, ms, status);
+    await interleave(floorSide ? [relaySide, floorSide] : [relaySide], kinds, (side) => {
+      port = side.port;
+      ids = side.ids;
     });
-    const cpuUsed = cpuMs(relay.child.pid!) - atWarmup.cpuMs;
-    const mainUsed = cpuMs(relay.child.pid!, relay.child.pid!) - atWarmup.mainMs;
-    if (perf) console.log(`perf samples of the relay's main thread: ${await perf.stop()}`);
+    for (const side of [relaySide, floorSide]) if (side?.perf) console.log(`perf samples of the ${side.name}'s main thread: ${await side.perf.stop()}`);
     const mapAtEnd = memoryMap(relay.child.pid!);
     const highWaterMb = (peakRssKb(relay.child.pid!) ?? NaN) / 1024;
     const atEnd = await relayMetrics(relay.port);
     snapshot();
     clearInterval(sampler);
-    clearTimeout(warmup);
 
-    const measuredSeconds = (MINUTES * 60_000 - WARMUP_MS) / 1000;
+    const { latencies, unexpected } = relaySide.tallies;
+    const { seconds: measuredSeconds, cpuMs: cpuUsed, mainMs: mainUsed } = relaySide.counted;
+    const warmedAt = (warmupEndsAt - started) / 1000;
     console.log(
-      `load average: ${loadavg().map((l) => l.toFixed(1)).join(' ')}; ${CLIENTS} clients, ${MINUTES} min (first ${(WARMUP_MS / 1000).toFixed(0)} s warm-up, not counted)`,
+      `load average: ${loadavg().map((l) => l.toFixed(1)).join(' ')}; ${CLIENTS} clients, ${MINUTES} min (first ${(relaySide.warmupMs / 1000).toFixed(0)} s warm-up, not counted)` +
+        (floorSide ? `, taking turns with the floor every ${SLICE_MS / 1000} s` : ''),
     );
     const { worstReadP99, answered } = printTable(kinds, latencies, unexpected, measuredSeconds);
-    const after = rss.filter((s) => s.t * 1000 >= WARMUP_MS);
-    const heapAfter = heapAt.filter((s) => s.t * 1000 >= WARMUP_MS);
-    console.log(`answers per second, each 10 s: ${windows.map((w) => w.perSecond.toFixed(0)).join(' ')}`);
-    console.log(`read p99 of each 10 s (ms): ${windows.map((w) => w.readP99.toFixed(0)).join(' ')}`);
+    const after = rss.filter((s) => s.t >= warmedAt);
+    const heapAfter = heapAt.filter((s) => s.t >= warmedAt);
+    printSlices(relaySide);
     console.log(`RSS every 10 s (MB): ${rss.map((s) => s.mb.toFixed(0)).join(' ')}`);
     console.log(`V8 heap in use every 10 s (MB): ${heapAt.map((s) => s.mb.toFixed(0)).join(' ')}`);
     // What RSS holds besides the heap in use: the heap V8 keeps (committed), and memory outside it
@@ -307,7 +308,7 @@ async function main(): Promise<void> {
     const peakAt = rss.reduce((best, s, i) => (s.mb > rss[best].mb ? i : best), 0);
     console.log(`memory map at the peak sample (${rss[peakAt]?.t.toFixed(0)} s): ${describeMemoryMap(maps[peakAt] ?? null)}`);
     console.log(`memory map at the end: ${describeMemoryMap(mapAtEnd)}`);
-    const committedAfter = committedAt.filter((_, i) => rss[i] && rss[i].t * 1000 >= WARMUP_MS).map((c) => c.heap);
+    const committedAfter = committedAt.filter((_, i) => rss[i] && rss[i].t >= warmedAt).map((c) => c.heap);
     if (committedAfter.length) console.log(`V8 heap committed after warm-up: ${Math.min(...committedAfter).toFixed(0)}–${Math.max(...committedAfter).toFixed(0)} MB`);
     if (after.length >= 2) {
       const drift = (after[after.length - 1].mb / after[0].mb - 1) * 100;
@@ -344,14 +345,7 @@ async function main(): Promise<void> {
     console.log(`5xx or failed requests after warm-up: ${fiveHundreds} ${fiveHundreds === 0 ? 'OK' : 'MISS'}`);
     const peak = Math.max(...rss.map((x) => x.mb));
     console.log(`peak RSS: ${peak.toFixed(0)} MB of the 10 s samples, ${highWaterMb.toFixed(0)} MB by the kernel's high-water mark (target < 300 MB) ${Math.max(peak, highWaterMb || 0) < 300 ? 'OK' : 'MISS'}; database ${ON_POSTGRES ? 'PostgreSQL' : 'SQLite'}, bcrypt cost ${BCRYPT_COST}`);
-    if (FLOOR_MINUTES > 0) {
-      await relay.stop();
-      // The builds the relay's run uploaded are not in the floor's copy.
-      ids.length = seededIds;
-      const floorProfile = [...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${join(PROFILE_DIR, 'floor')}`] : []), ...(PERF_DIR ? PERF_NODE_ARGS : [])];
-      floor = await startBaseline('soak-server.ts', [floorStart!.location, join(work, 'floor')], (port = await freePort()), floorProfile);
-      await measureFloor(kinds, floor, { readP99: worstReadP99, perSecond: answered / measuredSeconds, cpuMs: cpuUsed / Math.max(1, answered) }, latencies);
-    }
+    if (floorSide) printFloor(kinds, floorSide, { readP99: worstReadP99, perSecond: answered / measuredSeconds, cpuMs: cpuUsed / Math.max(1, answered) }, latencies);
   } finally {
     if (floor) await stopChild(floor);
     await floorStart?.drop();
@@ -445,36 +439,111 @@ function mainThreadLine(who: string, mainMs: number, answered: number, seconds: 
   return `${who} main thread: ${(mainMs / Math.max(1, answered)).toFixed(2)} ms of CPU a request, ${((mainMs / 1000 / seconds) * 100).toFixed(0)} % of a core`;
 }
 
+/** A server the clients take turns on (the relay, or the floor on its own copy of the database), and what its counted time saw. */
+interface Side {
+  name: 'relay' | 'floor';
+  port: number;
+  pid: number;
+  /** The builds its clients pick: the seeded ones, then those uploaded to it. */
+  ids: number[];
+  minutes: number;
+  warmupMs: number;
+  /** Load given so far, warm-up included. */
+  loadedMs: number;
+  recording: boolean;
+  onWarm?: () => unknown;
+  perf: ReturnType<typeof recordPerf> | null;
+  tallies: ReturnType<typeof tallies>;
+  /** After warm-up: seconds loaded, and the process's CPU (all threads; main thread) in them. */
+  counted: { seconds: number; cpuMs: number; mainMs: number };
+  /** Each counted slice's rate and read p99: a rate that sinks as the run goes on shows here. */
+  slices: { perSecond: number; readP99: number }[];
+  answeredTotal: number;
+}
+
+function newSide(name: Side['name'], port: number, pid: number, ids: number[], minutes: number, kinds: Kind[]): Side {
+  const warmupMs = Math.min(60_000, (minutes * 60_000) / 5);
+  return { name, port, pid, ids, minutes, warmupMs, loadedMs: 0, recording: false, perf: null, tallies: tallies(kinds), counted: { seconds: 0, cpuMs: 0, mainMs: 0 }, slices: [], answeredTotal: 0 };
+}
+
 /**
- * The machine's floor: the same clients and mix against the hand-written server (baselines/soak-server.ts)
- * on the database the relay's run left, after a warm-up of a fifth of the run. Prints its table, and per
- * target its p99 beside the relay's, FLOOR where even it misses: no server doing this work meets that
- * target on this machine. The ratios (relay ÷ floor) are the relay's cost over the least this work costs.
+ * Gives each side its minutes of load in slices of SLICE_MS, taking turns (relay, floor, floor, relay, relay, …),
+ * until each has had its minutes. The machine's speed drifts over a run (docs/performance.md): taking turns puts
+ * the same drift on both sides, where a floor run after the relay's measured it on a different machine.
  */
-async function measureFloor(kinds: Kind[], floor: ChildProcess, relay: { readP99: number; perSecond: number; cpuMs: number }, relayLatencies: Map<string, number[]>): Promise<void> {
-  const warmupMs = Math.min(60_000, (FLOOR_MINUTES * 60_000) / 5);
-  const started = performance.now();
-  const { latencies, unexpected, tally } = tallies(kinds);
-  let cpuAtWarmup = 0;
-  let mainAtWarmup = 0;
-  let perf = null as ReturnType<typeof recordPerf> | null;
-  const warmup = setTimeout(() => {
-    cpuAtWarmup = cpuMs(floor.pid!);
-    mainAtWarmup = cpuMs(floor.pid!, floor.pid!);
-    perf = PERF_DIR ? recordPerf(floor.pid!, PERF_DIR, 'floor') : null;
-  }, warmupMs);
-  await drive(kinds, started + FLOOR_MINUTES * 60_000, (kind, ms, status) => performance.now() - started >= warmupMs && tally(kind, ms, status));
-  clearTimeout(warmup);
-  if (perf) console.log(`perf samples of the floor's main thread: ${await perf.stop()}`);
-  const seconds = (FLOOR_MINUTES * 60_000 - warmupMs) / 1000;
-  const cpu = cpuMs(floor.pid!) - cpuAtWarmup;
-  const main = cpuMs(floor.pid!, floor.pid!) - mainAtWarmup;
-  console.log(`\nthe machine's floor: a hand-written server (bench/baselines/soak-server.ts) on the same database, ${CLIENTS} clients, ${FLOOR_MINUTES} min (first ${(warmupMs / 1000).toFixed(0)} s warm-up)`);
+async function interleave(sides: Side[], kinds: Kind[], serve: (side: Side) => void): Promise<void> {
+  for (let turn = 0; sides.some((side) => side.loadedMs < side.minutes * 60_000); turn++) {
+    for (const side of turn % 2 === 0 ? sides : [...sides].reverse()) {
+      const left = side.minutes * 60_000 - side.loadedMs;
+      if (left <= 0) continue;
+      serve(side);
+      await runSlice(side, Math.min(SLICE_MS, left), kinds);
+    }
+  }
+}
+
+/**
+ * One slice of load on one side. Its answers count once the side's warm-up is over (within this slice or an
+ * earlier one); its CPU is read at the start of the counted part and at the end, so the other side's turns are not in it.
+ */
+async function runSlice(side: Side, ms: number, kinds: Kind[]): Promise<void> {
+  const sliceStart = performance.now();
+  const warmupLeft = side.warmupMs - side.loadedMs;
+  let from: { at: number; cpuMs: number; mainMs: number } | null = null;
+  const mark = () => {
+    from = { at: performance.now(), cpuMs: cpuMs(side.pid), mainMs: cpuMs(side.pid, side.pid) };
+    if (side.recording) return;
+    side.recording = true;
+    if (PERF_DIR) side.perf = recordPerf(side.pid, PERF_DIR, side.name);
+    void side.onWarm?.();
+  };
+  // A warm-up that lasts the whole slice counts none of it (its last answers, after the slice's end, included).
+  const warmup = warmupLeft > 0 && warmupLeft < ms ? setTimeout(mark, warmupLeft) : null;
+  if (warmupLeft <= 0) mark();
+  let answered = 0;
+  const reads: number[] = [];
+  await drive(kinds, sliceStart + ms, (kind, took, status) => {
+    side.answeredTotal++;
+    if (!from) return;
+    answered++;
+    if (READS.has(kind.name)) reads.push(took);
+    side.tallies.tally(kind, took, status);
+  });
+  if (warmup) clearTimeout(warmup);
+  side.loadedMs += ms;
+  const counted = from as { at: number; cpuMs: number; mainMs: number } | null;
+  if (!counted) return;
+  const seconds = (performance.now() - counted.at) / 1000;
+  side.counted.seconds += seconds;
+  side.counted.cpuMs += cpuMs(side.pid) - counted.cpuMs;
+  side.counted.mainMs += cpuMs(side.pid, side.pid) - counted.mainMs;
+  if (seconds >= 1) side.slices.push({ perSecond: answered / seconds, readP99: p99Of(reads.sort((a, b) => a - b)) });
+}
+
+function printSlices(side: Side): void {
+  console.log(`${side.name} answers per second, each slice: ${side.slices.map((s) => s.perSecond.toFixed(0)).join(' ')}`);
+  console.log(`${side.name} read p99 of each slice (ms): ${side.slices.map((s) => s.readP99.toFixed(0)).join(' ')}`);
+}
+
+/**
+ * The machine's floor: the same clients and mix against the hand-written server (baselines/soak-server.ts) on a
+ * copy of the database the relay's load began on, in turns with the relay. Prints its table, and per target its
+ * p99 beside the relay's, FLOOR where even it misses: no server doing this work meets that target on this
+ * machine. The ratios (relay ÷ floor) are the relay's cost over the least this work costs.
+ */
+function printFloor(kinds: Kind[], floor: Side, relay: { readP99: number; perSecond: number; cpuMs: number }, relayLatencies: Map<string, number[]>): void {
+  const { latencies, unexpected } = floor.tallies;
+  const seconds = floor.counted.seconds;
+  console.log(
+    `\nthe machine's floor: a hand-written server (bench/baselines/soak-server.ts) on a copy of the database the relay's load began on, ${CLIENTS} clients, ` +
+      `${FLOOR_MINUTES} min (first ${(floor.warmupMs / 1000).toFixed(0)} s warm-up), in turns with the relay`,
+  );
   const { worstReadP99, answered } = printTable(kinds, latencies, unexpected, seconds);
+  printSlices(floor);
   const perSecond = answered / seconds;
-  const cpuPerRequest = cpu / Math.max(1, answered);
+  const cpuPerRequest = floor.counted.cpuMs / Math.max(1, answered);
   console.log(`floor: ${perSecond.toFixed(0)} answers/s, ${cpuPerRequest.toFixed(2)} ms of CPU a request`);
-  console.log(mainThreadLine('floor', main, answered, seconds));
+  console.log(mainThreadLine('floor', floor.counted.mainMs, answered, seconds));
   // Issue 42's soak targets: the relay's cost over the floor's, in this run.
   const ratioVerdict = (what: string, ratio: number, within: (r: number) => boolean, target: string) =>
     console.log(`relay ÷ floor, ${what}: ratio ${ratio.toFixed(2)} (target ${target}) ${within(ratio) ? 'OK' : 'MISS'}`);
@@ -498,7 +567,6 @@ async function measureFloor(kinds: Kind[], floor: ChildProcess, relay: { readP99
     verdict(kind.name, p99Of(latencies.get(kind.name)!), p99Of(relayLatencies.get(kind.name)!), target);
   }
 }
-
 /**
  * A copy of the relay's database as it is now, while the relay runs: SQLite's online backup into the
  * work folder; on PostgreSQL pg_dump into a new database, with the autovacuum the relay's database

@@ -2,8 +2,10 @@ import type { Piece } from '../piece';
 import { packageFile, sha256Of } from '../packages';
 
 type Proto = { prototype: Record<string, unknown> };
-/** A @nestjs/core class's prototype, loaded when a fingerprint is taken or the piece installed. */
-const core = (file: string, name: string) => (require(packageFile('@nestjs/core', `${file}.js`)) as Record<string, Proto>)[name].prototype;
+/** A @nestjs/core module's export, loaded when a fingerprint is taken or the piece installed. */
+const exported = (file: string, name: string) => (require(packageFile('@nestjs/core', `${file}.js`)) as Record<string, unknown>)[name];
+/** A @nestjs/core class's prototype. */
+const core = (file: string, name: string) => (exported(file, name) as Proto).prototype;
 
 const leanRouteHandlers: Piece<'app'> = {
   name: 'nest route handlers without the async layers',
@@ -31,10 +33,16 @@ const leanRouteHandlers: Piece<'app'> = {
         response.setStatus,
         utils.createNullArray,
         utils.mergeParamsMetatypes,
+        // The helpers and constants the lean closure takes from Nest (lean-route-handler.ts `nest`).
+        exported('helpers/execution-context-host', 'ExecutionContextHost'),
+        exported('router/rejected-by-pipes', 'markRejectedByPipes'),
+        exported('helpers/destroy-streamable-file', 'destroyStreamableFile'),
+        JSON.stringify(exported('injector/constants', 'STATIC_CONTEXT')),
+        exported('guards/constants', 'FORBIDDEN_MESSAGE'),
       ].map(String),
     );
   },
-  expected: ['57ff7711f942e86c1d94322ae7d312973157955f5bd090a888be7128c0c4c507'],
+  expected: ['f68894ebc81117b442b0333301b22dc57c83ea188c70a8f4885d50cc95879e11'],
   install: () => {
     const { installLeanRouteHandlers } = require('./lean-route-handler') as typeof import('./lean-route-handler');
     installLeanRouteHandlers(core('router/router-execution-context', 'RouterExecutionContext') as never);
