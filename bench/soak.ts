@@ -640,8 +640,9 @@ async function relayMetrics(relayPort: number): Promise<{
     externalMb: value('nodejs_external_memory_bytes') / 1024 / 1024,
     lagP99Ms: value('nodejs_eventloop_lag_p99_seconds') * 1000,
     lagMaxMs: value('nodejs_eventloop_lag_max_seconds') * 1000,
-    majorGcs: value('nodejs_gc_duration_seconds_count\\{kind="major"\\}') || 0,
-    majorGcMs: (value('nodejs_gc_duration_seconds_sum\\{kind="major"\\}') || 0) * 1000,
+    // No series yet: no major collection so far. No text: the scrape failed (NaN, not 0: a difference with it is unknown).
+    majorGcs: text ? value('nodejs_gc_duration_seconds_count\\{kind="major"\\}') || 0 : NaN,
+    majorGcMs: text ? (value('nodejs_gc_duration_seconds_sum\\{kind="major"\\}') || 0) * 1000 : NaN,
   };
 }
 
