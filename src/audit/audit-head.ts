@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SECRETS_KEY_ENV } from '../common/crypto/secret-box';
 import type { RelayConfig } from '../config/relay-config';
+import type { AuditRecordFields } from './audit-record.columns';
 
 /** Where the head key is kept when SVC_SECRETS_KEY is not set: beside the database, never in it. */
 export const AUDIT_HEAD_KEY_FILE = 'audit-head.key';
@@ -78,8 +79,27 @@ export function signHead(key: AuditHeadKey, head: AuditHead): string {
 
 /** Whether `mac` is the head's signature under `key` (constant-time). */
 export function headSignatureHolds(key: AuditHeadKey, head: AuditHead, mac: string | null): boolean {
+  return sameMac(signHead(key, head), mac);
+}
+
+/**
+ * HMAC-SHA256 (hex) of an entry waiting to be chained. The writer chains only entries that carry
+ * it: the relay signs the head after chaining them, and it must not vouch for a row someone who can
+ * only write the database put in audit_pending (docs/audit.md).
+ */
+export function signPending(key: AuditHeadKey, entry: AuditRecordFields): string {
+  const text = JSON.stringify(['svc-audit-pending', 1, entry.at.getTime(), entry.actorId, entry.actorLabel, entry.via, entry.action, entry.target, entry.clientAddress, entry.details]);
+  return createHmac('sha256', key.key).update(text).digest('hex');
+}
+
+/** Whether `mac` is the waiting entry's signature under `key` (constant-time). */
+export function pendingSignatureHolds(key: AuditHeadKey, entry: AuditRecordFields, mac: string | null): boolean {
+  return sameMac(signPending(key, entry), mac);
+}
+
+function sameMac(expectedHex: string, mac: string | null): boolean {
   if (!mac) return false;
-  const expected = Buffer.from(signHead(key, head), 'hex');
+  const expected = Buffer.from(expectedHex, 'hex');
   const given = Buffer.from(mac, 'hex');
   return given.length === expected.length && timingSafeEqual(given, expected);
 }

@@ -4,6 +4,7 @@ import { QueryBuilder } from '../database/query-builder/query-builder';
 import { changedRows, insertReturningId, updateById } from '../database/query-builder/rows';
 import { lockedForUpdate } from '../database/row-lock';
 import { AuditEntryEntity } from './audit-entry.entity';
+import type { AuditRecordFields } from './audit-record.columns';
 import { AuditStateEntity } from './audit-state.entity';
 import { SqlExecutor } from '../database/sql-executor';
 import type { Sql } from '../database/sql';
@@ -91,6 +92,7 @@ export function auditEntriesStatement(sql: QueryBuilder, shape: FilterShape) {
 }
 
 const ENTRY_COLUMNS = ['id', 'at', 'actor_id', 'actor_label', 'via', 'action', 'target', 'client_address', 'details', 'prev_hash', 'hash'] as const;
+const PENDING_COLUMNS = ['id', 'at', 'actor_id', 'actor_label', 'via', 'action', 'target', 'client_address', 'details', 'mac'] as const;
 const STATE_COLUMNS = ['id', 'retention_days', 'anchor_hash', 'anchor_id', 'head_hash', 'head_count', 'head_last_id', 'head_mac', 'head_key_id'] as const;
 
 interface EntryRow {
@@ -106,6 +108,14 @@ interface EntryRow {
   prev_hash: string;
   hash: string;
 }
+
+type PendingDbRow = Omit<EntryRow, 'prev_hash' | 'hash'>;
+
+/** An entry's fields before it is chained: `details` already made safe, as JSON text. */
+export type PendingRow = AuditRecordFields;
+
+/** A row of audit_pending: its id (to delete it once chained) and the relay's signature of it. */
+export type WaitingRow = PendingRow & { id: number; mac: string };
 
 interface StateRow {
   id: number | string;
@@ -161,19 +171,37 @@ export class AuditLogRepository {
 
   /** One entry, in the caller's transaction; with its id. */
   async insert(entry: Omit<AuditEntryEntity, 'id'>, tx: Sql): Promise<AuditEntryEntity> {
-    const id = await insertReturningId(tx, 'audit_entries', {
-      at: entry.at.getTime(),
-      actor_id: entry.actorId,
-      actor_label: entry.actorLabel,
-      via: entry.via,
-      action: entry.action,
-      target: entry.target,
-      client_address: entry.clientAddress,
-      details: entry.details,
-      prev_hash: entry.prevHash,
-      hash: entry.hash,
-    });
-    return Object.assign(new AuditEntryEntity(), { id, ...entry });
+    const id = await insertReturningId(tx, 'audit_entries', { ...recordRow(entry), prev_hash: entry.prevHash, hash: entry.hash });
+    return Object.assign(new AuditEntryEntity(), { ...entry, id });
+  }
+
+  /** An entry written in the caller's transaction, to be chained by the log's writer once it has committed. */
+  async insertPending(entry: PendingRow, mac: string, tx: Sql): Promise<void> {
+    await insertReturningId(tx, 'audit_pending', { ...recordRow(entry), mac });
+  }
+
+  /** The oldest `limit` entries waiting to be chained (committed ones: read under the state row's lock). */
+  async pending(limit: number, tx: Sql): Promise<WaitingRow[]> {
+    const statement = this.sql.prepare('audit.pending', (v: { limit: number }) =>
+      this.sql.db.selectFrom('audit_pending').select(PENDING_COLUMNS).orderBy('id').limit(v.limit),
+    );
+    return (await statement.run<PendingDbRow & { mac: string }>(tx, { limit })).map((row) => ({ ...toFields(row), id: Number(row.id), mac: row.mac }));
+  }
+
+  /** Removes these waiting entries (chained in the same transaction): exactly these ids, never a range, which could take one committed since. */
+  async deletePending(ids: number[], tx: Sql): Promise<void> {
+    if (!ids.length) return;
+    const statement = this.sql.prepare(`audit.deletePending ${ids.length}`, (v: number[]) =>
+      this.sql.db.deleteFrom('audit_pending').where('id', 'in', Array.from({ length: ids.length }, (_, i) => v[i])),
+    );
+    await statement.run(tx, ids);
+  }
+
+  /** How many entries wait to be chained (`svc audit verify` reports them). */
+  async countPending(tx?: Sql): Promise<number> {
+    const statement = this.sql.prepare('audit.countPending', () => this.sql.db.selectFrom('audit_pending').select((eb) => eb.fn.countAll().as('n')));
+    const [row] = await statement.run<{ n: number | string }>(tx ?? this.db, {});
+    return Number(row.n);
   }
 
   /** Newest first, `limit` entries matching the filter, older than `before` (an id cursor) when given. */
@@ -233,8 +261,25 @@ export class AuditLogRepository {
 }
 
 function toEntry(row: EntryRow): AuditEntryEntity {
-  return Object.assign(new AuditEntryEntity(), {
-    id: Number(row.id),
+  return Object.assign(new AuditEntryEntity(), { id: Number(row.id), ...toFields(row), prevHash: row.prev_hash, hash: row.hash });
+}
+
+/** The columns every audit record has, as a row. */
+function recordRow(entry: AuditRecordFields) {
+  return {
+    at: entry.at.getTime(),
+    actor_id: entry.actorId,
+    actor_label: entry.actorLabel,
+    via: entry.via,
+    action: entry.action,
+    target: entry.target,
+    client_address: entry.clientAddress,
+    details: entry.details,
+  };
+}
+
+function toFields(row: PendingDbRow): PendingRow {
+  return {
     at: new Date(Number(row.at)),
     actorId: row.actor_id === null ? null : Number(row.actor_id),
     actorLabel: row.actor_label,
@@ -243,9 +288,7 @@ function toEntry(row: EntryRow): AuditEntryEntity {
     target: row.target,
     clientAddress: row.client_address,
     details: row.details,
-    prevHash: row.prev_hash,
-    hash: row.hash,
-  });
+  };
 }
 
 const orNull = (value: number | string | null) => (value === null ? null : Number(value));

@@ -5,12 +5,12 @@ import { DAY_MS } from '../common/time';
 import type { Sql } from '../database/sql';
 import { TransactionRunner } from '../database/transaction-runner';
 import { RelayConfig } from '../config/relay-config';
-import { auditEvent, AuditActor } from './audit-actor';
+import { auditEvent, AuditActor, RELAY_ACTOR } from './audit-actor';
 import { entryHash, GENESIS_HASH } from './audit-chain';
 import { AuditEntryEntity } from './audit-entry.entity';
-import { AuditFilter, AuditLogRepository } from './audit-log.repository';
+import { AuditFilter, AuditLogRepository, type PendingRow, type WaitingRow } from './audit-log.repository';
 import { AuditEvent } from './audit-event';
-import { AuditHead, AuditHeadKey, headSignatureHolds, LEGACY_HEAD_KEY_ID, loadAuditHeadKey, signHead } from './audit-head';
+import { AuditHead, AuditHeadKey, headSignatureHolds, LEGACY_HEAD_KEY_ID, loadAuditHeadKey, pendingSignatureHolds, signHead, signPending } from './audit-head';
 import { AuditStateEntity, headOf } from './audit-state.entity';
 
 /** Entries written in one transaction at most (a burst is written in several). */
@@ -20,6 +20,32 @@ const MAX_BATCH = 100;
 interface PendingEntry {
   event: AuditEvent;
   at: Date;
+}
+
+/** An event's entry as stored: labels cut to their columns, details made safe (JSON text). */
+function chainFields({ event, at }: PendingEntry): PendingRow {
+  return {
+    at,
+    actorId: event.actorId,
+    actorLabel: clip(event.actorLabel || 'unknown', 320),
+    via: event.via,
+    action: clip(event.action, 64),
+    target: event.target === null ? null : clip(event.target, 200),
+    clientAddress: event.clientAddress === null ? null : clip(event.clientAddress, 64),
+    details: JSON.stringify(safeDetails(event.details)),
+  };
+}
+
+/** Both lists merged by time, each in its own order (stable: on a tie, the waiting one first). */
+function byTime(waiting: PendingRow[], fresh: PendingRow[]): PendingRow[] {
+  const merged: PendingRow[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < waiting.length || j < fresh.length) {
+    if (j >= fresh.length || (i < waiting.length && waiting[i].at.getTime() <= fresh[j].at.getTime())) merged.push(waiting[i++]);
+    else merged.push(fresh[j++]);
+  }
+  return merged;
 }
 
 /** Details keys whose values are never written, whatever a caller passes (docs/audit.md). */
@@ -60,24 +86,45 @@ export class AuditLogService {
    * order): one lock of the state row and one commit for the lot. Each append in its own
    * transaction queued on the state row's lock (PostgreSQL) holding a pooled connection, and a
    * sign-in or status change made one: on the PostgreSQL soak they held one to two of the pool's
-   * ten connections waiting (docs/decisions.md#issue-27-pg-soak). Inside a caller's transaction the
-   * entry is written in it (a savepoint: a refused entry does not abort the caller's work) and goes
-   * with it if it rolls back; the forwarders hear of it once it has committed. `partOfTransaction`
-   * drops the savepoint (two statements, one of them under the state row's lock): the entry's
-   * failure fails the caller's transaction, which then keeps nothing without its entry.
+   * ten connections waiting (docs/decisions.md#issue-27-pg-soak).
+   *
+   * Inside a caller's transaction the entry is written to audit_pending, in that transaction (a
+   * savepoint: a refused entry does not abort the caller's work), and goes with it if it rolls
+   * back; once it has committed, the writer chains it with the next lot (null here: it has no place
+   * in the chain yet). The caller's transaction never takes the state row: it held the row from its
+   * entry through its own commit, so every audited upload queued behind the writer and the writer
+   * behind it (docs/decisions.md#issue-42-audit-pending). `partOfTransaction` drops the savepoint:
+   * the entry's failure fails the caller's transaction, which then keeps nothing without its entry.
    */
-  append(event: AuditEvent, options: { partOfTransaction?: boolean } = {}): Promise<AuditEntryEntity> {
-    const pending = { event, at: this.clock.now() };
+  append(event: AuditEvent, options: { partOfTransaction?: boolean } = {}): Promise<AuditEntryEntity | null> {
+    const at = this.clock.now();
     if (this.transactions.inTransaction()) {
-      return this.write(() => [pending], options.partOfTransaction === true).then(async ([entry]) => {
-        await this.transactions.afterCommit(() => void this.appended(entry));
-        return entry;
+      const fields = chainFields({ event, at });
+      const insert = (tx: Sql) => this.log.insertPending(fields, signPending(this.headKey(), fields), tx);
+      return (options.partOfTransaction ? this.transactions.join(insert) : this.transactions.run(insert)).then(async () => {
+        await this.transactions.afterCommit(() => this.chainPending());
+        return null;
       });
     }
     return new Promise<AuditEntryEntity>((resolve, reject) => {
-      this.queued.push({ ...pending, resolve, reject });
+      this.queued.push({ event, at, resolve, reject });
       this.startWriting();
     });
+  }
+
+  /**
+   * Has the writer look for entries waiting in audit_pending: after a transaction that wrote one
+   * commits, at start-up and every minute (a relay killed between a commit and its chaining, here or
+   * on another instance, left them there).
+   */
+  chainPending(): void {
+    this.pendingMayWait = true;
+    this.startWriting();
+  }
+
+  /** Resolves once the writer has nothing left: every entry appended or committed so far is chained. */
+  async settled(): Promise<void> {
+    while (this.writing) await this.writing;
   }
 
   /**
@@ -94,66 +141,93 @@ export class AuditLogService {
     if (this.writing) return;
     this.writing = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.writeQueued()).finally(() => {
       this.writing = null;
-      if (this.queued.length) this.startWriting();
+      if (this.queued.length || this.pendingMayWait) this.startWriting();
     });
   }
 
   /** Entries waiting for the write under way; written in the next one, in this order. */
   private readonly queued: (PendingEntry & { resolve: (entry: AuditEntryEntity) => void; reject: (err: unknown) => void })[] = [];
   private writing: Promise<void> | null = null;
+  /** Whether audit_pending may hold entries: true at start (a relay killed after a commit left them). */
+  private pendingMayWait = true;
 
   private async writeQueued(): Promise<void> {
-    while (this.queued.length) {
+    while (this.queued.length || this.pendingMayWait) {
+      // Cleared before the look, so a commit during this write asks for another; left cleared when
+      // the look fails (no tight loop while the database is away: the minute's call asks again).
+      const lookForPending = this.pendingMayWait;
+      this.pendingMayWait = false;
       let batch: typeof this.queued | null = null;
       try {
         // Taken once the state row is held, not before: the entries that arrive while this write
         // waits for the lock (or, on SQLite, for the connection's turn) go in the same commit.
-        const entries = await this.write(() => (batch = this.queued.splice(0, MAX_BATCH)));
-        batch!.forEach((pending, i) => pending.resolve(this.appended(entries[i])));
+        const entries = await this.write(async (tx) => {
+          const waiting = lookForPending ? await this.log.pending(MAX_BATCH, tx) : [];
+          if (waiting.length === MAX_BATCH) this.pendingMayWait = true;
+          batch = this.queued.splice(0, MAX_BATCH - waiting.length);
+          return { waiting, fresh: batch.map(chainFields) };
+        });
+        const fresh = new Map(batch!.map((pending, i) => [pending, entries.fresh[i]]));
+        // Forwarded in the chain's order; a queued entry's caller hears of its own.
+        for (const entry of entries.chained) this.appended(entry);
+        for (const [pending, entry] of fresh) pending.resolve(entry);
       } catch (err) {
         // Failed before taking its entries (no connection, the lock refused): the next ones fail with it.
         batch ??= this.queued.splice(0, MAX_BATCH);
         if (batch.length === 1) batch[0].reject(err);
         // One entry the database refuses must not take the others with it: each again on its own.
-        else for (const pending of batch) await this.write(() => [pending]).then(([entry]) => pending.resolve(this.appended(entry)), pending.reject);
+        else {
+          for (const pending of batch) {
+            await this.write(async () => ({ waiting: [], fresh: [chainFields(pending)] })).then(({ chained: [entry] }) => pending.resolve(this.appended(entry)), pending.reject);
+          }
+        }
       }
     }
   }
 
   /**
-   * The entries `take` gives once the state row is held, chained after the head in order, in one
-   * transaction.
+   * The entries `take` gives once the state row is held (those waiting in audit_pending, then the
+   * queued ones, merged by time), chained after the head in order, in one transaction.
    */
-  private write(take: () => PendingEntry[], joinCaller = false): Promise<AuditEntryEntity[]> {
-    const work = async (tx: Sql): Promise<AuditEntryEntity[]> => {
+  private write(
+    take: (tx: Sql) => Promise<{ waiting: WaitingRow[]; fresh: PendingRow[] }>,
+  ): Promise<{ chained: AuditEntryEntity[]; fresh: AuditEntryEntity[] }> {
+    return this.transactions.run(async (tx) => {
       const state = await this.log.state(tx, true);
+      const { waiting, fresh } = await take(tx);
+      const ordered = byTime(waiting.map((row) => this.genuine(row)), fresh);
       let prevHash = state?.headHash ?? GENESIS_HASH;
-      const rows = take().map(({ event, at }) => {
-        const details = safeDetails(event.details);
-        const fields = {
-          at,
-          actorId: event.actorId,
-          actorLabel: clip(event.actorLabel || 'unknown', 320),
-          via: event.via,
-          action: clip(event.action, 64),
-          target: event.target === null ? null : clip(event.target, 200),
-          clientAddress: event.clientAddress === null ? null : clip(event.clientAddress, 64),
-          prevHash,
-        };
-        const hash = entryHash({ ...fields, details });
-        prevHash = hash;
-        return { ...fields, details: JSON.stringify(details), hash };
-      });
       // One by one: ids follow the chain's order whatever the driver does with a multi-row insert.
-      const saved: AuditEntryEntity[] = [];
-      for (const row of rows) saved.push(await this.log.insert(row, tx));
-      if (state) {
-        const head = { ...headOf(state), count: state.headCount + saved.length, lastId: saved[saved.length - 1].id, hash: prevHash };
-        await this.log.updateState(this.nextHead(state, head, saved[0].id), tx);
+      const chained: AuditEntryEntity[] = [];
+      for (const fields of ordered) {
+        const hash = entryHash({ ...fields, prevHash, details: JSON.parse(fields.details) as AuditEvent['details'] });
+        chained.push(await this.log.insert({ ...fields, prevHash, hash }, tx));
+        prevHash = hash;
       }
-      return saved;
-    };
-    return joinCaller ? this.transactions.join(work) : this.transactions.run(work);
+      await this.log.deletePending(
+        waiting.map((row) => row.id),
+        tx,
+      );
+      if (state && chained.length) {
+        const head = { ...headOf(state), count: state.headCount + chained.length, lastId: chained[chained.length - 1].id, hash: prevHash };
+        await this.log.updateState(this.nextHead(state, head, chained[0].id), tx);
+      }
+      const freshSet = new Set<PendingRow>(fresh);
+      return { chained, fresh: chained.filter((_, i) => freshSet.has(ordered[i])) };
+    });
+  }
+
+  /**
+   * A waiting row as it is chained: itself when the relay signed it, else an entry saying a row not
+   * signed by the relay was refused (what it claimed, never chained as it stands: the head the relay
+   * signs next would vouch for it). Whoever can write the database could otherwise add entries.
+   */
+  private genuine(row: WaitingRow): PendingRow {
+    const { id, mac, ...fields } = row;
+    if (pendingSignatureHolds(this.headKey(), fields, mac)) return fields;
+    this.logger.error(`audit_pending row ${id} is not signed by this relay (${fields.action}): not chained, recorded as audit.pending_refused (docs/audit.md)`);
+    const claimed = { pending_id: id, action: fields.action, actor: fields.actorLabel, target: fields.target, at: fields.at.toISOString() };
+    return chainFields({ event: auditEvent(RELAY_ACTOR, 'audit.pending_refused', null, claimed), at: fields.at });
   }
 
   private appended(entry: AuditEntryEntity): AuditEntryEntity {
@@ -161,13 +235,18 @@ export class AuditLogService {
     return entry;
   }
 
-  /** Newest first, `limit` entries older than `before` (an id cursor). */
-  page(filter: AuditFilter, limit: number, before?: number): Promise<AuditEntryEntity[]> {
+  /**
+   * Newest first, `limit` entries older than `before` (an id cursor). After this process's writer
+   * is done: an action answered before this read (an upload's entry, committed with it) is chained.
+   */
+  async page(filter: AuditFilter, limit: number, before?: number): Promise<AuditEntryEntity[]> {
+    await this.settled();
     return this.log.page(filter, limit, before);
   }
 
   /** Oldest first, in batches, for the export (each batch one indexed query; nothing held open between). */
   async *inOrder(filter: AuditFilter, batch = 500): AsyncGenerator<AuditEntryEntity> {
+    await this.settled();
     let after = 0;
     for (;;) {
       const rows = await this.log.after(filter, after, batch);

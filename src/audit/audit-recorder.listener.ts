@@ -38,9 +38,10 @@ export class AuditRecorderListener implements BeforeApplicationShutdown {
     }
   }
 
-  /** Resolves once every event received so far is written (tests, shutdown). */
+  /** Resolves once every event received so far is written and chained (tests, shutdown). */
   async idle(): Promise<void> {
     while (this.pending.size) await Promise.all([...this.pending]);
+    await this.log.settled();
   }
 
   beforeApplicationShutdown(): Promise<void> {

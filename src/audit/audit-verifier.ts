@@ -14,6 +14,8 @@ export interface VerifyResult {
   broken: ChainBreak | null;
   /** Ids of `audit.head_signed` entries with entries before them: signed anew there, on trust (docs/audit.md). */
   signedAt: number[];
+  /** Entries committed and not yet chained (audit_pending): not a break, the relay chains them as it runs. */
+  pending: number;
 }
 
 /**
@@ -27,7 +29,7 @@ export async function verifyAuditLog(tx: Sql, key: AuditHeadKey | null, batch = 
   await log.readOneSnapshot(tx);
   const state = await log.state(tx);
   const signedAt: number[] = [];
-  if (!state) return { checked: 0, anchorId: null, broken: { id: null, reason: 'the audit state row is missing' }, signedAt };
+  if (!state) return { checked: 0, anchorId: null, broken: { id: null, reason: 'the audit state row is missing' }, signedAt, pending: 0 };
   const walker = new ChainWalker(state.anchorHash);
   let after = 0;
   let lastId: number | null = null;
@@ -36,7 +38,7 @@ export async function verifyAuditLog(tx: Sql, key: AuditHeadKey | null, batch = 
     const rows = await log.after({}, after, batch, tx);
     for (const row of rows) {
       const broken = walker.next({ ...row, details: parseDetails(row.details) });
-      if (broken) return { checked: walker.checked, anchorId: state.anchorId, broken, signedAt };
+      if (broken) return { checked: walker.checked, anchorId: state.anchorId, broken, signedAt, pending: await pendingOf(log, tx) };
       if (row.action === 'audit.head_signed') {
         signedBefore = true;
         if (Number(parseDetails(row.details).entries) > 0) signedAt.push(row.id);
@@ -47,7 +49,12 @@ export async function verifyAuditLog(tx: Sql, key: AuditHeadKey | null, batch = 
     after = rows[rows.length - 1].id;
   }
   const broken = headBreak(state, key, signedBefore, { count: walker.checked, lastId: lastId ?? state.anchorId, hash: walker.lastHash ?? state.anchorHash });
-  return { checked: walker.checked, anchorId: state.anchorId, broken: broken === null ? null : { id: lastId, reason: broken }, signedAt };
+  return { checked: walker.checked, anchorId: state.anchorId, broken: broken === null ? null : { id: lastId, reason: broken }, signedAt, pending: await pendingOf(log, tx) };
+}
+
+/** Read last: a database the relay has not migrated since audit_pending came has none (and nothing waits). */
+function pendingOf(log: AuditLogRepository, tx: Sql): Promise<number> {
+  return log.countPending(tx).catch(() => 0);
 }
 
 /** Why the head does not vouch for the entries found, or null when it does. */

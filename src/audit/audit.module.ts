@@ -3,6 +3,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditEntryEntity } from './audit-entry.entity';
 import { AuditLogRepository } from './audit-log.repository';
+import { AuditPendingEntity } from './audit-pending.entity';
 import { AuditLogService } from './audit-log.service';
 import { AuditQueryService } from './audit-query.service';
 import { AuditRecorderListener } from './audit-recorder.listener';
@@ -12,11 +13,11 @@ import { AuditVerifier } from './audit-verifier';
 import { AuditForwarder } from './forwarding/audit-forwarder';
 
 /**
- * The tamper-evident audit log (docs/audit.md): owns audit_entries and audit_state. Other modules
+ * The tamper-evident audit log (docs/audit.md): owns audit_entries, audit_pending and audit_state. Other modules
  * never import it: they emit AuditEvent (audit-event.ts) and this module records it.
  */
 @Module({
-  imports: [CommonModule, TypeOrmModule.forFeature([AuditEntryEntity, AuditStateEntity])],
+  imports: [CommonModule, TypeOrmModule.forFeature([AuditEntryEntity, AuditPendingEntity, AuditStateEntity])],
   controllers: [AuditController],
   providers: [AuditLogService, AuditLogRepository, AuditQueryService, AuditRecorderListener, AuditForwarder, AuditVerifier],
   exports: [AuditLogService, AuditVerifier],

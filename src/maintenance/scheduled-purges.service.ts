@@ -54,6 +54,8 @@ export class ScheduledPurgesService implements OnApplicationBootstrap {
   async onApplicationBootstrap(): Promise<void> {
     // Only the relay signs a head anew (docs/audit.md), never a CLI command on its data folder.
     await this.audit.signHeadAtStart(RELAY_ACTOR).catch((err: Error) => this.logger.error(`Could not sign the audit log head: ${err.message}`, err.stack));
+    // Entries a relay killed between a commit and its chaining left waiting (docs/audit.md).
+    this.audit.chainPending();
     await this.sweepAfterCrash({ waitForBackground: false });
     await this.runAll();
   }
@@ -100,6 +102,8 @@ export class ScheduledPurgesService implements OnApplicationBootstrap {
     await this.guarded('expired invitations', () => this.invitations.purgeExpired());
     await this.guarded('used or expired reset links', () => this.resets.purgeStale());
     await this.guarded('audit entries past their retention', () => this.audit.pruneExpired(RELAY_ACTOR));
+    // Another instance's, killed between a commit and its chaining: any instance's writer chains them.
+    this.audit.chainPending();
   }
 
   @Cron(CronExpression.EVERY_HOUR, { name: 'sweep-uploads' })

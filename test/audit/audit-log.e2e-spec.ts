@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, IncomingMessage } from 'node:http';
 import { createServer, Server, Socket } from 'node:net';
 import { createServer as createTlsServer } from 'node:tls';
+import { Client } from 'pg';
 import { selfSignedCert } from '../cli/self-signed-cert';
 import { AuditEvent, AUDIT_EVENT } from '../../src/audit/audit-event';
 import { AuditLogService } from '../../src/audit/audit-log.service';
@@ -13,8 +14,9 @@ import { RELAY_ACTOR } from '../../src/audit/audit-actor';
 import { DAY_MS } from '../../src/common/time';
 import { attachBuild } from '../support/build-fixtures';
 import { TEST_PASSWORD } from '../support/factory';
+import { itPostgresOnly } from '../support/test-relay';
 import { useTestRelay, withTestRelay } from '../support/use-relay';
-import { auditEntries, auditSettled, refuseAuditInserts, sql } from './audit-support';
+import { auditEntries, auditSettled, pendingCount, refuseAuditInserts, sql } from './audit-support';
 
 describe('audit log: recording, reading, export, chain, retention', () => {
   const ctx = useTestRelay();
@@ -91,24 +93,30 @@ describe('audit log: recording, reading, export, chain, retention', () => {
     expect(settings[0]).toMatchObject({ actor_id: admin.id, details: { team_name: 'Audited team', logo_changed: false } });
   });
 
-  it("writes an upload's entry in the build's own transaction: there when the upload answers, and a refused entry refuses the upload, leaving nothing", async () => {
+  it("writes an upload's entry in the build's own transaction, chained after the answer; a refused entry refuses the upload, leaving nothing", async () => {
     const admin = await ctx.members.admin();
     const pat = await ctx.members.pat(admin, 'builds:write');
-    // Each entry's insert is slowed: an entry written after the upload's answer would not be there yet when it comes.
+    await auditSettled(ctx.relay);
+    // The chain's writer is slowed: the answer does not wait for it, the entry is committed with the build all the same.
     const repository = ctx.relay.app.get(AuditLogRepository);
     const insert = repository.insert.bind(repository);
     const slowed = jest.spyOn(repository, 'insert').mockImplementation(async (...args) => {
-      await new Promise((resolve) => setTimeout(resolve, 150));
+      await new Promise((resolve) => setTimeout(resolve, 300));
       return insert(...args);
     });
     let first: { body: { id: number } };
     try {
       first = await attachBuild(ctx.members.withPat(pat, 'post', '/api/v1/builds'), 'literal-label.apk').expect(201);
+      // Read straight from the tables, before anything waits for the writer: the commit that stored the build stored this.
+      expect(await sql(ctx.relay, `SELECT action FROM audit_pending WHERE target = ?`, [`build:${first.body.id}`])).toEqual([{ action: 'build.uploaded' }]);
+      expect(await sql(ctx.relay, `SELECT action FROM audit_entries WHERE target = ?`, [`build:${first.body.id}`])).toEqual([]);
+      await auditSettled(ctx.relay);
     } finally {
       slowed.mockRestore();
     }
-    // Read straight from the table, before anything waits for the recorder: the commit that stored the build stored this.
+    // Chained once the writer is done, and no longer waiting.
     expect(await sql(ctx.relay, `SELECT action FROM audit_entries WHERE target = ?`, [`build:${first.body.id}`])).toEqual([{ action: 'build.uploaded' }]);
+    expect(await pendingCount(ctx.relay)).toBe(0);
 
     // The database refuses audit entries from now on: the upload is refused with a sentence and leaves nothing (no row, no file).
     const builds = await sql(ctx.relay, 'SELECT id FROM builds ORDER BY id');
@@ -119,15 +127,47 @@ describe('audit log: recording, reading, export, chain, retention', () => {
       expect([refused.status, refused.body]).toEqual([503, { error: AuditMessages.notRecorded }]);
       expect(await sql(ctx.relay, 'SELECT id FROM builds ORDER BY id')).toEqual(builds);
       expect(await ctx.relay.storedFiles('builds/')).toEqual(files);
+      expect(await pendingCount(ctx.relay)).toBe(0);
     } finally {
       await refuseAuditInserts(ctx.relay, false);
     }
-    // And the relay goes on: the next upload lands with its entry.
+    // And the relay goes on: the next upload lands with its entry, which GET /audit shows as soon as the upload has answered.
     const third = await attachBuild(ctx.members.withPat(pat, 'post', '/api/v1/builds'), 'string-label.apk').expect(201);
-    expect(await sql(ctx.relay, `SELECT action FROM audit_entries WHERE target = ?`, [`build:${third.body.id}`])).toEqual([{ action: 'build.uploaded' }]);
+    const shown = await ctx.members.as(admin, 'get', `/api/v1/audit?target=build:${third.body.id}`).expect(200);
+    expect(shown.body.items.map((entry: { action: string }) => entry.action)).toEqual(['build.uploaded']);
     await auditSettled(ctx.relay);
     expect((await ctx.relay.app.get(AuditVerifier).verify()).broken).toBeNull();
   });
+
+  itPostgresOnly('a second PostgreSQL connection holds the chain; SQLite runs one transaction at a time, so nothing can hold it beside an upload')(
+    "never holds the chain in an upload's transaction: uploads answer while another connection holds the chain's state row, and are chained once it lets go",
+    async () => {
+      const admin = await ctx.members.admin();
+      const pat = await ctx.members.pat(admin, 'builds:write');
+      await auditSettled(ctx.relay);
+      const holder = new Client({ connectionString: ctx.relay.env.SVC_DATABASE_URL });
+      await holder.connect();
+      let ids: number[];
+      try {
+        await holder.query('BEGIN');
+        await holder.query('SELECT * FROM audit_state FOR UPDATE');
+        // Before audit_pending, each of these waited on the row until the holder let go.
+        const uploads = Promise.all(['literal-label.apk', 'string-label.apk'].map((name) => attachBuild(ctx.members.withPat(pat, 'post', '/api/v1/builds'), name)));
+        const answered = await Promise.race([uploads, new Promise<null>((resolve) => setTimeout(() => resolve(null), 10_000))]);
+        expect(answered?.map((res) => res.status)).toEqual([201, 201]);
+        ids = answered!.map((res) => res.body.id as number);
+        expect(await pendingCount(ctx.relay)).toBe(2);
+      } finally {
+        await holder.query('COMMIT').catch(() => undefined);
+        await holder.end();
+      }
+      await auditSettled(ctx.relay);
+      const targets = (await sql(ctx.relay, `SELECT target FROM audit_entries WHERE action = 'build.uploaded' ORDER BY id`)) as { target: string }[];
+      expect(targets.map((row) => row.target)).toEqual(expect.arrayContaining(ids.map((id) => `build:${id}`)));
+      expect(await pendingCount(ctx.relay)).toBe(0);
+      expect((await ctx.relay.app.get(AuditVerifier).verify()).broken).toBeNull();
+    },
+  );
 
   it('is for Admins only, and refuses bad filters with a clear message', async () => {
     const viewer = await ctx.members.member('Viewer');

@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { loadAuditHeadKey, signPending } from '../../src/audit/audit-head';
 import { AuditRecorderListener } from '../../src/audit/audit-recorder.listener';
 import type { AuditEntryResponse } from '../../src/audit/audit.mapper';
 import type { TestMember } from '../support/factory';
@@ -24,13 +25,45 @@ export function sql(relay: TestRelay, text: string, params: unknown[] = []): Pro
   return relay.app.get(DataSource).query(query, params);
 }
 
-/** Makes the database refuse (or accept again) every new audit entry, as a full disk or a broken table would. */
+/**
+ * Makes the database refuse (or accept again) every new audit entry, as a full disk or a broken table
+ * would: in the chain (audit_entries) and waiting to be chained (audit_pending, an upload's).
+ */
 export async function refuseAuditInserts(relay: TestRelay, refuse: boolean): Promise<void> {
-  if (testDialect === 'postgres') {
-    if (!refuse) return void (await sql(relay, 'DROP TRIGGER refuse_audit ON audit_entries'));
-    await sql(relay, `CREATE OR REPLACE FUNCTION refuse_audit() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'audit refused'; END $$ LANGUAGE plpgsql`);
-    await sql(relay, 'CREATE TRIGGER refuse_audit BEFORE INSERT ON audit_entries FOR EACH ROW EXECUTE FUNCTION refuse_audit()');
-    return;
+  for (const table of ['audit_entries', 'audit_pending']) {
+    const trigger = `refuse_${table}`;
+    if (testDialect === 'postgres') {
+      if (!refuse) {
+        await sql(relay, `DROP TRIGGER ${trigger} ON ${table}`);
+        continue;
+      }
+      await sql(relay, `CREATE OR REPLACE FUNCTION refuse_audit() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'audit refused'; END $$ LANGUAGE plpgsql`);
+      await sql(relay, `CREATE TRIGGER ${trigger} BEFORE INSERT ON ${table} FOR EACH ROW EXECUTE FUNCTION refuse_audit()`);
+    } else {
+      await sql(relay, refuse ? `CREATE TRIGGER ${trigger} BEFORE INSERT ON ${table} BEGIN SELECT RAISE(ABORT, 'audit refused'); END` : `DROP TRIGGER ${trigger}`);
+    }
   }
-  await sql(relay, refuse ? `CREATE TRIGGER refuse_audit BEFORE INSERT ON audit_entries BEGIN SELECT RAISE(ABORT, 'audit refused'); END` : 'DROP TRIGGER refuse_audit');
+}
+
+/**
+ * An entry as a relay killed between its transaction's commit and the chaining leaves it: waiting in
+ * audit_pending, signed with the relay's head key; `forged` writes it as someone with only the database would.
+ */
+export async function plantPending(relay: TestRelay, action: string, details: Record<string, unknown>, forged = false): Promise<void> {
+  const fields = { at: new Date(relay.clock.nowMs()), actorId: null, actorLabel: 'probe', via: 'system', action, target: null, clientAddress: null, details: JSON.stringify(details) };
+  const mac = forged ? 'f'.repeat(64) : signPending(loadAuditHeadKey(relay.config, false)!, fields);
+  await sql(relay, 'INSERT INTO audit_pending (at, actor_id, actor_label, via, action, target, client_address, details, mac) VALUES (?, NULL, ?, ?, ?, NULL, NULL, ?, ?)', [
+    fields.at.getTime(),
+    fields.actorLabel,
+    fields.via,
+    action,
+    fields.details,
+    mac,
+  ]);
+}
+
+/** How many entries wait in audit_pending. */
+export async function pendingCount(relay: TestRelay): Promise<number> {
+  const [row] = (await sql(relay, 'SELECT COUNT(*) AS n FROM audit_pending')) as { n: number | string }[];
+  return Number(row.n);
 }

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { MemberFactory } from '../support/factory';
 import { itSqliteOnly, startTestRelay, testDialect, TestRelay } from '../support/test-relay';
 import { useTestRelay, withTestRelay } from '../support/use-relay';
-import { auditSettled, sql } from './audit-support';
+import { auditSettled, pendingCount, plantPending, sql } from './audit-support';
+import { ScheduledPurgesService } from '../../src/maintenance/scheduled-purges.service';
 
 /**
  * `svc audit verify` against the relay's own database (SQLite file or, under test:postgres, the
@@ -214,13 +215,14 @@ describe(`svc audit verify: truncation (${testDialect})`, () => {
 });
 
 /** A relay whose body can restart it on the same data folder and database, as an operator would; stopped after. */
-async function withRestartableRelay(body: (relay: TestRelay, restart: () => Promise<string[]>) => Promise<void>): Promise<void> {
+async function withRestartableRelay(body: (relay: TestRelay, restart: (whileStopped?: () => Promise<void>) => Promise<string[]>) => Promise<void>): Promise<void> {
   const relay = await startTestRelay();
   try {
     await new MemberFactory(relay).admin();
     // The relay's error lines at the start, the audit log's only.
-    const restart = async (): Promise<string[]> => {
+    const restart = async (whileStopped?: () => Promise<void>): Promise<string[]> => {
       await relay.app.close();
+      await whileStopped?.();
       const lines: string[] = [];
       relay.app = await startRelay(relay.config, new JsonLogger('info', (line, level) => void (level === 'error' && lines.push(line))));
       return lines.filter((line) => line.includes('audit log head'));
@@ -368,6 +370,72 @@ describe(`svc audit verify: a head signed anew (${testDialect})`, () => {
     CLI_TEST_TIMEOUT_MS,
   );
 });
+
+/**
+ * Entries written inside another transaction (an upload's) wait in audit_pending until the relay's
+ * writer chains them; a relay killed between the commit and the chaining leaves them there.
+ */
+describe(`svc audit verify: entries waiting to be chained (${testDialect})`, () => {
+  it(
+    'counts them without calling the log broken; the minute\'s purges and the next start chain them, in order',
+    async () => {
+      await withRestartableRelay(async (relay, restart) => {
+        await seedLog(relay);
+        // Left by another instance, or a killed one: the running relay's minute chains it.
+        await plantPending(relay, 'test.left_waiting', { n: 1 });
+        await relay.app.get(ScheduledPurgesService).runAll();
+        await auditSettled(relay);
+        expect(await pendingCount(relay)).toBe(0);
+
+        await plantPending(relay, 'test.left_waiting', { n: 2 });
+        const chained = await entryCount(relay);
+        let stopped: (CliResult & { json: Record<string, unknown> }) | undefined;
+        let text: CliResult | undefined;
+        await restart(async () => {
+          stopped = await verifyRelay(relay);
+          const env = relay.env.SVC_DATABASE_URL ? { SVC_DATABASE_URL: relay.env.SVC_DATABASE_URL } : {};
+          text = await runCli(['audit', 'verify', '--data-dir', relay.dataDir], { cwd: emptyDir(), env, timeoutMs: 90_000 });
+        });
+        expect([stopped!.code, stopped!.json]).toEqual([0, expect.objectContaining({ ok: true, checked: chained, pending: 1 })]);
+        expect(text!.stdout).toContain('1 entry waits to be chained');
+        // Chained by the relay's start.
+        await auditSettled(relay);
+        expect(await pendingCount(relay)).toBe(0);
+        const rows = (await sql(relay, "SELECT details FROM audit_entries WHERE action = 'test.left_waiting' ORDER BY id")) as { details: string }[];
+        expect(rows.map((row) => JSON.parse(row.details))).toEqual([{ n: 1 }, { n: 2 }]);
+        const after = await verifyRelay(relay);
+        expect([after.code, after.json]).toEqual([0, expect.objectContaining({ ok: true, checked: chained + 1, pending: 0 })]);
+      });
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'never chains a waiting row the relay did not sign (written into the database by someone else): it records that it refused it',
+    async () => {
+      await withRestartableRelay(async (relay) => {
+        await seedLog(relay);
+        await plantPending(relay, 'member.deleted', { email: 'framed@example.com' }, true);
+        await relay.app.get(ScheduledPurgesService).runAll();
+        await auditSettled(relay);
+        expect(await pendingCount(relay)).toBe(0);
+        expect(await sql(relay, "SELECT id FROM audit_entries WHERE action = 'member.deleted'")).toEqual([]);
+        const refused = (await sql(relay, "SELECT actor_label, via, details FROM audit_entries WHERE action = 'audit.pending_refused'")) as { actor_label: string; via: string; details: string }[];
+        expect(refused.map((row) => ({ ...row, details: JSON.parse(row.details) }))).toEqual([
+          { actor_label: 'relay', via: 'system', details: expect.objectContaining({ action: 'member.deleted', actor: 'probe', target: null }) },
+        ]);
+        const result = await verifyRelay(relay);
+        expect([result.code, result.json]).toEqual([0, expect.objectContaining({ ok: true, pending: 0 })]);
+      });
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
+});
+
+async function entryCount(relay: TestRelay): Promise<number> {
+  const [row] = (await sql(relay, 'SELECT COUNT(*) AS n FROM audit_entries')) as { n: number | string }[];
+  return Number(row.n);
+}
 
 describe(`svc audit verify: the key from SVC_SECRETS_KEY (${testDialect})`, () => {
   const SECRETS_KEY = 'ab'.repeat(32);

@@ -14,7 +14,7 @@ function verifyCommand(): Command {
   return withOperatorOptions(
     new Command('verify')
       .description('Recompute the audit log\'s hash chain from the database; exit 1 naming the first broken entry')
-      .option('--json', 'print { ok, checked, anchor_id, broken_id, reason } as JSON'),
+      .option('--json', 'print { ok, checked, anchor_id, broken_id, reason, head_signed_at, pending } as JSON'),
   )
     .addHelpText(
       'after',
@@ -41,6 +41,7 @@ Examples:
           broken_id: result.broken?.id ?? null,
           reason: result.broken?.reason ?? null,
           head_signed_at: result.signedAt,
+          pending: result.pending,
         });
         if (result.broken) process.exitCode = 1;
         return;
@@ -53,6 +54,8 @@ Examples:
       process.stdout.write(`Audit log intact: ${result.checked} entries verified ${from}.\n`);
       // Not a break, but what came before these entries is vouched for by the chain alone.
       if (result.signedAt.length) process.stdout.write(`The relay signed the head anew at entries ${result.signedAt.join(', ')} (audit.head_signed).\n`);
+      // Committed with their actions and not chained yet: a running relay chains them within moments, a stopped one at its start.
+      if (result.pending) process.stdout.write(`${result.pending} ${result.pending === 1 ? 'entry waits' : 'entries wait'} to be chained (audit_pending); the relay chains them as it runs, or at its next start.\n`);
     });
 }
 

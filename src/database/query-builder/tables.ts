@@ -67,6 +67,20 @@ export interface AuditEntriesTable {
   hash: string;
 }
 
+/** Declared by AuditPendingEntity (src/audit/audit-pending.entity.ts). */
+export interface AuditPendingTable {
+  id: Generated<number>;
+  at: number;
+  actor_id: number | null;
+  actor_label: string;
+  via: string;
+  action: string;
+  target: string | null;
+  client_address: string | null;
+  details: string;
+  mac: string;
+}
+
 /** Declared by AuditStateEntity (src/audit/audit-state.entity.ts). */
 export interface AuditStateTable {
   id: number;
@@ -652,6 +666,7 @@ export interface Database {
   app_testers: AppTestersTable;
   apps: AppsTable;
   audit_entries: AuditEntriesTable;
+  audit_pending: AuditPendingTable;
   audit_state: AuditStateTable;
   build_branch_counts: BuildBranchCountsTable;
   build_contents: BuildContentsTable;
