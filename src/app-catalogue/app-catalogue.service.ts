@@ -3,6 +3,7 @@ import type { Platform } from './platform';
 import { Clock } from '../common/clock';
 import { ErrorMessages } from '../common/errors/error-messages';
 import { badRequest, conflict, notFound } from '../common/errors/http-error';
+import type { Sql } from '../database/sql';
 import { TransactionRunner } from '../database/transaction-runner';
 import { isUniqueViolation } from '../database/unique-violation';
 import type { AppEntity, AppPlatform } from './app.entity';
@@ -36,11 +37,12 @@ export class AppCatalogue {
   /**
    * The app a new build files under: the explicit `appId` (404 when unknown), else the app whose
    * bundle_id_key is the build's bundle id and whose platform is the build's or `both`, else a new
-   * app named after the build. Called inside the intake's transaction, which it joins without a
-   * savepoint: every failure here fails the upload, whose rollback also removes an app created here.
+   * app named after the build. In the intake's transaction (`transaction`, handed over, or the
+   * caller's open run()), without a savepoint: every failure here fails the upload, whose rollback
+   * also removes an app created here.
    */
-  resolveForBuild(build: BuildToFile): Promise<AppEntity> {
-    return this.transactions.join(async (tx) => {
+  resolveForBuild(build: BuildToFile, transaction?: Sql): Promise<AppEntity> {
+    const resolve = async (tx: Sql): Promise<AppEntity> => {
       if (build.appId !== null) {
         const app = await this.apps.findById(build.appId, tx);
         if (!app) throw notFound(ErrorMessages.appNotFound);
@@ -60,7 +62,8 @@ export class AppCatalogue {
       const app = await this.apps.findForBundle(build.bundleId, build.platform, tx);
       if (!app) throw new Error(`app for ${build.platform} ${build.bundleId} neither inserted nor found`);
       return app;
-    });
+    };
+    return transaction ? resolve(transaction) : this.transactions.join(resolve);
   }
 
   findById(id: number): Promise<AppEntity | null> {

@@ -1,3 +1,5 @@
+import type { ExplicitTransaction } from '../database/transaction-runner';
+
 /**
  * What any module tells the audit log: emitted on the event bus as AUDIT_EVENT, recorded by the
  * audit module (which owns the table and the hash chain). Never put a secret in `details`.
@@ -5,9 +7,10 @@
 export const AUDIT_EVENT = 'audit.record';
 
 /**
- * An entry that is part of the emitter's open transaction: emitted with `emitAsync` inside it,
- * written in it (no savepoint of its own) and failing it when it cannot be written, so the work and
- * its entry are kept together or not at all (an upload: docs/decisions.md#issue-42-upload-audit).
+ * An entry that is part of the emitter's open transaction: emitted with `emitAsync` inside it as an
+ * AuditEventInTransaction, written in it (no savepoint of its own) and failing it when it cannot be
+ * written, so the work and its entry are kept together or not at all (an upload:
+ * docs/decisions.md#issue-42-upload-audit).
  */
 export const AUDIT_EVENT_IN_TRANSACTION = 'audit.record.in-transaction';
 
@@ -27,5 +30,14 @@ export class AuditEvent {
     readonly target: string | null,
     readonly clientAddress: string | null,
     readonly details: Record<string, string | number | boolean | null> = {},
+  ) {}
+}
+
+/** AUDIT_EVENT_IN_TRANSACTION's payload: the entry, and the transaction it is part of. */
+export class AuditEventInTransaction {
+  constructor(
+    readonly event: AuditEvent,
+    /** Handed over explicitly (TransactionRunner.runExplicit): the entry is written in it. */
+    readonly transaction: ExplicitTransaction,
   ) {}
 }

@@ -3,7 +3,7 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { Clock } from '../common/clock';
 import { DAY_MS } from '../common/time';
 import type { Sql } from '../database/sql';
-import { TransactionRunner } from '../database/transaction-runner';
+import { type ExplicitTransaction, TransactionRunner } from '../database/transaction-runner';
 import { RelayConfig } from '../config/relay-config';
 import { auditEvent, AuditActor, RELAY_ACTOR } from './audit-actor';
 import { entryHash, GENESIS_HASH } from './audit-chain';
@@ -88,28 +88,32 @@ export class AuditLogService {
    * sign-in or status change made one: on the PostgreSQL soak they held one to two of the pool's
    * ten connections waiting (docs/decisions.md#issue-27-pg-soak).
    *
-   * Inside a caller's transaction the entry is written to audit_pending, in that transaction (a
-   * savepoint: a refused entry does not abort the caller's work), and goes with it if it rolls
-   * back; once it has committed, the writer chains it with the next lot (null here: it has no place
-   * in the chain yet). The caller's transaction never takes the state row: it held the row from its
-   * entry through its own commit, so every audited upload queued behind the writer and the writer
-   * behind it (docs/decisions.md#issue-42-audit-pending). `partOfTransaction` drops the savepoint:
-   * the entry's failure fails the caller's transaction, which then keeps nothing without its entry.
+   * Inside a caller's run() the entry is written as appendIn() writes it, in a savepoint (a refused
+   * entry does not abort the caller's work); null: it has no place in the chain yet.
    */
-  append(event: AuditEvent, options: { partOfTransaction?: boolean } = {}): Promise<AuditEntryEntity | null> {
+  append(event: AuditEvent): Promise<AuditEntryEntity | null> {
     const at = this.clock.now();
     if (this.transactions.inTransaction()) {
-      const fields = chainFields({ event, at });
-      const insert = (tx: Sql) => this.log.insertPending(fields, signPending(this.headKey(), fields), tx);
-      return (options.partOfTransaction ? this.transactions.join(insert) : this.transactions.run(insert)).then(async () => {
-        await this.transactions.afterCommit(() => this.chainPending());
-        return null;
-      });
+      // A savepoint of the caller's transaction: runExplicit joins an open run() that way.
+      return this.transactions.runExplicit((tx) => this.appendIn(tx, event, at)).then(() => null);
     }
     return new Promise<AuditEntryEntity>((resolve, reject) => {
       this.queued.push({ event, at, resolve, reject });
       this.startWriting();
     });
+  }
+
+  /**
+   * Writes the entry to audit_pending in the caller's transaction, which keeps it or not with its own
+   * work (no savepoint: a refused entry fails the transaction, which keeps nothing without its entry).
+   * Once it has committed, the writer chains it with its next lot. The caller's transaction never
+   * takes the state row: it held the row from its entry through its own commit, so every audited
+   * upload queued behind the writer and the writer behind it (docs/decisions.md#issue-42-audit-pending).
+   */
+  async appendIn(transaction: ExplicitTransaction, event: AuditEvent, at = this.clock.now()): Promise<void> {
+    const fields = chainFields({ event, at });
+    await this.log.insertPending(fields, signPending(this.headKey(), fields), transaction);
+    transaction.afterCommit(() => this.chainPending());
   }
 
   /**
@@ -192,7 +196,8 @@ export class AuditLogService {
   private write(
     take: (tx: Sql) => Promise<{ waiting: WaitingRow[]; fresh: PendingRow[] }>,
   ): Promise<{ chained: AuditEntryEntity[]; fresh: AuditEntryEntity[] }> {
-    return this.transactions.run(async (tx) => {
+    // Every statement on `tx`: no scope, so the AsyncLocalStorage stays off (runExplicit).
+    return this.transactions.runExplicit(async (tx) => {
       const state = await this.log.state(tx, true);
       const { waiting, fresh } = await take(tx);
       const ordered = byTime(waiting.map((row) => this.genuine(row)), fresh);

@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, HttpStatus, Injectable, Logger } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
 import { HttpError } from '../common/errors/http-error';
-import { AUDIT_EVENT, AUDIT_EVENT_IN_TRANSACTION, AuditEvent } from './audit-event';
+import { AUDIT_EVENT, AUDIT_EVENT_IN_TRANSACTION, AuditEvent, AuditEventInTransaction } from './audit-event';
 import { AuditLogService } from './audit-log.service';
 
 export const AuditMessages = {
@@ -29,9 +29,9 @@ export class AuditRecorderListener implements BeforeApplicationShutdown {
   }
 
   @OnEvent(AUDIT_EVENT_IN_TRANSACTION, { suppressErrors: false })
-  async onAuditEventInTransaction(event: AuditEvent): Promise<void> {
+  async onAuditEventInTransaction({ event, transaction }: AuditEventInTransaction): Promise<void> {
     try {
-      await this.log.append(event, { partOfTransaction: true });
+      await this.log.appendIn(transaction, event);
     } catch (err) {
       this.logger.error(`Could not record audit event ${event?.action}, so its action was not done: ${(err as Error).message}`, (err as Error).stack);
       throw new HttpError(HttpStatus.SERVICE_UNAVAILABLE, AuditMessages.notRecorded);

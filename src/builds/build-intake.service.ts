@@ -4,7 +4,7 @@ import type { Request } from 'express';
 import { createHash } from 'node:crypto';
 import { AppCatalogue } from '../app-catalogue/app-catalogue.service';
 import { actorOf, auditEvent } from '../audit/audit-actor';
-import { AUDIT_EVENT_IN_TRANSACTION, type AuditEvent } from '../audit/audit-event';
+import { AUDIT_EVENT_IN_TRANSACTION, type AuditEvent, AuditEventInTransaction } from '../audit/audit-event';
 import type { Principal } from '../common/auth/principal';
 import { Clock } from '../common/clock';
 import { ErrorMessages } from '../common/errors/error-messages';
@@ -159,12 +159,15 @@ export class BuildIntakeService {
     entry: (buildId: number, appId: number) => AuditEvent,
   ): Promise<BuildEntity> {
     return this.builds.inWriteTransaction(async (tx) => {
-      const app = await this.apps.resolveForBuild({
-        appId: fields.app_id ?? null,
-        bundleId: metadata.bundleId,
-        platform: metadata.platform,
-        name: metadata.name,
-      });
+      const app = await this.apps.resolveForBuild(
+        {
+          appId: fields.app_id ?? null,
+          bundleId: metadata.bundleId,
+          platform: metadata.platform,
+          name: metadata.name,
+        },
+        tx,
+      );
       const now = this.clock.now();
       const build = await this.builds.insert(
         {
@@ -191,7 +194,7 @@ export class BuildIntakeService {
       const provenance = BuildProvenanceRepository.fromFields(build.id, fields);
       if (provenance) await this.provenance.insert(provenance, tx);
       // Recorded by the audit module's listener in this transaction: no build is kept without its entry.
-      await this.events.emitAsync(AUDIT_EVENT_IN_TRANSACTION, entry(build.id, build.appId));
+      await this.events.emitAsync(AUDIT_EVENT_IN_TRANSACTION, new AuditEventInTransaction(entry(build.id, build.appId), tx));
       return build;
     });
   }

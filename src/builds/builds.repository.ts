@@ -3,7 +3,7 @@ import { sql, type Insertable } from 'kysely';
 import { inLists } from '../database/in-lists';
 import { lockedForUpdate } from '../database/row-lock';
 import { fieldsAsColumns, updateById } from '../database/query-builder/rows';
-import { TransactionRunner } from '../database/transaction-runner';
+import { type ExplicitTransaction, TransactionRunner } from '../database/transaction-runner';
 import { QueryBuilder } from '../database/query-builder/query-builder';
 import type { Database } from '../database/query-builder/tables';
 import { JOINED_USER_COLUMNS, joinedUser, type JoinedUserRow } from '../users/joined-user';
@@ -121,9 +121,12 @@ export class BuildsRepository {
     this.sql = QueryBuilder.for(db.dialect);
   }
 
-  /** Runs `work` in a transaction of the shared runner. */
-  inWriteTransaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
-    return this.transactions.run(work);
+  /**
+   * Runs `work` in a transaction of the shared runner, handed over explicitly: every statement of
+   * `work` and of what it calls takes `tx` (TransactionRunner.runExplicit: no AsyncLocalStorage).
+   */
+  inWriteTransaction<T>(work: (tx: ExplicitTransaction) => Promise<T>): Promise<T> {
+    return this.transactions.runExplicit(work);
   }
 
   /**

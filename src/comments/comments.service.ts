@@ -55,7 +55,8 @@ export class CommentsService {
       if (filePath) this.pendingFiles.add(filePath);
       try {
         if (attachment && filePath) await this.images.keep(attachment, filePath);
-        const created = await this.transactions.run(async (tx) => {
+        // Every statement on `tx` (runExplicit: no AsyncLocalStorage while it runs).
+        const created = await this.transactions.runExplicit(async (tx) => {
           const comment = await this.comments.insert(
             { buildId, authorId: principal.userId, authorDisplayName: principal.displayName, authorEmail: principal.email, body, createdAt: this.clock.now() },
             attachment && filePath ? { filePath, mime: attachment.mime, size: attachment.size } : null,

@@ -18,6 +18,12 @@ function runEnded(): void {
   if (--runsInFlight === 0) currentScope.disable();
 }
 
+/** The transaction runExplicit() hands its work: statements, and work for after the commit. */
+export interface ExplicitTransaction extends Sql {
+  /** Runs `task` once the transaction has committed (joined: the caller's outermost one); dropped on rollback. */
+  afterCommit(task: () => Promise<void> | void): void;
+}
+
 /**
  * The one way to run a multi-statement write (docs/architecture.md, "Transactions").
  *
@@ -62,6 +68,31 @@ export class TransactionRunner {
     }
     await session.end(true);
     for (const task of scope.afterCommit) await task();
+    return result;
+  }
+
+  /**
+   * A transaction for work that hands `tx` to every statement and every call it makes (a repository's
+   * or a service's `tx` parameter), and so needs no scope: the process's AsyncLocalStorage stays off
+   * while it runs. On, Node calls a hook for every promise of every request, and on the PostgreSQL
+   * soak some run() was in flight all the time, so every request paid it (docs/decisions.md#item-40,
+   * #issue-42-explicit-transactions). Work in it must never reach the SqlExecutor or run(): on SQLite
+   * such a statement waits for this very transaction to end. Inside a caller's open run() it joins
+   * that transaction as a savepoint, as run() does.
+   */
+  async runExplicit<T>(work: (transaction: ExplicitTransaction) => Promise<T>): Promise<T> {
+    if (currentScope.getStore()?.open) return this.run((transaction) => work(explicit(transaction, (task) => void this.afterCommit(task))));
+    const session = await this.executor.begin();
+    const after: (() => Promise<void> | void)[] = [];
+    let result: T;
+    try {
+      result = await work(explicit(new Transaction(this.executor.dialect, session), (task) => after.push(task)));
+    } catch (error) {
+      await session.end(false).catch(() => undefined);
+      throw error;
+    }
+    await session.end(true);
+    for (const task of after) await task();
     return result;
   }
 
@@ -126,4 +157,13 @@ export class TransactionRunner {
     if (scope?.open) scope.afterCommit.push(task);
     else await task();
   }
+}
+
+function explicit(transaction: Sql, afterCommit: (task: () => Promise<void> | void) => void): ExplicitTransaction {
+  return {
+    dialect: transaction.dialect,
+    query: (sql, parameters) => transaction.query(sql, parameters),
+    queryArrays: (sql, parameters) => transaction.queryArrays(sql, parameters),
+    afterCommit,
+  };
 }

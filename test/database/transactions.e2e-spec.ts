@@ -128,6 +128,53 @@ describe('TransactionRunner: one transaction across modules', () => {
     expect(joined).toBe(inside);
   });
 
+  it('runExplicit() hands its work the transaction and leaves the async context off; after-commit work runs after the commit, never after a rollback', async () => {
+    const tags = () => Object.getOwnPropertySymbols(Promise.resolve()).length;
+    const off = tags();
+    const seen: { tags: number; inTransaction: boolean }[] = [];
+    const after: string[][] = [];
+    await runner().runExplicit(async (tx) => {
+      await catalogue().resolveForBuild(build('com.example.explicit'), tx);
+      seen.push({ tags: tags(), inTransaction: runner().inTransaction() });
+      // Read outside the transaction: only there once it has committed.
+      tx.afterCommit(async () => void after.push(await bundles()));
+    });
+    expect(seen).toEqual([{ tags: off, inTransaction: false }]);
+    expect(after).toEqual([expect.arrayContaining(['com.example.explicit'])]);
+
+    const dropped: string[] = [];
+    await expect(
+      runner().runExplicit(async (tx) => {
+        await catalogue().resolveForBuild(build('com.example.explicit-undone'), tx);
+        tx.afterCommit(() => void dropped.push('after commit'));
+        throw new Error('explicit work failed');
+      }),
+    ).rejects.toThrow('explicit work failed');
+    expect(await bundles()).not.toContain('com.example.explicit-undone');
+    expect(dropped).toEqual([]);
+  });
+
+  it("runExplicit() inside an open run() is a savepoint of it, its after-commit work waiting for the outer commit", async () => {
+    const seen: string[][] = [];
+    await runner().run(async () => {
+      await catalogue().resolveForBuild(build('com.example.outer'));
+      await runner()
+        .runExplicit(async (tx) => {
+          await catalogue().resolveForBuild(build('com.example.inner-undone'), tx);
+          throw new Error('inner failed');
+        })
+        .catch(() => undefined);
+      await runner().runExplicit(async (tx) => {
+        await catalogue().resolveForBuild(build('com.example.inner-kept'), tx);
+        tx.afterCommit(async () => void seen.push(await bundles()));
+      });
+      expect(seen).toEqual([]);
+    });
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toEqual(expect.arrayContaining(['com.example.outer', 'com.example.inner-kept']));
+    expect(seen[0]).not.toContain('com.example.inner-undone');
+  });
+
   it('transactions started together each commit or roll back their own statements, and a statement outside joins none of them', async () => {
     // On SQLite's one connection, transactions that did not take turns would nest: "cannot start a
     // transaction within a transaction", or a failing one's ROLLBACK taking the others' rows (and the
