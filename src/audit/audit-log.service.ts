@@ -99,6 +99,7 @@ export class AuditLogService {
     }
     return new Promise<AuditEntryEntity>((resolve, reject) => {
       this.queued.push({ event, at, resolve, reject });
+      this.asked++;
       this.startWriting();
     });
   }
@@ -123,12 +124,32 @@ export class AuditLogService {
    */
   chainPending(): void {
     this.pendingMayWait = true;
+    this.asked++;
     this.startWriting();
   }
 
-  /** Resolves once the writer has nothing left: every entry appended or committed so far is chained. */
-  async settled(): Promise<void> {
-    while (this.writing) await this.writing;
+  /**
+   * Resolves once every entry appended, and every one committed to audit_pending, before this call
+   * is chained (or failed). Not "once the writer is idle": under a steady stream of sign-ins it may
+   * never be, and GET /audit waits here.
+   */
+  settled(): Promise<void> {
+    const target = this.asked;
+    if (this.covered >= target) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push({ target, resolve }));
+  }
+
+  /** Appends and chainPending() calls so far, and how many of them the writer's finished rounds covered. */
+  private asked = 0;
+  private covered = 0;
+  private waiters: { target: number; resolve: () => void }[] = [];
+
+  private cover(upTo: number): void {
+    this.covered = Math.max(this.covered, upTo);
+    const ready = this.waiters.filter((waiter) => waiter.target <= this.covered);
+    if (!ready.length) return;
+    this.waiters = this.waiters.filter((waiter) => waiter.target > this.covered);
+    for (const waiter of ready) waiter.resolve();
   }
 
   /**
@@ -145,6 +166,8 @@ export class AuditLogService {
     if (this.writing) return;
     this.writing = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.writeQueued()).finally(() => {
       this.writing = null;
+      // Nothing queued or flagged is left: whatever was asked for has been taken.
+      if (!this.queued.length && !this.pendingMayWait) this.cover(this.asked);
       if (this.queued.length || this.pendingMayWait) this.startWriting();
     });
   }
@@ -157,17 +180,23 @@ export class AuditLogService {
 
   private async writeQueued(): Promise<void> {
     while (this.queued.length || this.pendingMayWait) {
+      // What was asked for before this round is covered once the round took every entry queued then
+      // and found fewer than MAX_BATCH waiting (a longer backlog is the next rounds').
+      const asked = this.asked;
+      const queuedBefore = this.queued.length;
       // Cleared before the look, so a commit during this write asks for another; left cleared when
       // the look fails (no tight loop while the database is away: the minute's call asks again).
       const lookForPending = this.pendingMayWait;
       this.pendingMayWait = false;
       let batch: typeof this.queued | null = null;
+      let backlog = false;
       try {
         // Taken once the state row is held, not before: the entries that arrive while this write
         // waits for the lock (or, on SQLite, for the connection's turn) go in the same commit.
         const entries = await this.write(async (tx) => {
           const waiting = lookForPending ? await this.log.pending(MAX_BATCH, tx) : [];
-          if (waiting.length === MAX_BATCH) this.pendingMayWait = true;
+          backlog = waiting.length === MAX_BATCH;
+          if (backlog) this.pendingMayWait = true;
           batch = this.queued.splice(0, MAX_BATCH - waiting.length);
           return { waiting, fresh: batch.map(chainFields) };
         });
@@ -175,6 +204,7 @@ export class AuditLogService {
         // Forwarded in the chain's order; a queued entry's caller hears of its own.
         for (const entry of entries.chained) this.appended(entry);
         for (const [pending, entry] of fresh) pending.resolve(entry);
+        if (batch!.length >= queuedBefore && !backlog) this.cover(asked);
       } catch (err) {
         // Failed before taking its entries (no connection, the lock refused): the next ones fail with it.
         batch ??= this.queued.splice(0, MAX_BATCH);
@@ -185,6 +215,8 @@ export class AuditLogService {
             await this.write(async () => ({ waiting: [], fresh: [chainFields(pending)] })).then(({ chained: [entry] }) => pending.resolve(this.appended(entry)), pending.reject);
           }
         }
+        // Written or refused: what was asked for before the round has its answer.
+        if (batch.length >= queuedBefore) this.cover(asked);
       }
     }
   }
@@ -231,8 +263,10 @@ export class AuditLogService {
     const { id, mac, ...fields } = row;
     if (pendingSignatureHolds(this.headKey(), fields, mac)) return fields;
     this.logger.error(`audit_pending row ${id} is not signed by this relay (${fields.action}): not chained, recorded as audit.pending_refused (docs/audit.md)`);
-    const claimed = { pending_id: id, action: fields.action, actor: fields.actorLabel, target: fields.target, at: fields.at.toISOString() };
-    return chainFields({ event: auditEvent(RELAY_ACTOR, 'audit.pending_refused', null, claimed), at: fields.at });
+    // Whatever it holds, as text: a forged row's time may be no date at all.
+    const claimedAt = Number.isFinite(fields.at.getTime()) ? fields.at.toISOString() : null;
+    const claimed = { pending_id: id, action: String(fields.action), actor: String(fields.actorLabel), target: fields.target === null ? null : String(fields.target), at: claimedAt };
+    return chainFields({ event: auditEvent(RELAY_ACTOR, 'audit.pending_refused', null, claimed), at: this.clock.now() });
   }
 
   private appended(entry: AuditEntryEntity): AuditEntryEntity {

@@ -259,6 +259,39 @@ describe('audit log: recording, reading, export, chain, retention', () => {
     expect((await ctx.relay.app.get(AuditVerifier).verify()).broken).toBeNull();
   });
 
+  it('answers GET /audit while entries keep coming, with every entry appended before the request', async () => {
+    // A relay of its own: thousands of entries would crowd the others' pages.
+    await withTestRelay({}, async (relay, members) => {
+      const admin = await members.admin();
+      const events = relay.app.get(EventEmitter2);
+      await auditSettled(relay);
+      // A steady stream, three entries a millisecond (far past a busy relay's sign-ins and changes, within
+      // what the writer chains): on PostgreSQL, where a chaining round spans turns, it is never idle meanwhile.
+      let streaming = true;
+      let sent = 0;
+      // Entries appended before the request are told apart from those after: the page asks for them alone.
+      let target = 'probe:before';
+      const stream = (async () => {
+        const until = Date.now() + 4000;
+        while (Date.now() < until) {
+          for (let k = 0; k < 3; k++) events.emit(AUDIT_EVENT, new AuditEvent('test.stream', null, 'probe', 'system', target, null, { i: sent++ }));
+          await new Promise((resolve) => setTimeout(resolve, 1));
+        }
+        streaming = false;
+      })();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const before = sent;
+      target = 'probe:after';
+      const res = await members.as(admin, 'get', '/api/v1/audit?target=probe:before&limit=200').expect(200);
+      // Answered while the stream still ran (the writer not idle), with the newest of what was appended before it was asked.
+      expect(streaming).toBe(true);
+      expect(res.body.items.map((entry: { details: { i: number } }) => entry.details.i)).toEqual([...Array(Math.min(before, 200)).keys()].map((k) => before - 1 - k));
+      await stream;
+      await auditSettled(relay);
+      expect((await relay.app.get(AuditVerifier).verify()).broken).toBeNull();
+    });
+  });
+
   it('refuses the waiting entries, and goes on with the next ones, when their transaction fails before it holds the chain', async () => {
     const repository = ctx.relay.app.get(AuditLogRepository);
     const log = ctx.relay.app.get(AuditLogService);

@@ -49,11 +49,11 @@ export async function refuseAuditInserts(relay: TestRelay, refuse: boolean): Pro
  * An entry as a relay killed between its transaction's commit and the chaining leaves it: waiting in
  * audit_pending, signed with the relay's head key; `forged` writes it as someone with only the database would.
  */
-export async function plantPending(relay: TestRelay, action: string, details: Record<string, unknown>, forged = false): Promise<void> {
-  const fields = { at: new Date(relay.clock.nowMs()), actorId: null, actorLabel: 'probe', via: 'system', action, target: null, clientAddress: null, details: JSON.stringify(details) };
+export async function plantPending(relay: TestRelay, action: string, details: Record<string, unknown>, forged = false, atMs = relay.clock.nowMs()): Promise<void> {
+  const fields = { at: new Date(atMs), actorId: null, actorLabel: 'probe', via: 'system', action, target: null, clientAddress: null, details: JSON.stringify(details) };
   const mac = forged ? 'f'.repeat(64) : signPending(loadAuditHeadKey(relay.config, false)!, fields);
   await sql(relay, 'INSERT INTO audit_pending (at, actor_id, actor_label, via, action, target, client_address, details, mac) VALUES (?, NULL, ?, ?, ?, NULL, NULL, ?, ?)', [
-    fields.at.getTime(),
+    atMs,
     fields.actorLabel,
     fields.via,
     action,

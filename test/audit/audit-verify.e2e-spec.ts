@@ -416,13 +416,16 @@ describe(`svc audit verify: entries waiting to be chained (${testDialect})`, () 
       await withRestartableRelay(async (relay) => {
         await seedLog(relay);
         await plantPending(relay, 'member.deleted', { email: 'framed@example.com' }, true);
+        // A time no date can hold must not stop the writer either.
+        await plantPending(relay, 'member.deleted', { email: 'also@example.com' }, true, 9e15);
         await relay.app.get(ScheduledPurgesService).runAll();
         await auditSettled(relay);
         expect(await pendingCount(relay)).toBe(0);
         expect(await sql(relay, "SELECT id FROM audit_entries WHERE action = 'member.deleted'")).toEqual([]);
-        const refused = (await sql(relay, "SELECT actor_label, via, details FROM audit_entries WHERE action = 'audit.pending_refused'")) as { actor_label: string; via: string; details: string }[];
+        const refused = (await sql(relay, "SELECT actor_label, via, details FROM audit_entries WHERE action = 'audit.pending_refused' ORDER BY id")) as { actor_label: string; via: string; details: string }[];
         expect(refused.map((row) => ({ ...row, details: JSON.parse(row.details) }))).toEqual([
-          { actor_label: 'relay', via: 'system', details: expect.objectContaining({ action: 'member.deleted', actor: 'probe', target: null }) },
+          { actor_label: 'relay', via: 'system', details: expect.objectContaining({ action: 'member.deleted', actor: 'probe', target: null, at: expect.any(String) }) },
+          { actor_label: 'relay', via: 'system', details: expect.objectContaining({ action: 'member.deleted', at: null }) },
         ]);
         const result = await verifyRelay(relay);
         expect([result.code, result.json]).toEqual([0, expect.objectContaining({ ok: true, pending: 0 })]);
