@@ -8,16 +8,18 @@ import { useTestRelay } from '../support/use-relay';
 
 /**
  * The writes of the mixed load counted in pool checkouts (as test/builds/read-round-trips counts the
- * reads), with what runs after the answer: an upload is its transaction, a status change its
- * transaction and its audit entry's. What every upload and verdict asks of the small tables (gate
+ * reads), with what runs after the answer: an upload is its transaction and its audit entry's
+ * chaining (the entry waits in audit_pending, committed with the build, and the log's writer chains it
+ * with whatever else is queued: docs/audit.md), a status change its transaction and its audit entry's. What every upload and verdict asks of the small tables (gate
  * policies, chat destinations, which apps have testers) is read once and kept until they change
  * (src/common/read-cache.ts), and with no forge configured a status change reads no provenance for
- * the forge statuses it would queue. Before (issue 42): 4 and 4.
+ * the forge statuses it would queue. Before (issue 42): 4 and 4; then 1 and 2, while the upload's
+ * transaction held the audit chain's row through its commit (docs/decisions.md#issue-42-audit-pending).
  */
 describe('writes on PostgreSQL: pool checkouts per request, with the work after the answer', () => {
   const ctx = useTestRelay();
 
-  itPostgresOnly('the pool is PostgreSQL\'s')('an upload checks out 1 connection, a status change 2', async () => {
+  itPostgresOnly('the pool is PostgreSQL\'s')('an upload checks out 2 connections, a status change 2', async () => {
     const developer = await ctx.members.member('Developer');
     const pat = await ctx.members.pat(developer, 'builds:write');
     const pool = postgresPool(ctx.relay.app.get(DataSource));
@@ -31,6 +33,6 @@ describe('writes on PostgreSQL: pool checkouts per request, with the work after 
     let next = 0;
     const statuses = ['In Progress', 'Backlog'];
     const status = await checkouts(() => ctx.members.as(developer, 'patch', `/api/v1/builds/${id}`).send({ status_label: statuses[next++ % 2] }).expect(200));
-    expect({ upload, status }).toEqual({ upload: 1, status: 2 });
+    expect({ upload, status }).toEqual({ upload: 2, status: 2 });
   });
 });
