@@ -57,17 +57,15 @@ export class BuildReviewService {
       throw badRequest('Nothing to update: send status_label and/or version_label');
     }
     const guards = input.statusLabel === 'Done' ? this.doneGuards : input.statusLabel === 'Rejected' ? this.rejectGuards : null;
-    if (guards) {
-      // Asked before the change (a gate is read, never locked): a review arriving meanwhile is the next change's business.
-      const current = await this.builds.findById(id);
-      if (current && current.statusLabel !== input.statusLabel) {
-        const refusal = await guards.refusalOf(id, actor);
-        if (refusal) throw conflict(refusal);
-      }
-    }
+    // Asked before the change (a gate is read, never locked): a review arriving meanwhile is the next
+    // change's business. Heeded only if the locked row shows the status would change (a Done build
+    // marked Done again is no change to refuse); the build is not read first for that: on PostgreSQL
+    // that read was a round trip of its own before the transaction (issue 42).
+    const refusal = guards ? await guards.refusalOf(id, actor) : null;
     const now = this.clock.now();
     const result = await this.builds.update(id, (build) => {
       const changes: Partial<BuildEntity> = {};
+      if (refusal && input.statusLabel !== build.statusLabel) throw conflict(refusal);
       if (input.versionLabel !== undefined) changes.versionLabel = input.versionLabel?.trim() || null;
       if (input.statusLabel !== undefined && input.statusLabel !== build.statusLabel) {
         changes.statusLabel = input.statusLabel;
@@ -107,10 +105,11 @@ export class BuildReviewService {
         ),
       );
     }
-    return {
-      webhooks: await this.audience.notifiedBy(before.statusLabel, after.statusLabel),
-      forgeStatuses: before.statusLabel !== after.statusLabel ? await this.notices.forgeStatuses(id) : 0,
-    };
+    const [webhooks, forgeStatuses] = await Promise.all([
+      this.audience.notifiedBy(before.statusLabel, after.statusLabel),
+      before.statusLabel !== after.statusLabel ? this.notices.forgeStatuses(id) : 0,
+    ]);
+    return { webhooks, forgeStatuses };
   }
 
   /** delete_after = now + SVC_BUILD_TTL_DAYS days (rescheduling moves it). */

@@ -54,6 +54,12 @@ describe('a reason for rejecting', () => {
     await setStatus(qa, id, 'Rejected').expect(200);
     expect(await statusOf(id)).toBe('Rejected');
     await setStatus(admin, id, 'Rejected').expect(200); // no change: nothing to refuse
+    // A refused change with a label keeps neither; a build that is not there is 404 before any refusal.
+    await setStatus(qa, id, 'In Progress').expect(200);
+    relay.clock.advance(10 * 60_000 + 1000);
+    await members.as(qa, 'patch', `/api/v1/builds/${id}`).send({ status_label: 'Rejected', version_label: 'rc1' }).expect(409);
+    expect((await members.as(admin, 'get', `/api/v1/builds/${id}`).expect(200)).body).toMatchObject({ status_label: 'In Progress', version_label: null });
+    expect((await setStatus(qa, id + 1000, 'Rejected').expect(404)).body).toEqual({ error: expect.stringMatching(/not found/i) });
   });
 
   it('counts a comment from the last 10 minutes only', async () => {

@@ -19,7 +19,7 @@ import { useTestRelay } from '../support/use-relay';
 describe('writes on PostgreSQL: pool checkouts per request, with the work after the answer', () => {
   const ctx = useTestRelay();
 
-  itPostgresOnly('the pool is PostgreSQL\'s')('an upload checks out 2 connections, a status change 2', async () => {
+  itPostgresOnly('the pool is PostgreSQL\'s')('an upload checks out 2 connections, a status change 2, a verdict 2', async () => {
     const developer = await ctx.members.member('Developer');
     const pat = await ctx.members.pat(developer, 'builds:write');
     const pool = postgresPool(ctx.relay.app.get(DataSource));
@@ -33,6 +33,9 @@ describe('writes on PostgreSQL: pool checkouts per request, with the work after 
     let next = 0;
     const statuses = ['In Progress', 'Backlog'];
     const status = await checkouts(() => ctx.members.as(developer, 'patch', `/api/v1/builds/${id}`).send({ status_label: statuses[next++ % 2] }).expect(200));
-    expect({ upload, status }).toEqual({ upload: 2, status: 2 });
+    // A verdict asks its guards (nothing to read with no gate policy and no reason required) and no longer reads the build before its transaction.
+    const verdicts = ['Done', 'Rejected'];
+    const verdict = await checkouts(() => ctx.members.as(developer, 'patch', `/api/v1/builds/${id}`).send({ status_label: verdicts[next++ % 2] }).expect(200));
+    expect({ upload, status, verdict }).toEqual({ upload: 2, status: 2, verdict: 2 });
   });
 });
