@@ -18,10 +18,12 @@ function runEnded(): void {
   if (--runsInFlight === 0) currentScope.disable();
 }
 
+type AfterCommitTask = () => Promise<void> | void;
+
 /** The transaction runExplicit() hands its work: statements, and work for after the commit. */
 export interface ExplicitTransaction extends Sql {
   /** Runs `task` once the transaction has committed (joined: the caller's outermost one); dropped on rollback. */
-  afterCommit(task: () => Promise<void> | void): void;
+  afterCommit(task: AfterCommitTask): void;
 }
 
 /**
@@ -55,20 +57,7 @@ export class TransactionRunner {
   private async runCounted<T>(work: (transaction: Sql) => Promise<T>): Promise<T> {
     const outer = currentScope.getStore();
     if (outer?.open) return this.savepoint(outer, work);
-    const session = await this.executor.begin();
-    const transaction = new Transaction(this.executor.dialect, session);
-    const scope: TransactionScope = { transaction, afterCommit: [], open: true };
-    let result: T;
-    try {
-      result = await this.inScope(scope, work);
-    } catch (error) {
-      // The work's failure is the one to report, not a failed ROLLBACK's (its connection is dropped).
-      await session.end(false).catch(() => undefined);
-      throw error;
-    }
-    await session.end(true);
-    for (const task of scope.afterCommit) await task();
-    return result;
+    return this.transaction((transaction, afterCommit) => this.inScope({ transaction, afterCommit, open: true }, work));
   }
 
   /**
@@ -82,17 +71,26 @@ export class TransactionRunner {
    */
   async runExplicit<T>(work: (transaction: ExplicitTransaction) => Promise<T>): Promise<T> {
     if (currentScope.getStore()?.open) return this.run((transaction) => work(explicit(transaction, (task) => void this.afterCommit(task))));
+    return this.transaction((transaction, afterCommit) => work(explicit(transaction, (task) => afterCommit.push(task))));
+  }
+
+  /**
+   * One transaction of its own, run() and runExplicit() alike: begun, committed when `work` resolves
+   * and rolled back when it throws; the tasks `work` left in `afterCommit` run once it has committed.
+   */
+  private async transaction<T>(work: (transaction: Transaction, afterCommit: AfterCommitTask[]) => Promise<T>): Promise<T> {
     const session = await this.executor.begin();
-    const after: (() => Promise<void> | void)[] = [];
+    const afterCommit: AfterCommitTask[] = [];
     let result: T;
     try {
-      result = await work(explicit(new Transaction(this.executor.dialect, session), (task) => after.push(task)));
+      result = await work(new Transaction(this.executor.dialect, session), afterCommit);
     } catch (error) {
+      // The work's failure is the one to report, not a failed ROLLBACK's (its connection is dropped).
       await session.end(false).catch(() => undefined);
       throw error;
     }
     await session.end(true);
-    for (const task of after) await task();
+    for (const task of afterCommit) await task();
     return result;
   }
 
@@ -152,14 +150,14 @@ export class TransactionRunner {
    * Runs `task` once the transaction the caller is in has committed (at once outside a
    * transaction); dropped when it rolls back. The outermost `run()` awaits it before it returns.
    */
-  async afterCommit(task: () => Promise<void> | void): Promise<void> {
+  async afterCommit(task: AfterCommitTask): Promise<void> {
     const scope = currentScope.getStore();
     if (scope?.open) scope.afterCommit.push(task);
     else await task();
   }
 }
 
-function explicit(transaction: Sql, afterCommit: (task: () => Promise<void> | void) => void): ExplicitTransaction {
+function explicit(transaction: Sql, afterCommit: (task: AfterCommitTask) => void): ExplicitTransaction {
   return {
     dialect: transaction.dialect,
     query: (sql, parameters) => transaction.query(sql, parameters),
