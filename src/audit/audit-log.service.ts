@@ -234,13 +234,13 @@ export class AuditLogService {
       const { waiting, fresh } = await take(tx);
       const ordered = byTime(waiting.map((row) => this.genuine(row)), fresh);
       let prevHash = state?.headHash ?? GENESIS_HASH;
-      // One by one: ids follow the chain's order whatever the driver does with a multi-row insert.
-      const chained: AuditEntryEntity[] = [];
-      for (const fields of ordered) {
+      const linked = ordered.map((fields) => {
         const hash = entryHash({ ...fields, prevHash, details: JSON.parse(fields.details) as AuditEvent['details'] });
-        chained.push(await this.log.insert({ ...fields, prevHash, hash }, tx));
+        const entry = { ...fields, prevHash, hash };
         prevHash = hash;
-      }
+        return entry;
+      });
+      const chained = await this.log.insertChained(linked, tx);
       await this.log.deletePending(
         waiting.map((row) => row.id),
         tx,

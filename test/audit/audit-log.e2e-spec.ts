@@ -99,10 +99,10 @@ describe('audit log: recording, reading, export, chain, retention', () => {
     await auditSettled(ctx.relay);
     // The chain's writer is slowed: the answer does not wait for it, the entry is committed with the build all the same.
     const repository = ctx.relay.app.get(AuditLogRepository);
-    const insert = repository.insert.bind(repository);
-    const slowed = jest.spyOn(repository, 'insert').mockImplementation(async (...args) => {
+    const insertChained = repository.insertChained.bind(repository);
+    const slowed = jest.spyOn(repository, 'insertChained').mockImplementation(async (...args) => {
       await new Promise((resolve) => setTimeout(resolve, 300));
-      return insert(...args);
+      return insertChained(...args);
     });
     let first: { body: { id: number } };
     try {
@@ -242,6 +242,7 @@ describe('audit log: recording, reading, export, chain, retention', () => {
     const repository = ctx.relay.app.get(AuditLogRepository);
     await auditSettled(ctx.relay);
     const commits = jest.spyOn(repository, 'updateState');
+    const inserts = jest.spyOn(repository, 'insertChained');
     try {
       // Each from a callback of its own in the same turn, as requests answered in one turn do. On
       // SQLite a writer started at once finished each transaction before the next callback ran.
@@ -251,8 +252,11 @@ describe('audit log: recording, reading, export, chain, retention', () => {
       });
       await auditSettled(ctx.relay);
       expect(commits).toHaveBeenCalledTimes(1);
+      // One statement for the lot (on PostgreSQL one round trip, not one an entry).
+      expect(inserts.mock.calls.map(([entries]) => entries.length)).toEqual([5]);
     } finally {
       commits.mockRestore();
+      inserts.mockRestore();
     }
     const rows = (await sql(ctx.relay, `SELECT details FROM audit_entries WHERE action = 'test.turn' ORDER BY id`)) as { details: unknown }[];
     expect(rows.map((row) => JSON.parse(String(row.details)).i)).toEqual([0, 1, 2, 3, 4]);
