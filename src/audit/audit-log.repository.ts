@@ -211,6 +211,12 @@ export class AuditLogRepository {
     return (await statement.run<PendingDbRow & { mac: string }>(tx, { limit })).map((row) => ({ ...toFields(row), id: Number(row.id), mac: row.mac }));
   }
 
+  /** One waiting entry, if it still waits (read under the state row's lock: another writer may have chained it). */
+  async pendingRow(id: number, tx: Sql): Promise<WaitingRow[]> {
+    const statement = this.sql.prepare('audit.pendingRow', (v: { id: number }) => this.sql.db.selectFrom('audit_pending').select(PENDING_COLUMNS).where('id', '=', v.id));
+    return (await statement.run<PendingDbRow & { mac: string }>(tx, { id })).map((row) => ({ ...toFields(row), id: Number(row.id), mac: row.mac }));
+  }
+
   /** Removes these waiting entries (chained in the same transaction): exactly these ids, never a range, which could take one committed since. */
   async deletePending(ids: number[], tx: Sql): Promise<void> {
     if (!ids.length) return;

@@ -122,7 +122,8 @@ export class AuditLogService {
    * commits, at start-up and every minute (a relay killed between a commit and its chaining, here or
    * on another instance, left them there).
    */
-  chainPending(): void {
+  chainPending(retryStuck = false): void {
+    if (retryStuck) this.stuck.clear();
     this.pendingMayWait = true;
     this.asked++;
     this.startWriting();
@@ -177,6 +178,11 @@ export class AuditLogService {
   private writing: Promise<void> | null = null;
   /** Whether audit_pending may hold entries: true at start (a relay killed after a commit left them). */
   private pendingMayWait = true;
+  /**
+   * Waiting rows the database refused to chain even on their own: left out of the rounds' looks so
+   * they hold up no other entry, tried again by the minute's chainPending(true) (logged each time).
+   */
+  private readonly stuck = new Set<number>();
 
   private async writeQueued(): Promise<void> {
     while (this.queued.length || this.pendingMayWait) {
@@ -194,8 +200,9 @@ export class AuditLogService {
         // Taken once the state row is held, not before: the entries that arrive while this write
         // waits for the lock (or, on SQLite, for the connection's turn) go in the same commit.
         const entries = await this.write(async (tx) => {
-          const waiting = lookForPending ? await this.log.pending(MAX_BATCH, tx) : [];
-          backlog = waiting.length === MAX_BATCH;
+          const looked = lookForPending ? await this.log.pending(MAX_BATCH + this.stuck.size, tx) : [];
+          const waiting = looked.filter((row) => !this.stuck.has(row.id)).slice(0, MAX_BATCH);
+          backlog = looked.length === MAX_BATCH + this.stuck.size;
           if (backlog) this.pendingMayWait = true;
           batch = this.queued.splice(0, MAX_BATCH - waiting.length);
           return { waiting, fresh: batch.map(chainFields) };
@@ -208,8 +215,10 @@ export class AuditLogService {
       } catch (err) {
         // Failed before taking its entries (no connection, the lock refused): the next ones fail with it.
         batch ??= this.queued.splice(0, MAX_BATCH);
-        if (batch.length === 1) batch[0].reject(err);
-        // One entry the database refuses must not take the others with it: each again on its own.
+        // One entry the database refuses must not take the others with it: each again on its own,
+        // the waiting ones first (one of them may be why the round failed).
+        if (lookForPending) await this.chainWaitingAlone();
+        if (batch.length === 1 && !lookForPending) batch[0].reject(err);
         else {
           for (const pending of batch) {
             await this.write(async () => ({ waiting: [], fresh: [chainFields(pending)] })).then(({ chained: [entry] }) => pending.resolve(this.appended(entry)), pending.reject);
@@ -217,6 +226,31 @@ export class AuditLogService {
         }
         // Written or refused: what was asked for before the round has its answer.
         if (batch.length >= queuedBefore) this.cover(asked);
+      }
+    }
+  }
+
+  /**
+   * After a failed round: each waiting entry in a transaction of its own, so that one the database
+   * refuses (a constraint or trigger added by hand, say) holds up none of the others. A refused one
+   * stays waiting, is logged, and is left out of the rounds until the next minute's retry: before,
+   * it failed every round that looked, and with it every upload's entry waiting behind it.
+   */
+  private async chainWaitingAlone(): Promise<void> {
+    let ids: number[];
+    try {
+      ids = await this.transactions.runExplicit(async (tx) => (await this.log.pending(MAX_BATCH + this.stuck.size, tx)).map((row) => row.id));
+    } catch {
+      return; // The database is away: the minute's call looks again.
+    }
+    for (const id of ids) {
+      if (this.stuck.has(id)) continue;
+      try {
+        const { chained } = await this.write(async (tx) => ({ waiting: await this.log.pendingRow(id, tx), fresh: [] }));
+        for (const entry of chained) this.appended(entry);
+      } catch (err) {
+        this.stuck.add(id);
+        this.logger.error(`audit_pending row ${id} could not be chained (${(err as Error)?.message ?? err}): it stays waiting, the other entries go on; tried again every minute (docs/audit.md)`);
       }
     }
   }

@@ -102,8 +102,9 @@ export class ScheduledPurgesService implements OnApplicationBootstrap {
     await this.guarded('expired invitations', () => this.invitations.purgeExpired());
     await this.guarded('used or expired reset links', () => this.resets.purgeStale());
     await this.guarded('audit entries past their retention', () => this.audit.pruneExpired(RELAY_ACTOR));
-    // Another instance's, killed between a commit and its chaining: any instance's writer chains them.
-    this.audit.chainPending();
+    // Another instance's, killed between a commit and its chaining: any instance's writer chains them
+    // (and tries again the ones the database refused).
+    this.audit.chainPending(true);
   }
 
   @Cron(CronExpression.EVERY_HOUR, { name: 'sweep-uploads' })

@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, IncomingMessage } from 'node:http';
@@ -16,7 +17,7 @@ import { attachBuild } from '../support/build-fixtures';
 import { TEST_PASSWORD } from '../support/factory';
 import { itPostgresOnly } from '../support/test-relay';
 import { useTestRelay, withTestRelay } from '../support/use-relay';
-import { auditEntries, auditSettled, pendingCount, refuseAuditInserts, sql } from './audit-support';
+import { auditEntries, auditSettled, pendingCount, plantPending, refuseAuditInserts, refuseChaining, sql } from './audit-support';
 
 describe('audit log: recording, reading, export, chain, retention', () => {
   const ctx = useTestRelay();
@@ -310,6 +311,42 @@ describe('audit log: recording, reading, export, chain, retention', () => {
     await log.append(new AuditEvent('test.unheld', null, 'probe', 'system', null, null, { i: 2 }));
     const rows = (await sql(ctx.relay, `SELECT details FROM audit_entries WHERE action = 'test.unheld'`)) as { details: unknown }[];
     expect(rows.map((row) => JSON.parse(String(row.details)).i)).toEqual([2]);
+  });
+
+  it('chains the other waiting entries, an upload\'s and the queued ones when the database refuses one waiting entry; that one waits, logged, until it can go', async () => {
+    const admin = await ctx.members.admin();
+    const pat = await ctx.members.pat(admin, 'builds:write');
+    const log = ctx.relay.app.get(AuditLogService);
+    await auditSettled(ctx.relay);
+    await refuseChaining(ctx.relay, 'test.unchainable', true);
+    // Nest's Logger writes to the relay started last in this process (another test's): its calls are read here.
+    const errors = jest.spyOn(Logger.prototype, 'error');
+    let upload: { body: { id: number } };
+    try {
+      await plantPending(ctx.relay, 'test.unchainable', { n: 1 });
+      await plantPending(ctx.relay, 'test.waiting', { n: 2 });
+      // The upload's commit has the writer look at what waits; an entry queued meanwhile goes in the same round.
+      upload = await attachBuild(ctx.members.withPat(pat, 'post', '/api/v1/builds'), 'literal-label.apk').expect(201);
+      await expect(log.append(new AuditEvent('test.queued', null, 'probe', 'system', null, null, {}))).resolves.toBeTruthy();
+      await auditSettled(ctx.relay);
+      const chained = (await sql(ctx.relay, "SELECT action FROM audit_entries WHERE action IN ('test.unchainable', 'test.waiting', 'test.queued', 'build.uploaded') AND (target IS NULL OR target = ?)", [`build:${upload.body.id}`])) as { action: string }[];
+      expect(chained.map((row) => row.action).sort()).toEqual(['build.uploaded', 'test.queued', 'test.waiting']);
+      expect(await sql(ctx.relay, 'SELECT action FROM audit_pending')).toEqual([{ action: 'test.unchainable' }]);
+      expect(errors.mock.calls.map(([message]) => String(message))).toEqual([expect.stringMatching(/^audit_pending row \d+ could not be chained \(.*chaining refused.*\): it stays waiting/)]);
+      // Left out of the next rounds: a sign-in's entry is not held up by it.
+      await ctx.members.login(admin.email, TEST_PASSWORD);
+      await auditSettled(ctx.relay);
+      expect(await pendingCount(ctx.relay)).toBe(1);
+    } finally {
+      errors.mockRestore();
+      await refuseChaining(ctx.relay, 'test.unchainable', false);
+    }
+    // The minute's retry chains it once the database takes it.
+    log.chainPending(true);
+    await auditSettled(ctx.relay);
+    expect(await pendingCount(ctx.relay)).toBe(0);
+    expect(await sql(ctx.relay, "SELECT action FROM audit_entries WHERE action = 'test.unchainable'")).toEqual([{ action: 'test.unchainable' }]);
+    expect((await ctx.relay.app.get(AuditVerifier).verify()).broken).toBeNull();
   });
 
   it('prunes past the retention, leaving an anchor from which the rest still verifies', async () => {

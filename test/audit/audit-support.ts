@@ -45,6 +45,17 @@ export async function refuseAuditInserts(relay: TestRelay, refuse: boolean): Pro
   }
 }
 
+/** Has the database refuse to chain entries of this one action (audit_entries only: they can still wait in audit_pending), or stop refusing. */
+export async function refuseChaining(relay: TestRelay, action: string, refuse: boolean): Promise<void> {
+  if (testDialect === 'postgres') {
+    if (!refuse) return void (await sql(relay, 'DROP TRIGGER refuse_chaining ON audit_entries'));
+    await sql(relay, `CREATE OR REPLACE FUNCTION refuse_chaining() RETURNS trigger AS $$ BEGIN IF NEW.action = '${action}' THEN RAISE EXCEPTION 'chaining refused'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`);
+    await sql(relay, 'CREATE TRIGGER refuse_chaining BEFORE INSERT ON audit_entries FOR EACH ROW EXECUTE FUNCTION refuse_chaining()');
+  } else {
+    await sql(relay, refuse ? `CREATE TRIGGER refuse_chaining BEFORE INSERT ON audit_entries WHEN NEW.action = '${action}' BEGIN SELECT RAISE(ABORT, 'chaining refused'); END` : 'DROP TRIGGER refuse_chaining');
+  }
+}
+
 /**
  * An entry as a relay killed between its transaction's commit and the chaining leaves it: waiting in
  * audit_pending, signed with the relay's head key; `forged` writes it as someone with only the database would.
