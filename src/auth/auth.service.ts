@@ -167,7 +167,7 @@ export class AuthService {
       throw forbidden(ssoOnlyMessage(this.config));
     }
     // Whether the member has two-factor sign-in is read while bcrypt runs: one round trip off the sign-in.
-    const verified = await this.users.verifyCredentialsWith(email, password, (member) => this.twoFactor.isEnabled(member.id));
+    const verified = await this.users.verifyCredentialsWith(email, password, (member, on) => this.twoFactor.isEnabled(member.id, on));
     if (!verified) {
       this.signInFailed(email, address, answer.kind === 'unavailable' ? 'directory_unavailable' : 'invalid_credentials');
       if (answer.kind === 'unavailable') throw new HttpError(HttpStatus.SERVICE_UNAVAILABLE, ErrorMessages.directoryUnavailable);

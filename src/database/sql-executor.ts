@@ -37,6 +37,26 @@ export class SqlExecutor implements Sql {
     return (transaction ? transaction.queryArrays(sql, parameters) : this.connection.query(sql, parameters, true)) as Promise<unknown[][]>;
   }
 
+  /**
+   * `work`'s statements, one after another, on one pooled connection taken once (PostgreSQL; SQLite
+   * has one), outside any transaction: for a request's few reads in a row whose each checkout would
+   * wait its turn for a connection under load (a sign-in's). In the caller's open transaction, on it.
+   */
+  async onOneConnection<T>(work: (on: Sql) => Promise<T>): Promise<T> {
+    const transaction = openTransaction();
+    if (transaction) return work(transaction);
+    const held = await this.connection.hold();
+    try {
+      return await work({
+        dialect: this.dialect,
+        query: <R>(sql: string, parameters: readonly unknown[] = []) => held.query(sql, parameters, false) as Promise<R[]>,
+        queryArrays: (sql: string, parameters: readonly unknown[] = []) => held.query(sql, parameters, true) as Promise<unknown[][]>,
+      });
+    } finally {
+      held.release();
+    }
+  }
+
   /** A connection of its own from BEGIN until the session ends (TransactionRunner's; SQLite: in turn). */
   begin(): Promise<Session> {
     return this.connection.begin();

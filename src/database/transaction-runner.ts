@@ -131,6 +131,11 @@ export class TransactionRunner {
     }
   }
 
+  /** Statements in a row on one connection taken once, no transaction (SqlExecutor.onOneConnection). */
+  onOneConnection<T>(work: (on: Sql) => Promise<T>): Promise<T> {
+    return this.executor.onOneConnection(work);
+  }
+
   /**
    * A SELECT's rows as arrays of their column values, in the statement's column order: for reads of
    * many rows, where the drivers' row objects (a property per column per row) cost more than the

@@ -40,11 +40,11 @@ export class TwoFactorRepository {
     this.sql = QueryBuilder.for(db.dialect);
   }
 
-  async credentialOf(userId: number): Promise<TwoFactorCredentialEntity | null> {
+  async credentialOf(userId: number, on: Sql = this.db): Promise<TwoFactorCredentialEntity | null> {
     const statement = this.sql.prepare('twoFactor.credential', (v: { userId: number }) =>
       this.sql.db.selectFrom('two_factor_credentials').select(['user_id', 'secret', 'created_at', 'enabled_at', 'last_used_step']).where('user_id', '=', v.userId),
     );
-    const [row] = await statement.run<CredentialRow>(this.db, { userId });
+    const [row] = await statement.run<CredentialRow>(on, { userId });
     if (!row) return null;
     return Object.assign(new TwoFactorCredentialEntity(), {
       userId: Number(row.user_id),

@@ -12,6 +12,7 @@ import { badRequest, conflict, notFound } from '../common/errors/http-error';
 import { andThen, type Sometimes } from '../common/sometimes';
 import { MINUTE_MS } from '../common/time';
 import { TransactionRunner } from '../database/transaction-runner';
+import type { Sql } from '../database/sql';
 import { newTotpSecret, totpStep, totpUri } from './totp';
 import type { TwoFactorRequirement } from './two-factor.entities';
 import { TwoFactorRepository } from './two-factor.repository';
@@ -50,8 +51,9 @@ export class TwoFactorService {
     private readonly events: EventEmitter2,
   ) {}
 
-  async isEnabled(userId: number): Promise<boolean> {
-    return !!(await this.rows.credentialOf(userId))?.enabledAt;
+  /** `on`: the connection the caller's other statements hold (a sign-in's), else any. */
+  async isEnabled(userId: number, on?: Sql): Promise<boolean> {
+    return !!(await this.rows.credentialOf(userId, on))?.enabledAt;
   }
 
   async status(userId: number): Promise<{ enabled: boolean; recoveryCodesLeft: number }> {

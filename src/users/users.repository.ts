@@ -83,9 +83,9 @@ export class UsersRepository {
   }
 
   /** `email` as stored (trimmed, lower-cased). */
-  async findByEmail(email: string): Promise<UserEntity | null> {
+  async findByEmail(email: string, on: Sql = this.db): Promise<UserEntity | null> {
     const statement = this.sql.prepare('users.byEmail', (v: { email: string }) => this.sql.db.selectFrom('users').select(COLUMNS).where('email', '=', v.email));
-    const [row] = await statement.run<UserRow>(this.db, { email });
+    const [row] = await statement.run<UserRow>(on, { email });
     return row ? toUser(row) : null;
   }
 

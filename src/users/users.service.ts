@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { Clock } from '../common/clock';
 import type { Role } from '../common/auth/role';
+import type { Sql } from '../database/sql';
 import { TransactionRunner } from '../database/transaction-runner';
 import { MemberChangedEvent } from './events/member-changed.event';
 import { PasswordHasher } from './password-hasher';
@@ -161,13 +162,22 @@ export class UsersService {
   /**
    * verifyCredentials, with `alongside` run on the member's row while the password is checked and
    * its answer returned with the member: a sign-in's next lookup (two-factor) off its critical path.
+   * The member's row and `alongside`'s statements (given `on`) share one connection: on PostgreSQL
+   * under load each checkout of a pooled connection waits its turn, and a sign-in made three.
    */
-  async verifyCredentialsWith<T>(email: string, password: string, alongside: (user: UserEntity) => Promise<T>): Promise<{ user: UserEntity; alongside: T } | null> {
-    const user = await this.findByEmail(email);
-    // A deactivated member (SCIM) is refused like an unknown one, at the same cost.
-    if (!user || !user.active) return this.hasher.verifyDecoy(password).then(() => null);
-    const [matches, answer] = await Promise.all([this.hasher.verify(password, user.passwordHash), alongside(user)]);
-    return matches ? { user, alongside: answer } : null;
+  async verifyCredentialsWith<T>(email: string, password: string, alongside: (user: UserEntity, on: Sql) => Promise<T>): Promise<{ user: UserEntity; alongside: T } | null> {
+    let matches: Promise<boolean> | undefined;
+    const found = await this.transactions.onOneConnection(async (on) => {
+      const user = await this.users.findByEmail(normalizeEmail(email), on);
+      // A deactivated member (SCIM) is refused like an unknown one, at the same cost (below).
+      if (!user || !user.active) return null;
+      matches = this.hasher.verify(password, user.passwordHash);
+      // Awaited below; handled here too, so a failing `alongside` leaves no rejection unheard.
+      matches.catch(() => undefined);
+      return { user, alongside: await alongside(user, on) };
+    });
+    if (!found) return this.hasher.verifyDecoy(password).then(() => null);
+    return (await matches!) ? found : null;
   }
 
   /** Announced once the change is committed (the caller's transaction, if any, included). */

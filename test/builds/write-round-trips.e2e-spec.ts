@@ -15,11 +15,13 @@ import { useTestRelay } from '../support/use-relay';
  * (src/common/read-cache.ts), and with no forge configured a status change reads no provenance for
  * the forge statuses it would queue. Before (issue 42): 4 and 4; then 1 and 2, while the upload's
  * transaction held the audit chain's row through its commit (docs/decisions.md#issue-42-audit-pending).
+ * A verdict (Done, Rejected) read the build before its transaction (3); a sign-in took a connection
+ * for the member and another for its two-factor read (4).
  */
 describe('writes on PostgreSQL: pool checkouts per request, with the work after the answer', () => {
   const ctx = useTestRelay();
 
-  itPostgresOnly('the pool is PostgreSQL\'s')('an upload checks out 2 connections, a status change 2, a verdict 2', async () => {
+  itPostgresOnly('the pool is PostgreSQL\'s')('an upload checks out 2 connections, a status change 2, a verdict 2, a sign-in 3', async () => {
     const developer = await ctx.members.member('Developer');
     const pat = await ctx.members.pat(developer, 'builds:write');
     const pool = postgresPool(ctx.relay.app.get(DataSource));
@@ -36,6 +38,8 @@ describe('writes on PostgreSQL: pool checkouts per request, with the work after 
     // A verdict asks its guards (nothing to read with no gate policy and no reason required) and no longer reads the build before its transaction.
     const verdicts = ['Done', 'Rejected'];
     const verdict = await checkouts(() => ctx.members.as(developer, 'patch', `/api/v1/builds/${id}`).send({ status_label: verdicts[next++ % 2] }).expect(200));
-    expect({ upload, status, verdict }).toEqual({ upload: 2, status: 2, verdict: 2 });
+    // A sign-in: the member and its two-factor read on one connection (bcrypt beside the second), the session, the entry's chaining.
+    const signIn = await checkouts(() => ctx.members.login(developer.email));
+    expect({ upload, status, verdict, signIn }).toEqual({ upload: 2, status: 2, verdict: 2, signIn: 3 });
   });
 });

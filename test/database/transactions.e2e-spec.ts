@@ -154,6 +154,28 @@ describe('TransactionRunner: one transaction across modules', () => {
     expect(dropped).toEqual([]);
   });
 
+  it('onOneConnection() runs its statements on one connection, outside any transaction, and gives it back after (on failure too); inside a run(), in its transaction', async () => {
+    const backend = testDialect === 'postgres' ? 'SELECT pg_backend_pid() AS n' : 'SELECT 1 AS n';
+    const [first, second] = await runner().onOneConnection(async (on) => [await on.query(backend), await on.query(backend)]);
+    expect(second).toEqual(first);
+    if (testDialect === 'postgres') {
+      const state = await runner().onOneConnection((on) => on.query<{ state: string }>('SELECT state FROM pg_stat_activity WHERE pid = pg_backend_pid()'));
+      expect(state).toEqual([{ state: 'active' }]); // not 'idle in transaction': no BEGIN was sent
+    }
+    // Given back after a failure: more of them in a row than the pool has connections each still get one.
+    await expect(runner().onOneConnection(async () => Promise.reject(new Error('work failed')))).rejects.toThrow('work failed');
+    for (let i = 0; i < 12; i++) await within('a held connection', runner().onOneConnection((on) => on.query(backend)), 5000);
+    await expect(
+      runner().run(async () => {
+        await catalogue().resolveForBuild(build('com.example.held-undone'));
+        const seen = await runner().onOneConnection((on) => on.query<{ bundle_id_key: string }>('SELECT bundle_id_key FROM apps'));
+        expect(seen.map((a) => a.bundle_id_key)).toContain('com.example.held-undone');
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    expect(await bundles()).not.toContain('com.example.held-undone');
+  });
+
   it("runExplicit() inside an open run() is a savepoint of it, its after-commit work waiting for the outer commit", async () => {
     const seen: string[][] = [];
     await runner().run(async () => {

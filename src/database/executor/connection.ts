@@ -10,9 +10,16 @@ export interface Session {
   end(commit: boolean): Promise<void>;
 }
 
-/** A database as the executor sees it: statements alone, and sessions for transactions. */
+/** A connection held for a few statements outside any transaction, until release(). */
+export interface Held {
+  query(sql: string, parameters: readonly unknown[], arrays: boolean): Promise<Rows>;
+  release(): void;
+}
+
+/** A database as the executor sees it: statements alone, a connection held for a few, and sessions for transactions. */
 export interface Connection {
   readonly dialect: Dialect;
   query(sql: string, parameters: readonly unknown[], arrays: boolean): Promise<Rows>;
+  hold(): Promise<Held>;
   begin(): Promise<Session>;
 }

@@ -1,5 +1,5 @@
 import type { Pool, PoolClient, QueryArrayConfig, QueryConfig } from 'pg';
-import type { Connection, Rows, Session } from './connection';
+import type { Connection, Held, Rows, Session } from './connection';
 
 /**
  * PostgreSQL through the data source's pool: a statement alone on whichever connection is free, a
@@ -14,6 +14,22 @@ export class PostgresConnection implements Connection {
 
   async query(sql: string, parameters: readonly unknown[], arrays: boolean): Promise<Rows> {
     return (await this.pool().query(config(sql, parameters, arrays))).rows;
+  }
+
+  async hold(): Promise<Held> {
+    const client = await this.pool().connect();
+    let released = false;
+    return {
+      query: async (sql, parameters, arrays) => {
+        if (released) throw new Error('The connection was given back; a statement of its work ran after it (was it awaited?)');
+        return (await client.query(config(sql, parameters, arrays))).rows;
+      },
+      release: () => {
+        if (released) return;
+        released = true;
+        client.release();
+      },
+    };
   }
 
   async begin(): Promise<Session> {

@@ -1,5 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
-import type { Connection, Rows, Session } from './connection';
+import type { Connection, Held, Rows, Session } from './connection';
 
 /** Prepared statements kept by SQL text; past it the oldest goes (the list's filter/sort shapes alone are hundreds). */
 const MAX_STATEMENTS = 1000;
@@ -27,6 +27,11 @@ export class SqliteConnection implements Connection {
   async query(sql: string, parameters: readonly unknown[], arrays: boolean): Promise<Rows> {
     while (this.owned) await this.released;
     return this.run(sql, parameters, arrays);
+  }
+
+  /** The one connection has nothing to hold: each statement runs alone, as query() runs it. */
+  async hold(): Promise<Held> {
+    return { query: (sql, parameters, arrays) => this.query(sql, parameters, arrays), release: () => undefined };
   }
 
   begin(): Promise<Session> {
