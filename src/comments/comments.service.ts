@@ -47,7 +47,9 @@ export class CommentsService {
       const { body } = form.fields;
       // A well-formed id past MAX_ID names no build (readId's rule): 404 without asking the database.
       if (form.fields.build_id > MAX_ID) throw notFound(ErrorMessages.buildNotFound);
-      const buildId = (await this.builds.get(form.fields.build_id)).id;
+      // Not read first: the insert's foreign key answers for a build that is not there (below), and on
+      // PostgreSQL that read was a pool checkout of its own, each a wait under load (issue 42).
+      const buildId = form.fields.build_id;
       const attachment = form.image('attachment');
       // Announced before the file appears in the folder and until its row is committed, so that a
       // concurrent sweep (attachmentPaths) never takes it for an orphan.
@@ -68,8 +70,8 @@ export class CommentsService {
         return created;
       } catch (err) {
         await this.images.remove(filePath);
-        // The build was deleted between the check above and the insert: the same 404 as before the
-        // check, and no file or row is left (its comments and files went with it anyway).
+        // No such build (or deleted meanwhile): its 404, and no file or row is left (a deleted build's
+        // comments and files went with it anyway).
         if (isForeignKeyViolation(err)) await this.builds.get(buildId);
         throw err;
       } finally {

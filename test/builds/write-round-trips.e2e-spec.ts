@@ -16,12 +16,12 @@ import { useTestRelay } from '../support/use-relay';
  * the forge statuses it would queue. Before (issue 42): 4 and 4; then 1 and 2, while the upload's
  * transaction held the audit chain's row through its commit (docs/decisions.md#issue-42-audit-pending).
  * A verdict (Done, Rejected) read the build before its transaction (3); a sign-in took a connection
- * for the member and another for its two-factor read (4).
+ * for the member and another for its two-factor read (4); a comment read its build first (2).
  */
 describe('writes on PostgreSQL: pool checkouts per request, with the work after the answer', () => {
   const ctx = useTestRelay();
 
-  itPostgresOnly('the pool is PostgreSQL\'s')('an upload checks out 2 connections, a status change 2, a verdict 2, a sign-in 3', async () => {
+  itPostgresOnly('the pool is PostgreSQL\'s')('an upload checks out 2 connections, a status change 2, a verdict 2, a sign-in 3, a comment 1', async () => {
     const developer = await ctx.members.member('Developer');
     const pat = await ctx.members.pat(developer, 'builds:write');
     const pool = postgresPool(ctx.relay.app.get(DataSource));
@@ -40,6 +40,8 @@ describe('writes on PostgreSQL: pool checkouts per request, with the work after 
     const verdict = await checkouts(() => ctx.members.as(developer, 'patch', `/api/v1/builds/${id}`).send({ status_label: verdicts[next++ % 2] }).expect(200));
     // A sign-in: the member and its two-factor read on one connection (bcrypt beside the second), the session, the entry's chaining.
     const signIn = await checkouts(() => ctx.members.login(developer.email));
-    expect({ upload, status, verdict, signIn }).toEqual({ upload: 2, status: 2, verdict: 2, signIn: 3 });
+    // A comment: its transaction alone (the build is not read first: the foreign key answers for a missing one).
+    const comment = await checkouts(() => ctx.members.as(developer, 'post', '/api/v1/comments').field('build_id', String(id)).field('body', 'looks right').expect(201));
+    expect({ upload, status, verdict, signIn, comment }).toEqual({ upload: 2, status: 2, verdict: 2, signIn: 3, comment: 1 });
   });
 });

@@ -116,6 +116,9 @@ describe('comments', () => {
     }
     await members.as(dev, 'post', '/api/v1/comments').field('build_id', String(buildId)).field('body', 'big').attach('attachment', images.jpeg(5 * MB), 'ok.jpg').expect(201);
     await members.as(dev, 'post', '/api/v1/comments').field('build_id', String(buildId)).field('body', 'x').attach('attachment', images.jpeg(5 * MB + 1), 'x.jpg').expect(413);
+    // An unknown build with an image: 404, and the image it stored before the insert's foreign key refused is gone.
+    const unknown = await members.as(dev, 'post', '/api/v1/comments').field('build_id', '99999').field('body', 'x').attach('attachment', images.jpeg(1000), 'x.jpg').expect(404);
+    expect(unknown.body).toEqual({ error: 'Build not found' });
     expect((await attachmentFiles()).length).toBe(before + 1);
     expect(readdirSync(join(relay.dataDir, 'tmp')).filter((f) => f.startsWith('upload-'))).toEqual([]);
   });
