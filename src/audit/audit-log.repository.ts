@@ -203,18 +203,18 @@ export class AuditLogRepository {
     await insertReturningId(tx, 'audit_pending', { ...recordRow(entry), mac });
   }
 
-  /** The oldest `limit` entries waiting to be chained (committed ones: read under the state row's lock). */
-  async pending(limit: number, tx: Sql): Promise<WaitingRow[]> {
+  /** The oldest `limit` entries waiting to be chained (to chain them: read under the state row's lock, on its `tx`). */
+  async pending(limit: number, tx: Sql = this.db): Promise<WaitingRow[]> {
     const statement = this.sql.prepare('audit.pending', (v: { limit: number }) =>
       this.sql.db.selectFrom('audit_pending').select(PENDING_COLUMNS).orderBy('id').limit(v.limit),
     );
-    return (await statement.run<PendingDbRow & { mac: string }>(tx, { limit })).map((row) => ({ ...toFields(row), id: Number(row.id), mac: row.mac }));
+    return (await statement.run<WaitingDbRow>(tx, { limit })).map(toWaiting);
   }
 
   /** One waiting entry, if it still waits (read under the state row's lock: another writer may have chained it). */
   async pendingRow(id: number, tx: Sql): Promise<WaitingRow[]> {
     const statement = this.sql.prepare('audit.pendingRow', (v: { id: number }) => this.sql.db.selectFrom('audit_pending').select(PENDING_COLUMNS).where('id', '=', v.id));
-    return (await statement.run<PendingDbRow & { mac: string }>(tx, { id })).map((row) => ({ ...toFields(row), id: Number(row.id), mac: row.mac }));
+    return (await statement.run<WaitingDbRow>(tx, { id })).map(toWaiting);
   }
 
   /** Removes these waiting entries (chained in the same transaction): exactly these ids, never a range, which could take one committed since. */
@@ -293,10 +293,16 @@ function toEntry(row: EntryRow): AuditEntryEntity {
   return Object.assign(new AuditEntryEntity(), { id: Number(row.id), ...toFields(row), prevHash: row.prev_hash, hash: row.hash });
 }
 
-/** The columns every audit record has, as a row. */
 /** audit_entries' columns as insertChained() writes them (the database numbers the entries). */
 const CHAINED_COLUMNS = ENTRY_COLUMNS.filter((column) => column !== 'id');
 
+type WaitingDbRow = PendingDbRow & { mac: string };
+
+function toWaiting(row: WaitingDbRow): WaitingRow {
+  return { ...toFields(row), id: Number(row.id), mac: row.mac };
+}
+
+/** The columns every audit record has, as a row. */
 function recordRow(entry: AuditRecordFields) {
   return {
     at: entry.at.getTime(),

@@ -239,7 +239,8 @@ export class AuditLogService {
   private async chainWaitingAlone(): Promise<void> {
     let ids: number[];
     try {
-      ids = await this.transactions.runExplicit(async (tx) => (await this.log.pending(MAX_BATCH + this.stuck.size, tx)).map((row) => row.id));
+      // Which ids to try: each is read again under the state row's lock before it is chained.
+      ids = (await this.log.pending(MAX_BATCH + this.stuck.size)).map((row) => row.id);
     } catch {
       return; // The database is away: the minute's call looks again.
     }
