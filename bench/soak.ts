@@ -83,6 +83,12 @@ const FLOOR_MINUTES = Number(process.env.BENCH_FLOOR_MINUTES ?? MINUTES);
 const SLICE_MS = Number(process.env.BENCH_SLICE_SECONDS ?? 60) * 1000;
 const BCRYPT_COST = process.env.BENCH_BCRYPT_COST ?? '4';
 const CHECKOUT = process.env.BENCH_CHECKOUT ?? ROOT;
+/**
+ * BENCH_EACH_ROUTE=1: after seeding, each kind of request alone (BENCH_MINUTES each, in turns with the floor), then a
+ * table of each route's CPU a request on both sides: where the mix's CPU ratio comes from, route by route.
+ * BENCH_ONLY=login,status: those kinds only.
+ */
+const EACH_ROUTE = process.env.BENCH_EACH_ROUTE === '1';
 const MEMBER_PASSWORD = 'bench-member-password';
 /** Issue 27's per-request targets (p99, ms); reads share issue 11's 100 ms. */
 const TARGETS: Record<string, number> = { list: 100, build: 100, comments: 100, upload: 250, 'comment+image': 150, login: 400 };
@@ -243,11 +249,20 @@ async function main(): Promise<void> {
     ];
     // Each server on its own database from the same start, the clients taking turns on them (interleave()).
     let floorSide: Side | null = null;
+    const makeRelaySide = () => newSide('relay', relay.port, relay.child.pid!, ids, MINUTES, kinds);
     if (FLOOR_MINUTES > 0) {
       const floorProfile = [...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${join(PROFILE_DIR, 'floor')}`] : []), ...(PERF_DIR ? PERF_NODE_ARGS : [])];
       const floorPort = await freePort();
       floor = await startBaseline('soak-server.ts', [floorStart!.location, join(work, 'floor')], floorPort, floorProfile);
       floorSide = newSide('floor', floorPort, floor.pid!, ids.slice(0, seededIds), FLOOR_MINUTES, kinds);
+    }
+    if (EACH_ROUTE && floorSide) {
+      const only = process.env.BENCH_ONLY?.split(',');
+      await eachRouteAlone(only ? kinds.filter((kind) => only.includes(kind.name)) : kinds, makeRelaySide(), floorSide, (side) => {
+        port = side.port;
+        ids = side.ids;
+      });
+      return;
     }
     const relaySide = newSide('relay', relay.port, relay.child.pid!, ids, MINUTES, kinds);
     const started = performance.now();
@@ -518,6 +533,34 @@ async function runSlice(side: Side, ms: number, kinds: Kind[]): Promise<void> {
   side.counted.cpuMs += cpuMs(side.pid) - counted.cpuMs;
   side.counted.mainMs += cpuMs(side.pid, side.pid) - counted.mainMs;
   if (seconds >= 1) side.slices.push({ perSecond: answered / seconds, readP99: p99Of(reads.sort((a, b) => a - b)) });
+}
+
+/**
+ * BENCH_EACH_ROUTE: the clients on one kind of request at a time, in turns on the relay and the floor (each kind as long
+ * as the mix would run), and per kind each side's answers/s and CPU a request (all threads; the main thread), and the ratios.
+ */
+async function eachRouteAlone(kinds: Kind[], relay: Side, floor: Side, serve: (side: Side) => void): Promise<void> {
+  const rows: string[] = [];
+  for (const kind of kinds) {
+    const sides = [relay, floor].map((side) => ({ ...newSide(side.name, side.port, side.pid, side.ids, side.minutes, [kind]), warmupMs: Math.min(side.warmupMs, 15_000) }));
+    await interleave(sides, [kind], serve);
+    // BENCH_PERF: each side's samples of this kind (a later kind's overwrite them: use it with one kind in BENCH_ONLY).
+    for (const side of sides) if (side.perf) console.log(`perf samples of the ${side.name}'s main thread (${kind.name}): ${await side.perf.stop()}`);
+    const [r, f] = sides.map((side) => {
+      const answered = side.tallies.latencies.get(kind.name)!.length;
+      return { perSecond: answered / side.counted.seconds, cpu: side.counted.cpuMs / Math.max(1, answered), main: side.counted.mainMs / Math.max(1, answered), answered };
+    });
+    const row =
+      `| ${kind.name} | ${r.perSecond.toFixed(0)} | ${f.perSecond.toFixed(0)} | ${(r.perSecond / f.perSecond).toFixed(2)} | ` +
+      `${r.cpu.toFixed(3)} | ${f.cpu.toFixed(3)} | ${(r.cpu / f.cpu).toFixed(2)} | ${r.main.toFixed(3)} | ${f.main.toFixed(3)} | ${(r.main / f.main).toFixed(2)} | ` +
+      `${JSON.stringify(sides[0].tallies.unexpected.get(kind.name) ?? {})} ${JSON.stringify(sides[1].tallies.unexpected.get(kind.name) ?? {})} |`;
+    console.log(row);
+    rows.push(row);
+  }
+  console.log(`\neach route alone, ${CLIENTS} clients, ${MINUTES} min a side in turns of ${SLICE_MS / 1000} s (load average ${loadavg().map((l) => l.toFixed(1)).join(' ')})`);
+  console.log('| route | relay /s | floor /s | ÷ | relay CPU ms | floor CPU ms | ÷ | relay main ms | floor main ms | ÷ | unexpected (relay, floor) |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+  for (const row of rows) console.log(row);
 }
 
 function printSlices(side: Side): void {
