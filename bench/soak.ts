@@ -149,6 +149,7 @@ const APKS = ['literal-label.apk', 'string-label.apk'].map((name) => ({
 async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'svc-bench-soak-'));
   if (PERF_DIR && !perfAvailable()) throw new Error('BENCH_PERF needs Linux perf (apt-get install linux-perf)');
+  if (EACH_ROUTE && FLOOR_MINUTES <= 0) throw new Error('BENCH_EACH_ROUTE compares each route with the floor: leave BENCH_FLOOR_MINUTES unset or above 0');
   if (CHECKOUT === ROOT) buildRelay();
   else if (!existsSync(join(CHECKOUT, 'dist', 'main.js'))) throw new Error(`BENCH_CHECKOUT ${CHECKOUT} has no dist/main.js: build it first`);
   console.log(`relay: ${CHECKOUT === ROOT ? 'this checkout' : CHECKOUT}`);
@@ -249,22 +250,21 @@ async function main(): Promise<void> {
     ];
     // Each server on its own database from the same start, the clients taking turns on them (interleave()).
     let floorSide: Side | null = null;
-    const makeRelaySide = () => newSide('relay', relay.port, relay.child.pid!, ids, MINUTES, kinds);
     if (FLOOR_MINUTES > 0) {
       const floorProfile = [...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${join(PROFILE_DIR, 'floor')}`] : []), ...(PERF_DIR ? PERF_NODE_ARGS : [])];
       const floorPort = await freePort();
       floor = await startBaseline('soak-server.ts', [floorStart!.location, join(work, 'floor')], floorPort, floorProfile);
       floorSide = newSide('floor', floorPort, floor.pid!, ids.slice(0, seededIds), FLOOR_MINUTES, kinds);
     }
+    const relaySide = newSide('relay', relay.port, relay.child.pid!, ids, MINUTES, kinds);
     if (EACH_ROUTE && floorSide) {
       const only = process.env.BENCH_ONLY?.split(',');
-      await eachRouteAlone(only ? kinds.filter((kind) => only.includes(kind.name)) : kinds, makeRelaySide(), floorSide, (side) => {
+      await eachRouteAlone(only ? kinds.filter((kind) => only.includes(kind.name)) : kinds, relaySide, floorSide, (side) => {
         port = side.port;
         ids = side.ids;
       });
       return;
     }
-    const relaySide = newSide('relay', relay.port, relay.child.pid!, ids, MINUTES, kinds);
     const started = performance.now();
     const rss: { t: number; mb: number }[] = [];
     const heapAt: { t: number; mb: number }[] = [];
@@ -548,7 +548,7 @@ async function eachRouteAlone(kinds: Kind[], relay: Side, floor: Side, serve: (s
     for (const side of sides) if (side.perf) console.log(`perf samples of the ${side.name}'s main thread (${kind.name}): ${await side.perf.stop()}`);
     const [r, f] = sides.map((side) => {
       const answered = side.tallies.latencies.get(kind.name)!.length;
-      return { perSecond: answered / side.counted.seconds, cpu: side.counted.cpuMs / Math.max(1, answered), main: side.counted.mainMs / Math.max(1, answered), answered };
+      return { perSecond: answered / side.counted.seconds, cpu: side.counted.cpuMs / Math.max(1, answered), main: side.counted.mainMs / Math.max(1, answered) };
     });
     const row =
       `| ${kind.name} | ${r.perSecond.toFixed(0)} | ${f.perSecond.toFixed(0)} | ${(r.perSecond / f.perSecond).toFixed(2)} | ` +
