@@ -14,8 +14,8 @@
  * variant (bench/support/list-bench.ts listVariants: the spec's filters, sorts and pages, deep
  * pages, `q`, `search`, and the filters beyond the spec) is asked of both first: they must list
  * the same builds in the same order, or the suite fails. Then each variant is loaded from
- * BENCH_CONNECTIONS (32) keep-alive connections for BENCH_SECONDS (3) after 1 s of warm-up, relay
- * then floor, BENCH_ROUNDS (1) times; the table gives each side's req/s, p50, p99 and CPU time per
+ * BENCH_CONNECTIONS (32) keep-alive connections for BENCH_SECONDS (3) a side, in turns relay, floor,
+ * floor, relay (a slow variant's turns longer: support/list-bench.ts loadRounds), BENCH_ROUNDS (1) times; the table gives each side's req/s, p50, p99 and CPU time per
  * answer (PostgreSQL's own work not included), and the verdict lines the ratios against the
  * targets: answers/s >= 0.8 of the floor's, p99 <= 1.3 times the floor's. The load average is
  * printed before and after each database's rounds (the machine is shared).

@@ -281,23 +281,77 @@ export interface VariantRuns {
 }
 
 /**
- * `rounds` rounds of `seconds` of load per variant from `connections` connections, relay then the
- * other server back to back (so both meet the same moment of a shared machine); every run kept.
+ * `rounds` rounds of load per variant from `connections` connections, after SUITE_WARMUP_SECONDS of
+ * the first variant on each side (not recorded: both sides were just started). A round is four
+ * turns back to back, relay, other, other, relay, each `seconds / 2` after TURN_WARMUP_SECONDS, and
+ * each side's two turns are pooled. In turns because the side that went first did worse: a million
+ * builds on PostgreSQL, the relay's first turn on `plain` answered 660 a second and its second 1,158,
+ * the floor's 1,016 then 1,405 (bench/results/2026-12-05-721c5f2-million-turns.md); the relay always
+ * went first. A slow variant's turn goes on until it has two answers a connection (at most
+ * MAX_TURN_SECONDS): its connections answer in waves, and a 3 s window caught one wave or none
+ * (`search two terms` on PostgreSQL read 0 answers against 3).
  */
 export async function loadRounds(list: Variant[], relay: Server, other: Server, headers: Record<string, string>, options: LoadOptions): Promise<Map<string, VariantRuns>> {
   const { rounds, seconds, connections } = options;
   const results = new Map<string, VariantRuns>();
+  // Both sides freshly started: the first variant measured the relay's JIT and pool warming up.
+  for (const server of [relay, other]) await runLoad({ port: server.port, paths: list[0].paths, headers, connections, seconds: SUITE_WARMUP_SECONDS });
   for (let round = 1; round <= rounds; round++) {
     for (const variant of list) {
       const entry = results.get(variant.name) ?? { relay: [], other: [] };
       results.set(variant.name, entry);
-      const load = (server: Server) => runLoad({ port: server.port, serverPid: server.pid, paths: variant.paths, headers, connections, seconds });
-      entry.relay.push(await measure(relay, load));
-      entry.other.push(await measure(other, load));
+      const load = (server: Server) =>
+        runLoad({
+          port: server.port,
+          serverPid: server.pid,
+          paths: variant.paths,
+          headers,
+          connections,
+          seconds: seconds / 2,
+          warmupSeconds: TURN_WARMUP_SECONDS,
+          minAnswers: 2 * connections,
+          maxSeconds: MAX_TURN_SECONDS,
+          keepLatencies: true,
+        });
+      const relayFirst = await measure(relay, load);
+      const otherFirst = await measure(other, load);
+      const otherSecond = await measure(other, load);
+      const relaySecond = await measure(relay, load);
+      entry.relay.push(pooled(relayFirst, relaySecond));
+      entry.other.push(pooled(otherFirst, otherSecond));
     }
     if (rounds > 1) process.stdout.write(`round ${round}/${rounds} done\n`);
   }
   return results;
+}
+
+const SUITE_WARMUP_SECONDS = 3;
+const TURN_WARMUP_SECONDS = 0.5;
+const MAX_TURN_SECONDS = 15;
+
+/** One side's turns as one run: answers over their seconds, percentiles over their latencies together, CPU over their answers. */
+export function pooled(...turns: Measured[]): Measured {
+  const latencies = turns.flatMap((turn) => turn.latencies ?? []).sort((a, b) => a - b);
+  const pct = (p: number) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] : NaN);
+  const sum = (value: (turn: Measured) => number) => turns.reduce((total, turn) => total + value(turn), 0);
+  const completed = sum((turn) => turn.completed);
+  const spent = (perAnswer: (turn: Measured) => number) => sum((turn) => perAnswer(turn) * Math.max(1, turn.completed)) / Math.max(1, completed);
+  const statuses: Record<string, number> = {};
+  for (const turn of turns) for (const [status, count] of Object.entries(turn.statuses)) statuses[status] = (statuses[status] ?? 0) + count;
+  const seconds = sum((turn) => turn.seconds);
+  return {
+    requests: latencies.length,
+    seconds,
+    rps: latencies.length / seconds,
+    p50: pct(50),
+    p99: pct(99),
+    max: latencies[latencies.length - 1] ?? NaN,
+    statuses,
+    errors: sum((turn) => turn.errors),
+    completed,
+    cpuMsPerRequest: spent((turn) => turn.cpuMsPerRequest),
+    helperCpuMsPerRequest: spent((turn) => turn.helperCpuMsPerRequest),
+  };
 }
 
 /**
@@ -319,7 +373,7 @@ export async function measureVariants(
   const results = await loadRounds(list, relay, floor, headers, options);
 
   const helpers = Boolean(relay.helperPids);
-  console.log(`\n${label}: ${title}, ${connections} connections, median of ${rounds} x ${seconds} s, relay against the floor (bench/baselines/list-query.ts)`);
+  console.log(`\n${label}: ${title}, ${connections} connections, median of ${rounds} x ${seconds} s a side in turns (relay, floor, floor, relay; a slow variant's longer), relay against the floor (bench/baselines/list-query.ts)`);
   if (helpers) console.log('(db ms/req: CPU time of the PostgreSQL backends serving each side, per answer)');
   const db = (runs: Measured[]) => (helpers ? median(runs.map((x) => x.helperCpuMsPerRequest)).toFixed(3).padStart(10) : '');
   console.log(

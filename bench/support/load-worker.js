@@ -2,14 +2,17 @@
 /**
  * A small closed-loop HTTP/1.1 load generator (runs in a worker thread so it has its own core):
  * `connections` keep-alive sockets, each sending the next request as soon as the previous answer
- * is complete, cycling through `paths`, for `seconds` after `warmupSeconds` of unrecorded load.
+ * is complete, cycling through `paths`, for `seconds` after `warmupSeconds` of unrecorded load; with
+ * `minAnswers`, longer until that many answers are recorded (at most `maxSeconds`): a slow variant's
+ * 32 connections answer in waves, and a fixed window of a few seconds caught one wave or none.
+ * `keepLatencies` sends every recorded latency back, so turns can be pooled.
  * Answers must carry Content-Length (both the relay and the baselines send it). Plain `net`, so the
  * client costs far less CPU per request than `http.request` and never becomes the bottleneck.
  */
 const { parentPort, workerData } = require('node:worker_threads');
 const net = require('node:net');
 
-const { port, host = '127.0.0.1', paths, headers = {}, connections, seconds, warmupSeconds = 1 } = workerData;
+const { port, host = '127.0.0.1', paths, headers = {}, connections, seconds, warmupSeconds = 1, minAnswers = 0, maxSeconds = seconds, keepLatencies = false } = workerData;
 const requests = paths.map((path) =>
   Buffer.from(
     `GET ${path} HTTP/1.1\r\nHost: ${host}:${port}\r\nConnection: keep-alive\r\n` +
@@ -24,7 +27,7 @@ let recording = false;
 let stopped = false;
 let next = 0;
 let errors = 0;
-let completed = 0; // including the warm-up, for CPU time per request
+let completed = 0; // including the warm-up and the answers drained after the end, for CPU time per request
 
 function connection() {
   return new Promise((resolve) => {
@@ -40,7 +43,7 @@ function connection() {
       socket.write(requests[next++ % requests.length]);
     };
     const answered = () => {
-      if (!stopped) completed++;
+      completed++;
       if (recording) {
         latencies.push(performance.now() - started);
         statuses[status] = (statuses[status] ?? 0) + 1;
@@ -87,14 +90,19 @@ async function main() {
   recording = true;
   const t0 = performance.now();
   await new Promise((r) => setTimeout(r, seconds * 1000));
+  const cap = Math.max(seconds, maxSeconds) * 1000;
+  while (latencies.length < minAnswers && performance.now() - t0 < cap) await new Promise((r) => setTimeout(r, 20));
   recording = false;
   const elapsed = (performance.now() - t0) / 1000;
   stopped = true;
-  await Promise.race([Promise.all(all), new Promise((r) => setTimeout(r, 5000))]);
+  // The answers still on their way are awaited (and their server's CPU counted with them): left running,
+  // a slow variant's queries would go on into the next side's turn.
+  await Promise.race([Promise.all(all), new Promise((r) => setTimeout(r, 30000))]);
   latencies.sort((a, b) => a - b);
   const pct = (p) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] : NaN);
   parentPort.postMessage({
     requests: latencies.length,
+    seconds: elapsed,
     rps: latencies.length / elapsed,
     p50: pct(50),
     p99: pct(99),
@@ -102,6 +110,7 @@ async function main() {
     statuses,
     errors,
     completed,
+    latencies: keepLatencies ? latencies : undefined,
   });
 }
 

@@ -75,7 +75,7 @@ export async function measureAgainstRaw(
   const { rounds, seconds, connections } = options;
   const results = await loadRounds(list, relay, baseline, headers, options);
   const helpers = Boolean(relay.helperPids);
-  console.log(`\n${title}, ${connections} connections, median of ${rounds} × ${seconds} s, relay against the raw baseline`);
+  console.log(`\n${title}, ${connections} connections, median of ${rounds} × ${seconds} s a side in turns (relay, baseline, baseline, relay), relay against the raw baseline`);
   if (helpers) console.log('(db ms/req: CPU time of the database backends serving each side, per answer; the cpu ratio counts it)');
   console.log(
     'variant                        relay req/s  p50 ms  p99 ms  cpu ms/req' + (helpers ? ' db ms/req' : '') +

@@ -168,6 +168,8 @@ function procStatusKb(pid: number, field: string): number | null {
 
 export interface LoadResult {
   requests: number;
+  /** The recorded window's length. */
+  seconds: number;
   rps: number;
   p50: number;
   p99: number;
@@ -178,6 +180,8 @@ export interface LoadResult {
   completed: number;
   /** CPU time (user + system) the server process spent per answer over the whole run, in ms. */
   cpuMsPerRequest: number;
+  /** Every recorded latency, ascending (with `keepLatencies`). */
+  latencies?: number[];
 }
 
 /**
@@ -193,6 +197,10 @@ export async function runLoad(options: {
   connections: number;
   seconds: number;
   warmupSeconds?: number;
+  /** Record past `seconds` until this many answers (at most `maxSeconds`). */
+  minAnswers?: number;
+  maxSeconds?: number;
+  keepLatencies?: boolean;
 }): Promise<LoadResult> {
   const { serverPid, ...workerData } = options;
   const cpuBefore = serverPid ? cpuMs(serverPid) : 0;
