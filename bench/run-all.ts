@@ -17,7 +17,7 @@
  * BENCH_SUITES=soak,million (names below) runs some; BENCH_SOAK_MINUTES (10) shortens the soaks.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { loadavg } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from './support/relay';
 import { formatSummary, readSuite, summarise, VERDICT_LINE, writeRunReport, type SuiteResult } from './support/run-report';
@@ -93,6 +93,7 @@ async function main(): Promise<void> {
     commit,
     dirty,
     node: process.version,
+    machine: { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, memoryMb: Math.round(totalmem() / 1048576) },
     loadAverage: { start: startLoad, end: loadavg() },
     suites,
     summary,

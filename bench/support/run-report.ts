@@ -36,6 +36,11 @@ export interface RunReport {
   /** Uncommitted changes in the tree when the run started: its figures are not the commit's alone. */
   dirty: boolean;
   node: string;
+  /**
+   * The machine: the same commit's ratios to the floor moved with it (the PostgreSQL soak's CPU 1.38x
+   * on one 2-core machine, 1.64-1.72x on another), so a run says which it was.
+   */
+  machine?: { cpu: string; cores: number; memoryMb: number };
   loadAverage: { start: number[]; end: number[] };
   suites: SuiteResult[];
   summary: { met: number; missed: number; floor: number; suitesNotFinished: string[] };
