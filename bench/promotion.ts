@@ -7,7 +7,9 @@
  * empty list) from 32 connections for BENCH_SECONDS (10) after 5 s of warm-up, while V8's sampling
  * heap profiler keeps the allocations a young collection did not free (HeapProfiler.startSampling,
  * includeObjectsCollectedByMinorGC false). Prints bytes a request and the allocation sites that
- * left most. Issue 42: the lead in bench/results/2026-12-05-2823d6d-promotion.md.
+ * left most. The sampling also keeps young objects a full collection freed: for the amount, read
+ * `--trace-gc-nvp`'s `promoted=` (BENCH_NODE_ARGS). Issue 42: bench/results/2026-12-05-2823d6d-promotion.md and
+ * 2026-12-05-d41297d-pretenuring.md (V8's allocation-site pretenuring, now off).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

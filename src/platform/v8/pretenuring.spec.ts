@@ -25,16 +25,29 @@ function tenureDecisions(nodeArgs: string[], installProcessPieces: boolean): num
   return [...out.matchAll(/=> tenure\b/g)].length;
 }
 
+/**
+ * V8 takes the decision in some runs and not others (about half of them here, as the relay under
+ * load did): a side that must pretenure gets up to ATTEMPTS runs to do it once, and the pieces must
+ * stop it in as many runs, so a piece that did nothing would pass only if V8 happened to decide
+ * nothing in all of them.
+ */
+const ATTEMPTS = 6;
+
+function anyTenured(nodeArgs: string[], installProcessPieces: boolean): boolean {
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) if (tenureDecisions(nodeArgs, installProcessPieces) > 0) return true;
+  return false;
+}
+
 describe('the allocation-site pretenuring piece', () => {
   it('V8 alone pretenures the sites whose objects outlive young collections', () => {
-    expect(tenureDecisions([], false)).toBeGreaterThan(0);
+    expect(anyTenured([], false)).toBe(true);
   });
 
   it("the 'process' pieces turn it off", () => {
-    expect(tenureDecisions([], true)).toBe(0);
+    expect(anyTenured([], true)).toBe(false);
   });
 
   it('leaves the command line its say', () => {
-    expect(tenureDecisions(['--allocation-site-pretenuring'], true)).toBeGreaterThan(0);
+    expect(anyTenured(['--allocation-site-pretenuring'], true)).toBe(true);
   });
 });
