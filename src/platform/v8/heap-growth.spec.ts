@@ -1,19 +1,14 @@
-import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
+import { runWithProcessPieces } from '../../../test/support/process-pieces-child';
 
 /**
  * The growing factors V8 chose at each full collection (its --trace-gc-verbose "Limit" lines) in a
  * child process shaped like the relay under the mixed load: a few tens of MB kept alive and a high
- * rate of short-lived JS objects. Left to itself V8 picks its maximum factor, 4, for that.
- * `installProcessPieces` installs the engine room's 'process' phase as startRelayProcess does for
- * `npm start` and `svc relay`: the factor is checked through the piece list, so dropping the piece
- * from it, or from the phase, fails here.
+ * rate of short-lived JS objects. Left to itself V8 picks its maximum factor, 4, for that. The
+ * factor is checked through the engine room's piece list (runWithProcessPieces).
  */
 function growingFactors(nodeArgs: string[], installProcessPieces: boolean): number[] {
-  const install = `require(${JSON.stringify(join(__dirname, '..', 'install.ts'))}).installPlatform('process', { listening: new Promise(() => {}) });`;
   // Traced from here on only: loading ts-node and the pieces runs collections of its own first.
   const script = `
-    ${installProcessPieces ? install : ''}
     require('node:v8').setFlagsFromString('--trace-gc-verbose');
     const ring = new Array(200000);
     let i = 0;
@@ -23,10 +18,7 @@ function growingFactors(nodeArgs: string[], installProcessPieces: boolean): numb
     };
     step();
   `;
-  const out = execFileSync(process.execPath, [...nodeArgs, '-r', 'ts-node/register/transpile-only', '-e', script], {
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-  });
+  const out = runWithProcessPieces(script, nodeArgs, installProcessPieces);
   return [...out.matchAll(/\[HeapController\] Limit: .*\((\d+\.\d+)\)/g)].map((m) => Number(m[1]));
 }
 

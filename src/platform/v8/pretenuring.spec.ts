@@ -1,16 +1,12 @@
-import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
+import { runWithProcessPieces } from '../../../test/support/process-pieces-child';
 
 /**
  * V8's pretenuring decisions (its --trace-pretenuring-statistics "=> tenure" lines) in a child
- * process whose objects outlive young collections, as a loaded relay's request objects did.
- * `installProcessPieces` installs the engine room's 'process' phase as startRelayProcess does for
- * `npm start` and `svc relay`: dropping the piece from the list, or from the phase, fails here.
+ * process whose objects outlive young collections, as a loaded relay's request objects did, with
+ * the engine room's 'process' pieces installed or not.
  */
 function tenureDecisions(nodeArgs: string[], installProcessPieces: boolean): number {
-  const install = `require(${JSON.stringify(join(__dirname, '..', 'install.ts'))}).installPlatform('process', { listening: new Promise(() => {}) });`;
   const script = `
-    ${installProcessPieces ? install : ''}
     require('node:v8').setFlagsFromString('--trace-pretenuring-statistics');
     const ring = new Array(200000);
     let i = 0;
@@ -21,7 +17,7 @@ function tenureDecisions(nodeArgs: string[], installProcessPieces: boolean): num
     };
     step();
   `;
-  const out = execFileSync(process.execPath, [...nodeArgs, '-r', 'ts-node/register/transpile-only', '-e', script], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const out = runWithProcessPieces(script, nodeArgs, installProcessPieces);
   return [...out.matchAll(/=> tenure\b/g)].length;
 }
 
