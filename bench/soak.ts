@@ -27,7 +27,8 @@
  * BENCH_PROFILE=<dir> writes a CPU profile of the relay (node --cpu-prof), and of the floor in <dir>/floor:
  * bench/profile-layers.ts reads both, so each layer's cost can be set beside the floor's. BENCH_PERF=<dir> samples
  * both by CPU time instead (Linux perf from the end of each warm-up, bench/support/perf.ts): <dir>/relay.perf.txt
- * and <dir>/floor.perf.txt, which profile-layers reads the same way.
+ * and <dir>/floor.perf.txt, which profile-layers reads the same way, and each side's <name>.threads.txt (its CPU by
+ * thread: the main one, V8's collector and compiler tasks, libuv's workers).
  * BENCH_CHECKOUT=<dir> runs that checkout's relay (its dist/main.js, built beforehand) instead of this
  * one's: the same benchmark against an older build, for A/B runs alternating the two.
  * BENCH_DATABASE=postgres runs the relay on a fresh PostgreSQL database (BENCH_DATABASE_URL's server,

@@ -1,7 +1,6 @@
+// First, before any other module loads: the engine room's 'boot' pieces (bootstrap/boot-process.ts).
+import './bootstrap/boot-first';
 import 'reflect-metadata';
-import { stopOnSignals } from './bootstrap/graceful-shutdown';
-import { announceStart } from './bootstrap/ready-line';
-import { startRelayProcess } from './bootstrap/start-relay';
 import { ConfigError } from './config/config-error';
 import { loadConfig, peekLogSettings } from './config/config.loader';
 import { JsonLogger } from './logging/json-logger';
@@ -25,6 +24,10 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+  // The application's modules, once the configuration is read.
+  const { startRelayProcess } = await import('./bootstrap/start-relay');
+  const { stopOnSignals } = await import('./bootstrap/graceful-shutdown');
+  const { announceStart } = await import('./bootstrap/ready-line');
   const app = await startRelayProcess(config, logger);
   stopOnSignals(app, config.limits.shutdownTimeoutMs, logger);
   await announceStart(app, config, logger);

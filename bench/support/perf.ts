@@ -16,7 +16,11 @@ export function perfAvailable(): boolean {
   return spawnSync('perf', ['--version']).status === 0;
 }
 
-/** Starts sampling `pid` (every thread, with call graphs); `stop` ends it and writes `<dir>/<name>.perf.txt` (the main thread). */
+/**
+ * Starts sampling `pid` (every thread, with call graphs); `stop` ends it and writes `<dir>/<name>.perf.txt` (the main
+ * thread) and `<dir>/<name>.threads.txt`: the samples by thread name and, for the threads other than the main one,
+ * their hottest symbols (V8's collector helpers, libuv's workers), where a server's CPU beyond its event loop goes.
+ */
 export function recordPerf(pid: number, dir: string, name: string): { stop(): Promise<string> } {
   const data = join(dir, `${name}.perf.data`);
   const recorder = spawn('perf', ['record', '-F', String(PERF_HZ), '-g', '-p', String(pid), '-o', data], { stdio: 'ignore' });
@@ -33,6 +37,7 @@ export function recordPerf(pid: number, dir: string, name: string): { stop(): Pr
       } finally {
         closeSync(fd);
       }
+      writeFileSync(join(dir, `${name}.threads.txt`), threadSummary(data, pid));
       rmSync(data, { force: true });
       return out;
     },
@@ -64,4 +69,39 @@ export function latestNamesOnly(mapFile: string): void {
     kept.splice(lo, 0, { start, end, line: lines[i] });
   }
   writeFileSync(mapFile, kept.map((k) => k.line).join('\n') + '\n');
+}
+
+/**
+ * The samples of the main thread and of the others by what they ran: a worker's task is the frame just above
+ * its thread's entry (V8's PlatformWorkerThread: concurrent marking, scavenging, compiling; libuv's worker:
+ * file calls, bcrypt, zlib), named from `perf script`'s call graphs.
+ */
+/** Frames between a thread's start and the work it runs (the thread loop, the job's own wrapper). */
+const THREAD_PLUMBING = /^(?:start_thread|clone3?|__clone|\[unknown\]|node::.*(?:PlatformWorkerThread|WorkerThread)|uv_thread|.*worker$|v8::platform::(?:DefaultJob|DefaultWorker|TaskQueue|DelayedTaskQueue).*|v8::base::Thread::.*|(?:v8::base::)?ThreadEntry.*)$/;
+
+function threadSummary(data: string, mainPid: number): string {
+  const script = execFileSync('perf', ['script', '-i', data, '-F', 'tid,ip,sym'], { maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'ignore'] }).toString();
+  const byTask = new Map<string, number>();
+  let total = 0;
+  let main = 0;
+  for (const block of script.split('\n\n')) {
+    const [head, ...frames] = block.trim().split('\n');
+    const tid = head ? Number(head.trim()) : NaN;
+    if (!Number.isInteger(tid)) continue;
+    total++;
+    if (tid === mainPid) {
+      main++;
+      continue;
+    }
+    const names = frames.map((frame) => frame.trim().replace(/^[0-9a-f]+\s+/, '').replace(/<.*>/, '<…>'));
+    const task = [...names].reverse().find((name) => !THREAD_PLUMBING.test(name)) ?? '?';
+    byTask.set(task, (byTask.get(task) ?? 0) + 1);
+  }
+  const share = (n: number) => `${((n / Math.max(1, total)) * 100).toFixed(1).padStart(5)} %`;
+  return [
+    `samples: ${total}`,
+    `${share(main)}  main thread`,
+    `${share(total - main)}  other threads, by task:`,
+    ...[...byTask].sort((a, b) => b[1] - a[1]).slice(0, 30).map(([name, n]) => `${share(n)}    ${name}`),
+  ].join('\n') + '\n';
 }

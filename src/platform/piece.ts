@@ -3,6 +3,9 @@ import type { ExpressAdapter, NestExpressApplication } from '@nestjs/platform-ex
 import type { ServerOptions } from 'node:http';
 import type { DataSource } from 'typeorm';
 
+/** What a process that will be the relay gives the 'boot' pieces: nothing yet (no configuration, no logger). */
+export type ProcessBoot = null;
+
 /** What a process that is the relay (npm start, `svc relay`) gives the 'process' pieces. */
 export interface ProcessStart {
   logger?: LoggerService;
@@ -19,6 +22,8 @@ export interface HttpAdapterSlot {
 
 /**
  * When each phase runs, from exactly one place each (install.ts):
+ * - 'boot': bootRelayProcess, first thing in a process that will be the relay (npm start, `svc relay`),
+ *   before the application's modules load: V8 settings its first full collection must already see;
  * - 'process': startRelayProcess, for a process that is the relay; relays built inside a test
  *   process leave that process's V8 alone;
  * - 'http-adapter': createRelayApp, before NestFactory.create builds the server;
@@ -27,6 +32,7 @@ export interface HttpAdapterSlot {
  *   for the CLI's application contexts.
  */
 export interface PhaseTargets {
+  boot: ProcessBoot;
   process: ProcessStart;
   'http-adapter': HttpAdapterSlot;
   app: NestExpressApplication;

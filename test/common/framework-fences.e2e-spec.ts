@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, Server } from 'node:http';
 import { join, relative, sep } from 'node:path';
 import { PIECES } from '../../src/platform';
+import { pieces as v8Pieces } from '../../src/platform/v8';
 import { installedVersion } from '../../src/platform/packages';
 
 /**
@@ -54,6 +55,12 @@ describe('the engine room (src/platform): every piece fenced', () => {
       expect(piece.why).toMatch(/docs\//); // the measured gain, with where it is written up
       expect(Object.keys(piece.checkedAgainst).length).toBeGreaterThan(0);
     }
+  });
+
+  it("installs 'boot' pieces only from V8's own list, the one installBootPieces reads before any other module loads", () => {
+    const boot = PIECES.filter((piece) => piece.phase === 'boot');
+    expect(boot.length).toBeGreaterThan(0);
+    for (const piece of boot) expect(v8Pieces).toContain(piece);
   });
 
   it.each(versionEntries)('$piece: $chain is pinned (never ^) and installed at exactly $version', ({ chain, version }) => {

@@ -1,6 +1,7 @@
 import type { Piece } from '../piece';
 import { v8Version } from '../packages';
 import { capHeapGrowth } from './heap-growth';
+import { keepCodeWhileIdle } from './memory-reducer';
 import { stopAllocationSitePretenuring } from './pretenuring';
 import { releaseStartUpMemory } from './start-up-memory';
 import { exposeYoungScavenge } from './young-scavenge';
@@ -31,6 +32,17 @@ const pretenuring: Piece<'process'> = {
   install: () => stopAllocationSitePretenuring(),
 };
 
+const memoryReducer: Piece<'boot'> = {
+  name: 'v8 memory reducer off',
+  changes: 'sets V8 --gc-memory-reducer-start-delay-ms to its maximum at start-up (unless the command line names the reducer): no heap-shrinking collections when the relay goes idle',
+  why: "they dropped the object shapes of the request path and ~390 optimised functions with them, recompiled on the next requests: soak CPU a request 1.06-1.30 -> 0.95-0.97 ms (docs/decisions.md#issue-42-memory-reducer)",
+  checkedAgainst: CHECKED,
+  phase: 'boot',
+  fingerprint: v8Version,
+  expected: V8,
+  install: () => keepCodeWhileIdle(),
+};
+
 const startUpMemory: Piece<'process'> = {
   name: 'v8 start-up memory release',
   changes: "sends V8's low-memory notification (inspector HeapProfiler.collectGarbage) in the first quiet second after listen, or at once past 112 MB of heap in use",
@@ -57,4 +69,4 @@ const youngScavenge: Piece<'app'> = {
   install: () => exposeYoungScavenge(),
 };
 
-export const pieces = [heapGrowth, pretenuring, startUpMemory, youngScavenge];
+export const pieces = [heapGrowth, pretenuring, memoryReducer, startUpMemory, youngScavenge];
