@@ -18,8 +18,8 @@ export function perfAvailable(): boolean {
 
 /**
  * Starts sampling `pid` (every thread, with call graphs); `stop` ends it and writes `<dir>/<name>.perf.txt` (the main
- * thread) and `<dir>/<name>.threads.txt`: the samples by thread name and, for the threads other than the main one,
- * their hottest symbols (V8's collector helpers, libuv's workers), where a server's CPU beyond its event loop goes.
+ * thread) and `<dir>/<name>.threads.txt`: the main thread's share of the samples and the other threads' by the task
+ * they ran (V8's compiler and collector jobs, libuv's workers), where a server's CPU beyond its event loop goes.
  */
 export function recordPerf(pid: number, dir: string, name: string): { stop(): Promise<string> } {
   const data = join(dir, `${name}.perf.data`);
@@ -71,14 +71,14 @@ export function latestNamesOnly(mapFile: string): void {
   writeFileSync(mapFile, kept.map((k) => k.line).join('\n') + '\n');
 }
 
+/** Frames between a thread's start and the work it runs (the thread loop, the job's own wrapper). */
+const THREAD_PLUMBING = /^(?:start_thread|clone3?|__clone|\[unknown\]|node::.*(?:PlatformWorkerThread|WorkerThread)|uv_thread|.*worker$|v8::platform::(?:DefaultJob|DefaultWorker|TaskQueue|DelayedTaskQueue).*|v8::base::Thread::.*|(?:v8::base::)?ThreadEntry.*)$/;
+
 /**
  * The samples of the main thread and of the others by what they ran: a worker's task is the frame just above
  * its thread's entry (V8's PlatformWorkerThread: concurrent marking, scavenging, compiling; libuv's worker:
  * file calls, bcrypt, zlib), named from `perf script`'s call graphs.
  */
-/** Frames between a thread's start and the work it runs (the thread loop, the job's own wrapper). */
-const THREAD_PLUMBING = /^(?:start_thread|clone3?|__clone|\[unknown\]|node::.*(?:PlatformWorkerThread|WorkerThread)|uv_thread|.*worker$|v8::platform::(?:DefaultJob|DefaultWorker|TaskQueue|DelayedTaskQueue).*|v8::base::Thread::.*|(?:v8::base::)?ThreadEntry.*)$/;
-
 function threadSummary(data: string, mainPid: number): string {
   const script = execFileSync('perf', ['script', '-i', data, '-F', 'tid,ip,sym'], { maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'ignore'] }).toString();
   const byTask = new Map<string, number>();

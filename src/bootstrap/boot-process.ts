@@ -9,4 +9,3 @@ import { installBootPieces } from '../platform/boot';
 export function bootRelayProcess(): void {
   installBootPieces();
 }
-

@@ -35,7 +35,7 @@ const pretenuring: Piece<'process'> = {
 const memoryReducer: Piece<'boot'> = {
   name: 'v8 memory reducer off',
   changes: 'sets V8 --gc-memory-reducer-start-delay-ms to its maximum at start-up (unless the command line names the reducer): no heap-shrinking collections when the relay goes idle',
-  why: "they dropped the object shapes of the request path and ~390 optimised functions with them, recompiled on the next requests: soak CPU a request 1.06-1.30 -> 0.95-0.97 ms (docs/decisions.md#issue-42-memory-reducer)",
+  why: "they dropped the object shapes of the request path and ~390 optimised functions with them, recompiled on the next requests: PostgreSQL soak A/B, relay CPU a request 1.12 -> 1.00 ms on average (lower in 3 of 4 pairs), full collections 7-10 -> 6 (docs/decisions.md#issue-42-memory-reducer)",
   checkedAgainst: CHECKED,
   phase: 'boot',
   fingerprint: v8Version,
