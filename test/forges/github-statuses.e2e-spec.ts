@@ -1,4 +1,6 @@
 import { ForgeOutboxRepository } from '../../src/forges/outbox/forge-outbox.repository';
+import { ForgePullRequestRepository } from '../../src/forges/pull-requests/pull-request.repository';
+import { BASE_BACKOFF_MS } from '../../src/outbox/retry-policy';
 import { readFileSync } from 'node:fs';
 import { attachBuild } from '../support/build-fixtures';
 import { npmApk } from '../builds/contents-tools';
@@ -220,9 +222,15 @@ describe('the pull request comment on GitHub', () => {
     expect(status.description.length).toBeLessThanOrEqual(140);
     const body = await until('flags in the comment', () =>
       gh.of('issues/update-comment').map((r) => (r.body as { body: string }).body).find((b) => b.includes('⚑ Flags of API Demos (android):')),
-    );
+      // Room for one retry at the outbox's first backoff: CI timed the plain 10 s out once under load.
+      BASE_BACKOFF_MS + 10_000,
+    ).catch(async (err: Error) => {
+      // What the relay's queue holds for the pull request, and what the forge saw: a timeout alone says nothing.
+      const row = await ctx.relay.app.get(ForgePullRequestRepository).find('acme/app', 21);
+      throw new Error(`${err.message}: row ${JSON.stringify(row)}; requests ${JSON.stringify(gh.requests.map((r) => [r.operation, r.path, r.body]))}`);
+    });
     expect(body).toMatch(new RegExp(`\\| ⚑ 4 \\| \\[#${next}\\]`));
     expect(body).toContain('- Signing certificate changed');
     expect(gh.problems()).toEqual([]);
-  });
+  }, 60_000);
 });
