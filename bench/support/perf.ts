@@ -5,7 +5,7 @@
  * file calls; perf charges only time on a core. bench/profile-layers.ts reads what `stop` writes.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { closeSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Samples a second: off any timer's period, few enough that perf's own work stays small. */
@@ -22,13 +22,18 @@ export function perfAvailable(): boolean {
  * they ran (V8's compiler and collector jobs, libuv's workers), where a server's CPU beyond its event loop goes.
  */
 export function recordPerf(pid: number, dir: string, name: string): { stop(): Promise<string> } {
+  mkdirSync(dir, { recursive: true });
   const data = join(dir, `${name}.perf.data`);
-  const recorder = spawn('perf', ['record', '-F', String(PERF_HZ), '-g', '-p', String(pid), '-o', data], { stdio: 'ignore' });
+  const recorder = spawn('perf', ['record', '-F', String(PERF_HZ), '-g', '-p', String(pid), '-o', data], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let complaint = '';
+  recorder.stderr.on('data', (chunk: Buffer) => (complaint = (complaint + chunk.toString()).slice(-2000)));
+  // Listened for from the start: a perf that ends early (it could not record) must not leave stop() waiting for ever.
+  const ended = new Promise<number | null>((resolve) => recorder.once('exit', resolve));
   return {
     async stop() {
-      const ended = new Promise((resolve) => recorder.once('exit', resolve));
-      recorder.kill('SIGINT');
-      await ended;
+      if (recorder.exitCode === null && recorder.signalCode === null) recorder.kill('SIGINT');
+      const code = await ended;
+      if (code !== 0 && code !== null && !complaint.includes('Captured and wrote')) throw new Error(`perf record ${name} ended early (exit ${code}): ${complaint.trim()}`);
       latestNamesOnly(`/tmp/perf-${pid}.map`);
       const out = join(dir, `${name}.perf.txt`);
       const fd = openSync(out, 'w');
