@@ -159,9 +159,12 @@ describe('the pull request comment on GitHub', () => {
     const ios = (await upload('xml-root.app.zip', { commit: SHA_A, repository: 'acme/app', pull_request: '12' })).body.id;
     await until('comment edited', () => gh.of('issues/update-comment').some((r) => (r.body as { body: string }).body.includes(`#${ios}`)));
     await ctx.members.as(reviewer, 'patch', `/api/v1/builds/${android}`).send({ status_label: 'Done' }).expect(200);
-    await until('verdict in the comment', () => (gh.of('issues/update-comment').at(-1)?.body as { body: string } | undefined)?.body.includes(`✅ Done by qa-${reviewer.email.match(/qa-(\d+)/)![1]}`)).catch((err) => {
-      throw new Error(`${err.message}: ${JSON.stringify(gh.requests.map((r) => [r.path, r.body]))}`);
-    });
+    await until(
+      'verdict in the comment',
+      () => (gh.of('issues/update-comment').at(-1)?.body as { body: string } | undefined)?.body.includes(`✅ Done by qa-${reviewer.email.match(/qa-(\d+)/)![1]}`),
+      undefined,
+      () => gh.requests.map((r) => [r.path, r.body]),
+    );
 
     expect(gh.of('issues/create-comment')).toHaveLength(1);
     const edits = gh.of('issues/update-comment');
@@ -224,11 +227,9 @@ describe('the pull request comment on GitHub', () => {
       gh.of('issues/update-comment').map((r) => (r.body as { body: string }).body).find((b) => b.includes('⚑ Flags of API Demos (android):')),
       // Room for one retry at the outbox's first backoff: CI timed the plain 10 s out once under load.
       BASE_BACKOFF_MS + 10_000,
-    ).catch(async (err: Error) => {
       // What the relay's queue holds for the pull request, and what the forge saw: a timeout alone says nothing.
-      const row = await ctx.relay.app.get(ForgePullRequestRepository).find('acme/app', 21);
-      throw new Error(`${err.message}: row ${JSON.stringify(row)}; requests ${JSON.stringify(gh.requests.map((r) => [r.operation, r.path, r.body]))}`);
-    });
+      async () => ({ row: await ctx.relay.app.get(ForgePullRequestRepository).find('acme/app', 21), requests: gh.requests.map((r) => [r.operation, r.path, r.body]) }),
+    );
     expect(body).toMatch(new RegExp(`\\| ⚑ 4 \\| \\[#${next}\\]`));
     expect(body).toContain('- Signing certificate changed');
     expect(gh.problems()).toEqual([]);

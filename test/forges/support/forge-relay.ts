@@ -29,13 +29,21 @@ export function useGitHubForgeRelay(forge: TestForge, token: string): RelayUnder
   return useTestRelay({ SVC_CONFIG: config, GH_TEST_TOKEN: token, SVC_RELAY_URL: 'https://relay.example.test' });
 }
 
-/** Waits until `check` holds (polling every 50 ms), or fails naming what was waited for. */
-export async function until<T>(what: string, check: () => T | undefined | null | false | Promise<T | undefined | null | false>, ms = 10_000): Promise<T> {
+/**
+ * Waits until `check` holds (polling every 50 ms), or fails naming what was waited for and, given
+ * `explain`, what it says of the state then (what the forge saw, the relay's queue).
+ */
+export async function until<T>(
+  what: string,
+  check: () => T | undefined | null | false | Promise<T | undefined | null | false>,
+  ms = 10_000,
+  explain?: () => unknown,
+): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const value = await check();
     if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${explain ? `: ${JSON.stringify(await explain())}` : ''}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
