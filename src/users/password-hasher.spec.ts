@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import { RelayConfig } from '../config/relay-config';
-import { PasswordHasher } from './password-hasher';
+import * as bcrypt from 'bcrypt';
+import { decoyHash, PasswordHasher } from './password-hasher';
 
 const hasherWith = (bcryptCost: number, passwordWorkers = 1) => new PasswordHasher({ bcryptCost, passwordWorkers } as RelayConfig);
 
@@ -17,6 +18,17 @@ describe('PasswordHasher', () => {
     } finally {
       await hasher.onModuleDestroy();
     }
+  });
+
+  // The decoy is written, not hashed: bcrypt must take it as a hash at the configured cost (its
+  // work depends only on that), and it must differ each start and match no password.
+  it('the decoy hash is a well-formed bcrypt hash at the configured cost, new each time', () => {
+    const hashes = [4, 11, 12].map((cost) => decoyHash(cost));
+    expect(hashes.map((hash) => bcrypt.getRounds(hash))).toEqual([4, 11, 12]);
+    for (const hash of hashes) expect(hash).toMatch(/^\$2b\$\d\d\$[./A-Za-z0-9]{53}$/);
+    expect(bcrypt.compareSync('anything', decoyHash(4))).toBe(false);
+    expect(decoyHash(4)).not.toBe(decoyHash(4));
+    expect(hasherWith(5).decoyHash).toMatch(/^\$2b\$05\$/);
   });
 
   // Issue 27: bcrypt's async calls took libuv's four threads, so a burst of sign-ins held up every

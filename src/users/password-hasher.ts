@@ -14,16 +14,14 @@ import { PasswordWorkers } from './password-workers';
 export class PasswordHasher implements OnModuleDestroy {
   private readonly workers: PasswordWorkers;
   /**
-   * A hash of a random password, compared against when the e-mail is unknown (equal timing).
-   * Computed at start-up so even the first unknown e-mail costs one comparison, not a hash too.
+   * Compared against when the e-mail is unknown, so that sign-in costs one comparison at the
+   * configured cost like a known e-mail's (equal timing); never matches (see decoyHash()).
    */
-  private readonly decoyHash: Promise<string>;
+  readonly decoyHash: string;
 
   constructor(private readonly config: RelayConfig) {
     this.workers = new PasswordWorkers(config.passwordWorkers);
-    this.decoyHash = this.hash(randomBytes(16).toString('hex'));
-    // A relay stopped before the hash is done rejects it; nobody awaits it then.
-    this.decoyHash.catch(() => undefined);
+    this.decoyHash = decoyHash(config.bcryptCost);
   }
 
   /**
@@ -48,7 +46,7 @@ export class PasswordHasher implements OnModuleDestroy {
 
   /** Spends the same work as verify() for a login whose e-mail matched nobody. */
   async verifyDecoy(password: string): Promise<false> {
-    await this.workers.compare(prehash(password), await this.decoyHash);
+    await this.workers.compare(prehash(password), this.decoyHash);
     return false;
   }
 
@@ -58,6 +56,26 @@ export class PasswordHasher implements OnModuleDestroy {
 }
 
 const MAX_QUEUE_WAIT_MS = 1000;
+
+/**
+ * A well-formed bcrypt hash at `cost` with a random salt and a random digest: comparing against it
+ * costs exactly what comparing against a real hash at that cost does (bcrypt's work depends only on
+ * the cost), and no password yields that digest but by chance (2^-184). Written, not hashed: hashing
+ * one at start-up took a worker thread (~10 MB, the start-up's RSS peak) and ~0.1 s of CPU (cost 11)
+ * before the relay was ready (docs/decisions.md#decoy-hash).
+ */
+export function decoyHash(cost: number): string {
+  return `$2b$${String(cost).padStart(2, '0')}$${bcryptBase64(randomBytes(16))}${bcryptBase64(randomBytes(23))}`;
+}
+
+/** bcrypt's base64: its own alphabet, no padding (16 bytes → 22 characters, 23 → 31). */
+function bcryptBase64(bytes: Buffer): string {
+  const standard = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+  const bcrypt = './ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+  let out = '';
+  for (const char of bytes.toString('base64').replace(/=+$/, '')) out += bcrypt[standard.indexOf(char)];
+  return out;
+}
 
 function prehash(password: string): string {
   return createHash('sha256').update(password, 'utf8').digest('base64');
