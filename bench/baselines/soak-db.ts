@@ -21,7 +21,8 @@ const numbered = (sql: string) => {
 };
 
 function postgresDb(url: string): Db {
-  const pool = new Pool({ connectionString: url, max: 10 });
+  // Its connections kept through the relay's turns, as the relay's pool keeps its own (`min`).
+  const pool = new Pool({ connectionString: url, max: 10, min: 10 });
   // Every statement a named one, parsed once per connection, as the relay's SELECTs are (src/platform/pg/prepared-client.ts).
   const names = new Map<string, string>();
   const nameOf = (text: string) => names.get(text) ?? names.set(text, `floor_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`).get(text)!;

@@ -43,7 +43,11 @@ export function dataSourceOptions(config: Pick<RelayConfig, 'database'>): DataSo
       migrations: MIGRATIONS,
       migrationsRun: true,
       synchronize: false,
-      extra: { Client: PreparingClient, options: connectionOptions() },
+      // `min`: pg's pool closed a connection idle for 10 s, so after a quiet spell the relay connected
+      // again and prepared every statement anew, and the next collection threw away the optimised code
+      // built around the old connections (docs/decisions.md#pg-idle-connections). Connections are still
+      // opened only when needed; those opened stay, up to the pool's size.
+      extra: { Client: PreparingClient, options: connectionOptions(), min: config.database.poolSize },
     };
   }
   mkdirSync(dirname(config.database.path), { recursive: true, mode: PRIVATE_FOLDER_MODE });

@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { PreparingClient } from '../../src/platform/pg/prepared-client';
+import { postgresPool } from '../../src/platform/typeorm/raw-connection';
 import { uploadTestBuild } from '../support/builds';
 import { itPostgresOnly, itSqliteOnly } from '../support/test-relay';
 import { useTestRelay } from '../support/use-relay';
@@ -35,6 +36,35 @@ describe('statements on PostgreSQL connections', () => {
       await runner.release();
     }
   });
+
+  // pg's pool closed a connection idle for 10 s: after a quiet spell the relay connected again and
+  // prepared every statement anew, and the first collection under the new load dropped ~120 optimised
+  // functions that had held the old connections (docs/decisions.md#pg-idle-connections). The pool now
+  // keeps the connections it opened, up to its size.
+  itPostgresOnly('SQLite has one connection')('pooled connections outlive pg\'s idle timeout', async () => {
+    const pool = postgresPool(ctx.relay.app.get(DataSource));
+    const sessions = async () =>
+      Promise.all(
+        [1, 2, 3].map(async () => {
+          const client = await pool.connect();
+          try {
+            return (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0];
+          } finally {
+            // Released only once all three are out, so that three connections exist.
+            await new Promise((resolve) => setTimeout(resolve, 50));
+            client.release();
+          }
+        }),
+      );
+    const before = await sessions();
+    expect(new Set(before.map((row) => row.pid)).size).toBe(3);
+    const idleTimeout = (pool as unknown as { options: { idleTimeoutMillis: number } }).options.idleTimeoutMillis;
+    expect(idleTimeout).toBeGreaterThan(0);
+    await new Promise((resolve) => setTimeout(resolve, idleTimeout + 1_000));
+    expect(pool.totalCount).toBeGreaterThanOrEqual(3);
+    const alive = await pool.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE pid = ANY($1::int[])`, [before.map((row) => row.pid)]);
+    expect(alive.rows.map((row) => row.pid).sort()).toEqual(before.map((row) => row.pid).sort());
+  }, 30_000);
 
   // Generic plans forced on every statement chose sorts at a million builds (docs/decisions.md#issue-42-plans):
   // PostgreSQL's own choice plans a statement with its values first, and keeps one plan only where that costs no more.
