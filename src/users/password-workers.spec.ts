@@ -78,4 +78,21 @@ describe('PasswordWorkers', () => {
       await workers.close();
     }
   });
+
+  // The start-up no longer hashes a decoy (docs/decisions.md#decoy-hash), so a fresh relay's first
+  // burst comes before any job has set the pace: the job in hand counts as long as it has run so far.
+  it('a fresh pool\'s first burst is estimated from the job in hand before any job is done', async () => {
+    const workers = new PasswordWorkers(1);
+    try {
+      const jobs = Array.from({ length: 3 }, (_, i) => workers.hash(`password ${i}`, 14));
+      expect(workers.waitEstimateMs).toBeLessThan(100);
+      await new Promise((resolve) => setTimeout(resolve, 310));
+      // Cost 14 is over a second a hash here: none is done, the three queued count 300 ms or more each.
+      expect(workers.inHand).toBe(3);
+      expect(workers.waitEstimateMs).toBeGreaterThanOrEqual(900);
+      jobs.forEach((job) => job.catch(() => undefined));
+    } finally {
+      await workers.close();
+    }
+  });
 });

@@ -20,7 +20,7 @@ import { Worker } from 'node:worker_threads';
  */
 const WORKER_FILE = join(__dirname, 'password-worker.js');
 
-type Job = { id: number; op: 'hash' | 'compare'; text: string; arg: string | number; resolve: (v: never) => void; reject: (e: Error) => void };
+type Job = { id: number; op: 'hash' | 'compare'; text: string; arg: string | number; postedAt: number; resolve: (v: never) => void; reject: (e: Error) => void };
 
 /** A worker and the jobs posted to it, oldest (the one it is on) first. */
 type Slot = { worker: Worker; jobs: Job[] };
@@ -48,7 +48,16 @@ export class PasswordWorkers {
    */
   get waitEstimateMs(): number {
     if (this.slots.length < this.size) return 0;
-    return Math.min(...this.slots.map((slot) => slot.jobs.length)) * this.jobMs;
+    return Math.min(...this.slots.map((slot) => slot.jobs.length * this.paceOf(slot)));
+  }
+
+  /**
+   * The recent pace per job; before any job is done (a burst on a fresh relay, whose first job also
+   * starts the worker), as long as the job in hand has taken so far: a lower bound that grows.
+   */
+  private paceOf(slot: Slot): number {
+    if (this.jobMs > 0 || !slot.jobs.length) return this.jobMs;
+    return performance.now() - slot.jobs[0].postedAt;
   }
 
   /** Jobs posted and not yet answered, all workers together (tests, metrics). */
@@ -66,7 +75,7 @@ export class PasswordWorkers {
   private run<T>(op: Job['op'], text: string, arg: string | number): Promise<T> {
     if (this.closed) return Promise.reject(new Error('password hashing stopped'));
     return new Promise<T>((resolve, reject) => {
-      this.post({ id: this.nextId++, op, text, arg, resolve: resolve as Job['resolve'], reject });
+      this.post({ id: this.nextId++, op, text, arg, postedAt: performance.now(), resolve: resolve as Job['resolve'], reject });
     });
   }
 
