@@ -22,8 +22,8 @@ const WORKER_FILE = join(__dirname, 'password-worker.js');
 
 type Job = { id: number; op: 'hash' | 'compare'; text: string; arg: string | number; postedAt: number; resolve: (v: never) => void; reject: (e: Error) => void };
 
-/** A worker and the jobs posted to it, oldest (the one it is on) first. */
-type Slot = { worker: Worker; jobs: Job[] };
+/** A worker, when it came online, and the jobs posted to it, oldest (the one it is on) first. */
+type Slot = { worker: Worker; onlineAt: number | null; jobs: Job[] };
 
 export class PasswordWorkers {
   private readonly slots: Slot[] = [];
@@ -52,12 +52,13 @@ export class PasswordWorkers {
   }
 
   /**
-   * The recent pace per job; before any job is done (a burst on a fresh relay, whose first job also
-   * starts the worker), as long as the job in hand has taken so far: a lower bound that grows.
+   * The recent pace per job; before any job is done (a burst on a fresh relay), as long as the job in
+   * hand has taken so far since its worker came online (a lower bound that grows; the worker's own
+   * start, once, is no job's pace).
    */
   private paceOf(slot: Slot): number {
-    if (this.jobMs > 0 || !slot.jobs.length) return this.jobMs;
-    return performance.now() - slot.jobs[0].postedAt;
+    if (this.jobMs > 0 || !slot.jobs.length || slot.onlineAt === null) return this.jobMs;
+    return performance.now() - Math.max(slot.jobs[0].postedAt, slot.onlineAt);
   }
 
   /** Jobs posted and not yet answered, all workers together (tests, metrics). */
@@ -95,7 +96,8 @@ export class PasswordWorkers {
 
   private spawn(): Slot {
     const worker = new Worker(WORKER_FILE);
-    const slot: Slot = { worker, jobs: [] };
+    const slot: Slot = { worker, onlineAt: null, jobs: [] };
+    worker.once('online', () => (slot.onlineAt = performance.now()));
     this.slots.push(slot);
     // Idle hashing threads must not keep a CLI command or a test's process alive.
     worker.unref();
