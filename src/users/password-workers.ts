@@ -20,10 +20,10 @@ import { Worker } from 'node:worker_threads';
  */
 const WORKER_FILE = join(__dirname, 'password-worker.js');
 
-type Job = { id: number; op: 'hash' | 'compare'; text: string; arg: string | number; postedAt: number; resolve: (v: never) => void; reject: (e: Error) => void };
+type Job = { id: number; op: 'hash' | 'compare'; text: string; arg: string | number; resolve: (v: never) => void; reject: (e: Error) => void };
 
-/** A worker, when it came online, and the jobs posted to it, oldest (the one it is on) first. */
-type Slot = { worker: Worker; onlineAt: number | null; jobs: Job[] };
+/** A worker and the jobs posted to it, oldest (the one it is on) first. */
+type Slot = { worker: Worker; jobs: Job[] };
 
 export class PasswordWorkers {
   private readonly slots: Slot[] = [];
@@ -48,17 +48,7 @@ export class PasswordWorkers {
    */
   get waitEstimateMs(): number {
     if (this.slots.length < this.size) return 0;
-    return Math.min(...this.slots.map((slot) => slot.jobs.length * this.paceOf(slot)));
-  }
-
-  /**
-   * The recent pace per job; before any job is done (a burst on a fresh relay), as long as the job in
-   * hand has taken so far since its worker came online (a lower bound that grows; the worker's own
-   * start, once, is no job's pace).
-   */
-  private paceOf(slot: Slot): number {
-    if (this.jobMs > 0 || !slot.jobs.length || slot.onlineAt === null) return this.jobMs;
-    return performance.now() - Math.max(slot.jobs[0].postedAt, slot.onlineAt);
+    return Math.min(...this.slots.map((slot) => slot.jobs.length)) * this.jobMs;
   }
 
   /** Jobs posted and not yet answered, all workers together (tests, metrics). */
@@ -76,7 +66,7 @@ export class PasswordWorkers {
   private run<T>(op: Job['op'], text: string, arg: string | number): Promise<T> {
     if (this.closed) return Promise.reject(new Error('password hashing stopped'));
     return new Promise<T>((resolve, reject) => {
-      this.post({ id: this.nextId++, op, text, arg, postedAt: performance.now(), resolve: resolve as Job['resolve'], reject });
+      this.post({ id: this.nextId++, op, text, arg, resolve: resolve as Job['resolve'], reject });
     });
   }
 
@@ -96,8 +86,7 @@ export class PasswordWorkers {
 
   private spawn(): Slot {
     const worker = new Worker(WORKER_FILE);
-    const slot: Slot = { worker, onlineAt: null, jobs: [] };
-    worker.once('online', () => (slot.onlineAt = performance.now()));
+    const slot: Slot = { worker, jobs: [] };
     this.slots.push(slot);
     // Idle hashing threads must not keep a CLI command or a test's process alive.
     worker.unref();
