@@ -43,20 +43,18 @@ describe('statements on PostgreSQL connections', () => {
   // keeps the connections it opened, up to its size.
   itPostgresOnly('SQLite has one connection')('pooled connections outlive pg\'s idle timeout', async () => {
     const pool = postgresPool(ctx.relay.app.get(DataSource));
-    const sessions = async () =>
-      Promise.all(
-        [1, 2, 3].map(async () => {
-          const client = await pool.connect();
-          try {
-            return (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0];
-          } finally {
-            // Released only once all three are out, so that three connections exist.
-            await new Promise((resolve) => setTimeout(resolve, 50));
-            client.release();
-          }
-        }),
-      );
-    const before = await sessions();
+    const before = await Promise.all(
+      [1, 2, 3].map(async () => {
+        const client = await pool.connect();
+        try {
+          return (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0];
+        } finally {
+          // Released only once all three are out, so that three connections exist.
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          client.release();
+        }
+      }),
+    );
     expect(new Set(before.map((row) => row.pid)).size).toBe(3);
     const idleTimeout = (pool as unknown as { options: { idleTimeoutMillis: number } }).options.idleTimeoutMillis;
     expect(idleTimeout).toBeGreaterThan(0);
