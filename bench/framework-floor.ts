@@ -10,14 +10,19 @@
  *   the others by as much as a change may gain (bench/results/2026-12-04-82bf0a0-layers-vs-floor.md):
  *   run each A/B twice, the sides swapped (from the other checkout), and take both;
  * - bench/baselines/framework-floor-server.ts: NestJS on its Express adapter with a global guard
- *   and one route, Express 5 alone, node:http alone (each checks the bearer token's SHA-256).
+ *   and one route, Express 5 alone, node:http alone (each checks the bearer token's SHA-256);
+ * - with BENCH_FASTIFY_DIR, bench/baselines/framework-floor-fastify.ts: the same on NestJS's Fastify
+ *   adapter, and Fastify alone. Fastify is not the relay's: install it in a folder of its own at the
+ *   relay's NestJS version, e.g. `mkdir /tmp/fx && cd /tmp/fx && npm init -y && npm i --ignore-scripts
+ *   @nestjs/core@11.2.10 @nestjs/common@11.2.10 @nestjs/platform-fastify@11 reflect-metadata rxjs`
+ *   (the bench refuses a folder whose @nestjs/core is another version). Unset: skipped, saying so.
  * Prints each server's medians (answers/s, p50, p99, CPU µs per answer from /proc) and each as a
  * ratio to node:http's answers/s: the share of the floor's rate a server on that stack can reach at
  * best. No target of its own: it bounds issue 42's ratios for the smallest answers.
  * Run: npx ts-node --transpile-only bench/framework-floor.ts
  */
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildRelay, freePort, issuePat, median, runLoad, startBaseline, startRelay, stopChild, type LoadResult } from './support/relay';
@@ -59,6 +64,19 @@ async function main(): Promise<void> {
       const child = await startBaseline('framework-floor-server.ts', [kind], port);
       children.push(child);
       sides.push({ name: kind === 'nest' ? 'NestJS + Express, a guard' : kind === 'express' ? 'Express 5' : 'node:http', port, pid: child.pid!, token: FLOOR_TOKEN, runs: [] });
+    }
+    const fastifyDir = process.env.BENCH_FASTIFY_DIR;
+    if (!fastifyDir) console.log('NestJS on Fastify: SKIPPED (BENCH_FASTIFY_DIR unset; the header says how to make one)');
+    else {
+      const theirs = (JSON.parse(readFileSync(join(fastifyDir, 'node_modules', '@nestjs', 'core', 'package.json'), 'utf8')) as { version: string }).version;
+      const ours = (require('@nestjs/core/package.json') as { version: string }).version;
+      if (theirs !== ours) throw new Error(`BENCH_FASTIFY_DIR has @nestjs/core ${theirs}, the relay ${ours}: install the relay's version there`);
+      for (const kind of ['nest-fastify', 'fastify']) {
+        const port = await freePort();
+        const child = await startBaseline('framework-floor-fastify.ts', [fastifyDir, kind], port);
+        children.push(child);
+        sides.push({ name: kind === 'fastify' ? 'Fastify 5' : 'NestJS + Fastify, a guard', port, pid: child.pid!, token: FLOOR_TOKEN, runs: [] });
+      }
     }
     console.log(`load average before ${loadavg().map((n) => n.toFixed(2)).join(' ')}`);
     for (let round = 0; round < ROUNDS; round++) {
