@@ -169,6 +169,9 @@ function parseInWorker(jobs: Array<{ bytes: Buffer; xml: string | null }>): Prom
     // The deadline bounds the parse, not the thread's start: on a busy machine starting a worker
     // alone can take seconds, and a legal plist must not be refused for it.
     worker.once('online', () => {
+      // 'online' and the answer come over different ports: a quick parse may be settled already, and a
+      // deadline set then would only hold the process open for its 2 s.
+      if (settled) return;
       timer = setTimeout(
         () => settle(() => reject(new MalformedBuildError('Info.plist is too complex to read'))),
         PARSE_TIME_LIMIT_MS,

@@ -30,7 +30,9 @@ describeUnless(ffmpegSkipReason(), 'reference agent, adb backend: live video fro
       writeFileSync(path, `#!/bin/sh\n${body}\n`);
       chmodSync(path, 0o755);
     };
-    script(join(dir, 'bin', 'adb'), `[ "$1" = -s ] && shift 2\nshift\ncd ${JSON.stringify(dir)} && PATH="${join(dir, 'device-bin')}:/usr/bin:/bin" exec sh -c "$*"`);
+    // `exec` twice: killing the stand-in then ends the recording, as killing the real adb client ends it on
+    // the device (dash's `sh -c` forks the command, which would keep the stream's pipes open for its 30 s).
+    script(join(dir, 'bin', 'adb'), `[ "$1" = -s ] && shift 2\nshift\ncd ${JSON.stringify(dir)} && PATH="${join(dir, 'device-bin')}:/usr/bin:/bin" exec sh -c "exec $*"`);
     // It keeps recording (no end, no restart): the last picture waits for the next one to begin.
     script(join(dir, 'device-bin', 'screenrecord'), `printf '%s\\n' "$*" > ran.log\ncat screen.h264\nexec sleep 30`);
   });

@@ -222,6 +222,8 @@ describe('graceful shutdown of the `npm start` process group', () => {
     expect(await again.outcome).toMatch(/^(error ECONNREFUSED|refused 503)$/);
     await expect(fetch(`${relay.base}/api/v1/health`)).rejects.toThrow();
     await relay.groupGone(3 * DEFAULT_SHUTDOWN_TIMEOUT_MS);
+    // Paused, it would never read the relay's end of the connection, and its socket would outlive the file.
+    stuck.socket.terminate();
   });
 
   it('an upload in flight at SIGTERM completes; one that stalls is cut at the deadline and leaves no temp file', async () => {
