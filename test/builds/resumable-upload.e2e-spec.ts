@@ -114,6 +114,16 @@ describe('resumable build uploads (tus)', () => {
     expect(tusFiles()).toEqual([]);
   });
 
+  it('a finished upload leaves no timer holding the process (tus throttles a progress event the relay does not use)', async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+    const before = timers();
+    const result = await tusUpload(endpoint(), token, readFileSync(fixture('string-label.apk')), { filename: 'string-label.apk' });
+    expect(result.status).toBe(201);
+    // tus's default throttle keeps its trailing timer for a second after the last PATCH
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(timers()).toBeLessThanOrEqual(before);
+  });
+
   it('a connection cut halfway resumes from the offset the relay kept: byte-identical build', async () => {
     const build = await simulatorBuild({ name: 'Resumed', bundleId: 'com.example.resumed', paddingBytes: 6 * 1024 * 1024 });
     const data = readFileSync(build.path);

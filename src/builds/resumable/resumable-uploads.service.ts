@@ -33,6 +33,9 @@ const FILENAME_KEY = 'filename';
 /** The only tus extensions offered: the length is always declared, bytes always come by PATCH. */
 const EXTENSIONS = ['creation', 'termination', 'expiration'];
 
+/** tus's throttle for its progress event (unused here): the longest a PATCH's trailing timer lives. */
+const POST_RECEIVE_INTERVAL_MS = 10;
+
 /**
  * tus 1.0 resumable uploads of builds (docs/builds.md "Resumable uploads"), served by @tus/server
  * with partial files under `<data>/tmp/tus/`. The relay's own rules wrap the protocol: the route's
@@ -85,6 +88,9 @@ export class ResumableUploadsService {
       },
       onUploadFinish: (req, res, upload) => this.finish(req, res, upload),
       onResponseError: (req, res, err) => this.answerError(req, res, err),
+      // Nothing here listens for tus's progress event, but tus throttles it with a timer that otherwise
+      // holds the process for a second after each PATCH (a shutdown, a test worker's exit). 0 means 1 s.
+      postReceiveInterval: POST_RECEIVE_INTERVAL_MS,
     });
     return this.server;
   }
