@@ -32,6 +32,12 @@ import { InvitationMessages } from './invitation-messages';
 import { toOpenInvitation, type InvitationDetails, type InviteResponse, type OpenInvitation } from './invitations.mapper';
 
 export const INVITATION_TTL_MS = 7 * DAY_MS;
+/**
+ * How long an expired invitation is kept before the purge removes it: its link then still says
+ * "expired" (410 with `X-Invitation-State: expired`) to the invitee who opens it late, instead of
+ * "does not work", which a purge at expiry made every late invitee see.
+ */
+export const EXPIRED_INVITATION_KEPT_MS = 30 * DAY_MS;
 export const INVITE_PAGE_PATH = '/invite';
 /** The header of a 410 that says why an invitation link no longer works. */
 export const INVITATION_STATE_HEADER = 'X-Invitation-State';
@@ -186,9 +192,9 @@ export class InvitationsService {
     return !!invitation && invitation.email === null;
   }
 
-  /** Removes invitations that can no longer be used (expired and never accepted). */
+  /** Removes invitations expired (and never accepted) for longer than EXPIRED_INVITATION_KEPT_MS. */
   async purgeExpired(): Promise<number> {
-    return this.invitations.deleteExpired(this.clock.now());
+    return this.invitations.deleteExpired(new Date(this.clock.nowMs() - EXPIRED_INVITATION_KEPT_MS));
   }
 
   private formEmail(value: string | undefined): string {

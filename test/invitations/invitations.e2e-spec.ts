@@ -107,6 +107,23 @@ describe('invitations', () => {
     admin.cookie = await members.login(admin.email); // the 7-day session ended with the clock too
   });
 
+  it('the minute purge keeps an expired invitation 30 days, so its link still says expired to a late invitee', async () => {
+    const res = await invite({ email: 'later@example.com' }).expect(201);
+    const verify = () => relay.http().get(`/api/v1/invitations/verify?token=${res.body.token}`).expect(410);
+    const { ScheduledPurgesService } = await import('../../src/maintenance/scheduled-purges.service');
+    const purge = () => relay.app.get(ScheduledPurgesService).runAll();
+    relay.clock.advance(8 * DAY_MS);
+    await purge();
+    expect((await verify()).headers['x-invitation-state']).toBe('expired');
+    relay.clock.advance(28 * DAY_MS); // 29 days past its expiry
+    await purge();
+    expect((await verify()).headers['x-invitation-state']).toBe('expired');
+    relay.clock.advance(2 * DAY_MS);
+    await purge();
+    expect((await verify()).headers['x-invitation-state']).toBeUndefined();
+    admin.cookie = await members.login(admin.email);
+  });
+
   it('verify: missing token 400, unknown or malformed 410', async () => {
     expect((await relay.http().get('/api/v1/invitations/verify').expect(400)).body).toEqual({ error: 'token is required' });
     await relay.http().get(`/api/v1/invitations/verify?token=${'a'.repeat(64)}`).expect(410);
